@@ -1,0 +1,341 @@
+/*
+ * gen - expand YAML task specs into retort's Ninja graph
+ *
+ * usage: gen [options] --ninja FILE
+ *        gen [options] --list
+ *        gen [options] --split SPEC
+ *
+ * Reads every tasks/NAME.yaml (sorted), validates each strictly, expands each
+ * spec's matrix into variants, and selects variants with --tasks.
+ *
+ *   --ninja FILE   write the task graph (build statements only; configure
+ *                  puts it after the static part of build.ninja) to FILE,
+ *                  atomically, and print a one-line summary
+ *   --list         print the selected variant ids, one per line
+ *   --split SPEC   write out/v/<id>/task.json for the selected variants of
+ *                  one spec file; unchanged files are not rewritten (restat)
+ *
+ * options:
+ *   --tasks GLOBS  comma-separated globs over variant ids, spec ids and
+ *                  tags (default: demo)
+ *   --all          select every variant
+ *   --tasks-dir D  folder of specs (default: tasks); templates in D/prompts
+ *   --out D        output folder (default: out)
+ *   --samples N    samples per variant unless a spec says (default 1)
+ *   --rounds N     rounds per sample unless a spec says (default 3)
+ *   -h, --help     this text
+ *
+ * Exit: 0 written; 1 cannot write; 2 bad usage or a bad spec, reported as
+ * "file:line:col: message", with nothing written.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../tools/lib/json.h"
+#include "../tools/lib/util.h"
+#include "gen.h"
+
+static const char usage[] =
+	"usage: gen [--tasks GLOBS | --all] [--tasks-dir DIR] [--out DIR]\n"
+	"           [--samples N] [--rounds N]\n"
+	"           (--ninja FILE | --list | --split SPEC)\n";
+
+struct opts {
+	const char *tasksdir, *outdir, *globs;
+	int all, samples, rounds;
+};
+
+static int
+cmpstr(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* sorted paths DIR/NAME for names ending in suffix; NULL-terminated */
+static char **
+listdir(const char *dir, const char *suffix, size_t *count)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	char **v = NULL;
+	size_t n = 0;
+
+	if (!d)
+		die(EXIT_USAGE, "cannot open folder '%s':", dir);
+	while ((e = readdir(d))) {
+		if (e->d_name[0] == '.' || !endswith(e->d_name, suffix))
+			continue;
+		v = xreallocarray(v, n + 2, sizeof *v);
+		v[n++] = xasprintf("%s/%s", dir, e->d_name);
+	}
+	closedir(d);
+	if (v)
+		qsort(v, n, sizeof *v, cmpstr);
+	else
+		v = xcalloc(1, sizeof *v);
+	v[n] = NULL;
+	*count = n;
+	return v;
+}
+
+static void
+freelist(char **v)
+{
+	char **p;
+
+	for (p = v; *p; p++)
+		free(*p);
+	free(v);
+}
+
+/* paths go into build.ninja unescaped: refuse characters that need escaping */
+static int
+plainpath(const char *s)
+{
+	return strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./+")
+	       == strlen(s);
+}
+
+struct all {
+	struct specfile *sf;
+	size_t nsf;
+	size_t nvariants, nselected;
+};
+
+static int
+selected(const struct opts *o, const struct variant *v)
+{
+	return o->all || variantmatch(v, o->globs);
+}
+
+static int
+cmpvariant(const void *a, const void *b)
+{
+	return strcmp((*(struct variant *const *)a)->id, (*(struct variant *const *)b)->id);
+}
+
+/* load specs (all of them, or only `one`); 0 or -1 after diagnostics */
+static int
+loadall(const struct opts *o, const char *one, struct all *A)
+{
+	char **files;
+	size_t nfiles, i, j, k;
+	struct variant **byid;
+	int bad = 0;
+
+	memset(A, 0, sizeof *A);
+	if (one) {
+		files = xcalloc(2, sizeof *files);
+		files[0] = xstrdup(one);
+		nfiles = 1;
+	} else {
+		files = listdir(o->tasksdir, ".yaml", &nfiles);
+	}
+	A->sf = xcalloc(nfiles + 1, sizeof *A->sf);
+	for (i = 0; i < nfiles; i++) {
+		if (!plainpath(files[i])) {
+			diag(files[i], 0, 0, "spec file names may use only letters, digits and '_-.+'");
+			bad = 1;
+			continue;
+		}
+		if (specload(files[i], &A->sf[A->nsf]) < 0)
+			bad = 1;
+		A->nvariants += A->sf[A->nsf].nv;
+		A->nsf++;
+		if (A->nvariants > TOTAL_MAX_VARIANTS) {
+			diag(files[i], 0, 0, "more than %d variants in all: the build would be too large",
+			     TOTAL_MAX_VARIANTS);
+			bad = 1;
+			break;
+		}
+	}
+	freelist(files);
+	if (bad)
+		return -1;
+	/* spec ids and variant ids are unique across files */
+	for (i = 0; i < A->nsf; i++)
+		for (j = 0; j < i; j++)
+			if (A->sf[i].nv && A->sf[j].nv && strcmp(A->sf[i].v[0].spec, A->sf[j].v[0].spec) == 0) {
+				diag(A->sf[i].path, A->sf[i].idline, A->sf[i].idcol,
+				     "duplicate id '%s' (also in %s)", A->sf[i].v[0].spec, A->sf[j].path);
+				bad = 1;
+			}
+	byid = xcalloc(A->nvariants + 1, sizeof *byid);
+	for (i = k = 0; i < A->nsf; i++)
+		for (j = 0; j < A->sf[i].nv; j++)
+			byid[k++] = &A->sf[i].v[j];
+	qsort(byid, k, sizeof *byid, cmpvariant);
+	for (i = 1; i < k; i++)
+		if (strcmp(byid[i]->id, byid[i - 1]->id) == 0) {
+			diag(byid[i]->file, 0, 0, "duplicate variant id '%s' (also from %s)",
+			     byid[i]->id, byid[i - 1]->file);
+			bad = 1;
+		}
+	free(byid);
+	for (i = 0; i < A->nsf; i++)
+		for (j = 0; j < A->sf[i].nv; j++)
+			A->nselected += selected(o, &A->sf[i].v[j]);
+	return bad ? -1 : 0;
+}
+
+static void
+freeall(struct all *A)
+{
+	size_t i;
+
+	for (i = 0; i < A->nsf; i++)
+		specfree(&A->sf[i]);
+	free(A->sf);
+}
+
+/* write the task graph to path */
+static int
+writeninja(const struct opts *o, const struct all *A, const char *path)
+{
+	struct buf b;
+	size_t i, j;
+	int r;
+
+	bufinit(&b, (size_t)1 << 34);
+	bufprintf(&b, "# ---- task graph: written by gen from %s/*.yaml; do not edit ----\n"
+	          "# %zu specs, %zu of %zu variants selected\n\n",
+	          o->tasksdir, A->nsf, A->nselected, A->nvariants);
+
+	/* per spec file: the variant fragments (restat: only changed ones move) */
+	for (i = 0; i < A->nsf; i++) {
+		int any = 0;
+		for (j = 0; j < A->sf[i].nv; j++) {
+			if (!selected(o, &A->sf[i].v[j]))
+				continue;
+			bufprintf(&b, "%s%s/v/%s/task.json", any ? " $\n    " : "build ", o->outdir,
+			          A->sf[i].v[j].id);
+			any = 1;
+		}
+		if (any)
+			bufprintf(&b, ": split %s | $gen\n", A->sf[i].path);
+	}
+	bufputs(&b, "\nbuild variants: phony");
+	for (i = 0; i < A->nsf; i++)
+		for (j = 0; j < A->sf[i].nv; j++)
+			if (selected(o, &A->sf[i].v[j]))
+				bufprintf(&b, " $\n    %s/v/%s/task.json", o->outdir, A->sf[i].v[j].id);
+	bufputs(&b, "\n\nbuild all: phony variants\ndefault all\n");
+	r = writefile(path, b.s, b.n);
+	if (r < 0)
+		warn("cannot write '%s':", path);
+	buffree(&b);
+	return r < 0 ? -1 : 0;
+}
+
+static int
+split(const struct opts *o, const struct all *A)
+{
+	size_t i, j;
+	int r = 0;
+
+	for (i = 0; i < A->nsf; i++)
+		for (j = 0; j < A->sf[i].nv; j++) {
+			struct variant *v = &A->sf[i].v[j];
+			char *path;
+			if (!selected(o, v))
+				continue;
+			path = xasprintf("%s/v/%s/task.json", o->outdir, v->id);
+			if (jwrite(path, v->json) < 0) {
+				warn("cannot write '%s':", path);
+				r = -1;
+			}
+			free(path);
+		}
+	return r;
+}
+
+static int
+intarg(const char *s, const char *name, int lo, int hi)
+{
+	char *end;
+	long v = strtol(s, &end, 10);
+
+	if (!*s || *end || v < lo || v > hi)
+		die(EXIT_USAGE, "%s must be an integer from %d to %d: '%s'", name, lo, hi, s);
+	return (int)v;
+}
+
+int
+main(int argc, char **argv)
+{
+	struct opts o = { "tasks", "out", "demo", 0, 1, 3 };
+	const char *mode = NULL, *modearg = NULL;
+	struct all A;
+	int i, r;
+
+	setprogname(argv[0]);
+	for (i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		const char *next = i + 1 < argc ? argv[i + 1] : NULL;
+#define NEED() do { if (!next) die(EXIT_USAGE, "%s needs a value\n%s", a, usage); i++; } while (0)
+		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+			fputs(usage, stdout);
+			return 0;
+		} else if (!strcmp(a, "--tasks")) {
+			NEED(); o.globs = next;
+		} else if (!strcmp(a, "--all")) {
+			o.all = 1;
+		} else if (!strcmp(a, "--tasks-dir")) {
+			NEED(); o.tasksdir = next;
+		} else if (!strcmp(a, "--out")) {
+			NEED(); o.outdir = next;
+		} else if (!strcmp(a, "--samples")) {
+			NEED(); o.samples = intarg(next, a, 1, 1000);
+		} else if (!strcmp(a, "--rounds")) {
+			NEED(); o.rounds = intarg(next, a, 1, 50);
+		} else if (!strcmp(a, "--list")) {
+			mode = a;
+		} else if (!strcmp(a, "--ninja") || !strcmp(a, "--split")) {
+			NEED(); mode = a; modearg = next;
+		} else {
+			die(EXIT_USAGE, "unknown option '%s'\n%s", a, usage);
+		}
+#undef NEED
+	}
+	if (!mode)
+		die(EXIT_USAGE, "say what to do: --ninja FILE, --list or --split SPEC\n%s", usage);
+	{
+		static char promptdir[4096];
+		snprintf(promptdir, sizeof promptdir, "%s/prompts", o.tasksdir);
+		specpromptdir = promptdir;
+	}
+
+	r = loadall(&o, !strcmp(mode, "--split") ? modearg : NULL, &A);
+	if (r < 0) {
+		freeall(&A);
+		return EXIT_USAGE;
+	}
+	if (!o.all && A.nselected == 0 && strcmp(mode, "--split") != 0) {
+		warn("--tasks '%s' selects none of the %zu variants", o.globs, A.nvariants);
+		freeall(&A);
+		return EXIT_USAGE;
+	}
+	if (!strcmp(mode, "--list")) {
+		size_t a, b;
+		for (a = 0; a < A.nsf; a++)
+			for (b = 0; b < A.sf[a].nv; b++)
+				if (selected(&o, &A.sf[a].v[b]))
+					printf("%s\n", A.sf[a].v[b].id);
+	} else if (!strcmp(mode, "--ninja")) {
+		if (writeninja(&o, &A, modearg) < 0)
+			r = EXIT_RETRY;
+		else
+			printf("%zu specs, %zu of %zu variants selected\n", A.nsf, A.nselected, A.nvariants);
+	} else {
+		if (split(&o, &A) < 0)
+			r = EXIT_RETRY;
+	}
+	freeall(&A);
+	if (fflush(stdout) != 0 || ferror(stdout))
+		die(EXIT_RETRY, "cannot write to standard output:");
+	return r;
+}

@@ -1,0 +1,120 @@
+/*
+ * gen.h - the generator's parts: diagnostics, the YAML tree (yaml.c), the
+ * expression language (expr.c), task specs and their variants (spec.c).
+ * gen.c holds main() and writes the Ninja graph.
+ */
+#ifndef RETORT_GEN_H
+#define RETORT_GEN_H
+
+#include <stddef.h>
+
+#include <jansson.h>
+
+/* ---- diagnostics: "file:line:col: message", deduplicated, capped ---- */
+
+void diag(const char *file, int line, int col, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+int diagcount(void);
+
+/* ---- YAML tree (yaml.c) ---- */
+
+enum ykind { Y_SCALAR, Y_SEQ, Y_MAP };
+
+struct ynode {
+	enum ykind kind;
+	int line, col;        /* 1-based start of the node */
+	int quoted;           /* scalar written quoted or as a block: always a string */
+	char *s;              /* scalar text (NUL-terminated) */
+	size_t len;
+	struct ynode **kid;   /* SEQ: items; MAP: key, value, key, value, ... */
+	size_t n;             /* number of entries in kid */
+	size_t weight;        /* nodes below, with aliases expanded */
+};
+
+struct ydoc {
+	const char *path;
+	struct ynode *root;
+	struct ynode **all;   /* every node, for freeing */
+	size_t nall, capall;
+};
+
+/* limits that keep a spec from exploding the generator */
+enum {
+	YAML_MAX_BYTES = 1 << 20,        /* one spec file */
+	YAML_MAX_NODES = 100000,         /* nodes after alias expansion */
+	YAML_MAX_DEPTH = 64,
+};
+
+/* parse data (from path) into doc; 0 or -1 after diagnostics */
+int yload(const char *path, const char *data, size_t len, struct ydoc *doc);
+void yfree(struct ydoc *doc);
+/* value of key in a MAP node, or NULL */
+struct ynode *yget(const struct ynode *map, const char *key);
+const char *ykindname(enum ykind k);
+
+/* ---- expressions (expr.c) ---- */
+
+/*
+ * Arithmetic over named parameters: numbers, identifiers, + - * / %,
+ * parentheses, and the functions min, max, ceil_div, pow, sqrt, log2,
+ * numel(tensor), nbytes(tensor).
+ */
+struct expr;
+
+/* how identifiers and tensor functions get their values */
+struct scope {
+	/* 0 found, -1 unknown */
+	int (*lookup)(void *ctx, const char *name, double *v);
+	/* fn is "numel" or "nbytes"; 0 found, -1 unknown tensor */
+	int (*tensor)(void *ctx, const char *fn, const char *name, double *v);
+	void *ctx;
+};
+
+/* NULL on error, with a message in err and the byte offset in *errpos */
+struct expr *exprparse(const char *s, char *err, size_t errlen, int *errpos);
+/* 0 ok, -1 with a message in err */
+int expreval(const struct expr *e, const struct scope *sc, double *v,
+             char *err, size_t errlen);
+void exprfree(struct expr *e);
+
+/* ---- specs and variants (spec.c) ---- */
+
+struct variant {
+	char *id;             /* e.g. softmax.f16.cols4096 */
+	char *spec;           /* spec id */
+	char *file;           /* spec file */
+	char **tags;
+	size_t ntags;
+	char *prompt;         /* template name under tasks/prompts */
+	int samples, rounds;  /* 0 = the configured default */
+	json_t *json;         /* the resolved variant: out/v/<id>/task.json */
+};
+
+struct specfile {
+	char *path;
+	int idline, idcol;    /* where the spec's id is */
+	struct variant *v;
+	size_t nv;
+};
+
+enum {
+	MATRIX_MAX_VARIANTS = 20000,   /* per spec */
+	TOTAL_MAX_VARIANTS = 200000,   /* per build */
+};
+
+/*
+ * Parse and validate one spec file and expand its matrix. Returns 0, or -1
+ * after printing diagnostics; sf is filled either way (possibly empty).
+ */
+int specload(const char *path, struct specfile *sf);
+/* folder of prompt templates, checked when set (tasks/prompts) */
+extern const char *specpromptdir;
+void specfree(struct specfile *sf);
+
+/* 1 when the variant is selected by the comma-separated globs */
+int variantmatch(const struct variant *v, const char *globs);
+
+/* C type names per dtype, as the entry point's signature uses them */
+const char *dtypectype(const char *dtype);
+
+#endif

@@ -1,0 +1,1337 @@
+/*
+ * spec.c - task specs: strict validation of one YAML file, expansion of its
+ * matrix into variants, and each variant resolved into the JSON fragment
+ * that every later stage reads (out/v/<id>/task.json).
+ *
+ * The README's "Task spec reference" documents every key handled here.
+ * Errors are "file:line:col: message"; a value that only goes wrong after
+ * a {placeholder} was replaced names the variant too.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <fnmatch.h>
+#include <unistd.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../tools/lib/util.h"
+#include "gen.h"
+
+const char *specpromptdir;
+
+/* ---- dtypes ---- */
+
+struct dtype {
+	const char *name;
+	const char *ctype;    /* in the entry point's signature */
+	const char *reftype;  /* in the CPU reference's signature */
+	int size;
+	int isfloat;
+	double rel_norm, rtol, atol; /* default tolerances for outputs */
+	double lo, hi;               /* default randint range [lo, hi) */
+};
+
+static const struct dtype dtypes[] = {
+	{ "f64", "double", "double", 8, 1, 1e-10, 1e-7, 1e-9, 0, 0 },
+	{ "f32", "float", "float", 4, 1, 1e-4, 1e-3, 1e-5, 0, 0 },
+	{ "f16", "__half", "float", 2, 1, 5e-3, 1e-2, 1e-3, 0, 0 },
+	{ "bf16", "__nv_bfloat16", "float", 2, 1, 2e-2, 5e-2, 1e-2, 0, 0 },
+	{ "f8e4m3", "__nv_fp8_e4m3", "float", 1, 1, 0.1, 0.25, 0.05, 0, 0 },
+	{ "f8e5m2", "__nv_fp8_e5m2", "float", 1, 1, 0.2, 0.5, 0.1, 0, 0 },
+	{ "i8", "int8_t", "int8_t", 1, 0, 0, 0, 0, -128, 128 },
+	{ "u8", "uint8_t", "uint8_t", 1, 0, 0, 0, 0, 0, 256 },
+	{ "i16", "int16_t", "int16_t", 2, 0, 0, 0, 0, -1000, 1000 },
+	{ "i32", "int32_t", "int32_t", 4, 0, 0, 0, 0, -1000, 1000 },
+	{ "i64", "int64_t", "int64_t", 8, 0, 0, 0, 0, -1000, 1000 },
+};
+enum { NDTYPES = sizeof dtypes / sizeof dtypes[0] };
+
+static const struct dtype *
+finddtype(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < NDTYPES; i++)
+		if (strcmp(dtypes[i].name, name) == 0)
+			return &dtypes[i];
+	return NULL;
+}
+
+const char *
+dtypectype(const char *name)
+{
+	const struct dtype *d = finddtype(name);
+
+	return d ? d->ctype : NULL;
+}
+
+static const char *const dists[] = { "normal", "uniform", "heavy", "randint" };
+enum { NDISTS = sizeof dists / sizeof dists[0] };
+
+/* ---- resolving context ---- */
+
+struct arg {
+	struct ynode *node;
+	char *name;
+	enum { A_IN, A_OUT, A_INOUT, A_SIZE, A_SCALAR } kind;
+	const struct dtype *dt;
+	struct ynode *shape;   /* SEQ of expressions */
+	struct ynode *value;   /* scalar value expression */
+	struct ynode *range;   /* SEQ [lo, hi] */
+	json_t *dists;         /* array of names */
+	int special;
+	/* per case */
+	double dims[8];
+	size_t ndim;
+	double scalar;
+	double lo, hi;
+};
+
+struct ctx {
+	const char *path;
+	struct ynode *root;
+	/* matrix assignment of this variant */
+	char **mkeys, **mvals;
+	size_t nm;
+	const char *vid;
+	int errors;
+	struct arg *args;
+	size_t nargs;
+	/* the case being evaluated: sizes by name */
+	char **snames;
+	double *svals;
+	size_t nsizes;
+};
+
+static void
+err(struct ctx *c, const struct ynode *n, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void
+err(struct ctx *c, const struct ynode *n, const char *fmt, ...)
+{
+	char msg[900];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	diag(c->path, n ? n->line : 0, n ? n->col : 0, "%s", msg);
+	c->errors++;
+}
+
+/*
+ * Replace {key} for each matrix key. *changed tells whether anything was
+ * replaced, so errors about the result can name the variant.
+ */
+static char *
+subst(struct ctx *c, const char *s, int *changed)
+{
+	struct buf b;
+	const char *p = s;
+	size_t i;
+
+	if (changed)
+		*changed = 0;
+	if (!c->nm || !strchr(s, '{'))
+		return xstrdup(s);
+	bufinit(&b, (size_t)YAML_MAX_BYTES * 4);
+	while (*p) {
+		if (*p == '{') {
+			for (i = 0; i < c->nm; i++) {
+				size_t kl = strlen(c->mkeys[i]);
+				if (strncmp(p + 1, c->mkeys[i], kl) == 0 && p[1 + kl] == '}')
+					break;
+			}
+			if (i < c->nm) {
+				if (bufputs(&b, c->mvals[i]) < 0)
+					die(EXIT_USAGE, "%s: spec grows too large after substitution", c->path);
+				p += strlen(c->mkeys[i]) + 2;
+				if (changed)
+					*changed = 1;
+				continue;
+			}
+		}
+		if (bufputc(&b, *p++) < 0)
+			die(EXIT_USAGE, "%s: spec grows too large after substitution", c->path);
+	}
+	{
+		char *r = bufdetach(&b, NULL);
+		buffree(&b);
+		return r;
+	}
+}
+
+/* ---- small checks ---- */
+
+static int
+levenshtein(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b), i, j;
+	int d[64][64];
+
+	if (la >= 64 || lb >= 64)
+		return 99;
+	for (i = 0; i <= la; i++)
+		d[i][0] = (int)i;
+	for (j = 0; j <= lb; j++)
+		d[0][j] = (int)j;
+	for (i = 1; i <= la; i++)
+		for (j = 1; j <= lb; j++) {
+			int sub = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
+			int del = d[i - 1][j] + 1, ins = d[i][j - 1] + 1;
+			int m = sub < del ? sub : del;
+			d[i][j] = m < ins ? m : ins;
+			/* a swap of two neighbours counts as one edit */
+			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
+			    d[i - 2][j - 2] + 1 < d[i][j])
+				d[i][j] = d[i - 2][j - 2] + 1;
+		}
+	return d[la][lb];
+}
+
+/* the closest of names to s, or NULL when none is close */
+static const char *
+closest(const char *s, const char *const *names)
+{
+	const char *best = NULL;
+	int bestd = 3;
+
+	for (; *names; names++) {
+		int d = levenshtein(s, *names);
+		if (d < bestd) {
+			bestd = d;
+			best = *names;
+		}
+	}
+	return best;
+}
+
+static void
+checkkeys(struct ctx *c, const struct ynode *map, const char *where,
+          const char *const *allowed, const char *const *required)
+{
+	size_t i;
+	const char *const *k;
+
+	for (i = 0; i + 1 < map->n; i += 2) {
+		const struct ynode *key = map->kid[i];
+		for (k = allowed; *k; k++)
+			if (strcmp(*k, key->s) == 0)
+				break;
+		if (!*k) {
+			const char *near = closest(key->s, allowed);
+			if (near)
+				err(c, key, "unknown key '%s'%s%s (did you mean '%s'?)", key->s,
+				    where ? " in " : "", where ? where : "", near);
+			else
+				err(c, key, "unknown key '%s'%s%s", key->s,
+				    where ? " in " : "", where ? where : "");
+		}
+	}
+	for (k = required; k && *k; k++)
+		if (!yget(map, *k))
+			err(c, map, "missing required key '%s'%s%s", *k,
+			    where ? " in " : "", where ? where : "");
+}
+
+static int
+isname(const char *s, int allowdash, size_t max)
+{
+	size_t n = strlen(s), i;
+
+	if (n == 0 || n > max || !(isalpha((unsigned char)s[0]) || s[0] == '_'))
+		return 0;
+	for (i = 0; i < n; i++)
+		if (!(isalnum((unsigned char)s[i]) || s[i] == '_' || (allowdash && s[i] == '-')))
+			return 0;
+	return 1;
+}
+
+static const char *const ckeywords[] = {
+	"auto", "bool", "break", "case", "char", "const", "continue", "default", "do",
+	"double", "else", "enum", "extern", "float", "for", "goto", "if", "inline", "int",
+	"long", "register", "restrict", "return", "short", "signed", "sizeof", "static",
+	"struct", "switch", "typedef", "union", "unsigned", "void", "volatile", "while",
+	"main", "reference", "baseline", "class", "new", "delete", "template", "this",
+	NULL
+};
+
+static int
+iscname(const char *s)
+{
+	const char *const *k;
+
+	if (!isname(s, 0, 63))
+		return 0;
+	for (k = ckeywords; *k; k++)
+		if (strcmp(*k, s) == 0)
+			return 0;
+	return 1;
+}
+
+/* a scalar's text with placeholders replaced; NULL (after an error) if not a scalar */
+static char *
+text(struct ctx *c, const struct ynode *n, const char *what, int *changed)
+{
+	if (changed)
+		*changed = 0;
+	if (n->kind != Y_SCALAR) {
+		err(c, n, "%s must be a single value, not %s", what, ykindname(n->kind));
+		return NULL;
+	}
+	return subst(c, n->s, changed);
+}
+
+/* like err, naming the variant when the offending text came from the matrix */
+static void
+verr(struct ctx *c, const struct ynode *n, int changed, const char *msg)
+{
+	if (changed && c->vid)
+		err(c, n, "%s (in variant '%s')", msg, c->vid);
+	else
+		err(c, n, "%s", msg);
+}
+
+static char *
+getstr(struct ctx *c, const struct ynode *map, const char *key, int required)
+{
+	struct ynode *n = yget(map, key);
+	char *s;
+
+	if (!n) {
+		if (required)
+			err(c, map, "missing required key '%s'", key);
+		return NULL;
+	}
+	s = text(c, n, key, NULL);
+	if (s && required && !*s) {
+		err(c, n, "'%s' must not be empty", key);
+		free(s);
+		return NULL;
+	}
+	return s;
+}
+
+/* a list of names or strings (a single string is a list of one) */
+static json_t *
+getlist(struct ctx *c, const struct ynode *map, const char *key, int names)
+{
+	struct ynode *n = yget(map, key);
+	json_t *a = json_array();
+	size_t i;
+
+	if (!n)
+		return a;
+	if (n->kind == Y_SCALAR) {
+		char *s = text(c, n, key, NULL);
+		if (names && !isname(s, 1, 64))
+			err(c, n, "'%s' is not a valid name in '%s' (letters, digits, '_', '-')", s, key);
+		json_array_append_new(a, json_string(s));
+		free(s);
+		return a;
+	}
+	if (n->kind != Y_SEQ) {
+		err(c, n, "'%s' must be a list, not %s", key, ykindname(n->kind));
+		return a;
+	}
+	for (i = 0; i < n->n; i++) {
+		char *s = text(c, n->kid[i], key, NULL);
+		if (!s)
+			continue;
+		if (names && !isname(s, 1, 64))
+			err(c, n->kid[i], "'%s' is not a valid name in '%s' (letters, digits, '_', '-')", s, key);
+		else
+			json_array_append_new(a, json_string(s));
+		free(s);
+	}
+	return a;
+}
+
+/* a plain number from a scalar; 0 ok, -1 after an error */
+static int
+getnum(struct ctx *c, const struct ynode *map, const char *key, double lo, double hi,
+       int integer, double *out)
+{
+	struct ynode *n = yget(map, key);
+	char *s, *end;
+	double v;
+
+	if (!n)
+		return 1;
+	s = text(c, n, key, NULL);
+	if (!s)
+		return -1;
+	v = strtod(s, &end);
+	if (end == s || *end || !isfinite(v) || (integer && v != floor(v))) {
+		err(c, n, "'%s' must be %s, not '%s'", key, integer ? "an integer" : "a number", s);
+		free(s);
+		return -1;
+	}
+	free(s);
+	if (v < lo || v > hi) {
+		err(c, n, "'%s' must be between %g and %g", key, lo, hi);
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
+
+/* ---- expressions against the current case ---- */
+
+static struct arg *
+findarg(struct ctx *c, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < c->nargs; i++)
+		if (strcmp(c->args[i].name, name) == 0)
+			return &c->args[i];
+	return NULL;
+}
+
+static int
+scopelookup(void *p, const char *name, double *v)
+{
+	struct ctx *c = p;
+	size_t i;
+	struct arg *a;
+
+	for (i = 0; i < c->nsizes; i++)
+		if (strcmp(c->snames[i], name) == 0) {
+			*v = c->svals[i];
+			return 0;
+		}
+	a = findarg(c, name);
+	if (a && a->kind == A_SCALAR && !isnan(a->scalar)) {
+		*v = a->scalar;
+		return 0;
+	}
+	return -1;
+}
+
+static int
+scopetensor(void *p, const char *fn, const char *name, double *v)
+{
+	struct ctx *c = p;
+	struct arg *a = findarg(c, name);
+	double n = 1;
+	size_t i;
+
+	if (!a || a->kind == A_SIZE || a->kind == A_SCALAR || a->ndim == 0)
+		return -1;
+	for (i = 0; i < a->ndim; i++)
+		n *= a->dims[i];
+	*v = strcmp(fn, "nbytes") == 0 ? n * a->dt->size : n;
+	return 0;
+}
+
+/* parse and evaluate the expression in scalar n; 0 ok, -1 after an error */
+static int
+evalnode(struct ctx *c, const struct ynode *n, const char *what, double *v)
+{
+	char msg[300], full[600];
+	int changed, pos = 0;
+	struct expr *e;
+	struct scope sc = { scopelookup, scopetensor, c };
+	char *s = text(c, n, what, &changed);
+
+	if (!s)
+		return -1;
+	e = exprparse(s, msg, sizeof msg, &pos);
+	if (!e) {
+		struct ynode at = *n;
+		if (!changed)
+			at.col += pos + (n->quoted ? 1 : 0);
+		snprintf(full, sizeof full, "bad expression in %s '%s': %s", what, s, msg);
+		verr(c, &at, changed, full);
+		free(s);
+		return -1;
+	}
+	if (expreval(e, &sc, v, msg, sizeof msg) < 0) {
+		snprintf(full, sizeof full, "%s '%s': %s", what, s, msg);
+		verr(c, n, changed, full);
+		exprfree(e);
+		free(s);
+		return -1;
+	}
+	exprfree(e);
+	free(s);
+	return 0;
+}
+
+static json_t *
+jnumber(double v)
+{
+	if (v == floor(v) && fabs(v) < 9007199254740992.0)
+		return json_integer((json_int_t)v);
+	return json_real(v);
+}
+
+/* ---- args ---- */
+
+static const char *const argkeys[] = {
+	"name", "kind", "dtype", "shape", "dist", "range", "special", "value", NULL
+};
+static const char *const argkinds[] = { "in", "out", "inout", "size", "scalar", NULL };
+
+static void
+parseargs(struct ctx *c, const struct ynode *seq)
+{
+	size_t i, j;
+
+	if (seq->kind != Y_SEQ || seq->n == 0) {
+		err(c, seq, "'args' must be a non-empty list of the entry point's parameters");
+		return;
+	}
+	c->args = xcalloc(seq->n, sizeof *c->args);
+	for (i = 0; i < seq->n; i++) {
+		struct ynode *m = seq->kid[i];
+		struct arg *a = &c->args[c->nargs];
+		char *kind, *dt;
+		int changed;
+
+		if (m->kind != Y_MAP) {
+			err(c, m, "each entry of 'args' must be a mapping like "
+			          "{name: x, kind: in, dtype: f32, shape: [n]}");
+			continue;
+		}
+		checkkeys(c, m, "an arg", argkeys, (const char *const[]){ "name", "kind", NULL });
+		a->node = m;
+		a->scalar = NAN;
+		a->name = getstr(c, m, "name", 1);
+		kind = getstr(c, m, "kind", 1);
+		if (!a->name || !kind) {
+			free(a->name);
+			free(kind);
+			continue;
+		}
+		if (!iscname(a->name))
+			err(c, yget(m, "name"), "arg name '%s' is not a usable C identifier", a->name);
+		for (j = 0; j < c->nargs; j++)
+			if (strcmp(c->args[j].name, a->name) == 0)
+				err(c, yget(m, "name"), "duplicate arg name '%s'", a->name);
+		for (j = 0; argkinds[j]; j++)
+			if (strcmp(argkinds[j], kind) == 0)
+				break;
+		if (!argkinds[j]) {
+			const char *near = closest(kind, argkinds);
+			err(c, yget(m, "kind"), "unknown arg kind '%s'%s%s%s (one of in, out, inout, size, scalar)",
+			    kind, near ? " (did you mean '" : "", near ? near : "", near ? "'?)" : "");
+			free(kind);
+			free(a->name);
+			continue;
+		}
+		a->kind = (int)j;
+		free(kind);
+
+		dt = NULL;
+		if (yget(m, "dtype")) {
+			dt = text(c, yget(m, "dtype"), "dtype", &changed);
+			if (dt && !(a->dt = finddtype(dt))) {
+				char msg[300];
+				const char *names[NDTYPES + 1];
+				const char *near;
+				for (j = 0; j < NDTYPES; j++)
+					names[j] = dtypes[j].name;
+				names[NDTYPES] = NULL;
+				near = closest(dt, names);
+				snprintf(msg, sizeof msg, "unknown dtype '%s'%s%s%s (known: f64, f32, f16, bf16, "
+				         "f8e4m3, f8e5m2, i8, u8, i16, i32, i64)", dt,
+				         near ? " (did you mean '" : "", near ? near : "", near ? "'?)" : "");
+				verr(c, yget(m, "dtype"), changed, msg);
+			}
+			free(dt);
+		}
+		if (a->kind == A_SIZE) {
+			if (!a->dt)
+				a->dt = finddtype("i32");
+			else if (strcmp(a->dt->name, "i32") && strcmp(a->dt->name, "i64"))
+				err(c, yget(m, "dtype"), "a size arg's dtype is i32 or i64");
+		} else if (!a->dt && !yget(m, "dtype")) {
+			err(c, m, "arg '%s' needs a dtype", a->name);
+		}
+		a->shape = yget(m, "shape");
+		a->value = yget(m, "value");
+		a->range = yget(m, "range");
+		if (a->kind == A_IN || a->kind == A_OUT || a->kind == A_INOUT) {
+			if (!a->shape)
+				err(c, m, "tensor arg '%s' needs a shape", a->name);
+			else if (a->shape->kind != Y_SEQ || a->shape->n == 0 || a->shape->n > 8)
+				err(c, a->shape, "shape must be a list of 1 to 8 dimension expressions");
+			if (a->value)
+				err(c, a->value, "only scalar args take a value");
+		} else {
+			if (a->shape)
+				err(c, a->shape, "only tensor args (in, out, inout) have a shape");
+			if (a->kind == A_SCALAR && !a->value)
+				err(c, m, "scalar arg '%s' needs a value", a->name);
+			if (a->kind == A_SIZE && a->value)
+				err(c, a->value, "size args take their values from 'sizes', not 'value'");
+		}
+		if (a->kind != A_IN && a->kind != A_INOUT) {
+			if (yget(m, "dist"))
+				err(c, yget(m, "dist"), "only input tensors have a 'dist'");
+			if (a->range)
+				err(c, a->range, "only input tensors have a 'range'");
+			if (yget(m, "special"))
+				err(c, yget(m, "special"), "only input tensors have 'special'");
+		} else {
+			struct ynode *s = yget(m, "special");
+			a->dists = getlist(c, m, "dist", 1);
+			for (j = 0; j < json_array_size(a->dists); j++) {
+				const char *d = json_string_value(json_array_get(a->dists, j));
+				size_t k;
+				for (k = 0; k < NDISTS; k++)
+					if (strcmp(dists[k], d) == 0)
+						break;
+				if (k == NDISTS)
+					err(c, yget(m, "dist"), "unknown dist '%s' (one of normal, uniform, heavy, randint)", d);
+				else if (a->dt && !a->dt->isfloat && strcmp(d, "randint") != 0)
+					err(c, yget(m, "dist"), "integer tensor '%s' can only use dist randint", a->name);
+			}
+			if (json_array_size(a->dists) == 0) {
+				if (a->dt && !a->dt->isfloat)
+					json_array_append_new(a->dists, json_string("randint"));
+				else {
+					json_array_append_new(a->dists, json_string("normal"));
+					json_array_append_new(a->dists, json_string("uniform"));
+					json_array_append_new(a->dists, json_string("heavy"));
+				}
+			}
+			if (a->range && (a->range->kind != Y_SEQ || a->range->n != 2))
+				err(c, a->range, "range must be a list [lo, hi]");
+			if (s) {
+				char *v = text(c, s, "special", NULL);
+				if (v && strcmp(v, "true") && strcmp(v, "false"))
+					err(c, s, "'special' must be true or false");
+				a->special = v && strcmp(v, "true") == 0;
+				if (a->special && a->dt && !a->dt->isfloat)
+					err(c, s, "special values (NaN, Inf) need a floating dtype");
+				free(v);
+			}
+		}
+		c->nargs++;
+	}
+}
+
+static char *
+signature(struct ctx *c, const char *entry, int reference)
+{
+	struct buf b;
+	size_t i;
+
+	bufinit(&b, 1 << 16);
+	bufprintf(&b, "%svoid %s(", reference ? "" : "extern \"C\" ", reference ? "reference" : entry);
+	for (i = 0; i < c->nargs; i++) {
+		struct arg *a = &c->args[i];
+		const char *t = reference ? a->dt->reftype : a->dt->ctype;
+		if (i)
+			bufputs(&b, ", ");
+		switch (a->kind) {
+		case A_IN: bufprintf(&b, "const %s* %s", t, a->name); break;
+		case A_OUT:
+		case A_INOUT: bufprintf(&b, "%s* %s", t, a->name); break;
+		case A_SIZE:
+			bufprintf(&b, "%s %s", strcmp(a->dt->name, "i64") == 0 ? "int64_t" : "int", a->name);
+			break;
+		case A_SCALAR:
+			bufprintf(&b, "%s %s", reference || !a->dt->isfloat ? t
+			          : (a->dt->size == 8 ? "double" : "float"), a->name);
+			break;
+		}
+	}
+	bufputs(&b, ")");
+	{
+		char *r = bufdetach(&b, NULL);
+		buffree(&b);
+		return r;
+	}
+}
+
+/* ---- sizes and cases ---- */
+
+/* caps on one case: the CPU reference runs the verify sizes */
+static const double MAX_VERIFY_BYTES = 1024.0 * 1024 * 1024;
+static const double MAX_BENCH_BYTES = 32.0 * 1024 * 1024 * 1024;
+
+/* evaluate one sizes entry into a case object; NULL after errors */
+static json_t *
+evalcase(struct ctx *c, const struct ynode *m, int bench)
+{
+	json_t *cs, *sizes, *shapes, *scalars, *ranges;
+	size_t i, j, nsize = 0;
+	double total = 0;
+	int e0 = c->errors;
+	struct ynode *cost = yget(c->root, "cost");
+
+	if (m->kind != Y_MAP) {
+		err(c, m, "each sizes entry must be a mapping of size args to values, like {n: 1024}");
+		return NULL;
+	}
+	for (i = 0; i < c->nargs; i++)
+		if (c->args[i].kind == A_SIZE)
+			nsize++;
+	c->snames = xcalloc(nsize + 1, sizeof *c->snames);
+	c->svals = xcalloc(nsize + 1, sizeof *c->svals);
+	c->nsizes = 0;
+	sizes = json_object();
+	for (i = 0; i < m->n; i += 2) {
+		struct arg *a = findarg(c, m->kid[i]->s);
+		if (!a || a->kind != A_SIZE) {
+			err(c, m->kid[i], "'%s' is not a size arg (sizes name exactly the args of kind size)",
+			    m->kid[i]->s);
+			continue;
+		}
+	}
+	for (i = 0; i < c->nargs; i++) {
+		struct arg *a = &c->args[i];
+		struct ynode *vn;
+		double v;
+
+		if (a->kind != A_SIZE)
+			continue;
+		vn = yget(m, a->name);
+		if (!vn) {
+			err(c, m, "sizes entry lacks size arg '%s'", a->name);
+			continue;
+		}
+		if (evalnode(c, vn, "size", &v) < 0)
+			continue;
+		if (v != floor(v) || v < 1 || v > (strcmp(a->dt->name, "i64") == 0 ? 1e15 : 2147483647.0)) {
+			char msg[200];
+			snprintf(msg, sizeof msg, "size '%s' = %g must be a positive integer that fits its dtype",
+			         a->name, v);
+			verr(c, vn, 1, msg);
+			continue;
+		}
+		c->snames[c->nsizes] = a->name;
+		c->svals[c->nsizes++] = v;
+		json_object_set_new(sizes, a->name, jnumber(v));
+	}
+	if (c->errors > e0) {
+		json_decref(sizes);
+		return NULL;
+	}
+	/* scalars, in order, each may use sizes and earlier scalars */
+	scalars = json_object();
+	for (i = 0; i < c->nargs; i++)
+		c->args[i].scalar = NAN;
+	for (i = 0; i < c->nargs; i++) {
+		struct arg *a = &c->args[i];
+		double v;
+		if (a->kind != A_SCALAR || !a->value)
+			continue;
+		if (evalnode(c, a->value, "value", &v) < 0)
+			continue;
+		if (!a->dt->isfloat && v != floor(v)) {
+			err(c, a->value, "integer scalar '%s' evaluates to %g", a->name, v);
+			continue;
+		}
+		a->scalar = v;
+		json_object_set_new(scalars, a->name, a->dt->isfloat ? json_real(v) : jnumber(v));
+	}
+	/* shapes */
+	shapes = json_object();
+	for (i = 0; i < c->nargs; i++) {
+		struct arg *a = &c->args[i];
+		json_t *dims;
+		double numel = 1;
+
+		a->ndim = 0;
+		if (a->kind == A_SIZE || a->kind == A_SCALAR || !a->shape || a->shape->kind != Y_SEQ)
+			continue;
+		dims = json_array();
+		for (j = 0; j < a->shape->n && j < 8; j++) {
+			double v;
+			if (evalnode(c, a->shape->kid[j], "shape", &v) < 0)
+				break;
+			if (v != floor(v) || v < 1) {
+				char msg[200];
+				snprintf(msg, sizeof msg, "dimension %zu of '%s' is %g, not a positive integer",
+				         j, a->name, v);
+				verr(c, a->shape->kid[j], 1, msg);
+				break;
+			}
+			a->dims[a->ndim++] = v;
+			numel *= v;
+			json_array_append_new(dims, jnumber(v));
+		}
+		if (a->ndim != a->shape->n) {
+			a->ndim = 0;
+			json_decref(dims);
+			continue;
+		}
+		if (numel > 17179869184.0)
+			err(c, a->shape, "tensor '%s' has %g elements (at most 2^34)", a->name, numel);
+		total += numel * a->dt->size;
+		json_object_set_new(shapes, a->name, dims);
+	}
+	if (total > (bench ? MAX_BENCH_BYTES : MAX_VERIFY_BYTES))
+		err(c, m, "this %s case moves %.3g GiB of tensors (at most %g GiB)",
+		    bench ? "bench" : "verify", total / (1 << 30),
+		    (bench ? MAX_BENCH_BYTES : MAX_VERIFY_BYTES) / (1 << 30));
+	/* ranges of input distributions */
+	ranges = json_object();
+	for (i = 0; i < c->nargs; i++) {
+		struct arg *a = &c->args[i];
+		double lo, hi;
+		if ((a->kind != A_IN && a->kind != A_INOUT) || !a->dt)
+			continue;
+		if (a->range && a->range->kind == Y_SEQ && a->range->n == 2) {
+			if (evalnode(c, a->range->kid[0], "range", &lo) < 0 ||
+			    evalnode(c, a->range->kid[1], "range", &hi) < 0)
+				continue;
+			if (!(lo < hi)) {
+				err(c, a->range, "range of '%s' is empty: [%g, %g)", a->name, lo, hi);
+				continue;
+			}
+		} else if (a->dt->isfloat) {
+			lo = -1, hi = 1;
+		} else {
+			lo = a->dt->lo, hi = a->dt->hi;
+		}
+		json_object_set_new(ranges, a->name, json_pack("[oo]", jnumber(lo), jnumber(hi)));
+	}
+	cs = json_pack("{s:o,s:o,s:o,s:o}", "sizes", sizes, "scalars", scalars,
+	               "shapes", shapes, "ranges", ranges);
+	/* cost */
+	{
+		double flops = 0, bytes = 0;
+		struct ynode *fn = cost ? yget(cost, "flops") : NULL;
+		struct ynode *bn = cost ? yget(cost, "bytes") : NULL;
+
+		if (fn && evalnode(c, fn, "flops", &flops) == 0 && flops < 0)
+			err(c, fn, "flops must not be negative");
+		if (bn) {
+			if (evalnode(c, bn, "bytes", &bytes) == 0 && bytes < 0)
+				err(c, bn, "bytes must not be negative");
+		} else {
+			/* default: every input read once, every output written once */
+			for (i = 0; i < c->nargs; i++) {
+				struct arg *a = &c->args[i];
+				double v;
+				if (a->ndim == 0 || scopetensor(c, "nbytes", a->name, &v) < 0)
+					continue;
+				bytes += a->kind == A_INOUT ? 2 * v : v;
+			}
+		}
+		json_object_set_new(cs, "flops", jnumber(flops));
+		json_object_set_new(cs, "bytes", jnumber(bytes));
+	}
+	free(c->snames);
+	free(c->svals);
+	c->snames = NULL;
+	c->svals = NULL;
+	c->nsizes = 0;
+	if (c->errors > e0) {
+		json_decref(cs);
+		return NULL;
+	}
+	return cs;
+}
+
+static json_t *
+evalcases(struct ctx *c, const struct ynode *sizes, const char *key, int bench)
+{
+	struct ynode *n = yget(sizes, key);
+	json_t *arr = json_array();
+	size_t i;
+
+	if (!n) {
+		err(c, sizes, "sizes needs '%s': a list of {size arg: value} entries", key);
+		return arr;
+	}
+	if (n->kind == Y_MAP) {
+		json_t *cs = evalcase(c, n, bench);
+		if (cs)
+			json_array_append_new(arr, cs);
+		return arr;
+	}
+	if (n->kind != Y_SEQ || n->n == 0) {
+		err(c, n, "sizes '%s' must be a non-empty list of {size arg: value} entries", key);
+		return arr;
+	}
+	if (n->n > 32)
+		err(c, n, "at most 32 %s sizes", key);
+	for (i = 0; i < n->n && i < 32; i++) {
+		json_t *cs = evalcase(c, n->kid[i], bench);
+		if (cs)
+			json_array_append_new(arr, cs);
+	}
+	return arr;
+}
+
+/* ---- one variant ---- */
+
+static const char *const topkeys[] = {
+	"id", "description", "tags", "entry", "args", "sizes", "reference", "baseline",
+	"tolerance", "cost", "prompt", "hints", "samples", "rounds", "target_speedup",
+	"matrix", NULL
+};
+static const char *const topreq[] = { "id", "description", "entry", "args", "sizes", NULL };
+
+static json_t *
+tolerances(struct ctx *c)
+{
+	struct ynode *t = yget(c->root, "tolerance");
+	static const char *const tolkeys[] = { "rel_norm", "rtol", "atol", NULL };
+	json_t *out = json_object();
+	size_t i, j;
+
+	if (t && t->kind != Y_MAP) {
+		err(c, t, "'tolerance' must be a mapping: {rtol: .., atol: .., rel_norm: ..} "
+		          "or one such mapping per output name");
+		t = NULL;
+	}
+	/* keys are either tolerance names (for all outputs) or output names */
+	if (t)
+		for (i = 0; i + 1 < t->n; i += 2) {
+			const char *k = t->kid[i]->s;
+			struct arg *a = findarg(c, k);
+			int istol = 0;
+			for (j = 0; tolkeys[j]; j++)
+				istol |= strcmp(tolkeys[j], k) == 0;
+			if (istol)
+				continue;
+			if (!a || (a->kind != A_OUT && a->kind != A_INOUT)) {
+				const char *near = closest(k, tolkeys);
+				err(c, t->kid[i], "unknown key '%s' in tolerance%s%s%s (rel_norm, rtol, atol, or an output's name)",
+				    k, near ? " (did you mean '" : "", near ? near : "", near ? "'?)" : "");
+				continue;
+			}
+			if (t->kid[i + 1]->kind != Y_MAP) {
+				err(c, t->kid[i + 1], "tolerance for '%s' must be a mapping {rtol: .., atol: ..}", k);
+				continue;
+			}
+			checkkeys(c, t->kid[i + 1], "a tolerance", tolkeys, NULL);
+		}
+	for (i = 0; i < c->nargs; i++) {
+		struct arg *a = &c->args[i];
+		struct ynode *own;
+		double v[3];
+
+		if ((a->kind != A_OUT && a->kind != A_INOUT) || !a->dt)
+			continue;
+		v[0] = a->dt->rel_norm, v[1] = a->dt->rtol, v[2] = a->dt->atol;
+		own = t ? yget(t, a->name) : NULL;
+		for (j = 0; j < 3; j++) {
+			if (t)
+				getnum(c, t, tolkeys[j], 0, 1e6, 0, &v[j]);
+			if (own && own->kind == Y_MAP)
+				getnum(c, own, tolkeys[j], 0, 1e6, 0, &v[j]);
+		}
+		json_object_set_new(out, a->name, json_pack("{s:f,s:f,s:f}",
+		                    "rel_norm", v[0], "rtol", v[1], "atol", v[2]));
+	}
+	return out;
+}
+
+static json_t *
+argsjson(struct ctx *c)
+{
+	json_t *arr = json_array();
+	size_t i, j;
+
+	for (i = 0; i < c->nargs; i++) {
+		struct arg *a = &c->args[i];
+		json_t *o = json_pack("{s:s,s:s,s:s}", "name", a->name, "kind", argkinds[a->kind],
+		                      "dtype", a->dt ? a->dt->name : "?");
+		if (a->shape && a->shape->kind == Y_SEQ) {
+			json_t *sh = json_array();
+			for (j = 0; j < a->shape->n; j++) {
+				char *s = text(c, a->shape->kid[j], "shape", NULL);
+				json_array_append_new(sh, json_string(s ? s : "?"));
+				free(s);
+			}
+			json_object_set_new(o, "shape", sh);
+		}
+		if (a->dists) {
+			json_object_set(o, "dists", a->dists);
+			json_object_set_new(o, "special", json_boolean(a->special));
+		}
+		json_array_append_new(arr, o);
+	}
+	return arr;
+}
+
+static void
+freeargs(struct ctx *c)
+{
+	size_t i;
+
+	for (i = 0; i < c->nargs; i++) {
+		free(c->args[i].name);
+		json_decref(c->args[i].dists);
+	}
+	free(c->args);
+	c->args = NULL;
+	c->nargs = 0;
+}
+
+/* resolve the variant selected by c->mkeys/mvals into v; 0 or -1 */
+static int
+resolve(struct ctx *c, struct variant *v, const char *specid)
+{
+	json_t *j, *tags, *hints, *cases;
+	struct ynode *n, *sizes;
+	char *desc, *entry, *prompt, *ref = NULL;
+	double num;
+	int e0 = c->errors;
+	size_t i, nout = 0;
+
+	memset(v, 0, sizeof *v);
+	desc = getstr(c, c->root, "description", 1);
+	entry = getstr(c, c->root, "entry", 1);
+	if (entry && !iscname(entry))
+		verr(c, yget(c->root, "entry"), 1, "entry must be a C identifier (and not a keyword or "
+		     "main, reference, baseline)");
+	tags = getlist(c, c->root, "tags", 1);
+	hints = getlist(c, c->root, "hints", 0);
+	prompt = getstr(c, c->root, "prompt", 0);
+	if (!prompt)
+		prompt = xstrdup("generate");
+	else if (!isname(prompt, 1, 64))
+		err(c, yget(c->root, "prompt"), "prompt names a template in tasks/prompts: "
+		    "letters, digits, '_', '-' (got '%s')", prompt);
+	else if (specpromptdir) {
+		char *t = xasprintf("%s/%s.md", specpromptdir, prompt);
+		if (access(t, R_OK) < 0)
+			verr(c, yget(c->root, "prompt") ? yget(c->root, "prompt") : c->root, 1,
+			     yget(c->root, "prompt") ? "prompt template not found in tasks/prompts"
+			                             : "default prompt template tasks/prompts/generate.md not found");
+		free(t);
+	}
+	if ((n = yget(c->root, "args")))
+		parseargs(c, n);
+	for (i = 0; i < c->nargs; i++)
+		nout += c->args[i].kind == A_OUT || c->args[i].kind == A_INOUT;
+	if (c->nargs && !nout)
+		err(c, yget(c->root, "args"), "args need at least one output (kind out or inout)");
+
+	j = json_object();
+	json_object_set_new(j, "version", json_integer(1));
+	json_object_set_new(j, "id", json_string(c->vid));
+	json_object_set_new(j, "spec", json_string(specid));
+	json_object_set_new(j, "file", json_string(c->path));
+	json_object_set_new(j, "description", json_string(desc ? desc : ""));
+	json_object_set_new(j, "entry", json_string(entry ? entry : ""));
+	json_object_set(j, "tags", tags);
+	json_object_set_new(j, "hints", hints);
+	json_object_set_new(j, "prompt", json_string(prompt));
+	{
+		json_t *mx = json_object();
+		for (i = 0; i < c->nm; i++)
+			json_object_set_new(mx, c->mkeys[i], json_string(c->mvals[i]));
+		json_object_set_new(j, "matrix", mx);
+	}
+	if (c->errors == e0) {
+		char *sig = signature(c, entry, 0), *rsig = signature(c, entry, 1);
+		json_object_set_new(j, "signature", json_string(sig));
+		json_object_set_new(j, "reference_signature", json_string(rsig));
+		free(sig);
+		free(rsig);
+	}
+	json_object_set_new(j, "args", argsjson(c));
+
+	sizes = yget(c->root, "sizes");
+	if (sizes && sizes->kind != Y_MAP) {
+		err(c, sizes, "'sizes' must be a mapping with 'verify' and 'bench' lists");
+		sizes = NULL;
+	}
+	if (sizes && c->errors == e0) {
+		checkkeys(c, sizes, "sizes", (const char *const[]){ "verify", "bench", NULL }, NULL);
+		cases = json_object();
+		json_object_set_new(cases, "verify", evalcases(c, sizes, "verify", 0));
+		json_object_set_new(cases, "bench", evalcases(c, sizes, "bench", 1));
+		json_object_set_new(j, "cases", cases);
+	}
+	json_object_set_new(j, "tolerance", tolerances(c));
+
+	if (yget(c->root, "reference")) {
+		ref = getstr(c, c->root, "reference", 1);
+		if (ref && strlen(ref) > 256 * 1024)
+			err(c, yget(c->root, "reference"), "reference is longer than 256 KiB");
+		if (ref && !strstr(ref, "reference"))
+			err(c, yget(c->root, "reference"), "reference must define 'void reference(...)'");
+	}
+	json_object_set_new(j, "reference", ref ? json_string(ref) : json_null());
+	free(ref);
+	if ((n = yget(c->root, "baseline"))) {
+		if (n->kind != Y_MAP) {
+			err(c, n, "'baseline' must be a mapping {code: ..., libs: [...]}");
+		} else {
+			static const char *const libs[] = { "cublas", "cublasLt", "cudnn", "curand", "cufft", NULL };
+			json_t *l;
+			char *code;
+			checkkeys(c, n, "baseline", (const char *const[]){ "code", "libs", NULL },
+			          (const char *const[]){ "code", NULL });
+			code = getstr(c, n, "code", 1);
+			l = getlist(c, n, "libs", 1);
+			for (i = 0; i < json_array_size(l); i++) {
+				const char *s = json_string_value(json_array_get(l, i));
+				const char *const *k;
+				for (k = libs; *k && strcmp(*k, s); k++)
+					;
+				if (!*k)
+					err(c, yget(n, "libs"), "unknown baseline lib '%s' (cublas, cublasLt, cudnn, curand, cufft)", s);
+			}
+			if (code && !strstr(code, "baseline"))
+				err(c, yget(n, "code"), "baseline code must define extern \"C\" void baseline(...)");
+			json_object_set_new(j, "baseline", json_pack("{s:s,s:o}", "code", code ? code : "", "libs", l));
+			free(code);
+		}
+	} else {
+		json_object_set_new(j, "baseline", json_null());
+	}
+	if ((n = yget(c->root, "cost"))) {
+		if (n->kind != Y_MAP)
+			err(c, n, "'cost' must be a mapping {flops: expr, bytes: expr}");
+		else
+			checkkeys(c, n, "cost", (const char *const[]){ "flops", "bytes", NULL }, NULL);
+	}
+	num = 0;
+	if (getnum(c, c->root, "samples", 1, 1000, 1, &num) == 0)
+		v->samples = (int)num;
+	json_object_set_new(j, "samples", v->samples ? json_integer(v->samples) : json_null());
+	if (getnum(c, c->root, "rounds", 1, 50, 1, &num) == 0)
+		v->rounds = (int)num;
+	json_object_set_new(j, "rounds", v->rounds ? json_integer(v->rounds) : json_null());
+	num = 1.0;
+	getnum(c, c->root, "target_speedup", 0.001, 1000, 0, &num);
+	json_object_set_new(j, "target_speedup", json_real(num));
+
+	v->id = xstrdup(c->vid);
+	v->spec = xstrdup(specid);
+	v->file = xstrdup(c->path);
+	v->prompt = prompt;
+	v->ntags = json_array_size(tags);
+	v->tags = xcalloc(v->ntags + 1, sizeof *v->tags);
+	for (i = 0; i < v->ntags; i++)
+		v->tags[i] = xstrdup(json_string_value(json_array_get(tags, i)));
+	json_decref(tags);
+	v->json = j;
+	free(desc);
+	free(entry);
+	freeargs(c);
+	return c->errors > e0 ? -1 : 0;
+}
+
+static void
+freevariant(struct variant *v)
+{
+	size_t i;
+
+	free(v->id);
+	free(v->spec);
+	free(v->file);
+	free(v->prompt);
+	for (i = 0; i < v->ntags; i++)
+		free(v->tags[i]);
+	free(v->tags);
+	json_decref(v->json);
+}
+
+/* ---- the file ---- */
+
+/* 1 when the scalar text s uses {key} */
+static int
+uses(const struct ydoc *doc, const char *key)
+{
+	size_t i, kl = strlen(key);
+
+	for (i = 0; i < doc->nall; i++) {
+		const char *p = doc->all[i]->s;
+		if (doc->all[i]->kind != Y_SCALAR)
+			continue;
+		while (p && (p = strchr(p, '{'))) {
+			if (strncmp(p + 1, key, kl) == 0 && p[1 + kl] == '}')
+				return 1;
+			p++;
+		}
+	}
+	return 0;
+}
+
+int
+specload(const char *path, struct specfile *sf)
+{
+	struct buf data;
+	struct ydoc doc;
+	struct ctx c;
+	struct ynode *root, *matrix, *idn;
+	char *specid = NULL;
+	size_t i, nkeys = 0, *idx = NULL, *len = NULL;
+	double total = 1;
+	int r = -1, e0;
+
+	memset(sf, 0, sizeof *sf);
+	memset(&c, 0, sizeof c);
+	sf->path = xstrdup(path);
+	sf->idline = sf->idcol = 0;
+	c.path = sf->path;
+	bufinit(&data, YAML_MAX_BYTES + 1);
+	if (readfile(path, &data) < 0) {
+		if (errno == EFBIG)
+			diag(path, 0, 0, "file too large (at most %d bytes)", YAML_MAX_BYTES);
+		else
+			diag(path, 0, 0, "cannot read: %s", strerror(errno));
+		buffree(&data);
+		return -1;
+	}
+	if (yload(path, data.s, data.n, &doc) < 0) {
+		buffree(&data);
+		yfree(&doc);
+		return -1;
+	}
+	buffree(&data);
+	root = doc.root;
+	c.root = root;
+	if (!root || root->kind != Y_MAP) {
+		diag(path, root ? root->line : 0, root ? root->col : 0,
+		     "a task spec is a mapping of keys (id, description, entry, args, sizes, ...)");
+		goto out;
+	}
+	checkkeys(&c, root, NULL, topkeys, topreq);
+	idn = yget(root, "id");
+	if (idn) {
+		if (idn->kind != Y_SCALAR || !isname(idn->s, 1, 64) || !islower((unsigned char)idn->s[0]))
+			err(&c, idn, "id must start with a lowercase letter and use only letters, digits, "
+			    "'_' and '-' (at most 64)");
+		else {
+			specid = xstrdup(idn->s);
+			sf->idline = idn->line;
+			sf->idcol = idn->col;
+		}
+	}
+	if (!specid)
+		specid = xstrdup("?"); /* keep checking; the file fails anyway */
+
+	/* the matrix: keys in file order, the first varying slowest */
+	matrix = yget(root, "matrix");
+	e0 = c.errors;
+	if (matrix) {
+		if (matrix->kind != Y_MAP || matrix->n == 0) {
+			err(&c, matrix, "'matrix' must be a non-empty mapping of name: [values]");
+			goto out;
+		}
+		nkeys = matrix->n / 2;
+		c.mkeys = xcalloc(nkeys, sizeof *c.mkeys);
+		c.mvals = xcalloc(nkeys, sizeof *c.mvals);
+		idx = xcalloc(nkeys, sizeof *idx);
+		len = xcalloc(nkeys, sizeof *len);
+		for (i = 0; i < nkeys; i++) {
+			struct ynode *k = matrix->kid[2 * i], *vals = matrix->kid[2 * i + 1];
+			size_t j;
+			if (!isname(k->s, 0, 32))
+				err(&c, k, "matrix key '%s' must be an identifier", k->s);
+			else if (!uses(&doc, k->s))
+				err(&c, k, "matrix key '%s' is never used as {%s}: its variants would all be the same",
+				    k->s, k->s);
+			if (vals->kind != Y_SEQ || vals->n == 0) {
+				err(&c, vals, "matrix '%s' must be a non-empty list of values", k->s);
+				continue;
+			}
+			for (j = 0; j < vals->n; j++)
+				if (vals->kid[j]->kind != Y_SCALAR || !*vals->kid[j]->s ||
+				    strspn(vals->kid[j]->s,
+				        "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") != vals->kid[j]->len)
+					err(&c, vals->kid[j], "matrix values must be plain names or integers "
+					    "(letters, digits, '_', '-'), they become part of variant ids");
+			for (j = 0; j < vals->n; j++) {
+				size_t l;
+				for (l = 0; l < j; l++)
+					if (vals->kid[j]->kind == Y_SCALAR && vals->kid[l]->kind == Y_SCALAR &&
+					    strcmp(vals->kid[j]->s, vals->kid[l]->s) == 0)
+						err(&c, vals->kid[j], "duplicate matrix value '%s'", vals->kid[j]->s);
+			}
+			c.mkeys[i] = k->s;
+			len[i] = vals->n;
+			total *= (double)vals->n;
+		}
+		c.nm = nkeys;
+		if (total > MATRIX_MAX_VARIANTS)
+			err(&c, matrix, "matrix expands to %.0f variants, more than the cap of %d: "
+			    "drop values or split the spec", total, MATRIX_MAX_VARIANTS);
+		if (c.errors > e0)
+			goto out;
+	}
+	sf->v = xcalloc((size_t)total, sizeof *sf->v);
+	for (;;) {
+		struct buf id;
+		size_t k;
+
+		bufinit(&id, 4096);
+		bufputs(&id, specid);
+		for (k = 0; k < nkeys; k++) {
+			struct ynode *val = matrix->kid[2 * k + 1]->kid[idx[k]];
+			c.mvals[k] = val->s;
+			bufputc(&id, '.');
+			if (!val->quoted && isdigit((unsigned char)val->s[0]))
+				bufputs(&id, c.mkeys[k]);
+			bufputs(&id, val->s);
+		}
+		c.vid = id.s;
+		if (resolve(&c, &sf->v[sf->nv], specid) < 0)
+			freevariant(&sf->v[sf->nv]);
+		else
+			sf->nv++;
+		buffree(&id);
+		/* next combination (odometer, last key fastest) */
+		for (k = nkeys; k > 0; k--) {
+			if (++idx[k - 1] < len[k - 1])
+				break;
+			idx[k - 1] = 0;
+		}
+		if (k == 0 || diagcount() > 100)
+			break;
+	}
+	r = 0;
+out:
+	if (c.errors)
+		r = -1;
+	free(specid);
+	free(c.mkeys);
+	free(c.mvals);
+	free(idx);
+	free(len);
+	yfree(&doc);
+	return r;
+}
+
+void
+specfree(struct specfile *sf)
+{
+	size_t i;
+
+	for (i = 0; i < sf->nv; i++)
+		freevariant(&sf->v[i]);
+	free(sf->v);
+	free(sf->path);
+	memset(sf, 0, sizeof *sf);
+}
+
+int
+variantmatch(const struct variant *v, const char *globs)
+{
+	char *copy = xstrdup(globs), *save = NULL, *g;
+	int hit = 0;
+	size_t i;
+
+	for (g = strtok_r(copy, ",", &save); g && !hit; g = strtok_r(NULL, ",", &save)) {
+		while (*g == ' ')
+			g++;
+		if (!*g)
+			continue;
+		if (fnmatch(g, v->id, 0) == 0 || fnmatch(g, v->spec, 0) == 0)
+			hit = 1;
+		for (i = 0; i < v->ntags && !hit; i++)
+			if (fnmatch(g, v->tags[i], 0) == 0)
+				hit = 1;
+	}
+	free(copy);
+	return hit;
+}

@@ -1,0 +1,81 @@
+/* json.c - see json.h */
+#include "json.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+
+json_t *
+jload(const char *path, char *err, size_t errlen)
+{
+	json_error_t je;
+	json_t *j;
+
+	j = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
+	if (!j) {
+		if (je.line > 0)
+			snprintf(err, errlen, "%s:%d:%d: %s", path, je.line, je.column, je.text);
+		else
+			snprintf(err, errlen, "%s: %s", path, je.text);
+	}
+	return j;
+}
+
+char *
+jdumps(const json_t *j, size_t flags)
+{
+	char *s = json_dumps(j, flags);
+
+	if (!s)
+		die(EXIT_RETRY, "cannot encode JSON (out of memory?)");
+	return s;
+}
+
+int
+jwrite(const char *path, const json_t *j)
+{
+	char *s = jdumps(j, JFLAGS_FILE);
+	size_t n = strlen(s);
+	int r;
+
+	s = xrealloc(s, n + 2);
+	s[n++] = '\n';
+	s[n] = 0;
+	r = writefile(path, s, n);
+	free(s);
+	return r;
+}
+
+const char *
+jstr(const json_t *o, const char *key, const char *fallback)
+{
+	json_t *v = json_object_get(o, key);
+
+	return json_is_string(v) ? json_string_value(v) : fallback;
+}
+
+json_int_t
+jint(const json_t *o, const char *key, json_int_t fallback)
+{
+	json_t *v = json_object_get(o, key);
+
+	return json_is_integer(v) ? json_integer_value(v) : fallback;
+}
+
+double
+jnum(const json_t *o, const char *key, double fallback)
+{
+	json_t *v = json_object_get(o, key);
+
+	return json_is_number(v) ? json_number_value(v) : fallback;
+}
+
+int
+jbool(const json_t *o, const char *key, int fallback)
+{
+	json_t *v = json_object_get(o, key);
+
+	return json_is_boolean(v) ? json_is_true(v) : fallback;
+}

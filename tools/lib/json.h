@@ -1,0 +1,32 @@
+/*
+ * json.h - deterministic JSON through jansson: every file retort writes is
+ * dumped with sorted keys, so the same data always gives the same bytes.
+ */
+#ifndef RETORT_JSON_H
+#define RETORT_JSON_H
+
+#include <jansson.h>
+
+/* flags for files under out/ (readable) and for JSONL lines (compact) */
+#define JFLAGS_FILE (JSON_SORT_KEYS | JSON_INDENT(1) | JSON_ENSURE_ASCII)
+#define JFLAGS_LINE (JSON_SORT_KEYS | JSON_COMPACT | JSON_ENSURE_ASCII)
+
+/*
+ * Load a JSON file. On failure returns NULL and writes a message
+ * ("path:line:col: text" or "path: strerror") into err.
+ */
+json_t *jload(const char *path, char *err, size_t errlen);
+
+/* dump j with JFLAGS_FILE plus a final newline; same return as writefile */
+int jwrite(const char *path, const json_t *j);
+
+/* dump j into a new string with flags (never NULL: dies on OOM) */
+char *jdumps(const json_t *j, size_t flags);
+
+/* typed getters: the fallback when the key is absent or of another type */
+const char *jstr(const json_t *o, const char *key, const char *fallback);
+json_int_t jint(const json_t *o, const char *key, json_int_t fallback);
+double jnum(const json_t *o, const char *key, double fallback);
+int jbool(const json_t *o, const char *key, int fallback);
+
+#endif

@@ -1,0 +1,18 @@
+/* sha.h - SHA-256 through OpenSSL's libcrypto, as lowercase hex */
+#ifndef RETORT_SHA_H
+#define RETORT_SHA_H
+
+#include <stddef.h>
+
+struct sha {
+	void *ctx; /* EVP_MD_CTX */
+};
+
+void shainit(struct sha *h);
+void shaadd(struct sha *h, const void *p, size_t n);
+/* adds s with its length in front, so fields cannot run into each other */
+void shaaddfield(struct sha *h, const char *s);
+void shahex(struct sha *h, char out[65]); /* finishes and frees h */
+void sha256hex(const void *p, size_t n, char out[65]);
+
+#endif

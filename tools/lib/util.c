@@ -1,0 +1,439 @@
+/* util.c - see util.h */
+#include "util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+const char *argv0 = "retort";
+
+void
+setprogname(const char *a)
+{
+	const char *slash;
+
+	if (!a || !*a)
+		return;
+	slash = strrchr(a, '/');
+	argv0 = slash ? slash + 1 : a;
+}
+
+void
+vwarn(const char *fmt, va_list ap)
+{
+	size_t len = strlen(fmt);
+	int err = errno;
+
+	fprintf(stderr, "%s: ", argv0);
+	vfprintf(stderr, fmt, ap);
+	if (len && fmt[len - 1] == ':')
+		fprintf(stderr, " %s", strerror(err));
+	fputc('\n', stderr);
+}
+
+void
+warn(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vwarn(fmt, ap);
+	va_end(ap);
+}
+
+void
+die(int status, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vwarn(fmt, ap);
+	va_end(ap);
+	exit(status);
+}
+
+void *
+xmalloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+
+	if (!p)
+		die(EXIT_RETRY, "out of memory allocating %zu bytes", n);
+	return p;
+}
+
+void *
+xcalloc(size_t n, size_t m)
+{
+	void *p = calloc(n ? n : 1, m ? m : 1);
+
+	if (!p)
+		die(EXIT_RETRY, "out of memory allocating %zu x %zu bytes", n, m);
+	return p;
+}
+
+void *
+xrealloc(void *p, size_t n)
+{
+	p = realloc(p, n ? n : 1);
+	if (!p)
+		die(EXIT_RETRY, "out of memory allocating %zu bytes", n);
+	return p;
+}
+
+void *
+xreallocarray(void *p, size_t n, size_t m)
+{
+	if (m && n > SIZE_MAX / m)
+		die(EXIT_RETRY, "allocation overflow: %zu x %zu", n, m);
+	return xrealloc(p, n * m);
+}
+
+char *
+xstrndup(const char *s, size_t n)
+{
+	char *p = xmalloc(n + 1);
+
+	memcpy(p, s, n);
+	p[n] = 0;
+	return p;
+}
+
+char *
+xstrdup(const char *s)
+{
+	return xstrndup(s, strlen(s));
+}
+
+char *
+xasprintf(const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+	char *p;
+
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		die(EXIT_RETRY, "vsnprintf failed");
+	p = xmalloc((size_t)n + 1);
+	va_start(ap, fmt);
+	vsnprintf(p, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	return p;
+}
+
+void
+bufinit(struct buf *b, size_t max)
+{
+	b->cap = 64;
+	b->s = xmalloc(b->cap);
+	b->s[0] = 0;
+	b->n = 0;
+	b->max = max;
+}
+
+void
+buffree(struct buf *b)
+{
+	free(b->s);
+	b->s = NULL;
+	b->n = b->cap = 0;
+}
+
+void
+bufreset(struct buf *b)
+{
+	b->n = 0;
+	b->s[0] = 0;
+}
+
+int
+bufput(struct buf *b, const void *p, size_t n)
+{
+	size_t need;
+
+	if (n > b->max || b->n > b->max - n)
+		return -1;
+	need = b->n + n + 1;
+	if (need > b->cap) {
+		size_t cap = b->cap;
+		while (cap < need)
+			cap = cap > SIZE_MAX / 2 ? need : cap * 2;
+		b->s = xrealloc(b->s, cap);
+		b->cap = cap;
+	}
+	if (n)
+		memcpy(b->s + b->n, p, n);
+	b->n += n;
+	b->s[b->n] = 0;
+	return 0;
+}
+
+int
+bufputs(struct buf *b, const char *s)
+{
+	return bufput(b, s, strlen(s));
+}
+
+int
+bufputc(struct buf *b, int c)
+{
+	char ch = (char)c;
+
+	return bufput(b, &ch, 1);
+}
+
+int
+bufprintf(struct buf *b, const char *fmt, ...)
+{
+	va_list ap;
+	char small[256];
+	int n;
+	int r;
+
+	va_start(ap, fmt);
+	n = vsnprintf(small, sizeof small, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return -1;
+	if ((size_t)n < sizeof small)
+		return bufput(b, small, (size_t)n);
+	{
+		char *big = xmalloc((size_t)n + 1);
+		va_start(ap, fmt);
+		vsnprintf(big, (size_t)n + 1, fmt, ap);
+		va_end(ap);
+		r = bufput(b, big, (size_t)n);
+		free(big);
+	}
+	return r;
+}
+
+char *
+bufdetach(struct buf *b, size_t *len)
+{
+	char *s = b->s;
+
+	if (len)
+		*len = b->n;
+	b->cap = 64;
+	b->s = xmalloc(b->cap);
+	b->s[0] = 0;
+	b->n = 0;
+	return s;
+}
+
+int
+readfile(const char *path, struct buf *b)
+{
+	char chunk[65536];
+	int fd;
+	ssize_t r;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	for (;;) {
+		r = read(fd, chunk, sizeof chunk);
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			goto fail;
+		}
+		if (r == 0)
+			break;
+		if (bufput(b, chunk, (size_t)r) < 0) {
+			errno = EFBIG;
+			goto fail;
+		}
+	}
+	close(fd);
+	return 0;
+fail:
+	{
+		int err = errno;
+		close(fd);
+		errno = err;
+	}
+	return -1;
+}
+
+/* 1 when path holds exactly data[0..n) */
+static int
+samecontent(const char *path, const void *data, size_t n)
+{
+	struct stat st;
+	char chunk[65536];
+	const char *p = data;
+	size_t off = 0;
+	int fd, same = 1;
+	ssize_t r;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || (size_t)st.st_size != n) {
+		close(fd);
+		return 0;
+	}
+	while (same && (r = read(fd, chunk, sizeof chunk)) != 0) {
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			same = 0;
+			break;
+		}
+		if (off + (size_t)r > n || memcmp(chunk, p + off, (size_t)r) != 0)
+			same = 0;
+		off += (size_t)r;
+	}
+	close(fd);
+	return same && off == n;
+}
+
+static int
+fsyncdir(const char *path)
+{
+	char *dir = xstrdup(path);
+	char *slash = strrchr(dir, '/');
+	int fd, r = 0;
+
+	if (slash == dir)
+		slash[1] = 0;
+	else if (slash)
+		*slash = 0;
+	else
+		strcpy(dir, ".");
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd >= 0) {
+		/* some file systems refuse fsync on folders: not an error */
+		if (fsync(fd) < 0 && errno != EINVAL && errno != EROFS)
+			r = -1;
+		close(fd);
+	}
+	free(dir);
+	return r;
+}
+
+int
+writefile(const char *path, const void *data, size_t n)
+{
+	char *tmp;
+	const char *p = data;
+	size_t off = 0;
+	int fd, err;
+	ssize_t w;
+
+	if (samecontent(path, data, n))
+		return 0;
+	if (mkparent(path) < 0)
+		return -1;
+	tmp = xasprintf("%s.tmp.%ld", path, (long)getpid());
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		err = errno;
+		free(tmp);
+		errno = err;
+		return -1;
+	}
+	while (off < n) {
+		w = write(fd, p + off, n - off);
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			goto fail;
+		}
+		off += (size_t)w;
+	}
+	if (fsync(fd) < 0)
+		goto fail;
+	if (close(fd) < 0) {
+		fd = -1;
+		goto fail;
+	}
+	fd = -1;
+	if (rename(tmp, path) < 0)
+		goto fail;
+	free(tmp);
+	if (fsyncdir(path) < 0)
+		return -1;
+	return 1;
+fail:
+	err = errno;
+	if (fd >= 0)
+		close(fd);
+	unlink(tmp);
+	free(tmp);
+	errno = err;
+	return -1;
+}
+
+int
+mkdirp(const char *path)
+{
+	char *p = xstrdup(path);
+	char *s;
+	struct stat st;
+
+	for (s = p + 1; *s; s++) {
+		if (*s != '/')
+			continue;
+		*s = 0;
+		if (mkdir(p, 0755) < 0 && errno != EEXIST) {
+			free(p);
+			return -1;
+		}
+		*s = '/';
+	}
+	if (mkdir(p, 0755) < 0 && errno != EEXIST) {
+		free(p);
+		return -1;
+	}
+	if (stat(p, &st) < 0 || !S_ISDIR(st.st_mode)) {
+		free(p);
+		errno = ENOTDIR;
+		return -1;
+	}
+	free(p);
+	return 0;
+}
+
+int
+mkparent(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	char *dir;
+	int r;
+
+	if (!slash || slash == path)
+		return 0;
+	dir = xstrndup(path, (size_t)(slash - path));
+	r = mkdirp(dir);
+	free(dir);
+	return r;
+}
+
+int
+endswith(const char *s, const char *suffix)
+{
+	size_t a = strlen(s), b = strlen(suffix);
+
+	return a >= b && memcmp(s + a - b, suffix, b) == 0;
+}
+
+double
+now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}

@@ -1,0 +1,91 @@
+/*
+ * util.h - what every retort tool needs: error reporting with the exit-code
+ * convention, allocation that cannot fail silently, capped growable buffers,
+ * whole-file reads and atomic, change-only writes.
+ *
+ * Exit codes (all tools):
+ *   0  output written (a failed *candidate* is data, not an error)
+ *   1  infrastructure failure worth retrying (network, disk, lost GPU)
+ *   2  bad usage or bad input
+ *
+ * Messages go to stderr as "tool: what failed: 'operand'". A format that
+ * ends in ':' gets ": strerror(errno)" appended, as in samurai and sbase.
+ */
+#ifndef RETORT_UTIL_H
+#define RETORT_UTIL_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum { EXIT_OK = 0, EXIT_RETRY = 1, EXIT_USAGE = 2 };
+
+extern const char *argv0;
+
+void setprogname(const char *argv0_in);
+#if defined(__GNUC__)
+#define PRINTF_LIKE(a, b) __attribute__((format(printf, a, b)))
+#define NORETURN __attribute__((noreturn))
+#else
+#define PRINTF_LIKE(a, b)
+#define NORETURN
+#endif
+
+/* print "argv0: msg" and exit with status */
+NORETURN void die(int status, const char *fmt, ...) PRINTF_LIKE(2, 3);
+/* print "argv0: msg" */
+void warn(const char *fmt, ...) PRINTF_LIKE(1, 2);
+void vwarn(const char *fmt, va_list ap);
+
+void *xmalloc(size_t n);
+void *xcalloc(size_t n, size_t m);
+void *xrealloc(void *p, size_t n);
+/* realloc(p, n * m) with an overflow check */
+void *xreallocarray(void *p, size_t n, size_t m);
+char *xstrdup(const char *s);
+char *xstrndup(const char *s, size_t n);
+char *xasprintf(const char *fmt, ...) PRINTF_LIKE(1, 2);
+
+/*
+ * A growable byte buffer with a mandatory cap (as curl's dynbuf): appends
+ * past the cap fail and leave the buffer unchanged. s is always
+ * NUL-terminated and never NULL after bufinit.
+ */
+struct buf {
+	char *s;
+	size_t n, cap, max;
+};
+void bufinit(struct buf *b, size_t max);
+void buffree(struct buf *b);
+void bufreset(struct buf *b);
+int bufput(struct buf *b, const void *p, size_t n);   /* 0 or -1 over cap */
+int bufputs(struct buf *b, const char *s);
+int bufputc(struct buf *b, int c);
+int bufprintf(struct buf *b, const char *fmt, ...) PRINTF_LIKE(2, 3);
+/* take ownership of the contents; the buffer is reset */
+char *bufdetach(struct buf *b, size_t *len);
+
+/*
+ * Read a whole file into b (appending). Returns 0, or -1 with errno set;
+ * EFBIG when the file is larger than the buffer's cap.
+ */
+int readfile(const char *path, struct buf *b);
+
+/*
+ * Write data to path atomically: a temporary file in the same folder,
+ * fsync, rename, fsync of the folder. When the file already holds exactly
+ * these bytes nothing is written (rules use restat).
+ * Returns 1 written, 0 unchanged, -1 error (errno set).
+ */
+int writefile(const char *path, const void *data, size_t n);
+
+/* mkdir -p of path's parent folder (or of path itself with mkdirp) */
+int mkparent(const char *path);
+int mkdirp(const char *path);
+
+/* 1 when s ends with suffix */
+int endswith(const char *s, const char *suffix);
+/* monotonic clock in seconds */
+double now(void);
+
+#endif
