@@ -109,7 +109,8 @@ parseprimary(struct parser *P)
 		skipspace(P);
 		if (!P->failed && P->s[P->pos] != ')')
 			fail(P, "expected ')'");
-		P->pos++;
+		if (!P->failed)
+			P->pos++;
 		P->depth--;
 		return e;
 	}
@@ -121,11 +122,11 @@ parseprimary(struct parser *P)
 			fail(P, "bad number");
 			return NULL;
 		}
-		P->pos = (int)(end - P->s);
-		if (isident((unsigned char)P->s[P->pos])) {
+		if (isident((unsigned char)*end)) {
 			fail(P, "bad number");
 			return NULL;
 		}
+		P->pos = (int)(end - P->s);
 		e = node(E_NUM, start);
 		e->num = v;
 		P->depth--;
@@ -162,6 +163,7 @@ parseprimary(struct parser *P)
 				while (isident((unsigned char)P->s[P->pos]))
 					P->pos++;
 				if (P->pos == s0 || !isident0((unsigned char)P->s[s0])) {
+					P->pos = s0;
 					fail(P, "expected a tensor argument's name");
 					return e;
 				}

@@ -309,6 +309,7 @@ main(int argc, char **argv)
 		specpromptdir = promptdir;
 	}
 
+	speckeepjson = !strcmp(mode, "--split");
 	r = loadall(&o, !strcmp(mode, "--split") ? modearg : NULL, &A);
 	if (r < 0) {
 		freeall(&A);

@@ -15,6 +15,7 @@
 void diag(const char *file, int line, int col, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 int diagcount(void);
+void diagreset(void); /* forget earlier messages (tests) */
 
 /* ---- YAML tree (yaml.c) ---- */
 
@@ -109,6 +110,8 @@ enum {
 int specload(const char *path, struct specfile *sf);
 /* folder of prompt templates, checked when set (tasks/prompts) */
 extern const char *specpromptdir;
+/* 0: drop each variant's JSON once validated (saves memory when unused) */
+extern int speckeepjson;
 void specfree(struct specfile *sf);
 
 /* 1 when the variant is selected by the comma-separated globs */

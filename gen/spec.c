@@ -21,6 +21,7 @@
 #include "gen.h"
 
 const char *specpromptdir;
+int speckeepjson = 1;
 
 /* ---- dtypes ---- */
 
@@ -714,6 +715,11 @@ evalcase(struct ctx *c, const struct ynode *m, int bench)
 	}
 	if (c->errors > e0) {
 		json_decref(sizes);
+		free(c->snames);
+		free(c->svals);
+		c->snames = NULL;
+		c->svals = NULL;
+		c->nsizes = 0;
 		return NULL;
 	}
 	/* scalars, in order, each may use sizes and earlier scalars */
@@ -1275,10 +1281,15 @@ specload(const char *path, struct specfile *sf)
 			bufputs(&id, val->s);
 		}
 		c.vid = id.s;
-		if (resolve(&c, &sf->v[sf->nv], specid) < 0)
+		if (resolve(&c, &sf->v[sf->nv], specid) < 0) {
 			freevariant(&sf->v[sf->nv]);
-		else
+		} else {
+			if (!speckeepjson) {
+				json_decref(sf->v[sf->nv].json);
+				sf->v[sf->nv].json = NULL;
+			}
 			sf->nv++;
+		}
 		buffree(&id);
 		/* next combination (odometer, last key fastest) */
 		for (k = nkeys; k > 0; k--) {

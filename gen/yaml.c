@@ -56,6 +56,16 @@ diagcount(void)
 	return ndiag;
 }
 
+void
+diagreset(void)
+{
+	int i;
+
+	for (i = 0; i < ndiag && i < DIAG_MAX; i++)
+		free(seen[i]);
+	ndiag = 0;
+}
+
 /* ---- tree ---- */
 
 struct anchor {

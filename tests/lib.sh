@@ -1,0 +1,88 @@
+# tests/lib.sh - TAP helpers for the shell integration tests, after git's
+# t/test-lib.sh. Each test script sources this, calls test_expect_success
+# 'title' 'commands' for each case, and ends with test_done.
+#
+# Every script gets a scratch folder $T (removed at exit) and these
+# variables from tests/run: RETORT_ROOT (the checkout) and RETORT_BIN (the
+# sanitizer-built tools the scratch projects use through --with-tools).
+
+set -u
+: "${RETORT_ROOT:?run the tests through tests/run or ninja test}"
+: "${RETORT_BIN:=$RETORT_ROOT/out/asan/bin}"
+export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}"
+export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
+
+test_count=0
+test_failed=0
+T=$(mktemp -d "${TMPDIR:-/tmp}/retort-test.XXXXXX")
+trap 'rm -rf "$T"' EXIT
+
+# test_expect_success TITLE COMMANDS: run COMMANDS (joined with &&) in $T
+test_expect_success() {
+	test_count=$((test_count + 1))
+	if (cd "$T" && eval "$2") >"$T/.log" 2>&1; then
+		echo "ok $test_count - $1"
+	else
+		echo "not ok $test_count - $1"
+		sed 's/^/#   /' "$T/.log"
+		test_failed=$((test_failed + 1))
+	fi
+}
+
+test_skip() {
+	test_count=$((test_count + 1))
+	echo "ok $test_count # SKIP $1"
+}
+
+test_done() {
+	echo "1..$test_count"
+	test "$test_failed" = 0
+	exit $?
+}
+
+# scratch_project DIR: a minimal retort checkout (no specs) in DIR
+scratch_project() {
+	mkdir -p "$1/tasks/prompts" &&
+	cp "$RETORT_ROOT/configure" "$RETORT_ROOT/build.ninja.in" "$1/" &&
+	cp -R "$RETORT_ROOT/rules" "$1/" &&
+	cp "$RETORT_ROOT"/tasks/prompts/*.md "$1/tasks/prompts/" &&
+	if test -f "$RETORT_ROOT/models.yaml"; then cp "$RETORT_ROOT/models.yaml" "$1/"; fi
+}
+
+# rconfigure [OPTIONS]: configure the project in the current folder with
+# the prebuilt tools and a private cache
+rconfigure() {
+	./configure --with-tools="$RETORT_BIN" --cache-dir="$T/cache" "$@"
+}
+
+# spec NAME ID [EXTRA YAML [TAGS]]: a small valid spec in tasks/NAME.yaml
+spec() {
+	cat > "tasks/$1.yaml" <<EOS
+id: $2
+description: Scale a vector by two ($2).
+tags: [${4:-test}]
+entry: $2_scale
+args:
+  - {name: x, kind: in, dtype: f32, shape: [n]}
+  - {name: y, kind: out, dtype: f32, shape: [n]}
+  - {name: n, kind: size}
+sizes:
+  verify: [{n: 1}, {n: 1000}]
+  bench: [{n: 1048576}]
+reference: |
+  void reference(const float *x, float *y, int n)
+  { for (int i = 0; i < n; i++) y[i] = 2 * x[i]; }
+${3:-}
+EOS
+}
+
+# expect_fail STATUS PATTERN CMD...: CMD exits STATUS and its stderr has PATTERN
+expect_fail() {
+	want=$1 pattern=$2
+	shift 2
+	"$@" >"$T/.out" 2>"$T/.err"
+	got=$?
+	cat "$T/.err"
+	test "$got" = "$want" || { echo "exit $got, want $want"; return 1; }
+	grep -q -e "$pattern" "$T/.err" || { echo "stderr lacks: $pattern"; return 1; }
+}

@@ -1,0 +1,89 @@
+#!/bin/sh
+# t0100: bad specs — each class gets "file:line:col: message", exit 2, and
+# nothing partial is written
+. "$(dirname "$0")/lib.sh"
+
+scratch_project "$T/p"
+cd "$T/p" || exit 1
+spec good good
+rconfigure --all >/dev/null || { echo "Bail out! configure failed"; exit 1; }
+ninja >/dev/null || { echo "Bail out! ninja failed"; exit 1; }
+cp build.ninja "$T/build.ninja.good"
+
+# bad NAME PATTERN: with tasks/bad.yaml written by the caller, gen refuses
+# it with PATTERN and exit 2, ninja fails, and build.ninja is unchanged
+bad() {
+	expect_fail 2 "$2" "$RETORT_BIN/gen" --list --all &&
+	! ninja >ninja.out 2>&1 && cat ninja.out && grep -q -e "$2" ninja.out &&
+	cmp build.ninja "$T/build.ninja.good" &&
+	test ! -d out/v/bad && rm -f tasks/bad.yaml && ninja >/dev/null
+}
+
+test_expect_success 'unknown key: did you mean' '
+	cd p && spec bad bad "descripton: [n]" &&
+	bad bad "tasks/bad.yaml:15:1: unknown key .descripton. (did you mean .description.?)"
+'
+test_expect_success 'unknown key inside an arg' '
+	cd p && spec bad bad && sed -i "s/shape: \[n\]}/shpae: [n]}/" tasks/bad.yaml &&
+	bad bad "tasks/bad.yaml:[0-9]*:[0-9]*: unknown key .shpae. in an arg (did you mean .shape.?)"
+'
+test_expect_success 'wrong type' '
+	cd p && spec bad bad "samples: [1, 2]" &&
+	bad bad "tasks/bad.yaml:15:10: samples must be a single value, not a list"
+'
+test_expect_success 'bad expression' '
+	cd p && spec bad bad && sed -i "s/bench: \[{n: 1048576}\]/bench: [{n: 1024 * (2 +}]/" tasks/bad.yaml &&
+	bad bad "tasks/bad.yaml:11:26: bad expression in size .1024 \* (2 +.: unexpected end of expression"
+'
+test_expect_success 'unknown dtype' '
+	cd p && spec bad bad && sed -i "s/dtype: f32, shape: \[n\]}/dtype: f23, shape: [n]}/" tasks/bad.yaml &&
+	bad bad "tasks/bad.yaml:6:[0-9]*: unknown dtype .f23. (did you mean .f32.?)"
+'
+test_expect_success 'duplicate ids across files' '
+	cd p && spec bad good &&
+	bad bad "tasks/good.yaml:1:5: duplicate id .good. (also in tasks/bad.yaml)"
+'
+test_expect_success 'empty matrix' '
+	cd p && spec bad bad "hints: [\"{w}\"]
+matrix: {w: []}" &&
+	bad bad "tasks/bad.yaml:16:13: matrix .w. must be a non-empty list of values"
+'
+test_expect_success 'exploding matrix is capped and says so' '
+	cd p && spec bad bad "hints: [\"{a}{b}{c}{d}{e}\"]
+matrix:
+  a: [a0, a1, a2, a3, a4, a5, a6, a7, a8, a9]
+  b: [b0, b1, b2, b3, b4, b5, b6, b7, b8, b9]
+  c: [c0, c1, c2, c3, c4, c5, c6, c7, c8, c9]
+  d: [d0, d1, d2, d3, d4, d5, d6, d7, d8, d9]
+  e: [e0, e1, e2, e3, e4, e5, e6, e7, e8, e9]" &&
+	bad bad "matrix expands to 100000 variants, more than the cap of 20000"
+'
+test_expect_success 'anchors and aliases: a billion laughs is refused' '
+	cd p && spec bad bad "x0: &a [l, l, l, l, l, l, l, l, l, l]
+x1: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]
+x2: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b, *b]
+x3: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c, *c]
+x4: &e [*d, *d, *d, *d, *d, *d, *d, *d, *d, *d]
+x5: &f [*e, *e, *e, *e, *e, *e, *e, *e, *e, *e]" &&
+	bad bad "tasks/bad.yaml:[0-9]*:[0-9]*: document too large: more than 100000 nodes once aliases are expanded"
+'
+test_expect_success 'non-UTF-8 text' '
+	cd p && spec bad bad && printf "hints: [\"caf\351\"]\n" >> tasks/bad.yaml &&
+	bad bad "tasks/bad.yaml:16:[0-9]*: not valid UTF-8 text"
+'
+test_expect_success 'a size that is not an integer names the variant' '
+	cd p && spec bad bad "matrix: {h: [2, 3]}" &&
+	sed -i "s/verify: \[{n: 1}, {n: 1000}\]/verify: [{n: \"1000 \/ {h}\"}]/" tasks/bad.yaml &&
+	bad bad "size .n. = 333.333 must be a positive integer that fits its dtype (in variant .bad.h3.)"
+'
+test_expect_success 'several errors are reported at once' '
+	cd p && spec bad bad "shpae: 1
+rounds: 0" &&
+	"$RETORT_BIN/gen" --list --all 2>err; test $? = 2 &&
+	grep -q "unknown key .shpae." err && grep -q "rounds. must be between 1 and 50" err &&
+	rm -f tasks/bad.yaml
+'
+test_expect_success 'after all that, the good build is intact' '
+	cd p && ninja >n.log && grep -q "no work to do" n.log && cmp build.ninja "$T/build.ninja.good"
+'
+test_done

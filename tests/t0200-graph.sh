@@ -1,0 +1,69 @@
+#!/bin/sh
+# t0200: the graph — fragments, regeneration after edits, adding and
+# deleting specs, no-op builds, and edits that rerun only their own edges
+. "$(dirname "$0")/lib.sh"
+
+scratch_project "$T/p"
+cd "$T/p" || exit 1
+spec a alpha
+spec b beta
+spec c gamma "hints: [\"{w}\"]
+matrix: {w: [x1, x2]}"
+
+# ran LOG: the descriptions of the edges ninja ran, one per line
+ran() { sed -n 's/^\[[0-9]*\/[0-9]*\] //p' "$1"; }
+
+test_expect_success 'first build writes one fragment per variant' '
+	cd p && rconfigure --all >/dev/null && ninja >n.log &&
+	for v in alpha beta gamma.x1 gamma.x2; do test -f out/v/$v/task.json || exit 1; done &&
+	grep -q "\"id\": \"gamma.x2\"" out/v/gamma.x2/task.json
+'
+test_expect_success 'a second ninja does nothing' '
+	cd p && ninja >n.log && grep -q "ninja: no work to do" n.log &&
+	ninja -n -d explain >n.log 2>&1 && ! grep -q "is dirty" n.log
+'
+test_expect_success 'matrix expansion ids' '
+	cd p && test "$("$RETORT_BIN/gen" --list --all | tr "\n" " ")" = "alpha beta gamma.x1 gamma.x2 "
+'
+test_expect_success 'editing one spec regenerates and reruns only its edges' '
+	cd p && sleep 1 && touch -d "-5 seconds" out/v/*/task.json &&
+	for v in alpha gamma.x1 gamma.x2; do cp -p out/v/$v/task.json $v.before; done &&
+	sed -i "s/Scale a vector by two (beta)/Scale a vector by two, edited (beta)/" tasks/b.yaml &&
+	ninja >n.log && ran n.log >ran.log && cat ran.log &&
+	grep -q "^regenerating build.ninja" ran.log &&
+	test "$(grep -v "^regenerating" ran.log)" = "SPLIT tasks/b.yaml" &&
+	grep -q "edited (beta)" out/v/beta/task.json &&
+	for v in alpha gamma.x1 gamma.x2; do test ! out/v/$v/task.json -nt $v.before || exit 1; done
+'
+test_expect_success 'a touched but unchanged spec rewrites nothing (restat)' '
+	cd p && cp -p out/v/beta/task.json beta.before && sleep 1 && touch tasks/b.yaml &&
+	ninja >n.log && test ! out/v/beta/task.json -nt beta.before &&
+	ninja >n.log && grep -q "no work to do" n.log
+'
+test_expect_success 'editing one variant of a matrix moves only that fragment' '
+	cd p && cp -p out/v/gamma.x1/task.json x1.before && sleep 1 &&
+	sed -i "s/w: \[x1, x2\]/w: [x1, x3]/" tasks/c.yaml && ninja >/dev/null &&
+	test ! out/v/gamma.x1/task.json -nt x1.before && test -f out/v/gamma.x3/task.json &&
+	test "$("$RETORT_BIN/gen" --list --all | tr "\n" " ")" = "alpha beta gamma.x1 gamma.x3 "
+'
+test_expect_success 'adding a spec is picked up' '
+	cd p && spec d delta && ninja >n.log && test -f out/v/delta/task.json &&
+	grep -q "regenerating build.ninja" n.log
+'
+test_expect_success 'deleting a spec does not wedge the build' '
+	cd p && rm tasks/d.yaml && ninja >n.log 2>&1 && cat n.log &&
+	! grep -q "delta" build.ninja && ninja >n.log && grep -q "no work to do" n.log
+'
+test_expect_success 'editing a template regenerates' '
+	cd p && echo "edited" >> tasks/prompts/generate.md && ninja >n.log &&
+	grep -q "regenerating build.ninja" n.log
+'
+test_expect_success 'rm -rf out and ninja rebuilds everything' '
+	cd p && rm -rf out && ninja >n.log 2>&1 && test -f out/v/alpha/task.json
+'
+test_expect_success 'killing ninja during regeneration leaves a working build' '
+	cd p && cp build.ninja bn.before && echo "# edit" >> tasks/a.yaml &&
+	timeout -s KILL 0.05 ninja >/dev/null 2>&1;
+	ninja >n.log 2>&1 && ninja >n.log && grep -q "no work to do" n.log
+'
+test_done

@@ -1,0 +1,201 @@
+/* t-spec.c - task specs: validation, matrix expansion, the resolved JSON */
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../../gen/gen.h"
+#include "../../tools/lib/json.h"
+#include "../../tools/lib/util.h"
+#include "../tap.h"
+
+static char dir[] = "/tmp/t-spec.XXXXXX";
+static char errs[8192];
+static struct specfile sf;
+
+static const char base[] =
+	"id: scale\n"
+	"description: Scale x by {k}.\n"
+	"entry: scale\n"
+	"args:\n"
+	"  - {name: x, kind: in, dtype: \"{dtype}\", shape: [n]}\n"
+	"  - {name: y, kind: out, dtype: \"{dtype}\", shape: [n]}\n"
+	"  - {name: n, kind: size}\n"
+	"  - {name: alpha, kind: scalar, dtype: f32, value: 1 / sqrt(n)}\n"
+	"sizes:\n"
+	"  verify: [{n: 7}, {n: \"{k}\"}]\n"
+	"  bench: {n: 4096}\n"
+	"cost: {flops: 2 * n}\n"
+	"matrix:\n"
+	"  dtype: [f32, bf16]\n"
+	"  k: [16, 32, 64]\n";
+
+/* load yaml from a file; returns specload's result, errors in errs */
+static int
+load(const char *yaml)
+{
+	char path[256];
+	int fd, saved, r;
+	FILE *f;
+
+	specfree(&sf);
+	diagreset();
+	snprintf(path, sizeof path, "%s/s.yaml", dir);
+	f = fopen(path, "w");
+	fputs(yaml, f);
+	fclose(f);
+	fflush(stderr);
+	saved = dup(2);
+	fd = open("/tmp/t-spec.err", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	dup2(fd, 2);
+	close(fd);
+	r = specload(path, &sf);
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+	f = fopen("/tmp/t-spec.err", "r");
+	errs[fread(errs, 1, sizeof errs - 1, f)] = 0;
+	fclose(f);
+	return r;
+}
+
+/* yaml is base with one line replaced (or appended when from is NULL) */
+static int
+loadwith(const char *from, const char *to)
+{
+	char y[4096];
+	const char *p;
+
+	if (!from) {
+		snprintf(y, sizeof y, "%s%s", base, to);
+		return load(y);
+	}
+	p = strstr(base, from);
+	if (!p)
+		return 99;
+	snprintf(y, sizeof y, "%.*s%s%s", (int)(p - base), base, to, p + strlen(from));
+	return load(y);
+}
+
+static int
+has(const char *want)
+{
+	if (strstr(errs, want))
+		return 1;
+	printf("#   errors lack '%s':\n#   %s\n", want, errs);
+	return 0;
+}
+
+int
+main(void)
+{
+	json_t *v, *c;
+
+	setprogname("t-spec");
+	if (!mkdtemp(dir))
+		return 1;
+	specpromptdir = NULL;
+
+	is_int(load(base), 0, "valid spec loads");
+	is_int(sf.nv, 6, "matrix 2 x 3 expands to 6 variants");
+	is_str(sf.v[0].id, "scale.f32.k16", "first id: keys in file order, numbers prefixed by key");
+	is_str(sf.v[5].id, "scale.bf16.k64", "last id: the last key varies fastest");
+	v = sf.v[4].json;
+	is_str(jstr(v, "id", ""), "scale.bf16.k32", "task.json names its variant");
+	is_str(jstr(v, "description", ""), "Scale x by 32.", "placeholders substituted in text");
+	is_str(jstr(v, "signature", ""),
+	       "extern \"C\" void scale(const __nv_bfloat16* x, __nv_bfloat16* y, int n, float alpha)",
+	       "entry point signature from args and dtypes");
+	is_str(jstr(v, "reference_signature", ""),
+	       "void reference(const float* x, float* y, int n, float alpha)",
+	       "reference signature uses host compute types");
+	c = json_array_get(json_object_get(json_object_get(v, "cases"), "verify"), 1);
+	is_int(jint(json_object_get(c, "sizes"), "n", 0), 32, "verify size from a placeholder");
+	ok(jnum(json_object_get(c, "scalars"), "alpha", 0) == 1 / sqrt(32.0), "scalar value evaluated per case");
+	is_int(json_integer_value(json_array_get(json_object_get(json_object_get(c, "shapes"), "x"), 0)), 32,
+	       "shape evaluated per case");
+	is_int(jint(c, "flops", 0), 64, "flops formula");
+	is_int(jint(c, "bytes", 0), 2 * 32 * 2, "default bytes: inputs read once, outputs written once");
+	c = json_object_get(json_object_get(v, "tolerance"), "y");
+	ok(jnum(c, "rel_norm", 0) == 2e-2, "bf16 output gets the bf16 default tolerance");
+	ok(json_array_size(json_object_get(json_object_get(json_object_get(v, "cases"), "bench"), "")) == 0 &&
+	   json_array_size(json_object_get(json_object_get(v, "cases"), "bench")) == 1,
+	   "a single bench mapping is a list of one");
+
+	is_int(loadwith("description:", "descriptoin:"), -1, "misspelled key refused");
+	ok(has("s.yaml:2:1: unknown key 'descriptoin' (did you mean 'description'?)"), "did-you-mean with position");
+	ok(has("missing required key 'description'"), "and the required key is missing");
+	is_int(loadwith("shape: [n]}\n  - {name: y", "shpae: [n]}\n  - {name: y"), -1, "misspelled arg key");
+	ok(has("unknown key 'shpae' in an arg (did you mean 'shape'?)"), "did-you-mean inside args");
+	is_int(loadwith("kind: size", "kind: sizes"), -1, "bad arg kind");
+	ok(has("unknown arg kind 'sizes' (did you mean 'size'?)"), "kind suggestion");
+	is_int(loadwith("dtype: [f32, bf16]", "dtype: [f32, bf61]"), -1, "unknown dtype from the matrix");
+	ok(has("unknown dtype 'bf61' (did you mean 'bf16'?)") && has("(in variant 'scale.bf61.k16')"),
+	   "unknown dtype names the variant");
+	is_int(loadwith("entry: scale", "entry: [a, b]"), -1, "wrong type");
+	ok(has("entry must be a single value, not a list"), "type error message");
+	is_int(loadwith("shape: [n]}\n  - {name: y", "shape: [n +]}\n  - {name: y"), -1, "bad expression");
+	ok(has("bad expression in shape 'n +': unexpected end of expression"), "expression error");
+	is_int(loadwith("verify: [{n: 7}", "verify: [{n: 0}"), -1, "zero size");
+	ok(has("size 'n' = 0 must be a positive integer"), "size must be positive");
+	is_int(loadwith("verify: [{n: 7}", "verify: [{m: 7}"), -1, "size of no arg");
+	ok(has("'m' is not a size arg") && has("lacks size arg 'n'"), "sizes name exactly the size args");
+	is_int(loadwith("  k: [16, 32, 64]\n", "  k: []\n"), -1, "empty matrix");
+	ok(has("matrix 'k' must be a non-empty list"), "empty matrix message");
+	is_int(loadwith("  k: [16, 32, 64]\n", "  k: [16, 32, 64]\n  unused: [a, b]\n"), -1, "unused matrix key");
+	ok(has("matrix key 'unused' is never used as {unused}"), "unused matrix key message");
+	{
+		char big[4096] = "  k: [16, 32, 64]\n";
+		const char *keys[] = { "a", "b", "c", "d", "e" };
+		for (int i = 0; i < 5; i++)
+			snprintf(big + strlen(big), sizeof big - strlen(big),
+			         "  %s: [v0, v1, v2, v3, v4, v5, v6, v7, v8, v9]\n", keys[i]);
+		char y[8192];
+		snprintf(y, sizeof y, "%s", base);
+		strcpy(strstr(y, "  k: [16"), big);
+		strcat(y, "hints: [\"{a}{b}{c}{d}{e}\"]\n");
+		is_int(load(y), -1, "exploding matrix refused");
+		ok(has("matrix expands to 600000 variants, more than the cap of 20000"), "cap message");
+		is_int(sf.nv, 0, "and nothing was expanded");
+	}
+	is_int(loadwith(NULL, "tolerance: {rtl: 1}\n"), -1, "bad tolerance key");
+	ok(has("unknown key 'rtl' in tolerance (did you mean 'rtol'?)"), "tolerance suggestion");
+	is_int(loadwith(NULL, "tolerance: {y: {atol: 0.5}, rtol: 0.01}\n"), 0, "per-output and global tolerance");
+	c = json_object_get(json_object_get(sf.v[0].json, "tolerance"), "y");
+	ok(jnum(c, "atol", 0) == 0.5 && jnum(c, "rtol", 0) == 0.01 && jnum(c, "rel_norm", 0) == 1e-4,
+	   "tolerances merge: per-output over global over the dtype default");
+	is_int(load("id: a\nid: b\n"), -1, "duplicate key");
+	ok(has("s.yaml:2:1: duplicate key 'id' (first at line 1)"), "duplicate key message");
+	is_int(load("- just\n- a list\n"), -1, "root must be a mapping");
+	is_int(load(""), -1, "empty file");
+	ok(has("empty spec"), "empty file message");
+	is_int(load("id: a\n---\nid: b\n"), -1, "two documents");
+	ok(has("one YAML document per spec file"), "two documents message");
+	is_int(load("id: !!str a\n"), -1, "tags refused");
+	is_int(load("id: \"caf\xc3\xa9\"\nx: \"\xc3\x28\"\n"), -1, "invalid UTF-8");
+	ok(has("s.yaml:2:6: not valid UTF-8 text"), "UTF-8 error with line and column");
+	is_int(load("a: &a [x, x, x, x, x, x, x, x, x, x]\n"
+	            "b: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]\n"
+	            "c: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b, *b]\n"
+	            "d: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c, *c]\n"
+	            "e: &e [*d, *d, *d, *d, *d, *d, *d, *d, *d, *d]\n"), -1, "billion laughs refused");
+	ok(has("more than 100000 nodes once aliases are expanded"), "alias budget message");
+	is_int(load("a: *nope\n"), -1, "undefined alias");
+	ok(has("alias '*nope' names no complete anchor"), "undefined alias message");
+	{
+		char y[4096];
+		snprintf(y, sizeof y, "%s", base);
+		strcpy(strstr(y, "sizes:"), "sizes: &s\n  verify: [{n: 7}]\n  bench: {n: 4096}\n"
+		       "cost: {flops: 2 * n}\nhints: [\"{dtype}{k}\"]\nmatrix: {dtype: [f32], k: [1]}\n");
+		is_int(load(y), 0, "a modest anchor is fine");
+	}
+	specfree(&sf);
+	{
+		char cmd[300];
+		snprintf(cmd, sizeof cmd, "rm -rf %s /tmp/t-spec.err", dir);
+		ok(system(cmd) == 0, "cleanup");
+	}
+	return done_testing();
+}

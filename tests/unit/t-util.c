@@ -1,0 +1,87 @@
+/* t-util.c - the shared library: buffers, files, sha256, JSON */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../../tools/lib/json.h"
+#include "../../tools/lib/sha.h"
+#include "../../tools/lib/util.h"
+#include "../tap.h"
+
+int
+main(void)
+{
+	struct buf b;
+	struct stat st1, st2;
+	char dir[] = "/tmp/t-util.XXXXXX", path[256], hex[65];
+	json_t *j;
+	char *s, err[200];
+
+	setprogname("t-util");
+	bufinit(&b, 8);
+	ok(bufputs(&b, "abcd") == 0 && b.n == 4 && !strcmp(b.s, "abcd"), "append under the cap");
+	ok(bufputs(&b, "efghi") < 0 && b.n == 4 && !strcmp(b.s, "abcd"), "append over the cap fails and changes nothing");
+	ok(bufprintf(&b, "%d", 1234) == 0 && !strcmp(b.s, "abcd1234"), "printf up to the cap");
+	buffree(&b);
+	bufinit(&b, 1 << 20);
+	for (int i = 0; i < 1000; i++)
+		bufprintf(&b, "line %d with some padding to grow the buffer\n", i);
+	ok(b.n > 40000 && strstr(b.s, "line 999 "), "buffer grows");
+	buffree(&b);
+
+	ok(mkdtemp(dir) != NULL, "scratch folder");
+	snprintf(path, sizeof path, "%s/a/b/c.txt", dir);
+	is_int(writefile(path, "hello\n", 6), 1, "writefile creates folders and writes");
+	stat(path, &st1);
+	sleep(1);
+	is_int(writefile(path, "hello\n", 6), 0, "same bytes are not rewritten");
+	stat(path, &st2);
+	ok(st1.st_mtime == st2.st_mtime && st1.st_ino == st2.st_ino, "mtime and inode unchanged (restat)");
+	is_int(writefile(path, "hello!\n", 7), 1, "changed bytes are written");
+	bufinit(&b, 1 << 20);
+	ok(readfile(path, &b) == 0 && !strcmp(b.s, "hello!\n"), "readfile reads it back");
+	buffree(&b);
+	bufinit(&b, 3);
+	ok(readfile(path, &b) < 0 && errno == EFBIG, "readfile respects the cap");
+	buffree(&b);
+	{
+		char cmd[300];
+		snprintf(cmd, sizeof cmd, "ls %s/a/b | grep -c tmp", dir);
+		ok(system(cmd) != 0, "no temporary files left behind");
+	}
+
+	sha256hex("abc", 3, hex);
+	is_str(hex, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad", "sha256 of 'abc'");
+	sha256hex("", 0, hex);
+	is_str(hex, "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855", "sha256 of ''");
+	{
+		struct sha h1, h2;
+		char a[65], c[65];
+		shainit(&h1); shaaddfield(&h1, "ab"); shaaddfield(&h1, "c"); shahex(&h1, a);
+		shainit(&h2); shaaddfield(&h2, "a"); shaaddfield(&h2, "bc"); shahex(&h2, c);
+		ok(strcmp(a, c) != 0, "length-prefixed fields cannot run into each other");
+	}
+
+	j = json_pack("{s:i,s:s,s:[i,i]}", "zeta", 1, "alpha", "x", "mid", 1, 2);
+	s = jdumps(j, JFLAGS_LINE);
+	is_str(s, "{\"alpha\":\"x\",\"mid\":[1,2],\"zeta\":1}", "JSON keys sorted, compact");
+	free(s);
+	snprintf(path, sizeof path, "%s/j.json", dir);
+	ok(jwrite(path, j) == 1, "jwrite");
+	json_decref(j);
+	j = jload(path, err, sizeof err);
+	ok(j && jint(j, "zeta", 0) == 1 && !strcmp(jstr(j, "alpha", ""), "x"), "jload and getters");
+	ok(jint(j, "nope", 7) == 7 && !strcmp(jstr(j, "zeta", "fb"), "fb"), "getters fall back on absent or mistyped keys");
+	json_decref(j);
+	writefile(path, "{\"a\": 1,\n \"a\": 2}", 17);
+	j = jload(path, err, sizeof err);
+	ok(!j && strstr(err, "duplicate"), "duplicate keys rejected: %s", err);
+	{
+		char cmd[300];
+		snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+		ok(system(cmd) == 0, "cleanup");
+	}
+	return done_testing();
+}
