@@ -14,6 +14,7 @@
  *   --list         print the selected variant ids, one per line
  *   --split SPEC   write out/v/<id>/task.json for the selected variants of
  *                  one spec file; unchanged files are not rewritten (restat)
+ *   --model-json F resolve --provider/--model in --models into F (restat)
  *
  * options:
  *   --tasks GLOBS  comma-separated globs over variant ids, spec ids and
@@ -23,6 +24,9 @@
  *   --out D        output folder (default: out)
  *   --samples N    samples per variant unless a spec says (default 1)
  *   --rounds N     rounds per sample unless a spec says (default 3)
+ *   --models FILE  the models file (models.yaml); with --provider P and
+ *                  --model M it is validated, and --ninja emits the
+ *                  request edges for that teacher
  *   -h, --help     this text
  *
  * Exit: 0 written; 1 cannot write; 2 bad usage or a bad spec, reported as
@@ -41,12 +45,13 @@
 
 static const char usage[] =
 	"usage: gen [--tasks GLOBS | --all] [--tasks-dir DIR] [--out DIR]\n"
-	"           [--samples N] [--rounds N]\n"
-	"           (--ninja FILE | --list | --split SPEC)\n";
+	"           [--samples N] [--rounds N] [--models FILE --provider P --model M]\n"
+	"           (--ninja FILE | --list | --split SPEC | --model-json FILE)\n";
 
 struct opts {
 	const char *tasksdir, *outdir, *globs;
 	int all, samples, rounds;
+	const char *models, *provider, *model;
 };
 
 static int
@@ -192,18 +197,61 @@ freeall(struct all *A)
 	free(A->sf);
 }
 
+/* the folder of one round: out/v/<id>/s<sample>/r<round> */
+static void
+rounddir(struct buf *b, const struct opts *o, const struct variant *v, int s, int r)
+{
+	bufprintf(b, "%s/v/%s/s%d/r%d", o->outdir, v->id, s, r);
+}
+
+/* the edges of one sample: one request per round (later stages join here) */
+static void
+sampleedges(struct buf *b, const struct opts *o, const struct variant *v, int s, int rounds,
+            struct buf *targets)
+{
+	int r;
+
+	for (r = 1; r <= rounds; r++) {
+		char *replay;
+
+		bufputs(b, "build ");
+		rounddir(b, o, v, s, r);
+		bufprintf(b, "/response.json: query %s/v/%s/task.json", o->outdir, v->id);
+		if (r > 1) {
+			bufputs(b, " ");
+			rounddir(b, o, v, s, r - 1);
+			bufputs(b, "/response.json");
+		}
+		bufprintf(b, " | $bindir/query-llm %s/model.json %s/prompts/system.md %s/prompts/%s.md",
+		          o->outdir, o->tasksdir, o->tasksdir, v->prompt);
+		if (r > 1)
+			bufprintf(b, " %s/prompts/repair.md", o->tasksdir);
+		replay = xasprintf("%s/replay/%s/s%d-r%d.md", o->tasksdir, v->id, s, r);
+		if (o->provider && !strcmp(o->provider, "replay") && access(replay, F_OK) == 0)
+			bufprintf(b, " %s", replay);
+		free(replay);
+		bufprintf(b, "\n  s = %d\n  r = %d\n", s, r);
+		bufputs(targets, " $\n    ");
+		rounddir(targets, o, v, s, r);
+		bufputs(targets, "/response.json");
+	}
+}
+
 /* write the task graph to path */
 static int
 writeninja(const struct opts *o, const struct all *A, const char *path)
 {
-	struct buf b;
+	struct buf b, responses;
 	size_t i, j;
-	int r;
+	int r, s;
 
 	bufinit(&b, (size_t)1 << 34);
+	bufinit(&responses, (size_t)1 << 34);
 	bufprintf(&b, "# ---- task graph: written by gen from %s/*.yaml; do not edit ----\n"
 	          "# %zu specs, %zu of %zu variants selected\n\n",
 	          o->tasksdir, A->nsf, A->nselected, A->nvariants);
+	if (o->models)
+		bufprintf(&b, "build %s/model.json: model %s | $gen\n\n", o->outdir, o->models);
 
 	/* per spec file: the variant fragments (restat: only changed ones move) */
 	for (i = 0; i < A->nsf; i++) {
@@ -218,16 +266,36 @@ writeninja(const struct opts *o, const struct all *A, const char *path)
 		if (any)
 			bufprintf(&b, ": split %s | $gen\n", A->sf[i].path);
 	}
+	bufputs(&b, "\n");
+
+	/* per variant, sample and round: the stages */
+	if (o->models)
+		for (i = 0; i < A->nsf; i++)
+			for (j = 0; j < A->sf[i].nv; j++) {
+				const struct variant *v = &A->sf[i].v[j];
+				int samples = v->samples ? v->samples : o->samples;
+				int rounds = v->rounds ? v->rounds : o->rounds;
+				if (!selected(o, v))
+					continue;
+				/* rounds after the first need verdicts to feed back */
+				rounds = 1;
+				for (s = 0; s < samples; s++)
+					sampleedges(&b, o, v, s, rounds, &responses);
+			}
+
 	bufputs(&b, "\nbuild variants: phony");
 	for (i = 0; i < A->nsf; i++)
 		for (j = 0; j < A->sf[i].nv; j++)
 			if (selected(o, &A->sf[i].v[j]))
 				bufprintf(&b, " $\n    %s/v/%s/task.json", o->outdir, A->sf[i].v[j].id);
-	bufputs(&b, "\n\nbuild all: phony variants\ndefault all\n");
+	bufprintf(&b, "\nbuild responses: phony%s\n", responses.s);
+	bufputs(&b, "\nbuild all: phony variants responses\ndefault all\n"
+	        "build cost: cost | $bindir/query-llm\n");
 	r = writefile(path, b.s, b.n);
 	if (r < 0)
 		warn("cannot write '%s':", path);
 	buffree(&b);
+	buffree(&responses);
 	return r < 0 ? -1 : 0;
 }
 
@@ -267,7 +335,7 @@ intarg(const char *s, const char *name, int lo, int hi)
 int
 main(int argc, char **argv)
 {
-	struct opts o = { "tasks", "out", "demo", 0, 1, 3 };
+	struct opts o = { "tasks", "out", "demo", 0, 1, 3, NULL, NULL, NULL };
 	const char *mode = NULL, *modearg = NULL;
 	struct all A;
 	int i, r;
@@ -292,6 +360,14 @@ main(int argc, char **argv)
 			NEED(); o.samples = intarg(next, a, 1, 1000);
 		} else if (!strcmp(a, "--rounds")) {
 			NEED(); o.rounds = intarg(next, a, 1, 50);
+		} else if (!strcmp(a, "--models")) {
+			NEED(); o.models = next;
+		} else if (!strcmp(a, "--provider")) {
+			NEED(); o.provider = next;
+		} else if (!strcmp(a, "--model")) {
+			NEED(); o.model = next;
+		} else if (!strcmp(a, "--model-json")) {
+			NEED(); mode = a; modearg = next;
 		} else if (!strcmp(a, "--list")) {
 			mode = a;
 		} else if (!strcmp(a, "--ninja") || !strcmp(a, "--split")) {
@@ -302,7 +378,25 @@ main(int argc, char **argv)
 #undef NEED
 	}
 	if (!mode)
-		die(EXIT_USAGE, "say what to do: --ninja FILE, --list or --split SPEC\n%s", usage);
+		die(EXIT_USAGE, "say what to do: --ninja FILE, --list, --split SPEC or --model-json FILE\n%s",
+		    usage);
+	if (o.models && (!o.provider || !o.model))
+		die(EXIT_USAGE, "--models needs --provider and --model");
+	if (!strcmp(mode, "--model-json") && !o.models)
+		die(EXIT_USAGE, "--model-json needs --models, --provider and --model");
+	if (o.models) {
+		json_t *m;
+		if (modelresolve(o.models, o.provider, o.model, &m) < 0)
+			return EXIT_USAGE;
+		if (!strcmp(mode, "--model-json")) {
+			r = jwrite(modearg, m) < 0 ? EXIT_RETRY : 0;
+			if (r)
+				warn("cannot write '%s':", modearg);
+			json_decref(m);
+			return r;
+		}
+		json_decref(m);
+	}
 	{
 		static char promptdir[4096];
 		snprintf(promptdir, sizeof promptdir, "%s/prompts", o.tasksdir);

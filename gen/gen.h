@@ -117,6 +117,14 @@ void specfree(struct specfile *sf);
 /* 1 when the variant is selected by the comma-separated globs */
 int variantmatch(const struct variant *v, const char *globs);
 
+/* ---- models.yaml (models.c) ---- */
+
+/*
+ * Validate the models file and resolve the first entry of provider whose
+ * key (a glob) matches model, defaults merged. 0 or -1 after diagnostics.
+ */
+int modelresolve(const char *path, const char *provider, const char *model, json_t **out);
+
 /* C type names per dtype, as the entry point's signature uses them */
 const char *dtypectype(const char *dtype);
 

@@ -8,8 +8,8 @@
 #include <jansson.h>
 
 /* flags for files under out/ (readable) and for JSONL lines (compact) */
-#define JFLAGS_FILE (JSON_SORT_KEYS | JSON_INDENT(1) | JSON_ENSURE_ASCII)
-#define JFLAGS_LINE (JSON_SORT_KEYS | JSON_COMPACT | JSON_ENSURE_ASCII)
+#define JFLAGS_FILE (JSON_SORT_KEYS | JSON_INDENT(1) | JSON_ENSURE_ASCII | JSON_REAL_PRECISION(15))
+#define JFLAGS_LINE (JSON_SORT_KEYS | JSON_COMPACT | JSON_ENSURE_ASCII | JSON_REAL_PRECISION(15))
 
 /*
  * Load a JSON file. On failure returns NULL and writes a message

@@ -1,0 +1,1541 @@
+/*
+ * query-llm - ask the teacher model for one round of one sample
+ *
+ * usage: query-llm [options] -o RESPONSE TASK_JSON [PREVIOUS_ROUND_FILES...]
+ *        query-llm --report OUT_DIR [--log LOG]
+ *
+ * Renders the request for one graph edge (task variant, sample, round) from
+ * the variant's task.json and the prompt templates; from round 2 on, from
+ * the previous round's conversation (its response.json) and a feedback
+ * message built from its verdicts (compile.json, verify.json, bench.json,
+ * whichever are given). Then answers it from the response cache, or asks
+ * the model and caches the answer, and writes RESPONSE.
+ *
+ * Inputs are told apart by file name: task.json, response.json,
+ * compile.json, verify.json, bench.json.
+ *
+ * options:
+ *   -o FILE             the response file to write (atomically)
+ *   --model-config F    the resolved model (out/model.json, from models.yaml)
+ *   --prompts DIR       templates: system.md, <prompt>.md, repair.md
+ *   --cache-dir DIR     the response cache (and the budget ledger, limiter)
+ *   --replay-dir DIR    hand-written answers for provider replay:
+ *                       DIR/<variant>/s<sample>-r<round>.md
+ *   --sample N          sample index (0-based); part of the cache key
+ *   --round N           round (1-based)
+ *   --arch SM           the CUDA target the prompts name (e.g. sm_90)
+ *   --offline           a request missing from the cache is an error
+ *   --budget USD        refuse requests that could take the ledger's total
+ *                       past USD (0: no limit; spending is recorded anyway)
+ *   --log FILE          append one JSON line per edge run: hit or miss,
+ *                       tokens, $ (out/llm.log; read by --report)
+ *   --report DIR        print tokens and $ by model for every response
+ *                       under DIR, and calls paid vs cached from --log
+ *   -h, --help
+ *
+ * Environment: ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL, OPENAI_API_KEY,
+ * OPENAI_BASE_URL (as the official SDKs read them). Keys are read only
+ * here and sent only in request headers: never written anywhere.
+ *
+ * The cache key is sha256 of the canonical request: API family, model,
+ * every sampling parameter, the rendered system prompt and messages, and
+ * the sample index; never a key or base URL. A hit makes no request.
+ *
+ * Retries: HTTP 408, 409, 429, 5xx (529 too), connection errors, timeouts,
+ * broken or truncated streams, malformed bodies, and a stream's error
+ * event; honours retry-after-ms, retry-after (seconds or HTTP date) and
+ * x-should-retry; otherwise exponential backoff with jitter, within the
+ * model's retry.attempts and retry.max_wait_s. Fails at once, with the
+ * provider's message, on 400, 401, 402, 403, 404, 413, 422 and exhausted
+ * quota.
+ *
+ * Output (RESPONSE): task, sample, round, status (answered, refused,
+ * truncated, or done when an earlier round already finished the sample),
+ * provider, model, key, the conversation so far (system, messages) and
+ * this round's answer (text, reasoning, blocks, stop_reason), usage,
+ * cost_usd, latency_s, request_id.
+ *
+ * Exit: 0 written; 1 the model could not be asked (network, limits,
+ * budget, an offline cache miss, a refused request): nothing written, the
+ * edge stays dirty; 2 bad usage or input.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <curl/curl.h>
+
+#include "lib/json.h"
+#include "lib/sha.h"
+#include "lib/util.h"
+
+static const char usage[] =
+	"usage: query-llm [--model-config F] [--prompts DIR] [--cache-dir DIR]\n"
+	"                 [--replay-dir DIR] [--sample N] [--round N] [--arch SM]\n"
+	"                 [--offline] [--budget USD] [--log FILE]\n"
+	"                 -o RESPONSE TASK_JSON [PREVIOUS_ROUND_FILES...]\n"
+	"       query-llm --report OUT_DIR [--log FILE]\n";
+
+enum { MAX_BODY = 64 << 20, MAX_TEMPLATE = 1 << 20 };
+
+struct opts {
+	const char *out, *modelcfg, *prompts, *cachedir, *replaydir, *arch, *log, *report;
+	int sample, round, offline;
+	double budget;
+	const char *task, *prev[4]; /* response, compile, verify, bench */
+};
+
+/* ---------------------------------------------------------------- files */
+
+static json_t *
+mustload(const char *path)
+{
+	char err[512];
+	json_t *j = jload(path, err, sizeof err);
+
+	if (!j)
+		die(EXIT_USAGE, "cannot read JSON: %s", err);
+	return j;
+}
+
+/* render the template in DIR/NAME.md */
+static char *renderfile(const char *dir, const char *name, json_t *vars);
+
+/* ------------------------------------------------------------ templates */
+
+/*
+ * Render a template: {{name}} is replaced by the variable's text;
+ * {{?name}}...{{/name}} keeps its body only when the variable is not empty.
+ * An unknown name is an error in the template.
+ */
+static char *
+render(const char *tpl, const char *path, json_t *vars)
+{
+	struct buf b;
+	const char *p = tpl;
+	int line = 1;
+
+	bufinit(&b, MAX_BODY);
+	while (*p) {
+		const char *open = strstr(p, "{{"), *close, *q;
+		char name[64];
+		size_t n;
+		int section = 0;
+
+		if (!open) {
+			bufputs(&b, p);
+			break;
+		}
+		bufput(&b, p, (size_t)(open - p));
+		for (q = p; q < open; q++)
+			line += *q == '\n';
+		close = strstr(open, "}}");
+		if (!close)
+			die(EXIT_USAGE, "%s:%d: '{{' without '}}'", path, line);
+		q = open + 2;
+		if (*q == '?' || *q == '/')
+			section = *q++;
+		n = (size_t)(close - q);
+		if (n == 0 || n >= sizeof name)
+			die(EXIT_USAGE, "%s:%d: bad template variable", path, line);
+		memcpy(name, q, n);
+		name[n] = 0;
+		if (!json_is_string(json_object_get(vars, name)))
+			die(EXIT_USAGE, "%s:%d: unknown template variable '%s'", path, line, name);
+		p = close + 2;
+		if (section == '/')
+			continue; /* the end of a kept section */
+		if (section == '?') {
+			char endtag[80];
+			const char *end;
+			snprintf(endtag, sizeof endtag, "{{/%s}}", name);
+			end = strstr(p, endtag);
+			if (!end)
+				die(EXIT_USAGE, "%s:%d: '{{?%s}}' without '%s'", path, line, name, endtag);
+			if (!*json_string_value(json_object_get(vars, name))) {
+				for (q = p; q < end; q++)
+					line += *q == '\n';
+				p = end + strlen(endtag);
+			}
+			continue;
+		}
+		bufputs(&b, json_string_value(json_object_get(vars, name)));
+	}
+	{
+		char *r = bufdetach(&b, NULL);
+		buffree(&b);
+		return r;
+	}
+}
+
+static char *
+renderfile(const char *dir, const char *name, json_t *vars)
+{
+	char *path = xasprintf("%s/%s.md", dir, name), *r;
+	struct buf b;
+
+	bufinit(&b, MAX_TEMPLATE);
+	if (readfile(path, &b) < 0)
+		die(errno == ENOENT || errno == EFBIG ? EXIT_USAGE : EXIT_RETRY,
+		    "cannot read the template '%s':", path);
+	r = render(b.s, path, vars);
+	buffree(&b);
+	free(path);
+	return r;
+}
+
+/* "NVIDIA Hopper (compute capability 9.0)" from "sm_90" */
+static char *
+gpudesc(const char *arch)
+{
+	static const struct { const char *prefix, *name; } fam[] = {
+		{ "sm_10", "NVIDIA Blackwell" }, { "sm_12", "NVIDIA Blackwell (consumer)" },
+		{ "sm_90", "NVIDIA Hopper (H100/H200)" }, { "sm_89", "NVIDIA Ada Lovelace" },
+		{ "sm_86", "NVIDIA Ampere (consumer)" }, { "sm_80", "NVIDIA Ampere (A100)" },
+		{ "sm_75", "NVIDIA Turing" }, { "sm_70", "NVIDIA Volta" },
+	};
+	const char *d = arch + 3;
+	size_t i, nd = strspn(d, "0123456789");
+
+	for (i = 0; i < sizeof fam / sizeof fam[0]; i++)
+		if (!strncmp(arch, fam[i].prefix, strlen(fam[i].prefix)))
+			break;
+	if (strncmp(arch, "sm_", 3) || nd < 2)
+		return xasprintf("NVIDIA GPU (%s)", arch);
+	return xasprintf("%s GPU, compute capability %.*s.%c (%s)",
+	                 i < sizeof fam / sizeof fam[0] ? fam[i].name : "NVIDIA", (int)nd - 1, d,
+	                 d[nd - 1], arch);
+}
+
+static void
+setvar(json_t *vars, const char *name, const char *value)
+{
+	json_object_set_new(vars, name, json_string(value ? value : ""));
+}
+
+/* the variables templates may use, from task.json */
+static json_t *
+taskvars(json_t *task, const struct opts *o)
+{
+	json_t *vars = json_object(), *a, *cases;
+	struct buf b;
+	size_t i;
+	const char *k;
+	json_t *v;
+	char *g = gpudesc(o->arch);
+
+	bufinit(&b, MAX_BODY);
+	setvar(vars, "task", jstr(task, "id", ""));
+	bufputs(&b, jstr(task, "description", ""));
+	while (b.n && isspace((unsigned char)b.s[b.n - 1]))
+		b.s[--b.n] = 0; /* a YAML block keeps its last newline */
+	setvar(vars, "description", b.s);
+	bufreset(&b);
+	setvar(vars, "entry", jstr(task, "entry", ""));
+	setvar(vars, "signature", jstr(task, "signature", ""));
+	setvar(vars, "arch", o->arch);
+	setvar(vars, "gpu", g);
+	free(g);
+	setvar(vars, "reference", json_is_string(json_object_get(task, "reference"))
+	                          ? jstr(task, "reference", "") : "");
+
+	bufputs(&b, "| name | kind | dtype | shape |\n|---|---|---|---|\n");
+	json_array_foreach(json_object_get(task, "args"), i, a) {
+		json_t *sh = json_object_get(a, "shape"), *d;
+		size_t j;
+		bufprintf(&b, "| %s | %s | %s | ", jstr(a, "name", ""), jstr(a, "kind", ""),
+		          jstr(a, "dtype", ""));
+		if (sh) {
+			bufputc(&b, '[');
+			json_array_foreach(sh, j, d)
+				bufprintf(&b, "%s%s", j ? ", " : "", json_string_value(d));
+			bufputc(&b, ']');
+		}
+		bufputs(&b, " |\n");
+	}
+	setvar(vars, "args", b.s);
+	bufreset(&b);
+
+	cases = json_object_get(task, "cases");
+	for (i = 0; i < 2; i++) {
+		const char *which = i ? "bench" : "verify";
+		json_t *c;
+		size_t j;
+		bufprintf(&b, "- %s:", i ? "timed at" : "checked at");
+		json_array_foreach(json_object_get(cases, which), j, c) {
+			int first = 1;
+			size_t n;
+			bufputs(&b, j ? ";" : "");
+			json_array_foreach(json_object_get(task, "args"), n, a) { /* in signature order */
+				if (strcmp(jstr(a, "kind", ""), "size"))
+					continue;
+				bufprintf(&b, "%s%s=%" JSON_INTEGER_FORMAT, first ? " " : ", ", jstr(a, "name", ""),
+				          jint(json_object_get(c, "sizes"), jstr(a, "name", ""), 0));
+				first = 0;
+			}
+			if (first)
+				bufputs(&b, " (fixed shapes)");
+		}
+		bufputc(&b, '\n');
+	}
+	setvar(vars, "sizes", b.s);
+	bufreset(&b);
+
+	json_array_foreach(json_object_get(task, "hints"), i, v)
+		bufprintf(&b, "- %s\n", json_string_value(v));
+	setvar(vars, "hints", b.s);
+	bufreset(&b);
+
+	json_object_foreach(json_object_get(task, "tolerance"), k, v)
+		bufprintf(&b, "- %s: relative L2 error <= %g, and every element within %g + %g * |expected|\n",
+		          k, jnum(v, "rel_norm", 0), jnum(v, "atol", 0), jnum(v, "rtol", 0));
+	setvar(vars, "tolerance", b.s);
+	bufreset(&b);
+	bufprintf(&b, "%g", jnum(task, "target_speedup", 1));
+	setvar(vars, "target_speedup", b.s);
+	buffree(&b);
+	return vars;
+}
+
+/* --------------------------------------------------------- conversation */
+
+/*
+ * The feedback for the next round, from the previous round's verdicts.
+ * Returns "" when there is nothing to say, and sets *finished when the
+ * sample is done (correct and fast enough).
+ */
+static char *
+feedback(const struct opts *o, json_t *task, int *finished)
+{
+	struct buf b;
+	json_t *c = o->prev[1] ? mustload(o->prev[1]) : NULL;
+	json_t *v = o->prev[2] ? mustload(o->prev[2]) : NULL;
+	json_t *bn = o->prev[3] ? mustload(o->prev[3]) : NULL;
+	const char *st;
+
+	*finished = 0;
+	bufinit(&b, MAX_BODY);
+	if (c) {
+		st = jstr(c, "status", "");
+		if (!strcmp(st, "no_code"))
+			bufprintf(&b, "Your answer had no usable CUDA source: %s\n"
+			          "Put the complete .cu file in one ```cuda fenced block.\n",
+			          jstr(c, "reason", ""));
+		else if (!strcmp(st, "screen_failed")) {
+			json_t *viol;
+			size_t i;
+			bufputs(&b, "The static screen refused the code:\n");
+			json_array_foreach(json_object_get(c, "violations"), i, viol)
+				bufprintf(&b, "- %s (line %" JSON_INTEGER_FORMAT "): %s\n", jstr(viol, "rule", ""),
+				          jint(viol, "line", 0), jstr(viol, "message", ""));
+		} else if (!strcmp(st, "compile_error"))
+			bufprintf(&b, "nvcc failed to compile the code:\n```\n%s\n```\n",
+			          jstr(c, "diagnostics", ""));
+	}
+	if (v && !b.n) {
+		st = jstr(v, "verdict", "");
+		if (strcmp(st, "correct") && strncmp(st, "skipped", 7))
+			bufprintf(&b, "%s\n", jstr(v, "feedback", st));
+	}
+	if (bn && !b.n) {
+		st = jstr(bn, "status", "");
+		if (!strcmp(st, "measured")) {
+			double sp = jnum(bn, "speedup", 0);
+			if (sp > 0 && sp >= jnum(task, "target_speedup", 1))
+				*finished = 1;
+			else
+				bufprintf(&b, "%s\n", jstr(bn, "feedback", ""));
+		}
+	}
+	if (v && !strcmp(jstr(v, "verdict", ""), "correct") && !bn)
+		*finished = 1;
+	json_decref(c);
+	json_decref(v);
+	json_decref(bn);
+	{
+		char *r = bufdetach(&b, NULL);
+		buffree(&b);
+		return r;
+	}
+}
+
+/* ------------------------------------------------------------- requests */
+
+struct model {
+	json_t *cfg;
+	const char *name, *api_model, *provider;
+	double price_in, price_out, price_cw, price_cr;
+};
+
+/*
+ * The canonical request (what the key hashes) and the HTTP body. The
+ * conversation is in the provider's own message form.
+ */
+static json_t *
+httpbody(const struct model *m, const char *system, json_t *messages, int forkey, int sample)
+{
+	json_t *b = json_object(), *cfg = m->cfg, *v;
+	int anthropic = !strcmp(m->provider, "anthropic");
+	int stream = jbool(cfg, "stream", 1);
+
+	json_object_set_new(b, "model", json_string(m->api_model));
+	if (anthropic) {
+		json_t *sys = json_pack("{s:s,s:s}", "type", "text", "text", system);
+		if (!forkey)
+			json_object_set_new(sys, "cache_control", json_pack("{s:s}", "type", "ephemeral"));
+		json_object_set_new(b, "system", json_pack("[o]", sys));
+		json_object_set(b, "messages", messages);
+		json_object_set_new(b, "max_tokens", json_integer(jint(cfg, "max_tokens", 16000)));
+		if ((v = json_object_get(cfg, "thinking")))
+			json_object_set(b, "thinking", v);
+		if ((v = json_object_get(cfg, "effort")))
+			json_object_set_new(b, "output_config", json_pack("{s:O}", "effort", v));
+	} else {
+		json_t *msgs = json_array();
+		json_array_append_new(msgs, json_pack("{s:s,s:s}", "role", "system", "content", system));
+		json_array_extend(msgs, messages);
+		json_object_set_new(b, "messages", msgs);
+		json_object_set_new(b, jstr(cfg, "max_tokens_field", "max_tokens"),
+		                    json_integer(jint(cfg, "max_tokens", 16000)));
+		if ((v = json_object_get(cfg, "reasoning_effort")))
+			json_object_set(b, "reasoning_effort", v);
+	}
+	if ((v = json_object_get(cfg, "temperature")))
+		json_object_set(b, "temperature", v);
+	if ((v = json_object_get(cfg, "top_p")))
+		json_object_set(b, "top_p", v);
+	if (forkey) {
+		json_object_set_new(b, "api", json_string(anthropic ? "anthropic-messages" : "openai-chat"));
+		json_object_set_new(b, "sample", json_integer(sample));
+	} else if (stream) {
+		json_object_set_new(b, "stream", json_true());
+		if (!anthropic && jbool(cfg, "stream_usage", 1))
+			json_object_set_new(b, "stream_options", json_pack("{s:b}", "include_usage", 1));
+	}
+	return b;
+}
+
+/* ------------------------------------------------------------------ HTTP */
+
+struct reply {
+	long status;
+	struct buf body;
+	char retry_after[64], retry_after_ms[64], should_retry[16], request_id[128], ctype[128];
+	CURLcode cerr;
+	char errbuf[CURL_ERROR_SIZE];
+	double seconds;
+};
+
+static size_t
+onbody(char *p, size_t size, size_t n, void *ud)
+{
+	struct reply *r = ud;
+
+	if (bufput(&r->body, p, size * n) < 0)
+		return 0; /* over the cap: curl fails the transfer */
+	return size * n;
+}
+
+static void
+keepheader(const char *line, size_t len, const char *name, char *dst, size_t cap)
+{
+	size_t nl = strlen(name), vl;
+
+	if (len <= nl + 1 || strncasecmp(line, name, nl) != 0 || line[nl] != ':')
+		return;
+	line += nl + 1;
+	len -= nl + 1;
+	while (len && (*line == ' ' || *line == '\t'))
+		line++, len--;
+	while (len && (line[len - 1] == '\r' || line[len - 1] == '\n' || line[len - 1] == ' '))
+		len--;
+	vl = len < cap - 1 ? len : cap - 1;
+	memcpy(dst, line, vl);
+	dst[vl] = 0;
+}
+
+static size_t
+onheader(char *p, size_t size, size_t n, void *ud)
+{
+	struct reply *r = ud;
+	size_t len = size * n;
+
+	if (len > 5 && !strncmp(p, "HTTP/", 5)) { /* a new response (after 100 Continue) */
+		r->retry_after[0] = r->retry_after_ms[0] = r->should_retry[0] = 0;
+		r->request_id[0] = r->ctype[0] = 0;
+	}
+	keepheader(p, len, "retry-after", r->retry_after, sizeof r->retry_after);
+	keepheader(p, len, "retry-after-ms", r->retry_after_ms, sizeof r->retry_after_ms);
+	keepheader(p, len, "x-should-retry", r->should_retry, sizeof r->should_retry);
+	keepheader(p, len, "request-id", r->request_id, sizeof r->request_id);
+	if (!r->request_id[0])
+		keepheader(p, len, "x-request-id", r->request_id, sizeof r->request_id);
+	keepheader(p, len, "content-type", r->ctype, sizeof r->ctype);
+	return len;
+}
+
+static void
+post(const struct model *m, const char *url, const char *key, const char *body, struct reply *r)
+{
+	CURL *c = curl_easy_init();
+	struct curl_slist *h = NULL;
+	char *auth = NULL;
+	double t0 = now();
+
+	if (!c)
+		die(EXIT_RETRY, "libcurl: cannot create a handle");
+	r->status = 0;
+	bufinit(&r->body, MAX_BODY);
+	r->errbuf[0] = 0;
+	h = curl_slist_append(h, "content-type: application/json");
+	if (!strcmp(m->provider, "anthropic")) {
+		auth = xasprintf("x-api-key: %s", key);
+		h = curl_slist_append(h, auth);
+		h = curl_slist_append(h, "anthropic-version: 2023-06-01");
+	} else if (key && *key) {
+		auth = xasprintf("authorization: Bearer %s", key);
+		h = curl_slist_append(h, auth);
+	}
+	curl_easy_setopt(c, CURLOPT_URL, url);
+	curl_easy_setopt(c, CURLOPT_HTTPHEADER, h);
+	curl_easy_setopt(c, CURLOPT_POSTFIELDS, body);
+	curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)strlen(body));
+	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, onbody);
+	curl_easy_setopt(c, CURLOPT_WRITEDATA, r);
+	curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, onheader);
+	curl_easy_setopt(c, CURLOPT_HEADERDATA, r);
+	curl_easy_setopt(c, CURLOPT_ERRORBUFFER, r->errbuf);
+	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, 20L);
+	curl_easy_setopt(c, CURLOPT_TIMEOUT, (long)jint(m->cfg, "timeout_s", 1800));
+	curl_easy_setopt(c, CURLOPT_LOW_SPEED_LIMIT, 1L);
+	curl_easy_setopt(c, CURLOPT_LOW_SPEED_TIME, (long)jint(m->cfg, "low_speed_s", 300));
+	curl_easy_setopt(c, CURLOPT_TCP_KEEPALIVE, 1L);
+	curl_easy_setopt(c, CURLOPT_USERAGENT, "retort-query-llm/1");
+#if LIBCURL_VERSION_NUM >= 0x075500
+	curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
+#endif
+	r->cerr = curl_easy_perform(c);
+	curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &r->status);
+	r->seconds = now() - t0;
+	curl_slist_free_all(h);
+	if (auth) {
+		memset(auth, 0, strlen(auth));
+		free(auth);
+	}
+	curl_easy_cleanup(c);
+}
+
+/* ----------------------------------------------------- server-sent events */
+
+/*
+ * Split an SSE body into events: blank-line separated, "event:" and
+ * "data:" fields (several data lines join with '\n'), ':' comments and
+ * unknown fields ignored, \n, \r\n or \r line ends. Calls fn per event;
+ * stops when fn returns non-zero and returns that.
+ */
+static int
+sseparse(const char *s, size_t n, int (*fn)(void *, const char *, const char *), void *ud)
+{
+	struct buf ev, data;
+	size_t i = 0;
+	int r = 0;
+
+	bufinit(&ev, 256);
+	bufinit(&data, MAX_BODY);
+	while (i <= n && !r) {
+		size_t e = i;
+		const char *line = s + i;
+		size_t len;
+
+		while (e < n && s[e] != '\n' && s[e] != '\r')
+			e++;
+		len = e - i;
+		if (e < n && s[e] == '\r' && e + 1 < n && s[e + 1] == '\n')
+			e++;
+		if (len == 0) {
+			if (data.n || ev.n)
+				r = fn(ud, ev.s, data.s);
+			bufreset(&ev);
+			bufreset(&data);
+		} else if (line[0] != ':') {
+			size_t f = 0;
+			while (f < len && line[f] != ':')
+				f++;
+			const char *val = line + (f < len ? f + 1 : len);
+			size_t vl = f < len ? len - f - 1 : 0;
+			if (vl && *val == ' ')
+				val++, vl--;
+			if (f == 5 && !strncmp(line, "event", 5)) {
+				bufreset(&ev);
+				bufput(&ev, val, vl);
+			} else if (f == 4 && !strncmp(line, "data", 4)) {
+				if (data.n)
+					bufputc(&data, '\n');
+				bufput(&data, val, vl);
+			}
+		}
+		if (e >= n)
+			break;
+		i = e + 1;
+	}
+	if (!r && (data.n || ev.n))
+		r = fn(ud, ev.s, data.s); /* a last event without its blank line */
+	buffree(&ev);
+	buffree(&data);
+	return r;
+}
+
+struct stream {
+	int anthropic;
+	json_t *msg;          /* the assembled message */
+	int complete;         /* message_stop, [DONE] or a finish_reason seen */
+	int error;            /* an error event */
+	char errtype[64], errmsg[400];
+	struct buf text, reasoning; /* openai */
+};
+
+static int
+onevent(void *ud, const char *event, const char *data)
+{
+	struct stream *st = ud;
+	json_t *j, *content;
+	const char *type;
+
+	(void)event;
+	if (!strcmp(data, "[DONE]")) {
+		st->complete = 1;
+		return 0;
+	}
+	j = json_loads(data, 0, NULL);
+	if (!j)
+		return 0; /* keep-alive junk; a truncated body fails completeness */
+	if (json_object_get(j, "error")) {
+		json_t *e = json_object_get(j, "error");
+		st->error = 1;
+		snprintf(st->errtype, sizeof st->errtype, "%s", json_is_object(e) ? jstr(e, "type", "error") : "error");
+		snprintf(st->errmsg, sizeof st->errmsg, "%s", json_is_object(e) ? jstr(e, "message", "") : "");
+		json_decref(j);
+		return 1;
+	}
+	if (!st->anthropic) {
+		json_t *ch = json_array_get(json_object_get(j, "choices"), 0), *d = json_object_get(ch, "delta");
+		const char *s;
+		if (!st->msg)
+			st->msg = json_pack("{s:s,s:s}", "id", jstr(j, "id", ""), "model", jstr(j, "model", ""));
+		if ((s = jstr(d, "content", NULL)))
+			bufputs(&st->text, s);
+		if ((s = jstr(d, "reasoning_content", NULL)) || (s = jstr(d, "reasoning", NULL)))
+			bufputs(&st->reasoning, s);
+		if (json_is_string(json_object_get(ch, "finish_reason"))) {
+			json_object_set(st->msg, "finish_reason", json_object_get(ch, "finish_reason"));
+			st->complete = 1;
+		}
+		if (json_is_object(json_object_get(j, "usage")))
+			json_object_set(st->msg, "usage", json_object_get(j, "usage"));
+		json_decref(j);
+		return 0;
+	}
+	type = jstr(j, "type", "");
+	if (!strcmp(type, "message_start")) {
+		json_decref(st->msg);
+		st->msg = json_deep_copy(json_object_get(j, "message"));
+		if (!st->msg)
+			st->msg = json_object();
+		if (!json_is_array(json_object_get(st->msg, "content")))
+			json_object_set_new(st->msg, "content", json_array());
+	} else if (st->msg && !strcmp(type, "content_block_start")) {
+		content = json_object_get(st->msg, "content");
+		json_array_append(content, json_object_get(j, "content_block"));
+	} else if (st->msg && !strcmp(type, "content_block_delta")) {
+		json_t *blk = json_array_get(json_object_get(st->msg, "content"),
+		                             (size_t)jint(j, "index", -1));
+		json_t *d = json_object_get(j, "delta");
+		const char *dt = jstr(d, "type", ""), *field = NULL, *key = NULL;
+		if (!strcmp(dt, "text_delta"))
+			field = "text", key = "text";
+		else if (!strcmp(dt, "thinking_delta"))
+			field = "thinking", key = "thinking";
+		else if (!strcmp(dt, "signature_delta"))
+			field = "signature", key = "signature";
+		if (blk && field) {
+			char *cat = xasprintf("%s%s", jstr(blk, field, ""), jstr(d, key, ""));
+			json_object_set_new(blk, field, json_string(cat));
+			free(cat);
+		}
+	} else if (st->msg && !strcmp(type, "message_delta")) {
+		json_t *d = json_object_get(j, "delta"), *u = json_object_get(j, "usage"), *mu;
+		const char *k;
+		json_t *v;
+		json_object_foreach(d, k, v)
+			json_object_set(st->msg, k, v);
+		mu = json_object_get(st->msg, "usage");
+		if (!json_is_object(mu))
+			json_object_set_new(st->msg, "usage", mu = json_object());
+		json_object_foreach(u, k, v) /* cumulative */
+			json_object_set(mu, k, v);
+	} else if (!strcmp(type, "message_stop")) {
+		st->complete = 1;
+	}
+	json_decref(j);
+	return 0;
+}
+
+/*
+ * The assembled message, as the non-streaming API would have returned it;
+ * NULL for a broken or truncated stream (with a reason in why).
+ */
+static json_t *
+assemble(const struct model *m, const struct reply *r, char *why, size_t whylen, int *fatal)
+{
+	struct stream st;
+	json_t *msg;
+
+	memset(&st, 0, sizeof st);
+	st.anthropic = !strcmp(m->provider, "anthropic");
+	bufinit(&st.text, MAX_BODY);
+	bufinit(&st.reasoning, MAX_BODY);
+	sseparse(r->body.s, r->body.n, onevent, &st);
+	if (st.error) {
+		snprintf(why, whylen, "error event in the stream: %s: %s", st.errtype, st.errmsg);
+		msg = NULL;
+	} else if (!st.complete || !st.msg) {
+		snprintf(why, whylen, "stream ended before the message was complete");
+		msg = NULL;
+	} else if (!st.anthropic) {
+		json_t *message = json_pack("{s:s,s:s%}", "role", "assistant", "content", st.text.s, st.text.n);
+		if (st.reasoning.n)
+			json_object_set_new(message, "reasoning_content", json_stringn(st.reasoning.s, st.reasoning.n));
+		msg = json_pack("{s:O?,s:O?,s:[{s:o,s:O?}],s:O?}", "id", json_object_get(st.msg, "id"),
+		                "model", json_object_get(st.msg, "model"), "choices", "message", message,
+		                "finish_reason", json_object_get(st.msg, "finish_reason"),
+		                "usage", json_object_get(st.msg, "usage"));
+	} else {
+		msg = json_incref(st.msg);
+	}
+	/* an error event is retried when it is the server's trouble */
+	*fatal = !msg && st.error && strcmp(st.errtype, "overloaded_error") && strcmp(st.errtype, "api_error") &&
+	         strcmp(st.errtype, "rate_limit_error") && strcmp(st.errtype, "timeout_error");
+	json_decref(st.msg);
+	buffree(&st.text);
+	buffree(&st.reasoning);
+	return msg;
+}
+
+/* ---------------------------------------------------------------- answers */
+
+struct answer {
+	json_t *message;     /* provider-native response message */
+	json_t *parsed;      /* text, reasoning, blocks, stop_reason */
+	json_t *usage;       /* normalized */
+	double cost;
+	double latency;
+	char request_id[128];
+};
+
+static double
+price(const json_t *cfg, const char *k)
+{
+	return jnum(json_object_get(cfg, "prices"), k, 0);
+}
+
+/* parse a provider message into text, reasoning, blocks, stop reason, usage */
+static int
+parsemessage(const struct model *m, json_t *msg, struct answer *a, char *why, size_t whylen)
+{
+	struct buf text, reasoning;
+	json_t *u = json_object_get(msg, "usage"), *blocks = json_array();
+	double in = 0, out = 0, cw = 0, cr = 0, rs = 0;
+	const char *stop = "";
+
+	bufinit(&text, MAX_BODY);
+	bufinit(&reasoning, MAX_BODY);
+	if (!strcmp(m->provider, "anthropic")) {
+		json_t *content = json_object_get(msg, "content"), *blk;
+		size_t i;
+		if (!json_is_array(content)) {
+			snprintf(why, whylen, "response has no content list");
+			goto bad;
+		}
+		json_array_foreach(content, i, blk) {
+			const char *t = jstr(blk, "type", "");
+			if (!strcmp(t, "text"))
+				bufputs(&text, jstr(blk, "text", ""));
+			else if (!strcmp(t, "thinking"))
+				bufprintf(&reasoning, "%s%s", reasoning.n ? "\n\n" : "", jstr(blk, "thinking", ""));
+			if (!strcmp(t, "text") || !strcmp(t, "thinking") || !strcmp(t, "redacted_thinking"))
+				json_array_append(blocks, blk);
+		}
+		stop = jstr(msg, "stop_reason", "");
+		in = (double)jint(u, "input_tokens", 0);
+		out = (double)jint(u, "output_tokens", 0);
+		cw = (double)jint(u, "cache_creation_input_tokens", 0);
+		cr = (double)jint(u, "cache_read_input_tokens", 0);
+		rs = (double)jint(json_object_get(u, "output_tokens_details"), "thinking_tokens", 0);
+	} else {
+		json_t *ch = json_array_get(json_object_get(msg, "choices"), 0);
+		json_t *mm = json_object_get(ch, "message");
+		const char *s;
+		if (!json_is_object(mm)) {
+			snprintf(why, whylen, "response has no choices[0].message");
+			goto bad;
+		}
+		if ((s = jstr(mm, "content", NULL)))
+			bufputs(&text, s);
+		if ((s = jstr(mm, "reasoning_content", NULL)) || (s = jstr(mm, "reasoning", NULL)))
+			bufputs(&reasoning, s);
+		if ((s = jstr(mm, "refusal", NULL)) && !text.n)
+			bufputs(&text, s);
+		stop = jstr(ch, "finish_reason", "");
+		cr = (double)jint(json_object_get(u, "prompt_tokens_details"), "cached_tokens", 0);
+		cw = (double)jint(json_object_get(u, "prompt_tokens_details"), "cache_write_tokens", 0);
+		in = (double)jint(u, "prompt_tokens", 0) - cr - cw;
+		out = (double)jint(u, "completion_tokens", 0);
+		rs = (double)jint(json_object_get(u, "completion_tokens_details"), "reasoning_tokens", 0);
+	}
+	a->parsed = json_pack("{s:s%,s:s%,s:o,s:s}", "text", text.s, text.n, "reasoning", reasoning.s,
+	                      reasoning.n, "blocks", blocks, "stop_reason", stop);
+	a->usage = json_pack("{s:I,s:I,s:I,s:I,s:I}", "input_tokens", (json_int_t)in,
+	                     "output_tokens", (json_int_t)out, "cache_write_tokens", (json_int_t)cw,
+	                     "cache_read_tokens", (json_int_t)cr, "reasoning_tokens", (json_int_t)rs);
+	a->cost = (in * price(m->cfg, "input") + out * price(m->cfg, "output") +
+	           cw * price(m->cfg, "cache_write") + cr * price(m->cfg, "cache_read")) / 1e6;
+	buffree(&text);
+	buffree(&reasoning);
+	return 0;
+bad:
+	json_decref(blocks);
+	buffree(&text);
+	buffree(&reasoning);
+	return -1;
+}
+
+/* ------------------------------------------------------ locks and ledgers */
+
+/* an exclusive flock on DIR/NAME; returns the fd */
+static int
+lockfile(const char *dir, const char *name)
+{
+	char *p = xasprintf("%s/%s", dir, name);
+	int fd = open(p, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+
+	if (fd < 0 || flock(fd, LOCK_EX) < 0)
+		die(EXIT_RETRY, "cannot lock '%s':", p);
+	free(p);
+	return fd;
+}
+
+static double
+wallclock(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static json_t *
+loadstate(const char *dir, const char *name)
+{
+	char *p = xasprintf("%s/%s", dir, name), err[256];
+	json_t *j = NULL;
+
+	if (access(p, F_OK) == 0 && !(j = jload(p, err, sizeof err)))
+		warn("ignoring a damaged state file: %s", err);
+	free(p);
+	return json_is_object(j) ? j : (json_decref(j), json_object());
+}
+
+static void
+savestate(const char *dir, const char *name, json_t *j)
+{
+	char *p = xasprintf("%s/%s", dir, name);
+
+	if (jwrite(p, j) < 0)
+		die(EXIT_RETRY, "cannot write '%s':", p);
+	free(p);
+}
+
+/*
+ * Requests and tokens per minute, shared by every query-llm using this
+ * cache: a token bucket per model in limits.json, under a file lock.
+ */
+static void
+ratelimit(const struct opts *o, const struct model *m, double tokens)
+{
+	json_t *lim = json_object_get(m->cfg, "limits");
+	double rpm = jnum(lim, "rpm", 0), tpm = jnum(lim, "tpm", 0);
+
+	if (rpm <= 0 && tpm <= 0)
+		return;
+	if (tpm > 0 && tokens > tpm)
+		tokens = tpm;
+	for (;;) {
+		int fd = lockfile(o->cachedir, "limits.lock");
+		json_t *st = loadstate(o->cachedir, "limits.json");
+		json_t *b = json_object_get(st, m->name);
+		double t = wallclock(), req, tok, last, wait = 0;
+
+		if (!b)
+			json_object_set_new(st, m->name, b = json_pack("{s:f,s:f,s:f}", "t", t,
+			                    "req", rpm, "tok", tpm));
+		last = jnum(b, "t", t);
+		req = jnum(b, "req", rpm) + (rpm > 0 ? (t - last) * rpm / 60 : 0);
+		tok = jnum(b, "tok", tpm) + (tpm > 0 ? (t - last) * tpm / 60 : 0);
+		if (rpm > 0 && req > rpm)
+			req = rpm;
+		if (tpm > 0 && tok > tpm)
+			tok = tpm;
+		if (rpm > 0 && req < 1)
+			wait = (1 - req) * 60 / rpm;
+		if (tpm > 0 && tok < tokens && (tokens - tok) * 60 / tpm > wait)
+			wait = (tokens - tok) * 60 / tpm;
+		if (wait <= 0) {
+			req -= rpm > 0 ? 1 : 0;
+			tok -= tpm > 0 ? tokens : 0;
+		}
+		json_object_set_new(b, "t", json_real(t));
+		json_object_set_new(b, "req", json_real(req));
+		json_object_set_new(b, "tok", json_real(tok));
+		savestate(o->cachedir, "limits.json", st);
+		json_decref(st);
+		close(fd);
+		if (wait <= 0)
+			return;
+		usleep((useconds_t)(fmin(wait, 5.0) * 1e6) + 1000);
+	}
+}
+
+/*
+ * The $ budget: spent and reserved amounts in budget.json, under a file
+ * lock. A request reserves its worst case before it is sent and settles
+ * with its real cost; reservations of dead processes are dropped.
+ */
+static void
+budget(const struct opts *o, const struct model *m, double reserve, double spent,
+       const char *key, json_t *usage)
+{
+	int fd = lockfile(o->cachedir, "budget.lock");
+	json_t *st = loadstate(o->cachedir, "budget.json");
+	json_t *res = json_object_get(st, "reserved");
+	double total = jnum(st, "spent_usd", 0), held = 0;
+	char pid[32];
+	const char *k;
+	json_t *v;
+	void *tmp;
+
+	if (!json_is_object(res))
+		json_object_set_new(st, "reserved", res = json_object());
+	json_object_foreach_safe(res, tmp, k, v) {
+		if (kill((pid_t)atol(k), 0) < 0 && errno == ESRCH)
+			json_object_del(res, k);
+		else
+			held += json_number_value(v);
+	}
+	snprintf(pid, sizeof pid, "%ld", (long)getpid());
+	held -= jnum(res, pid, 0);
+	json_object_del(res, pid);
+	if (reserve > 0) {
+		if (o->budget > 0 && total + held + reserve > o->budget) {
+			savestate(o->cachedir, "budget.json", st);
+			close(fd);
+			die(EXIT_RETRY, "budget reached: $%.4f spent and $%.4f reserved of $%.2f; this request "
+			    "could cost $%.4f (raise it with ./configure --budget=USD)", total, held,
+			    o->budget, reserve);
+		}
+		json_object_set_new(res, pid, json_real(reserve));
+	}
+	if (key) {
+		char *p = xasprintf("%s/ledger.jsonl", o->cachedir);
+		json_t *line = json_pack("{s:s,s:s,s:O,s:f,s:f}", "key", key, "model", m->name,
+		                         "usage", usage, "cost_usd", spent, "time", wallclock());
+		char *s = jdumps(line, JFLAGS_LINE);
+		int lf = open(p, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+		size_t n = strlen(s);
+		s[n] = '\n';
+		if (lf < 0 || write(lf, s, n + 1) != (ssize_t)(n + 1))
+			die(EXIT_RETRY, "cannot append to '%s':", p);
+		close(lf);
+		free(s);
+		free(p);
+		json_decref(line);
+		json_object_set_new(st, "spent_usd", json_real(total + spent));
+	}
+	savestate(o->cachedir, "budget.json", st);
+	json_decref(st);
+	close(fd);
+}
+
+/* ---------------------------------------------------------- the request */
+
+/* seconds the server asks us to wait, or -1 */
+static double
+retryafter(const struct reply *r)
+{
+	char *end;
+	double d;
+	time_t t;
+
+	if (r->retry_after_ms[0]) {
+		d = strtod(r->retry_after_ms, &end);
+		if (end != r->retry_after_ms && !*end && isfinite(d))
+			return d / 1000;
+	}
+	if (r->retry_after[0]) {
+		d = strtod(r->retry_after, &end);
+		if (end != r->retry_after && !*end && isfinite(d))
+			return d;
+		t = curl_getdate(r->retry_after, NULL);
+		if (t > 0)
+			return difftime(t, time(NULL));
+	}
+	return -1;
+}
+
+/* the provider's error message from a JSON error body */
+static void
+errmessage(const struct reply *r, char *msg, size_t len, char *type, size_t tlen)
+{
+	json_t *j = json_loadb(r->body.s, r->body.n, 0, NULL), *e;
+
+	msg[0] = type[0] = 0;
+	e = json_object_get(j, "error");
+	if (json_is_object(e)) {
+		snprintf(msg, len, "%s", jstr(e, "message", ""));
+		snprintf(type, tlen, "%s", jstr(e, "type", ""));
+		if (json_is_string(json_object_get(e, "code")) && !strcmp(jstr(e, "code", ""), "insufficient_quota"))
+			snprintf(type, tlen, "insufficient_quota");
+	} else if (json_is_string(e)) {
+		snprintf(msg, len, "%s", json_string_value(e));
+	} else {
+		size_t n = r->body.n < 200 ? r->body.n : 200, i;
+		snprintf(msg, len, "%.*s", (int)n, r->body.s);
+		for (i = 0; msg[i]; i++)
+			if (!isprint((unsigned char)msg[i]))
+				msg[i] = ' ';
+	}
+	json_decref(j);
+}
+
+static double
+jitter(void)
+{
+	return 0.75 + 0.25 * ((double)random() / RAND_MAX);
+}
+
+/* ask the model; returns with a filled answer, or exits */
+static void
+ask(const struct model *m, json_t *body, const char *taskid, struct answer *a)
+{
+	int anthropic = !strcmp(m->provider, "anthropic");
+	const char *envkey = anthropic ? "ANTHROPIC_API_KEY" : "OPENAI_API_KEY";
+	const char *envurl = anthropic ? "ANTHROPIC_BASE_URL" : "OPENAI_BASE_URL";
+	const char *key = getenv(envkey), *base = getenv(envurl);
+	json_t *retry = json_object_get(m->cfg, "retry");
+	int attempts = (int)jint(retry, "attempts", 8);
+	double maxwait = jnum(retry, "max_wait_s", 900), waited = 0;
+	double cap = jnum(retry, "retry_after_cap_s", anthropic ? 60 : 120);
+	char *url, *text = jdumps(body, JSON_COMPACT | JSON_SORT_KEYS);
+	int attempt;
+
+	if (anthropic && (!key || !*key))
+		die(EXIT_RETRY, "%s is not set: cannot ask %s for '%s'", envkey, m->name, taskid);
+	if (!base || !*base)
+		base = anthropic ? "https://api.anthropic.com" : "https://api.openai.com/v1";
+	url = xasprintf("%s%s%s", base, base[strlen(base) - 1] == '/' ? "" : "/",
+	                anthropic ? "v1/messages" : "chat/completions");
+	if (anthropic && strstr(base, "/v1") && endswith(base, "/v1"))
+		warn("ANTHROPIC_BASE_URL ends in /v1: the SDK convention is the host only");
+	for (attempt = 1;; attempt++) {
+		struct reply r;
+		char why[600] = "", emsg[512], etype[64];
+		int retryable = 1;
+		double delay = -1;
+		json_t *msg = NULL;
+
+		memset(&r, 0, sizeof r);
+		post(m, url, key, text, &r);
+		if (r.cerr != CURLE_OK) {
+			snprintf(why, sizeof why, "%s", r.errbuf[0] ? r.errbuf : curl_easy_strerror(r.cerr));
+			retryable = r.cerr != CURLE_PEER_FAILED_VERIFICATION && r.cerr != CURLE_SSL_CACERT_BADFILE &&
+			            r.cerr != CURLE_URL_MALFORMAT && r.cerr != CURLE_UNSUPPORTED_PROTOCOL;
+		} else if (r.status >= 200 && r.status < 300) {
+			if (strstr(r.ctype, "text/event-stream")) {
+				int fatal = 0;
+				msg = assemble(m, &r, why, sizeof why, &fatal);
+				if (fatal)
+					retryable = 0;
+			} else {
+				size_t skip = 0;
+				while (skip < r.body.n && isspace((unsigned char)r.body.s[skip]))
+					skip++; /* blank keep-alive lines before the JSON */
+				msg = json_loadb(r.body.s + skip, r.body.n - skip, 0, NULL);
+				if (!msg)
+					snprintf(why, sizeof why, "malformed JSON in a %ld response", r.status);
+			}
+			if (msg && parsemessage(m, msg, a, why, sizeof why) < 0) {
+				json_decref(msg);
+				msg = NULL;
+			}
+		} else {
+			errmessage(&r, emsg, sizeof emsg, etype, sizeof etype);
+			snprintf(why, sizeof why, "HTTP %ld%s%s%s%s", r.status, etype[0] ? " " : "", etype,
+			         emsg[0] ? ": " : "", emsg);
+			retryable = r.status == 408 || r.status == 409 || r.status == 429 || r.status >= 500;
+			if (!strcmp(etype, "insufficient_quota") || strstr(emsg, "credit balance"))
+				retryable = 0;
+			delay = retryafter(&r);
+		}
+		if (!strcasecmp(r.should_retry, "true") && !msg)
+			retryable = 1;
+		else if (!strcasecmp(r.should_retry, "false"))
+			retryable = 0;
+		if (msg) {
+			a->message = msg;
+			a->latency = r.seconds;
+			snprintf(a->request_id, sizeof a->request_id, "%s", r.request_id);
+			buffree(&r.body);
+			break;
+		}
+		buffree(&r.body);
+		if (!retryable)
+			die(EXIT_RETRY, "%s refused the request for '%s': %s%s%s%s", m->name, taskid, why,
+			    r.request_id[0] ? " (request-id " : "", r.request_id, r.request_id[0] ? ")" : "");
+		if (attempt >= attempts)
+			die(EXIT_RETRY, "giving up on '%s' after %d attempts: %s", taskid, attempt, why);
+		if (!(delay > 0 && delay <= cap))
+			delay = fmin(0.5 * pow(2, attempt - 1), 30.0) * jitter();
+		if (waited + delay > maxwait)
+			die(EXIT_RETRY, "giving up on '%s': waiting %.1f s more would pass retry.max_wait_s "
+			    "(%.0f s); last error: %s", taskid, delay, maxwait, why);
+		warn("%s: %s; retrying in %.1f s (attempt %d of %d)", taskid, why, delay, attempt + 1, attempts);
+		usleep((useconds_t)(delay * 1e6));
+		waited += delay;
+	}
+	free(url);
+	free(text);
+}
+
+/* ------------------------------------------------------------- the cache */
+
+static char *
+cachepath(const struct opts *o, const char *key)
+{
+	return xasprintf("%s/llm/%.2s/%s.json", o->cachedir, key, key);
+}
+
+static int
+cacheget(const struct opts *o, const char *key, struct answer *a)
+{
+	char *p = cachepath(o, key), err[512];
+	json_t *e;
+
+	if (access(p, F_OK) < 0) {
+		free(p);
+		return -1;
+	}
+	e = jload(p, err, sizeof err);
+	free(p);
+	if (!e || !json_is_object(json_object_get(e, "parsed")) || strcmp(jstr(e, "key", ""), key)) {
+		warn("ignoring a damaged cache entry for %s%s%s", key, e ? "" : ": ", e ? "" : err);
+		json_decref(e);
+		return -1;
+	}
+	a->message = json_incref(json_object_get(e, "response"));
+	a->parsed = json_incref(json_object_get(e, "parsed"));
+	a->usage = json_incref(json_object_get(e, "usage"));
+	a->cost = jnum(e, "cost_usd", 0);
+	a->latency = jnum(e, "latency_s", 0);
+	snprintf(a->request_id, sizeof a->request_id, "%s", jstr(e, "request_id", ""));
+	json_decref(e);
+	return 0;
+}
+
+static void
+cacheput(const struct opts *o, const struct model *m, const char *key, json_t *canon, struct answer *a)
+{
+	char *p = cachepath(o, key);
+	json_t *e = json_pack("{s:s,s:s,s:O,s:O,s:O,s:O,s:f,s:f,s:s}", "key", key, "model", m->name,
+	                      "request", canon, "response", a->message, "parsed", a->parsed,
+	                      "usage", a->usage, "cost_usd", a->cost, "latency_s", a->latency,
+	                      "request_id", a->request_id);
+
+	if (jwrite(p, e) < 0)
+		die(EXIT_RETRY, "cannot write the cache entry '%s':", p);
+	json_decref(e);
+	free(p);
+}
+
+/* ---------------------------------------------------------------- output */
+
+static void
+logline(const struct opts *o, const char *taskid, const struct model *m, const char *key,
+        const char *source, const struct answer *a)
+{
+	json_t *l;
+	char *s;
+	int fd;
+	size_t n;
+
+	if (!o->log)
+		return;
+	l = json_pack("{s:s,s:i,s:i,s:s,s:s,s:s,s:O?,s:f}", "task", taskid, "sample", o->sample,
+	              "round", o->round, "model", m->name, "key", key ? key : "", "source", source,
+	              "usage", a ? a->usage : NULL, "cost_usd", a ? a->cost : 0.0);
+	s = jdumps(l, JFLAGS_LINE);
+	n = strlen(s);
+	s = xrealloc(s, n + 2);
+	s[n] = '\n';
+	if (mkparent(o->log) < 0 || (fd = open(o->log, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644)) < 0)
+		die(EXIT_RETRY, "cannot open '%s':", o->log);
+	if (write(fd, s, n + 1) != (ssize_t)(n + 1))
+		die(EXIT_RETRY, "cannot append to '%s':", o->log);
+	close(fd);
+	free(s);
+	json_decref(l);
+}
+
+/* the assistant turn to append to the conversation */
+static json_t *
+assistantturn(const struct model *m, const struct answer *a)
+{
+	if (!strcmp(m->provider, "anthropic")) /* thinking blocks go back byte for byte */
+		return json_pack("{s:s,s:O}", "role", "assistant", "content",
+		                 json_object_get(a->parsed, "blocks"));
+	return json_pack("{s:s,s:O}", "role", "assistant", "content", json_object_get(a->parsed, "text"));
+}
+
+static const char *
+statusof(const char *stop)
+{
+	if (!strcmp(stop, "refusal") || !strcmp(stop, "content_filter"))
+		return "refused";
+	if (!strcmp(stop, "max_tokens") || !strcmp(stop, "length") ||
+	    !strcmp(stop, "model_context_window_exceeded"))
+		return "truncated";
+	return "answered";
+}
+
+/* ---------------------------------------------------------------- report */
+
+struct tally {
+	char model[128];
+	double n, in, out, cw, cr, usd;
+};
+
+static struct tally *tallies;
+static size_t ntallies;
+
+static struct tally *
+tallyfor(const char *model)
+{
+	size_t i;
+
+	for (i = 0; i < ntallies; i++)
+		if (!strcmp(tallies[i].model, model))
+			return &tallies[i];
+	tallies = xreallocarray(tallies, ntallies + 1, sizeof *tallies);
+	memset(&tallies[ntallies], 0, sizeof *tallies);
+	snprintf(tallies[ntallies].model, sizeof tallies[ntallies].model, "%s", model);
+	return &tallies[ntallies++];
+}
+
+static int
+onresponse(const char *path, const struct stat *st, int type, struct FTW *f)
+{
+	json_t *j, *u;
+	struct tally *t;
+	char err[256];
+
+	(void)st;
+	if (type != FTW_F || strcmp(path + f->base, "response.json"))
+		return 0;
+	if (!(j = jload(path, err, sizeof err)))
+		return 0;
+	if (strcmp(jstr(j, "status", ""), "done")) {
+		t = tallyfor(jstr(j, "model", "?"));
+		u = json_object_get(j, "usage");
+		t->n++;
+		t->in += (double)jint(u, "input_tokens", 0);
+		t->out += (double)jint(u, "output_tokens", 0);
+		t->cw += (double)jint(u, "cache_write_tokens", 0);
+		t->cr += (double)jint(u, "cache_read_tokens", 0);
+		t->usd += jnum(j, "cost_usd", 0);
+	}
+	json_decref(j);
+	return 0;
+}
+
+static int
+report(const struct opts *o)
+{
+	size_t i;
+	FILE *f;
+	char line[65536];
+	double paid = 0, saved = 0, npaid = 0, nhit = 0, nreplay = 0;
+
+	if (nftw(o->report, onresponse, 16, FTW_PHYS) < 0)
+		die(EXIT_USAGE, "cannot read '%s':", o->report);
+	printf("responses in %s (what the dataset's answers cost at the recorded prices):\n", o->report);
+	printf("  %-24s %8s %12s %12s %12s %12s %10s\n", "model", "answers", "input", "output",
+	       "cache write", "cache read", "USD");
+	for (i = 0; i < ntallies; i++)
+		printf("  %-24s %8.0f %12.0f %12.0f %12.0f %12.0f %10.4f\n", tallies[i].model, tallies[i].n,
+		       tallies[i].in, tallies[i].out, tallies[i].cw, tallies[i].cr, tallies[i].usd);
+	if (!ntallies)
+		printf("  (none)\n");
+	if (o->log && (f = fopen(o->log, "r"))) {
+		while (fgets(line, sizeof line, f)) {
+			json_t *j = json_loads(line, 0, NULL);
+			const char *src = jstr(j, "source", "");
+			if (!strcmp(src, "network"))
+				paid += jnum(j, "cost_usd", 0), npaid++;
+			else if (!strcmp(src, "cache"))
+				saved += jnum(j, "cost_usd", 0), nhit++;
+			else if (!strcmp(src, "replay"))
+				nreplay++;
+			json_decref(j);
+		}
+		fclose(f);
+		printf("calls in %s: %.0f paid ($%.4f), %.0f answered from the cache ($%.4f not spent again), "
+		       "%.0f replayed\n", o->log, npaid, paid, nhit, saved, nreplay);
+	}
+	free(tallies);
+	if (fflush(stdout) || ferror(stdout))
+		die(EXIT_RETRY, "cannot write the report:");
+	return 0;
+}
+
+/* ------------------------------------------------------------------ main */
+
+static const char *
+classify(const char *path)
+{
+	const char *slash = strrchr(path, '/'), *base = slash ? slash + 1 : path;
+	static const char *const names[] = { "task.json", "response.json", "compile.json",
+	                                     "verify.json", "bench.json" };
+	size_t i;
+
+	for (i = 0; i < 5; i++)
+		if (!strcmp(base, names[i]))
+			return names[i];
+	return NULL;
+}
+
+static int
+intarg(const char *s, const char *name)
+{
+	char *end;
+	long v = strtol(s, &end, 10);
+
+	if (!*s || *end || v < 0 || v > 1000000)
+		die(EXIT_USAGE, "%s needs a non-negative integer: '%s'", name, s);
+	return (int)v;
+}
+
+int
+main(int argc, char **argv)
+{
+	struct opts o = { NULL, "out/model.json", "tasks/prompts", NULL, "tasks/replay", "sm_90",
+	                  NULL, NULL, 0, 1, 0, 0, NULL, { NULL, NULL, NULL, NULL } };
+	struct model m;
+	struct answer a;
+	json_t *task, *vars, *prev = NULL, *messages, *canon, *body, *out;
+	char *system, *user, *keytext, key[65];
+	const char *taskid, *source, *status;
+	int i, finished = 0;
+
+	setprogname(argv[0]);
+	for (i = 1; i < argc; i++) {
+		const char *s = argv[i], *next = i + 1 < argc ? argv[i + 1] : NULL;
+#define NEED() do { if (!next) die(EXIT_USAGE, "%s needs a value\n%s", s, usage); i++; } while (0)
+		if (!strcmp(s, "-h") || !strcmp(s, "--help")) {
+			fputs(usage, stdout);
+			return 0;
+		} else if (!strcmp(s, "-o")) { NEED(); o.out = next;
+		} else if (!strcmp(s, "--model-config")) { NEED(); o.modelcfg = next;
+		} else if (!strcmp(s, "--prompts")) { NEED(); o.prompts = next;
+		} else if (!strcmp(s, "--cache-dir")) { NEED(); o.cachedir = next;
+		} else if (!strcmp(s, "--replay-dir")) { NEED(); o.replaydir = next;
+		} else if (!strcmp(s, "--sample")) { NEED(); o.sample = intarg(next, s);
+		} else if (!strcmp(s, "--round")) { NEED(); o.round = intarg(next, s);
+		} else if (!strcmp(s, "--arch")) { NEED(); o.arch = next;
+		} else if (!strcmp(s, "--offline")) { o.offline = 1;
+		} else if (!strcmp(s, "--budget")) {
+			char *end;
+			NEED();
+			o.budget = strtod(next, &end);
+			if (!*next || *end || !(o.budget >= 0))
+				die(EXIT_USAGE, "--budget needs a number of USD: '%s'", next);
+		} else if (!strcmp(s, "--log")) { NEED(); o.log = next;
+		} else if (!strcmp(s, "--report")) { NEED(); o.report = next;
+		} else if (s[0] == '-' && s[1]) {
+			die(EXIT_USAGE, "unknown option '%s'\n%s", s, usage);
+		} else {
+			const char *kind = classify(s);
+			if (!kind)
+				die(EXIT_USAGE, "cannot tell what input '%s' is (task.json, response.json, "
+				    "compile.json, verify.json or bench.json)", s);
+			if (!strcmp(kind, "task.json")) o.task = s;
+			else if (!strcmp(kind, "response.json")) o.prev[0] = s;
+			else if (!strcmp(kind, "compile.json")) o.prev[1] = s;
+			else if (!strcmp(kind, "verify.json")) o.prev[2] = s;
+			else o.prev[3] = s;
+		}
+#undef NEED
+	}
+	if (o.report)
+		return report(&o);
+	if (!o.out || !o.task)
+		die(EXIT_USAGE, "need -o RESPONSE and a task.json\n%s", usage);
+	if (o.round < 1)
+		die(EXIT_USAGE, "--round starts at 1");
+	if (o.round > 1 && !o.prev[0])
+		die(EXIT_USAGE, "round %d needs the previous round's response.json", o.round);
+	if (!o.cachedir)
+		die(EXIT_USAGE, "need --cache-dir");
+
+	/* the model and the task */
+	memset(&m, 0, sizeof m);
+	memset(&a, 0, sizeof a);
+	m.cfg = mustload(o.modelcfg);
+	m.name = jstr(m.cfg, "name", "?");
+	m.api_model = jstr(m.cfg, "api_model", m.name);
+	m.provider = jstr(m.cfg, "provider", "");
+	if (strcmp(m.provider, "anthropic") && strcmp(m.provider, "openai") && strcmp(m.provider, "replay"))
+		die(EXIT_USAGE, "%s: unknown provider '%s'", o.modelcfg, m.provider);
+	task = mustload(o.task);
+	taskid = jstr(task, "id", "?");
+	vars = taskvars(task, &o);
+
+	/* the conversation: round 1 from the templates, later rounds continue */
+	system = renderfile(o.prompts, "system", vars);
+	if (o.round == 1) {
+		user = renderfile(o.prompts, jstr(task, "prompt", "generate"), vars);
+		messages = json_pack("[{s:s,s:s}]", "role", "user", "content", user);
+		free(user);
+	} else {
+		char *fb;
+		prev = mustload(o.prev[0]);
+		if (!json_is_array(json_object_get(prev, "messages")))
+			die(EXIT_USAGE, "%s has no conversation", o.prev[0]);
+		messages = json_deep_copy(json_object_get(prev, "messages"));
+		fb = feedback(&o, task, &finished);
+		if (!strcmp(jstr(prev, "status", ""), "done"))
+			finished = 1;
+		if (!finished && !*fb)
+			die(EXIT_USAGE, "round %d of '%s': the previous round left no verdict to feed back",
+			    o.round, taskid);
+		if (!finished) {
+			char r[16];
+			snprintf(r, sizeof r, "%d", o.round);
+			setvar(vars, "feedback", fb);
+			setvar(vars, "round", r);
+			user = renderfile(o.prompts, "repair", vars);
+			json_array_append_new(messages, json_pack("{s:s,s:s}", "role", "user", "content", user));
+			free(user);
+		}
+		free(fb);
+	}
+
+	out = json_pack("{s:s,s:i,s:i,s:s,s:s,s:s}", "task", taskid, "sample", o.sample, "round", o.round,
+	                "provider", m.provider, "model", m.name, "system", system);
+	if (finished) {
+		/* an earlier round finished the sample: no request */
+		json_object_set_new(out, "status", json_string("done"));
+		json_object_set(out, "messages", messages);
+		json_object_set_new(out, "key", json_string(""));
+		logline(&o, taskid, &m, NULL, "done", NULL);
+		source = "done";
+		goto write;
+	}
+
+	/* the key: sha256 of the canonical request */
+	canon = httpbody(&m, system, messages, 1, o.sample);
+	if (!strcmp(m.provider, "replay"))
+		json_object_set_new(canon, "api", json_string("replay"));
+	keytext = jdumps(canon, JFLAGS_LINE);
+	sha256hex(keytext, strlen(keytext), key);
+	free(keytext);
+
+	if (!strcmp(m.provider, "replay")) {
+		char *p = xasprintf("%s/%s/s%d-r%d.md", o.replaydir, taskid, o.sample, o.round);
+		struct buf b;
+		bufinit(&b, MAX_BODY);
+		if (readfile(p, &b) < 0)
+			die(EXIT_USAGE, "no replay answer for '%s' sample %d round %d: write %s, or configure "
+			    "a real teacher (--provider=anthropic or openai)", taskid, o.sample, o.round, p);
+		a.message = json_pack("{s:s,s:s%}", "role", "assistant", "content", b.s, b.n);
+		a.parsed = json_pack("{s:s%,s:s,s:[],s:s}", "text", b.s, b.n, "reasoning", "",
+		                     "blocks", "stop_reason", "end_turn");
+		a.usage = json_pack("{s:i,s:i,s:i,s:i,s:i}", "input_tokens", 0, "output_tokens", 0,
+		                    "cache_write_tokens", 0, "cache_read_tokens", 0, "reasoning_tokens", 0);
+		buffree(&b);
+		free(p);
+		source = "replay";
+	} else if (cacheget(&o, key, &a) == 0) {
+		source = "cache";
+	} else {
+		double est;
+		if (o.offline)
+			die(EXIT_RETRY, "offline: no cached response for '%s' sample %d round %d (key %s)",
+			    taskid, o.sample, o.round, key);
+		if (mkdirp(o.cachedir) < 0)
+			die(EXIT_RETRY, "cannot create '%s':", o.cachedir);
+		body = httpbody(&m, system, messages, 0, o.sample);
+		{
+			char *t = jdumps(body, JSON_COMPACT);
+			double tokens = (double)strlen(t) / 3.5 + (double)jint(m.cfg, "max_tokens", 16000);
+			est = ((double)strlen(t) / 3.5 * price(m.cfg, "input") +
+			       (double)jint(m.cfg, "max_tokens", 16000) * price(m.cfg, "output")) / 1e6;
+			free(t);
+			budget(&o, &m, est > 0 ? est : 1e-9, 0, NULL, NULL);
+			ratelimit(&o, &m, tokens);
+		}
+		srandom((unsigned)(getpid() ^ (unsigned)time(NULL)));
+		if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
+			die(EXIT_RETRY, "libcurl: cannot initialize");
+		ask(&m, body, taskid, &a);
+		curl_global_cleanup();
+		budget(&o, &m, 0, a.cost, key, a.usage);
+		cacheput(&o, &m, key, canon, &a);
+		json_decref(body);
+		source = "network";
+	}
+	status = statusof(jstr(a.parsed, "stop_reason", ""));
+	json_array_append_new(messages, assistantturn(&m, &a));
+	json_object_set_new(out, "status", json_string(status));
+	json_object_set(out, "messages", messages);
+	json_object_set_new(out, "key", json_string(key));
+	json_object_set(out, "answer", a.parsed);
+	json_object_set(out, "usage", a.usage);
+	json_object_set_new(out, "cost_usd", json_real(a.cost));
+	json_object_set_new(out, "latency_s", json_real(a.latency));
+	json_object_set_new(out, "request_id", json_string(a.request_id));
+	logline(&o, taskid, &m, key, source, &a);
+	json_decref(canon);
+	json_decref(a.message);
+	json_decref(a.parsed);
+	json_decref(a.usage);
+write:
+	if (jwrite(o.out, out) < 0)
+		die(EXIT_RETRY, "cannot write '%s':", o.out);
+	json_decref(out);
+	json_decref(messages);
+	json_decref(prev);
+	json_decref(vars);
+	json_decref(task);
+	json_decref(m.cfg);
+	free(system);
+	return 0;
+}
