@@ -74,6 +74,22 @@ reference: |
   { for (int i = 0; i < n; i++) y[i] = 2 * x[i]; }
 ${3:-}
 EOS
+	replay "$2"
+}
+
+# replay VARIANT...: a hand-written round-1 answer for each variant (the
+# default provider, replay, reads tasks/replay/<variant>/s0-r1.md)
+replay() {
+	for v; do
+		mkdir -p "tasks/replay/$v" &&
+		cat > "tasks/replay/$v/s0-r1.md" <<EOS || return 1
+A test answer for $v: one thread per element.
+
+\`\`\`cuda
+extern "C" void ${v%%.*}_scale(const float* x, float* y, int n) {}
+\`\`\`
+EOS
+	done
 }
 
 # expect_fail STATUS PATTERN CMD...: CMD exits STATUS and its stderr has PATTERN

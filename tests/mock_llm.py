@@ -5,13 +5,14 @@ Messages API (POST /v1/messages) and OpenAI's Chat Completions
 events, and injects faults on request.
 
 usage: mock_llm.py PORTFILE [--latency SECONDS]
-       mock_llm.py --ctl PORTFILE script JSON | requests | count | reset
+       mock_llm.py --ctl PORTFILE script JSON | requests | count | inflight | reset
 
 Listens on 127.0.0.1 on a free port and writes the port to PORTFILE.
 Control (JSON bodies):
   POST /_mock/script    [step, ...]: each API request takes the next step;
                         with none left, it gets a normal answer
   GET  /_mock/requests  every API request so far: path, headers, body, time
+  GET  /_mock/inflight  the most API requests that were in flight at once
   POST /_mock/reset     forget requests and steps
 
 Steps: {"status": N, "headers": {...}, "body": <json or string>} an error
@@ -34,6 +35,7 @@ LOCK = threading.Lock()
 STEPS = []
 REQUESTS = []
 LATENCY = 0.0
+INFLIGHT = [0, 0]  # now, most at once
 
 
 def answer_text(body):
@@ -65,6 +67,8 @@ class Handler(BaseHTTPRequestHandler):
         if self.path == "/_mock/requests":
             with LOCK:
                 self.reply(200, REQUESTS)
+        elif self.path == "/_mock/inflight":
+            self.reply(200, INFLIGHT[1])
         else:
             self.reply(404, {"error": "no such path"})
 
@@ -78,6 +82,7 @@ class Handler(BaseHTTPRequestHandler):
                 elif self.path == "/_mock/reset":
                     STEPS.clear()
                     REQUESTS.clear()
+                    INFLIGHT[1] = 0
             return self.reply(200, {"ok": True})
         try:
             body = json.loads(raw)
@@ -87,6 +92,15 @@ class Handler(BaseHTTPRequestHandler):
             REQUESTS.append({"path": self.path, "time": time.time(), "body": body,
                              "headers": {k.lower(): v for k, v in self.headers.items()}})
             step = STEPS.pop(0) if STEPS else {}
+            INFLIGHT[0] += 1
+            INFLIGHT[1] = max(INFLIGHT)
+        try:
+            self.answer(body, step)
+        finally:
+            with LOCK:
+                INFLIGHT[0] -= 1
+
+    def answer(self, body, step):
         if LATENCY:
             time.sleep(LATENCY)
         if step.get("reset"):
@@ -198,6 +212,10 @@ def ctl(portfile, verb, arg=None):
     import urllib.request
     port = open(portfile).read().strip()
     url = "http://127.0.0.1:%s/_mock/%s" % (port, "requests" if verb in ("requests", "count") else verb)
+    if verb == "inflight":
+        with urllib.request.urlopen(url) as r:
+            print(json.load(r))
+        return
     data = arg.encode() if arg is not None else (b"{}" if verb in ("script", "reset") else None)
     with urllib.request.urlopen(urllib.request.Request(url, data=data)) as r:
         out = json.load(r)

@@ -16,7 +16,7 @@ bad() {
 	expect_fail 2 "$2" "$RETORT_BIN/gen" --list --all &&
 	! ninja >ninja.out 2>&1 && cat ninja.out && grep -q -e "$2" ninja.out &&
 	cmp build.ninja "$T/build.ninja.good" &&
-	test ! -d out/v/bad && rm -f tasks/bad.yaml && ninja >/dev/null
+	test ! -d out/v/bad && rm -rf tasks/bad.yaml tasks/replay/bad && ninja >/dev/null
 }
 
 test_expect_success 'unknown key: did you mean' '
@@ -81,7 +81,7 @@ test_expect_success 'several errors are reported at once' '
 rounds: 0" &&
 	"$RETORT_BIN/gen" --list --all 2>err; test $? = 2 &&
 	grep -q "unknown key .shpae." err && grep -q "rounds. must be between 1 and 50" err &&
-	rm -f tasks/bad.yaml
+	rm -rf tasks/bad.yaml tasks/replay/bad
 '
 test_expect_success 'after all that, the good build is intact' '
 	cd p && ninja >n.log && grep -q "no work to do" n.log && cmp build.ninja "$T/build.ninja.good"

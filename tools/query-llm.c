@@ -916,6 +916,37 @@ ratelimit(const struct opts *o, const struct model *m, double tokens)
 	}
 }
 
+/* append one JSON line to path (O_APPEND: concurrent writers do not mix) */
+static void
+appendline(const char *path, json_t *j)
+{
+	char *s = jdumps(j, JFLAGS_LINE);
+	size_t n = strlen(s);
+	int fd;
+
+	s = xrealloc(s, n + 2);
+	s[n] = '\n';
+	if (mkparent(path) < 0 || (fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644)) < 0)
+		die(EXIT_RETRY, "cannot open '%s':", path);
+	if (write(fd, s, n + 1) != (ssize_t)(n + 1))
+		die(EXIT_RETRY, "cannot append to '%s':", path);
+	close(fd);
+	free(s);
+}
+
+/* every paid request, in the cache dir's ledger.jsonl */
+static void
+ledger(const struct opts *o, const struct model *m, const char *key, double usd, json_t *usage)
+{
+	char *p = xasprintf("%s/ledger.jsonl", o->cachedir);
+	json_t *line = json_pack("{s:s,s:s,s:O,s:f,s:f}", "key", key, "model", m->name,
+	                         "usage", usage, "cost_usd", usd, "time", wallclock());
+
+	appendline(p, line);
+	json_decref(line);
+	free(p);
+}
+
 /*
  * The $ budget: spent and reserved amounts in budget.json, under a file
  * lock. A request reserves its worst case before it is sent and settles
@@ -925,15 +956,24 @@ static void
 budget(const struct opts *o, const struct model *m, double reserve, double spent,
        const char *key, json_t *usage)
 {
-	int fd = lockfile(o->cachedir, "budget.lock");
-	json_t *st = loadstate(o->cachedir, "budget.json");
-	json_t *res = json_object_get(st, "reserved");
-	double total = jnum(st, "spent_usd", 0), held = 0;
+	int fd;
+	json_t *st, *res;
+	double total, held = 0;
 	char pid[32];
 	const char *k;
 	json_t *v;
 	void *tmp;
 
+	if (o->budget <= 0) {
+		/* no limit: only the append-only ledger, no shared state to lock */
+		if (key)
+			ledger(o, m, key, spent, usage);
+		return;
+	}
+	fd = lockfile(o->cachedir, "budget.lock");
+	st = loadstate(o->cachedir, "budget.json");
+	res = json_object_get(st, "reserved");
+	total = jnum(st, "spent_usd", 0);
 	if (!json_is_object(res))
 		json_object_set_new(st, "reserved", res = json_object());
 	json_object_foreach_safe(res, tmp, k, v) {
@@ -956,19 +996,7 @@ budget(const struct opts *o, const struct model *m, double reserve, double spent
 		json_object_set_new(res, pid, json_real(reserve));
 	}
 	if (key) {
-		char *p = xasprintf("%s/ledger.jsonl", o->cachedir);
-		json_t *line = json_pack("{s:s,s:s,s:O,s:f,s:f}", "key", key, "model", m->name,
-		                         "usage", usage, "cost_usd", spent, "time", wallclock());
-		char *s = jdumps(line, JFLAGS_LINE);
-		int lf = open(p, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
-		size_t n = strlen(s);
-		s[n] = '\n';
-		if (lf < 0 || write(lf, s, n + 1) != (ssize_t)(n + 1))
-			die(EXIT_RETRY, "cannot append to '%s':", p);
-		close(lf);
-		free(s);
-		free(p);
-		json_decref(line);
+		ledger(o, m, key, spent, usage);
 		json_object_set_new(st, "spent_usd", json_real(total + spent));
 	}
 	savestate(o->cachedir, "budget.json", st);
@@ -1183,25 +1211,13 @@ logline(const struct opts *o, const char *taskid, const struct model *m, const c
         const char *source, const struct answer *a)
 {
 	json_t *l;
-	char *s;
-	int fd;
-	size_t n;
 
 	if (!o->log)
 		return;
 	l = json_pack("{s:s,s:i,s:i,s:s,s:s,s:s,s:O?,s:f}", "task", taskid, "sample", o->sample,
 	              "round", o->round, "model", m->name, "key", key ? key : "", "source", source,
 	              "usage", a ? a->usage : NULL, "cost_usd", a ? a->cost : 0.0);
-	s = jdumps(l, JFLAGS_LINE);
-	n = strlen(s);
-	s = xrealloc(s, n + 2);
-	s[n] = '\n';
-	if (mkparent(o->log) < 0 || (fd = open(o->log, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644)) < 0)
-		die(EXIT_RETRY, "cannot open '%s':", o->log);
-	if (write(fd, s, n + 1) != (ssize_t)(n + 1))
-		die(EXIT_RETRY, "cannot append to '%s':", o->log);
-	close(fd);
-	free(s);
+	appendline(o->log, l);
 	json_decref(l);
 }
 

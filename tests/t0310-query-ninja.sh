@@ -1,0 +1,79 @@
+#!/bin/sh
+# t0310: requests through ninja — the llm pool, incremental reruns, offline
+# rebuilds from the cache, `ninja cost`, secrets, and the request bodies
+# validated against the providers' official OpenAPI specs
+. "$(dirname "$0")/lib.sh"
+
+scratch_project "$T/p"
+cd "$T/p" || exit 1
+spec a alpha
+spec b beta
+spec c gamma "hints: [\"{w}\"]
+matrix: {w: [x1, x2]}"
+
+python3 "$RETORT_ROOT/tests/mock_llm.py" "$T/port" --latency 0.3 &
+MOCK=$!
+trap 'kill $MOCK 2>/dev/null; rm -rf "$T"' EXIT
+i=0; while test ! -s "$T/port" && test $i -lt 100; do sleep 0.05; i=$((i + 1)); done
+PORT=$(cat "$T/port")
+export ANTHROPIC_API_KEY=sk-ant-FAKE-KEY-9876543210 OPENAI_API_KEY=sk-oai-FAKE-KEY-9876543210
+export ANTHROPIC_BASE_URL=http://127.0.0.1:$PORT OPENAI_BASE_URL=http://127.0.0.1:$PORT/v1
+mock() { python3 "$RETORT_ROOT/tests/mock_llm.py" --ctl "$T/port" "$@"; }
+ran() { sed -n 's/^\[[0-9]*\/[0-9]*\] //p' "$1"; }
+
+test_expect_success 'every variant and sample is asked once, within the llm pool' '
+	cd p && rconfigure --all --provider=anthropic --model=claude-sonnet-5-5 --samples=2 --llm-jobs=3 >/dev/null &&
+	ninja -j 16 >n.log && test "$(mock count)" = 8 && test "$(mock inflight)" -le 3 &&
+	test "$(mock inflight)" -ge 2 &&
+	for v in alpha beta gamma.x1 gamma.x2; do for s in 0 1; do
+		test -f out/v/$v/s$s/r1/response.json || exit 1; done; done
+'
+test_expect_success 'a second ninja asks nothing' '
+	cd p && ninja >n.log && grep -q "no work to do" n.log && test "$(mock count)" = 8
+'
+test_expect_success 'editing one spec re-asks only its requests' '
+	cd p && sed -i "s/Scale a vector by two (beta)/Scale a vector by three (beta)/" tasks/b.yaml &&
+	ninja >n.log && ran n.log > ran.log && cat ran.log && test "$(mock count)" = 10 &&
+	test "$(grep -c "^ASK" ran.log)" = 2 && ! grep "^ASK" ran.log | grep -v -q beta
+'
+test_expect_success 'editing the system template re-asks everything; reverting hits the cache' '
+	cd p && cp tasks/prompts/system.md sys.bak && echo "Prefer clarity." >> tasks/prompts/system.md &&
+	ninja >/dev/null && test "$(mock count)" = 18 &&
+	cp sys.bak tasks/prompts/system.md && ninja >/dev/null && test "$(mock count)" = 18
+'
+test_expect_success 'offline: rm -rf out and rebuild from the cache alone, same bytes' '
+	cd p && mkdir keep && cp out/v/beta/s1/r1/response.json keep/ && n=$(mock count) &&
+	rconfigure --all --provider=anthropic --model=claude-sonnet-5-5 --samples=2 --offline >/dev/null &&
+	rm -rf out && env -u ANTHROPIC_API_KEY ninja >/dev/null && test "$(mock count)" = "$n" &&
+	cmp keep/response.json out/v/beta/s1/r1/response.json
+'
+test_expect_success 'offline: a new request is an error naming the task, and the build stops' '
+	cd p && spec d delta && ! ninja >n.log 2>&1 && cat n.log &&
+	grep -q "offline: no cached response for .delta. sample 0 round 1" n.log && rm tasks/d.yaml && ninja >/dev/null
+'
+test_expect_success 'ninja cost prints tokens and $ by model' '
+	cd p && ninja cost >c.log && cat c.log && grep -q "claude-sonnet-5-5  *8 " c.log &&
+	grep -q "paid" c.log
+'
+test_expect_success 'openai-compatible through ninja' '
+	cd p && mock reset && rconfigure --all --provider=openai --model=served-model >/dev/null &&
+	ninja >/dev/null && test "$(mock count)" = 4 &&
+	test "$(mock requests | python3 -c "import json,sys; print(json.load(sys.stdin)[0][\"path\"])")" = /v1/chat/completions
+'
+test_expect_success 'the fake keys are nowhere: build.ninja, config.status, out/, cache' '
+	cd p && ! grep -r -l -e FAKE-KEY build.ninja config.status out "$T/cache"
+'
+if PY=$("$RETORT_ROOT/tests/pyenv" 2>/dev/null); then
+	test_expect_success 'request bodies are valid under the official OpenAPI specs' '
+		cd p && mock requests > openai.json && mock reset &&
+		rconfigure --all --provider=anthropic --model=claude-sonnet-4-6 >/dev/null && rm -rf "$T/cache" &&
+		ninja >/dev/null && rconfigure --all --provider=anthropic --model=claude-sonnet-5-5 >/dev/null &&
+		rm -rf "$T/cache" && ninja >/dev/null && mock requests > anthropic.json &&
+		grep -q adaptive anthropic.json && grep -q budget_tokens anthropic.json &&
+		"$PY" "$RETORT_ROOT/tests/validate_requests.py" openai.json &&
+		"$PY" "$RETORT_ROOT/tests/validate_requests.py" anthropic.json
+	'
+else
+	test_skip 'request bodies against the OpenAPI specs: cannot install tests/requirements.txt from PyPI'
+fi
+test_done
