@@ -204,7 +204,18 @@ rounddir(struct buf *b, const struct opts *o, const struct variant *v, int s, in
 	bufprintf(b, "%s/v/%s/s%d/r%d", o->outdir, v->id, s, r);
 }
 
-/* the edges of one sample: one request per round (later stages join here) */
+/* the edges of one variant that do not depend on a candidate */
+static void
+variantedges(struct buf *b, const struct opts *o, const struct variant *v)
+{
+	bufprintf(b, "build %s/v/%s/harness: harness %s/v/%s/task.json | $bindir/compile $harness_src\n",
+	          o->outdir, v->id, o->outdir, v->id);
+	if (v->hasref)
+		bufprintf(b, "build %s/v/%s/reference: reference %s/v/%s/task.json | $bindir/compile "
+		          "$reference_src\n", o->outdir, v->id, o->outdir, v->id);
+}
+
+/* the edges of one sample: per round, ask, then compile */
 static void
 sampleedges(struct buf *b, const struct opts *o, const struct variant *v, int s, int rounds,
             struct buf *targets)
@@ -220,7 +231,9 @@ sampleedges(struct buf *b, const struct opts *o, const struct variant *v, int s,
 		if (r > 1) {
 			bufputs(b, " ");
 			rounddir(b, o, v, s, r - 1);
-			bufputs(b, "/response.json");
+			bufputs(b, "/response.json ");
+			rounddir(b, o, v, s, r - 1);
+			bufputs(b, "/compile.json");
 		}
 		bufprintf(b, " | $bindir/query-llm %s/model.json %s/prompts/system.md %s/prompts/%s.md",
 		          o->outdir, o->tasksdir, o->tasksdir, v->prompt);
@@ -231,9 +244,18 @@ sampleedges(struct buf *b, const struct opts *o, const struct variant *v, int s,
 			bufprintf(b, " %s", replay);
 		free(replay);
 		bufprintf(b, "\n  s = %d\n  r = %d\n", s, r);
+
+		bufputs(b, "build ");
+		rounddir(b, o, v, s, r);
+		bufputs(b, "/compile.json | ");
+		rounddir(b, o, v, s, r);
+		bufprintf(b, "/cand.so: compile %s/v/%s/task.json ", o->outdir, v->id);
+		rounddir(b, o, v, s, r);
+		bufputs(b, "/response.json | $bindir/compile\n");
+
 		bufputs(targets, " $\n    ");
 		rounddir(targets, o, v, s, r);
-		bufputs(targets, "/response.json");
+		bufputs(targets, "/compile.json");
 	}
 }
 
@@ -241,7 +263,7 @@ sampleedges(struct buf *b, const struct opts *o, const struct variant *v, int s,
 static int
 writeninja(const struct opts *o, const struct all *A, const char *path)
 {
-	struct buf b, responses;
+	struct buf b, responses; /* responses: the last stage's outputs */
 	size_t i, j;
 	int r, s;
 
@@ -277,8 +299,9 @@ writeninja(const struct opts *o, const struct all *A, const char *path)
 				int rounds = v->rounds ? v->rounds : o->rounds;
 				if (!selected(o, v))
 					continue;
-				/* rounds after the first need verdicts to feed back */
+				/* rounds after the first need verify's verdicts to feed back */
 				rounds = 1;
+				variantedges(&b, o, v);
 				for (s = 0; s < samples; s++)
 					sampleedges(&b, o, v, s, rounds, &responses);
 			}
@@ -288,8 +311,8 @@ writeninja(const struct opts *o, const struct all *A, const char *path)
 		for (j = 0; j < A->sf[i].nv; j++)
 			if (selected(o, &A->sf[i].v[j]))
 				bufprintf(&b, " $\n    %s/v/%s/task.json", o->outdir, A->sf[i].v[j].id);
-	bufprintf(&b, "\nbuild responses: phony%s\n", responses.s);
-	bufputs(&b, "\nbuild all: phony variants responses\ndefault all\n"
+	bufprintf(&b, "\nbuild candidates: phony%s\n", responses.s);
+	bufputs(&b, "\nbuild all: phony variants candidates\ndefault all\n"
 	        "build cost: cost | $bindir/query-llm\n");
 	r = writefile(path, b.s, b.n);
 	if (r < 0)

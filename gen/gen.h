@@ -88,6 +88,7 @@ struct variant {
 	size_t ntags;
 	char *prompt;         /* template name under tasks/prompts */
 	int samples, rounds;  /* 0 = the configured default */
+	int hasref;           /* the spec has a CPU reference */
 	json_t *json;         /* the resolved variant: out/v/<id>/task.json */
 };
 

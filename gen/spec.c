@@ -17,60 +17,31 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../tools/lib/tensor.h"
 #include "../tools/lib/util.h"
 #include "gen.h"
 
 const char *specpromptdir;
 int speckeepjson = 1;
 
-/* ---- dtypes ---- */
+/* ---- dtypes (the table is tools/lib/tensor.c's) ---- */
 
-struct dtype {
-	const char *name;
-	const char *ctype;    /* in the entry point's signature */
-	const char *reftype;  /* in the CPU reference's signature */
-	int size;
-	int isfloat;
-	double rel_norm, rtol, atol; /* default tolerances for outputs */
-	double lo, hi;               /* default randint range [lo, hi) */
-};
-
-static const struct dtype dtypes[] = {
-	{ "f64", "double", "double", 8, 1, 1e-10, 1e-7, 1e-9, 0, 0 },
-	{ "f32", "float", "float", 4, 1, 1e-4, 1e-3, 1e-5, 0, 0 },
-	{ "f16", "__half", "float", 2, 1, 5e-3, 1e-2, 1e-3, 0, 0 },
-	{ "bf16", "__nv_bfloat16", "float", 2, 1, 2e-2, 5e-2, 1e-2, 0, 0 },
-	{ "f8e4m3", "__nv_fp8_e4m3", "float", 1, 1, 0.1, 0.25, 0.05, 0, 0 },
-	{ "f8e5m2", "__nv_fp8_e5m2", "float", 1, 1, 0.2, 0.5, 0.1, 0, 0 },
-	{ "i8", "int8_t", "int8_t", 1, 0, 0, 0, 0, -128, 128 },
-	{ "u8", "uint8_t", "uint8_t", 1, 0, 0, 0, 0, 0, 256 },
-	{ "i16", "int16_t", "int16_t", 2, 0, 0, 0, 0, -1000, 1000 },
-	{ "i32", "int32_t", "int32_t", 4, 0, 0, 0, 0, -1000, 1000 },
-	{ "i64", "int64_t", "int64_t", 8, 0, 0, 0, 0, -1000, 1000 },
-};
-enum { NDTYPES = sizeof dtypes / sizeof dtypes[0] };
-
-static const struct dtype *
+static const struct dtinfo *
 finddtype(const char *name)
 {
-	size_t i;
+	int i = dtypefind(name);
 
-	for (i = 0; i < NDTYPES; i++)
-		if (strcmp(dtypes[i].name, name) == 0)
-			return &dtypes[i];
-	return NULL;
+	return i < 0 ? NULL : &dtinfos[i];
 }
 
 const char *
 dtypectype(const char *name)
 {
-	const struct dtype *d = finddtype(name);
+	const struct dtinfo *d = finddtype(name);
 
 	return d ? d->ctype : NULL;
 }
 
-static const char *const dists[] = { "normal", "uniform", "heavy", "randint" };
-enum { NDISTS = sizeof dists / sizeof dists[0] };
 
 /* ---- resolving context ---- */
 
@@ -78,7 +49,7 @@ struct arg {
 	struct ynode *node;
 	char *name;
 	enum { A_IN, A_OUT, A_INOUT, A_SIZE, A_SCALAR } kind;
-	const struct dtype *dt;
+	const struct dtinfo *dt;
 	struct ynode *shape;   /* SEQ of expressions */
 	struct ynode *value;   /* scalar value expression */
 	struct ynode *range;   /* SEQ [lo, hi] */
@@ -534,11 +505,11 @@ parseargs(struct ctx *c, const struct ynode *seq)
 			dt = text(c, yget(m, "dtype"), "dtype", &changed);
 			if (dt && !(a->dt = finddtype(dt))) {
 				char msg[300];
-				const char *names[NDTYPES + 1];
+				const char *names[DT_COUNT + 1];
 				const char *near;
-				for (j = 0; j < NDTYPES; j++)
-					names[j] = dtypes[j].name;
-				names[NDTYPES] = NULL;
+				for (j = 0; j < DT_COUNT; j++)
+					names[j] = dtinfos[j].name;
+				names[DT_COUNT] = NULL;
 				near = closest(dt, names);
 				snprintf(msg, sizeof msg, "unknown dtype '%s'%s%s%s (known: f64, f32, f16, bf16, "
 				         "f8e4m3, f8e5m2, i8, u8, i16, i32, i64)", dt,
@@ -585,11 +556,7 @@ parseargs(struct ctx *c, const struct ynode *seq)
 			a->dists = getlist(c, m, "dist", 1);
 			for (j = 0; j < json_array_size(a->dists); j++) {
 				const char *d = json_string_value(json_array_get(a->dists, j));
-				size_t k;
-				for (k = 0; k < NDISTS; k++)
-					if (strcmp(dists[k], d) == 0)
-						break;
-				if (k == NDISTS)
+				if (distfind(d) < 0)
 					err(c, yget(m, "dist"), "unknown dist '%s' (one of normal, uniform, heavy, randint)", d);
 				else if (a->dt && !a->dt->isfloat && strcmp(d, "randint") != 0)
 					err(c, yget(m, "dist"), "integer tensor '%s' can only use dist randint", a->name);
@@ -871,12 +838,125 @@ evalcases(struct ctx *c, const struct ynode *sizes, const char *key, int bench)
 	return arr;
 }
 
+/* ---- examples: small hand-computed cases that test the reference ---- */
+
+static json_t *
+examplevalues(struct ctx *c, const struct ynode *list, const char *name, double numel)
+{
+	json_t *arr = json_array();
+	size_t i;
+
+	if (!list || list->kind != Y_SEQ) {
+		err(c, list, "the values of '%s' must be a flat list (row-major)", name);
+		return arr;
+	}
+	if ((double)list->n != numel)
+		err(c, list, "'%s' needs %.0f values for this example's sizes, not %zu", name, numel, list->n);
+	for (i = 0; i < list->n; i++) {
+		const struct ynode *n = list->kid[i];
+		char *end;
+		double v;
+		if (n->kind != Y_SCALAR) {
+			err(c, n, "example values are numbers, not %s", ykindname(n->kind));
+			continue;
+		}
+		if (!strcmp(n->s, ".nan") || !strcmp(n->s, ".NaN") || !strcmp(n->s, "nan")) {
+			json_array_append_new(arr, json_string("nan"));
+			continue;
+		}
+		if (!strcmp(n->s, ".inf") || !strcmp(n->s, "inf") || !strcmp(n->s, "-.inf") || !strcmp(n->s, "-inf")) {
+			json_array_append_new(arr, json_string(n->s[0] == '-' ? "-inf" : "inf"));
+			continue;
+		}
+		v = strtod(n->s, &end);
+		if (end == n->s || *end || !isfinite(v))
+			err(c, n, "'%s' is not a number", n->s);
+		else
+			json_array_append_new(arr, jnumber(v));
+	}
+	return arr;
+}
+
+static json_t *
+examples(struct ctx *c)
+{
+	struct ynode *ex = yget(c->root, "examples");
+	json_t *arr = json_array();
+	size_t i, j;
+
+	if (!ex)
+		return arr;
+	if (ex->kind != Y_SEQ) {
+		err(c, ex, "'examples' must be a list of {sizes, in, out} cases");
+		return arr;
+	}
+	for (i = 0; i < ex->n; i++) {
+		struct ynode *e = ex->kid[i], *sz, *in, *out;
+		json_t *cs, *o, *ins, *outs;
+		if (e->kind != Y_MAP) {
+			err(c, e, "each example is a mapping {sizes: {...}, in: {...}, out: {...}}");
+			continue;
+		}
+		checkkeys(c, e, "an example", (const char *const[]){ "sizes", "in", "out", "tolerance", NULL },
+		          (const char *const[]){ "sizes", "in", "out", NULL });
+		sz = yget(e, "sizes");
+		in = yget(e, "in");
+		out = yget(e, "out");
+		if (!sz || !in || !out || in->kind != Y_MAP || out->kind != Y_MAP)
+			continue;
+		if (!(cs = evalcase(c, sz, 0)))
+			continue;
+		ins = json_object();
+		outs = json_object();
+		for (j = 0; j < c->nargs; j++) {
+			struct arg *a = &c->args[j];
+			json_t *shape = json_object_get(json_object_get(cs, "shapes"), a->name), *d;
+			double numel = 1;
+			size_t k;
+			if (a->kind == A_SIZE || a->kind == A_SCALAR)
+				continue;
+			json_array_foreach(shape, k, d)
+				numel *= (double)json_integer_value(d);
+			if (a->kind == A_IN || a->kind == A_INOUT) {
+				if (!yget(in, a->name))
+					err(c, in, "example input lacks '%s'", a->name);
+				else
+					json_object_set_new(ins, a->name, examplevalues(c, yget(in, a->name), a->name, numel));
+			}
+			if (a->kind == A_OUT || a->kind == A_INOUT) {
+				if (!yget(out, a->name))
+					err(c, out, "example output lacks '%s'", a->name);
+				else
+					json_object_set_new(outs, a->name, examplevalues(c, yget(out, a->name), a->name, numel));
+			}
+		}
+		for (j = 0; j + 1 < in->n; j += 2) {
+			struct arg *a = findarg(c, in->kid[j]->s);
+			if (!a || (a->kind != A_IN && a->kind != A_INOUT))
+				err(c, in->kid[j], "'%s' is not an input tensor", in->kid[j]->s);
+		}
+		for (j = 0; j + 1 < out->n; j += 2) {
+			struct arg *a = findarg(c, out->kid[j]->s);
+			if (!a || (a->kind != A_OUT && a->kind != A_INOUT))
+				err(c, out->kid[j], "'%s' is not an output tensor", out->kid[j]->s);
+		}
+		o = json_pack("{s:o,s:o,s:o,s:f}", "case", cs, "in", ins, "out", outs, "tolerance", 1e-4);
+		if (yget(e, "tolerance")) {
+			double t = 1e-4;
+			getnum(c, e, "tolerance", 0, 1, 0, &t);
+			json_object_set_new(o, "tolerance", json_real(t));
+		}
+		json_array_append_new(arr, o);
+	}
+	return arr;
+}
+
 /* ---- one variant ---- */
 
 static const char *const topkeys[] = {
 	"id", "description", "tags", "entry", "args", "sizes", "reference", "baseline",
 	"tolerance", "cost", "prompt", "hints", "samples", "rounds", "target_speedup",
-	"matrix", NULL
+	"allow", "examples", "matrix", NULL
 };
 static const char *const topreq[] = { "id", "description", "entry", "args", "sizes", NULL };
 
@@ -1027,6 +1107,22 @@ resolve(struct ctx *c, struct variant *v, const char *specid)
 	json_object_set_new(j, "entry", json_string(entry ? entry : ""));
 	json_object_set(j, "tags", tags);
 	json_object_set_new(j, "hints", hints);
+	{
+		/* screen rules (compile's static screen) this task may break */
+		static const char *const screenrules[] = { "library", "host_compute", "timing",
+		                                           "streams", "threads", "asm", NULL };
+		json_t *allow = getlist(c, c->root, "allow", 1);
+		for (i = 0; i < json_array_size(allow); i++) {
+			const char *r = json_string_value(json_array_get(allow, i));
+			const char *const *k;
+			for (k = screenrules; *k && strcmp(*k, r); k++)
+				;
+			if (!*k)
+				err(c, yget(c->root, "allow"), "'%s' cannot be allowed (one of library, host_compute, "
+				    "timing, streams, threads, asm)", r);
+		}
+		json_object_set_new(j, "allow", allow);
+	}
 	json_object_set_new(j, "prompt", json_string(prompt));
 	{
 		json_t *mx = json_object();
@@ -1056,6 +1152,12 @@ resolve(struct ctx *c, struct variant *v, const char *specid)
 		json_object_set_new(j, "cases", cases);
 	}
 	json_object_set_new(j, "tolerance", tolerances(c));
+	if (c->errors == e0)
+		json_object_set_new(j, "examples", examples(c));
+	else
+		json_object_set_new(j, "examples", json_array());
+	if (json_array_size(json_object_get(j, "examples")) && !yget(c->root, "reference"))
+		err(c, yget(c->root, "examples"), "examples test the reference: this spec has none");
 
 	if (yget(c->root, "reference")) {
 		ref = getstr(c, c->root, "reference", 1);
@@ -1110,6 +1212,7 @@ resolve(struct ctx *c, struct variant *v, const char *specid)
 	getnum(c, c->root, "target_speedup", 0.001, 1000, 0, &num);
 	json_object_set_new(j, "target_speedup", json_real(num));
 
+	v->hasref = json_is_string(json_object_get(j, "reference"));
 	v->id = xstrdup(c->vid);
 	v->spec = xstrdup(specid);
 	v->file = xstrdup(c->path);

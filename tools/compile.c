@@ -1,0 +1,1391 @@
+/*
+ * compile - from a teacher's answer to a built candidate
+ *
+ * usage: compile [options] -o COMPILE_JSON TASK_JSON RESPONSE_JSON
+ *        compile --screen FILE.cu --entry NAME [--allow RULE,...]
+ *        compile --harness -o BINARY TASK_JSON
+ *        compile --reference -o BINARY TASK_JSON
+ *
+ * Candidate mode: takes the CUDA source out of the answer (fenced code
+ * blocks: the last one that defines the entry point, else the last C/CUDA
+ * one; which block and why is recorded), runs the static screen, then nvcc
+ * into a shared object that the harness loads. Writes COMPILE_JSON and,
+ * next to it, cand.so (empty when there is no built candidate). Every
+ * failure of the candidate is a recorded status, exit 0:
+ *   no_code         no usable code block (the reason says why)
+ *   screen_failed   the static screen refused it (violations, each named)
+ *   compile_error   nvcc failed (trimmed diagnostics, paths relative)
+ *   timeout         nvcc ran past --time-limit
+ *   ok              built: resources per kernel from ptxas
+ *   done            the response was a "done" round: nothing to build
+ *
+ * The screen's rules: entry_point, kernel, library, host_compute, process,
+ * network, file_io, environment, threads, timing, interposition, streams,
+ * device_state, include, asm. A spec may allow library, host_compute,
+ * timing, streams, threads or asm. It is a filter, not proof: verify is.
+ *
+ * Builds are cached by sha256 of (source, flags, nvcc version, arch) in
+ * CACHE/build: an identical candidate never compiles twice.
+ *
+ * --harness writes the per-variant child program that verify and bench
+ * run in the sandbox (tools/lib/harness.c plus the generated call of the
+ * entry point); --reference the per-variant CPU reference program
+ * (tools/lib/refrun.c, tools/lib/tensor.c, the spec's reference and the
+ * generated call). Both are built once per variant with the C compiler.
+ *
+ * options:
+ *   -o FILE            output
+ *   --nvcc PATH        nvcc (default: nvcc)
+ *   --arch SM          sm_90, sm_90a, ... (default sm_90)
+ *   --cache-dir DIR    build cache (default: no cache)
+ *   --time-limit S     nvcc wall-clock limit (default 120)
+ *   --mem-limit MB     nvcc address-space limit (default 8192)
+ *   --cudart KIND      shared or static (default shared)
+ *   --cc CC            C compiler for --harness, --reference (default cc)
+ *   --lib DIR          retort's tools/lib (default tools/lib)
+ *   --cuda DIR         CUDA toolkit root (default: from nvcc's path)
+ *   -h, --help
+ *
+ * Exit: 0 written (whatever became of the candidate); 1 cannot run nvcc or
+ * write; 2 bad usage or input.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "lib/json.h"
+#include "lib/sha.h"
+#include "lib/tensor.h"
+#include "lib/util.h"
+
+static const char usage[] =
+	"usage: compile [--nvcc PATH] [--arch SM] [--cache-dir DIR] [--time-limit S]\n"
+	"               [--mem-limit MB] [--cudart shared|static]\n"
+	"               -o COMPILE_JSON TASK_JSON RESPONSE_JSON\n"
+	"       compile --screen FILE.cu --entry NAME [--allow RULE,...]\n"
+	"       compile (--harness | --reference) [--cc CC] [--lib DIR] -o BINARY TASK_JSON\n";
+
+enum {
+	MAX_ANSWER = 2 << 20,    /* answers larger than this are refused */
+	MAX_BLOCK = 512 << 10,   /* and code blocks larger than this */
+	MAX_LOG = 256 << 10,     /* nvcc output kept */
+	MAX_DIAG = 6000,         /* diagnostics shown to the teacher */
+};
+
+struct opts {
+	const char *out, *nvcc, *arch, *cachedir, *cudart, *cc, *lib, *cuda;
+	int timelimit, memlimit;
+};
+
+/* ------------------------------------------------------------ extraction */
+
+struct block {
+	const char *start;  /* first line of code */
+	size_t len;
+	char lang[32];
+	int line;           /* 1-based line of the opening fence */
+	int closed;
+};
+
+/* 1 when s[0..n) is valid UTF-8 without NUL bytes */
+static int
+utf8ok(const char *s, size_t n)
+{
+	const unsigned char *p = (const unsigned char *)s, *e = p + n;
+
+	while (p < e) {
+		int k;
+		if (*p == 0)
+			return 0;
+		if (*p < 0x80) {
+			p++;
+			continue;
+		}
+		k = (*p & 0xE0) == 0xC0 ? 1 : (*p & 0xF0) == 0xE0 ? 2 : (*p & 0xF8) == 0xF0 ? 3 : -1;
+		if (k < 0 || e - p <= k || (k == 1 && *p < 0xC2))
+			return 0;
+		for (int i = 1; i <= k; i++)
+			if ((p[i] & 0xC0) != 0x80)
+				return 0;
+		p += k + 1;
+	}
+	return 1;
+}
+
+/* the fenced code blocks of markdown text (``` or ~~~, CommonMark-style) */
+static size_t
+findblocks(const char *text, struct block *b, size_t max)
+{
+	const char *p = text;
+	size_t n = 0;
+	int line = 1;
+
+	while (*p && n < max) {
+		const char *eol = strchr(p, '\n'), *q = p;
+		int indent = 0, fence = 0;
+		char ch;
+
+		if (!eol)
+			eol = p + strlen(p);
+		while (*q == ' ' && indent < 4)
+			q++, indent++;
+		ch = *q;
+		if (indent < 4 && (ch == '`' || ch == '~')) {
+			while (q[fence] == ch)
+				fence++;
+		}
+		if (fence >= 3) {
+			const char *info = q + fence, *c;
+			size_t k = 0;
+			memset(&b[n], 0, sizeof b[n]);
+			while (info < eol && isspace((unsigned char)*info))
+				info++;
+			while (info < eol && !isspace((unsigned char)*info) && *info != '{' && k < sizeof b[n].lang - 1)
+				b[n].lang[k++] = (char)tolower((unsigned char)*info++);
+			b[n].line = line;
+			b[n].start = *eol ? eol + 1 : eol;
+			/* the closing fence: the same character, at least as long */
+			for (c = b[n].start; *c;) {
+				const char *e2 = strchr(c, '\n'), *r = c;
+				int ind = 0, f2 = 0;
+				if (!e2)
+					e2 = c + strlen(c);
+				line++;
+				while (*r == ' ' && ind < 4)
+					r++, ind++;
+				while (r[f2] == ch)
+					f2++;
+				if (ind < 4 && f2 >= fence) {
+					const char *t = r + f2;
+					while (t < e2 && isspace((unsigned char)*t))
+						t++;
+					if (t == e2) {
+						b[n].len = (size_t)(c - b[n].start);
+						b[n].closed = 1;
+						p = *e2 ? e2 + 1 : e2;
+						break;
+					}
+				}
+				c = *e2 ? e2 + 1 : e2;
+			}
+			if (!b[n].closed) { /* an answer cut off mid-block */
+				b[n].len = strlen(b[n].start);
+				p = b[n].start + b[n].len;
+			}
+			n++;
+			continue;
+		}
+		line++;
+		p = *eol ? eol + 1 : eol;
+	}
+	return n;
+}
+
+static int
+codelang(const char *lang)
+{
+	static const char *const ok[] = { "", "cuda", "cu", "cuh", "c++", "cpp", "cxx", "cc", "c",
+	                                  "hpp", "h", "nvcc", NULL };
+	const char *const *k;
+
+	for (k = ok; *k; k++)
+		if (!strcmp(*k, lang))
+			return 1;
+	return 0;
+}
+
+/* ----------------------------------------------------------- the screen */
+
+/*
+ * The screen reads a copy of the source with comments and string and
+ * character literals blanked (newlines kept, so line numbers hold), except
+ * that the literal "C" of extern "C" survives.
+ */
+static char *
+blank(const char *src, size_t n)
+{
+	char *s = xstrndup(src, n);
+	size_t i = 0;
+
+	while (i < n) {
+		if (s[i] == '/' && s[i + 1] == '/') {
+			while (i < n && s[i] != '\n')
+				s[i++] = ' ';
+		} else if (s[i] == '/' && s[i + 1] == '*') {
+			s[i++] = ' ';
+			s[i++] = ' ';
+			while (i < n && !(s[i] == '*' && s[i + 1] == '/')) {
+				if (s[i] != '\n')
+					s[i] = ' ';
+				i++;
+			}
+			if (i < n)
+				s[i++] = ' ', s[i++] = ' ';
+		} else if (s[i] == '"' || s[i] == '\'') {
+			char q = s[i];
+			size_t j = i + 1;
+			if (q == '"' && s[j] == 'C' && s[j + 1] == '"') {
+				i += 3;
+				continue;
+			}
+			while (j < n && s[j] != q && s[j] != '\n') {
+				if (s[j] == '\\' && j + 1 < n)
+					s[j++] = ' ';
+				s[j++] = ' ';
+			}
+			i = j + 1;
+		} else {
+			i++;
+		}
+	}
+	return s;
+}
+
+struct viol {
+	json_t *list;
+	json_t *allow;
+};
+
+static int
+allowed(struct viol *v, const char *rule)
+{
+	size_t i;
+	json_t *a;
+
+	json_array_foreach(v->allow, i, a)
+		if (!strcmp(json_string_value(a), rule))
+			return 1;
+	return 0;
+}
+
+static int
+lineof(const char *s, const char *at)
+{
+	int line = 1;
+
+	for (; s < at; s++)
+		line += *s == '\n';
+	return line;
+}
+
+static void
+violate(struct viol *v, const char *rule, int line, const char *fmt, const char *arg)
+{
+	char msg[300];
+	size_t i;
+	json_t *e;
+
+	if (allowed(v, rule))
+		return;
+	json_array_foreach(v->list, i, e) /* one per rule and line */
+		if (!strcmp(jstr(e, "rule", ""), rule) && jint(e, "line", 0) == line)
+			return;
+	snprintf(msg, sizeof msg, fmt, arg);
+	json_array_append_new(v->list, json_pack("{s:s,s:i,s:s}", "rule", rule, "line", line,
+	                                         "message", msg));
+}
+
+static int
+isid(int c)
+{
+	return isalnum(c) || c == '_';
+}
+
+/* the next whole-word occurrence of word in s (NULL when none) */
+static const char *
+findword(const char *s, const char *word)
+{
+	size_t n = strlen(word);
+	const char *p = s;
+
+	while ((p = strstr(p, word))) {
+		if ((p == s || !isid((unsigned char)p[-1])) && !isid((unsigned char)p[n]))
+			return p;
+		p += n;
+	}
+	return NULL;
+}
+
+/* the next occurrence of prefix in s that does not continue an identifier */
+static const char *
+findprefix(const char *s, const char *base, const char *prefix)
+{
+	const char *p = s;
+
+	while ((p = strstr(p, prefix)) && p > base && isid((unsigned char)p[-1]))
+		p++;
+	return p;
+}
+
+/*
+ * Every use of each name: whole words, or prefixes for names ending in
+ * '*' (cublas* matches cublasCreate).
+ */
+static void
+banwords(struct viol *v, const char *s, const char *rule, const char *const *names, const char *why)
+{
+	const char *const *k;
+
+	for (k = names; *k; k++) {
+		size_t n = strlen(*k);
+		int prefix = (*k)[n - 1] == '*';
+		char pat[64], name[80];
+		const char *p = s, *hit;
+
+		snprintf(pat, sizeof pat, "%.*s", (int)(prefix ? n - 1 : n), *k);
+		while ((hit = prefix ? findprefix(p, s, pat) : findword(p, pat))) {
+			size_t m = 0;
+			while (isid((unsigned char)hit[m]) || hit[m] == ':')
+				m++;
+			snprintf(name, sizeof name, "%.*s", (int)(m < 79 ? m : 79), hit);
+			violate(v, rule, lineof(s, hit), why, name);
+			p = hit + strlen(pat);
+		}
+	}
+}
+
+/*
+ * A call of the global function name: the name followed by '(', and not a
+ * member (x.name, p->name) or another namespace's (std::name).
+ */
+static const char *
+findcall(const char *s, const char *name)
+{
+	const char *p = s;
+
+	while ((p = findword(p, name))) {
+		const char *q = p + strlen(name);
+		int member = (p - s >= 1 && p[-1] == '.') || (p - s >= 2 && p[-1] == '>' && p[-2] == '-') ||
+		             (p - s >= 2 && p[-1] == ':' && p[-2] == ':' && (p - s == 2 || isid((unsigned char)p[-3])));
+		while (*q == ' ' || *q == '\t' || *q == '\n')
+			q++;
+		if (*q == '(' && !member)
+			return p;
+		p += strlen(name);
+	}
+	return NULL;
+}
+
+static void
+bancalls(struct viol *v, const char *s, const char *rule, const char *const *names, const char *why)
+{
+	const char *const *k;
+
+	for (k = names; *k; k++) {
+		const char *p = s, *hit;
+		while ((hit = findcall(p, *k))) {
+			violate(v, rule, lineof(s, hit), why, *k);
+			p = hit + strlen(*k);
+		}
+	}
+}
+
+/* headers a candidate may include: the C and C++ standard library parts
+ * that do no I/O, threads or time, and the CUDA toolkit's own */
+static int
+headerok(const char *h)
+{
+	static const char *const std[] = {
+		"assert.h", "math.h", "stdint.h", "stdio.h", "stdlib.h", "string.h", "float.h",
+		"limits.h", "stddef.h", "stdbool.h", "inttypes.h", "stdarg.h", "errno.h", "cassert",
+		"cmath", "cstdint", "cstdio", "cstdlib", "cstring", "cfloat", "climits", "cstddef",
+		"cinttypes", "cstdarg", "cerrno", "algorithm", "array", "type_traits", "utility",
+		"limits", "numeric", "tuple", "functional", "initializer_list", "iterator", "vector",
+		"memory", "new", "string", "iostream", "sstream", "cstdbool", "complex", "bit",
+		"cuda.h", "cuda_runtime.h", "cuda_runtime_api.h", "cuda_fp16.h", "cuda_bf16.h",
+		"cuda_fp8.h", "cuda_fp16.hpp", "cuda_bf16.hpp", "cuda_fp8.hpp", "cuda_fp4.h",
+		"cuda_fp6.h", "cooperative_groups.h", "mma.h", "vector_types.h", "vector_functions.h",
+		"device_launch_parameters.h", "math_constants.h", "cuda_pipeline.h",
+		"cuda_pipeline_primitives.h", "cuda_awbarrier.h", "cuda_awbarrier_primitives.h",
+		"sm_20_intrinsics.h", "sm_30_intrinsics.h", "sm_32_intrinsics.h", "sm_35_intrinsics.h",
+		"sm_60_atomic_functions.h", "sm_61_intrinsics.h", "device_functions.h",
+		"device_atomic_functions.h", "cuda_texture_types.h", "texture_fetch_functions.h",
+		"cuda_device_runtime_api.h", "curand_kernel.h", "driver_types.h", "builtin_types.h",
+		"host_defines.h", "cudaTypedefs.h", NULL
+	};
+	const char *const *k;
+
+	if (strstr(h, "..") || h[0] == '/')
+		return 0;
+	if (!strncmp(h, "cooperative_groups/", 19) || !strncmp(h, "cuda/", 5) || !strncmp(h, "crt/", 4))
+		return 1;
+	for (k = std; *k; k++)
+		if (!strcmp(*k, h))
+			return 1;
+	return 0;
+}
+
+static int
+libheader(const char *h)
+{
+	static const char *const libs[] = { "cublas", "cudnn", "cusparse", "cufft", "cusolver", "curand.h",
+	                                    "thrust/", "cub/", "cutlass", "cute/", "torch", "ATen",
+	                                    "nccl", "nvrtc", "npp", NULL };
+	const char *const *k;
+
+	for (k = libs; *k; k++)
+		if (!strncmp(h, *k, strlen(*k)))
+			return 1;
+	return 0;
+}
+
+/* the name of the function whose header ends just before the '{' at brace */
+static void
+headerbefore(const char *s, const char *brace, char *hdr, size_t cap)
+{
+	const char *p = brace;
+	size_t n;
+
+	while (p > s && p[-1] != ';' && p[-1] != '}' && p[-1] != '{' && p[-1] != '#')
+		p--;
+	n = (size_t)(brace - p);
+	snprintf(hdr, cap, "%.*s", (int)(n < cap - 1 ? n : cap - 1), p);
+}
+
+static const char *const interposed[] = {
+	"malloc", "free", "calloc", "realloc", "memcpy", "memmove", "memset", "printf", "fprintf",
+	"puts", "exit", "_exit", "abort", "atexit", "dlopen", "dlsym", "pthread_create", "clock_gettime",
+	"gettimeofday", "time", "clock", "rand", "srand", "getenv", "write", "read", "open", "close",
+	"mmap", "fork", NULL
+};
+
+/*
+ * Screen the source; returns the violations (a JSON array, empty when
+ * clean). entry is the function the spec asks for.
+ */
+static json_t *
+screen(const char *src, size_t n, const char *entry, json_t *allow)
+{
+	struct viol v = { json_array(), allow };
+	char *s = blank(src, n);
+	const char *p;
+	int depth = 0, devicedepth = -1, externc = 0;
+	char hdr[1024];
+
+	/* includes, from the original text (they are strings) */
+	for (p = src; p < src + n;) {
+		const char *eol = memchr(p, '\n', (size_t)(src + n - p)), *q = p;
+		size_t len = eol ? (size_t)(eol - p) : (size_t)(src + n - p);
+		while (q < p + len && (*q == ' ' || *q == '\t'))
+			q++;
+		if (*q == '#') {
+			q++;
+			while (q < p + len && (*q == ' ' || *q == '\t'))
+				q++;
+			if (!strncmp(q, "include", 7) || !strncmp(q, "import", 6) || !strncmp(q, "embed", 5)) {
+				char name[256] = "";
+				const char *a = q + (q[1] == 'n' && q[2] == 'c' ? 7 : q[1] == 'm' ? 6 : 5), *b;
+				if (!strncmp(q, "include_next", 12))
+					a = q + 12;
+				while (a < p + len && (*a == ' ' || *a == '\t'))
+					a++;
+				if (a < p + len && (*a == '<' || *a == '"')) {
+					char close = *a == '<' ? '>' : '"';
+					b = memchr(a + 1, close, (size_t)(p + len - a - 1));
+					if (b)
+						snprintf(name, sizeof name, "%.*s", (int)(b - a - 1), a + 1);
+				}
+				if (!name[0])
+					violate(&v, "include", lineof(src, q), "a computed or malformed #include: '%s'",
+					        "only #include <header> or \"header\" is allowed");
+				else if (libheader(name))
+					violate(&v, "library", lineof(src, q), "includes the library header <%s>", name);
+				else if (!headerok(name))
+					violate(&v, "include", lineof(src, q), "includes <%s>, which is outside the CUDA "
+					        "toolkit and the C/C++ standard library parts allowed here", name);
+			} else if (!strncmp(q, "pragma", 6) && strstr(q, "omp")) {
+				violate(&v, "threads", lineof(src, q), "%s", "uses OpenMP (#pragma omp)");
+			}
+		}
+		p = eol ? eol + 1 : src + n;
+	}
+
+	/* the entry point and kernels */
+	{
+		const char *e = s, *def = NULL;
+		while ((e = findcall(e, entry))) {
+			const char *q = e + strlen(entry), *b;
+			int paren = 0;
+			/* skip the parameter list; a definition has '{' after it */
+			for (; *q; q++) {
+				if (*q == '(')
+					paren++;
+				else if (*q == ')' && --paren == 0)
+					break;
+			}
+			b = *q ? q + 1 : q;
+			while (*b && *b != '{' && *b != ';' && *b != '(' && *b != ')')
+				b++;
+			if (*b == '{') {
+				def = e;
+				break;
+			}
+			e += strlen(entry);
+		}
+		if (!def)
+			violate(&v, "entry_point", 1, "does not define the host function '%s' the task asks for", entry);
+		else {
+			/* extern "C": on the definition's line, or an enclosing extern "C" { } */
+			const char *ls = def;
+			int in = 0;
+			while (ls > s && ls[-1] != ';' && ls[-1] != '}' && ls[-1] != '{')
+				ls--;
+			if (strstr(ls, "extern \"C\"") && strstr(ls, "extern \"C\"") < def)
+				in = 1;
+			{
+				const char *x = s;
+				while ((x = strstr(x, "extern \"C\"")) && x < def) {
+					const char *y = x + 10;
+					while (*y == ' ' || *y == '\n' || *y == '\t')
+						y++;
+					if (*y == '{')
+						in = 1;
+					x += 10;
+				}
+			}
+			if (!in)
+				violate(&v, "entry_point", lineof(s, def), "'%s' is defined without extern \"C\": "
+				        "the harness looks it up by its unmangled name", entry);
+		}
+	}
+	if (!findword(s, "__global__"))
+		violate(&v, "kernel", 1, "%s", "defines no __global__ kernel: the work must run on the GPU");
+	else if (!strstr(s, "<<<") && !findword(s, "cudaLaunchKernel") && !findword(s, "cudaLaunchKernelEx") &&
+	         !findword(s, "cudaLaunchCooperativeKernel"))
+		violate(&v, "kernel", 1, "%s", "never launches a kernel (no <<<...>>> or cudaLaunchKernel)");
+
+	{
+		static const char *const lib[] = { "cublas*", "cudnn*", "cusparse*", "cufft*", "cusolver*",
+		                                   "curandCreateGenerator", "curandGenerate*", "thrust::*",
+		                                   "cub::*", "cutlass::*", "cute::*", "torch::*", "at::*",
+		                                   "c10::*", "nvrtc*", NULL };
+		static const char *const hostc[] = { "cudaMallocManaged", "cudaMallocHost", "cudaHostAlloc",
+		                                     "cudaHostRegister", "cudaMemcpyDeviceToHost",
+		                                     "cudaMemcpyFromSymbol", "cudaMemcpyFromSymbolAsync", NULL };
+		static const char *const proc[] = { "system", "popen", "fork", "vfork", "execl", "execlp",
+		                                    "execle", "execv", "execvp", "execvpe", "execve", "posix_spawn",
+		                                    "posix_spawnp", "dlopen", "dlsym", "dlmopen", "clone", "kill",
+		                                    "ptrace", "syscall", "prctl", "mprotect", "signal", "sigaction",
+		                                    "setjmp", "longjmp", "raise", NULL };
+		static const char *const net[] = { "socket", "connect", "bind", "listen", "accept",
+		                                   "gethostbyname", "getaddrinfo", "sendto", "recvfrom",
+		                                   "curl_easy_init", NULL };
+		static const char *const fio[] = { "fopen", "freopen", "fdopen", "open", "openat", "creat",
+		                                   "mmap", "opendir", "unlink", "remove", "rename", "truncate",
+		                                   "ftruncate", "chmod", "chdir", "mkdir", "symlink", NULL };
+		static const char *const fiow[] = { "ofstream", "ifstream", "fstream", "filebuf", "filesystem",
+		                                    NULL };
+		static const char *const envw[] = { "getenv", "secure_getenv", "setenv", "putenv", "unsetenv",
+		                                     "clearenv", "environ", NULL };
+		static const char *const thr[] = { "pthread_create", "thrd_create", NULL };
+		static const char *const thrw[] = { "std::thread", "std::jthread", "std::async", "tbb::*", NULL };
+		static const char *const tim[] = { "cudaEvent*", "clock_gettime", "gettimeofday", "timespec_get",
+		                                   "chrono", "__rdtsc", "rdtsc", "__rdtscp", NULL };
+		static const char *const timc[] = { "clock", "clock64", "time", "times", NULL };
+		static const char *const str[] = { "cudaStreamCreate*", "cudaStreamBeginCapture*",
+		                                   "cudaStreamEndCapture", "cudaGraph*", "cudaLaunchHostFunc",
+		                                   "cudaStreamAddCallback", "cudaStreamPerThread",
+		                                   "cudaStreamNonBlocking", "cudaStreamAttachMemAsync",
+		                                   "cudaStreamWaitEvent", NULL };
+		static const char *const dev[] = { "cudaDeviceReset", "cudaSetDevice", "cudaIpc*",
+		                                   "cudaDeviceSetLimit", "cudaThreadExit", NULL };
+		banwords(&v, s, "library", lib, "uses a library (%s): write the kernel yourself");
+		banwords(&v, s, "host_compute", hostc, "uses %s: the work must stay on the GPU, on the device "
+		         "pointers the harness passes");
+		bancalls(&v, s, "process", proc, "calls %s()");
+		bancalls(&v, s, "network", net, "calls %s(): no network access");
+		bancalls(&v, s, "file_io", fio, "calls %s(): no file access");
+		banwords(&v, s, "file_io", fiow, "uses %s: no file access");
+		banwords(&v, s, "environment", envw, "reads or changes the environment (%s)");
+		bancalls(&v, s, "threads", thr, "calls %s(): no host threads");
+		banwords(&v, s, "threads", thrw, "uses %s: no host threads");
+		banwords(&v, s, "timing", tim, "uses a timer (%s): the harness does the timing");
+		bancalls(&v, s, "timing", timc, "calls %s(): the harness does the timing");
+		banwords(&v, s, "streams", str, "uses %s: launch on the default stream, no side streams or "
+		         "graphs");
+		banwords(&v, s, "device_state", dev, "uses %s: the harness owns the device");
+		if (strstr(src, "globaltimer") || strstr(src, "%clock"))
+			violate(&v, "timing", lineof(src, strstr(src, "globaltimer") ? strstr(src, "globaltimer")
+			        : strstr(src, "%clock")), "%s", "reads a GPU timer register");
+		if (strstr(src, "/proc/") || strstr(src, "/dev/") || strstr(src, "/etc/") || strstr(src, "/sys/"))
+			violate(&v, "file_io", 1, "%s", "names a system path (/proc, /dev, /etc or /sys)");
+	}
+	if (strstr(s, "constructor") || strstr(s, "destructor") || strstr(s, "init_array") ||
+	    strstr(s, "RTLD_NEXT") || strstr(src, "LD_PRELOAD"))
+		violate(&v, "interposition", lineof(s, strstr(s, "constructor") ? strstr(s, "constructor")
+		        : strstr(s, "destructor") ? strstr(s, "destructor") : s), "%s",
+		        "runs code at load time or interposes symbols (constructor, init_array, RTLD_NEXT)");
+
+	/* walk the braces: function definitions, device code, asm */
+	for (p = s; *p; p++) {
+		if (*p == '#') { /* a preprocessor line (and its continuations) */
+			const char *ls = p;
+			while (ls > s && (ls[-1] == ' ' || ls[-1] == '\t'))
+				ls--;
+			if (ls == s || ls[-1] == '\n') {
+				while (*p && !(*p == '\n' && p[-1] != '\\'))
+					p++;
+				if (!*p)
+					break;
+				continue;
+			}
+		}
+		if (*p == '{') {
+			headerbefore(s, p, hdr, sizeof hdr);
+			if (depth == externc && strchr(hdr, '(')) {
+				/* a function definition at file scope */
+				char *paren = strchr(hdr, '('), *e = paren, name[128];
+				size_t k;
+				while (e > hdr && isspace((unsigned char)e[-1]))
+					e--;
+				k = 0;
+				while (e > hdr && isid((unsigned char)e[-1]) && k < 100)
+					e--, k++;
+				snprintf(name, sizeof name, "%.*s", (int)k, e);
+				if (name[0] && strcmp(name, entry)) {
+					const char *const *w;
+					int bad = (!strncmp(name, "cuda", 4) || (!strncmp(name, "cu", 2) && isupper((unsigned char)name[2])) ||
+					           !strncmp(name, "nvml", 4) || !strncmp(name, "__cuda", 6));
+					for (w = interposed; *w && !bad; w++)
+						bad = !strcmp(*w, name);
+					if (bad)
+						violate(&v, "interposition", lineof(s, p), "defines %s(), which shadows a CUDA "
+						        "or C library function", name);
+				}
+			} else if (depth == 0 && strstr(hdr, "extern \"C\"") && !strchr(hdr, '(')) {
+				externc = 1; /* extern "C" { ... } */
+			}
+			/* a device function (or lambda) at any depth */
+			if (devicedepth < 0 && strchr(hdr, '(') && (strstr(hdr, "__global__") || strstr(hdr, "__device__")))
+				devicedepth = depth;
+			depth++;
+		} else if (*p == '}') {
+			if (depth > 0)
+				depth--;
+			if (depth == devicedepth)
+				devicedepth = -1;
+			if (depth == 0)
+				externc = 0;
+		} else if ((p == s || !isid((unsigned char)p[-1])) &&
+		           (!strncmp(p, "asm", 3) || !strncmp(p, "__asm__", 7) || !strncmp(p, "__asm", 5))) {
+			const char *q = p + (p[0] == 'a' ? 3 : p[5] == '_' ? 7 : 5);
+			if (!isid((unsigned char)*q) && devicedepth < 0)
+				violate(&v, "asm", lineof(s, p), "%s", "inline asm outside device code: only PTX in "
+				        "__device__ or __global__ functions is allowed");
+		}
+	}
+	free(s);
+	return v.list;
+}
+
+/* --------------------------------------------------------------- running */
+
+struct run {
+	int status;       /* exit status, or 128 + signal */
+	int timedout;
+	double seconds;
+	struct buf log;   /* stdout and stderr together */
+};
+
+/*
+ * Run argv in dir with a scrubbed environment, rlimits and a wall-clock
+ * limit (the whole process group is killed at the limit).
+ */
+static int
+runlimited(char *const argv[], const char *dir, int seconds, long memmb, struct run *r)
+{
+	int pfd[2];
+	pid_t pid;
+	double t0 = now();
+	char chunk[8192];
+
+	memset(r, 0, sizeof *r);
+	bufinit(&r->log, MAX_LOG);
+	if (pipe(pfd) < 0)
+		return -1;
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		struct rlimit as = { (rlim_t)memmb << 20, (rlim_t)memmb << 20 };
+		struct rlimit cpu = { (rlim_t)seconds * 2, (rlim_t)seconds * 2 };
+		struct rlimit fsz = { 512 << 20, 512 << 20 };
+		char *env[] = { NULL, "LC_ALL=C", NULL, NULL };
+		const char *path = getenv("PATH");
+		setpgid(0, 0);
+		dup2(pfd[1], 1);
+		dup2(pfd[1], 2);
+		close(pfd[0]);
+		close(pfd[1]);
+		if (open("/dev/null", O_RDONLY) != 0)
+			dup2(open("/dev/null", O_RDONLY), 0);
+		setrlimit(RLIMIT_AS, &as);
+		setrlimit(RLIMIT_CPU, &cpu);
+		setrlimit(RLIMIT_FSIZE, &fsz);
+		if (chdir(dir) < 0)
+			_exit(126);
+		env[0] = xasprintf("PATH=%s", path ? path : "/usr/bin:/bin");
+		env[2] = xasprintf("HOME=%s", dir);
+		execve(argv[0], argv, env);
+		_exit(127);
+	}
+	close(pfd[1]);
+	fcntl(pfd[0], F_SETFL, O_NONBLOCK);
+	for (;;) {
+		ssize_t k = read(pfd[0], chunk, sizeof chunk);
+		int st;
+		if (k > 0) {
+			bufput(&r->log, chunk, (size_t)k); /* past the cap: dropped */
+			continue;
+		}
+		if (k < 0 && errno != EAGAIN && errno != EINTR)
+			break;
+		if (waitpid(pid, &st, WNOHANG) == pid) {
+			while ((k = read(pfd[0], chunk, sizeof chunk)) > 0)
+				bufput(&r->log, chunk, (size_t)k);
+			r->status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+			break;
+		}
+		if (k == 0) { /* all writers gone; wait for the exit */
+			if (waitpid(pid, &st, 0) == pid)
+				r->status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+			break;
+		}
+		if (now() - t0 > seconds) {
+			kill(-pid, SIGKILL);
+			waitpid(pid, &st, 0);
+			r->timedout = 1;
+			r->status = 128 + SIGKILL;
+			break;
+		}
+		usleep(2000);
+	}
+	kill(-pid, SIGKILL); /* stray children of the group */
+	close(pfd[0]);
+	r->seconds = now() - t0;
+	return 0;
+}
+
+/* the path of a program: name itself when it has a '/', else from PATH */
+static char *
+which(const char *name)
+{
+	char *path, *save = NULL, *d;
+
+	if (strchr(name, '/'))
+		return xstrdup(name);
+	path = xstrdup(getenv("PATH") ? getenv("PATH") : "/usr/bin:/bin");
+	for (d = strtok_r(path, ":", &save); d; d = strtok_r(NULL, ":", &save)) {
+		char *c = xasprintf("%s/%s", d, name);
+		if (access(c, X_OK) == 0) {
+			free(path);
+			return c;
+		}
+		free(c);
+	}
+	free(path);
+	return xstrdup(name);
+}
+
+static char *
+nvccversion(const char *nvcc)
+{
+	char *argv[] = { (char *)nvcc, "--version", NULL };
+	struct run r;
+	char *v, *p;
+
+	if (runlimited(argv, ".", 30, 4096, &r) < 0 || r.status != 0)
+		die(EXIT_RETRY, "cannot run '%s --version'", nvcc);
+	p = strstr(r.log.s, "release ");
+	v = p ? xstrndup(p + 8, strcspn(p + 8, ",\n")) : xstrdup("unknown");
+	p = strstr(r.log.s, "Build ");
+	if (p) {
+		char *full = xasprintf("%s (%.*s)", v, (int)strcspn(p + 6, "\n"), p + 6);
+		free(v);
+		v = full;
+	}
+	buffree(&r.log);
+	return v;
+}
+
+/* ptxas -v lines into per-kernel resources */
+static json_t *
+resources(const char *log)
+{
+	json_t *arr = json_array(), *cur = NULL;
+	const char *p = log;
+
+	while ((p = strstr(p, "ptxas info"))) {
+		const char *eol = strchr(p, '\n');
+		char line[512], name[256];
+		int a, b;
+		size_t n = eol ? (size_t)(eol - p) : strlen(p);
+		snprintf(line, sizeof line, "%.*s", (int)(n < 511 ? n : 511), p);
+		if (sscanf(line, "ptxas info : Compiling entry function '%255[^']'", name) == 1 ||
+		    sscanf(line, "ptxas info    : Compiling entry function '%255[^']'", name) == 1) {
+			cur = json_pack("{s:s,s:i,s:i,s:i,s:i,s:i}", "kernel", name, "registers", 0,
+			                "shared_bytes", 0, "stack_bytes", 0, "spill_stores", 0, "spill_loads", 0);
+			json_array_append_new(arr, cur);
+		} else if (cur && strstr(line, "Used ")) {
+			const char *q = strstr(line, "Used ");
+			if (sscanf(q, "Used %d registers", &a) == 1)
+				json_object_set_new(cur, "registers", json_integer(a));
+			if ((q = strstr(line, " bytes smem")) != NULL) {
+				while (q > line && isdigit((unsigned char)q[-1]))
+					q--;
+				json_object_set_new(cur, "shared_bytes", json_integer(atoi(q)));
+			}
+		} else if (cur && sscanf(line, "ptxas info    : Function properties for %255s", name) == 1) {
+			/* the numbers follow on the next line */
+		} else if (cur && (sscanf(line, "    %d bytes stack frame, %d bytes spill stores", &a, &b) == 2 ||
+		                   sscanf(line, "%d bytes stack frame, %d bytes spill stores", &a, &b) == 2)) {
+			json_object_set_new(cur, "stack_bytes", json_integer(a));
+			json_object_set_new(cur, "spill_stores", json_integer(b));
+		}
+		p += n;
+	}
+	/* "N bytes stack frame, N bytes spill stores, N bytes spill loads" lines */
+	p = log;
+	cur = NULL;
+	{
+		size_t i = 0;
+		while ((p = strstr(p, " bytes stack frame, "))) {
+			const char *ls = p;
+			int st = 0, ss = 0, sl = 0;
+			while (ls > log && ls[-1] != '\n')
+				ls--;
+			if (sscanf(ls, " %d bytes stack frame, %d bytes spill stores, %d bytes spill loads", &st, &ss, &sl) == 3 &&
+			    i < json_array_size(arr)) {
+				json_t *k = json_array_get(arr, i++);
+				json_object_set_new(k, "stack_bytes", json_integer(st));
+				json_object_set_new(k, "spill_stores", json_integer(ss));
+				json_object_set_new(k, "spill_loads", json_integer(sl));
+			}
+			p += 20;
+		}
+	}
+	return arr;
+}
+
+/* nvcc's output for the teacher: no ptxas chatter, paths relative, capped */
+static char *
+diagnostics(const char *log, const char *dir)
+{
+	struct buf b;
+	const char *p = log;
+	size_t dl = strlen(dir);
+
+	bufinit(&b, MAX_LOG);
+	while (*p) {
+		const char *eol = strchr(p, '\n');
+		size_t n = eol ? (size_t)(eol - p) + 1 : strlen(p);
+		if (strncmp(p, "ptxas info", 10) && strncmp(p, "    ", 4) && n > 1) {
+			const char *q = p;
+			while (q < p + n) {
+				if (!strncmp(q, dir, dl)) {
+					q += dl;
+					if (*q == '/')
+						q++;
+					continue;
+				}
+				bufputc(&b, *q++);
+			}
+		}
+		p += n;
+	}
+	if (b.n > MAX_DIAG) {
+		b.n = MAX_DIAG;
+		b.s[b.n] = 0;
+		bufputs(&b, "\n[... more diagnostics cut ...]\n");
+	}
+	{
+		char *r = bufdetach(&b, NULL);
+		buffree(&b);
+		return r;
+	}
+}
+
+static int
+copyfile(const char *from, const char *to)
+{
+	struct buf b;
+	int r;
+
+	bufinit(&b, (size_t)1 << 31);
+	if (readfile(from, &b) < 0) {
+		buffree(&b);
+		return -1;
+	}
+	r = writefile(to, b.s, b.n);
+	buffree(&b);
+	return r < 0 ? -1 : 0;
+}
+
+static int
+rmtree(const char *dir)
+{
+	char *argv[] = { "/bin/rm", "-rf", (char *)dir, NULL };
+	struct run r;
+	int rc = runlimited(argv, "/", 60, 1024, &r);
+
+	buffree(&r.log);
+	return rc;
+}
+
+/* ------------------------------------------------------- candidate mode */
+
+/* the declarations appended after the candidate: nvcc then rejects a
+ * definition whose parameter types differ from the spec's signature */
+static char *
+finalsource(const char *src, size_t n, json_t *task)
+{
+	return xasprintf("%.*s\n\n/* appended by retort: the signature the task asks for */\n"
+	                 "#include <cuda_fp16.h>\n#include <cuda_bf16.h>\n#include <cuda_fp8.h>\n"
+	                 "#include <stdint.h>\n%s;\n", (int)n, src, jstr(task, "signature", ""));
+}
+
+static json_t *
+buildcandidate(const struct opts *o, json_t *task, const char *src, size_t srclen, const char *sopath)
+{
+	char *full = finalsource(src, srclen, task), key[65], *dir = NULL, *tmpdir;
+	char *version = nvccversion(o->nvcc), *flags, *keytext;
+	json_t *rec;
+	struct run r;
+	int gencode = strchr(o->arch + 3, 'a') != NULL;
+
+	flags = gencode
+		? xasprintf("-gencode=arch=compute_%s,code=sm_%s -O3 -lineinfo -Xptxas -v -std=c++17 "
+		            "-shared -Xcompiler -fPIC -cudart %s", o->arch + 3, o->arch + 3, o->cudart)
+		: xasprintf("-arch=%s -O3 -lineinfo -Xptxas -v -std=c++17 -shared -Xcompiler -fPIC -cudart %s",
+		            o->arch, o->cudart);
+	keytext = xasprintf("%s\n%s\n%s\n%s\n", full, flags, version, o->arch);
+	sha256hex(keytext, strlen(keytext), key);
+	free(keytext);
+
+	/* a cached build of the same source, flags, nvcc and arch */
+	if (o->cachedir) {
+		char *res, err[512];
+		json_t *hit;
+		dir = xasprintf("%s/build/%.2s/%s", o->cachedir, key, key);
+		res = xasprintf("%s/result.json", dir);
+		if (access(res, F_OK) == 0 && (hit = jload(res, err, sizeof err))) {
+			char *so = xasprintf("%s/cand.so", dir);
+			int ok = strcmp(jstr(hit, "status", ""), "ok") || copyfile(so, sopath) == 0;
+			free(so);
+			free(res);
+			if (ok) {
+				free(full);
+				free(version);
+				free(flags);
+				free(dir);
+				return hit;
+			}
+			json_decref(hit);
+		} else {
+			free(res);
+		}
+	}
+
+	/* build in a private folder; publish it into the cache by rename */
+	tmpdir = o->cachedir ? xasprintf("%s/build/tmp.%ld", o->cachedir, (long)getpid())
+	                     : xasprintf("%s.build", sopath);
+	rmtree(tmpdir);
+	if (mkdirp(tmpdir) < 0)
+		die(EXIT_RETRY, "cannot create '%s':", tmpdir);
+	{
+		char *cu = xasprintf("%s/cand.cu", tmpdir);
+		if (writefile(cu, full, strlen(full)) < 0)
+			die(EXIT_RETRY, "cannot write '%s':", cu);
+		free(cu);
+	}
+	{
+		char *argv[32], *copy = xstrdup(flags), *t, *save = NULL;
+		int ac = 0;
+		argv[ac++] = (char *)o->nvcc;
+		for (t = strtok_r(copy, " ", &save); t && ac < 28; t = strtok_r(NULL, " ", &save))
+			argv[ac++] = t;
+		argv[ac++] = "-o";
+		argv[ac++] = "cand.so";
+		argv[ac++] = "cand.cu";
+		argv[ac] = NULL;
+		if (runlimited(argv, tmpdir, o->timelimit, o->memlimit, &r) < 0)
+			die(EXIT_RETRY, "cannot run '%s':", o->nvcc);
+		free(copy);
+	}
+	rec = json_pack("{s:s,s:s,s:s,s:f}", "nvcc_version", version, "flags", flags, "arch", o->arch,
+	                "seconds", r.seconds);
+	if (r.timedout) {
+		json_object_set_new(rec, "status", json_string("timeout"));
+		json_object_set_new(rec, "reason", json_sprintf("nvcc ran longer than %d s", o->timelimit));
+	} else if (r.status != 0) {
+		char *d = diagnostics(r.log.s, tmpdir);
+		json_object_set_new(rec, "status", json_string("compile_error"));
+		json_object_set_new(rec, "diagnostics", json_string(d));
+		if (r.status == 127 || r.status == 126)
+			die(EXIT_RETRY, "cannot run '%s' (exit %d): %s", o->nvcc, r.status, d);
+		free(d);
+	} else {
+		char *so = xasprintf("%s/cand.so", tmpdir), *d = diagnostics(r.log.s, tmpdir);
+		json_object_set_new(rec, "status", json_string("ok"));
+		json_object_set_new(rec, "resources", resources(r.log.s));
+		json_object_set_new(rec, "diagnostics", json_string(d)); /* warnings */
+		if (copyfile(so, sopath) < 0)
+			die(EXIT_RETRY, "cannot copy the built candidate to '%s':", sopath);
+		free(so);
+		free(d);
+	}
+	buffree(&r.log);
+	if (o->cachedir) {
+		char *res = xasprintf("%s/result.json", tmpdir);
+		if (jwrite(res, rec) < 0)
+			die(EXIT_RETRY, "cannot write '%s':", res);
+		free(res);
+		if (mkparent(dir) < 0)
+			die(EXIT_RETRY, "cannot create '%s':", dir);
+		if (rename(tmpdir, dir) < 0) /* another process published it first: fine */
+			rmtree(tmpdir);
+	} else {
+		rmtree(tmpdir);
+	}
+	free(tmpdir);
+	free(dir);
+	free(full);
+	free(version);
+	free(flags);
+	return rec;
+}
+
+static int
+candidate(const struct opts *o, const char *taskpath, const char *resppath)
+{
+	char err[512], *sopath, *slash;
+	json_t *task = jload(taskpath, err, sizeof err), *resp, *rec = NULL, *viol;
+	const char *text, *entry;
+	struct block blocks[64];
+	size_t nb, i, len;
+	int pick = -1, defines = 0, others = 0;
+
+	if (!task)
+		die(EXIT_USAGE, "cannot read the task: %s", err);
+	if (!(resp = jload(resppath, err, sizeof err)))
+		die(EXIT_USAGE, "cannot read the response: %s", err);
+	slash = strrchr(o->out, '/');
+	sopath = slash ? xasprintf("%.*s/cand.so", (int)(slash - o->out), o->out) : xstrdup("cand.so");
+	entry = jstr(task, "entry", "");
+	text = jstr(json_object_get(resp, "answer"), "text", "");
+	len = strlen(text);
+
+	if (!strcmp(jstr(resp, "status", ""), "done")) {
+		rec = json_pack("{s:s}", "status", "done");
+		goto write;
+	}
+	if (len > MAX_ANSWER) {
+		rec = json_pack("{s:s,s:s}", "status", "no_code", "reason", "the answer is larger than 2 MiB");
+		goto write;
+	}
+	if (!utf8ok(text, len)) {
+		rec = json_pack("{s:s,s:s}", "status", "no_code", "reason", "the answer is not valid UTF-8 text");
+		goto write;
+	}
+	nb = findblocks(text, blocks, sizeof blocks / sizeof blocks[0]);
+	for (i = 0; i < nb; i++) {
+		char *b;
+		if (!codelang(blocks[i].lang) || blocks[i].len > MAX_BLOCK) {
+			others++;
+			continue;
+		}
+		b = xstrndup(blocks[i].start, blocks[i].len);
+		if (findcall(b, entry) && strstr(b, "extern")) {
+			pick = (int)i;
+			defines = 1;
+		} else if (!defines) {
+			pick = (int)i;
+		}
+		free(b);
+	}
+	if (pick < 0) {
+		rec = json_pack("{s:s,s:s}", "status", "no_code", "reason",
+		                nb == 0 ? "the answer has no fenced code block"
+		                : others ? "no C/CUDA code block (the blocks are in other languages, or too large)"
+		                         : "no usable code block");
+		goto write;
+	}
+	{
+		struct block *b = &blocks[pick];
+		char why[300];
+		snprintf(why, sizeof why, "block %d of %zu (%s)%s%s", pick + 1, nb, b->lang[0] ? b->lang : "no language",
+		         defines ? " is the last that defines " : " is the last C/CUDA block; none defines ",
+		         entry);
+		rec = json_pack("{s:{s:i,s:i,s:s,s:s,s:i,s:b},s:s%}",
+		                "block", "index", pick + 1, "count", (int)nb, "lang", b->lang, "why", why,
+		                "line", b->line, "closed", b->closed, "source", b->start, b->len);
+		{
+			char h[65];
+			sha256hex(b->start, b->len, h);
+			json_object_set_new(rec, "source_sha256", json_string(h));
+		}
+		viol = screen(b->start, b->len, entry, json_object_get(task, "allow"));
+		json_object_set_new(rec, "violations", viol);
+		if (json_array_size(viol)) {
+			json_object_set_new(rec, "status", json_string("screen_failed"));
+		} else {
+			json_t *built = buildcandidate(o, task, b->start, b->len, sopath);
+			json_object_update(rec, built);
+			json_decref(built);
+		}
+	}
+write:
+	if (strcmp(jstr(rec, "status", ""), "ok") && writefile(sopath, "", 0) < 0)
+		die(EXIT_RETRY, "cannot write '%s':", sopath);
+	if (jwrite(o->out, rec) < 0)
+		die(EXIT_RETRY, "cannot write '%s':", o->out);
+	json_decref(rec);
+	json_decref(task);
+	json_decref(resp);
+	free(sopath);
+	return 0;
+}
+
+/* -------------------------------------------- harness and reference mode */
+
+/* the C call of fn (the entry point or the reference) for this task */
+static void
+genericcall(struct buf *b, json_t *task, const char *fnvar, int reference)
+{
+	json_t *a;
+	size_t i, nt = 0, ns = 0, nc = 0;
+
+	bufputs(b, "\ttypedef void (*fn_t)(");
+	json_array_foreach(json_object_get(task, "args"), i, a) {
+		const char *kind = jstr(a, "kind", "");
+		int dt = dtypefind(jstr(a, "dtype", "f32"));
+		bufputs(b, i ? ", " : "");
+		if (!strcmp(kind, "size"))
+			bufputs(b, dt == DT_I64 ? "int64_t" : "int");
+		else if (!strcmp(kind, "scalar"))
+			bufputs(b, !dtinfos[dt].isfloat ? dtinfos[dt].ctype : dt == DT_F64 ? "double" : "float");
+		else
+			bufputs(b, "void *");
+	}
+	bufprintf(b, ");\n\t((fn_t)%s)(", fnvar);
+	json_array_foreach(json_object_get(task, "args"), i, a) {
+		const char *kind = jstr(a, "kind", "");
+		int dt = dtypefind(jstr(a, "dtype", "f32"));
+		bufputs(b, i ? ", " : "");
+		if (!strcmp(kind, "size"))
+			bufprintf(b, "(%s)sizes[%zu]", dt == DT_I64 ? "int64_t" : "int", ns++);
+		else if (!strcmp(kind, "scalar"))
+			bufprintf(b, "(%s)scalars[%zu]", !dtinfos[dt].isfloat ? dtinfos[dt].ctype
+			          : dt == DT_F64 ? "double" : "float", nc++);
+		else
+			bufprintf(b, "ptrs[%zu]", nt++);
+	}
+	bufputs(b, ");\n");
+	(void)reference;
+}
+
+static int
+program(const struct opts *o, const char *taskpath, int reference)
+{
+	char err[512], *dir, *cfile, *cuda;
+	json_t *task = jload(taskpath, err, sizeof err);
+	struct buf b;
+	struct run r;
+	const char *ref;
+
+	if (!task)
+		die(EXIT_USAGE, "cannot read the task: %s", err);
+	ref = jstr(task, "reference", NULL);
+	bufinit(&b, 1 << 22);
+	bufprintf(&b, "/* generated by retort's compile for %s: do not edit */\n"
+	          "#include <stddef.h>\n#include <stdint.h>\n#include <stdlib.h>\n#include <string.h>\n"
+	          "#include <math.h>\n#include <float.h>\n#include <limits.h>\n", jstr(task, "id", "?"));
+	if (reference) {
+		if (!ref)
+			die(EXIT_USAGE, "%s: the task has no reference", taskpath);
+		bufprintf(&b, "#line 1 \"reference\"\n%s\n", ref);
+		bufputs(&b, "#line 1 \"call\"\nvoid\ncallreference(void **ptrs, const int64_t *sizes, "
+		        "const double *scalars)\n{\n\tvoid *fn = (void *)reference;\n");
+		genericcall(&b, task, "fn", 1);
+		bufputs(&b, "}\n");
+	} else {
+		bufputs(&b, "void\ncallentry(void *fn, void **ptrs, const int64_t *sizes, const double *scalars)\n{\n");
+		genericcall(&b, task, "fn", 0);
+		bufputs(&b, "}\n");
+	}
+	dir = xasprintf("%s.src", o->out);
+	cfile = xasprintf("%s/call.c", dir);
+	if (mkdirp(dir) < 0 || writefile(cfile, b.s, b.n) < 0)
+		die(EXIT_RETRY, "cannot write '%s':", cfile);
+	buffree(&b);
+	cuda = o->cuda ? xstrdup(o->cuda) : NULL;
+	if (!cuda) { /* the toolkit root: nvcc's folder's parent */
+		char path[PATH_MAX], *s;
+		if (!realpath(o->nvcc, path))
+			snprintf(path, sizeof path, "/usr/local/cuda/bin/nvcc");
+		s = strrchr(path, '/');
+		if (s)
+			*s = 0;
+		s = strrchr(path, '/');
+		if (s)
+			*s = 0;
+		cuda = xstrdup(path);
+	}
+	{
+		char *out = realpath(".", NULL);
+		char *abs = o->out[0] == '/' ? xstrdup(o->out) : xasprintf("%s/%s", out, o->out);
+		char *lib = o->lib[0] == '/' ? xstrdup(o->lib) : xasprintf("%s/%s", out, o->lib);
+		char *inc = xasprintf("-I%s/include", cuda), *libdir = xasprintf("-L%s/lib64", cuda);
+		char *rpath = xasprintf("-Wl,-rpath,%s/lib64", cuda), *main = xasprintf("%s/%s", lib,
+		               reference ? "refrun.c" : "harness.c");
+		char *tensor = xasprintf("%s/tensor.c", lib), *json = xasprintf("-I%s", lib);
+		char *tmp = xasprintf("%s.tmp", abs);
+		char *argv[32];
+		int ac = 0;
+		argv[ac++] = (char *)o->cc;
+		argv[ac++] = "-std=gnu11";
+		argv[ac++] = "-O2";
+		argv[ac++] = "-w";
+		argv[ac++] = json;
+		argv[ac++] = "-o";
+		argv[ac++] = tmp;
+		argv[ac++] = main;
+		argv[ac++] = tensor;
+		argv[ac++] = "call.c";
+		if (!reference) {
+			argv[ac++] = inc;
+			argv[ac++] = libdir;
+			argv[ac++] = rpath;
+			argv[ac++] = "-lcudart";
+			argv[ac++] = "-ldl";
+			argv[ac++] = "-lpthread";
+		}
+		argv[ac++] = "-lm";
+		argv[ac] = NULL;
+		if (runlimited(argv, dir, 300, 8192, &r) < 0)
+			die(EXIT_RETRY, "cannot run '%s':", o->cc);
+		if (r.status != 0) {
+			/* a reference that does not build is the spec's bug */
+			fprintf(stderr, "%s", r.log.s);
+			unlink(tmp);
+			die(reference ? EXIT_USAGE : EXIT_RETRY, "building the %s for %s failed (above)",
+			    reference ? "reference" : "harness", jstr(task, "id", "?"));
+		}
+		{
+			/* only rewrite when the bytes changed (restat) */
+			int same = copyfile(tmp, abs);
+			unlink(tmp);
+			if (same < 0)
+				die(EXIT_RETRY, "cannot write '%s':", abs);
+			chmod(abs, 0755);
+		}
+		buffree(&r.log);
+		free(out); free(abs); free(lib); free(inc); free(libdir); free(rpath); free(main);
+		free(tensor); free(json); free(tmp);
+	}
+	free(cuda);
+	free(dir);
+	free(cfile);
+	json_decref(task);
+	return 0;
+}
+
+/* --------------------------------------------------------------- main */
+
+static int
+screenfile(const char *path, const char *entry, const char *allowlist)
+{
+	struct buf b;
+	json_t *allow = json_array(), *v;
+	char *copy, *t, *save = NULL, *s;
+
+	bufinit(&b, MAX_BLOCK);
+	if (readfile(path, &b) < 0)
+		die(EXIT_USAGE, "cannot read '%s':", path);
+	if (allowlist) {
+		copy = xstrdup(allowlist);
+		for (t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save))
+			json_array_append_new(allow, json_string(t));
+		free(copy);
+	}
+	v = screen(b.s, b.n, entry, allow);
+	s = jdumps(v, JSON_INDENT(1) | JSON_SORT_KEYS);
+	printf("%s\n", s);
+	free(s);
+	json_decref(v);
+	json_decref(allow);
+	buffree(&b);
+	if (fflush(stdout) || ferror(stdout))
+		die(EXIT_RETRY, "cannot write the violations:");
+	return 0;
+}
+
+int
+main(int argc, char **argv)
+{
+	struct opts o = { NULL, "nvcc", "sm_90", NULL, "shared", "cc", "tools/lib", NULL, 120, 8192 };
+	const char *in[2] = { NULL, NULL }, *screenpath = NULL, *entry = NULL, *allow = NULL;
+	int i, nin = 0, mode = 0; /* 0 candidate, 1 harness, 2 reference */
+
+	setprogname(argv[0]);
+	for (i = 1; i < argc; i++) {
+		const char *s = argv[i], *next = i + 1 < argc ? argv[i + 1] : NULL;
+#define NEED() do { if (!next) die(EXIT_USAGE, "%s needs a value\n%s", s, usage); i++; } while (0)
+		if (!strcmp(s, "-h") || !strcmp(s, "--help")) {
+			fputs(usage, stdout);
+			return 0;
+		} else if (!strcmp(s, "-o")) { NEED(); o.out = next;
+		} else if (!strcmp(s, "--nvcc")) { NEED(); o.nvcc = next;
+		} else if (!strcmp(s, "--arch")) { NEED(); o.arch = next;
+		} else if (!strcmp(s, "--cache-dir")) { NEED(); o.cachedir = next;
+		} else if (!strcmp(s, "--cudart")) { NEED(); o.cudart = next;
+		} else if (!strcmp(s, "--cc")) { NEED(); o.cc = next;
+		} else if (!strcmp(s, "--lib")) { NEED(); o.lib = next;
+		} else if (!strcmp(s, "--cuda")) { NEED(); o.cuda = next;
+		} else if (!strcmp(s, "--time-limit")) { NEED(); o.timelimit = atoi(next);
+		} else if (!strcmp(s, "--mem-limit")) { NEED(); o.memlimit = atoi(next);
+		} else if (!strcmp(s, "--screen")) { NEED(); screenpath = next;
+		} else if (!strcmp(s, "--entry")) { NEED(); entry = next;
+		} else if (!strcmp(s, "--allow")) { NEED(); allow = next;
+		} else if (!strcmp(s, "--harness")) { mode = 1;
+		} else if (!strcmp(s, "--reference")) { mode = 2;
+		} else if (s[0] == '-' && s[1]) {
+			die(EXIT_USAGE, "unknown option '%s'\n%s", s, usage);
+		} else if (nin < 2) {
+			in[nin++] = s;
+		} else {
+			die(EXIT_USAGE, "too many inputs\n%s", usage);
+		}
+#undef NEED
+	}
+	if (screenpath) {
+		if (!entry)
+			die(EXIT_USAGE, "--screen needs --entry NAME");
+		return screenfile(screenpath, entry, allow);
+	}
+	if (o.timelimit < 1 || o.memlimit < 256)
+		die(EXIT_USAGE, "--time-limit must be >= 1 s and --mem-limit >= 256 MB");
+	if (strcmp(o.cudart, "shared") && strcmp(o.cudart, "static"))
+		die(EXIT_USAGE, "--cudart is shared or static: '%s'", o.cudart);
+	if (strncmp(o.arch, "sm_", 3) || !isdigit((unsigned char)o.arch[3]))
+		die(EXIT_USAGE, "--arch looks like sm_90 or sm_90a: '%s'", o.arch);
+	if (!o.out)
+		die(EXIT_USAGE, "need -o\n%s", usage);
+	o.nvcc = which(o.nvcc);
+	o.cc = which(o.cc);
+	if (mode && nin == 1)
+		return program(&o, in[0], mode == 2);
+	if (mode || nin != 2)
+		die(EXIT_USAGE, "need TASK_JSON%s\n%s", mode ? "" : " and RESPONSE_JSON", usage);
+	return candidate(&o, in[0], in[1]);
+}

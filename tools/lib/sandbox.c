@@ -1,0 +1,484 @@
+/* sandbox.c - see sandbox.h */
+#include "sandbox.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "util.h"
+
+enum { SANDBOX_UID = 65534, OUTPUT_CAP = 1 << 20 };
+
+int
+hasgpu(void)
+{
+	return access("/dev/nvidiactl", F_OK) == 0 || access("/dev/nvidia0", F_OK) == 0;
+}
+
+int
+gpulock(const char *dir, int ngpus, int *device)
+{
+	int i;
+
+	if (ngpus < 1)
+		ngpus = 1;
+	if (mkdirp(dir) < 0)
+		return -1;
+	for (;;) {
+		for (i = 0; i < ngpus; i++) {
+			char *p = xasprintf("%s/gpu%d.lock", dir, i);
+			int fd = open(p, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+			free(p);
+			if (fd < 0)
+				return -1;
+			if (flock(fd, LOCK_EX | LOCK_NB) == 0) {
+				*device = i;
+				return fd;
+			}
+			close(fd);
+		}
+		usleep(20000); /* the pool should prevent this; wait for a slot */
+	}
+}
+
+static char *
+findprog(const char *name)
+{
+	const char *path = getenv("PATH");
+	char *copy = xstrdup(path ? path : "/usr/bin:/bin"), *save = NULL, *d;
+
+	for (d = strtok_r(copy, ":", &save); d; d = strtok_r(NULL, ":", &save)) {
+		char *p = xasprintf("%s/%s", d, name);
+		if (access(p, X_OK) == 0) {
+			free(copy);
+			return p;
+		}
+		free(p);
+	}
+	free(copy);
+	return NULL;
+}
+
+/* processes of this uid, so that RLIMIT_NPROC leaves room for a few more */
+static long
+processes(uid_t uid)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+	long n = 0;
+
+	if (!d)
+		return 1000;
+	while ((e = readdir(d))) {
+		char p[300];
+		struct stat st;
+		if (e->d_name[0] < '0' || e->d_name[0] > '9')
+			continue;
+		snprintf(p, sizeof p, "/proc/%s", e->d_name);
+		if (stat(p, &st) == 0 && st.st_uid == uid)
+			n++;
+	}
+	closedir(d);
+	return n;
+}
+
+static int
+copyto(const char *from, const char *to, mode_t mode)
+{
+	struct buf b;
+	int r;
+
+	bufinit(&b, (size_t)1 << 31);
+	r = readfile(from, &b) < 0 ? -1 : writefile(to, b.s, b.n) < 0 ? -1 : 0;
+	buffree(&b);
+	if (r == 0)
+		chmod(to, mode);
+	return r;
+}
+
+static void
+limits(int seconds, uid_t uid)
+{
+	struct rlimit core = { 0, 0 }, fsize = { 64 << 20, 64 << 20 }, nofile = { 256, 256 };
+	struct rlimit cpu = { (rlim_t)seconds, (rlim_t)seconds + 5 };
+	struct rlimit nproc;
+
+	nproc.rlim_cur = nproc.rlim_max = (rlim_t)(processes(uid) + 256);
+	setrlimit(RLIMIT_CORE, &core);
+	setrlimit(RLIMIT_FSIZE, &fsize);
+	setrlimit(RLIMIT_NOFILE, &nofile);
+	setrlimit(RLIMIT_CPU, &cpu);
+	setrlimit(RLIMIT_NPROC, &nproc);
+}
+
+/* the environment the child sees: nothing of ours */
+static char **
+childenv(const char *home)
+{
+	static char *env[8];
+	const char *ld = getenv("LD_LIBRARY_PATH");
+	int n = 0;
+
+	env[n++] = "PATH=/usr/local/bin:/usr/bin:/bin";
+	env[n++] = xasprintf("HOME=%s", home);
+	env[n++] = "LC_ALL=C";
+	if (ld && *ld)
+		env[n++] = xasprintf("LD_LIBRARY_PATH=%s", ld);
+	env[n] = NULL;
+	return env;
+}
+
+int
+childstart(struct child *c, const char *harness, const char *so, const char *entry, int device,
+           size_t shmbytes, int seconds, char *err, size_t errlen)
+{
+	return childstartwrapped(c, NULL, harness, so, entry, device, shmbytes, seconds, err, errlen);
+}
+
+int
+childstartwrapped(struct child *c, const char *const *wrapper, const char *harness, const char *so,
+                  const char *entry, int device, size_t shmbytes, int seconds, char *err, size_t errlen)
+{
+	int cmdp[2], repp[2], outfd;
+	char *bwrap = findprog("bwrap"), *p, dev[16];
+	pid_t pid;
+
+	memset(c, 0, sizeof *c);
+	c->cmdfd = c->repfd = c->shmfd = c->scratchfd = -1;
+	c->shmlen = shmbytes;
+	c->shmfd = memfd_create("retort-shm", MFD_CLOEXEC);
+	if (c->shmfd < 0 || ftruncate(c->shmfd, (off_t)(shmbytes ? shmbytes : 1)) < 0) {
+		snprintf(err, errlen, "cannot make shared memory: %s", strerror(errno));
+		return -1;
+	}
+	c->shm = mmap(NULL, shmbytes ? shmbytes : 1, PROT_READ | PROT_WRITE, MAP_SHARED, c->shmfd, 0);
+	if (c->shm == MAP_FAILED) {
+		snprintf(err, errlen, "cannot map shared memory: %s", strerror(errno));
+		return -1;
+	}
+	/* a scratch folder the unprivileged child owns, with its own copies */
+	snprintf(c->scratch, sizeof c->scratch, "%s/retort-sandbox.XXXXXX",
+	         access("/var/tmp", W_OK) == 0 ? "/var/tmp" : "/tmp");
+	if (!mkdtemp(c->scratch)) {
+		snprintf(err, errlen, "cannot make a scratch folder: %s", strerror(errno));
+		return -1;
+	}
+	p = xasprintf("%s/harness", c->scratch);
+	if (copyto(harness, p, 0755) < 0) {
+		snprintf(err, errlen, "cannot copy the harness '%s': %s", harness, strerror(errno));
+		free(p);
+		return -1;
+	}
+	free(p);
+	p = xasprintf("%s/cand.so", c->scratch);
+	if (copyto(so, p, 0644) < 0) {
+		snprintf(err, errlen, "cannot copy the candidate '%s': %s", so, strerror(errno));
+		free(p);
+		return -1;
+	}
+	free(p);
+	p = xasprintf("%s/output", c->scratch);
+	outfd = open(p, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+	free(p);
+	if (getuid() == 0) {
+		if (chown(c->scratch, SANDBOX_UID, SANDBOX_UID) < 0 || (outfd >= 0 && fchown(outfd, SANDBOX_UID, SANDBOX_UID) < 0)) {
+			snprintf(err, errlen, "cannot hand the scratch folder to uid %d: %s", SANDBOX_UID, strerror(errno));
+			return -1;
+		}
+	}
+	c->scratchfd = open(c->scratch, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (outfd < 0 || c->scratchfd < 0 || pipe2(cmdp, O_CLOEXEC) < 0 || pipe2(repp, O_CLOEXEC) < 0) {
+		snprintf(err, errlen, "cannot set up the child: %s", strerror(errno));
+		return -1;
+	}
+	snprintf(dev, sizeof dev, "%d", device);
+	if (bwrap)
+		snprintf(c->isolation, sizeof c->isolation, "bubblewrap (user, net, mount, pid namespaces; uid %d)",
+		         SANDBOX_UID);
+	else if (getuid() == 0)
+		snprintf(c->isolation, sizeof c->isolation, "unshare (net, mount) and uid %d, rlimits; no "
+		         "bubblewrap", SANDBOX_UID);
+	else
+		snprintf(c->isolation, sizeof c->isolation, "rlimits only (no bubblewrap, not root)");
+
+	pid = fork();
+	if (pid < 0) {
+		snprintf(err, errlen, "cannot fork: %s", strerror(errno));
+		return -1;
+	}
+	if (pid == 0) {
+		int devnull = open("/dev/null", O_RDONLY);
+		char **env = childenv(bwrap ? "/work" : c->scratch);
+		/* move everything above 20 first, so that no dup2 clobbers another */
+		int a = fcntl(cmdp[0], F_DUPFD, 20), b = fcntl(repp[1], F_DUPFD, 20);
+		int sh = fcntl(c->shmfd, F_DUPFD, 20), o = fcntl(outfd, F_DUPFD, 20);
+		int z = fcntl(devnull, F_DUPFD, 20);
+		c->scratchfd = fcntl(c->scratchfd, F_DUPFD_CLOEXEC, 20);
+		setpgid(0, 0);
+		/* descriptors 0-2, then 3, 4, 5 and nothing else */
+		dup2(z, 0);
+		dup2(o, 1);
+		dup2(o, 2);
+		dup2(a, 3);
+		dup2(b, 4);
+		dup2(sh, 5);
+		for (int fd = 6; fd < 1024; fd++)
+			if (fd != c->scratchfd)
+				close(fd);
+		limits(seconds, getuid());
+		if (bwrap) {
+			char *argv[96];
+			int n = 0;
+			struct stat st;
+			const char *nodes[] = { "/dev/nvidiactl", "/dev/nvidia-uvm", "/dev/nvidia-uvm-tools",
+			                        "/dev/nvidia-modeset", "/dev/nvidia-caps", "/dev/dri", NULL };
+			argv[n++] = bwrap;
+			argv[n++] = "--unshare-all";
+			argv[n++] = "--unshare-user";
+			argv[n++] = "--uid"; argv[n++] = "65534";
+			argv[n++] = "--gid"; argv[n++] = "65534";
+			argv[n++] = "--die-with-parent";
+			argv[n++] = "--new-session";
+			argv[n++] = "--cap-drop"; argv[n++] = "ALL";
+			argv[n++] = "--ro-bind"; argv[n++] = "/usr"; argv[n++] = "/usr";
+			for (const char *const *d = (const char *const[]){ "/lib", "/lib64", "/bin", "/sbin", NULL }; *d; d++) {
+				if (lstat(*d, &st) < 0)
+					continue;
+				if (S_ISLNK(st.st_mode)) {
+					char target[PATH_MAX];
+					ssize_t k = readlink(*d, target, sizeof target - 1);
+					if (k <= 0)
+						continue;
+					target[k] = 0;
+					argv[n++] = "--symlink"; argv[n++] = xstrdup(target); argv[n++] = (char *)*d;
+				} else {
+					argv[n++] = "--ro-bind"; argv[n++] = (char *)*d; argv[n++] = (char *)*d;
+				}
+			}
+			argv[n++] = "--ro-bind-try"; argv[n++] = "/etc/ld.so.cache"; argv[n++] = "/etc/ld.so.cache";
+			argv[n++] = "--ro-bind-try"; argv[n++] = "/etc/ld.so.conf"; argv[n++] = "/etc/ld.so.conf";
+			argv[n++] = "--ro-bind-try"; argv[n++] = "/etc/ld.so.conf.d"; argv[n++] = "/etc/ld.so.conf.d";
+			argv[n++] = "--ro-bind-try"; argv[n++] = "/usr/local/nvidia"; argv[n++] = "/usr/local/nvidia";
+			argv[n++] = "--dev"; argv[n++] = "/dev";
+			for (const char *const *d = nodes; *d; d++) {
+				argv[n++] = "--dev-bind-try"; argv[n++] = (char *)*d; argv[n++] = (char *)*d;
+			}
+			for (int g = 0; g < 16 && n < 80; g++) {
+				char *node = xasprintf("/dev/nvidia%d", g);
+				if (access(node, F_OK) == 0) {
+					argv[n++] = "--dev-bind"; argv[n++] = node; argv[n++] = node;
+				}
+			}
+			argv[n++] = "--proc"; argv[n++] = "/proc";
+			argv[n++] = "--tmpfs"; argv[n++] = "/tmp";
+			argv[n++] = "--bind"; argv[n++] = c->scratch; argv[n++] = "/work";
+			argv[n++] = "--chdir"; argv[n++] = "/work";
+			for (const char *const *w = wrapper; w && *w && n < 88; w++)
+				argv[n++] = (char *)*w;
+			argv[n++] = "/work/harness";
+			argv[n++] = "/work/cand.so";
+			argv[n++] = (char *)entry;
+			argv[n++] = dev;
+			argv[n] = NULL;
+			execve(bwrap, argv, env);
+			_exit(127);
+		}
+		if (getuid() == 0) {
+			/* no network; a private /tmp; then give up root */
+			if (unshare(CLONE_NEWNET | CLONE_NEWNS | CLONE_NEWIPC) == 0) {
+				mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL);
+				mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, "size=64m");
+				mount("tmpfs", "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV, "size=64m");
+			}
+			if (fchdir(c->scratchfd) < 0 || setgroups(0, NULL) < 0 || setgid(SANDBOX_UID) < 0 ||
+			    setuid(SANDBOX_UID) < 0)
+				_exit(126);
+			limits(seconds, SANDBOX_UID);
+		} else if (fchdir(c->scratchfd) < 0) {
+			_exit(126);
+		}
+		{
+			char *argv[24];
+			int n = 0;
+			for (const char *const *w = wrapper; w && *w && n < 18; w++)
+				argv[n++] = (char *)*w;
+			argv[n++] = "./harness";
+			argv[n++] = "./cand.so";
+			argv[n++] = (char *)entry;
+			argv[n++] = dev;
+			argv[n] = NULL;
+			execve(argv[0], argv, env);
+		}
+		_exit(127);
+	}
+	close(cmdp[0]);
+	close(repp[1]);
+	close(outfd);
+	free(bwrap);
+	c->pid = pid;
+	c->cmdfd = cmdp[1];
+	c->repfd = repp[0];
+	fcntl(c->repfd, F_SETFL, O_NONBLOCK);
+	signal(SIGPIPE, SIG_IGN);
+	return 0;
+}
+
+int
+childsend(struct child *c, const char *fmt, ...)
+{
+	char line[16384];
+	va_list ap;
+	int n;
+	size_t off = 0;
+
+	va_start(ap, fmt);
+	n = vsnprintf(line, sizeof line - 1, fmt, ap);
+	va_end(ap);
+	if (n < 0 || (size_t)n >= sizeof line - 1)
+		return -1;
+	line[n++] = '\n';
+	while (off < (size_t)n) {
+		ssize_t w = write(c->cmdfd, line + off, (size_t)n - off);
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		off += (size_t)w;
+	}
+	return 0;
+}
+
+int
+childread(struct child *c, char *line, size_t cap, double seconds)
+{
+	double end = now() + seconds;
+
+	for (;;) {
+		char *nl = memchr(c->rbuf, '\n', c->rlen);
+		struct pollfd pfd = { c->repfd, POLLIN, 0 };
+		double left;
+		ssize_t k;
+
+		if (nl) {
+			size_t n = (size_t)(nl - c->rbuf);
+			snprintf(line, cap, "%.*s", (int)n, c->rbuf);
+			memmove(c->rbuf, nl + 1, c->rlen - n - 1);
+			c->rlen -= n + 1;
+			return 0;
+		}
+		if (c->rlen == sizeof c->rbuf) /* a line longer than any reply */
+			return -2;
+		left = end - now();
+		if (left <= 0)
+			return -1;
+		if (poll(&pfd, 1, (int)(left * 1000) + 1) < 0 && errno != EINTR)
+			return -2;
+		k = read(c->repfd, c->rbuf + c->rlen, sizeof c->rbuf - c->rlen);
+		if (k == 0)
+			return -2;
+		if (k > 0)
+			c->rlen += (size_t)k;
+	}
+}
+
+int
+childstop(struct child *c)
+{
+	int status = 0;
+
+	if (c->pid > 0) {
+		/* let it quit on its own first: a clean exit releases the GPU faster */
+		double end = now() + 2;
+		childsend(c, "quit");
+		while (waitpid(c->pid, &status, WNOHANG) == 0 && now() < end)
+			usleep(5000);
+		if (waitpid(c->pid, &status, WNOHANG) == 0) {
+			kill(-c->pid, SIGKILL);
+			kill(c->pid, SIGKILL);
+			waitpid(c->pid, &status, 0);
+		}
+		kill(-c->pid, SIGKILL); /* anything it left behind in its group */
+		c->pid = 0;
+	}
+	if (c->cmdfd >= 0) close(c->cmdfd);
+	if (c->repfd >= 0) close(c->repfd);
+	if (c->shm && c->shm != MAP_FAILED) munmap(c->shm, c->shmlen ? c->shmlen : 1);
+	if (c->shmfd >= 0) close(c->shmfd);
+	c->cmdfd = c->repfd = c->shmfd = -1;
+	c->shm = NULL;
+	if (c->scratch[0]) {
+		pid_t p;
+		childoutput(c, c->tail, sizeof c->tail);
+		c->stopped = 1;
+		p = fork();
+		if (p == 0) {
+			execl("/bin/rm", "rm", "-rf", c->scratch, (char *)NULL);
+			_exit(127);
+		}
+		if (p > 0)
+			waitpid(p, NULL, 0);
+	}
+	if (c->scratchfd >= 0) close(c->scratchfd);
+	c->scratchfd = -1;
+	return status;
+}
+
+void
+describestatus(int status, char *out, size_t cap)
+{
+	if (WIFSIGNALED(status))
+		snprintf(out, cap, "killed by signal %d (%s)", WTERMSIG(status), strsignal(WTERMSIG(status)));
+	else if (WIFEXITED(status))
+		snprintf(out, cap, "exited with status %d", WEXITSTATUS(status));
+	else
+		snprintf(out, cap, "ended (status 0x%x)", status);
+}
+
+void
+childoutput(struct child *c, char *out, size_t cap)
+{
+	char *p;
+	int fd;
+
+	if (!c->scratch[0] || c->stopped) { /* stopped: what childstop kept */
+		snprintf(out, cap, "%s", c->tail);
+		return;
+	}
+	p = xasprintf("%s/output", c->scratch);
+	fd = open(p, O_RDONLY | O_CLOEXEC);
+	off_t size;
+	ssize_t n = 0;
+
+	free(p);
+	out[0] = 0;
+	if (fd < 0 || cap < 2)
+		return;
+	size = lseek(fd, 0, SEEK_END);
+	if (size > (off_t)(cap - 1))
+		lseek(fd, size - (off_t)(cap - 1), SEEK_SET);
+	else
+		lseek(fd, 0, SEEK_SET);
+	n = read(fd, out, cap - 1);
+	out[n > 0 ? n : 0] = 0;
+	for (p = out; *p; p++)
+		if ((unsigned char)*p < 32 && *p != '\n')
+			*p = ' ';
+	close(fd);
+}
