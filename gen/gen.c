@@ -208,38 +208,61 @@ rounddir(struct buf *b, const struct opts *o, const struct variant *v, int s, in
 static void
 variantedges(struct buf *b, const struct opts *o, const struct variant *v)
 {
-	bufprintf(b, "build %s/v/%s/harness: harness %s/v/%s/task.json | $bindir/compile $harness_src\n",
-	          o->outdir, v->id, o->outdir, v->id);
-	if (v->hasref)
+	const char *d = o->outdir, *id = v->id;
+
+	bufprintf(b, "build %s/v/%s/harness: harness %s/v/%s/task.json | $bindir/compile tools/lib/harness.c "
+	          "tools/lib/tensor.c tools/lib/tensor.h\n", d, id, d, id);
+	if (v->hasref) {
 		bufprintf(b, "build %s/v/%s/reference: reference %s/v/%s/task.json | $bindir/compile "
-		          "$reference_src\n", o->outdir, v->id, o->outdir, v->id);
+		          "tools/lib/refrun.c tools/lib/tensor.c tools/lib/tensor.h\n", d, id, d, id);
+		bufprintf(b, "build %s/v/%s/expected.json | %s/v/%s/expected.bin: expected %s/v/%s/task.json "
+		          "%s/v/%s/reference | $bindir/verify\n", d, id, d, id, d, id, d, id);
+	}
+	if (v->hasbaseline)
+		bufprintf(b, "build %s/v/%s/baseline.so: baseline %s/v/%s/task.json | $bindir/compile\n", d, id, d, id);
 }
 
-/* the edges of one sample: per round, ask, then compile */
+/* the files of one round, for the next round's request */
+static void
+roundinputs(struct buf *b, const struct opts *o, const struct variant *v, int s, int r, int checked)
+{
+	static const char *const files[] = { "response.json", "compile.json", "verify.json", "bench.json" };
+	int k;
+
+	for (k = 0; k < (checked ? 4 : 2); k++) {
+		bufputc(b, ' ');
+		rounddir(b, o, v, s, r);
+		bufprintf(b, "/%s", files[k]);
+	}
+}
+
+/*
+ * The edges of one sample, per round: ask (from round 2 with the previous
+ * round's verdicts), compile, and, where the variant has a reference,
+ * verify and bench. Rounds after the first need those verdicts.
+ */
 static void
 sampleedges(struct buf *b, const struct opts *o, const struct variant *v, int s, int rounds,
             struct buf *targets)
 {
-	int r;
+	const char *d = o->outdir, *id = v->id;
+	int r, checked = v->hasref;
 
+	if (!checked)
+		rounds = 1;
 	for (r = 1; r <= rounds; r++) {
 		char *replay;
 
 		bufputs(b, "build ");
 		rounddir(b, o, v, s, r);
-		bufprintf(b, "/response.json: query %s/v/%s/task.json", o->outdir, v->id);
-		if (r > 1) {
-			bufputs(b, " ");
-			rounddir(b, o, v, s, r - 1);
-			bufputs(b, "/response.json ");
-			rounddir(b, o, v, s, r - 1);
-			bufputs(b, "/compile.json");
-		}
+		bufprintf(b, "/response.json: query %s/v/%s/task.json", d, id);
+		if (r > 1)
+			roundinputs(b, o, v, s, r - 1, checked);
 		bufprintf(b, " | $bindir/query-llm %s/model.json %s/prompts/system.md %s/prompts/%s.md",
-		          o->outdir, o->tasksdir, o->tasksdir, v->prompt);
+		          d, o->tasksdir, o->tasksdir, v->prompt);
 		if (r > 1)
 			bufprintf(b, " %s/prompts/repair.md", o->tasksdir);
-		replay = xasprintf("%s/replay/%s/s%d-r%d.md", o->tasksdir, v->id, s, r);
+		replay = xasprintf("%s/replay/%s/s%d-r%d.md", o->tasksdir, id, s, r);
 		if (o->provider && !strcmp(o->provider, "replay") && access(replay, F_OK) == 0)
 			bufprintf(b, " %s", replay);
 		free(replay);
@@ -249,14 +272,37 @@ sampleedges(struct buf *b, const struct opts *o, const struct variant *v, int s,
 		rounddir(b, o, v, s, r);
 		bufputs(b, "/compile.json | ");
 		rounddir(b, o, v, s, r);
-		bufprintf(b, "/cand.so: compile %s/v/%s/task.json ", o->outdir, v->id);
+		bufprintf(b, "/cand.so: compile %s/v/%s/task.json ", d, id);
 		rounddir(b, o, v, s, r);
 		bufputs(b, "/response.json | $bindir/compile\n");
 
-		bufputs(targets, " $\n    ");
-		rounddir(targets, o, v, s, r);
-		bufputs(targets, "/compile.json");
+		if (checked) {
+			bufputs(b, "build ");
+			rounddir(b, o, v, s, r);
+			bufprintf(b, "/verify.json: verify %s/v/%s/task.json ", d, id);
+			rounddir(b, o, v, s, r);
+			bufprintf(b, "/compile.json %s/v/%s/harness %s/v/%s/expected.json | ", d, id, d, id);
+			rounddir(b, o, v, s, r);
+			bufprintf(b, "/cand.so %s/v/%s/expected.bin $bindir/verify\n", d, id);
+
+			bufputs(b, "build ");
+			rounddir(b, o, v, s, r);
+			bufprintf(b, "/bench.json: bench %s/v/%s/task.json ", d, id);
+			rounddir(b, o, v, s, r);
+			bufputs(b, "/verify.json ");
+			rounddir(b, o, v, s, r);
+			bufprintf(b, "/compile.json %s/v/%s/harness %s/v/%s/expected.json %s/gpu/calibration.json", d, id,
+			          d, id, d);
+			if (v->hasbaseline)
+				bufprintf(b, " %s/v/%s/baseline.so", d, id);
+			bufputs(b, " | ");
+			rounddir(b, o, v, s, r);
+			bufprintf(b, "/cand.so %s/v/%s/expected.bin $bindir/bench\n", d, id);
+		}
 	}
+	bufputs(targets, " $\n    ");
+	rounddir(targets, o, v, s, rounds);
+	bufputs(targets, checked ? "/bench.json" : "/compile.json");
 }
 
 /* write the task graph to path */
@@ -274,6 +320,10 @@ writeninja(const struct opts *o, const struct all *A, const char *path)
 	          o->tasksdir, A->nsf, A->nselected, A->nvariants);
 	if (o->models)
 		bufprintf(&b, "build %s/model.json: model %s | $gen\n\n", o->outdir, o->models);
+	/* the GPU's measured ceilings, once per build */
+	bufprintf(&b, "build %s/gpu/calibrate: calibrator tools/lib/calibrate.cu\n"
+	          "build %s/gpu/calibration.json: calibrate %s/gpu/calibrate | $bindir/bench\n\n",
+	          o->outdir, o->outdir, o->outdir);
 
 	/* per spec file: the variant fragments (restat: only changed ones move) */
 	for (i = 0; i < A->nsf; i++) {
@@ -299,8 +349,6 @@ writeninja(const struct opts *o, const struct all *A, const char *path)
 				int rounds = v->rounds ? v->rounds : o->rounds;
 				if (!selected(o, v))
 					continue;
-				/* rounds after the first need verify's verdicts to feed back */
-				rounds = 1;
 				variantedges(&b, o, v);
 				for (s = 0; s < samples; s++)
 					sampleedges(&b, o, v, s, rounds, &responses);

@@ -89,6 +89,7 @@ struct variant {
 	char *prompt;         /* template name under tasks/prompts */
 	int samples, rounds;  /* 0 = the configured default */
 	int hasref;           /* the spec has a CPU reference */
+	int hasbaseline;      /* and a GPU baseline */
 	json_t *json;         /* the resolved variant: out/v/<id>/task.json */
 };
 

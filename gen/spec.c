@@ -1213,6 +1213,7 @@ resolve(struct ctx *c, struct variant *v, const char *specid)
 	json_object_set_new(j, "target_speedup", json_real(num));
 
 	v->hasref = json_is_string(json_object_get(j, "reference"));
+	v->hasbaseline = json_is_object(json_object_get(j, "baseline"));
 	v->id = xstrdup(c->vid);
 	v->spec = xstrdup(specid);
 	v->file = xstrdup(c->path);

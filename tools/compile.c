@@ -5,6 +5,7 @@
  *        compile --screen FILE.cu --entry NAME [--allow RULE,...]
  *        compile --harness -o BINARY TASK_JSON
  *        compile --reference -o BINARY TASK_JSON
+ *        compile --baseline -o BASELINE_SO TASK_JSON
  *
  * Candidate mode: takes the CUDA source out of the answer (fenced code
  * blocks: the last one that defines the entry point, else the last C/CUDA
@@ -32,6 +33,10 @@
  * entry point); --reference the per-variant CPU reference program
  * (tools/lib/refrun.c, tools/lib/tensor.c, the spec's reference and the
  * generated call). Both are built once per variant with the C compiler.
+ * --baseline builds the spec's baseline (nvcc, with its libraries) into a
+ * shared object the harness times like a candidate; when it does not
+ * build (a library missing on this machine), the .so is left empty and
+ * the reason is in BASELINE_SO.log: bench then reports no speedup.
  *
  * options:
  *   -o FILE            output
@@ -73,7 +78,8 @@ static const char usage[] =
 	"               [--mem-limit MB] [--cudart shared|static]\n"
 	"               -o COMPILE_JSON TASK_JSON RESPONSE_JSON\n"
 	"       compile --screen FILE.cu --entry NAME [--allow RULE,...]\n"
-	"       compile (--harness | --reference) [--cc CC] [--lib DIR] -o BINARY TASK_JSON\n";
+	"       compile (--harness | --reference) [--cc CC] [--lib DIR] -o BINARY TASK_JSON\n"
+	"       compile --baseline [--nvcc PATH] [--arch SM] -o BASELINE_SO TASK_JSON\n";
 
 enum {
 	MAX_ANSWER = 2 << 20,    /* answers larger than this are refused */
@@ -1300,6 +1306,80 @@ program(const struct opts *o, const char *taskpath, int reference)
 	return 0;
 }
 
+static int
+baseline(const struct opts *o, const char *taskpath)
+{
+	char err[512], *dir, *cu, *logpath, *src;
+	json_t *task = jload(taskpath, err, sizeof err), *b, *lib;
+	const char *sig, *entry;
+	char *argv[48], *archflag;
+	struct run r;
+	size_t i;
+	int ac = 0;
+
+	if (!task)
+		die(EXIT_USAGE, "cannot read the task: %s", err);
+	b = json_object_get(task, "baseline");
+	if (!json_is_object(b))
+		die(EXIT_USAGE, "%s: the task has no baseline", taskpath);
+	sig = jstr(task, "signature", "");
+	entry = jstr(task, "entry", "");
+	{
+		/* the entry's signature, named baseline */
+		const char *at = strstr(sig, entry);
+		char *decl = at ? xasprintf("%.*sbaseline%s", (int)(at - sig), sig, at + strlen(entry)) : xstrdup(sig);
+		src = xasprintf("#include <cuda_fp16.h>\n#include <cuda_bf16.h>\n#include <cuda_fp8.h>\n#include <stdint.h>\n"
+		                "#line 1 \"baseline\"\n%s\n%s;\n", jstr(b, "code", ""), decl);
+		free(decl);
+	}
+	dir = xasprintf("%s.src", o->out);
+	cu = xasprintf("%s/baseline.cu", dir);
+	logpath = xasprintf("%s.log", o->out);
+	if (mkdirp(dir) < 0 || writefile(cu, src, strlen(src)) < 0)
+		die(EXIT_RETRY, "cannot write '%s':", cu);
+	archflag = xasprintf("-arch=%s", o->arch);
+	argv[ac++] = (char *)o->nvcc;
+	argv[ac++] = archflag;
+	argv[ac++] = "-O3";
+	argv[ac++] = "-std=c++17";
+	argv[ac++] = "-shared";
+	argv[ac++] = "-Xcompiler";
+	argv[ac++] = "-fPIC";
+	argv[ac++] = "-cudart";
+	argv[ac++] = "shared";
+	argv[ac++] = "-o";
+	argv[ac++] = "baseline.so";
+	argv[ac++] = "baseline.cu";
+	json_array_foreach(json_object_get(b, "libs"), i, lib)
+		if (ac < 44)
+			argv[ac++] = xasprintf("-l%s", json_string_value(lib));
+	argv[ac] = NULL;
+	if (runlimited(argv, dir, o->timelimit * 3, o->memlimit, &r) < 0)
+		die(EXIT_RETRY, "cannot run '%s':", o->nvcc);
+	if (r.status == 0) {
+		char *so = xasprintf("%s/baseline.so", dir);
+		if (copyfile(so, o->out) < 0)
+			die(EXIT_RETRY, "cannot write '%s':", o->out);
+		free(so);
+		writefile(logpath, "", 0);
+	} else {
+		char *d = diagnostics(r.log.s, dir);
+		warn("the baseline of %s does not build here; bench will report no speedup (see %s)",
+		     jstr(task, "id", "?"), logpath);
+		if (writefile(o->out, "", 0) < 0 || writefile(logpath, d, strlen(d)) < 0)
+			die(EXIT_RETRY, "cannot write '%s':", o->out);
+		free(d);
+	}
+	buffree(&r.log);
+	free(src);
+	free(dir);
+	free(cu);
+	free(logpath);
+	free(archflag);
+	json_decref(task);
+	return 0;
+}
+
 /* --------------------------------------------------------------- main */
 
 static int
@@ -1335,7 +1415,7 @@ main(int argc, char **argv)
 {
 	struct opts o = { NULL, "nvcc", "sm_90", NULL, "shared", "cc", "tools/lib", NULL, 120, 8192 };
 	const char *in[2] = { NULL, NULL }, *screenpath = NULL, *entry = NULL, *allow = NULL;
-	int i, nin = 0, mode = 0; /* 0 candidate, 1 harness, 2 reference */
+	int i, nin = 0, mode = 0; /* 0 candidate, 1 harness, 2 reference, 3 baseline */
 
 	setprogname(argv[0]);
 	for (i = 1; i < argc; i++) {
@@ -1359,6 +1439,7 @@ main(int argc, char **argv)
 		} else if (!strcmp(s, "--allow")) { NEED(); allow = next;
 		} else if (!strcmp(s, "--harness")) { mode = 1;
 		} else if (!strcmp(s, "--reference")) { mode = 2;
+		} else if (!strcmp(s, "--baseline")) { mode = 3;
 		} else if (s[0] == '-' && s[1]) {
 			die(EXIT_USAGE, "unknown option '%s'\n%s", s, usage);
 		} else if (nin < 2) {
@@ -1383,6 +1464,8 @@ main(int argc, char **argv)
 		die(EXIT_USAGE, "need -o\n%s", usage);
 	o.nvcc = which(o.nvcc);
 	o.cc = which(o.cc);
+	if (mode == 3 && nin == 1)
+		return baseline(&o, in[0]);
 	if (mode && nin == 1)
 		return program(&o, in[0], mode == 2);
 	if (mode || nin != 2)

@@ -344,17 +344,23 @@ feedback(const struct opts *o, json_t *task, int *finished)
 	}
 	if (v && !b.n) {
 		st = jstr(v, "verdict", "");
-		if (strcmp(st, "correct") && strncmp(st, "skipped", 7))
+		if (!strncmp(st, "skipped", 7))
+			*finished = 1; /* no GPU: nothing more to learn from another round */
+		else if (strcmp(st, "correct"))
 			bufprintf(&b, "%s\n", jstr(v, "feedback", st));
 	}
-	if (bn && !b.n) {
+	if (bn && !b.n && !*finished) {
 		st = jstr(bn, "status", "");
 		if (!strcmp(st, "measured")) {
+			/* fast enough, or no baseline to be faster than: done */
 			double sp = jnum(bn, "speedup", 0);
-			if (sp > 0 && sp >= jnum(task, "target_speedup", 1))
+			if (!json_object_get(bn, "speedup") || sp >= jnum(task, "target_speedup", 1))
 				*finished = 1;
 			else
-				bufprintf(&b, "%s\n", jstr(bn, "feedback", ""));
+				bufprintf(&b, "%sThe target is %gx the baseline's speed: make it faster, and explain "
+				          "what limits it now.\n", jstr(bn, "feedback", ""), jnum(task, "target_speedup", 1));
+		} else if (strncmp(st, "skipped", 7) && strcmp(st, "done") && strcmp(st, "not_verified")) {
+			bufprintf(&b, "%s", jstr(bn, "feedback", ""));
 		}
 	}
 	if (v && !strcmp(jstr(v, "verdict", ""), "correct") && !bn)

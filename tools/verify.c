@@ -30,6 +30,7 @@
  *
  * options:
  *   --cache-dir DIR    where the secret lives (--expected)
+ *   --no-bench         --expected without the bench sizes (checking specs)
  *   --gpus N           GPU slots (one flock each in --lock-dir; default 1)
  *   --lock-dir DIR     default out/gpu
  *   --timeout S        per call (default 30)
@@ -55,13 +56,14 @@
 #include <unistd.h>
 
 #include "lib/json.h"
+#include "lib/run.h"
 #include "lib/sandbox.h"
 #include "lib/task.h"
 #include "lib/tensor.h"
 #include "lib/util.h"
 
 static const char usage[] =
-	"usage: verify --expected [--cache-dir DIR] -o EXPECTED_JSON TASK_JSON REFERENCE\n"
+	"usage: verify --expected [--cache-dir DIR] [--no-bench] -o EXPECTED_JSON TASK_JSON REFERENCE\n"
 	"       verify [--gpus N] [--lock-dir DIR] [--timeout S] [--sanitize]\n"
 	"              -o VERIFY_JSON TASK_JSON COMPILE_JSON HARNESS EXPECTED_JSON\n";
 
@@ -75,7 +77,7 @@ static const double REF_BENCH_MAX_BYTES = 4e9;
 
 struct opts {
 	const char *out, *cachedir, *lockdir;
-	int gpus, timeout, sanitize;
+	int gpus, timeout, sanitize, nobench;
 };
 
 /* ---------------------------------------------------------- the reference */
@@ -208,14 +210,6 @@ refoutbytes(const struct task *t, const struct tcase *c)
 		if (t->args[i].kind == ARG_OUT || t->args[i].kind == ARG_INOUT)
 			n += (size_t)c->numel[i] * (size_t)refsize(t->args[i].dt);
 	return n;
-}
-
-static char *
-sibling(const char *path, const char *name)
-{
-	const char *slash = strrchr(path, '/');
-
-	return slash ? xasprintf("%.*s/%s", (int)(slash - path), path, name) : xstrdup(name);
 }
 
 /* a private temporary file next to path */
@@ -427,7 +421,7 @@ expected(const struct opts *o, const char *taskpath, const char *reference)
 	}
 	/* bench cases: input seeds always; sampled expected outputs when affordable */
 	benches = json_array();
-	for (c = 0; c < t.nbench; c++) {
+	for (c = 0; c < (o->nobench ? 0 : t.nbench); c++) {
 		struct tcase *cs = &t.bench[c];
 		json_t *sets = json_array();
 		int affordable = cs->flops <= REF_BENCH_MAX_FLOPS && cs->bytes <= REF_BENCH_MAX_BYTES &&
@@ -494,39 +488,6 @@ expected(const struct opts *o, const char *taskpath, const char *reference)
 
 /* ------------------------------------------------------- the candidate */
 
-struct gpuinfo {
-	char name[128], cc[16];
-	long l2;
-	int sms, driver, runtime;
-};
-
-static int
-parseready(const char *line, struct gpuinfo *g)
-{
-	memset(g, 0, sizeof *g);
-	return sscanf(line, "ready %127[^|]|%15[^|]|%ld|%d|%d|%d", g->name, g->cc, &g->l2, &g->sms,
-	              &g->driver, &g->runtime) == 6 ? 0 : -1;
-}
-
-static json_t *
-gpujson(const struct gpuinfo *g)
-{
-	char drv[32], rt[32];
-
-	snprintf(drv, sizeof drv, "%d.%d", g->driver / 1000, g->driver % 1000 / 10);
-	snprintf(rt, sizeof rt, "%d.%d", g->runtime / 1000, g->runtime % 1000 / 10);
-	return json_pack("{s:s,s:s,s:s,s:s,s:i,s:I}", "name", g->name, "compute_capability", g->cc,
-	                 "driver_cuda", drv, "runtime", rt, "sms", g->sms, "l2_bytes", (json_int_t)g->l2);
-}
-
-/* CUDA errors that mean the machine, not the candidate, failed */
-static int
-lostgpu(int code)
-{
-	return code == 100 /* no device */ || code == 46 /* devices unavailable */ ||
-	       code == 214 /* ECC uncorrectable */ || code == 3 /* initialization error */;
-}
-
 struct result {
 	json_t *rec;           /* verify.json */
 	struct buf feedback;
@@ -547,106 +508,6 @@ verdict(struct result *res, const char *v, const char *fmt, ...)
 	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
 	bufputs(&res->feedback, msg);
-}
-
-/* describe the draws of one run for the teacher: "x: uniform in [-1, 1)" */
-static void
-drawtext(json_t *draws, char *out, size_t cap)
-{
-	json_t *d;
-	size_t i, len = 0;
-
-	out[0] = 0;
-	json_array_foreach(draws, i, d) {
-		const char *dist = jstr(d, "dist", "?");
-		len += (size_t)snprintf(out + len, cap > len ? cap - len : 0, "%s%s: %s", i ? ", " : "",
-		                        jstr(d, "name", "?"), dist);
-		if (!strcmp(dist, "uniform") || !strcmp(dist, "randint"))
-			len += (size_t)snprintf(out + len, cap > len ? cap - len : 0, " in [%g, %g)",
-			                        jnum(d, "lo", 0), jnum(d, "hi", 0));
-		if (jbool(d, "special", 0))
-			len += (size_t)snprintf(out + len, cap > len ? cap - len : 0, " with NaN and Inf");
-		if (len >= cap)
-			break;
-	}
-}
-
-/* the layout of one call in shared memory: inputs first, then every tensor coming back */
-static size_t
-layout(const struct task *t, const struct tcase *c, size_t inoff[], size_t outoff[])
-{
-	size_t off = 0;
-	int i;
-
-	for (i = 0; i < t->nargs; i++)
-		if (t->args[i].kind == ARG_IN || t->args[i].kind == ARG_INOUT) {
-			inoff[i] = off;
-			off += (tbytes(t, c, i) + 63) & ~(size_t)63;
-		}
-	for (i = 0; i < t->nargs; i++)
-		if (istensor(&t->args[i])) {
-			outoff[i] = off;
-			off += (tbytes(t, c, i) + 63) & ~(size_t)63;
-		}
-	return off;
-}
-
-static void
-callline(struct buf *b, const struct task *t, const struct tcase *c, const size_t inoff[], const size_t outoff[])
-{
-	int i, nt = 0;
-
-	for (i = 0; i < t->nargs; i++)
-		nt += istensor(&t->args[i]);
-	bufprintf(b, "call %d", nt);
-	for (i = 0; i < t->nargs; i++) {
-		const struct targ *a = &t->args[i];
-		if (!istensor(a))
-			continue;
-		bufprintf(b, " %d %d %lld %zu %zu", a->kind, dtinfos[a->dt].size, (long long)c->numel[i],
-		          a->kind == ARG_OUT ? (size_t)0 : inoff[i], outoff[i]);
-	}
-	bufprintf(b, " %d", c->nsizes);
-	for (i = 0; i < c->nsizes; i++)
-		bufprintf(b, " %lld", (long long)c->sizes[i]);
-	bufprintf(b, " %d", c->nscalars);
-	for (i = 0; i < c->nscalars; i++)
-		bufprintf(b, " %.17g", c->scalars[i]);
-}
-
-static uint64_t
-seedof(json_t *d)
-{
-	return strtoull(jstr(d, "seed", "0"), NULL, 10);
-}
-
-/* fill the inputs of one run, as the reference saw them; returns private copies */
-static void
-makeinputs(const struct task *t, const struct tcase *c, json_t *draws, void *copies[])
-{
-	json_t *d;
-	size_t k;
-	int i;
-
-	json_array_foreach(draws, k, d) {
-		for (i = 0; i < t->nargs; i++)
-			if (!strcmp(t->args[i].name, jstr(d, "name", "")))
-				break;
-		if (i == t->nargs)
-			die(EXIT_USAGE, "expected.json draws an unknown input '%s'", jstr(d, "name", ""));
-		copies[i] = xmalloc(tbytes(t, c, i) + 1);
-		tensorfill(copies[i], t->args[i].dt, (size_t)c->numel[i], distfind(jstr(d, "dist", "normal")),
-		           jnum(d, "lo", -1), jnum(d, "hi", 1), jbool(d, "special", 0), seedof(d));
-	}
-}
-
-/* a number for JSON: NaN and Inf, which JSON lacks, as strings */
-static json_t *
-jsonnum(double v)
-{
-	if (isfinite(v))
-		return json_real(v);
-	return json_string(isnan(v) ? "nan" : v > 0 ? "inf" : "-inf");
 }
 
 /* check one finished call; returns 0 when it passed */
@@ -974,7 +835,7 @@ write:
 int
 main(int argc, char **argv)
 {
-	struct opts o = { NULL, NULL, "out/gpu", 1, 30, 0 };
+	struct opts o = { NULL, NULL, "out/gpu", 1, 30, 0, 0 };
 	const char *in[4] = { NULL, NULL, NULL, NULL };
 	int i, nin = 0, exp = 0;
 
@@ -991,6 +852,7 @@ main(int argc, char **argv)
 		} else if (!strcmp(s, "--gpus")) { NEED(); o.gpus = atoi(next);
 		} else if (!strcmp(s, "--timeout")) { NEED(); o.timeout = atoi(next);
 		} else if (!strcmp(s, "--sanitize")) { o.sanitize = 1;
+		} else if (!strcmp(s, "--no-bench")) { o.nobench = 1;
 		} else if (!strcmp(s, "--expected")) { exp = 1;
 		} else if (s[0] == '-' && s[1]) {
 			die(EXIT_USAGE, "unknown option '%s'\n%s", s, usage);

@@ -1,0 +1,141 @@
+/*
+ * calibrate.cu - the GPU's measured ceilings, for bench's % of speed of
+ * light: device-to-device copy bandwidth (bytes read plus written), fp32
+ * and fp64 FMA throughput, and f16/bf16 tensor-core GEMM throughput
+ * through cuBLAS. Prints one JSON object. Trusted code: bench --calibrate
+ * runs it once per GPU per build.
+ *
+ * usage: calibrate [DEVICE]
+ */
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+
+#include <cublas_v2.h>
+#include <cuda_bf16.h>
+#include <cuda_runtime.h>
+
+#define CK(x) do { cudaError_t e_ = (x); if (e_ != cudaSuccess) { \
+	fprintf(stderr, "calibrate: %s: %s\n", #x, cudaGetErrorString(e_)); exit(1); } } while (0)
+
+template <typename T>
+__global__ void fma_loop(T *out, int iters, T a, T b)
+{
+	T x0 = threadIdx.x, x1 = x0 + 1, x2 = x0 + 2, x3 = x0 + 3, x4 = x0 + 4, x5 = x0 + 5, x6 = x0 + 6, x7 = x0 + 7;
+	for (int i = 0; i < iters; i++) {
+		x0 = x0 * a + b; x1 = x1 * a + b; x2 = x2 * a + b; x3 = x3 * a + b;
+		x4 = x4 * a + b; x5 = x5 * a + b; x6 = x6 * a + b; x7 = x7 * a + b;
+	}
+	if (x0 + x1 + x2 + x3 + x4 + x5 + x6 + x7 == (T)1234.5)
+		out[blockIdx.x] = x0; /* keeps the loop alive */
+}
+
+static float
+median(std::vector<float> v)
+{
+	std::sort(v.begin(), v.end());
+	return v[v.size() / 2];
+}
+
+template <typename T>
+static double
+fmapeak(int sms)
+{
+	T *out;
+	cudaEvent_t a, b;
+	const int iters = 1 << 14, blocks = sms * 16, threads = 256;
+	std::vector<float> ms;
+
+	CK(cudaMalloc(&out, blocks * sizeof(T)));
+	CK(cudaEventCreate(&a));
+	CK(cudaEventCreate(&b));
+	for (int r = 0; r < 7; r++) {
+		float t;
+		CK(cudaEventRecord(a));
+		fma_loop<T><<<blocks, threads>>>(out, iters, (T)0.999, (T)0.001);
+		CK(cudaEventRecord(b));
+		CK(cudaEventSynchronize(b));
+		CK(cudaEventElapsedTime(&t, a, b));
+		if (r > 1)
+			ms.push_back(t);
+	}
+	cudaFree(out);
+	return 2.0 * 8 * iters * (double)blocks * threads / (median(ms) * 1e-3) / 1e12;
+}
+
+int
+main(int argc, char **argv)
+{
+	int dev = argc > 1 ? atoi(argv[1]) : 0, drv = 0, rt = 0;
+	cudaDeviceProp p;
+	cudaEvent_t a, b;
+	std::vector<float> ms;
+	size_t bytes = (size_t)1 << 30;
+	void *x, *y;
+
+	CK(cudaSetDevice(dev));
+	CK(cudaGetDeviceProperties(&p, dev));
+	cudaDriverGetVersion(&drv);
+	cudaRuntimeGetVersion(&rt);
+	CK(cudaEventCreate(&a));
+	CK(cudaEventCreate(&b));
+
+	/* copy bandwidth: 1 GiB device to device, bytes read plus written */
+	CK(cudaMalloc(&x, bytes));
+	CK(cudaMalloc(&y, bytes));
+	CK(cudaMemset(x, 1, bytes));
+	for (int r = 0; r < 7; r++) {
+		float t;
+		CK(cudaEventRecord(a));
+		CK(cudaMemcpy(y, x, bytes, cudaMemcpyDeviceToDevice));
+		CK(cudaEventRecord(b));
+		CK(cudaEventSynchronize(b));
+		CK(cudaEventElapsedTime(&t, a, b));
+		if (r > 1)
+			ms.push_back(t);
+	}
+	double copy = 2.0 * bytes / (median(ms) * 1e-3) / 1e9;
+	cudaFree(x);
+	cudaFree(y);
+
+	double f32 = fmapeak<float>(p.multiProcessorCount), f64 = fmapeak<double>(p.multiProcessorCount);
+
+	/* tensor cores: a bf16 GEMM with fp32 accumulation through cuBLAS */
+	double tensor = 0;
+	{
+		const int n = 8192;
+		cublasHandle_t h;
+		__nv_bfloat16 *A, *B;
+		float *C, one = 1, zero = 0;
+		ms.clear();
+		CK(cudaMalloc(&A, (size_t)n * n * 2));
+		CK(cudaMalloc(&B, (size_t)n * n * 2));
+		CK(cudaMalloc(&C, (size_t)n * n * 4));
+		CK(cudaMemset(A, 0x3c, (size_t)n * n * 2));
+		CK(cudaMemset(B, 0x3c, (size_t)n * n * 2));
+		if (cublasCreate(&h) == CUBLAS_STATUS_SUCCESS) {
+			for (int r = 0; r < 7; r++) {
+				float t;
+				CK(cudaEventRecord(a));
+				cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, A, CUDA_R_16BF, n, B, CUDA_R_16BF, n,
+				             &zero, C, CUDA_R_32F, n, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+				CK(cudaEventRecord(b));
+				CK(cudaEventSynchronize(b));
+				CK(cudaEventElapsedTime(&t, a, b));
+				if (r > 1)
+					ms.push_back(t);
+			}
+			tensor = 2.0 * n * n * (double)n / (median(ms) * 1e-3) / 1e12;
+			cublasDestroy(h);
+		}
+		cudaFree(A);
+		cudaFree(B);
+		cudaFree(C);
+	}
+	printf("{\"gpu\": \"%s\", \"compute_capability\": \"%d.%d\", \"sms\": %d, \"driver_cuda\": %d, "
+	       "\"runtime\": %d, \"copy_gbs\": %.1f, \"fp32_tflops\": %.2f, \"fp64_tflops\": %.2f, "
+	       "\"tensor_tflops\": %.1f}\n", p.name, p.major, p.minor, p.multiProcessorCount, drv, rt, copy,
+	       f32, f64, tensor);
+	return 0;
+}
