@@ -196,6 +196,8 @@ childstartwrapped(struct child *c, const char *const *wrapper, const char *harne
 	p = xasprintf("%s/output", c->scratch);
 	outfd = open(p, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
 	free(p);
+	/* root hands the child to SANDBOX_UID (with bubblewrap too: processes of
+	 * uid 0 escape RLIMIT_NPROC), which must own the scratch folder */
 	if (getuid() == 0) {
 		if (chown(c->scratch, SANDBOX_UID, SANDBOX_UID) < 0 || (outfd >= 0 && fchown(outfd, SANDBOX_UID, SANDBOX_UID) < 0)) {
 			snprintf(err, errlen, "cannot hand the scratch folder to uid %d: %s", SANDBOX_UID, strerror(errno));
@@ -209,8 +211,8 @@ childstartwrapped(struct child *c, const char *const *wrapper, const char *harne
 	}
 	snprintf(dev, sizeof dev, "%d", device);
 	if (bwrap)
-		snprintf(c->isolation, sizeof c->isolation, "bubblewrap (user, net, mount, pid namespaces; uid %d)",
-		         SANDBOX_UID);
+		snprintf(c->isolation, sizeof c->isolation, "bubblewrap (user, net, mount, pid namespaces), uid %d, "
+		         "rlimits", SANDBOX_UID);
 	else if (getuid() == 0)
 		snprintf(c->isolation, sizeof c->isolation, "unshare (net, mount) and uid %d, rlimits; no "
 		         "bubblewrap", SANDBOX_UID);
@@ -241,6 +243,9 @@ childstartwrapped(struct child *c, const char *const *wrapper, const char *harne
 		for (int fd = 6; fd < 1024; fd++)
 			if (fd != c->scratchfd)
 				close(fd);
+		if (bwrap && getuid() == 0 &&
+		    (setgroups(0, NULL) < 0 || setgid(SANDBOX_UID) < 0 || setuid(SANDBOX_UID) < 0))
+			_exit(126);
 		limits(seconds, getuid());
 		if (bwrap) {
 			char *argv[96];

@@ -1,0 +1,76 @@
+/*
+ * fake-harness.c - stands in for the CUDA harness in t-sandbox: it speaks
+ * the same first reply, then probes what the sandbox lets it do.
+ *
+ *   probe SECRET_PATH HOST_PATH PORT  ->  probe read=R write=W connect=C uid=U env=E
+ *   forkbomb                          ->  forks until refused, then "forked N"
+ *   hang                              ->  never answers
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+int
+main(int argc, char **argv)
+{
+	FILE *cmd = fdopen(3, "r"), *rep = fdopen(4, "w");
+	struct stat st;
+	char word[64];
+
+	if (!cmd || !rep || fstat(5, &st) < 0 || argc != 4 || !argv[1])
+		return 2;
+	fprintf(rep, "ready Fake GPU|9.0|52428800|132|13000|13000\n");
+	fflush(rep);
+	while (fscanf(cmd, "%63s", word) == 1) {
+		if (!strcmp(word, "probe")) {
+			char secret[4096], host[4096];
+			int port, r, w, c, fd, s;
+			struct sockaddr_in a;
+			if (fscanf(cmd, "%4095s %4095s %d", secret, host, &port) != 3)
+				return 2;
+			fd = open(secret, O_RDONLY);
+			r = fd >= 0;
+			if (fd >= 0)
+				close(fd);
+			fd = open(host, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+			w = fd >= 0 && write(fd, "pwned\n", 6) == 6;
+			if (fd >= 0)
+				close(fd);
+			s = socket(AF_INET, SOCK_STREAM, 0);
+			memset(&a, 0, sizeof a);
+			a.sin_family = AF_INET;
+			a.sin_port = htons((unsigned short)port);
+			a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+			c = s >= 0 && connect(s, (struct sockaddr *)&a, sizeof a) == 0;
+			fprintf(rep, "probe read=%d write=%d connect=%d uid=%d env=%s\n", r, w, c, (int)getuid(),
+			        getenv("RETORT_PLANTED") ? "leaked" : "clean");
+		} else if (!strcmp(word, "forkbomb")) {
+			int n = 0;
+			while (n < 100000) {
+				pid_t p = fork();
+				if (p < 0)
+					break;
+				if (p == 0) {
+					pause();
+					_exit(0);
+				}
+				n++;
+			}
+			fprintf(rep, "forked %d\n", n);
+		} else if (!strcmp(word, "hang")) {
+			for (;;)
+				pause();
+		} else if (!strcmp(word, "quit")) {
+			break;
+		}
+		fflush(rep);
+	}
+	return 0;
+}

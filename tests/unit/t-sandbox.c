@@ -1,0 +1,116 @@
+/* t-sandbox.c - the sandbox that verify and bench run candidates in,
+ * exercised on the CPU with tests/unit/fake-harness.c */
+#include <arpa/inet.h>
+#include <dirent.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../../tools/lib/sandbox.h"
+#include "../../tools/lib/util.h"
+#include "../tap.h"
+
+/* processes of the group that still run (zombies waiting for an init
+ * that does not reap them do not count) */
+static int
+alive(pid_t pgid)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+	int n = 0;
+
+	while (d && (e = readdir(d))) {
+		char p[300], st[512], *close;
+		FILE *f;
+		int pg = 0;
+		char state = 0;
+		snprintf(p, sizeof p, "/proc/%s/stat", e->d_name);
+		if (e->d_name[0] < '0' || e->d_name[0] > '9' || !(f = fopen(p, "r")))
+			continue;
+		if (fgets(st, sizeof st, f) && (close = strrchr(st, ')')) &&
+		    sscanf(close + 2, "%c %*d %d", &state, &pg) == 2 && pg == pgid && state != 'Z')
+			n++;
+		fclose(f);
+	}
+	if (d)
+		closedir(d);
+	return n;
+}
+
+int
+main(int argc, char **argv)
+{
+	struct child c;
+	char err[1024], line[1024], fake[4096], secret[4096], host[4096], dir[] = "/tmp/t-sandbox.XXXXXX";
+	int port, srv, one = 1;
+	struct sockaddr_in a;
+	socklen_t len = sizeof a;
+	pid_t pg;
+
+	setprogname("t-sandbox");
+	/* the fake harness sits next to this test binary */
+	snprintf(fake, sizeof fake, "%s", argv[0]);
+	*strrchr(fake, '/') = 0;
+	strcat(fake, "/fake-harness");
+	(void)argc;
+	ok(mkdtemp(dir) != NULL, "scratch");
+	snprintf(secret, sizeof secret, "%s/secret", dir);
+	snprintf(host, sizeof host, "%s/pwned", dir);
+	ok(writefile(secret, "s3cr3t", 6) == 1, "a file the candidate must not read");
+	chmod(dir, 0755);
+	chmod(secret, 0644); /* readable by anyone: only the sandbox keeps it away */
+	srv = socket(AF_INET, SOCK_STREAM, 0);
+	setsockopt(srv, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+	memset(&a, 0, sizeof a);
+	a.sin_family = AF_INET;
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	ok(bind(srv, (struct sockaddr *)&a, sizeof a) == 0 && listen(srv, 8) == 0 &&
+	   getsockname(srv, (struct sockaddr *)&a, &len) == 0, "a listener on loopback");
+	port = ntohs(a.sin_port);
+	setenv("RETORT_PLANTED", "sk-should-not-leak", 1);
+
+	ok(childstart(&c, fake, fake, "entry", 0, 4096, 20, err, sizeof err) == 0, "child starts: %s", err);
+	printf("# isolation: %s\n", c.isolation);
+	if (!ok(childread(&c, line, sizeof line, 20) == 0 && !strncmp(line, "ready Fake GPU", 14), "first reply: %s", line)) {
+		char out[4096];
+		childoutput(&c, out, sizeof out);
+		printf("# the child printed: %s\n", out);
+	}
+	ok(childsend(&c, "probe %s %s %d", secret, host, port) == 0, "probe sent");
+	ok(childread(&c, line, sizeof line, 20) == 0, "probe answered: %s", line);
+	ok(strstr(line, "env=clean") != NULL, "the environment does not leak");
+	ok(strstr(line, "connect=0") != NULL, "no network, not even loopback");
+	if (getuid() == 0) {
+		ok(strstr(line, "uid=0") == NULL, "not root inside");
+		ok(strstr(line, "read=0") != NULL, "files outside the sandbox are out of reach");
+	}
+	ok(access(host, F_OK) != 0, "writes outside the scratch folder do not land");
+
+	ok(childsend(&c, "forkbomb") == 0, "a fork bomb");
+	ok(childread(&c, line, sizeof line, 60) == 0 && !strncmp(line, "forked", 6), "is stopped: %s", line);
+	ok(atoi(line + 7) < 5000, "by a process limit (%d forks)", atoi(line + 7));
+	pg = c.pid;
+	childstop(&c);
+	usleep(200000);
+	ok(!alive(pg), "and nothing of it survives the stop");
+
+	ok(childstart(&c, fake, fake, "entry", 0, 4096, 20, err, sizeof err) == 0, "again");
+	childread(&c, line, sizeof line, 20);
+	childsend(&c, "hang");
+	ok(childread(&c, line, sizeof line, 1) == -1, "a hang times out");
+	pg = c.pid;
+	childstop(&c);
+	ok(!alive(pg), "and is killed");
+	{
+		char cmd[4200];
+		snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+		ok(system(cmd) == 0, "cleanup");
+	}
+	close(srv);
+	return done_testing();
+}

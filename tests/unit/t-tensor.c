@@ -1,0 +1,178 @@
+/* t-tensor.c - dtypes, conversions, the input generator, seeds, comparison */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../../tools/lib/task.h"
+#include "../../tools/lib/tensor.h"
+#include "../../tools/lib/util.h"
+#include "../tap.h"
+
+static struct targ
+out(int dt)
+{
+	struct targ a;
+
+	memset(&a, 0, sizeof a);
+	a.kind = ARG_OUT;
+	a.dt = dt;
+	a.rel_norm = dtinfos[dt].rel_norm;
+	a.rtol = dtinfos[dt].rtol;
+	a.atol = dtinfos[dt].atol;
+	return a;
+}
+
+int
+main(void)
+{
+	float f[8];
+	unsigned char raw[64];
+	struct cmpres r;
+	struct targ a = out(DT_F32);
+
+	setprogname("t-tensor");
+	/* IEEE half and bfloat16, known encodings */
+	is_int(ftof16(1.0f), 0x3c00, "f16 1.0");
+	is_int(ftof16(-2.0f), 0xc000, "f16 -2.0");
+	is_int(ftof16(65504.0f), 0x7bff, "f16 max");
+	is_int(ftof16(1e-7f), 0x0002, "f16 subnormal rounds to nearest");
+	is_int(ftof16(INFINITY), 0x7c00, "f16 inf");
+	ok(isnan(f16tof(ftof16(NAN))), "f16 nan survives");
+	is_int(ftof16(1.0f + 1.0f / 2048), 0x3c00, "f16 ties round to even (down)");
+	is_int(ftof16(1.0f + 3.0f / 2048), 0x3c02, "f16 ties round to even (up)");
+	ok(f16tof(0x3555) > 0.333 && f16tof(0x3555) < 0.3334, "f16 decode 1/3");
+	is_int(ftobf16(1.0f), 0x3f80, "bf16 1.0");
+	is_int(ftobf16(3.140625f), 0x4049, "bf16 pi-ish");
+	ok(bf16tof(0x4049) == 3.140625f, "bf16 decode");
+	/* fp8: e4m3 has no Inf and saturates at 448; e5m2 is IEEE-like */
+	is_int(ftof8(448.0f, 0), 0x7e, "e4m3 max");
+	is_int(ftof8(1000.0f, 0), 0x7e, "e4m3 saturates");
+	ok(f8tof(0x7e, 0) == 448.0f && isnan(f8tof(0x7f, 0)), "e4m3 decode max and nan");
+	is_int(ftof8(1.0f, 0), 0x38, "e4m3 1.0");
+	is_int(ftof8(57344.0f, 1), 0x7b, "e5m2 max");
+	is_int(ftof8(INFINITY, 1), 0x7c, "e5m2 inf");
+	ok(f8tof(0x01, 0) == 0.001953125f, "e4m3 smallest subnormal 2^-9");
+	/* every f16 value survives a round trip */
+	{
+		int bad = 0;
+		for (unsigned h = 0; h < 0x10000; h++) {
+			float v = f16tof((uint16_t)h);
+			if (!isnan(v) && ftof16(v) != h && !(v == 0 && (ftof16(v) & 0x7fff) == 0))
+				bad++;
+		}
+		is_int(bad, 0, "all 65536 f16 values round-trip");
+	}
+	/* integer stores saturate and round */
+	dtset(raw, DT_I8, 0, 300);
+	dtset(raw, DT_I8, 1, -2.5);
+	is_int(((int8_t *)raw)[0], 127, "i8 saturates");
+	is_int(((int8_t *)raw)[1], -2, "i8 rounds to nearest even");
+
+	/* the generator is deterministic and respects ranges */
+	{
+		float x[1000], y[1000];
+		int inrange = 1, differ = 0;
+		tensorfill(x, DT_F32, 1000, DIST_UNIFORM, -3, 5, 0, 42);
+		tensorfill(y, DT_F32, 1000, DIST_UNIFORM, -3, 5, 0, 42);
+		ok(memcmp(x, y, sizeof x) == 0, "same seed, same inputs");
+		tensorfill(y, DT_F32, 1000, DIST_UNIFORM, -3, 5, 0, 43);
+		for (int i = 0; i < 1000; i++) {
+			inrange &= x[i] >= -3 && x[i] < 5;
+			differ += x[i] != y[i];
+		}
+		ok(inrange, "uniform stays in [lo, hi)");
+		ok(differ > 990, "another seed, other inputs");
+	}
+	{
+		int32_t idx[10000];
+		int inrange = 1, seen0 = 0, seen9 = 0;
+		tensorfill(idx, DT_I32, 10000, DIST_RANDINT, 0, 10, 0, 7);
+		for (int i = 0; i < 10000; i++) {
+			inrange &= idx[i] >= 0 && idx[i] < 10;
+			seen0 |= idx[i] == 0;
+			seen9 |= idx[i] == 9;
+		}
+		ok(inrange && seen0 && seen9, "randint covers [0, 10) and no more");
+	}
+	{
+		double x[100000], mean = 0, var = 0;
+		int nans = 0;
+		tensorfill(x, DT_F64, 100000, DIST_NORMAL, 0, 0, 0, 9);
+		for (int i = 0; i < 100000; i++)
+			mean += x[i] / 100000;
+		for (int i = 0; i < 100000; i++)
+			var += (x[i] - mean) * (x[i] - mean) / 100000;
+		ok(fabs(mean) < 0.02 && fabs(var - 1) < 0.02, "normal: mean %.4f, variance %.4f", mean, var);
+		tensorfill(x, DT_F64, 100000, DIST_HEAVY, 0, 0, 1, 9);
+		for (int i = 0; i < 100000; i++)
+			nans += !isfinite(x[i]);
+		ok(nans > 500 && nans < 1500, "special: about 1%% NaN and Inf (%d)", nans);
+	}
+
+	/* seeds from the secret */
+	{
+		char dir[] = "/tmp/t-tensor.XXXXXX";
+		unsigned char k1[32], k2[32];
+		char err[256], cmd[128];
+		ok(mkdtemp(dir) != NULL, "scratch");
+		ok(secretload(dir, k1, err, sizeof err) == 0, "a secret is made");
+		ok(secretload(dir, k2, err, sizeof err) == 0 && !memcmp(k1, k2, 32), "and kept");
+		ok(deriveseed(k1, "a", "verify", 0, 0, 0) == deriveseed(k2, "a", "verify", 0, 0, 0), "seeds are deterministic");
+		ok(deriveseed(k1, "a", "verify", 0, 0, 0) != deriveseed(k1, "a", "verify", 0, 1, 0), "runs differ");
+		ok(deriveseed(k1, "a", "verify", 1, 0, 0) != deriveseed(k1, "b", "verify", 1, 0, 0), "variants differ");
+		k2[0] ^= 1;
+		ok(deriveseed(k1, "a", "verify", 0, 0, 0) != deriveseed(k2, "a", "verify", 0, 0, 0), "another secret, other seeds");
+		snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+		ok(system(cmd) == 0, "cleanup");
+	}
+
+	/* the comparator */
+	{
+		float want[4] = { 1, 2, 3, 4 }, got[4] = { 1, 2, 3, 4 };
+		compare(got, DT_F32, want, 4, &a, &r);
+		ok(r.pass && r.bad == 0, "equal outputs pass");
+		got[2] = 3.0001f;
+		compare(got, DT_F32, want, 4, &a, &r);
+		ok(r.pass, "within rtol passes");
+		got[2] = 3.1f;
+		compare(got, DT_F32, want, 4, &a, &r);
+		ok(!r.pass && r.bad == 1 && r.first[0].index == 2, "outside rtol fails at the right index");
+		got[2] = NAN;
+		compare(got, DT_F32, want, 4, &a, &r);
+		ok(!r.pass && r.unwritten == 1, "NaN where a value is expected: unwritten");
+		want[2] = NAN;
+		compare(got, DT_F32, want, 4, &a, &r);
+		ok(r.pass, "NaN expected and NaN got pass");
+		got[2] = 1;
+		compare(got, DT_F32, want, 4, &a, &r);
+		ok(!r.pass && r.nonfinite == 1, "a number where NaN is expected fails");
+		want[2] = INFINITY;
+		got[2] = -INFINITY;
+		compare(got, DT_F32, want, 4, &a, &r);
+		ok(!r.pass, "Inf signs must match");
+	}
+	{
+		/* relative L2: 1% noise on every element fails f32, passes bf16 */
+		float want[1000], got[1000];
+		uint16_t gb[1000];
+		struct targ b = out(DT_BF16);
+		for (int i = 0; i < 1000; i++) {
+			want[i] = 1.0f + (float)i / 1000;
+			got[i] = want[i] * (i & 1 ? 1.002f : 0.998f);
+			gb[i] = ftobf16(got[i]);
+		}
+		compare(got, DT_F32, want, 1000, &a, &r);
+		ok(!r.pass && r.relnorm > 1e-3, "f32 rejects 0.2%% error (rel L2 %.2g)", r.relnorm);
+		compare(gb, DT_BF16, want, 1000, &b, &r);
+		ok(r.pass, "bf16 accepts it (rel L2 %.2g)", r.relnorm);
+	}
+	{
+		char s[64];
+		int64_t dims[3] = { 4, 5, 6 };
+		coords(5 * 6 * 2 + 6 * 3 + 4, dims, 3, s, sizeof s);
+		is_str(s, "[2, 3, 4]", "flat index to coordinates");
+	}
+	(void)f;
+	return done_testing();
+}
