@@ -1080,7 +1080,7 @@ resolve(struct ctx *c, struct variant *v, const char *specid)
 	prompt = getstr(c, c->root, "prompt", 0);
 	if (!prompt)
 		prompt = xstrdup("generate");
-	else if (!isname(prompt, 1, 64))
+	if (!isname(prompt, 1, 64))
 		err(c, yget(c->root, "prompt"), "prompt names a template in tasks/prompts: "
 		    "letters, digits, '_', '-' (got '%s')", prompt);
 	else if (specpromptdir) {

@@ -1,0 +1,295 @@
+#!/usr/bin/env python3
+"""tests/gpu/run.py - the GPU suite (tests/gpu/run calls it).
+
+Every kernel in tests/kernels/honest and tests/kernels/cheats goes through
+compile, verify and bench on this machine's GPU with retort's own tools.
+Honest kernels must be accepted; every cheat must be rejected at the stage
+its header names (or earlier). Cheats the static screen catches run a
+second time with the screen off, to show what the sandbox and verify do
+on their own (and that nothing escapes: no stray files, no processes).
+Honest kernels are also timed with triton.testing.do_bench (median), to
+compare with bench's median, and every candidate's wall time through
+compile + verify + bench is recorded.
+
+usage: tests/gpu/run.py WORKDIR [--only NAME ...]
+Prints a short table; writes WORKDIR/results.json. Exit 1 if any
+expectation fails.
+"""
+import ctypes
+import glob
+import json
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+BIN = os.environ.get("RETORT_BIN", os.path.join(ROOT, "out", "bin"))
+ARCH = os.environ.get("RETORT_ARCH", "sm_90")
+
+
+def sh(args, log=None, timeout=1800):
+    t0 = time.time()
+    p = subprocess.run(args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=timeout)
+    dt = time.time() - t0
+    if log:
+        with open(log, "ab") as f:
+            f.write(b"$ " + " ".join(args).encode() + b"\n" + p.stdout)
+    return p.returncode, p.stdout.decode(errors="replace"), dt
+
+
+def header(path):
+    """The kernel's variant and expectations from its first comment lines."""
+    h = {}
+    with open(path) as f:
+        lines = [next(f, "") for _ in range(6)]
+    for line in lines:
+        m = re.match(r"//\s*(task|cheat|expect|runtime):\s*(.*)", line)
+        if m:
+            h[m.group(1)] = m.group(2).strip()
+    if "task" not in h:
+        h["task"] = lines[0].lstrip("/ ").split()[0]
+    return h
+
+
+def spec_of(variant):
+    base = variant.split(".")[0]
+    for d in ("tasks", "tests/kernels/tasks"):
+        p = os.path.join(ROOT, d, base + ".yaml")
+        if os.path.exists(p):
+            return p, os.path.join(ROOT, d)
+    return None, None
+
+
+class Suite:
+    def __init__(self, work):
+        self.work = work
+        self.out = os.path.join(work, "out")
+        self.cache = os.path.join(work, "cache")
+        self.log = os.path.join(work, "log.txt")
+        self.prepared = {}
+        self.rows = []
+        self.failures = 0
+
+    def variant(self, vid):
+        """task.json, harness, expected, baseline for one variant, built once."""
+        if vid in self.prepared:
+            return self.prepared[vid]
+        spec, tdir = spec_of(vid)
+        if not spec:
+            raise RuntimeError("no spec for variant %s" % vid)
+        d = os.path.join(self.out, "v", vid)
+        rc, out, _ = sh([BIN + "/gen", "--split", spec, "--all", "--out", self.out, "--tasks-dir", tdir], self.log)
+        if rc or not os.path.exists(d + "/task.json"):
+            raise RuntimeError("gen --split %s failed: %s" % (spec, out))
+        steps = [
+            [BIN + "/compile", "--harness", "-o", d + "/harness", "--lib", ROOT + "/tools/lib", d + "/task.json"],
+            [BIN + "/compile", "--reference", "-o", d + "/reference", "--lib", ROOT + "/tools/lib", d + "/task.json"],
+            [BIN + "/verify", "--expected", "--cache-dir", self.cache, "-o", d + "/expected.json",
+             d + "/task.json", d + "/reference"],
+        ]
+        task = json.load(open(d + "/task.json"))
+        if task.get("baseline"):
+            steps.append([BIN + "/compile", "--baseline", "--arch", ARCH, "-o", d + "/baseline.so", d + "/task.json"])
+        for s in steps:
+            rc, out, _ = sh(s, self.log)
+            if rc:
+                raise RuntimeError("%s failed: %s" % (" ".join(s[:2]), out[-2000:]))
+        self.prepared[vid] = d
+        return d
+
+    def calibration(self):
+        path = os.path.join(self.out, "gpu", "calibration.json")
+        if not os.path.exists(path):
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            prog = os.path.join(self.out, "gpu", "calibrate")
+            rc, out, _ = sh(["nvcc", "-arch=" + ARCH, "-O3", "-o", prog, ROOT + "/tools/lib/calibrate.cu", "-lcublas"], self.log)
+            if rc:
+                raise RuntimeError("calibrate does not build: " + out)
+            rc, out, _ = sh([BIN + "/bench", "--calibrate", "-o", path, prog], self.log)
+            if rc:
+                raise RuntimeError("calibration failed: " + out)
+        return path
+
+    def candidate(self, name, src, vid, screen=True):
+        """compile, verify, bench one kernel; returns a result row."""
+        d = self.variant(vid)
+        run = os.path.join(self.work, "runs", name + ("" if screen else ".noscreen"))
+        shutil.rmtree(run, ignore_errors=True)
+        os.makedirs(run)
+        text = "The kernel:\n\n```cuda\n" + open(src).read() + "\n```\n"
+        json.dump({"status": "answered", "answer": {"text": text}}, open(run + "/response.json", "w"))
+        row = {"name": name, "variant": vid, "screen": screen}
+        args = [BIN + "/compile", "--arch", ARCH, "-o", run + "/compile.json"]
+        if not screen:
+            args.append("--no-screen")
+        rc, out, row["compile_s"] = sh(args + [d + "/task.json", run + "/response.json"], self.log)
+        comp = json.load(open(run + "/compile.json")) if rc == 0 else {"status": "tool failed: " + out[-300:]}
+        row["compile"] = comp.get("status")
+        if comp.get("violations"):
+            row["screen_rules"] = sorted({v["rule"] for v in comp["violations"]})
+        rc, out, row["verify_s"] = sh([BIN + "/verify", "--timeout", "20", "--lock-dir", run + "/gpu", "-o", run + "/verify.json",
+                                       d + "/task.json", run + "/compile.json", d + "/harness", d + "/expected.json"], self.log)
+        ver = json.load(open(run + "/verify.json")) if rc == 0 else {"verdict": "tool failed: " + out[-300:]}
+        row["verify"] = ver.get("verdict")
+        row["isolation"] = ver.get("isolation")
+        bargs = [BIN + "/bench", "--timeout", "20", "--lock-dir", run + "/gpu", "-o", run + "/bench.json", d + "/task.json",
+                 run + "/verify.json", run + "/compile.json", d + "/harness", d + "/expected.json", self.calibration()]
+        if os.path.exists(d + "/baseline.so"):
+            bargs.append(d + "/baseline.so")
+        rc, out, row["bench_s"] = sh(bargs, self.log)
+        ben = json.load(open(run + "/bench.json")) if rc == 0 else {"status": "tool failed: " + out[-300:]}
+        row["bench"] = ben.get("status")
+        row["review"] = ben.get("review", [])
+        case = (ben.get("cases") or [{}])[0]
+        row["median_ms"] = (case.get("candidate") or {}).get("median_ms")
+        row["speedup"] = case.get("speedup")
+        row["sol"] = (case.get("sol") or {}).get("percent")
+        row["feedback"] = (ver.get("feedback") or "") + (ben.get("feedback") or "")
+        row["so"] = run + "/cand.so"
+        row["task"] = d + "/task.json"
+        return row
+
+
+def caught(row):
+    """Where the pipeline stopped the candidate (None: accepted)."""
+    if row["compile"] != "ok":
+        return "screen" if row["compile"] == "screen_failed" else "compile"
+    if row["verify"] != "correct":
+        return "verify"
+    if row["bench"] != "measured":
+        return "bench"
+    if row["review"]:
+        return "bench"
+    return None
+
+
+def do_bench(row):
+    """Median of triton.testing.do_bench on the same kernel and bench case."""
+    try:
+        import torch
+        import triton.testing
+    except ImportError:
+        return None
+    task = json.load(open(row["task"]))
+    case = task["cases"]["bench"][0]
+    dts = {"f32": torch.float32, "f16": torch.float16, "bf16": torch.bfloat16, "f64": torch.float64,
+           "i32": torch.int32, "i64": torch.int64, "i8": torch.int8, "u8": torch.uint8, "i16": torch.int16}
+    lib = ctypes.CDLL(row["so"])
+    fn = getattr(lib, task["entry"])
+    args, types, keep = [], [], []
+    for a in task["args"]:
+        if a["kind"] in ("in", "out", "inout"):
+            shape = case["shapes"][a["name"]]
+            dt = dts.get(a["dtype"])
+            if dt is None:
+                return None
+            if dt.is_floating_point:
+                t = torch.randn(shape, device="cuda").to(dt)
+            else:
+                lo, hi = case["ranges"].get(a["name"], [0, 100])
+                t = torch.randint(int(lo), int(hi), shape, device="cuda", dtype=dt)
+            keep.append(t)
+            args.append(ctypes.c_void_p(t.data_ptr()))
+            types.append(ctypes.c_void_p)
+        elif a["kind"] == "size":
+            v = case["sizes"][a["name"]]
+            args.append(ctypes.c_int64(v) if a["dtype"] == "i64" else ctypes.c_int(v))
+            types.append(type(args[-1]))
+        else:
+            v = case["scalars"][a["name"]]
+            args.append(ctypes.c_double(v) if a["dtype"] == "f64" else ctypes.c_float(v) if a["dtype"] in ("f32", "f16", "bf16") else ctypes.c_int(int(v)))
+            types.append(type(args[-1]))
+    fn.argtypes = types
+    fn.restype = None
+    torch.cuda.synchronize()
+    return triton.testing.do_bench(lambda: fn(*args), warmup=25, rep=200, return_mode="median")
+
+
+def main():
+    work = sys.argv[1]
+    only = sys.argv[sys.argv.index("--only") + 1:] if "--only" in sys.argv else None
+    os.makedirs(work, exist_ok=True)
+    suite = Suite(work)
+    kernels = sorted(glob.glob(ROOT + "/tests/kernels/honest/*.cu")) + sorted(glob.glob(ROOT + "/tests/kernels/cheats/*.cu"))
+    results = []
+    for path in kernels:
+        name = os.path.basename(path)[:-3]
+        if only and name not in only:
+            continue
+        kind = "cheat" if "/cheats/" in path else "honest"
+        h = header(path)
+        try:
+            row = suite.candidate(name, path, h["task"])
+        except Exception as e:  # a broken variant is a failure of the suite
+            print("%-28s ERROR %s" % (name, str(e)[:300]))
+            suite.failures += 1
+            continue
+        row["kind"] = kind
+        row["expect"] = h.get("expect", "accepted")
+        row["cheat"] = h.get("cheat")
+        where = caught(row)
+        row["caught"] = where or "accepted"
+        if kind == "honest":
+            row["pass"] = where is None
+            if row["pass"]:
+                try:
+                    row["do_bench_ms"] = do_bench(row)
+                except Exception as e:
+                    row["do_bench_error"] = str(e)[:200]
+        else:
+            order = ["screen", "compile", "verify", "bench"]
+            want = h.get("expect", "verify")
+            row["pass"] = where is not None and order.index(where) <= order.index(want if want in order else "bench")
+            if row["caught"] == "screen":
+                # the same cheat without the screen: what do the runtime defences do?
+                for p in ("/tmp/retort-pwned", "/var/tmp/retort-pwned", "/root/retort-pwned"):
+                    if os.path.exists(p):
+                        os.remove(p)
+                r2 = suite.candidate(name, path, h["task"], screen=False)
+                row["runtime"] = caught(r2) or "accepted"
+                row["runtime_detail"] = "%s/%s/%s %s" % (r2["compile"], r2["verify"], r2["bench"], "; ".join(r2["review"]))[:200]
+                leaked = [p for p in ("/tmp/retort-pwned", "/var/tmp/retort-pwned", "/root/retort-pwned") if os.path.exists(p)]
+                if leaked:
+                    row["runtime"] += " LEAKED " + ",".join(leaked)
+                    row["pass"] = False
+                stray = subprocess.run(["sh", "-c", "ps -eo user,stat,comm | awk '$1 != \"root\" && $2 !~ /Z/' | grep -c harness"],
+                                       stdout=subprocess.PIPE).stdout.decode().strip()
+                if stray not in ("", "0"):
+                    row["runtime"] += " STRAY PROCESSES " + stray
+                    row["pass"] = False
+        if not row["pass"]:
+            suite.failures += 1
+        results.append(row)
+        dbm = row.get("do_bench_ms")
+        print("%-28s %-6s %-8s %-13s %-22s %-12s %-8s %s" % (
+            name[:28], kind, row["expect"][:8], (row["compile"] or "")[:13], (row["verify"] or "")[:22],
+            (row["bench"] or "")[:12], "ok" if row["pass"] else "FAIL",
+            ("median %.4f ms" % row["median_ms"] if row.get("median_ms") else "")
+            + (" do_bench %.4f ms (%+.1f%%)" % (dbm, 100 * (row["median_ms"] / dbm - 1)) if dbm and row.get("median_ms") else "")
+            + (" | no screen: %s" % row["runtime"] if row.get("runtime") else "")
+            + (" | review: %s" % "; ".join(row["review"])[:120] if row.get("review") else "")), flush=True)
+    json.dump(results, open(os.path.join(work, "results.json"), "w"), indent=1)
+    honest = [r for r in results if r["kind"] == "honest" and r["pass"]]
+    if honest:
+        e2e = [r["compile_s"] + r["verify_s"] + r["bench_s"] for r in honest]
+        gpu = [r["verify_s"] + r["bench_s"] for r in honest]
+        comp = [r["compile_s"] for r in honest]
+        print("\nper candidate (median of %d honest kernels): compile %.2f s, verify+bench %.2f s, total %.2f s"
+              % (len(honest), statistics.median(comp), statistics.median(gpu), statistics.median(e2e)))
+        devs = [100 * (r["median_ms"] / r["do_bench_ms"] - 1) for r in honest if r.get("do_bench_ms") and r.get("median_ms")]
+        if devs:
+            print("bench median vs triton do_bench median: %d kernels, within %.1f%% (mean |dev| %.1f%%)"
+                  % (len(devs), max(abs(d) for d in devs), statistics.mean(abs(d) for d in devs)))
+    cheats = [r for r in results if r["kind"] == "cheat"]
+    print("cheats rejected: %d of %d; honest accepted: %d of %d" % (
+        sum(r["caught"] != "accepted" for r in cheats), len(cheats), len(honest),
+        sum(r["kind"] == "honest" for r in results)))
+    return 1 if suite.failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
