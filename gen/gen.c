@@ -218,8 +218,13 @@ variantedges(struct buf *b, const struct opts *o, const struct variant *v)
 		bufprintf(b, "build %s/v/%s/expected.json | %s/v/%s/expected.bin: expected %s/v/%s/task.json "
 		          "%s/v/%s/reference | $bindir/verify\n", d, id, d, id, d, id, d, id);
 	}
-	if (v->hasbaseline)
+	if (v->hasbaseline) {
 		bufprintf(b, "build %s/v/%s/baseline.so: baseline %s/v/%s/task.json | $bindir/compile\n", d, id, d, id);
+		if (v->hasref)
+			bufprintf(b, "build %s/v/%s/baseline.json: benchbase %s/v/%s/task.json %s/v/%s/harness "
+			          "%s/v/%s/expected.json %s/v/%s/baseline.so | %s/v/%s/expected.bin $bindir/bench\n",
+			          d, id, d, id, d, id, d, id, d, id, d, id);
+	}
 }
 
 /* the files of one round, for the next round's request */
@@ -294,7 +299,7 @@ sampleedges(struct buf *b, const struct opts *o, const struct variant *v, int s,
 			bufprintf(b, "/compile.json %s/v/%s/harness %s/v/%s/expected.json %s/gpu/calibration.json", d, id,
 			          d, id, d);
 			if (v->hasbaseline)
-				bufprintf(b, " %s/v/%s/baseline.so", d, id);
+				bufprintf(b, " %s/v/%s/baseline.json", d, id);
 			bufputs(b, " | ");
 			rounddir(b, o, v, s, r);
 			bufprintf(b, "/cand.so %s/v/%s/expected.bin $bindir/bench\n", d, id);

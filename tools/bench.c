@@ -3,7 +3,7 @@
  * candidate cannot touch
  *
  * usage: bench [options] -o BENCH_JSON TASK_JSON VERIFY_JSON COMPILE_JSON HARNESS
- *              EXPECTED_JSON CALIBRATION_JSON [BASELINE_SO]
+ *              EXPECTED_JSON CALIBRATION_JSON [BASELINE_JSON]
  *
  * Runs only candidates that verify found correct. For each bench size the
  * sandboxed harness keeps three input sets (drawn from the seeds in
@@ -28,9 +28,11 @@
  *    stream (review flag); event times that add up to more than the
  *    wall-clock time around them are forged (invalid).
  *
- * The baseline (BASELINE_SO: the spec's baseline built by compile
- * --baseline) is timed the same way: speedup = baseline / candidate. The
- * % of speed-of-light uses the spec's flops and bytes against the
+ * The baseline is timed the same way, once per variant:
+ *   bench --baseline -o BASELINE_JSON TASK_JSON HARNESS EXPECTED_JSON BASELINE_SO
+ * (BASELINE_SO: the spec's baseline built by compile --baseline); with
+ * BASELINE_JSON a candidate's record gets speedup = baseline / candidate.
+ * The % of speed-of-light uses the spec's flops and bytes against the
  * device's measured peak (CALIBRATION_JSON, from bench --calibrate).
  * Speedup above 10x or SOL above 100% is flagged for review.
  *
@@ -64,10 +66,11 @@
 
 static const char usage[] =
 	"usage: bench [--gpus N] [--lock-dir DIR] [--timeout S] -o BENCH_JSON TASK_JSON VERIFY_JSON\n"
-	"             COMPILE_JSON HARNESS EXPECTED_JSON CALIBRATION_JSON [BASELINE_SO]\n"
+	"             COMPILE_JSON HARNESS EXPECTED_JSON CALIBRATION_JSON [BASELINE_JSON]\n"
+	"       bench --baseline [...] -o BASELINE_JSON TASK_JSON HARNESS EXPECTED_JSON BASELINE_SO\n"
 	"       bench --calibrate -o CALIBRATION_JSON CALIBRATE_PROGRAM\n";
 
-enum { SETS = 3, MINCALLS = 20, MAXCALLS = 300 };
+enum { SETS = 3, MINCALLS = 20, MAXCALLS = 300, HOLDS = 8 };
 static const double WARMUP_MS = 25, MAXTIMED_MS = 3000, SPREAD = 0.02;
 
 struct opts {
@@ -186,10 +189,10 @@ struct timing {
 };
 
 struct bcase {
+	struct child ch;              /* its shared memory, made before the GPU is taken */
 	const struct task *t;
 	const struct tcase *c;
 	size_t inoff[SETS][MAXARGS], outoff[MAXARGS];
-	void *inputs[SETS][MAXARGS];
 	void *golden[SETS][MAXARGS];  /* outputs of each set, as first seen */
 	size_t shmbytes;
 };
@@ -232,16 +235,23 @@ reply(struct child *ch, char *line, size_t cap, int timeout, struct timing *tm)
 	return 0;
 }
 
-/* fetch group g's tensors and compare the outputs with set s's golden */
+/*
+ * Fetch the outputs of group g (hold < 0) or of a held copy, and compare
+ * them with set s's golden outputs; the first outputs seen for a set
+ * become its golden.
+ */
 static int
-fetchcheck(struct child *ch, struct bcase *b, int s, int g, int timeout, struct timing *tm, int *first)
+fetchcheck(struct child *ch, struct bcase *b, int s, int g, int hold, int timeout, struct timing *tm)
 {
 	char line[1024];
 	struct buf cmd;
 	int i;
 
 	bufinit(&cmd, 1 << 14);
-	bufprintf(&cmd, "bfetch %d", g);
+	if (hold < 0)
+		bufprintf(&cmd, "bfetch %d", g);
+	else
+		bufprintf(&cmd, "bfetchhold %d", hold);
 	for (i = 0; i < b->t->nargs; i++)
 		if (istensor(&b->t->args[i]))
 			bufprintf(&cmd, " %zu", b->outoff[i]);
@@ -250,43 +260,27 @@ fetchcheck(struct child *ch, struct bcase *b, int s, int g, int timeout, struct 
 	if (reply(ch, line, sizeof line, timeout, tm) < 0)
 		return -1;
 	tm->fetched++;
-	*first = 0;
 	for (i = 0; i < b->t->nargs; i++) {
 		const struct targ *a = &b->t->args[i];
 		size_t n = tbytes(b->t, b->c, i);
-		if (a->kind == ARG_IN && memcmp(ch->shm + b->outoff[i], b->inputs[s][i], n)) {
-			tm->status = "invalid";
-			snprintf(tm->problem, sizeof tm->problem, "the kernel changed its input '%s' during timing", a->name);
-			return -1;
-		}
 		if (a->kind != ARG_OUT && a->kind != ARG_INOUT)
 			continue;
 		if (!b->golden[s][i]) { /* the first output seen for this set */
 			b->golden[s][i] = xmalloc(n + 1);
 			memcpy(b->golden[s][i], ch->shm + b->outoff[i], n);
-			*first = 1;
 			continue;
 		}
-		{
-			/* the same inputs must give the same outputs (within tolerance) */
+		if (memcmp(b->golden[s][i], ch->shm + b->outoff[i], n)) {
+			/* not the same bytes: the same values within tolerance, then */
 			struct cmpres r;
 			void *want = xmalloc((size_t)b->c->numel[i] * (size_t)refsize(a->dt) + 1);
-			size_t k;
-			for (k = 0; k < (size_t)b->c->numel[i]; k++) {
-				double v = dtget(b->golden[s][i], a->dt, k);
-				if (a->dt == DT_F64)
-					((double *)want)[k] = v;
-				else if (dtinfos[a->dt].isfloat)
-					((float *)want)[k] = (float)v;
-			}
-			if (!dtinfos[a->dt].isfloat)
-				memcpy(want, b->golden[s][i], n);
+			toref(b->golden[s][i], a->dt, want, (size_t)b->c->numel[i]);
 			compare(ch->shm + b->outoff[i], a->dt, want, b->c->numel[i], a, &r);
 			free(want);
 			if (!r.pass) {
 				tm->status = "invalid";
 				snprintf(tm->problem, sizeof tm->problem, "a timed call on input set %d gave different "
-				         "outputs ('%s': %lld elements differ) than an earlier call on the same inputs: "
+				         "outputs ('%s': %lld elements differ) than another call on the same inputs: "
 				         "results must not depend on earlier calls", s, a->name, (long long)r.bad);
 				return -1;
 			}
@@ -350,11 +344,12 @@ timeso(const struct opts *o, struct bcase *b, const char *harness, const char *s
 	struct child ch;
 	char err[1024], line[4096];
 	double ev[MAXCALLS + SETS], host[MAXCALLS + SETS], elapsed = 0, t0;
-	int n = 0, i, s, first;
+	int n = 0, i, s, nholds = 0, holdset[HOLDS];
 	struct buf cmd;
 
 	memset(tm, 0, sizeof *tm);
 	tm->status = "measured";
+	ch = b->ch;
 	if (childstart(&ch, harness, so, entry, device, b->shmbytes, o->timeout * 4 + 120, err, sizeof err) < 0)
 		die(EXIT_RETRY, "%s", err);
 	if (rec)
@@ -366,11 +361,7 @@ timeso(const struct opts *o, struct bcase *b, const char *harness, const char *s
 		snprintf(tm->problem, sizeof tm->problem, "could not load for timing: %.200s", line);
 		goto out;
 	}
-	/* the sets, pristine on the device */
-	for (s = 0; s < SETS; s++)
-		for (i = 0; i < b->t->nargs; i++)
-			if (b->inputs[s][i])
-				memcpy(ch.shm + b->inoff[s][i], b->inputs[s][i], tbytes(b->t, b->c, i));
+	/* the sets (already in shared memory), pristine on the device */
 	bufinit(&cmd, 1 << 16);
 	{
 		int nt = 0;
@@ -399,7 +390,7 @@ timeso(const struct opts *o, struct bcase *b, const char *harness, const char *s
 
 	/* set 0: the first call is checked against the reference, then warm-up */
 	childsend(&ch, "bcall 0 0");
-	if (reply(&ch, line, sizeof line, o->timeout, tm) < 0 || fetchcheck(&ch, b, 0, 0, o->timeout, tm, &first) < 0)
+	if (reply(&ch, line, sizeof line, o->timeout, tm) < 0 || fetchcheck(&ch, b, 0, 0, -1, o->timeout, tm) < 0)
 		goto out;
 	if (set0 && checksamples(b, set0, bin, binlen, tm) < 0)
 		goto out;
@@ -408,7 +399,12 @@ timeso(const struct opts *o, struct bcase *b, const char *harness, const char *s
 		if (reply(&ch, line, sizeof line, o->timeout, tm) < 0)
 			goto out;
 	}
-	/* probes: the first calls on never-seen sets, then random rotation */
+	/*
+	 * Timed calls: first the never-seen sets (probes), then the sets at
+	 * random. Checks are decided after a call returns; the outputs are
+	 * copied aside on the device and fetched after the loop, so that the
+	 * GPU does not idle between timed calls.
+	 */
 	n = 0;
 	t0 = now();
 	for (;;) {
@@ -428,16 +424,20 @@ timeso(const struct opts *o, struct bcase *b, const char *harness, const char *s
 		ev[n] = e;
 		host[n] = h;
 		tm->event_sum += e;
-		n++;
-		/* checked after the call returned, so the call cannot know */
-		if ((!b->golden[s][0] && n <= SETS - 1) || randu() < 0.25) {
-			if (fetchcheck(&ch, b, s, g, o->timeout, tm, &first) < 0)
+		if ((n < SETS - 1 || (nholds < HOLDS && randu() < 0.1)) && nholds < HOLDS) {
+			childsend(&ch, "bhold %d %d", g, nholds);
+			if (reply(&ch, line, sizeof line, o->timeout, tm) < 0)
 				goto out;
+			holdset[nholds++] = s;
 		}
+		n++;
 		elapsed = (now() - t0) * 1000;
 		if (n >= MAXCALLS || (n >= MINCALLS && (elapsed > MAXTIMED_MS || stable(ev + SETS - 1, n - SETS + 1))))
 			break;
 	}
+	for (i = 0; i < nholds; i++)
+		if (fetchcheck(&ch, b, holdset[i], 0, i, o->timeout, tm) < 0)
+			goto out;
 	tm->wall_ms = elapsed;
 	if (tm->event_sum > tm->wall_ms * 1.01 + 1) {
 		tm->status = "invalid";
@@ -451,6 +451,7 @@ timeso(const struct opts *o, struct bcase *b, const char *harness, const char *s
 	tm->host_ms = jnum(tm->stats, "host_median_ms", 0);
 out:
 	childstop(&ch);
+	b->ch.premade = 0;
 }
 
 /* ------------------------------------------------------------ the case */
@@ -523,18 +524,121 @@ calibrate(const char *out, const char *program)
 	return 0;
 }
 
+/* lay one bench case out in shared memory and draw its input sets into it */
+static void
+casesetup(struct bcase *b, const struct task *t, int c, json_t *sets)
+{
+	size_t off = 0;
+	char err[512];
+	int s, i;
+	json_t *d;
+	size_t k;
+
+	memset(b, 0, sizeof *b);
+	b->t = t;
+	b->c = &t->bench[c];
+	if (json_array_size(sets) < SETS)
+		die(EXIT_USAGE, "bench case %d has %zu input sets, not %d", c, json_array_size(sets), SETS);
+	for (s = 0; s < SETS; s++)
+		for (i = 0; i < t->nargs; i++)
+			if (t->args[i].kind == ARG_IN || t->args[i].kind == ARG_INOUT) {
+				b->inoff[s][i] = off;
+				off += (tbytes(t, b->c, i) + 63) & ~(size_t)63;
+			}
+	for (i = 0; i < t->nargs; i++)
+		if (istensor(&t->args[i])) {
+			b->outoff[i] = off;
+			off += (tbytes(t, b->c, i) + 63) & ~(size_t)63;
+		}
+	b->shmbytes = off;
+	if (childshm(&b->ch, off, err, sizeof err) < 0)
+		die(EXIT_RETRY, "%s", err);
+	for (s = 0; s < SETS; s++)
+		json_array_foreach(json_object_get(json_array_get(sets, (size_t)s), "draws"), k, d) {
+			for (i = 0; i < t->nargs; i++)
+				if (!strcmp(t->args[i].name, jstr(d, "name", "")))
+					break;
+			if (i == t->nargs)
+				die(EXIT_USAGE, "expected.json draws an unknown input '%s'", jstr(d, "name", ""));
+			tensorfillpar(b->ch.shm + b->inoff[s][i], t->args[i].dt, (size_t)b->c->numel[i],
+			              distfind(jstr(d, "dist", "normal")), jnum(d, "lo", -1), jnum(d, "hi", 1),
+			              jbool(d, "special", 0), seedof(d));
+		}
+}
+
+static void
+casefree(struct bcase *b)
+{
+	int s, i;
+
+	for (s = 0; s < SETS; s++)
+		for (i = 0; i < MAXARGS; i++)
+			free(b->golden[s][i]);
+}
+
+/* the baseline, timed once per variant */
+static int
+timebaseline(const struct opts *o, const char *taskpath, const char *harness, const char *exppath, const char *so)
+{
+	struct task t;
+	char err[1024];
+	json_t *rec = json_object(), *expj, *cases = json_array();
+	int c, device = 0, lockfd;
+
+	if (taskload(taskpath, &t, err, sizeof err) < 0)
+		die(EXIT_USAGE, "%s", err);
+	json_object_set_new(rec, "cases", cases);
+	if (emptyfile(so)) {
+		/* the baseline did not build on this machine: its log says why */
+		char *lp = xasprintf("%s.log", so);
+		struct buf l;
+		bufinit(&l, 4096);
+		readfile(lp, &l);
+		json_object_set_new(rec, "error", json_string(l.n ? l.s : "the baseline did not build"));
+		buffree(&l);
+		free(lp);
+	} else if (!hasgpu()) {
+		json_object_set_new(rec, "status", json_string("skipped: no CUDA device"));
+	} else {
+		if (!(expj = jload(exppath, err, sizeof err)))
+			die(EXIT_USAGE, "%s", err);
+		for (c = 0; c < t.nbench; c++) {
+			struct bcase b;
+			struct timing tm;
+			casesetup(&b, &t, c, json_object_get(json_array_get(json_object_get(expj, "bench"), (size_t)c), "sets"));
+			lockfd = gpulock(o->lockdir, o->gpus, &device);
+			if (lockfd < 0)
+				die(EXIT_RETRY, "cannot take a GPU slot in '%s':", o->lockdir);
+			timeso(o, &b, harness, so, "baseline", device, NULL, NULL, 0, &tm, NULL);
+			close(lockfd);
+			if (!strcmp(tm.status, "measured"))
+				json_array_append_new(cases, json_pack("{s:s,s:o}", "case", b.c->label, "baseline", tm.stats));
+			else
+				json_array_append_new(cases, json_pack("{s:s,s:s}", "case", b.c->label, "error", tm.problem));
+			casefree(&b);
+		}
+		json_object_set_new(rec, "status", json_string("measured"));
+		json_decref(expj);
+	}
+	if (jwrite(o->out, rec) < 0)
+		die(EXIT_RETRY, "cannot write '%s':", o->out);
+	json_decref(rec);
+	taskfree(&t);
+	return 0;
+}
+
 int
 main(int argc, char **argv)
 {
 	struct opts o = { NULL, "out/gpu", 1, 30 };
 	const char *in[7] = { 0 };
-	int i, nin = 0, cal = 0, device = 0, lockfd, c;
+	int i, nin = 0, cal = 0, base = 0, device = 0, lockfd, c;
 	struct task t;
-	json_t *rec, *ver, *comp, *expj, *calib, *cases;
+	json_t *rec, *ver, *comp, *expj, *calib, *cases, *baseline = NULL;
 	char err[1024];
 	struct nvml nv;
 	struct buf bin;
-	double speedups = 0;
+	double speedups = 0, gpusec = 0, t0;
 	int nspeed = 0;
 	struct buf feedback;
 
@@ -550,6 +654,7 @@ main(int argc, char **argv)
 		} else if (!strcmp(s, "--gpus")) { NEED(); o.gpus = atoi(next);
 		} else if (!strcmp(s, "--timeout")) { NEED(); o.timeout = atoi(next);
 		} else if (!strcmp(s, "--calibrate")) { cal = 1;
+		} else if (!strcmp(s, "--baseline")) { base = 1;
 		} else if (s[0] == '-' && s[1]) {
 			die(EXIT_USAGE, "unknown option '%s'\n%s", s, usage);
 		} else if (nin < 7) {
@@ -568,8 +673,15 @@ main(int argc, char **argv)
 			die(EXIT_USAGE, "--calibrate needs the calibration program\n%s", usage);
 		return calibrate(o.out, in[0]);
 	}
+	if (base) {
+		if (nin != 4)
+			die(EXIT_USAGE, "--baseline needs TASK_JSON HARNESS EXPECTED_JSON BASELINE_SO\n%s", usage);
+		return timebaseline(&o, in[0], in[1], in[2], in[3]);
+	}
 	if (nin < 6)
 		die(EXIT_USAGE, "need TASK_JSON VERIFY_JSON COMPILE_JSON HARNESS EXPECTED_JSON CALIBRATION_JSON\n%s", usage);
+	if (nin == 7 && !(baseline = jload(in[6], err, sizeof err)))
+		die(EXIT_USAGE, "%s", err);
 
 	if (taskload(in[0], &t, err, sizeof err) < 0)
 		die(EXIT_USAGE, "%s", err);
@@ -593,10 +705,7 @@ main(int argc, char **argv)
 		free(binpath);
 	}
 	srandom((unsigned)(getpid() ^ (unsigned)(now() * 1e6)));
-	lockfd = gpulock(o.lockdir, o.gpus, &device);
-	if (lockfd < 0)
-		die(EXIT_RETRY, "cannot take a GPU slot in '%s':", o.lockdir);
-	nvmlopen(&nv, device);
+	nvmlopen(&nv, 0);
 	{
 		char drv[80] = "";
 		if (nv.driver)
@@ -610,46 +719,29 @@ main(int argc, char **argv)
 	json_object_set_new(rec, "status", json_string("measured"));
 	for (c = 0; c < t.nbench; c++) {
 		struct bcase b;
-		struct timing cand, base;
+		struct timing cand;
 		json_t *bc = json_array_get(json_object_get(expj, "bench"), (size_t)c), *cr, *sets, *set0 = NULL;
 		char *so = sibling(in[2], "cand.so");
-		size_t off = 0;
-		int s;
 
-		memset(&b, 0, sizeof b);
-		b.t = &t;
-		b.c = &t.bench[c];
 		sets = json_object_get(bc, "sets");
-		if (json_array_size(sets) < SETS)
-			die(EXIT_USAGE, "%s: bench case %d has %zu input sets, not %d", in[4], c, json_array_size(sets), SETS);
-		for (s = 0; s < SETS; s++)
-			for (i = 0; i < t.nargs; i++)
-				if (t.args[i].kind == ARG_IN || t.args[i].kind == ARG_INOUT) {
-					b.inoff[s][i] = off;
-					off += (tbytes(&t, b.c, i) + 63) & ~(size_t)63;
-				}
-		for (i = 0; i < t.nargs; i++)
-			if (istensor(&t.args[i])) {
-				b.outoff[i] = off;
-				off += (tbytes(&t, b.c, i) + 63) & ~(size_t)63;
-			}
-		b.shmbytes = off;
-		for (s = 0; s < SETS; s++)
-			makeinputs(&t, b.c, json_object_get(json_array_get(sets, (size_t)s), "draws"), b.inputs[s]);
+		casesetup(&b, &t, c, sets);
+		/* the GPU is held only while the candidate runs */
+		lockfd = gpulock(o.lockdir, o.gpus, &device);
+		if (lockfd < 0)
+			die(EXIT_RETRY, "cannot take a GPU slot in '%s':", o.lockdir);
+		t0 = now();
 		set0 = json_array_get(sets, 0);
 		cr = json_pack("{s:s,s:b}", "case", b.c->label, "reference_checked", json_object_get(set0, "offset") != NULL);
 		json_array_append_new(cases, cr);
 
 		timeso(&o, &b, in[3], so, t.entry, device, set0, bin.s, bin.n, &cand, rec);
+		close(lockfd);
+		gpusec += now() - t0;
 		free(so);
 		if (strcmp(cand.status, "measured")) {
 			json_object_set_new(rec, "status", json_string(cand.status));
 			bufprintf(&feedback, "Timing at %s failed: %s.\n", b.c->label, cand.problem);
-			for (s = 0; s < SETS; s++)
-				for (i = 0; i < t.nargs; i++) {
-					free(b.inputs[s][i]);
-					free(b.golden[s][i]);
-				}
+			casefree(&b);
 			break;
 		}
 		json_object_set(cr, "candidate", cand.stats);
@@ -683,43 +775,31 @@ main(int argc, char **argv)
 				bufprintf(&feedback, "At %s the kernel takes %.4f ms (median).", b.c->label, cand.median_ms);
 			}
 		}
-		if (nin == 7 && emptyfile(in[6])) {
-			/* the baseline did not build on this machine: its log says why */
-			char *lp = xasprintf("%s.log", in[6]);
-			struct buf l;
-			bufinit(&l, 4096);
-			readfile(lp, &l);
-			json_object_set_new(cr, "baseline_error", json_string(l.n ? l.s : "the baseline did not build"));
-			buffree(&l);
-			free(lp);
-		} else if (nin == 7) {
-			timeso(&o, &b, in[3], in[6], "baseline", device, NULL, bin.s, bin.n, &base, NULL);
-			if (!strcmp(base.status, "measured")) {
-				double sp = base.median_ms / cand.median_ms;
-				json_object_set(cr, "baseline", base.stats);
+		if (baseline) {
+			json_t *bcase = json_array_get(json_object_get(baseline, "cases"), (size_t)c);
+			double bm = jnum(json_object_get(bcase, "baseline"), "median_ms", 0);
+			if (bm > 0) {
+				double sp = bm / cand.median_ms;
+				json_object_set(cr, "baseline", json_object_get(bcase, "baseline"));
 				json_object_set_new(cr, "speedup", json_real(sp));
 				speedups += log(sp);
 				nspeed++;
 				if (sp > 10)
 					addreview(rec, "at %s the speedup over the baseline is %.1fx", b.c->label, sp);
-				bufprintf(&feedback, " The baseline takes %.4f ms: speedup %.2fx.", base.median_ms, sp);
+				bufprintf(&feedback, " The baseline takes %.4f ms: speedup %.2fx.", bm, sp);
 			} else {
-				json_object_set_new(cr, "baseline_error", json_string(base.problem));
+				json_object_set_new(cr, "baseline_error", json_string(jstr(bcase, "error",
+				                    jstr(baseline, "error", "the baseline was not measured"))));
 			}
-			json_decref(base.stats);
 		}
 		bufputs(&feedback, "\n");
 		json_decref(cand.stats);
-		for (s = 0; s < SETS; s++)
-			for (i = 0; i < t.nargs; i++) {
-				free(b.inputs[s][i]);
-				free(b.golden[s][i]);
-			}
+		casefree(&b);
 	}
 	if (nspeed)
 		json_object_set_new(rec, "speedup", json_real(exp(speedups / nspeed)));
 	json_object_set_new(json_object_get(rec, "gpu"), "sm_clock_mhz_end", json_integer(smclock(&nv)));
-	close(lockfd);
+	json_object_set_new(rec, "gpu_seconds", json_real(gpusec));
 	buffree(&bin);
 	json_decref(expj);
 	json_decref(calib);
@@ -730,6 +810,7 @@ write:
 	json_decref(rec);
 	json_decref(ver);
 	json_decref(comp);
+	json_decref(baseline);
 	buffree(&feedback);
 	taskfree(&t);
 	return 0;

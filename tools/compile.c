@@ -1276,8 +1276,8 @@ program(const struct opts *o, const char *taskpath, int reference)
 			argv[ac++] = rpath;
 			argv[ac++] = "-lcudart";
 			argv[ac++] = "-ldl";
-			argv[ac++] = "-lpthread";
 		}
+		argv[ac++] = "-lpthread";
 		argv[ac++] = "-lm";
 		argv[ac] = NULL;
 		if (runlimited(argv, dir, 300, 8192, &r) < 0)

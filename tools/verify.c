@@ -588,7 +588,7 @@ candidate(const struct opts *o, const char *taskpath, const char *compilepath, c
 	struct buf bin;
 	size_t k, shmbytes = 0, inoff[MAXARGS], outoff[MAXARGS], maxbytes = 0;
 	int lockfd = -1, device = 0, started = 0, c;
-	double t0 = now();
+	double t0 = now(), tlock = 0;
 
 	if (taskload(taskpath, &t, err, sizeof err) < 0)
 		die(EXIT_USAGE, "%s", err);
@@ -635,6 +635,7 @@ candidate(const struct opts *o, const char *taskpath, const char *compilepath, c
 	lockfd = gpulock(o->lockdir, o->gpus, &device);
 	if (lockfd < 0)
 		die(EXIT_RETRY, "cannot take a GPU slot in '%s':", o->lockdir);
+	tlock = now();
 	if (childstart(&ch, harness, sopath, t.entry, device, shmbytes, o->timeout * 4 + 60, err, sizeof err) < 0)
 		die(EXIT_RETRY, "%s", err);
 	started = 1;
@@ -817,8 +818,10 @@ stop:
 	json_decref(exp);
 	free(sopath);
 write:
-	if (lockfd >= 0)
+	if (lockfd >= 0) {
+		json_object_set_new(res.rec, "gpu_seconds", json_real(now() - tlock));
 		close(lockfd);
+	}
 	json_object_set_new(res.rec, "verdict", json_string(res.verdict));
 	json_object_set_new(res.rec, "feedback", json_string(res.feedback.s));
 	if (strcmp(res.verdict, "not_built") && strcmp(res.verdict, "done") && strncmp(res.verdict, "skipped", 7))

@@ -94,6 +94,8 @@ class Suite:
         task = json.load(open(d + "/task.json"))
         if task.get("baseline"):
             steps.append([BIN + "/compile", "--baseline", "--arch", ARCH, "-o", d + "/baseline.so", d + "/task.json"])
+            steps.append([BIN + "/bench", "--baseline", "--lock-dir", self.work + "/gpu", "-o", d + "/baseline.json",
+                          d + "/task.json", d + "/harness", d + "/expected.json", d + "/baseline.so"])
         for s in steps:
             rc, out, _ = sh(s, self.log)
             if rc:
@@ -135,14 +137,16 @@ class Suite:
                                        d + "/task.json", run + "/compile.json", d + "/harness", d + "/expected.json"], self.log)
         ver = json.load(open(run + "/verify.json")) if rc == 0 else {"verdict": "tool failed: " + out[-300:]}
         row["verify"] = ver.get("verdict")
+        row["gpu_s"] = ver.get("gpu_seconds", 0)
         row["isolation"] = ver.get("isolation")
         bargs = [BIN + "/bench", "--timeout", "20", "--lock-dir", run + "/gpu", "-o", run + "/bench.json", d + "/task.json",
                  run + "/verify.json", run + "/compile.json", d + "/harness", d + "/expected.json", self.calibration()]
-        if os.path.exists(d + "/baseline.so"):
-            bargs.append(d + "/baseline.so")
+        if os.path.exists(d + "/baseline.json"):
+            bargs.append(d + "/baseline.json")
         rc, out, row["bench_s"] = sh(bargs, self.log)
         ben = json.load(open(run + "/bench.json")) if rc == 0 else {"status": "tool failed: " + out[-300:]}
         row["bench"] = ben.get("status")
+        row["gpu_s"] += ben.get("gpu_seconds", 0)
         row["review"] = ben.get("review", [])
         case = (ben.get("cases") or [{}])[0]
         row["median_ms"] = (case.get("candidate") or {}).get("median_ms")
@@ -277,9 +281,11 @@ def main():
     if honest:
         e2e = [r["compile_s"] + r["verify_s"] + r["bench_s"] for r in honest]
         gpu = [r["verify_s"] + r["bench_s"] for r in honest]
+        held = [r["gpu_s"] for r in honest]
         comp = [r["compile_s"] for r in honest]
-        print("\nper candidate (median of %d honest kernels): compile %.2f s, verify+bench %.2f s, total %.2f s"
-              % (len(honest), statistics.median(comp), statistics.median(gpu), statistics.median(e2e)))
+        print("\nper candidate (median of %d honest kernels): compile %.2f s, verify+bench %.2f s (GPU held %.2f s), "
+              "total %.2f s" % (len(honest), statistics.median(comp), statistics.median(gpu), statistics.median(held),
+                                statistics.median(e2e)))
         devs = [100 * (r["median_ms"] / r["do_bench_ms"] - 1) for r in honest if r.get("do_bench_ms") and r.get("median_ms")]
         if devs:
             print("bench median vs triton do_bench median: %d kernels, within %.1f%% (mean |dev| %.1f%%)"

@@ -90,6 +90,14 @@ main(int argc, char **argv)
 		ok(strstr(line, "read=0") != NULL, "files outside the sandbox are out of reach");
 	}
 	ok(access(host, F_OK) != 0, "writes outside the scratch folder do not land");
+	{
+		char vt[256];
+		snprintf(vt, sizeof vt, "/var/tmp/t-sandbox-pwned-%ld", (long)getpid());
+		ok(childsend(&c, "probe %s %s %d", secret, vt, port) == 0 && childread(&c, line, sizeof line, 20) == 0,
+		   "probe /var/tmp: %s", line);
+		ok(access(vt, F_OK) != 0, "nor in /var/tmp, where the scratch folders live");
+		unlink(vt);
+	}
 
 	ok(childsend(&c, "forkbomb") == 0, "a fork bomb");
 	ok(childread(&c, line, sizeof line, 60) == 0 && !strncmp(line, "forked", 6), "is stopped: %s", line);

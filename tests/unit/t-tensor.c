@@ -110,6 +110,17 @@ main(void)
 		ok(nans > 500 && nans < 1500, "special: about 1%% NaN and Inf (%d)", nans);
 	}
 
+	{
+		/* chunked streams: the parallel fill draws the same values */
+		size_t n = 1000003;
+		float *a = xmalloc(n * 4), *b = xmalloc(n * 4);
+		tensorfill(a, DT_F32, n, DIST_NORMAL, 0, 0, 0, 77);
+		tensorfillpar(b, DT_F32, n, DIST_NORMAL, 0, 0, 0, 77);
+		ok(memcmp(a, b, n * 4) == 0, "tensorfillpar matches tensorfill");
+		free(a);
+		free(b);
+	}
+
 	/* seeds from the secret */
 	{
 		char dir[] = "/tmp/t-tensor.XXXXXX";

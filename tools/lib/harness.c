@@ -28,7 +28,10 @@
  *   bcall SET GROUP copy the set into the group's buffers, poison outputs,
  *                   flush L2, synchronize, then events around the call and
  *                   a device synchronize. Reply: t EVENT_MS HOST_MS
- *   bfetch GROUP {outoff}*T   copy the group's tensors back
+ *   bhold GROUP SLOT          keep a device copy of the group's outputs (a
+ *                             check decided after the call, fetched later)
+ *   bfetch GROUP {outoff}*T   copy the group's outputs back (out and inout)
+ *   bfetchhold SLOT {outoff}*T  copy a held copy back
  *   quit
  * Kinds: 0 in, 1 out, 2 inout.
  *
@@ -51,7 +54,7 @@
 
 void callentry(void *fn, void **ptrs, const int64_t *sizes, const double *scalars);
 
-enum { MAXT = 32, MAXS = 32, CANARY = 4096, MAXSETS = 8 };
+enum { MAXT = 32, MAXS = 32, CANARY = 4096, MAXSETS = 8, HOLDS = 8 };
 
 static FILE *cmd, *rep;
 static unsigned char *shm;
@@ -237,7 +240,7 @@ out:
 /* bench state */
 static struct callargs B;
 static int nsets;
-static void *pristine[MAXSETS][MAXT], *group[2][MAXT], *flush;
+static void *pristine[MAXSETS][MAXT], *group[2][MAXT], *flush, *hold[HOLDS][MAXT];
 static size_t flushbytes;
 static cudaEvent_t ev0, ev1;
 
@@ -301,28 +304,71 @@ bcall(void)
 	reply("t %.6f %.6f", (double)evms, t1 - t0);
 }
 
+/* copy the outputs of group g (or of a held copy) back to the offsets given */
+static void
+fetchfrom(void **src, int checkcanary)
+{
+	int i;
+	long long off;
+
+	for (i = 0; i < B.nt; i++) {
+		size_t bytes = (size_t)(B.t[i].numel * B.t[i].esize);
+		if (fscanf(cmd, "%lld", &off) != 1 || !inbounds(off, (long long)bytes)) {
+			reply("error bad fetch offsets");
+			return;
+		}
+		if (B.t[i].kind != 0 && cudafail(cudaMemcpy(shm + off, src[i], bytes, cudaMemcpyDeviceToHost)))
+			return;
+	}
+	if (checkcanary && canaryok(&B, src) < 0)
+		return;
+	reply("ok");
+}
+
 static void
 bfetch(void)
 {
-	int g, i;
-	long long off;
+	int g;
 
 	if (fscanf(cmd, "%d", &g) != 1 || g < 0 || g > 1) {
 		reply("error bad bfetch command");
 		return;
 	}
+	fetchfrom(group[g], 1);
+}
+
+static void
+bhold(void)
+{
+	int g, slot, i;
+
+	if (fscanf(cmd, "%d %d", &g, &slot) != 2 || g < 0 || g > 1 || slot < 0 || slot >= HOLDS) {
+		reply("error bad bhold command");
+		return;
+	}
 	for (i = 0; i < B.nt; i++) {
 		size_t bytes = (size_t)(B.t[i].numel * B.t[i].esize);
-		if (fscanf(cmd, "%lld", &off) != 1 || !inbounds(off, (long long)bytes)) {
-			reply("error bad bfetch offsets");
-			return;
-		}
-		if (cudafail(cudaMemcpy(shm + off, group[g][i], bytes, cudaMemcpyDeviceToHost)))
+		if (B.t[i].kind == 0)
+			continue;
+		if ((!hold[slot][i] && cudafail(cudaMalloc(&hold[slot][i], bytes))) ||
+		    cudafail(cudaMemcpy(hold[slot][i], group[g][i], bytes, cudaMemcpyDeviceToDevice)))
 			return;
 	}
 	if (canaryok(&B, group[g]) < 0)
 		return;
 	reply("ok");
+}
+
+static void
+bfetchhold(void)
+{
+	int slot;
+
+	if (fscanf(cmd, "%d", &slot) != 1 || slot < 0 || slot >= HOLDS) {
+		reply("error bad bfetchhold command");
+		return;
+	}
+	fetchfrom(hold[slot], 0);
 }
 
 int
@@ -380,6 +426,10 @@ main(int argc, char **argv)
 			bcall();
 		else if (!strcmp(word, "bfetch"))
 			bfetch();
+		else if (!strcmp(word, "bhold"))
+			bhold();
+		else if (!strcmp(word, "bfetchhold"))
+			bfetchhold();
 		else if (!strcmp(word, "fence")) {
 			long long keep;
 			size_t fr = 0, tot = 0;

@@ -134,7 +134,7 @@ makeinputs(const struct task *t, const struct tcase *c, json_t *draws, void *cop
 		if (i == t->nargs)
 			die(EXIT_USAGE, "expected.json draws an unknown input '%s'", jstr(d, "name", ""));
 		copies[i] = xmalloc(tbytes(t, c, i) + 1);
-		tensorfill(copies[i], t->args[i].dt, (size_t)c->numel[i], distfind(jstr(d, "dist", "normal")),
+		tensorfillpar(copies[i], t->args[i].dt, (size_t)c->numel[i], distfind(jstr(d, "dist", "normal")),
 		           jnum(d, "lo", -1), jnum(d, "hi", 1), jbool(d, "special", 0), seedof(d));
 	}
 }

@@ -9,6 +9,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +18,7 @@
 #include <sys/mount.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -112,6 +114,24 @@ copyto(const char *from, const char *to, mode_t mode)
 	return r;
 }
 
+/*
+ * Make every mount read-only, then the scratch folder's bind mount
+ * writable again (mount_setattr, Linux 5.12). Where the kernel lacks it,
+ * the unprivileged uid and the private temporary folders remain.
+ */
+static void
+readonlyroot(const char *scratch)
+{
+#ifdef SYS_mount_setattr
+	struct { uint64_t set, clr, prop, userns; } ro = { 0x1 /* MOUNT_ATTR_RDONLY */, 0, 0, 0 },
+	                                            rw = { 0, 0x1, 0, 0 };
+	if (syscall(SYS_mount_setattr, AT_FDCWD, "/", 0x8000 /* AT_RECURSIVE */, &ro, sizeof ro) == 0)
+		syscall(SYS_mount_setattr, AT_FDCWD, scratch, 0, &rw, sizeof rw);
+#else
+	(void)scratch;
+#endif
+}
+
 static void
 limits(int seconds, uid_t uid)
 {
@@ -145,6 +165,26 @@ childenv(const char *home)
 }
 
 int
+childshm(struct child *c, size_t shmbytes, char *err, size_t errlen)
+{
+	memset(c, 0, sizeof *c);
+	c->cmdfd = c->repfd = c->shmfd = c->scratchfd = -1;
+	c->shmlen = shmbytes;
+	c->shmfd = memfd_create("retort-shm", MFD_CLOEXEC);
+	if (c->shmfd < 0 || ftruncate(c->shmfd, (off_t)(shmbytes ? shmbytes : 1)) < 0) {
+		snprintf(err, errlen, "cannot make shared memory: %s", strerror(errno));
+		return -1;
+	}
+	c->shm = mmap(NULL, shmbytes ? shmbytes : 1, PROT_READ | PROT_WRITE, MAP_SHARED, c->shmfd, 0);
+	if (c->shm == MAP_FAILED) {
+		snprintf(err, errlen, "cannot map shared memory: %s", strerror(errno));
+		return -1;
+	}
+	c->premade = 1;
+	return 0;
+}
+
+int
 childstart(struct child *c, const char *harness, const char *so, const char *entry, int device,
            size_t shmbytes, int seconds, char *err, size_t errlen)
 {
@@ -159,19 +199,9 @@ childstartwrapped(struct child *c, const char *const *wrapper, const char *harne
 	char *bwrap = findprog("bwrap"), *p, dev[16];
 	pid_t pid;
 
-	memset(c, 0, sizeof *c);
-	c->cmdfd = c->repfd = c->shmfd = c->scratchfd = -1;
-	c->shmlen = shmbytes;
-	c->shmfd = memfd_create("retort-shm", MFD_CLOEXEC);
-	if (c->shmfd < 0 || ftruncate(c->shmfd, (off_t)(shmbytes ? shmbytes : 1)) < 0) {
-		snprintf(err, errlen, "cannot make shared memory: %s", strerror(errno));
+	if (!c->premade && childshm(c, shmbytes, err, errlen) < 0)
 		return -1;
-	}
-	c->shm = mmap(NULL, shmbytes ? shmbytes : 1, PROT_READ | PROT_WRITE, MAP_SHARED, c->shmfd, 0);
-	if (c->shm == MAP_FAILED) {
-		snprintf(err, errlen, "cannot map shared memory: %s", strerror(errno));
-		return -1;
-	}
+	c->premade = 0;
 	/* a scratch folder the unprivileged child owns, with its own copies */
 	snprintf(c->scratch, sizeof c->scratch, "%s/retort-sandbox.XXXXXX",
 	         access("/var/tmp", W_OK) == 0 ? "/var/tmp" : "/tmp");
@@ -214,8 +244,8 @@ childstartwrapped(struct child *c, const char *const *wrapper, const char *harne
 		snprintf(c->isolation, sizeof c->isolation, "bubblewrap (user, net, mount, pid namespaces), uid %d, "
 		         "rlimits", SANDBOX_UID);
 	else if (getuid() == 0)
-		snprintf(c->isolation, sizeof c->isolation, "unshare (net, mount) and uid %d, rlimits; no "
-		         "bubblewrap", SANDBOX_UID);
+		snprintf(c->isolation, sizeof c->isolation, "unshare (net, mount; read-only root, private /tmp), uid %d, "
+		         "rlimits; no bubblewrap", SANDBOX_UID);
 	else
 		snprintf(c->isolation, sizeof c->isolation, "rlimits only (no bubblewrap, not root)");
 
@@ -307,9 +337,13 @@ childstartwrapped(struct child *c, const char *const *wrapper, const char *harne
 		if (getuid() == 0) {
 			/* no network; a private /tmp; then give up root */
 			if (unshare(CLONE_NEWNET | CLONE_NEWNS | CLONE_NEWIPC) == 0) {
+				/* everything read-only but the scratch folder, and
+				 * private, empty temporary folders */
 				mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL);
-				mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, "size=64m");
-				mount("tmpfs", "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV, "size=64m");
+				mount(c->scratch, c->scratch, NULL, MS_BIND, NULL);
+				readonlyroot(c->scratch);
+				for (const char *const *t = (const char *const[]){ "/tmp", "/var/tmp", "/dev/shm", NULL }; *t; t++)
+					mount("tmpfs", *t, "tmpfs", MS_NOSUID | MS_NODEV, "size=64m,mode=1777");
 			}
 			if (fchdir(c->scratchfd) < 0 || setgroups(0, NULL) < 0 || setgid(SANDBOX_UID) < 0 ||
 			    setuid(SANDBOX_UID) < 0)

@@ -29,10 +29,15 @@ struct child {
 	size_t rlen;
 	char isolation[128];
 	char scratch[PATH_MAX];
-	int stopped;
+	int stopped, premade;
 	char tail[4096];             /* the end of its output, kept at stop */
 };
 
+/*
+ * Shared memory for a child not started yet (so that inputs can be
+ * written before a GPU is taken); childstart uses it when present.
+ */
+int childshm(struct child *c, size_t shmbytes, char *err, size_t errlen);
 /*
  * Start HARNESS on SO (entry point ENTRY, CUDA device DEVICE) with
  * shmbytes of shared memory. 0, or -1 with a message in err.

@@ -2,7 +2,9 @@
 #include "tensor.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <string.h>
+#include <unistd.h>
 
 /*
  * name, signature type, reference type, size, float, then the default
@@ -253,15 +255,24 @@ rngnormal(struct rng *r)
 	return sqrt(-2.0 * log(1.0 - u)) * cos(2.0 * M_PI * v);
 }
 
-void
-tensorfill(void *buf, int dt, size_t n, int dist, double lo, double hi, int special, uint64_t seed)
+/*
+ * Inputs are drawn in chunks of CHUNK elements, each from its own stream
+ * (seeded from the seed and the chunk's index), so that any number of
+ * threads produce the same values.
+ */
+enum { CHUNK = 1 << 16 };
+
+static void
+fillchunk(void *buf, int dt, size_t n, int dist, double lo, double hi, int special, uint64_t seed,
+          size_t chunk)
 {
 	struct rng r;
-	size_t i;
+	size_t i, end = (chunk + 1) * (size_t)CHUNK < n ? (chunk + 1) * (size_t)CHUNK : n;
+	uint64_t s = seed ^ (0x9e3779b97f4a7c15ull * (uint64_t)(chunk + 1));
 	double v;
 
-	rnginit(&r, seed);
-	for (i = 0; i < n; i++) {
+	rnginit(&r, s);
+	for (i = chunk * (size_t)CHUNK; i < end; i++) {
 		switch (dist) {
 		case DIST_UNIFORM:
 			v = lo + rnguniform(&r) * (hi - lo);
@@ -285,4 +296,56 @@ tensorfill(void *buf, int dt, size_t n, int dist, double lo, double hi, int spec
 		}
 		dtset(buf, dt, i, v);
 	}
+}
+
+void
+tensorfill(void *buf, int dt, size_t n, int dist, double lo, double hi, int special, uint64_t seed)
+{
+	size_t c;
+
+	for (c = 0; c * (size_t)CHUNK < n; c++)
+		fillchunk(buf, dt, n, dist, lo, hi, special, seed, c);
+}
+
+struct fillwork {
+	void *buf;
+	int dt, dist, special;
+	size_t n, next;
+	double lo, hi;
+	uint64_t seed;
+	pthread_mutex_t lock;
+};
+
+static void *
+fillthread(void *p)
+{
+	struct fillwork *w = p;
+
+	for (;;) {
+		size_t c;
+		pthread_mutex_lock(&w->lock);
+		c = w->next++;
+		pthread_mutex_unlock(&w->lock);
+		if (c * (size_t)CHUNK >= w->n)
+			return NULL;
+		fillchunk(w->buf, w->dt, w->n, w->dist, w->lo, w->hi, w->special, w->seed, c);
+	}
+}
+
+void
+tensorfillpar(void *buf, int dt, size_t n, int dist, double lo, double hi, int special, uint64_t seed)
+{
+	struct fillwork w = { buf, dt, dist, special, n, 0, lo, hi, seed, PTHREAD_MUTEX_INITIALIZER };
+	pthread_t th[32];
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	int k, nt = cpus < 1 ? 1 : cpus > 32 ? 32 : (int)cpus;
+
+	if (n < 4 * (size_t)CHUNK)
+		nt = 1;
+	for (k = 0; k < nt; k++)
+		if (pthread_create(&th[k], NULL, fillthread, &w) != 0)
+			break;
+	fillthread(&w); /* this thread helps too, and finishes alone if none started */
+	while (k-- > 0)
+		pthread_join(th[k], NULL);
 }

@@ -69,5 +69,8 @@ int distfind(const char *name);
  */
 void tensorfill(void *buf, int dt, size_t n, int dist, double lo, double hi, int special,
                 uint64_t seed);
+/* the same values, drawn on all CPUs */
+void tensorfillpar(void *buf, int dt, size_t n, int dist, double lo, double hi, int special,
+                   uint64_t seed);
 
 #endif

@@ -1,12 +1,12 @@
 // task: gpuscale
-// cheat: infinite loop: never returns
+// cheat: infinite loop: spins on a flag nothing ever sets
 // expect: verify
 // runtime: verify
+__device__ int never;
 __global__ void k(const float* x, float* y, int n)
 {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
-    volatile int spin = 1;
-    while (spin) { if (i < 0) spin = 0; }
+    while (*(volatile int*)&never == 0) {}
     if (i < n) y[i] = 2.0f * x[i] + 1.0f;
 }
 extern "C" void scale(const float* x, float* y, int n)
