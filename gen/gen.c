@@ -305,16 +305,19 @@ sampleedges(struct buf *b, const struct opts *o, const struct variant *v, int s,
 			bufprintf(b, "/cand.so %s/v/%s/expected.bin $bindir/bench\n", d, id);
 		}
 	}
-	bufputs(targets, " $\n    ");
-	rounddir(targets, o, v, s, rounds);
-	bufputs(targets, checked ? "/bench.json" : "/compile.json");
+	/* the sample's record, from every round */
+	bufprintf(b, "build %s/v/%s/s%d/record.json: record %s/v/%s/task.json", d, id, s, d, id);
+	for (r = 1; r <= rounds; r++)
+		roundinputs(b, o, v, s, r, checked);
+	bufputs(b, " | $bindir/record\n");
+	bufprintf(targets, " $\n    %s/v/%s/s%d/record.json", d, id, s);
 }
 
 /* write the task graph to path */
 static int
 writeninja(const struct opts *o, const struct all *A, const char *path)
 {
-	struct buf b, responses; /* responses: the last stage's outputs */
+	struct buf b, responses; /* responses: the records */
 	size_t i, j;
 	int r, s;
 
@@ -364,8 +367,11 @@ writeninja(const struct opts *o, const struct all *A, const char *path)
 		for (j = 0; j < A->sf[i].nv; j++)
 			if (selected(o, &A->sf[i].v[j]))
 				bufprintf(&b, " $\n    %s/v/%s/task.json", o->outdir, A->sf[i].v[j].id);
-	bufprintf(&b, "\nbuild candidates: phony%s\n", responses.s);
-	bufputs(&b, "\nbuild all: phony variants candidates\ndefault all\n"
+	bufprintf(&b, "\nbuild records: phony%s\n", responses.s);
+	/* the dataset, from every record (a response file: there are many) */
+	bufprintf(&b, "\nbuild %s/dataset/SHA256SUMS: package%s | $bindir/package\n", o->outdir, responses.s);
+	bufprintf(&b, "build dataset: phony %s/dataset/SHA256SUMS\n", o->outdir);
+	bufputs(&b, "\nbuild all: phony variants dataset\ndefault all\n"
 	        "build cost: cost | $bindir/query-llm\n");
 	r = writefile(path, b.s, b.n);
 	if (r < 0)

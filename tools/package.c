@@ -1,0 +1,497 @@
+/*
+ * package - the records into deterministic, tar-archived JSONL shards
+ *
+ * usage: package [options] -o DATASET_DIR RECORD_JSON... (or @LISTFILE)
+ *        package --project DATASET_DIR
+ *
+ * Splits (a record goes to every split it qualifies for):
+ *   train         correct final answers, verified on a GPU, nothing flagged
+ *                 for review
+ *   trajectories  every sample, every round, failures included (multi-turn
+ *                 SFT, RL)
+ *   unverified    built but never run: no GPU was available
+ *   test          every record of the held-out tasks, chosen by a hash of
+ *                 the task id (--test-fraction), which appear in no other
+ *                 split, so no task leaks between training and test
+ *
+ * Each split is cut into JSONL shards of at most --shard-records records
+ * and --shard-bytes bytes (data/<split>-NNNNN.jsonl, records sorted by
+ * id). Shards are packed into archives of at most --archive-bytes
+ * (DATASET_DIR/<name>-NNNNN.tar.gz), each also carrying the dataset card
+ * README.md (Hugging Face front matter: `datasets.load_dataset` works on
+ * the extracted folder) and manifest.json (counts per split, sha256 per
+ * shard, configuration, tool versions). DATASET_DIR/SHA256SUMS lists the
+ * archives. Bytes are deterministic: sorted members, mtime from
+ * SOURCE_DATE_EPOCH (else 0), uid and gid 0, no user or host names, gzip
+ * without a timestamp: the same records give the same sha256.
+ *
+ * --project prints the reproducible projection of a dataset: the records
+ * of the trajectories and test splits (whose membership does not depend
+ * on timing) without measured fields. `ninja check` compares it.
+ *
+ * options:
+ *   --name NAME            archive and card name (default retort-dataset)
+ *   --meta KEY=VALUE       configuration recorded in the manifest and card
+ *   --test-fraction F      share of tasks held out (default 0.1)
+ *   --shard-records N      (default 1000)
+ *   --shard-bytes B        (default 256 MiB)
+ *   --archive-bytes B      (default 1 GiB)
+ *
+ * Exit: 0 written; 1 cannot write; 2 bad usage or input.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <dirent.h>
+
+#include <archive.h>
+#include <archive_entry.h>
+
+#include "lib/json.h"
+#include "lib/sha.h"
+#include "lib/util.h"
+
+static const char usage[] =
+	"usage: package [--name NAME] [--meta KEY=VALUE]... [--test-fraction F]\n"
+	"               [--shard-records N] [--shard-bytes B] [--archive-bytes B]\n"
+	"               -o DATASET_DIR RECORD_JSON... (or @LISTFILE)\n"
+	"       package --project DATASET_DIR\n";
+
+enum { TRAIN, TRAJECTORIES, UNVERIFIED, TEST, NSPLITS };
+static const char *const splitnames[NSPLITS] = { "train", "trajectories", "unverified", "test" };
+
+/* measured fields: excluded from the reproducible projection */
+static const char *const measured[] = { "speedup", "sol_percent", "median_ms", "review", NULL };
+
+struct rec {
+	char *id;
+	char *line;      /* compact JSON */
+	int in[NSPLITS];
+};
+
+struct shard {
+	char name[128];  /* data/<split>-NNNNN.jsonl */
+	int split;
+	struct buf data;
+	size_t records;
+	char sha[65];
+};
+
+struct opts {
+	const char *out, *name;
+	json_t *meta;
+	double testfraction;
+	size_t shardrecords, shardbytes, archivebytes;
+};
+
+static int
+cmprec(const void *a, const void *b)
+{
+	return strcmp(((const struct rec *)a)->id, ((const struct rec *)b)->id);
+}
+
+/* held out: the task id's hash, as a fraction, below F */
+static int
+heldout(const char *task, double fraction)
+{
+	char h[65];
+	unsigned long v = 0;
+
+	sha256hex(task, strlen(task), h);
+	sscanf(h, "%8lx", &v);
+	return (double)v / 4294967296.0 < fraction;
+}
+
+static long
+epoch(void)
+{
+	const char *s = getenv("SOURCE_DATE_EPOCH");
+
+	return s && *s ? atol(s) : 0;
+}
+
+static void
+addentry(struct archive *a, const char *name, const void *data, size_t n)
+{
+	struct archive_entry *e = archive_entry_new();
+
+	archive_entry_set_pathname(e, name);
+	archive_entry_set_size(e, (la_int64_t)n);
+	archive_entry_set_filetype(e, AE_IFREG);
+	archive_entry_set_perm(e, 0644);
+	archive_entry_set_mtime(e, epoch(), 0);
+	archive_entry_set_uid(e, 0);
+	archive_entry_set_gid(e, 0);
+	if (archive_write_header(a, e) != ARCHIVE_OK || archive_write_data(a, data, n) != (la_ssize_t)n)
+		die(EXIT_RETRY, "libarchive: %s", archive_error_string(a));
+	archive_entry_free(e);
+}
+
+static la_ssize_t
+towrite(struct archive *a, void *ud, const void *p, size_t n)
+{
+	(void)a;
+	return bufput(ud, p, n) < 0 ? -1 : (la_ssize_t)n;
+}
+
+/* one archive (in memory, then written atomically) */
+static void
+writearchive(const char *path, const char *card, const char *manifest, struct shard *sh, size_t from, size_t to)
+{
+	struct archive *a = archive_write_new();
+	struct buf out;
+	size_t i;
+
+	bufinit(&out, (size_t)1 << 36);
+	if (archive_write_set_format_ustar(a) != ARCHIVE_OK || archive_write_add_filter_gzip(a) != ARCHIVE_OK ||
+	    archive_write_set_options(a, "gzip:!timestamp") != ARCHIVE_OK ||
+	    archive_write_set_bytes_in_last_block(a, 1) != ARCHIVE_OK ||
+	    archive_write_open(a, &out, NULL, towrite, NULL) != ARCHIVE_OK)
+		die(EXIT_RETRY, "libarchive: %s", archive_error_string(a));
+	/* members in a fixed, sorted order: the card, the manifest, the shards */
+	addentry(a, "README.md", card, strlen(card));
+	addentry(a, "manifest.json", manifest, strlen(manifest));
+	for (i = from; i < to; i++)
+		addentry(a, sh[i].name, sh[i].data.s, sh[i].data.n);
+	if (archive_write_close(a) != ARCHIVE_OK)
+		die(EXIT_RETRY, "libarchive: %s", archive_error_string(a));
+	archive_write_free(a);
+	if (writefile(path, out.s, out.n) < 0)
+		die(EXIT_RETRY, "cannot write '%s':", path);
+	buffree(&out);
+}
+
+static char *
+card(const struct opts *o, size_t counts[NSPLITS], json_t *manifest)
+{
+	struct buf b;
+	int k, any = 0;
+	const char *key;
+	json_t *v;
+
+	bufinit(&b, 1 << 20);
+	bufputs(&b, "---\nconfigs:\n- config_name: default\n  data_files:\n");
+	for (k = 0; k < NSPLITS; k++)
+		if (counts[k]) {
+			bufprintf(&b, "  - split: %s\n    path: data/%s-*.jsonl\n", splitnames[k], splitnames[k]);
+			any = 1;
+		}
+	if (!any)
+		bufputs(&b, "  []\n");
+	bufputs(&b, "task_categories:\n- text-generation\ntags:\n- cuda\n- code\n- gpu-kernels\n- distillation\n"
+	        "- retort\npretty_name: ");
+	bufprintf(&b, "%s\n---\n\n# %s\n\n", o->name, o->name);
+	bufputs(&b, "CUDA kernels written by a teacher model for precisely specified problems, each compiled, "
+	        "checked against a trusted CPU reference on inputs drawn from secret seeds, in a sandbox, and "
+	        "timed against a baseline; with the reasoning and the repair conversation that led to them. "
+	        "Built by retort.\n\n| split | records | what |\n|---|---|---|\n");
+	bufprintf(&b, "| train | %zu | correct final answers, verified on a GPU, nothing flagged for review |\n", counts[TRAIN]);
+	bufprintf(&b, "| trajectories | %zu | every sample and round, failures included |\n", counts[TRAJECTORIES]);
+	bufprintf(&b, "| unverified | %zu | built, but no GPU was available to run them |\n", counts[UNVERIFIED]);
+	bufprintf(&b, "| test | %zu | every record of the held-out tasks (%.0f%% of tasks, by hash) |\n\n",
+	          counts[TEST], o->testfraction * 100);
+	bufputs(&b, "## Configuration\n\n");
+	json_object_foreach(json_object_get(manifest, "configuration"), key, v)
+		bufprintf(&b, "- %s: %s\n", key, json_string_value(v));
+	bufputs(&b, "\n## How it was verified\n\n"
+	        "Each kernel ran in a fresh process in a sandbox (no network, no files outside a scratch folder, "
+	        "an unprivileged user) on several input sizes, three input draws each (normal, uniform and "
+	        "heavy-tailed inputs from seeds the kernel cannot know), with outputs poisoned with NaN and guard "
+	        "bytes after every tensor; outputs were compared with per-dtype tolerances (relative L2 error and "
+	        "elementwise), inputs had to come back unchanged. Timing: CUDA events around each call after a "
+	        "device-wide synchronize, the L2 flushed before every call, input sets rotated and outputs "
+	        "re-checked on calls chosen after they returned; median of repeated calls. Measured fields "
+	        "(speedup, sol_percent, median_ms, review) vary from run to run.\n\n"
+	        "## Fields\n\n"
+	        "`messages` (role, content, reasoning_content: the conversation, as TRL and Axolotl read it), "
+	        "`final_kernel`, `outcome`, `verified_on_gpu`, `speedup`, `sol_percent`, `median_ms`, `review`, "
+	        "`rounds` (per round: compile status, screen rules, verify verdict and feedback, bench status), "
+	        "`teacher`, `task`, `variant`, `sample`, `usage`, `cost_usd`, `cache_keys`, `spec_sha256`, "
+	        "`generator`.\n\n"
+	        "## Loading\n\n```python\nfrom datasets import load_dataset\nds = load_dataset(\"path/to/extracted/folder\")\n```\n");
+	{
+		char *r = bufdetach(&b, NULL);
+		buffree(&b);
+		return r;
+	}
+}
+
+static void
+readlist(const char *path, char ***v, size_t *n)
+{
+	struct buf b;
+	char *line, *save = NULL;
+
+	bufinit(&b, (size_t)1 << 30);
+	if (readfile(path, &b) < 0)
+		die(EXIT_USAGE, "cannot read '%s':", path);
+	for (line = strtok_r(b.s, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		*v = xreallocarray(*v, *n + 1, sizeof **v);
+		(*v)[(*n)++] = xstrdup(line);
+	}
+	buffree(&b);
+}
+
+/* ------------------------------------------------------------ projection */
+
+static void
+strip(json_t *rec)
+{
+	const char *const *k;
+	json_t *r;
+	size_t i;
+
+	for (k = measured; *k; k++)
+		json_object_del(rec, *k);
+	json_array_foreach(json_object_get(rec, "rounds"), i, r)
+		json_object_del(r, "speedup");
+}
+
+static int
+project(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	char **names = NULL;
+	size_t n = 0, i;
+
+	if (!d)
+		die(EXIT_USAGE, "cannot open '%s':", dir);
+	while ((e = readdir(d)))
+		if (endswith(e->d_name, ".tar.gz")) {
+			names = xreallocarray(names, n + 1, sizeof *names);
+			names[n++] = xasprintf("%s/%s", dir, e->d_name);
+		}
+	closedir(d);
+	qsort(names, n, sizeof *names, (int (*)(const void *, const void *))strcmp);
+	for (i = 0; i < n; i++) {
+		struct archive *a = archive_read_new();
+		struct archive_entry *en;
+		archive_read_support_filter_all(a);
+		archive_read_support_format_all(a);
+		if (archive_read_open_filename(a, names[i], 1 << 16) != ARCHIVE_OK)
+			die(EXIT_USAGE, "%s: %s", names[i], archive_error_string(a));
+		while (archive_read_next_header(a, &en) == ARCHIVE_OK) {
+			const char *p = archive_entry_pathname(en);
+			struct buf b;
+			char chunk[65536], *line, *save = NULL;
+			la_ssize_t k;
+			if (strncmp(p, "data/trajectories-", 18) && strncmp(p, "data/test-", 10))
+				continue;
+			bufinit(&b, (size_t)1 << 34);
+			while ((k = archive_read_data(a, chunk, sizeof chunk)) > 0)
+				bufput(&b, chunk, (size_t)k);
+			for (line = strtok_r(b.s, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+				json_t *r = json_loads(line, 0, NULL);
+				char *s;
+				if (!r)
+					die(EXIT_USAGE, "%s: %s has a line that is not JSON", names[i], p);
+				strip(r);
+				s = jdumps(r, JFLAGS_LINE);
+				printf("%s %s\n", p, s);
+				free(s);
+				json_decref(r);
+			}
+			buffree(&b);
+		}
+		archive_read_free(a);
+		free(names[i]);
+	}
+	free(names);
+	if (fflush(stdout) || ferror(stdout))
+		die(EXIT_RETRY, "cannot write the projection:");
+	return 0;
+}
+
+/* ------------------------------------------------------------------ main */
+
+int
+main(int argc, char **argv)
+{
+	struct opts o = { NULL, "retort-dataset", NULL, 0.1, 1000, 256u << 20, (size_t)1 << 30 };
+	char **files = NULL;
+	size_t nfiles = 0, i, nrecs = 0, nsh = 0, counts[NSPLITS] = { 0 };
+	struct rec *recs;
+	struct shard *sh = NULL;
+	json_t *manifest, *shards, *countj;
+	char *cardtext, *manitext, *sums;
+	struct buf sumbuf;
+	int k;
+
+	setprogname(argv[0]);
+	o.meta = json_object();
+	for (i = 1; i < (size_t)argc; i++) {
+		const char *s = argv[i], *next = i + 1 < (size_t)argc ? argv[i + 1] : NULL;
+#define NEED() do { if (!next) die(EXIT_USAGE, "%s needs a value\n%s", s, usage); i++; } while (0)
+		if (!strcmp(s, "-h") || !strcmp(s, "--help")) {
+			fputs(usage, stdout);
+			return 0;
+		} else if (!strcmp(s, "--project")) {
+			NEED();
+			return project(next);
+		} else if (!strcmp(s, "-o")) { NEED(); o.out = next;
+		} else if (!strcmp(s, "--name")) { NEED(); o.name = next;
+		} else if (!strcmp(s, "--test-fraction")) { NEED(); o.testfraction = atof(next);
+		} else if (!strcmp(s, "--shard-records")) { NEED(); o.shardrecords = (size_t)atol(next);
+		} else if (!strcmp(s, "--shard-bytes")) { NEED(); o.shardbytes = (size_t)atol(next);
+		} else if (!strcmp(s, "--archive-bytes")) { NEED(); o.archivebytes = (size_t)atol(next);
+		} else if (!strcmp(s, "--meta")) {
+			const char *eq;
+			NEED();
+			eq = strchr(next, '=');
+			if (!eq)
+				die(EXIT_USAGE, "--meta takes KEY=VALUE: '%s'", next);
+			{
+				char *key = xstrndup(next, (size_t)(eq - next));
+				json_object_set_new(o.meta, key, json_string(eq + 1));
+				free(key);
+			}
+		} else if (s[0] == '@') {
+			readlist(s + 1, &files, &nfiles);
+		} else if (s[0] == '-') {
+			die(EXIT_USAGE, "unknown option '%s'\n%s", s, usage);
+		} else {
+			files = xreallocarray(files, nfiles + 1, sizeof *files);
+			files[nfiles++] = xstrdup(s);
+		}
+#undef NEED
+	}
+	if (!o.out)
+		die(EXIT_USAGE, "need -o DATASET_DIR\n%s", usage);
+	if (o.shardrecords < 1 || o.shardbytes < 1024 || !(o.testfraction >= 0 && o.testfraction < 1))
+		die(EXIT_USAGE, "bad --shard-records, --shard-bytes or --test-fraction");
+
+	/* the records and their splits */
+	recs = xcalloc(nfiles + 1, sizeof *recs);
+	for (i = 0; i < nfiles; i++) {
+		char err[512];
+		json_t *r = jload(files[i], err, sizeof err);
+		const char *outcome;
+		int held;
+		if (!r)
+			die(EXIT_USAGE, "%s", err);
+		outcome = jstr(r, "outcome", "");
+		held = heldout(jstr(r, "task", ""), o.testfraction);
+		recs[nrecs].id = xstrdup(jstr(r, "id", files[i]));
+		recs[nrecs].line = jdumps(r, JFLAGS_LINE);
+		recs[nrecs].in[TEST] = held;
+		recs[nrecs].in[TRAJECTORIES] = !held;
+		recs[nrecs].in[UNVERIFIED] = !held && !strcmp(outcome, "unverified");
+		recs[nrecs].in[TRAIN] = !held && !strcmp(outcome, "correct") && jbool(r, "verified_on_gpu", 0) &&
+		                        json_array_size(json_object_get(r, "review")) == 0;
+		nrecs++;
+		json_decref(r);
+		free(files[i]);
+	}
+	free(files);
+	qsort(recs, nrecs, sizeof *recs, cmprec);
+
+	/* shards */
+	for (k = 0; k < NSPLITS; k++) {
+		struct shard *cur = NULL;
+		for (i = 0; i < nrecs; i++) {
+			size_t len;
+			if (!recs[i].in[k])
+				continue;
+			len = strlen(recs[i].line) + 1;
+			if (!cur || cur->records >= o.shardrecords || (cur->data.n && cur->data.n + len > o.shardbytes)) {
+				sh = xreallocarray(sh, nsh + 1, sizeof *sh);
+				cur = &sh[nsh];
+				memset(cur, 0, sizeof *cur);
+				cur->split = k;
+				bufinit(&cur->data, (size_t)1 << 34);
+				snprintf(cur->name, sizeof cur->name, "data/%s-%05zu.jsonl", splitnames[k], (size_t)0);
+				{
+					size_t idx = 0, j;
+					for (j = 0; j < nsh; j++)
+						idx += sh[j].split == k;
+					snprintf(cur->name, sizeof cur->name, "data/%s-%05zu.jsonl", splitnames[k], idx);
+				}
+				nsh++;
+			}
+			bufputs(&cur->data, recs[i].line);
+			bufputc(&cur->data, '\n');
+			cur->records++;
+			counts[k]++;
+		}
+	}
+
+	/* the manifest and the card */
+	shards = json_array();
+	for (i = 0; i < nsh; i++) {
+		sha256hex(sh[i].data.s, sh[i].data.n, sh[i].sha);
+		json_array_append_new(shards, json_pack("{s:s,s:s,s:I,s:I,s:s}", "path", sh[i].name, "split",
+		                      splitnames[sh[i].split], "records", (json_int_t)sh[i].records,
+		                      "bytes", (json_int_t)sh[i].data.n, "sha256", sh[i].sha));
+	}
+	countj = json_object();
+	for (k = 0; k < NSPLITS; k++)
+		json_object_set_new(countj, splitnames[k], json_integer((json_int_t)counts[k]));
+	manifest = json_pack("{s:s,s:o,s:o,s:O,s:f,s:o,s:s}", "name", o.name, "counts", countj, "shards", shards,
+	                     "configuration", o.meta, "test_fraction", o.testfraction,
+	                     "measured_fields", json_pack("[s,s,s,s,s]", "speedup", "sol_percent", "median_ms",
+	                                                 "review", "rounds[].speedup"),
+	                     "reproducibility", "Rebuilding from the response cache gives byte-identical shards "
+	                     "except for measured fields (timings and what depends on them: speedup, sol_percent, "
+	                     "median_ms, review flags, and so the train split's membership). `ninja check` compares "
+	                     "the trajectories and test splits without those fields.");
+	manitext = jdumps(manifest, JFLAGS_FILE);
+	manitext = xrealloc(manitext, strlen(manitext) + 2);
+	strcat(manitext, "\n");
+	cardtext = card(&o, counts, manifest);
+
+	/* archives, at most archive-bytes of shards each (at least one shard) */
+	if (mkdirp(o.out) < 0)
+		die(EXIT_RETRY, "cannot create '%s':", o.out);
+	bufinit(&sumbuf, 1 << 20);
+	{
+		size_t from = 0, n = 0;
+		do {
+			size_t to = from, bytes = 0;
+			char *path;
+			struct buf data;
+			char hex[65];
+			while (to < nsh && (to == from || bytes + sh[to].data.n <= o.archivebytes))
+				bytes += sh[to++].data.n;
+			path = xasprintf("%s/%s-%05zu.tar.gz", o.out, o.name, n);
+			writearchive(path, cardtext, manitext, sh, from, to);
+			bufinit(&data, (size_t)1 << 36);
+			if (readfile(path, &data) < 0)
+				die(EXIT_RETRY, "cannot read '%s':", path);
+			sha256hex(data.s, data.n, hex);
+			bufprintf(&sumbuf, "%s  %s-%05zu.tar.gz\n", hex, o.name, n);
+			buffree(&data);
+			free(path);
+			from = to;
+			n++;
+		} while (from < nsh);
+		/* archives from an earlier, larger build would linger: remove them */
+		for (;; n++) {
+			char *path = xasprintf("%s/%s-%05zu.tar.gz", o.out, o.name, n);
+			int gone = unlink(path) < 0;
+			free(path);
+			if (gone)
+				break;
+		}
+	}
+	sums = xasprintf("%s/SHA256SUMS", o.out);
+	if (writefile(sums, sumbuf.s, sumbuf.n) < 0)
+		die(EXIT_RETRY, "cannot write '%s':", sums);
+	free(sums);
+	buffree(&sumbuf);
+	for (i = 0; i < nsh; i++)
+		buffree(&sh[i].data);
+	free(sh);
+	for (i = 0; i < nrecs; i++) {
+		free(recs[i].id);
+		free(recs[i].line);
+	}
+	free(recs);
+	free(cardtext);
+	free(manitext);
+	json_decref(manifest);
+	json_decref(o.meta);
+	return 0;
+}
