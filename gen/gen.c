@@ -372,7 +372,10 @@ writeninja(const struct opts *o, const struct all *A, const char *path)
 	bufprintf(&b, "\nbuild %s/dataset/SHA256SUMS: package%s | $bindir/package\n", o->outdir, responses.s);
 	bufprintf(&b, "build dataset: phony %s/dataset/SHA256SUMS\n", o->outdir);
 	bufputs(&b, "\nbuild all: phony variants dataset\ndefault all\n"
-	        "build cost: cost | $bindir/query-llm\n");
+	        "build cost: cost | $bindir/query-llm\n"
+	        "build check: reproduce | dataset $bindir/package\n");
+	bufprintf(&b, "build %s/report.html: report%s | $bindir/report\nbuild report: phony %s/report.html\n",
+	          o->outdir, responses.s, o->outdir);
 	r = writefile(path, b.s, b.n);
 	if (r < 0)
 		warn("cannot write '%s':", path);

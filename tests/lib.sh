@@ -40,11 +40,11 @@ test_done() {
 	exit $?
 }
 
-# scratch_project DIR: a minimal retort checkout (no specs) in DIR
+# scratch_project DIR: a retort checkout without specs in DIR
 scratch_project() {
 	mkdir -p "$1/tasks/prompts" &&
 	cp "$RETORT_ROOT/configure" "$RETORT_ROOT/build.ninja.in" "$1/" &&
-	cp -R "$RETORT_ROOT/rules" "$1/" &&
+	cp -R "$RETORT_ROOT/rules" "$RETORT_ROOT/tools" "$RETORT_ROOT/gen" "$1/" &&
 	cp "$RETORT_ROOT"/tasks/prompts/*.md "$1/tasks/prompts/" &&
 	if test -f "$RETORT_ROOT/models.yaml"; then cp "$RETORT_ROOT/models.yaml" "$1/"; fi
 }

@@ -1465,13 +1465,16 @@ main(int argc, char **argv)
 		die(EXIT_USAGE, "--arch looks like sm_90 or sm_90a: '%s'", o.arch);
 	if (!o.out)
 		die(EXIT_USAGE, "need -o\n%s", usage);
-	o.nvcc = which(o.nvcc);
-	o.cc = which(o.cc);
-	if (mode == 3 && nin == 1)
-		return baseline(&o, in[0]);
-	if (mode && nin == 1)
-		return program(&o, in[0], mode == 2);
-	if (mode || nin != 2)
+	if (mode ? nin != 1 : nin != 2)
 		die(EXIT_USAGE, "need TASK_JSON%s\n%s", mode ? "" : " and RESPONSE_JSON", usage);
-	return candidate(&o, in[0], in[1]);
+	{
+		char *nvcc = which(o.nvcc), *cc = which(o.cc);
+		int r;
+		o.nvcc = nvcc;
+		o.cc = cc;
+		r = mode == 3 ? baseline(&o, in[0]) : mode ? program(&o, in[0], mode == 2) : candidate(&o, in[0], in[1]);
+		free(nvcc);
+		free(cc);
+		return r;
+	}
 }

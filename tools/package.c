@@ -330,6 +330,7 @@ main(int argc, char **argv)
 			return 0;
 		} else if (!strcmp(s, "--project")) {
 			NEED();
+			json_decref(o.meta);
 			return project(next);
 		} else if (!strcmp(s, "-o")) { NEED(); o.out = next;
 		} else if (!strcmp(s, "--name")) { NEED(); o.name = next;

@@ -172,11 +172,12 @@ main(int argc, char **argv)
 	                      jstr(rounds[1].resp, "system", ""), "reasoning_content"));
 	for (r = 1; r <= n; r++) {
 		struct round *d = &rounds[r];
-		json_t *msgs = json_object_get(d->resp, "messages"), *round, *rules = json_array(), *v;
+		json_t *msgs = json_object_get(d->resp, "messages"), *round, *rules, *v;
 		const char *status = jstr(d->resp, "status", "");
 		size_t k;
 		if (!strcmp(status, "done"))
 			break;
+		rules = json_array();
 		lastround = r;
 		/* the user turn this round added: the prompt, or the feedback */
 		{

@@ -1,0 +1,132 @@
+#!/bin/sh
+# t0700: rounds, records and the dataset — the repair loop over replayed
+# answers, the record's conversation, splits, deterministic archives,
+# ninja check, a Hugging Face datasets consumer, the HTML report
+. "$(dirname "$0")/lib.sh"
+
+export SOURCE_DATE_EPOCH=1700000000
+scratch_project "$T/p"
+cd "$T/p" || exit 1
+spec a alpha
+spec b beta
+# alpha: a compile error, then a fix
+cat > tasks/replay/alpha/s0-r1.md <<'EOS'
+I scale each element in its own thread.
+
+```cuda
+__global__ void k(const float* x, float* y, int n) { int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) y[i] = 2 * x[i] }
+extern "C" void alpha_scale(const float* x, float* y, int n) { k<<<(n + 255) / 256, 256>>>(x, y, n); }
+```
+EOS
+cat > tasks/replay/alpha/s0-r2.md <<'EOS'
+The statement lacked its semicolon; fixed.
+
+```cuda
+__global__ void k(const float* x, float* y, int n) { int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) y[i] = 2 * x[i]; }
+extern "C" void alpha_scale(const float* x, float* y, int n) { k<<<(n + 255) / 256, 256>>>(x, y, n); }
+```
+EOS
+# beta: no code, then a screen violation, then clean
+cat > tasks/replay/beta/s0-r1.md <<'EOS'
+I would use one thread per element.
+EOS
+cat > tasks/replay/beta/s0-r2.md <<'EOS'
+```cuda
+#include <cstdlib>
+__global__ void k(const float* x, float* y, int n) { int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) y[i] = 2 * x[i]; }
+extern "C" void beta_scale(const float* x, float* y, int n) { if (getenv("FAST")) return; k<<<(n + 255) / 256, 256>>>(x, y, n); }
+```
+EOS
+cat > tasks/replay/beta/s0-r3.md <<'EOS'
+Without the environment lookup:
+
+```cuda
+__global__ void k(const float* x, float* y, int n) { int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) y[i] = 2 * x[i]; }
+extern "C" void beta_scale(const float* x, float* y, int n) { k<<<(n + 255) / 256, 256>>>(x, y, n); }
+```
+EOS
+field() { python3 -c "import json,sys; d = json.load(open('$1')); print(eval(sys.argv[1]))" "$2"; }
+
+test_expect_success 'the whole graph builds a dataset' '
+	cd p && rconfigure --all --rounds=3 >/dev/null && { ninja >n.log 2>&1 || { tail -n 20 n.log; false; }; } &&
+	test -s out/dataset/SHA256SUMS && ls out/dataset/retort-dataset-00000.tar.gz
+'
+test_expect_success 'a compile error goes back to the teacher as feedback' '
+	cd p && test "$(field out/v/alpha/s0/r1/compile.json "d[\"status\"]")" = compile_error &&
+	grep -q "nvcc failed to compile" out/v/alpha/s0/r2/response.json &&
+	grep -q "expected a \\\\\"\\;\\\\\"" out/v/alpha/s0/r2/response.json &&
+	test "$(field out/v/alpha/s0/r2/compile.json "d[\"status\"]")" = ok
+'
+test_expect_success 'no code and screen violations go back too; a finished sample stops asking' '
+	cd p && test "$(field out/v/beta/s0/r1/compile.json "d[\"status\"]")" = no_code &&
+	grep -q "no usable CUDA source" out/v/beta/s0/r2/response.json &&
+	test "$(field out/v/beta/s0/r2/compile.json "d[\"status\"]")" = screen_failed &&
+	grep -q "environment (getenv)" out/v/beta/s0/r3/response.json &&
+	test "$(field out/v/alpha/s0/r3/response.json "d[\"status\"]")" = done
+'
+test_expect_success 'the record holds the conversation in chat form' '
+	cd p && r=out/v/alpha/s0/record.json &&
+	test "$(field $r "\" \".join(m[\"role\"] for m in d[\"messages\"])")" = "system user assistant user assistant" &&
+	test "$(field $r "d[\"outcome\"]")" = unverified && test "$(field $r "d[\"final_round\"]")" = None &&
+	field $r "d[\"final_kernel\"]" | grep -q "y\[i\] = 2 \* x\[i\];" &&
+	test "$(field $r "\" \".join(x[\"compile\"] for x in d[\"rounds\"])")" = "compile_error ok" &&
+	test "$(field $r "sorted(d.keys())")" = "$(field out/v/beta/s0/record.json "sorted(d.keys())")"
+'
+test_expect_success 'splits: no GPU, so unverified and trajectories; the manifest counts them' '
+	cd p && mkdir x && tar xzf out/dataset/retort-dataset-00000.tar.gz -C x &&
+	ls x/data && test -f x/README.md && test -f x/manifest.json &&
+	test "$(field x/manifest.json "d[\"counts\"][\"train\"]")" = 0 &&
+	test "$(($(field x/manifest.json "d[\"counts\"][\"unverified\"]") + $(field x/manifest.json "d[\"counts\"][\"test\"]")))" = 2
+'
+test_expect_success 'archives are deterministic: sorted members, fixed owner and time' '
+	cd p && tar tzvf out/dataset/retort-dataset-00000.tar.gz > members &&
+	cat members && ! grep -v " 0/0 " members && grep -c "2023-11-14" members &&
+	test "$(sed -n 1p members | awk "{print \$NF}")" = README.md &&
+	cp out/dataset/SHA256SUMS sums && rm -rf out/dataset && ninja dataset >/dev/null && cmp sums out/dataset/SHA256SUMS
+'
+test_expect_success 'a fresh build from the same cache gives the same bytes' '
+	cd "$T" && cp -R p q && cd q && rm -rf out && ninja >/dev/null 2>&1 && cmp ../p/sums out/dataset/SHA256SUMS
+'
+test_expect_success 'ninja check rebuilds from the cache and finds no difference' '
+	cd p && { ninja check >c.log 2>&1; r=$?; cat c.log; test $r = 0; } && grep -q "the same" c.log
+'
+test_expect_success 'ninja check notices a dataset that differs' '
+	cd p && sed -i "s/\"outcome\": \"unverified\"/\"outcome\": \"tampered\"/" out/v/alpha/s0/record.json &&
+	ninja dataset >/dev/null && ! ninja check >c.log 2>&1 && grep -q "differ" c.log
+'
+test_expect_success 'ninja report writes a page' '
+	cd p && ninja report >/dev/null && grep -q "Pass rate per stage and round" out/report.html &&
+	grep -q "<td>2</td>" out/report.html
+'
+browser=$(command -v chromium || command -v chromium-browser || true)
+if test -n "$browser"; then
+	test_expect_success 'the report renders in headless Chromium (screenshot)' '
+		cd p && "$browser" --headless --no-sandbox --disable-gpu --screenshot="$T/report.png" \
+			--window-size=1200,900 "file://$T/p/out/report.html" >chrome.log 2>&1;
+		test -s "$T/report.png" && test "$(wc -c < "$T/report.png")" -gt 10000 &&
+		if test -n "${RETORT_KEEP_SCREENSHOT:-}"; then cp "$T/report.png" "$RETORT_KEEP_SCREENSHOT"; fi
+	'
+else
+	test_skip 'the report in headless Chromium: chromium is not installed'
+fi
+if PY=$("$RETORT_ROOT/tests/pyenv" 2>/dev/null); then
+	test_expect_success 'Hugging Face datasets loads the extracted shards' '
+		cd p && ninja dataset >/dev/null && rm -rf y && mkdir y && for a in out/dataset/*.tar.gz; do tar xzf $a -C y; done &&
+		HF_DATASETS_OFFLINE=1 HF_HUB_OFFLINE=1 "$PY" - y <<EOF
+import json, sys
+from datasets import load_dataset
+ds = load_dataset(sys.argv[1])
+counts = json.load(open(sys.argv[1] + "/manifest.json"))["counts"]
+print({k: len(v) for k, v in ds.items()}, counts)
+assert {k: len(v) for k, v in ds.items()} == {k: n for k, n in counts.items() if n}
+t = ds["trajectories"] if "trajectories" in ds else ds["test"]
+for field in ("messages", "final_kernel", "outcome", "rounds", "teacher", "usage", "speedup"):
+    assert field in t.features, field
+m = t[0]["messages"]
+assert m[0]["role"] == "system" and m[2]["role"] == "assistant" and "reasoning_content" in m[2]
+EOF
+	'
+else
+	test_skip 'Hugging Face datasets: cannot install tests/requirements.txt from PyPI'
+fi
+test_done

@@ -1,0 +1,293 @@
+/*
+ * report - one HTML page about a build's records
+ *
+ * usage: report -o REPORT_HTML RECORD_JSON... (or @LISTFILE)
+ *
+ * Writes a self-contained page (inline CSS and SVG, no scripts): counts by
+ * outcome; pass rates per stage and round (answered, compiled, verified
+ * correct, timed); distributions of speedup over the baseline and of % of
+ * speed of light; tokens and $ by teacher model; the slowest correct
+ * tasks and the tasks that failed most.
+ *
+ * Exit: 0 written; 1 cannot write; 2 bad usage or input.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/json.h"
+#include "lib/util.h"
+
+static const char usage[] = "usage: report -o REPORT_HTML RECORD_JSON... (or @LISTFILE)\n";
+
+enum { MAXROUNDS = 16, BINS = 12 };
+
+struct model {
+	char name[128];
+	double samples, in, out, cw, cr, usd;
+};
+
+struct taskstat {
+	char name[128];
+	double failures, rounds, best;  /* best: lowest speedup seen on a correct sample */
+	int correct;
+};
+
+static void
+esc(struct buf *b, const char *s)
+{
+	for (; *s; s++)
+		switch (*s) {
+		case '<': bufputs(b, "&lt;"); break;
+		case '>': bufputs(b, "&gt;"); break;
+		case '&': bufputs(b, "&amp;"); break;
+		case '"': bufputs(b, "&quot;"); break;
+		default: bufputc(b, *s);
+		}
+}
+
+/* an SVG histogram of values over [lo, hi] in BINS bins (log scale when asked) */
+static void
+histogram(struct buf *b, const double *v, size_t n, double lo, double hi, int logscale, const char *unit)
+{
+	int counts[BINS] = { 0 }, max = 1, i;
+	size_t k;
+	const int W = 560, H = 180, pad = 30;
+
+	for (k = 0; k < n; k++) {
+		double x = logscale ? log10(fmax(v[k], 1e-9)) : v[k];
+		double l = logscale ? log10(lo) : lo, h = logscale ? log10(hi) : hi;
+		int bin = (int)((x - l) / (h - l) * BINS);
+		bin = bin < 0 ? 0 : bin >= BINS ? BINS - 1 : bin;
+		counts[bin]++;
+	}
+	for (i = 0; i < BINS; i++)
+		if (counts[i] > max)
+			max = counts[i];
+	bufprintf(b, "<svg width=\"%d\" height=\"%d\" role=\"img\"><rect width=\"100%%\" height=\"100%%\" "
+	          "fill=\"#fafafa\"/>", W, H + pad);
+	for (i = 0; i < BINS; i++) {
+		int bw = (W - 2 * pad) / BINS, bh = counts[i] * (H - pad) / max;
+		double edge = logscale ? pow(10, log10(lo) + (log10(hi) - log10(lo)) * i / BINS)
+		                       : lo + (hi - lo) * i / BINS;
+		bufprintf(b, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"#4a7fb5\"/>",
+		          pad + i * bw + 1, H - bh, bw - 2, bh);
+		if (counts[i])
+			bufprintf(b, "<text x=\"%d\" y=\"%d\" font-size=\"11\" text-anchor=\"middle\">%d</text>",
+			          pad + i * bw + bw / 2, H - bh - 3, counts[i]);
+		if (i % 2 == 0)
+			bufprintf(b, "<text x=\"%d\" y=\"%d\" font-size=\"10\" text-anchor=\"middle\">%.3g%s</text>",
+			          pad + i * bw, H + 14, edge, unit);
+	}
+	bufputs(b, "</svg>\n");
+}
+
+static void
+readlist(const char *path, char ***v, size_t *n)
+{
+	struct buf b;
+	char *line, *save = NULL;
+
+	bufinit(&b, (size_t)1 << 30);
+	if (readfile(path, &b) < 0)
+		die(EXIT_USAGE, "cannot read '%s':", path);
+	for (line = strtok_r(b.s, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		*v = xreallocarray(*v, *n + 1, sizeof **v);
+		(*v)[(*n)++] = xstrdup(line);
+	}
+	buffree(&b);
+}
+
+static int
+cmpfail(const void *a, const void *b)
+{
+	const struct taskstat *x = a, *y = b;
+
+	return x->failures < y->failures ? 1 : x->failures > y->failures ? -1 : strcmp(x->name, y->name);
+}
+
+static int
+cmpslow(const void *a, const void *b)
+{
+	const struct taskstat *x = a, *y = b;
+
+	if (x->correct != y->correct)
+		return y->correct - x->correct;
+	return x->best > y->best ? 1 : x->best < y->best ? -1 : strcmp(x->name, y->name);
+}
+
+int
+main(int argc, char **argv)
+{
+	const char *out = NULL;
+	char **files = NULL;
+	size_t nfiles = 0, i, nsp = 0, nsol = 0, nmodels = 0, ntasks = 0;
+	double *speed, *sol, stage[MAXROUNDS + 1][5];
+	struct model *models = NULL;
+	struct taskstat *tasks = NULL;
+	json_t *outcomes = json_object();
+	struct buf b;
+	int r, maxround = 0;
+	const char *k;
+	json_t *v;
+
+	setprogname(argv[0]);
+	for (i = 1; i < (size_t)argc; i++) {
+		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+			fputs(usage, stdout);
+			return 0;
+		} else if (!strcmp(argv[i], "-o") && i + 1 < (size_t)argc) {
+			out = argv[++i];
+		} else if (argv[i][0] == '@') {
+			readlist(argv[i] + 1, &files, &nfiles);
+		} else if (argv[i][0] == '-') {
+			die(EXIT_USAGE, "unknown option '%s'\n%s", argv[i], usage);
+		} else {
+			files = xreallocarray(files, nfiles + 1, sizeof *files);
+			files[nfiles++] = xstrdup(argv[i]);
+		}
+	}
+	if (!out)
+		die(EXIT_USAGE, "need -o REPORT_HTML\n%s", usage);
+	speed = xcalloc(nfiles + 1, sizeof *speed);
+	sol = xcalloc(nfiles + 1, sizeof *sol);
+	memset(stage, 0, sizeof stage);
+	for (i = 0; i < nfiles; i++) {
+		char err[512];
+		json_t *rec = jload(files[i], err, sizeof err), *rd, *t;
+		const char *oc, *model, *task;
+		struct model *m = NULL;
+		struct taskstat *ts = NULL;
+		size_t j;
+		if (!rec)
+			die(EXIT_USAGE, "%s", err);
+		oc = jstr(rec, "outcome", "?");
+		json_object_set_new(outcomes, oc, json_integer(jint(outcomes, oc, 0) + 1));
+		if (json_is_number(json_object_get(rec, "speedup")))
+			speed[nsp++] = jnum(rec, "speedup", 0);
+		if (json_is_number(json_object_get(rec, "sol_percent")))
+			sol[nsol++] = jnum(rec, "sol_percent", 0);
+		json_array_foreach(json_object_get(rec, "rounds"), j, rd) {
+			r = (int)jint(rd, "round", 0);
+			if (r < 1 || r > MAXROUNDS)
+				continue;
+			if (r > maxround)
+				maxround = r;
+			stage[r][0]++;
+			stage[r][1] += !strcmp(jstr(rd, "compile", ""), "ok");
+			stage[r][2] += json_is_string(json_object_get(rd, "verify")) &&
+			               strncmp(jstr(rd, "verify", ""), "skipped", 7) && strcmp(jstr(rd, "verify", ""), "not_built");
+			stage[r][3] += !strcmp(jstr(rd, "verify", ""), "correct");
+			stage[r][4] += !strcmp(jstr(rd, "bench", ""), "measured");
+		}
+		model = jstr(json_object_get(rec, "teacher"), "model", "?");
+		for (j = 0; j < nmodels; j++)
+			if (!strcmp(models[j].name, model))
+				m = &models[j];
+		if (!m) {
+			models = xreallocarray(models, nmodels + 1, sizeof *models);
+			m = &models[nmodels++];
+			memset(m, 0, sizeof *m);
+			snprintf(m->name, sizeof m->name, "%s", model);
+		}
+		t = json_object_get(rec, "usage");
+		m->samples++;
+		m->in += jnum(t, "input_tokens", 0);
+		m->out += jnum(t, "output_tokens", 0);
+		m->cw += jnum(t, "cache_write_tokens", 0);
+		m->cr += jnum(t, "cache_read_tokens", 0);
+		m->usd += jnum(rec, "cost_usd", 0);
+		task = jstr(rec, "variant", "?");
+		for (j = 0; j < ntasks; j++)
+			if (!strcmp(tasks[j].name, task))
+				ts = &tasks[j];
+		if (!ts) {
+			tasks = xreallocarray(tasks, ntasks + 1, sizeof *tasks);
+			ts = &tasks[ntasks++];
+			memset(ts, 0, sizeof *ts);
+			snprintf(ts->name, sizeof ts->name, "%s", task);
+			ts->best = INFINITY;
+		}
+		json_array_foreach(json_object_get(rec, "rounds"), j, rd) {
+			ts->rounds++;
+			ts->failures += strcmp(jstr(rd, "compile", ""), "ok") ||
+			                (json_is_string(json_object_get(rd, "verify")) && strcmp(jstr(rd, "verify", ""), "correct") &&
+			                 strncmp(jstr(rd, "verify", ""), "skipped", 7));
+		}
+		if (!strcmp(oc, "correct")) {
+			ts->correct = 1;
+			if (json_is_number(json_object_get(rec, "speedup")) && jnum(rec, "speedup", 0) < ts->best)
+				ts->best = jnum(rec, "speedup", 0);
+		}
+		json_decref(rec);
+		free(files[i]);
+	}
+	free(files);
+
+	bufinit(&b, (size_t)1 << 30);
+	bufputs(&b, "<!doctype html>\n<html><head><meta charset=\"utf-8\"><title>retort report</title><style>"
+	        "body{font:14px/1.4 system-ui,sans-serif;margin:2em;color:#222;max-width:1100px}"
+	        "table{border-collapse:collapse;margin:.5em 0 1.5em}td,th{border:1px solid #ccc;padding:3px 9px;"
+	        "text-align:right}th{background:#eef}td:first-child,th:first-child{text-align:left}"
+	        "h2{margin-top:1.6em;border-bottom:1px solid #ddd}.grid{display:flex;gap:2em;flex-wrap:wrap}"
+	        "</style></head><body>\n<h1>retort report</h1>\n");
+	bufprintf(&b, "<p>%zu samples.", nfiles);
+	json_object_foreach(outcomes, k, v) {
+		bufprintf(&b, " %s: %" JSON_INTEGER_FORMAT ".", k, json_integer_value(v));
+	}
+	bufputs(&b, "</p>\n<h2>Pass rate per stage and round</h2>\n<table><tr><th>round</th><th>answers</th>"
+	        "<th>compiled</th><th>verified on a GPU</th><th>correct</th><th>timed</th></tr>\n");
+	for (r = 1; r <= maxround; r++) {
+		double n = stage[r][0] ? stage[r][0] : 1;
+		bufprintf(&b, "<tr><td>%d</td><td>%.0f</td><td>%.0f (%.0f%%)</td><td>%.0f</td><td>%.0f (%.0f%% of "
+		          "verified)</td><td>%.0f</td></tr>\n", r, stage[r][0], stage[r][1], 100 * stage[r][1] / n,
+		          stage[r][2], stage[r][3], stage[r][2] ? 100 * stage[r][3] / stage[r][2] : 0, stage[r][4]);
+	}
+	bufputs(&b, "</table>\n<div class=\"grid\"><div><h2>Speedup over the baseline</h2>\n");
+	if (nsp)
+		histogram(&b, speed, nsp, 0.1, 10, 1, "x");
+	else
+		bufputs(&b, "<p>No timed correct samples (no GPU, or no baselines).</p>\n");
+	bufputs(&b, "</div><div><h2>% of speed of light</h2>\n");
+	if (nsol)
+		histogram(&b, sol, nsol, 0, 100, 0, "%");
+	else
+		bufputs(&b, "<p>No timed correct samples.</p>\n");
+	bufputs(&b, "</div></div>\n<h2>Cost by model</h2>\n<table><tr><th>model</th><th>samples</th><th>input</th>"
+	        "<th>output</th><th>cache write</th><th>cache read</th><th>USD</th></tr>\n");
+	for (i = 0; i < nmodels; i++) {
+		bufputs(&b, "<tr><td>");
+		esc(&b, models[i].name);
+		bufprintf(&b, "</td><td>%.0f</td><td>%.0f</td><td>%.0f</td><td>%.0f</td><td>%.0f</td><td>%.4f</td></tr>\n",
+		          models[i].samples, models[i].in, models[i].out, models[i].cw, models[i].cr, models[i].usd);
+	}
+	bufputs(&b, "</table>\n<div class=\"grid\"><div><h2>Most failed tasks</h2>\n<table><tr><th>variant</th>"
+	        "<th>failed rounds</th><th>rounds</th></tr>\n");
+	qsort(tasks, ntasks, sizeof *tasks, cmpfail);
+	for (i = 0; i < ntasks && i < 15; i++) {
+		bufputs(&b, "<tr><td>");
+		esc(&b, tasks[i].name);
+		bufprintf(&b, "</td><td>%.0f</td><td>%.0f</td></tr>\n", tasks[i].failures, tasks[i].rounds);
+	}
+	bufputs(&b, "</table></div><div><h2>Slowest correct tasks</h2>\n<table><tr><th>variant</th><th>speedup</th></tr>\n");
+	qsort(tasks, ntasks, sizeof *tasks, cmpslow);
+	for (i = 0; i < ntasks && i < 15 && tasks[i].correct; i++) {
+		bufputs(&b, "<tr><td>");
+		esc(&b, tasks[i].name);
+		if (isfinite(tasks[i].best))
+			bufprintf(&b, "</td><td>%.2fx</td></tr>\n", tasks[i].best);
+		else
+			bufputs(&b, "</td><td>-</td></tr>\n");
+	}
+	bufputs(&b, "</table></div></div>\n</body></html>\n");
+	if (writefile(out, b.s, b.n) < 0)
+		die(EXIT_RETRY, "cannot write '%s':", out);
+	buffree(&b);
+	free(speed);
+	free(sol);
+	free(models);
+	free(tasks);
+	json_decref(outcomes);
+	return 0;
+}
