@@ -64,6 +64,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -718,6 +719,7 @@ runlimited(char *const argv[], const char *dir, int seconds, long memmb, struct 
 	char chunk[8192];
 
 	memset(r, 0, sizeof *r);
+	r->status = -1; /* until waitpid says otherwise */
 	bufinit(&r->log, MAX_LOG);
 	if (pipe(pfd) < 0)
 		return -1;
@@ -730,7 +732,8 @@ runlimited(char *const argv[], const char *dir, int seconds, long memmb, struct 
 		struct rlimit fsz = { 512 << 20, 512 << 20 };
 		char *env[] = { NULL, "LC_ALL=C", NULL, NULL };
 		const char *path = getenv("PATH");
-		setpgid(0, 0);
+		setpgid(0, 0);               /* a timeout kills the whole tree */
+		prctl(PR_SET_PDEATHSIG, SIGKILL); /* and so does our death */
 		dup2(pfd[1], 1);
 		dup2(pfd[1], 2);
 		close(pfd[0]);
@@ -765,7 +768,10 @@ runlimited(char *const argv[], const char *dir, int seconds, long memmb, struct 
 			break;
 		}
 		if (k == 0) { /* all writers gone; wait for the exit */
-			if (waitpid(pid, &st, 0) == pid)
+			pid_t w;
+			while ((w = waitpid(pid, &st, 0)) < 0 && errno == EINTR)
+				;
+			if (w == pid)
 				r->status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 			break;
 		}
@@ -1257,7 +1263,9 @@ program(const struct opts *o, const char *taskpath, int reference)
 		char *rpath = xasprintf("-Wl,-rpath,%s/lib64", cuda), *main = xasprintf("%s/%s", lib,
 		               reference ? "refrun.c" : "harness.c");
 		char *tensor = xasprintf("%s/tensor.c", lib), *json = xasprintf("-I%s", lib);
-		char *tmp = xasprintf("%s.tmp", abs);
+		/* named for this process: a compiler left running by a killed
+		 * build (it has its own process group) cannot touch it */
+		char *tmp = xasprintf("%s.%ld.tmp", abs, (long)getpid());
 		char *argv[32];
 		int ac = 0;
 		argv[ac++] = (char *)o->cc;
@@ -1286,9 +1294,12 @@ program(const struct opts *o, const char *taskpath, int reference)
 			/* a reference that does not build is the spec's bug */
 			fprintf(stderr, "%s", r.log.s);
 			unlink(tmp);
-			die(reference ? EXIT_USAGE : EXIT_RETRY, "building the %s for %s failed (above)",
-			    reference ? "reference" : "harness", jstr(task, "id", "?"));
+			die(reference && r.status > 0 && r.status < 128 ? EXIT_USAGE : EXIT_RETRY,
+			    "building the %s for %s failed (status %d, above)", reference ? "reference" : "harness",
+			    jstr(task, "id", "?"), r.status);
 		}
+		if (access(tmp, F_OK) < 0)
+			die(EXIT_RETRY, "%s exited 0 but wrote no '%s'; its output: %s", o->cc, tmp, r.log.s);
 		{
 			/* only rewrite when the bytes changed (restat) */
 			int same = copyfile(tmp, abs);

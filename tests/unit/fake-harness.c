@@ -3,6 +3,7 @@
  * the same first reply, then probes what the sandbox lets it do.
  *
  *   probe SECRET_PATH HOST_PATH PORT  ->  probe read=R write=W connect=C uid=U env=E
+ *                                        scratch=S home=H dev=D
  *   forkbomb                          ->  forks until refused, then "forked N"
  *   hang                              ->  never answers
  */
@@ -49,8 +50,27 @@ main(int argc, char **argv)
 			a.sin_port = htons((unsigned short)port);
 			a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 			c = s >= 0 && connect(s, (struct sockaddr *)&a, sizeof a) == 0;
-			fprintf(rep, "probe read=%d write=%d connect=%d uid=%d env=%s\n", r, w, c, (int)getuid(),
-			        getenv("RETORT_PLANTED") ? "leaked" : "clean");
+			{
+				/* what the candidate may write: its folder, its home, and
+				 * device nodes (CUDA opens /dev/nvidia* read-write) */
+				char path[4200];
+				int sc, hm, dv;
+				fd = open("inside", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+				sc = fd >= 0 && write(fd, "ok\n", 3) == 3;
+				if (fd >= 0)
+					close(fd);
+				snprintf(path, sizeof path, "%s/.home-probe", getenv("HOME") ? getenv("HOME") : "/nonexistent");
+				fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+				hm = fd >= 0;
+				if (fd >= 0)
+					close(fd);
+				fd = open("/dev/null", O_WRONLY);
+				dv = fd >= 0 && write(fd, "x", 1) == 1;
+				if (fd >= 0)
+					close(fd);
+				fprintf(rep, "probe read=%d write=%d connect=%d uid=%d env=%s scratch=%d home=%d dev=%d\n", r, w,
+				        c, (int)getuid(), getenv("RETORT_PLANTED") ? "leaked" : "clean", sc, hm, dv);
+			}
 		} else if (!strcmp(word, "forkbomb")) {
 			int n = 0;
 			while (n < 100000) {

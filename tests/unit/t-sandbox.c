@@ -90,6 +90,14 @@ main(int argc, char **argv)
 		ok(strstr(line, "read=0") != NULL, "files outside the sandbox are out of reach");
 	}
 	ok(access(host, F_OK) != 0, "writes outside the scratch folder do not land");
+	ok(strstr(line, "scratch=1") != NULL, "the candidate can write in its own folder");
+	ok(strstr(line, "home=1") != NULL, "and in its home");
+	ok(strstr(line, "dev=1") != NULL, "device nodes open read-write");
+	{
+		char in[sizeof c.scratch + 16];
+		snprintf(in, sizeof in, "%s/inside", c.scratch);
+		ok(access(in, F_OK) == 0, "what it writes there is what the parent sees");
+	}
 	{
 		char vt[256];
 		snprintf(vt, sizeof vt, "/var/tmp/t-sandbox-pwned-%ld", (long)getpid());
@@ -116,7 +124,7 @@ main(int argc, char **argv)
 	ok(!alive(pg), "and is killed");
 	{
 		char cmd[4200];
-		snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+		snprintf(cmd, sizeof cmd, "/bin/rm -rf %s", dir);
 		ok(system(cmd) == 0, "cleanup");
 	}
 	close(srv);

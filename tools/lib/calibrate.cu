@@ -1,6 +1,7 @@
 /*
  * calibrate.cu - the GPU's measured ceilings, for bench's % of speed of
- * light: device-to-device copy bandwidth (bytes read plus written), fp32
+ * light: device-to-device copy bandwidth (bytes read plus written), read
+ * bandwidth (a streaming reduction; reads alone run faster than copies), fp32
  * and fp64 FMA throughput, and f16/bf16 tensor-core GEMM throughput
  * through cuBLAS. Prints one JSON object. Trusted code: bench --calibrate
  * runs it once per GPU per build.
@@ -29,6 +30,18 @@ __global__ void fma_loop(T *out, int iters, T a, T b)
 	}
 	if (x0 + x1 + x2 + x3 + x4 + x5 + x6 + x7 == (T)1234.5)
 		out[blockIdx.x] = x0; /* keeps the loop alive */
+}
+
+/* streams n float4s once, as a read-only reduction kernel would */
+__global__ void read_loop(const float4 *__restrict__ x, size_t n, float *out)
+{
+	float s = 0;
+	for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
+		float4 v = __ldcs(x + i);
+		s += v.x + v.y + v.z + v.w;
+	}
+	if (s == 1234.5f)
+		out[0] = s; /* keeps the loads alive */
 }
 
 static float
@@ -96,6 +109,20 @@ main(int argc, char **argv)
 			ms.push_back(t);
 	}
 	double copy = 2.0 * bytes / (median(ms) * 1e-3) / 1e9;
+
+	/* read bandwidth: the same 1 GiB, read once per pass */
+	ms.clear();
+	for (int r = 0; r < 7; r++) {
+		float t;
+		CK(cudaEventRecord(a));
+		read_loop<<<p.multiProcessorCount * 8, 512>>>((const float4 *)x, bytes / sizeof(float4), (float *)y);
+		CK(cudaEventRecord(b));
+		CK(cudaEventSynchronize(b));
+		CK(cudaEventElapsedTime(&t, a, b));
+		if (r > 1)
+			ms.push_back(t);
+	}
+	double rd = bytes / (median(ms) * 1e-3) / 1e9;
 	cudaFree(x);
 	cudaFree(y);
 
@@ -134,8 +161,8 @@ main(int argc, char **argv)
 		cudaFree(C);
 	}
 	printf("{\"gpu\": \"%s\", \"compute_capability\": \"%d.%d\", \"sms\": %d, \"driver_cuda\": %d, "
-	       "\"runtime\": %d, \"copy_gbs\": %.1f, \"fp32_tflops\": %.2f, \"fp64_tflops\": %.2f, "
+	       "\"runtime\": %d, \"copy_gbs\": %.1f, \"read_gbs\": %.1f, \"fp32_tflops\": %.2f, \"fp64_tflops\": %.2f, "
 	       "\"tensor_tflops\": %.1f}\n", p.name, p.major, p.minor, p.multiProcessorCount, drv, rt, copy,
-	       f32, f64, tensor);
+	       rd, f32, f64, tensor);
 	return 0;
 }

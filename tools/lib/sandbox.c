@@ -115,21 +115,48 @@ copyto(const char *from, const char *to, mode_t mode)
 }
 
 /*
- * Make every mount read-only, then the scratch folder's bind mount
- * writable again (mount_setattr, Linux 5.12). Where the kernel lacks it,
- * the unprivileged uid and the private temporary folders remain.
+ * The file system a candidate sees when we are root without bubblewrap,
+ * built in the child's own mount namespace: every mount read-only except
+ * /dev, /proc and /sys (the CUDA driver opens and writes device and
+ * proc files there; the unprivileged uid keeps it from anything else),
+ * empty private /tmp, /var/tmp and /dev/shm, and the scratch folder
+ * (which lives under one of those) bound back at its own path, writable.
+ * mount_setattr needs Linux 5.12; without it the unprivileged uid and the
+ * private temporary folders remain. Returns the scratch's fd to chdir to.
  */
-static void
-readonlyroot(const char *scratch)
+static int
+privateroot(int scratchfd, const char *scratch)
 {
+	char src[64];
+	int fd, here;
+
+	mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL);
 #ifdef SYS_mount_setattr
-	struct { uint64_t set, clr, prop, userns; } ro = { 0x1 /* MOUNT_ATTR_RDONLY */, 0, 0, 0 },
-	                                            rw = { 0, 0x1, 0, 0 };
-	if (syscall(SYS_mount_setattr, AT_FDCWD, "/", 0x8000 /* AT_RECURSIVE */, &ro, sizeof ro) == 0)
-		syscall(SYS_mount_setattr, AT_FDCWD, scratch, 0, &rw, sizeof rw);
-#else
-	(void)scratch;
+	{
+		struct { uint64_t set, clr, prop, userns; } ro = { 0x1 /* MOUNT_ATTR_RDONLY */, 0, 0, 0 },
+		                                            rw = { 0, 0x1, 0, 0 };
+		if (syscall(SYS_mount_setattr, AT_FDCWD, "/", 0x8000 /* AT_RECURSIVE */, &ro, sizeof ro) == 0)
+			for (const char *const *d = (const char *const[]){ "/dev", "/proc", "/sys", NULL }; *d; d++)
+				syscall(SYS_mount_setattr, AT_FDCWD, *d, 0x8000, &rw, sizeof rw);
+	}
 #endif
+	/* a bind source must be a mount of this namespace: open it here */
+	if ((here = open(scratch, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+		return scratchfd;
+	for (const char *const *t = (const char *const[]){ "/tmp", "/var/tmp", "/dev/shm", NULL }; *t; t++)
+		mount("tmpfs", *t, "tmpfs", MS_NOSUID | MS_NODEV, "size=64m,mode=1777");
+	/* the scratch folder, reached through that fd, at its old path */
+	snprintf(src, sizeof src, "/proc/self/fd/%d", here);
+	if (mkdir(scratch, 0700) < 0 || mount(src, scratch, NULL, MS_BIND, NULL) < 0)
+		return scratchfd;
+#ifdef SYS_mount_setattr
+	{
+		struct { uint64_t set, clr, prop, userns; } rw = { 0, 0x1, 0, 0 };
+		syscall(SYS_mount_setattr, AT_FDCWD, scratch, 0, &rw, sizeof rw);
+	}
+#endif
+	fd = open(scratch, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	return fd >= 0 ? fd : scratchfd;
 }
 
 static void
@@ -336,16 +363,10 @@ childstartwrapped(struct child *c, const char *const *wrapper, const char *harne
 		}
 		if (getuid() == 0) {
 			/* no network; a private /tmp; then give up root */
-			if (unshare(CLONE_NEWNET | CLONE_NEWNS | CLONE_NEWIPC) == 0) {
-				/* everything read-only but the scratch folder, and
-				 * private, empty temporary folders */
-				mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL);
-				mount(c->scratch, c->scratch, NULL, MS_BIND, NULL);
-				readonlyroot(c->scratch);
-				for (const char *const *t = (const char *const[]){ "/tmp", "/var/tmp", "/dev/shm", NULL }; *t; t++)
-					mount("tmpfs", *t, "tmpfs", MS_NOSUID | MS_NODEV, "size=64m,mode=1777");
-			}
-			if (fchdir(c->scratchfd) < 0 || setgroups(0, NULL) < 0 || setgid(SANDBOX_UID) < 0 ||
+			int cwd = c->scratchfd;
+			if (unshare(CLONE_NEWNET | CLONE_NEWNS | CLONE_NEWIPC) == 0)
+				cwd = privateroot(c->scratchfd, c->scratch);
+			if (fchdir(cwd) < 0 || setgroups(0, NULL) < 0 || setgid(SANDBOX_UID) < 0 ||
 			    setuid(SANDBOX_UID) < 0)
 				_exit(126);
 			limits(seconds, SANDBOX_UID);
