@@ -186,7 +186,12 @@ card(const struct opts *o, size_t counts[NSPLITS], json_t *manifest)
 	bufputs(&b, "CUDA kernels written by a teacher model for precisely specified problems, each compiled, "
 	        "checked against a trusted CPU reference on inputs drawn from secret seeds, in a sandbox, and "
 	        "timed against a baseline; with the reasoning and the repair conversation that led to them. "
-	        "Built by retort.\n\n| split | records | what |\n|---|---|---|\n");
+	        "Built by retort.\n\n");
+	if (!strcmp(jstr(json_object_get(manifest, "configuration"), "provider", ""), "replay"))
+		bufputs(&b, "**Demo data.** No model wrote these answers: they are the hand-written demo answers "
+		        "shipped in retort's `tasks/replay` (provider `replay`), some wrong on purpose so that every "
+		        "verdict path appears. Do not train on them.\n\n");
+	bufputs(&b, "| split | records | what |\n|---|---|---|\n");
 	bufprintf(&b, "| train | %zu | correct final answers, verified on a GPU, nothing flagged for review |\n", counts[TRAIN]);
 	bufprintf(&b, "| trajectories | %zu | every sample and round, failures included |\n", counts[TRAJECTORIES]);
 	bufprintf(&b, "| unverified | %zu | built, but no GPU was available to run them |\n", counts[UNVERIFIED]);
