@@ -2,7 +2,8 @@
 # tests/bench/compile.sh - compile wall time per candidate over the honest
 # kernels (tests/kernels/honest: realistic 50-150 line kernels), through
 # retort's compile (extraction, screen, nvcc, no build cache), and nvcc
-# alone with other flag choices on the same sources. Prints the median and
+# alone with other flag choices on the same sources; then the demo's
+# hand-written answers in tasks/replay that build. Prints the median and
 # range per configuration. Not a timed test: run it by hand after ninja.
 #
 # usage: tests/bench/compile.sh [ARCH]
@@ -13,14 +14,26 @@ bin=$root/out/bin
 T=$(mktemp -d "${TMPDIR:-/tmp}/retort-compile.XXXXXX")
 trap 'rm -rf "$T"' EXIT
 n=0
-for k in "$root"/tests/kernels/honest/*.cu; do
-	v=$(head -n 1 "$k" | sed 's|^// *||; s| .*||')
+# the honest kernels, then the demo's replay answers (those that build)
+for k in "$root"/tests/kernels/honest/*.cu "$root"/tasks/replay/*/s*-r*.md; do
+	case $k in
+	*.md) v=$(basename "$(dirname "$k")") ;;
+	*) v=$(head -n 1 "$k" | sed 's|^// *||; s|[: ].*||') ;;
+	esac
 	base=${v%%.*}
 	spec=$root/tasks/$base.yaml
 	test -f "$spec" || spec=$root/tests/kernels/tasks/$base.yaml
 	"$bin/gen" --split "$spec" --all --out "$T/out" --tasks-dir "$(dirname "$spec")" 2>/dev/null || continue
 	test -f "$T/out/v/$v/task.json" || continue
-	python3 -c "import json,sys; json.dump({'status':'answered','answer':{'text':'\`\`\`cuda\n'+open(sys.argv[1]).read()+'\n\`\`\`\n'}}, open(sys.argv[2],'w'))" "$k" "$T/r.json"
+	python3 -c "
+import json, sys
+t = open(sys.argv[1]).read()
+if sys.argv[1].endswith('.cu'):
+    t = '\`\`\`cuda\n' + t + '\n\`\`\`\n'
+json.dump({'status': 'answered', 'answer': {'text': t}}, open(sys.argv[2], 'w'))" "$k" "$T/r.json"
+	rm -rf "$T/c"
+	"$bin/compile" --arch "$arch" --cache-dir "$T/c" -o "$T/cj/compile.json" "$T/out/v/$v/task.json" "$T/r.json" \
+		>/dev/null 2>&1 && grep -q '"status": "ok"' "$T/cj/compile.json" || continue
 	for cudart in shared static; do
 		rm -rf "$T/c"
 		/usr/bin/time -f %e -o "$T/t" "$bin/compile" --arch "$arch" --cudart $cudart --cache-dir "$T/c" \

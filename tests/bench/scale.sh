@@ -20,7 +20,12 @@ cp -R "$root/rules" .
 cp "$root"/tasks/prompts/*.md tasks/prompts/
 test -f "$root/models.yaml" && cp "$root/models.yaml" .
 # measure the graph, not the tools: every stage command becomes `touch $out`
-awk '/^rule / { r = $2 } /^  command = / && r != "regen" && r != "split" { print "  command = touch $out"; next } { print }' \
+# (a replaced command's continuation lines, ending in '$', go with it; the
+# implicit outputs, cand.so and expected.bin, are touched too)
+awk -v touch='o=$out && touch $$o && case $$o in */compile.json) touch $${o%/*}/cand.so ;; */expected.json) touch $${o%/*}/expected.bin ;; esac' 'skip { skip = / \$$/; next }
+     /^rule / { r = $2 }
+     /^  command = / && r != "regen" && r != "split" { print "  command = " touch; skip = / \$$/; next }
+     { print }' \
 	"$root/rules/stages.ninja" > rules/stages.ninja
 
 values=$(awk -v n="$per" 'BEGIN { for (i = 0; i < n; i++) printf "%s%d", i ? ", " : "", 64 + i; }')
@@ -60,4 +65,4 @@ measure "ninja -n (from scratch)" ninja -n
 measure "ninja (full build, touch stages)" ninja
 measure "ninja (no-op)" ninja
 measure "ninja -n (no-op)" ninja -n
-grep -q "no work to do" "$T/cmd.log" || { echo "the no-op build did work:"; cat "$T/cmd.log"; exit 1; }
+grep -q "no work to do" "$T/cmd.log" || { echo "the no-op build did work:"; head -n 20 "$T/cmd.log"; exit 1; }
