@@ -1328,7 +1328,7 @@ baseline(const struct opts *o, const char *taskpath)
 	char *argv[48], *archflag;
 	struct run r;
 	size_t i;
-	int ac = 0;
+	int ac = 0, nfixed;
 
 	if (!task)
 		die(EXIT_USAGE, "cannot read the task: %s", err);
@@ -1363,6 +1363,7 @@ baseline(const struct opts *o, const char *taskpath)
 	argv[ac++] = "-o";
 	argv[ac++] = "baseline.so";
 	argv[ac++] = "baseline.cu";
+	nfixed = ac;
 	json_array_foreach(json_object_get(b, "libs"), i, lib)
 		if (ac < 44)
 			argv[ac++] = xasprintf("-l%s", json_string_value(lib));
@@ -1384,6 +1385,8 @@ baseline(const struct opts *o, const char *taskpath)
 		free(d);
 	}
 	buffree(&r.log);
+	while (ac > nfixed)
+		free(argv[--ac]);
 	free(src);
 	free(dir);
 	free(cu);

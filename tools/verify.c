@@ -219,16 +219,6 @@ tmpnext(const char *path, const char *tag)
 	return xasprintf("%s.%s.%ld", path, tag, (long)getpid());
 }
 
-static double
-refvalue(const void *buf, int dt, size_t i)
-{
-	if (dt == DT_F64)
-		return ((const double *)buf)[i];
-	if (dtinfos[dt].isfloat)
-		return ((const float *)buf)[i];
-	return dtget(buf, dt, i);
-}
-
 /* the spec's hand-computed examples must hold for its reference */
 static void
 examples(const struct task *t, const char *reference, const char *outpath)

@@ -206,14 +206,16 @@ deriveseed(const unsigned char key[32], const char *variant, const char *what, i
 	return s;
 }
 
-static double
-refget(const void *buf, int dt, int64_t i)
+double
+refvalue(const void *buf, int dt, size_t i)
 {
-	if (dt == DT_F64)
-		return ((const double *)buf)[i];
-	if (dtinfos[dt].isfloat)
-		return ((const float *)buf)[i];
-	return dtget(buf, dt, (size_t)i);
+	/* unaligned-safe: outputs of several dtypes share one buffer */
+	if (dtinfos[dt].isfloat && dt != DT_F64) {
+		float f;
+		memcpy(&f, (const char *)buf + i * sizeof f, sizeof f);
+		return f;
+	}
+	return dtget(buf, dt, i);
 }
 
 void
@@ -225,7 +227,7 @@ compare(const void *got, int dt, const void *want, int64_t n, const struct targ 
 	memset(r, 0, sizeof *r);
 	r->n = n;
 	for (i = 0; i < n; i++) {
-		double g = dtget(got, dt, (size_t)i), w = refget(want, dt, i), d;
+		double g = dtget(got, dt, (size_t)i), w = refvalue(want, dt, (size_t)i), d;
 		int bad;
 		if (!isfinite(w) || !isfinite(g)) {
 			bad = isnan(w) ? !isnan(g) : g != w;

@@ -95,6 +95,9 @@ struct cmpres {
 
 void compare(const void *got, int dt, const void *want, int64_t n, const struct targ *a,
              struct cmpres *r);
+/* element i of a reference output (floating types narrower than f64 are
+ * stored as float there; the rest as their dtype) */
+double refvalue(const void *buf, int dt, size_t i);
 /* "[3, 17]" for a flat index into dims */
 void coords(int64_t index, const int64_t *dims, int ndims, char *out, size_t cap);
 

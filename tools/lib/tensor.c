@@ -124,19 +124,24 @@ uint8_t ftof8(float f, int e5m2) { return (uint8_t)smallenc(f, e5m2 ? E5M2 : E4M
 double
 dtget(const void *buf, int dt, size_t i)
 {
+	/* through memcpy: tensors packed one after another in a buffer need
+	 * not be aligned to their element size */
+	const char *p = (const char *)buf + i * (size_t)dtinfos[dt].size;
+#define LOAD(T) do { T v_; memcpy(&v_, p, sizeof v_); return (double)v_; } while (0)
 	switch (dt) {
-	case DT_F64: return ((const double *)buf)[i];
-	case DT_F32: return ((const float *)buf)[i];
-	case DT_F16: return smalldec(((const uint16_t *)buf)[i], F16);
-	case DT_BF16: return smalldec(((const uint16_t *)buf)[i], BF16);
-	case DT_F8E4M3: return smalldec(((const uint8_t *)buf)[i], E4M3);
-	case DT_F8E5M2: return smalldec(((const uint8_t *)buf)[i], E5M2);
-	case DT_I8: return ((const int8_t *)buf)[i];
-	case DT_U8: return ((const uint8_t *)buf)[i];
-	case DT_I16: return ((const int16_t *)buf)[i];
-	case DT_I32: return ((const int32_t *)buf)[i];
-	case DT_I64: return (double)((const int64_t *)buf)[i];
+	case DT_F64: LOAD(double);
+	case DT_F32: LOAD(float);
+	case DT_F16: { uint16_t h; memcpy(&h, p, 2); return smalldec(h, F16); }
+	case DT_BF16: { uint16_t h; memcpy(&h, p, 2); return smalldec(h, BF16); }
+	case DT_F8E4M3: return smalldec(*(const uint8_t *)p, E4M3);
+	case DT_F8E5M2: return smalldec(*(const uint8_t *)p, E5M2);
+	case DT_I8: return *(const int8_t *)p;
+	case DT_U8: return *(const uint8_t *)p;
+	case DT_I16: LOAD(int16_t);
+	case DT_I32: LOAD(int32_t);
+	case DT_I64: LOAD(int64_t);
 	}
+#undef LOAD
 	return NAN;
 }
 
