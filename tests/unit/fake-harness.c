@@ -5,6 +5,8 @@
  *   probe SECRET_PATH HOST_PATH PORT  ->  probe read=R write=W connect=C uid=U env=E
  *                                        scratch=S home=H dev=D
  *   forkbomb                          ->  forks until refused, then "forked N"
+ *   daemon NAME                       ->  a child in a new session, named
+ *                                        NAME, that waits forever: "daemon"
  *   hang                              ->  never answers
  */
 #include <arpa/inet.h>
@@ -14,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -84,6 +87,17 @@ main(int argc, char **argv)
 				n++;
 			}
 			fprintf(rep, "forked %d\n", n);
+		} else if (!strcmp(word, "daemon")) {
+			char name[16];
+			if (fscanf(cmd, "%15s", name) != 1)
+				return 2;
+			if (fork() == 0) {
+				setsid(); /* out of the process group the sandbox kills */
+				prctl(PR_SET_NAME, name);
+				for (;;)
+					pause();
+			}
+			fprintf(rep, "daemon\n");
 		} else if (!strcmp(word, "hang")) {
 			for (;;)
 				pause();

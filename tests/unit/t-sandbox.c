@@ -42,6 +42,30 @@ alive(pid_t pgid)
 	return n;
 }
 
+/* a live process named name (zombies do not count) */
+static int
+named(const char *name)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+	int n = 0;
+
+	while (d && (e = readdir(d))) {
+		char p[300], st[512], comm[64], state = 0;
+		FILE *f;
+		snprintf(p, sizeof p, "/proc/%s/stat", e->d_name);
+		if (e->d_name[0] < '0' || e->d_name[0] > '9' || !(f = fopen(p, "r")))
+			continue;
+		if (fgets(st, sizeof st, f) && sscanf(st, "%*d (%63[^)]) %c", comm, &state) == 2 &&
+		    !strcmp(comm, name) && state != 'Z')
+			n++;
+		fclose(f);
+	}
+	if (d)
+		closedir(d);
+	return n;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -117,6 +141,22 @@ main(int argc, char **argv)
 
 	ok(childstart(&c, fake, fake, "entry", 0, 4096, 20, err, sizeof err) == 0, "again");
 	childread(&c, line, sizeof line, 20);
+	{
+		/* a process that left the group: gone after the stop all the same
+		 * (bubblewrap's and our pid namespace take everything with them) */
+		char name[16];
+		snprintf(name, sizeof name, "rtd%ld", (long)getpid() % 100000);
+		ok(childsend(&c, "daemon %s", name) == 0 && childread(&c, line, sizeof line, 20) == 0 &&
+		   !strcmp(line, "daemon"), "a child in its own session");
+		pg = c.pid;
+		childstop(&c);
+		if (getuid() == 0)
+			ok(!named(name), "is gone after the stop too");
+		else
+			printf("ok %d # SKIP not root: no pid namespace without bubblewrap\n", ++tap_count);
+		ok(childstart(&c, fake, fake, "entry", 0, 4096, 20, err, sizeof err) == 0, "again");
+		childread(&c, line, sizeof line, 20);
+	}
 	childsend(&c, "hang");
 	ok(childread(&c, line, sizeof line, 1) == -1, "a hang times out");
 	pg = c.pid;

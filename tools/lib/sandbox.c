@@ -16,6 +16,7 @@
 #include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/mount.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -159,6 +160,42 @@ privateroot(int scratchfd, const char *scratch)
 	return fd >= 0 ? fd : scratchfd;
 }
 
+/*
+ * After unshare(CLONE_NEWPID) the next child is the namespace's init:
+ * fork it to run the harness while this process waits and exits as it
+ * did. When that init dies, the kernel kills everything else in the
+ * namespace — whatever the candidate forked, even into a new session —
+ * before the exit is reported, so the parent's waitpid means all is gone.
+ * If this process is killed first, PDEATHSIG takes the init with it.
+ */
+static void
+nsinit(void)
+{
+	struct rlimit core = { 0, 0 };
+	pid_t inner = fork();
+	int st;
+
+	if (inner < 0)
+		_exit(126);
+	if (inner == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() == 1) /* the waiter is already gone */
+			_exit(126);
+		return;
+	}
+	for (int fd = 0; fd < 1024; fd++) /* the pipes' ends are the init's alone */
+		close(fd);
+	while (waitpid(inner, &st, 0) < 0)
+		if (errno != EINTR)
+			_exit(126);
+	if (WIFSIGNALED(st)) { /* die the same way, without a core file */
+		setrlimit(RLIMIT_CORE, &core);
+		signal(WTERMSIG(st), SIG_DFL);
+		kill(getpid(), WTERMSIG(st));
+	}
+	_exit(WIFEXITED(st) ? WEXITSTATUS(st) : 126);
+}
+
 static void
 limits(int seconds, uid_t uid)
 {
@@ -271,7 +308,7 @@ childstartwrapped(struct child *c, const char *const *wrapper, const char *harne
 		snprintf(c->isolation, sizeof c->isolation, "bubblewrap (user, net, mount, pid namespaces), uid %d, "
 		         "rlimits", SANDBOX_UID);
 	else if (getuid() == 0)
-		snprintf(c->isolation, sizeof c->isolation, "unshare (net, mount; read-only root, private /tmp), uid %d, "
+		snprintf(c->isolation, sizeof c->isolation, "unshare (net, mount, pid; read-only root, private /tmp), uid %d, "
 		         "rlimits; no bubblewrap", SANDBOX_UID);
 	else
 		snprintf(c->isolation, sizeof c->isolation, "rlimits only (no bubblewrap, not root)");
@@ -364,8 +401,10 @@ childstartwrapped(struct child *c, const char *const *wrapper, const char *harne
 		if (getuid() == 0) {
 			/* no network; a private /tmp; then give up root */
 			int cwd = c->scratchfd;
-			if (unshare(CLONE_NEWNET | CLONE_NEWNS | CLONE_NEWIPC) == 0)
+			if (unshare(CLONE_NEWNET | CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWPID) == 0) {
+				nsinit();
 				cwd = privateroot(c->scratchfd, c->scratch);
+			}
 			if (fchdir(cwd) < 0 || setgroups(0, NULL) < 0 || setgid(SANDBOX_UID) < 0 ||
 			    setuid(SANDBOX_UID) < 0)
 				_exit(126);
