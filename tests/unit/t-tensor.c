@@ -164,6 +164,18 @@ main(void)
 		ok(!r.pass, "Inf signs must match");
 	}
 	{
+		/* f16 outputs: the reference is float; past 65504 it rounds to inf */
+		float want[2] = { 70000, -1e6f };
+		uint16_t got[2];
+		dtset(got, DT_F16, 0, INFINITY);
+		dtset(got, DT_F16, 1, -INFINITY);
+		compare(got, DT_F16, want, 2, &a, &r);
+		ok(r.pass, "f16 overflow to +-inf matches a reference past the range");
+		want[0] = 65000;
+		compare(got, DT_F16, want, 2, &a, &r);
+		ok(!r.pass && r.nonfinite == 1, "but inf for a value in range does not");
+	}
+	{
 		/* relative L2: 1% noise on every element fails f32, passes bf16 */
 		float want[1000], got[1000];
 		uint16_t gb[1000];
