@@ -24,6 +24,7 @@ before the JSON (as DeepSeek sends under load); {"text": "..."} this answer.
 """
 import hashlib
 import json
+import re
 import socket
 import struct
 import sys
@@ -39,10 +40,19 @@ INFLIGHT = [0, 0]  # now, most at once
 
 
 def answer_text(body):
-    """A deterministic answer that depends on the request."""
+    """A deterministic answer that depends on the request: for the tests'
+    scale-by-two tasks (x, y, n), a kernel that builds and is right, so a
+    sample finishes in round 1; otherwise a stub."""
     digest = hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest()[:12]
+    m = re.search(r'extern "C" void (\w+)\(const float\* x, float\* y, int n\)', json.dumps(body).replace('\\"', '"'))
+    if not m:
+        return ("I will use one thread per element (mock %s).\n\n```cuda\n"
+                "extern \"C\" void mock_%s(void) {}\n```\n" % (digest, digest))
     return ("I will use one thread per element (mock %s).\n\n```cuda\n"
-            "extern \"C\" void mock_%s(void) {}\n```\n" % (digest, digest))
+            "__global__ void twice(const float* x, float* y, int n)\n"
+            "{ int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) y[i] = 2 * x[i]; }\n"
+            "extern \"C\" void %s(const float* x, float* y, int n) { twice<<<(n + 255) / 256, 256>>>(x, y, n); }\n"
+            "```\n" % (digest, m.group(1)))
 
 
 class Handler(BaseHTTPRequestHandler):
