@@ -24,8 +24,9 @@
  * compared here with per-dtype tolerances (NaN and Inf strictly, every
  * element written), inputs must come back unchanged. Writes VERIFY_JSON:
  * the verdict (correct, mismatch, crash, timeout, out_of_bounds,
- * inputs_modified, load_error, memcheck, not_built, done, or "skipped: no
- * CUDA device"), per-run errors, the first mismatches, and the feedback
+ * inputs_modified, load_error, sandbox (the harness's replies tampered
+ * with), memcheck (compute-sanitizer's memcheck or racecheck found errors),
+ * not_built, done, or "skipped: no CUDA device"), per-run errors, the first mismatches, and the feedback
  * the next round shows the teacher.
  *
  * options:
@@ -626,7 +627,8 @@ candidate(const struct opts *o, const char *taskpath, const char *compilepath, c
 	if (lockfd < 0)
 		die(EXIT_RETRY, "cannot take a GPU slot in '%s':", o->lockdir);
 	tlock = now();
-	if (childstart(&ch, harness, sopath, t.entry, device, shmbytes, o->timeout * 4 + 60, err, sizeof err) < 0)
+	if (childshm(&ch, shmbytes, err, sizeof err) < 0 ||
+	    childstart(&ch, harness, sopath, t.entry, device, o->timeout * 4 + 60, err, sizeof err) < 0)
 		die(EXIT_RETRY, "%s", err);
 	started = 1;
 	json_object_set_new(res.rec, "isolation", json_string(ch.isolation));
@@ -768,8 +770,9 @@ candidate(const struct opts *o, const char *taskpath, const char *compilepath, c
 				struct buf cmd;
 				int i, st;
 				char out[4096];
-				if (childstartwrapped(&ch, w, harness, sopath, t.entry, device, shmbytes, o->timeout * 20 + 120,
-				                      err, sizeof err) < 0)
+				if (childshm(&ch, shmbytes, err, sizeof err) < 0 ||
+				    childstartwrapped(&ch, w, harness, sopath, t.entry, device, o->timeout * 20 + 120, err,
+				                      sizeof err) < 0)
 					die(EXIT_RETRY, "%s", err);
 				if (childread(&ch, line, sizeof line, 300) < 0 || strncmp(line, "ready", 5)) {
 					childstop(&ch);

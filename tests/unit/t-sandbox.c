@@ -98,7 +98,7 @@ main(int argc, char **argv)
 	port = ntohs(a.sin_port);
 	setenv("RETORT_PLANTED", "sk-should-not-leak", 1);
 
-	ok(childstart(&c, fake, fake, "entry", 0, 4096, 20, err, sizeof err) == 0, "child starts: %s", err);
+	ok(childshm(&c, 4096, err, sizeof err) == 0 && childstart(&c, fake, fake, "entry", 0, 20, err, sizeof err) == 0, "child starts: %s", err);
 	printf("# isolation: %s\n", c.isolation);
 	if (!ok(childread(&c, line, sizeof line, 20) == 0 && !strncmp(line, "ready Fake GPU", 14), "first reply: %s", line)) {
 		char out[4096];
@@ -139,7 +139,7 @@ main(int argc, char **argv)
 	usleep(200000);
 	ok(!alive(pg), "and nothing of it survives the stop");
 
-	ok(childstart(&c, fake, fake, "entry", 0, 4096, 20, err, sizeof err) == 0, "again");
+	ok(childshm(&c, 4096, err, sizeof err) == 0 && childstart(&c, fake, fake, "entry", 0, 20, err, sizeof err) == 0, "again");
 	childread(&c, line, sizeof line, 20);
 	{
 		/* a process that left the group: gone after the stop all the same
@@ -154,7 +154,7 @@ main(int argc, char **argv)
 			ok(!named(name), "is gone after the stop too");
 		else
 			printf("ok %d # SKIP not root: no pid namespace without bubblewrap\n", ++tap_count);
-		ok(childstart(&c, fake, fake, "entry", 0, 4096, 20, err, sizeof err) == 0, "again");
+		ok(childshm(&c, 4096, err, sizeof err) == 0 && childstart(&c, fake, fake, "entry", 0, 20, err, sizeof err) == 0, "again");
 		childread(&c, line, sizeof line, 20);
 	}
 	childsend(&c, "hang");

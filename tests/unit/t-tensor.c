@@ -174,6 +174,11 @@ main(void)
 		want[0] = 65000;
 		compare(got, DT_F16, want, 2, &a, &r);
 		ok(!r.pass && r.nonfinite == 1, "but inf for a value in range does not");
+		/* the per-element test bench applies to its sampled outputs */
+		ok(!elemok(NAN, 1.0, DT_F32, &a), "elemok: NaN (an unwritten element) is wrong");
+		ok(elemok(INFINITY, 1e6, DT_F16, &a) && !elemok(65504, 1e6, DT_F16, &a),
+		   "elemok: past f16's range the answer is Inf, not its largest finite");
+		ok(elemok(3.0001, 3.0, DT_F32, &a) && !elemok(3.1, 3.0, DT_F32, &a), "elemok: tolerances");
 	}
 	{
 		/* relative L2: 1% noise on every element fails f32, passes bf16 */

@@ -26,7 +26,8 @@
 
 #include "util.h"
 
-enum { SANDBOX_UID = 65534, OUTPUT_CAP = 1 << 20 };
+enum { SANDBOX_UID = 65534 };
+#define SANDBOX_ID "65534" /* the same, for bubblewrap's command line */
 
 int
 hasgpu(void)
@@ -244,28 +245,29 @@ childshm(struct child *c, size_t shmbytes, char *err, size_t errlen)
 		snprintf(err, errlen, "cannot map shared memory: %s", strerror(errno));
 		return -1;
 	}
-	c->premade = 1;
 	return 0;
 }
 
 int
 childstart(struct child *c, const char *harness, const char *so, const char *entry, int device,
-           size_t shmbytes, int seconds, char *err, size_t errlen)
+           int seconds, char *err, size_t errlen)
 {
-	return childstartwrapped(c, NULL, harness, so, entry, device, shmbytes, seconds, err, errlen);
+	return childstartwrapped(c, NULL, harness, so, entry, device, seconds, err, errlen);
 }
 
 int
 childstartwrapped(struct child *c, const char *const *wrapper, const char *harness, const char *so,
-                  const char *entry, int device, size_t shmbytes, int seconds, char *err, size_t errlen)
+                  const char *entry, int device, int seconds, char *err, size_t errlen)
 {
 	int cmdp[2], repp[2], outfd;
 	char *bwrap = findprog("bwrap"), *p, dev[16];
 	pid_t pid;
 
-	if (!c->premade && childshm(c, shmbytes, err, errlen) < 0)
+	if (c->shmfd < 0 || !c->shm) {
+		snprintf(err, errlen, "childstart needs childshm first");
+		free(bwrap);
 		return -1;
-	c->premade = 0;
+	}
 	/* a scratch folder the unprivileged child owns, with its own copies */
 	snprintf(c->scratch, sizeof c->scratch, "%s/retort-sandbox.XXXXXX",
 	         access("/var/tmp", W_OK) == 0 ? "/var/tmp" : "/tmp");
@@ -340,7 +342,8 @@ childstartwrapped(struct child *c, const char *const *wrapper, const char *harne
 		if (bwrap && getuid() == 0 &&
 		    (setgroups(0, NULL) < 0 || setgid(SANDBOX_UID) < 0 || setuid(SANDBOX_UID) < 0))
 			_exit(126);
-		limits(seconds, getuid());
+		if (bwrap || getuid() != 0) /* else below, once the uid is dropped */
+			limits(seconds, getuid());
 		if (bwrap) {
 			char *argv[96];
 			int n = 0;
@@ -350,8 +353,8 @@ childstartwrapped(struct child *c, const char *const *wrapper, const char *harne
 			argv[n++] = bwrap;
 			argv[n++] = "--unshare-all";
 			argv[n++] = "--unshare-user";
-			argv[n++] = "--uid"; argv[n++] = "65534";
-			argv[n++] = "--gid"; argv[n++] = "65534";
+			argv[n++] = "--uid"; argv[n++] = SANDBOX_ID;
+			argv[n++] = "--gid"; argv[n++] = SANDBOX_ID;
 			argv[n++] = "--die-with-parent";
 			argv[n++] = "--new-session";
 			argv[n++] = "--cap-drop"; argv[n++] = "ALL";

@@ -5,9 +5,11 @@
  * With bubblewrap: new user, network, mount, PID, IPC and UTS namespaces,
  * a read-only view of /usr (and the driver's folder), a private /tmp,
  * only the GPU device nodes, a writable scratch folder and nothing else
- * (no out/, no cache, no home), an unprivileged uid, an empty environment.
- * Without it (a bare GPU host): when root, new network and mount
- * namespaces with a private /tmp and an unprivileged uid; rlimits always.
+ * (no out/, no cache, no home), an unprivileged uid, and an environment
+ * of PATH, HOME (the scratch folder), LC_ALL and LD_LIBRARY_PATH alone.
+ * Without it (a bare GPU host): when root, new network, mount and PID
+ * namespaces, a read-only root but /dev, /proc and /sys, private /tmp,
+ * /var/tmp and /dev/shm, and an unprivileged uid; rlimits always.
  * The isolation used is recorded.
  *
  * The child gets descriptors 3 (commands), 4 (replies) and 5 (shared
@@ -29,24 +31,22 @@ struct child {
 	size_t rlen;
 	char isolation[128];
 	char scratch[PATH_MAX];
-	int stopped, premade;
+	int stopped;
 	char tail[4096];             /* the end of its output, kept at stop */
 };
 
 /*
- * Shared memory for a child not started yet (so that inputs can be
- * written before a GPU is taken); childstart uses it when present.
+ * A child's life: childshm (its shared memory, which inputs can be
+ * written to before a GPU is taken), childstart, commands, childstop.
+ * childshm initializes *c. 0, or -1 with a message in err.
  */
 int childshm(struct child *c, size_t shmbytes, char *err, size_t errlen);
-/*
- * Start HARNESS on SO (entry point ENTRY, CUDA device DEVICE) with
- * shmbytes of shared memory. 0, or -1 with a message in err.
- */
+/* start HARNESS on SO (entry point ENTRY, CUDA device DEVICE) */
 int childstart(struct child *c, const char *harness, const char *so, const char *entry, int device,
-               size_t shmbytes, int seconds, char *err, size_t errlen);
+               int seconds, char *err, size_t errlen);
 /* the same, run under a wrapper program (compute-sanitizer and its options) */
 int childstartwrapped(struct child *c, const char *const *wrapper, const char *harness, const char *so,
-                      const char *entry, int device, size_t shmbytes, int seconds, char *err, size_t errlen);
+                      const char *entry, int device, int seconds, char *err, size_t errlen);
 /* send one command line; -1 when the child is gone */
 int childsend(struct child *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* read one reply line within seconds: 0 ok, -1 timeout, -2 the child closed it */

@@ -95,6 +95,8 @@ struct cmpres {
 
 void compare(const void *got, int dt, const void *want, int64_t n, const struct targ *a,
              struct cmpres *r);
+/* one element against its reference value: the test compare() applies */
+int elemok(double got, double want, int dt, const struct targ *a);
 /* element i of a reference output (floating types narrower than f64 are
  * stored as float there; the rest as their dtype) */
 double refvalue(const void *buf, int dt, size_t i);

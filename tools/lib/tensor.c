@@ -109,8 +109,9 @@ smallenc(double v, struct fmt f)
 		ex++;
 	}
 	e = (unsigned)(ex + bias);
-	if (e > topexp || (e == topexp && q > topman))
-		return sign | (topexp << f.mbits) | topman;
+	if (e > topexp || (e == topexp && q > topman)) /* past the range: round to nearest */
+		return f.hasinf ? sign | (emax << f.mbits) /* overflows to Inf, as __float2half_rn */
+		                : sign | (topexp << f.mbits) | topman; /* e4m3 has none: saturates */
 	return sign | (e << f.mbits) | q;
 }
 
