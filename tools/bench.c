@@ -424,7 +424,7 @@ timeso(const struct opts *o, struct bcase *b, const char *harness, const char *s
 		ev[n] = e;
 		host[n] = h;
 		tm->event_sum += e;
-		if ((n < SETS - 1 || (nholds < HOLDS && randu() < 0.1)) && nholds < HOLDS) {
+		if (nholds < HOLDS && (n < SETS - 1 || randu() < 0.1)) {
 			childsend(ch, "bhold %d %d", g, nholds);
 			if (reply(ch, line, sizeof line, o->timeout, tm) < 0)
 				goto out;
