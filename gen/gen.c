@@ -406,17 +406,6 @@ split(const struct opts *o, const struct all *A)
 	return r;
 }
 
-static int
-intarg(const char *s, const char *name, int lo, int hi)
-{
-	char *end;
-	long v = strtol(s, &end, 10);
-
-	if (!*s || *end || v < lo || v > hi)
-		die(EXIT_USAGE, "%s must be an integer from %d to %d: '%s'", name, lo, hi, s);
-	return (int)v;
-}
-
 int
 main(int argc, char **argv)
 {

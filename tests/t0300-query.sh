@@ -18,7 +18,6 @@ PORT=$(cat "$T/port")
 export ANTHROPIC_API_KEY=sk-ant-FAKE-KEY-0123456789 OPENAI_API_KEY=sk-oai-FAKE-KEY-0123456789
 export ANTHROPIC_BASE_URL=http://127.0.0.1:$PORT OPENAI_BASE_URL=http://127.0.0.1:$PORT/v1
 
-mock() { python3 "$RETORT_ROOT/tests/mock_llm.py" --ctl "$T/port" "$@"; }
 # model PROVIDER MODEL [python statements on dict m]: write m.json
 model() {
 	"$RETORT_BIN/gen" --model-json m.json --models "$RETORT_ROOT/models.yaml" --provider "$1" --model "$2" &&
@@ -33,7 +32,6 @@ q() {
 	"$RETORT_BIN/query-llm" -o "$out" --model-config m.json --prompts tasks/prompts \
 		--cache-dir "$T/cache" --sample 0 --round 1 --log "$T/llm.log" "$@" "$TASK"
 }
-field() { python3 -c "import json,sys; d = json.load(open('$1')); print(eval(sys.argv[1]))" "$2"; }
 last() { mock requests | python3 -c "import json,sys; r = json.load(sys.stdin)[-1]; print(eval(sys.argv[1]))" "$1"; }
 
 test_expect_success 'anthropic: streamed request and response' '
@@ -103,6 +101,15 @@ test_expect_success 'reverting a prompt edit hits the old entry' '
 
 # retries: each case clears the cache so that a request is made
 fresh() { rm -rf "$T/cache"; }
+test_expect_success 'round 2 after a compile timeout tells the teacher so' '
+	cd p && mock reset && model anthropic claude-sonnet-5-5 && mkdir -p r1dir &&
+	cp r1.json r1dir/response.json &&
+	printf "{\"status\": \"timeout\", \"reason\": \"nvcc ran longer than 120 s\"}\n" >r1dir/compile.json &&
+	"$RETORT_BIN/query-llm" -o r2t.json --model-config m.json --prompts tasks/prompts --cache-dir "$T/cache" \
+		--sample 0 --round 2 "$TASK" r1dir/response.json r1dir/compile.json &&
+	last "r[\"body\"][\"messages\"][-1][\"content\"]" >msg &&
+	grep -q "took too long (nvcc ran longer than 120 s)" msg
+'
 test_expect_success '429 with retry-after is retried after the wait' '
 	cd p && fresh && mock reset && mock script "[{\"status\": 429, \"headers\": {\"retry-after\": \"1\"},
 		\"body\": {\"type\": \"error\", \"error\": {\"type\": \"rate_limit_error\", \"message\": \"slow down\"}}}]" &&

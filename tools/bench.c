@@ -598,8 +598,7 @@ timebaseline(const struct opts *o, const char *taskpath, const char *harness, co
 	} else if (!hasgpu()) {
 		json_object_set_new(rec, "status", json_string("skipped: no CUDA device"));
 	} else {
-		if (!(expj = jload(exppath, err, sizeof err)))
-			die(EXIT_USAGE, "%s", err);
+		expj = jmustload(exppath);
 		for (c = 0; c < t.nbench; c++) {
 			struct bcase b;
 			struct timing tm;
@@ -649,8 +648,8 @@ main(int argc, char **argv)
 			return 0;
 		} else if (!strcmp(s, "-o")) { NEED(); o.out = next;
 		} else if (!strcmp(s, "--lock-dir")) { NEED(); o.lockdir = next;
-		} else if (!strcmp(s, "--gpus")) { NEED(); o.gpus = atoi(next);
-		} else if (!strcmp(s, "--timeout")) { NEED(); o.timeout = atoi(next);
+		} else if (!strcmp(s, "--gpus")) { NEED(); o.gpus = intarg(next, s, 1, 1024);
+		} else if (!strcmp(s, "--timeout")) { NEED(); o.timeout = intarg(next, s, 1, 86400);
 		} else if (!strcmp(s, "--calibrate")) { cal = 1;
 		} else if (!strcmp(s, "--baseline")) { base = 1;
 		} else if (s[0] == '-' && s[1]) {
@@ -683,8 +682,7 @@ main(int argc, char **argv)
 
 	if (taskload(in[0], &t, err, sizeof err) < 0)
 		die(EXIT_USAGE, "%s", err);
-	if (!(ver = jload(in[1], err, sizeof err)))
-		die(EXIT_USAGE, "%s", err);
+	ver = jmustload(in[1]);
 	rec = json_object();
 	bufinit(&feedback, 1 << 16);
 	if (strcmp(jstr(ver, "verdict", ""), "correct")) {

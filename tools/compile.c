@@ -792,26 +792,6 @@ runlimited(char *const argv[], const char *dir, int seconds, long memmb, struct 
 
 /* the path of a program: name itself when it has a '/', else from PATH */
 static char *
-which(const char *name)
-{
-	char *path, *save = NULL, *d;
-
-	if (strchr(name, '/'))
-		return xstrdup(name);
-	path = xstrdup(getenv("PATH") ? getenv("PATH") : "/usr/bin:/bin");
-	for (d = strtok_r(path, ":", &save); d; d = strtok_r(NULL, ":", &save)) {
-		char *c = xasprintf("%s/%s", d, name);
-		if (access(c, X_OK) == 0) {
-			free(path);
-			return c;
-		}
-		free(c);
-	}
-	free(path);
-	return xstrdup(name);
-}
-
-static char *
 nvccversion(const char *nvcc)
 {
 	char *argv[] = { (char *)nvcc, "--version", NULL };
@@ -1059,7 +1039,7 @@ buildcandidate(const struct opts *o, json_t *task, const char *src, size_t srcle
 		free(d);
 	}
 	buffree(&r.log);
-	if (o->cachedir) {
+	if (o->cachedir && !r.timedout) { /* a timeout depends on --time-limit, not in the key */
 		char *res = xasprintf("%s/result.json", tmpdir);
 		if (jwrite(res, rec) < 0)
 			die(EXIT_RETRY, "cannot write '%s':", res);
@@ -1448,8 +1428,8 @@ main(int argc, char **argv)
 		} else if (!strcmp(s, "--cc")) { NEED(); o.cc = next;
 		} else if (!strcmp(s, "--lib")) { NEED(); o.lib = next;
 		} else if (!strcmp(s, "--cuda")) { NEED(); o.cuda = next;
-		} else if (!strcmp(s, "--time-limit")) { NEED(); o.timelimit = atoi(next);
-		} else if (!strcmp(s, "--mem-limit")) { NEED(); o.memlimit = atoi(next);
+		} else if (!strcmp(s, "--time-limit")) { NEED(); o.timelimit = intarg(next, s, 1, 86400);
+		} else if (!strcmp(s, "--mem-limit")) { NEED(); o.memlimit = intarg(next, s, 64, 1 << 20);
 		} else if (!strcmp(s, "--screen")) { NEED(); screenpath = next;
 		} else if (!strcmp(s, "--entry")) { NEED(); entry = next;
 		} else if (!strcmp(s, "--allow")) { NEED(); allow = next;
@@ -1482,10 +1462,12 @@ main(int argc, char **argv)
 	if (mode ? nin != 1 : nin != 2)
 		die(EXIT_USAGE, "need TASK_JSON%s\n%s", mode ? "" : " and RESPONSE_JSON", usage);
 	{
-		char *nvcc = which(o.nvcc), *cc = which(o.cc);
+		char *nvcc = findprog(o.nvcc), *cc = findprog(o.cc);
 		int r;
-		o.nvcc = nvcc;
-		o.cc = cc;
+		if (nvcc) /* else as given: running it says what is wrong */
+			o.nvcc = nvcc;
+		if (cc)
+			o.cc = cc;
 		r = mode == 3 ? baseline(&o, in[0]) : mode ? program(&o, in[0], mode == 2) : candidate(&o, in[0], in[1]);
 		free(nvcc);
 		free(cc);

@@ -20,8 +20,8 @@
  * (DATASET_DIR/<name>-NNNNN.tar.gz), each also carrying the dataset card
  * README.md (Hugging Face front matter: `datasets.load_dataset` works on
  * the extracted folder) and manifest.json (counts per split, sha256 per
- * shard, configuration, tool versions). DATASET_DIR/SHA256SUMS lists the
- * archives. Bytes are deterministic: sorted members, mtime from
+ * shard, configuration incl. the nvcc version). DATASET_DIR/SHA256SUMS
+ * lists the archives. Bytes are deterministic: a fixed member order, mtime from
  * SOURCE_DATE_EPOCH (else 0), uid and gid 0, no user or host names, gzip
  * without a timestamp: the same records give the same sha256.
  *
@@ -136,9 +136,10 @@ towrite(struct archive *a, void *ud, const void *p, size_t n)
 	return bufput(ud, p, n) < 0 ? -1 : (la_ssize_t)n;
 }
 
-/* one archive (in memory, then written atomically) */
+/* one archive (in memory, then written atomically); its sha256 into hex */
 static void
-writearchive(const char *path, const char *card, const char *manifest, struct shard *sh, size_t from, size_t to)
+writearchive(const char *path, const char *card, const char *manifest, struct shard *sh, size_t from, size_t to,
+             char hex[65])
 {
 	struct archive *a = archive_write_new();
 	struct buf out;
@@ -150,7 +151,7 @@ writearchive(const char *path, const char *card, const char *manifest, struct sh
 	    archive_write_set_bytes_in_last_block(a, 1) != ARCHIVE_OK ||
 	    archive_write_open(a, &out, NULL, towrite, NULL) != ARCHIVE_OK)
 		die(EXIT_RETRY, "libarchive: %s", archive_error_string(a));
-	/* members in a fixed, sorted order: the card, the manifest, the shards */
+	/* members in a fixed order: the card, the manifest, the shards */
 	addentry(a, "README.md", card, strlen(card));
 	addentry(a, "manifest.json", manifest, strlen(manifest));
 	for (i = from; i < to; i++)
@@ -158,6 +159,7 @@ writearchive(const char *path, const char *card, const char *manifest, struct sh
 	if (archive_write_close(a) != ARCHIVE_OK)
 		die(EXIT_RETRY, "libarchive: %s", archive_error_string(a));
 	archive_write_free(a);
+	sha256hex(out.s, out.n, hex);
 	if (writefile(path, out.s, out.n) < 0)
 		die(EXIT_RETRY, "cannot write '%s':", path);
 	buffree(&out);
@@ -221,22 +223,6 @@ card(const struct opts *o, size_t counts[NSPLITS], json_t *manifest)
 		buffree(&b);
 		return r;
 	}
-}
-
-static void
-readlist(const char *path, char ***v, size_t *n)
-{
-	struct buf b;
-	char *line, *save = NULL;
-
-	bufinit(&b, (size_t)1 << 30);
-	if (readfile(path, &b) < 0)
-		die(EXIT_USAGE, "cannot read '%s':", path);
-	for (line = strtok_r(b.s, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		*v = xreallocarray(*v, *n + 1, sizeof **v);
-		(*v)[(*n)++] = xstrdup(line);
-	}
-	buffree(&b);
 }
 
 /* ------------------------------------------------------------ projection */
@@ -339,10 +325,10 @@ main(int argc, char **argv)
 			return project(next);
 		} else if (!strcmp(s, "-o")) { NEED(); o.out = next;
 		} else if (!strcmp(s, "--name")) { NEED(); o.name = next;
-		} else if (!strcmp(s, "--test-fraction")) { NEED(); o.testfraction = atof(next);
-		} else if (!strcmp(s, "--shard-records")) { NEED(); o.shardrecords = (size_t)atol(next);
-		} else if (!strcmp(s, "--shard-bytes")) { NEED(); o.shardbytes = (size_t)atol(next);
-		} else if (!strcmp(s, "--archive-bytes")) { NEED(); o.archivebytes = (size_t)atol(next);
+		} else if (!strcmp(s, "--test-fraction")) { NEED(); o.testfraction = numarg(next, s, 0, 0.99);
+		} else if (!strcmp(s, "--shard-records")) { NEED(); o.shardrecords = (size_t)numarg(next, s, 1, 1e12);
+		} else if (!strcmp(s, "--shard-bytes")) { NEED(); o.shardbytes = (size_t)numarg(next, s, 1024, 1e15);
+		} else if (!strcmp(s, "--archive-bytes")) { NEED(); o.archivebytes = (size_t)numarg(next, s, 1024, 1e15);
 		} else if (!strcmp(s, "--meta")) {
 			const char *eq;
 			NEED();
@@ -354,13 +340,10 @@ main(int argc, char **argv)
 				json_object_set_new(o.meta, key, json_string(eq + 1));
 				free(key);
 			}
-		} else if (s[0] == '@') {
-			readlist(s + 1, &files, &nfiles);
-		} else if (s[0] == '-') {
+		} else if (s[0] == '-' && s[1]) {
 			die(EXIT_USAGE, "unknown option '%s'\n%s", s, usage);
 		} else {
-			files = xreallocarray(files, nfiles + 1, sizeof *files);
-			files[nfiles++] = xstrdup(s);
+			listarg(s, &files, &nfiles);
 		}
 #undef NEED
 	}
@@ -457,18 +440,12 @@ main(int argc, char **argv)
 		do {
 			size_t to = from, bytes = 0;
 			char *path;
-			struct buf data;
 			char hex[65];
 			while (to < nsh && (to == from || bytes + sh[to].data.n <= o.archivebytes))
 				bytes += sh[to++].data.n;
 			path = xasprintf("%s/%s-%05zu.tar.gz", o.out, o.name, n);
-			writearchive(path, cardtext, manitext, sh, from, to);
-			bufinit(&data, (size_t)1 << 36);
-			if (readfile(path, &data) < 0)
-				die(EXIT_RETRY, "cannot read '%s':", path);
-			sha256hex(data.s, data.n, hex);
+			writearchive(path, cardtext, manitext, sh, from, to, hex);
 			bufprintf(&sumbuf, "%s  %s-%05zu.tar.gz\n", hex, o.name, n);
-			buffree(&data);
 			free(path);
 			from = to;
 			n++;

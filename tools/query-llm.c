@@ -97,17 +97,6 @@ struct opts {
 
 /* ---------------------------------------------------------------- files */
 
-static json_t *
-mustload(const char *path)
-{
-	char err[512];
-	json_t *j = jload(path, err, sizeof err);
-
-	if (!j)
-		die(EXIT_USAGE, "cannot read JSON: %s", err);
-	return j;
-}
-
 /* render the template in DIR/NAME.md */
 static char *renderfile(const char *dir, const char *name, json_t *vars);
 
@@ -318,9 +307,9 @@ static char *
 feedback(const struct opts *o, json_t *task, int *finished)
 {
 	struct buf b;
-	json_t *c = o->prev[1] ? mustload(o->prev[1]) : NULL;
-	json_t *v = o->prev[2] ? mustload(o->prev[2]) : NULL;
-	json_t *bn = o->prev[3] ? mustload(o->prev[3]) : NULL;
+	json_t *c = o->prev[1] ? jmustload(o->prev[1]) : NULL;
+	json_t *v = o->prev[2] ? jmustload(o->prev[2]) : NULL;
+	json_t *bn = o->prev[3] ? jmustload(o->prev[3]) : NULL;
 	const char *st;
 
 	*finished = 0;
@@ -341,6 +330,9 @@ feedback(const struct opts *o, json_t *task, int *finished)
 		} else if (!strcmp(st, "compile_error"))
 			bufprintf(&b, "nvcc failed to compile the code:\n```\n%s\n```\n",
 			          jstr(c, "diagnostics", ""));
+		else if (!strcmp(st, "timeout"))
+			bufprintf(&b, "Compiling the code took too long (%s): simplify it, e.g. less unrolling "
+			          "or fewer template instantiations.\n", jstr(c, "reason", "nvcc timed out"));
 	}
 	if (v && !b.n) {
 		st = jstr(v, "verdict", "");
@@ -1354,17 +1346,6 @@ classify(const char *path)
 	return NULL;
 }
 
-static int
-intarg(const char *s, const char *name)
-{
-	char *end;
-	long v = strtol(s, &end, 10);
-
-	if (!*s || *end || v < 0 || v > 1000000)
-		die(EXIT_USAGE, "%s needs a non-negative integer: '%s'", name, s);
-	return (int)v;
-}
-
 int
 main(int argc, char **argv)
 {
@@ -1389,16 +1370,13 @@ main(int argc, char **argv)
 		} else if (!strcmp(s, "--prompts")) { NEED(); o.prompts = next;
 		} else if (!strcmp(s, "--cache-dir")) { NEED(); o.cachedir = next;
 		} else if (!strcmp(s, "--replay-dir")) { NEED(); o.replaydir = next;
-		} else if (!strcmp(s, "--sample")) { NEED(); o.sample = intarg(next, s);
-		} else if (!strcmp(s, "--round")) { NEED(); o.round = intarg(next, s);
+		} else if (!strcmp(s, "--sample")) { NEED(); o.sample = intarg(next, s, 0, 1000000);
+		} else if (!strcmp(s, "--round")) { NEED(); o.round = intarg(next, s, 0, 1000000);
 		} else if (!strcmp(s, "--arch")) { NEED(); o.arch = next;
 		} else if (!strcmp(s, "--offline")) { o.offline = 1;
 		} else if (!strcmp(s, "--budget")) {
-			char *end;
 			NEED();
-			o.budget = strtod(next, &end);
-			if (!*next || *end || !(o.budget >= 0))
-				die(EXIT_USAGE, "--budget needs a number of USD: '%s'", next);
+			o.budget = numarg(next, s, 0, 1e12);
 		} else if (!strcmp(s, "--log")) { NEED(); o.log = next;
 		} else if (!strcmp(s, "--report")) { NEED(); o.report = next;
 		} else if (s[0] == '-' && s[1]) {
@@ -1430,13 +1408,13 @@ main(int argc, char **argv)
 	/* the model and the task */
 	memset(&m, 0, sizeof m);
 	memset(&a, 0, sizeof a);
-	m.cfg = mustload(o.modelcfg);
+	m.cfg = jmustload(o.modelcfg);
 	m.name = jstr(m.cfg, "name", "?");
 	m.api_model = jstr(m.cfg, "api_model", m.name);
 	m.provider = jstr(m.cfg, "provider", "");
 	if (strcmp(m.provider, "anthropic") && strcmp(m.provider, "openai") && strcmp(m.provider, "replay"))
 		die(EXIT_USAGE, "%s: unknown provider '%s'", o.modelcfg, m.provider);
-	task = mustload(o.task);
+	task = jmustload(o.task);
 	taskid = jstr(task, "id", "?");
 	vars = taskvars(task, &o);
 
@@ -1448,7 +1426,7 @@ main(int argc, char **argv)
 		free(user);
 	} else {
 		char *fb;
-		prev = mustload(o.prev[0]);
+		prev = jmustload(o.prev[0]);
 		if (!json_is_array(json_object_get(prev, "messages")))
 			die(EXIT_USAGE, "%s has no conversation", o.prev[0]);
 		messages = json_deep_copy(json_object_get(prev, "messages"));

@@ -47,17 +47,6 @@ struct round {
 	json_t *resp, *comp, *ver, *bench;
 };
 
-static json_t *
-load(const char *path)
-{
-	char err[512];
-	json_t *j = jload(path, err, sizeof err);
-
-	if (!j)
-		die(EXIT_USAGE, "%s", err);
-	return j;
-}
-
 /* round number and kind from ".../r<k>/<kind>.json" */
 static int
 classify(const char *path, int *round, const char **kind)
@@ -147,7 +136,7 @@ main(int argc, char **argv)
 			slot = k == 0 ? &rounds[r].resp : k == 1 ? &rounds[r].comp : k == 2 ? &rounds[r].ver : &rounds[r].bench;
 			if (*slot)
 				die(EXIT_USAGE, "two %s files for round %d", kind, r);
-			*slot = load(s);
+			*slot = jmustload(s);
 			if (r > n)
 				n = r;
 		}
@@ -157,7 +146,7 @@ main(int argc, char **argv)
 	for (r = 1; r <= n; r++)
 		if (!rounds[r].resp)
 			die(EXIT_USAGE, "round %d has no response.json", r);
-	task = load(taskpath);
+	task = jmustload(taskpath);
 	{
 		char *s = jdumps(task, JFLAGS_LINE);
 		sha256hex(s, strlen(s), sha);

@@ -83,22 +83,6 @@ histogram(struct buf *b, const double *v, size_t n, double lo, double hi, int lo
 	bufputs(b, "</svg>\n");
 }
 
-static void
-readlist(const char *path, char ***v, size_t *n)
-{
-	struct buf b;
-	char *line, *save = NULL;
-
-	bufinit(&b, (size_t)1 << 30);
-	if (readfile(path, &b) < 0)
-		die(EXIT_USAGE, "cannot read '%s':", path);
-	for (line = strtok_r(b.s, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		*v = xreallocarray(*v, *n + 1, sizeof **v);
-		(*v)[(*n)++] = xstrdup(line);
-	}
-	buffree(&b);
-}
-
 static int
 cmpfail(const void *a, const void *b)
 {
@@ -139,13 +123,10 @@ main(int argc, char **argv)
 			return 0;
 		} else if (!strcmp(argv[i], "-o") && i + 1 < (size_t)argc) {
 			out = argv[++i];
-		} else if (argv[i][0] == '@') {
-			readlist(argv[i] + 1, &files, &nfiles);
 		} else if (argv[i][0] == '-') {
 			die(EXIT_USAGE, "unknown option '%s'\n%s", argv[i], usage);
 		} else {
-			files = xreallocarray(files, nfiles + 1, sizeof *files);
-			files[nfiles++] = xstrdup(argv[i]);
+			listarg(argv[i], &files, &nfiles);
 		}
 	}
 	if (!out)

@@ -583,8 +583,7 @@ candidate(const struct opts *o, const char *taskpath, const char *compilepath, c
 
 	if (taskload(taskpath, &t, err, sizeof err) < 0)
 		die(EXIT_USAGE, "%s", err);
-	if (!(comp = jload(compilepath, err, sizeof err)))
-		die(EXIT_USAGE, "%s", err);
+	comp = jmustload(compilepath);
 	memset(&res, 0, sizeof res);
 	bufinit(&res.feedback, 1 << 20);
 	res.rec = json_object();
@@ -604,8 +603,7 @@ candidate(const struct opts *o, const char *taskpath, const char *compilepath, c
 		res.verdict = "skipped: no CUDA device";
 		goto write;
 	}
-	if (!(exp = jload(exppath, err, sizeof err)))
-		die(EXIT_USAGE, "%s", err);
+	exp = jmustload(exppath);
 	binpath = sibling(exppath, "expected.bin");
 	bufinit(&bin, (size_t)1 << 34);
 	if (readfile(binpath, &bin) < 0)
@@ -743,17 +741,7 @@ candidate(const struct opts *o, const char *taskpath, const char *compilepath, c
 	if (!strcmp(res.verdict, "correct") && o->sanitize) {
 		/* compute-sanitizer on the smallest case: memcheck, then racecheck */
 		static const char *const tools[] = { "memcheck", "racecheck" };
-		char *cs = NULL;
-		const char *path = getenv("PATH");
-		char *copy = xstrdup(path ? path : ""), *save = NULL, *d;
-		for (d = strtok_r(copy, ":", &save); d && !cs; d = strtok_r(NULL, ":", &save)) {
-			char *p = xasprintf("%s/compute-sanitizer", d);
-			if (access(p, X_OK) == 0)
-				cs = p;
-			else
-				free(p);
-		}
-		free(copy);
+		char *cs = findprog("compute-sanitizer");
 		if (!cs) {
 			json_object_set_new(res.rec, "sanitizer", json_string("not found"));
 		} else {
@@ -845,8 +833,8 @@ main(int argc, char **argv)
 		} else if (!strcmp(s, "-o")) { NEED(); o.out = next;
 		} else if (!strcmp(s, "--cache-dir")) { NEED(); o.cachedir = next;
 		} else if (!strcmp(s, "--lock-dir")) { NEED(); o.lockdir = next;
-		} else if (!strcmp(s, "--gpus")) { NEED(); o.gpus = atoi(next);
-		} else if (!strcmp(s, "--timeout")) { NEED(); o.timeout = atoi(next);
+		} else if (!strcmp(s, "--gpus")) { NEED(); o.gpus = intarg(next, s, 1, 1024);
+		} else if (!strcmp(s, "--timeout")) { NEED(); o.timeout = intarg(next, s, 1, 86400);
 		} else if (!strcmp(s, "--sanitize")) { o.sanitize = 1;
 		} else if (!strcmp(s, "--no-bench")) { o.nobench = 1;
 		} else if (!strcmp(s, "--expected")) { exp = 1;

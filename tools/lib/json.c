@@ -23,6 +23,17 @@ jload(const char *path, char *err, size_t errlen)
 	return j;
 }
 
+json_t *
+jmustload(const char *path)
+{
+	char err[1024];
+	json_t *j = jload(path, err, sizeof err);
+
+	if (!j)
+		die(EXIT_USAGE, "%s", err);
+	return j;
+}
+
 char *
 jdumps(const json_t *j, size_t flags)
 {

@@ -16,6 +16,8 @@
  * ("path:line:col: text" or "path: strerror") into err.
  */
 json_t *jload(const char *path, char *err, size_t errlen);
+/* the same, dying (exit 2: bad input) with that message */
+json_t *jmustload(const char *path);
 
 /* dump j with JFLAGS_FILE plus a final newline; same return as writefile */
 int jwrite(const char *path, const json_t *j);

@@ -61,24 +61,6 @@ gpulock(const char *dir, int ngpus, int *device)
 	}
 }
 
-static char *
-findprog(const char *name)
-{
-	const char *path = getenv("PATH");
-	char *copy = xstrdup(path ? path : "/usr/bin:/bin"), *save = NULL, *d;
-
-	for (d = strtok_r(copy, ":", &save); d; d = strtok_r(NULL, ":", &save)) {
-		char *p = xasprintf("%s/%s", d, name);
-		if (access(p, X_OK) == 0) {
-			free(copy);
-			return p;
-		}
-		free(p);
-	}
-	free(copy);
-	return NULL;
-}
-
 /* processes of this uid, so that RLIMIT_NPROC leaves room for a few more */
 static long
 processes(uid_t uid)

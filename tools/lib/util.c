@@ -437,3 +437,71 @@ now(void)
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
+
+void
+listarg(const char *arg, char ***v, size_t *n)
+{
+	struct buf b;
+	char *line, *save = NULL;
+
+	if (arg[0] != '@') {
+		*v = xreallocarray(*v, *n + 1, sizeof **v);
+		(*v)[(*n)++] = xstrdup(arg);
+		return;
+	}
+	bufinit(&b, (size_t)1 << 30);
+	if (readfile(arg + 1, &b) < 0)
+		die(EXIT_USAGE, "cannot read '%s':", arg + 1);
+	for (line = strtok_r(b.s, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		*v = xreallocarray(*v, *n + 1, sizeof **v);
+		(*v)[(*n)++] = xstrdup(line);
+	}
+	buffree(&b);
+}
+
+int
+intarg(const char *s, const char *option, int lo, int hi)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (!*s || *end || errno || v < lo || v > hi)
+		die(EXIT_USAGE, "%s must be an integer from %d to %d: '%s'", option, lo, hi, s);
+	return (int)v;
+}
+
+double
+numarg(const char *s, const char *option, double lo, double hi)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (!*s || *end || errno || !(v >= lo && v <= hi))
+		die(EXIT_USAGE, "%s must be a number from %g to %g: '%s'", option, lo, hi, s);
+	return v;
+}
+
+char *
+findprog(const char *name)
+{
+	const char *path = getenv("PATH");
+	char *copy, *save = NULL, *d;
+
+	if (strchr(name, '/'))
+		return access(name, X_OK) == 0 ? xstrdup(name) : NULL;
+	copy = xstrdup(path ? path : "/usr/bin:/bin");
+	for (d = strtok_r(copy, ":", &save); d; d = strtok_r(NULL, ":", &save)) {
+		char *p = xasprintf("%s/%s", d, name);
+		if (access(p, X_OK) == 0) {
+			free(copy);
+			return p;
+		}
+		free(p);
+	}
+	free(copy);
+	return NULL;
+}

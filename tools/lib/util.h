@@ -83,6 +83,21 @@ int writefile(const char *path, const void *data, size_t n);
 int mkparent(const char *path);
 int mkdirp(const char *path);
 
+/*
+ * A tool's file-list argument: "@FILE" (a ninja rspfile) adds FILE's lines
+ * to *v, anything else adds itself. Dies (exit 2) when FILE is unreadable.
+ */
+void listarg(const char *arg, char ***v, size_t *n);
+
+/* an integer option's value in [lo, hi], or die (exit 2) naming the option */
+int intarg(const char *s, const char *option, int lo, int hi);
+/* a number option's value in [lo, hi], or die (exit 2) naming the option */
+double numarg(const char *s, const char *option, double lo, double hi);
+
+/* the path of program name on PATH (malloc'd), or NULL; a name with a '/'
+ * is taken as it is when executable */
+char *findprog(const char *name);
+
 /* 1 when s ends with suffix */
 int endswith(const char *s, const char *suffix);
 /* monotonic clock in seconds */
