@@ -17,7 +17,8 @@ test_failed=0
 T=$(mktemp -d "${TMPDIR:-/tmp}/retort-test.XXXXXX")
 trap 'rm -rf "$T"' EXIT
 
-# test_expect_success TITLE COMMANDS: run COMMANDS (joined with &&) in $T
+# test_expect_success TITLE COMMANDS: eval COMMANDS in $T; the status is
+# the last command's, so chain them with && (as every test here does)
 test_expect_success() {
 	test_count=$((test_count + 1))
 	if (cd "$T" && eval "$2") >"$T/.log" 2>&1; then
@@ -92,6 +93,15 @@ extern "C" void ${v%%.*}_scale(const float* x, float* y, int n) { k<<<(n + 255) 
 EOS
 	done
 }
+
+# ran LOG: the descriptions of the edges ninja ran, one per line
+ran() { sed -n 's/^\[[0-9]*\/[0-9]*\] //p' "$1"; }
+
+# field FILE EXPR: a Python expression over the JSON file FILE as d
+field() { python3 -c "import json,sys; d = json.load(open('$1')); print(eval(sys.argv[1]))" "$2"; }
+
+# mock ARGS...: control the mock teacher listening on the port in $T/port
+mock() { python3 "$RETORT_ROOT/tests/mock_llm.py" --ctl "$T/port" "$@"; }
 
 # expect_fail STATUS PATTERN CMD...: CMD exits STATUS and its stderr has PATTERN
 expect_fail() {

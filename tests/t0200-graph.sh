@@ -11,9 +11,6 @@ spec c gamma "hints: [\"{w}\"]
 matrix: {w: [x1, x2]}"
 replay gamma.x1 gamma.x2 gamma.x3
 
-# ran LOG: the descriptions of the edges ninja ran, one per line
-ran() { sed -n 's/^\[[0-9]*\/[0-9]*\] //p' "$1"; }
-
 test_expect_success 'first build writes one fragment per variant' '
 	cd p && rconfigure --all >/dev/null && ninja >n.log &&
 	for v in alpha beta gamma.x1 gamma.x2; do test -f out/v/$v/task.json || exit 1; done &&

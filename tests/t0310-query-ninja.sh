@@ -18,8 +18,6 @@ i=0; while test ! -s "$T/port" && test $i -lt 100; do sleep 0.05; i=$((i + 1)); 
 PORT=$(cat "$T/port")
 export ANTHROPIC_API_KEY=sk-ant-FAKE-KEY-9876543210 OPENAI_API_KEY=sk-oai-FAKE-KEY-9876543210
 export ANTHROPIC_BASE_URL=http://127.0.0.1:$PORT OPENAI_BASE_URL=http://127.0.0.1:$PORT/v1
-mock() { python3 "$RETORT_ROOT/tests/mock_llm.py" --ctl "$T/port" "$@"; }
-ran() { sed -n 's/^\[[0-9]*\/[0-9]*\] //p' "$1"; }
 
 test_expect_success 'every variant and sample is asked once, within the llm pool' '
 	cd p && rconfigure --all --provider=anthropic --model=claude-sonnet-5-5 --samples=2 --llm-jobs=3 >/dev/null &&

@@ -7,11 +7,11 @@
 
 tasks=$RETORT_ROOT/tasks
 
+# (gen itself refuses invalid specs and duplicate ids across files)
 test_expect_success 'at least 60 specs and 2,000 variants, all valid' '
 	"$RETORT_BIN/gen" --list --all --tasks-dir "$tasks" >ids &&
 	n=$(wc -l <ids) && s=$(ls "$tasks"/*.yaml | wc -l) &&
-	echo "$s specs, $n variants" && test "$s" -ge 60 && test "$n" -ge 2000 &&
-	test "$(sort ids | uniq -d | wc -l)" = 0
+	echo "$s specs, $n variants" && test "$s" -ge 60 && test "$n" -ge 2000
 '
 
 test_expect_success 'every spec has examples (hand-computed cases for its reference)' '

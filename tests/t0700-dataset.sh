@@ -45,7 +45,6 @@ __global__ void k(const float* x, float* y, int n) { int i = blockIdx.x * blockD
 extern "C" void beta_scale(const float* x, float* y, int n) { k<<<(n + 255) / 256, 256>>>(x, y, n); }
 ```
 EOS
-field() { python3 -c "import json,sys; d = json.load(open('$1')); print(eval(sys.argv[1]))" "$2"; }
 
 test_expect_success 'the whole graph builds a dataset' '
 	cd p && rconfigure --all --rounds=3 >/dev/null && { ninja >n.log 2>&1 || { tail -n 20 n.log; false; }; } &&
