@@ -48,7 +48,6 @@
 #include <math.h>
 #include <signal.h>
 #include <stdarg.h>
-#include <sys/resource.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -83,69 +82,31 @@ struct opts {
 
 /* ---------------------------------------------------------- the reference */
 
-/* run the reference program on plan, outputs into outfile; 0 or -1 */
+/* run the reference program on plan, outputs into outfile; 0, or -1 with
+ * what went wrong appended to log */
 static int
 runreference(const char *reference, const char *plan, const char *outfile, int seconds, struct buf *log)
 {
-	int in[2], out[2];
-	pid_t pid;
-	double end = now() + seconds;
-	int status = 0;
-	size_t off = 0, len = strlen(plan);
+	char *argv[] = { (char *)reference, (char *)outfile, NULL };
+	struct runlimits lim = { seconds, 0, 0 }; /* its outputs can be large */
+	struct run r;
+	int rc = 0;
 
-	if (pipe(in) < 0 || pipe(out) < 0)
-		return -1;
-	pid = fork();
-	if (pid < 0)
-		return -1;
-	if (pid == 0) {
-		struct rlimit cpu = { (rlim_t)seconds, (rlim_t)seconds + 5 };
-		setpgid(0, 0);
-		dup2(in[0], 0);
-		dup2(out[1], 1);
-		dup2(out[1], 2);
-		close(in[0]); close(in[1]); close(out[0]); close(out[1]);
-		setrlimit(RLIMIT_CPU, &cpu);
-		execl(reference, reference, outfile, (char *)NULL);
-		_exit(127);
-	}
-	close(in[0]);
-	close(out[1]);
-	fcntl(out[0], F_SETFL, O_NONBLOCK);
-	signal(SIGPIPE, SIG_IGN);
-	while (off < len) {
-		ssize_t w = write(in[1], plan + off, len - off);
-		if (w <= 0)
-			break;
-		off += (size_t)w;
-	}
-	close(in[1]);
-	for (;;) {
-		char chunk[4096];
-		ssize_t k = read(out[0], chunk, sizeof chunk);
-		if (k > 0) {
-			bufput(log, chunk, (size_t)k);
-			continue;
-		}
-		if (waitpid(pid, &status, WNOHANG) == pid)
-			break;
-		if (now() > end) {
-			kill(-pid, SIGKILL);
-			waitpid(pid, &status, 0);
-			bufprintf(log, "\n[the reference ran longer than %d s]\n", seconds);
-			close(out[0]);
-			return -1;
-		}
-		usleep(2000);
-	}
-	close(out[0]);
-	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-		char what[128];
-		describestatus(status, what, sizeof what);
-		bufprintf(log, "\n[the reference %s]\n", what);
+	if (runcapture(argv, NULL, plan, &lim, log->max, &r) < 0) {
+		bufprintf(log, "[cannot run the reference: %s]\n", strerror(errno));
 		return -1;
 	}
-	return 0;
+	bufput(log, r.log.s, r.log.n);
+	if (r.timedout)
+		bufprintf(log, "\n[the reference ran longer than %d s]\n", seconds);
+	else if (r.status > 128)
+		bufprintf(log, "\n[the reference was killed by signal %d (%s)]\n", r.status - 128,
+		          strsignal(r.status - 128));
+	else if (r.status != 0)
+		bufprintf(log, "\n[the reference exited with status %d]\n", r.status);
+	rc = r.timedout || r.status != 0 ? -1 : 0;
+	buffree(&r.log);
+	return rc;
 }
 
 /* one value of an example as text the reference's scanf reads */

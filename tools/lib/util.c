@@ -4,10 +4,14 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -504,4 +508,111 @@ findprog(const char *name)
 	}
 	free(copy);
 	return NULL;
+}
+
+int
+runcapture(char *const argv[], const char *dir, const char *input, const struct runlimits *lim,
+           size_t logmax, struct run *r)
+{
+	int out[2], in[2] = { -1, -1 };
+	pid_t pid;
+	double t0 = now();
+	size_t off = 0, len = input ? strlen(input) : 0;
+	char chunk[8192];
+
+	memset(r, 0, sizeof *r);
+	r->status = -1; /* until waitpid says otherwise */
+	bufinit(&r->log, logmax);
+	if (pipe(out) < 0 || (input && pipe(in) < 0))
+		return -1;
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		struct rlimit cpu = { (rlim_t)lim->seconds * 2, (rlim_t)lim->seconds * 2 };
+		struct rlimit as = { (rlim_t)lim->memmb << 20, (rlim_t)lim->memmb << 20 };
+		struct rlimit fsz = { (rlim_t)lim->filemb << 20, (rlim_t)lim->filemb << 20 };
+		char *env[] = { NULL, "LC_ALL=C", NULL, NULL };
+		const char *path = getenv("PATH");
+		int devnull = open("/dev/null", O_RDONLY);
+		setpgid(0, 0);                    /* a timeout kills the whole tree */
+		prctl(PR_SET_PDEATHSIG, SIGKILL); /* and so does our death */
+		dup2(input ? in[0] : devnull, 0);
+		dup2(out[1], 1);
+		dup2(out[1], 2);
+		for (int fd = 3; fd < 1024; fd++)
+			close(fd);
+		setrlimit(RLIMIT_CPU, &cpu);
+		if (lim->memmb > 0)
+			setrlimit(RLIMIT_AS, &as);
+		if (lim->filemb > 0)
+			setrlimit(RLIMIT_FSIZE, &fsz);
+		if (dir && chdir(dir) < 0)
+			_exit(126);
+		env[0] = xasprintf("PATH=%s", path ? path : "/usr/bin:/bin");
+		env[2] = xasprintf("HOME=%s", dir ? dir : "/nonexistent");
+		execve(argv[0], argv, env);
+		_exit(127);
+	}
+	close(out[1]);
+	fcntl(out[0], F_SETFL, O_NONBLOCK);
+	if (input) {
+		close(in[0]);
+		fcntl(in[1], F_SETFL, O_NONBLOCK);
+		signal(SIGPIPE, SIG_IGN);
+	}
+	for (;;) {
+		ssize_t k;
+		int st;
+		/* feed its input as it takes it, so that neither side blocks */
+		while (input && off < len) {
+			ssize_t w = write(in[1], input + off, len - off);
+			if (w <= 0) {
+				if (w < 0 && errno == EAGAIN)
+					break;
+				off = len; /* it stopped reading: the rest is not wanted */
+			} else {
+				off += (size_t)w;
+			}
+		}
+		if (input && off == len && in[1] >= 0) {
+			close(in[1]);
+			in[1] = -1;
+		}
+		k = read(out[0], chunk, sizeof chunk);
+		if (k > 0) {
+			bufput(&r->log, chunk, (size_t)k); /* past the cap: dropped */
+			continue;
+		}
+		if (k < 0 && errno != EAGAIN && errno != EINTR)
+			break;
+		if (waitpid(pid, &st, WNOHANG) == pid) {
+			while ((k = read(out[0], chunk, sizeof chunk)) > 0)
+				bufput(&r->log, chunk, (size_t)k);
+			r->status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+			break;
+		}
+		if (k == 0) { /* all writers gone; wait for the exit */
+			pid_t w;
+			while ((w = waitpid(pid, &st, 0)) < 0 && errno == EINTR)
+				;
+			if (w == pid)
+				r->status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+			break;
+		}
+		if (now() - t0 > lim->seconds) {
+			kill(-pid, SIGKILL);
+			waitpid(pid, &st, 0);
+			r->timedout = 1;
+			r->status = 128 + SIGKILL;
+			break;
+		}
+		usleep(2000);
+	}
+	kill(-pid, SIGKILL); /* stray children of the group */
+	if (in[1] >= 0)
+		close(in[1]);
+	close(out[0]);
+	r->seconds = now() - t0;
+	return 0;
 }

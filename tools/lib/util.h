@@ -94,6 +94,29 @@ int intarg(const char *s, const char *option, int lo, int hi);
 /* a number option's value in [lo, hi], or die (exit 2) naming the option */
 double numarg(const char *s, const char *option, double lo, double hi);
 
+/*
+ * Run argv (argv[0] a path) in dir (NULL: here) with input on its stdin
+ * (NULL: /dev/null), stdout and stderr captured into r->log (up to
+ * logmax bytes), an environment of PATH, HOME=dir and LC_ALL=C alone, and
+ * limits: CPU 2 x seconds, address space memmb MiB and files filemb MiB
+ * (0: none), and a wall clock of seconds, past which its whole process
+ * group is killed (r->timedout); so is it when we die. 0 once it ran
+ * (r->status: its exit status, or 128 + the signal), -1 when it could
+ * not be started. The caller frees r->log.
+ */
+struct run {
+	int status;
+	int timedout;
+	double seconds;
+	struct buf log;
+};
+struct runlimits {
+	int seconds;
+	long memmb, filemb;
+};
+int runcapture(char *const argv[], const char *dir, const char *input, const struct runlimits *lim,
+               size_t logmax, struct run *r);
+
 /* the path of program name on PATH (malloc'd), or NULL; a name with a '/'
  * is taken as it is when executable */
 char *findprog(const char *name);
