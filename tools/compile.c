@@ -43,7 +43,8 @@
  *   --nvcc PATH        nvcc (default: nvcc)
  *   --arch SM          sm_90, sm_90a, ... (default sm_90)
  *   --cache-dir DIR    build cache (default: no cache)
- *   --time-limit S     nvcc wall-clock limit (default 120)
+ *   --time-limit S     nvcc wall-clock limit (default 120; a baseline, with
+ *                      its libraries to link, gets three times as long)
  *   --mem-limit MB     nvcc address-space limit (default 8192)
  *   --cudart KIND      shared or static (default shared)
  *   --cc CC            C compiler for --harness, --reference (default cc)
@@ -64,10 +65,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -78,11 +76,13 @@
 
 static const char usage[] =
 	"usage: compile [--nvcc PATH] [--arch SM] [--cache-dir DIR] [--time-limit S]\n"
-	"               [--mem-limit MB] [--cudart shared|static]\n"
+	"               [--mem-limit MB] [--cudart shared|static] [--no-screen]\n"
 	"               -o COMPILE_JSON TASK_JSON RESPONSE_JSON\n"
 	"       compile --screen FILE.cu --entry NAME [--allow RULE,...]\n"
-	"       compile (--harness | --reference) [--cc CC] [--lib DIR] -o BINARY TASK_JSON\n"
-	"       compile --baseline [--nvcc PATH] [--arch SM] -o BASELINE_SO TASK_JSON\n";
+	"       compile (--harness | --reference) [--cc CC] [--lib DIR] [--nvcc PATH] [--cuda DIR]\n"
+	"               -o BINARY TASK_JSON\n"
+	"       compile --baseline [--nvcc PATH] [--arch SM] [--time-limit S] [--mem-limit MB]\n"
+	"               -o BASELINE_SO TASK_JSON\n";
 
 enum {
 	MAX_ANSWER = 2 << 20,    /* answers larger than this are refused */
@@ -449,6 +449,34 @@ libheader(const char *h)
 }
 
 /* the name of the function whose header ends just before the '{' at brace */
+/*
+ * The definition of function name in s (comments and strings blanked):
+ * a call-like use whose parameter list is followed by '{'. NULL if none.
+ */
+static const char *
+finddef(const char *s, const char *name)
+{
+	const char *e = s;
+
+	while ((e = findcall(e, name))) {
+		const char *q = e + strlen(name), *b;
+		int paren = 0;
+		for (; *q; q++) { /* skip the parameter list */
+			if (*q == '(')
+				paren++;
+			else if (*q == ')' && --paren == 0)
+				break;
+		}
+		b = *q ? q + 1 : q;
+		while (*b && *b != '{' && *b != ';' && *b != '(' && *b != ')')
+			b++;
+		if (*b == '{')
+			return e;
+		e += strlen(name);
+	}
+	return NULL;
+}
+
 static void
 headerbefore(const char *s, const char *brace, char *hdr, size_t cap)
 {
@@ -521,26 +549,7 @@ screen(const char *src, size_t n, const char *entry, json_t *allow)
 
 	/* the entry point and kernels */
 	{
-		const char *e = s, *def = NULL;
-		while ((e = findcall(e, entry))) {
-			const char *q = e + strlen(entry), *b;
-			int paren = 0;
-			/* skip the parameter list; a definition has '{' after it */
-			for (; *q; q++) {
-				if (*q == '(')
-					paren++;
-				else if (*q == ')' && --paren == 0)
-					break;
-			}
-			b = *q ? q + 1 : q;
-			while (*b && *b != '{' && *b != ';' && *b != '(' && *b != ')')
-				b++;
-			if (*b == '{') {
-				def = e;
-				break;
-			}
-			e += strlen(entry);
-		}
+		const char *def = finddef(s, entry);
 		if (!def)
 			violate(&v, "entry_point", 1, "does not define the host function '%s' the task asks for", entry);
 		else {
@@ -699,98 +708,25 @@ screen(const char *src, size_t n, const char *entry, json_t *allow)
 
 /* --------------------------------------------------------------- running */
 
-struct run {
-	int status;       /* exit status, or 128 + signal */
-	int timedout;
-	double seconds;
-	struct buf log;   /* stdout and stderr together */
-};
-
-/*
- * Run argv in dir with a scrubbed environment, rlimits and a wall-clock
- * limit (the whole process group is killed at the limit).
- */
+/* nvcc, cc and rm: files up to 512 MiB, the log up to MAX_LOG */
 static int
 runlimited(char *const argv[], const char *dir, int seconds, long memmb, struct run *r)
 {
-	int pfd[2];
-	pid_t pid;
-	double t0 = now();
-	char chunk[8192];
+	struct runlimits lim = { seconds, memmb, 512 };
 
-	memset(r, 0, sizeof *r);
-	r->status = -1; /* until waitpid says otherwise */
-	bufinit(&r->log, MAX_LOG);
-	if (pipe(pfd) < 0)
-		return -1;
-	pid = fork();
-	if (pid < 0)
-		return -1;
-	if (pid == 0) {
-		struct rlimit as = { (rlim_t)memmb << 20, (rlim_t)memmb << 20 };
-		struct rlimit cpu = { (rlim_t)seconds * 2, (rlim_t)seconds * 2 };
-		struct rlimit fsz = { 512 << 20, 512 << 20 };
-		char *env[] = { NULL, "LC_ALL=C", NULL, NULL };
-		const char *path = getenv("PATH");
-		setpgid(0, 0);               /* a timeout kills the whole tree */
-		prctl(PR_SET_PDEATHSIG, SIGKILL); /* and so does our death */
-		dup2(pfd[1], 1);
-		dup2(pfd[1], 2);
-		close(pfd[0]);
-		close(pfd[1]);
-		if (open("/dev/null", O_RDONLY) != 0)
-			dup2(open("/dev/null", O_RDONLY), 0);
-		setrlimit(RLIMIT_AS, &as);
-		setrlimit(RLIMIT_CPU, &cpu);
-		setrlimit(RLIMIT_FSIZE, &fsz);
-		if (chdir(dir) < 0)
-			_exit(126);
-		env[0] = xasprintf("PATH=%s", path ? path : "/usr/bin:/bin");
-		env[2] = xasprintf("HOME=%s", dir);
-		execve(argv[0], argv, env);
-		_exit(127);
-	}
-	close(pfd[1]);
-	fcntl(pfd[0], F_SETFL, O_NONBLOCK);
-	for (;;) {
-		ssize_t k = read(pfd[0], chunk, sizeof chunk);
-		int st;
-		if (k > 0) {
-			bufput(&r->log, chunk, (size_t)k); /* past the cap: dropped */
-			continue;
-		}
-		if (k < 0 && errno != EAGAIN && errno != EINTR)
-			break;
-		if (waitpid(pid, &st, WNOHANG) == pid) {
-			while ((k = read(pfd[0], chunk, sizeof chunk)) > 0)
-				bufput(&r->log, chunk, (size_t)k);
-			r->status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-			break;
-		}
-		if (k == 0) { /* all writers gone; wait for the exit */
-			pid_t w;
-			while ((w = waitpid(pid, &st, 0)) < 0 && errno == EINTR)
-				;
-			if (w == pid)
-				r->status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-			break;
-		}
-		if (now() - t0 > seconds) {
-			kill(-pid, SIGKILL);
-			waitpid(pid, &st, 0);
-			r->timedout = 1;
-			r->status = 128 + SIGKILL;
-			break;
-		}
-		usleep(2000);
-	}
-	kill(-pid, SIGKILL); /* stray children of the group */
-	close(pfd[0]);
-	r->seconds = now() - t0;
-	return 0;
+	return runcapture(argv, dir, NULL, &lim, MAX_LOG, r);
 }
 
-/* the path of a program: name itself when it has a '/', else from PATH */
+/* nvcc's target: -arch=sm_90, or for arch-specific targets (sm_90a) the
+ * -gencode form, which keeps their features */
+static char *
+archflag(const struct opts *o)
+{
+	if (strchr(o->arch + 3, 'a'))
+		return xasprintf("-gencode=arch=compute_%s,code=sm_%s", o->arch + 3, o->arch + 3);
+	return xasprintf("-arch=%s", o->arch);
+}
+
 static char *
 nvccversion(const char *nvcc)
 {
@@ -816,56 +752,46 @@ nvccversion(const char *nvcc)
 static json_t *
 resources(const char *log)
 {
-	json_t *arr = json_array(), *cur = NULL;
+	json_t *arr = json_array(), *cur = NULL, *props = NULL;
 	const char *p = log;
 
-	while ((p = strstr(p, "ptxas info"))) {
-		const char *eol = strchr(p, '\n');
+	/* ptxas -v, line by line: "Compiling entry function 'K'" starts K; its
+	 * "Used N registers[, M bytes smem]" line follows; "Function properties
+	 * for F" (any function) precedes F's "A bytes stack frame, B bytes spill
+	 * stores, C bytes spill loads" line */
+	while (*p) {
+		const char *eol = strchr(p, '\n'), *info;
 		char line[512], name[256];
-		int a, b;
 		size_t n = eol ? (size_t)(eol - p) : strlen(p);
+		int a, b, c;
 		snprintf(line, sizeof line, "%.*s", (int)(n < 511 ? n : 511), p);
-		if (sscanf(line, "ptxas info : Compiling entry function '%255[^']'", name) == 1 ||
-		    sscanf(line, "ptxas info    : Compiling entry function '%255[^']'", name) == 1) {
-			cur = json_pack("{s:s,s:i,s:i,s:i,s:i,s:i}", "kernel", name, "registers", 0,
-			                "shared_bytes", 0, "stack_bytes", 0, "spill_stores", 0, "spill_loads", 0);
+		p += eol ? n + 1 : n;
+		info = strncmp(line, "ptxas info", 10) ? NULL : strchr(line, ':');
+		if (info && sscanf(info, ": Compiling entry function '%255[^']'", name) == 1) {
+			cur = json_pack("{s:s,s:i,s:i,s:i,s:i,s:i}", "kernel", name, "registers", 0, "shared_bytes", 0,
+			                "stack_bytes", 0, "spill_stores", 0, "spill_loads", 0);
 			json_array_append_new(arr, cur);
-		} else if (cur && strstr(line, "Used ")) {
-			const char *q = strstr(line, "Used ");
-			if (sscanf(q, "Used %d registers", &a) == 1)
-				json_object_set_new(cur, "registers", json_integer(a));
-			if ((q = strstr(line, " bytes smem")) != NULL) {
+		} else if (info && sscanf(info, ": Function properties for %255s", name) == 1) {
+			size_t i;
+			json_t *k;
+			props = NULL;
+			json_array_foreach(arr, i, k)
+				if (!strcmp(jstr(k, "kernel", ""), name))
+					props = k;
+		} else if (info && cur && sscanf(info, ": Used %d registers", &a) == 1) {
+			const char *q = strstr(line, " bytes smem");
+			json_object_set_new(cur, "registers", json_integer(a));
+			if (q) {
 				while (q > line && isdigit((unsigned char)q[-1]))
 					q--;
 				json_object_set_new(cur, "shared_bytes", json_integer(atoi(q)));
 			}
-		} else if (cur && sscanf(line, "ptxas info    : Function properties for %255s", name) == 1) {
-			/* the numbers follow on the next line */
-		} else if (cur && (sscanf(line, "    %d bytes stack frame, %d bytes spill stores", &a, &b) == 2 ||
-		                   sscanf(line, "%d bytes stack frame, %d bytes spill stores", &a, &b) == 2)) {
-			json_object_set_new(cur, "stack_bytes", json_integer(a));
-			json_object_set_new(cur, "spill_stores", json_integer(b));
-		}
-		p += n;
-	}
-	/* "N bytes stack frame, N bytes spill stores, N bytes spill loads" lines */
-	p = log;
-	cur = NULL;
-	{
-		size_t i = 0;
-		while ((p = strstr(p, " bytes stack frame, "))) {
-			const char *ls = p;
-			int st = 0, ss = 0, sl = 0;
-			while (ls > log && ls[-1] != '\n')
-				ls--;
-			if (sscanf(ls, " %d bytes stack frame, %d bytes spill stores, %d bytes spill loads", &st, &ss, &sl) == 3 &&
-			    i < json_array_size(arr)) {
-				json_t *k = json_array_get(arr, i++);
-				json_object_set_new(k, "stack_bytes", json_integer(st));
-				json_object_set_new(k, "spill_stores", json_integer(ss));
-				json_object_set_new(k, "spill_loads", json_integer(sl));
-			}
-			p += 20;
+		} else if (!info && props &&
+		           sscanf(line, "%d bytes stack frame, %d bytes spill stores, %d bytes spill loads", &a, &b, &c) == 3) {
+			json_object_set_new(props, "stack_bytes", json_integer(a));
+			json_object_set_new(props, "spill_stores", json_integer(b));
+			json_object_set_new(props, "spill_loads", json_integer(c));
+			props = NULL;
 		}
 	}
 	return arr;
@@ -955,13 +881,11 @@ buildcandidate(const struct opts *o, json_t *task, const char *src, size_t srcle
 	char *version = nvccversion(o->nvcc), *flags, *keytext;
 	json_t *rec;
 	struct run r;
-	int gencode = strchr(o->arch + 3, 'a') != NULL;
+	char *arch = archflag(o);
 
-	flags = gencode
-		? xasprintf("-gencode=arch=compute_%s,code=sm_%s -O3 -lineinfo -Xptxas -v -std=c++17 "
-		            "-shared -Xcompiler -fPIC -cudart %s", o->arch + 3, o->arch + 3, o->cudart)
-		: xasprintf("-arch=%s -O3 -lineinfo -Xptxas -v -std=c++17 -shared -Xcompiler -fPIC -cudart %s",
-		            o->arch, o->cudart);
+	flags = xasprintf("%s -O3 -lineinfo -Xptxas -v -std=c++17 -shared -Xcompiler -fPIC -cudart %s", arch,
+	                  o->cudart);
+	free(arch);
 	keytext = xasprintf("%s\n%s\n%s\n%s\n", full, flags, version, o->arch);
 	sha256hex(keytext, strlen(keytext), key);
 	free(keytext);
@@ -1098,8 +1022,8 @@ candidate(const struct opts *o, const char *taskpath, const char *resppath)
 			others++;
 			continue;
 		}
-		b = xstrndup(blocks[i].start, blocks[i].len);
-		if (findcall(b, entry) && strstr(b, "extern")) {
+		b = blank(blocks[i].start, blocks[i].len);
+		if (finddef(b, entry)) {
 			pick = (int)i;
 			defines = 1;
 		} else if (!defines) {
@@ -1305,7 +1229,7 @@ baseline(const struct opts *o, const char *taskpath)
 	char err[512], *dir, *cu, *logpath, *src;
 	json_t *task = jload(taskpath, err, sizeof err), *b, *lib;
 	const char *sig, *entry;
-	char *argv[48], *archflag;
+	char *argv[48], *arch;
 	struct run r;
 	size_t i;
 	int ac = 0, nfixed;
@@ -1330,16 +1254,16 @@ baseline(const struct opts *o, const char *taskpath)
 	logpath = xasprintf("%s.log", o->out);
 	if (mkdirp(dir) < 0 || writefile(cu, src, strlen(src)) < 0)
 		die(EXIT_RETRY, "cannot write '%s':", cu);
-	archflag = xasprintf("-arch=%s", o->arch);
+	arch = archflag(o);
 	argv[ac++] = (char *)o->nvcc;
-	argv[ac++] = archflag;
+	argv[ac++] = arch;
 	argv[ac++] = "-O3";
 	argv[ac++] = "-std=c++17";
 	argv[ac++] = "-shared";
 	argv[ac++] = "-Xcompiler";
 	argv[ac++] = "-fPIC";
 	argv[ac++] = "-cudart";
-	argv[ac++] = "shared";
+	argv[ac++] = (char *)o->cudart;
 	argv[ac++] = "-o";
 	argv[ac++] = "baseline.so";
 	argv[ac++] = "baseline.cu";
@@ -1371,7 +1295,7 @@ baseline(const struct opts *o, const char *taskpath)
 	free(dir);
 	free(cu);
 	free(logpath);
-	free(archflag);
+	free(arch);
 	json_decref(task);
 	return 0;
 }
@@ -1429,7 +1353,7 @@ main(int argc, char **argv)
 		} else if (!strcmp(s, "--lib")) { NEED(); o.lib = next;
 		} else if (!strcmp(s, "--cuda")) { NEED(); o.cuda = next;
 		} else if (!strcmp(s, "--time-limit")) { NEED(); o.timelimit = intarg(next, s, 1, 86400);
-		} else if (!strcmp(s, "--mem-limit")) { NEED(); o.memlimit = intarg(next, s, 64, 1 << 20);
+		} else if (!strcmp(s, "--mem-limit")) { NEED(); o.memlimit = intarg(next, s, 256, 1 << 20);
 		} else if (!strcmp(s, "--screen")) { NEED(); screenpath = next;
 		} else if (!strcmp(s, "--entry")) { NEED(); entry = next;
 		} else if (!strcmp(s, "--allow")) { NEED(); allow = next;
@@ -1451,8 +1375,6 @@ main(int argc, char **argv)
 			die(EXIT_USAGE, "--screen needs --entry NAME");
 		return screenfile(screenpath, entry, allow);
 	}
-	if (o.timelimit < 1 || o.memlimit < 256)
-		die(EXIT_USAGE, "--time-limit must be >= 1 s and --mem-limit >= 256 MB");
 	if (strcmp(o.cudart, "shared") && strcmp(o.cudart, "static"))
 		die(EXIT_USAGE, "--cudart is shared or static: '%s'", o.cudart);
 	if (strncmp(o.arch, "sm_", 3) || !isdigit((unsigned char)o.arch[3]))

@@ -1,0 +1,140 @@
+#!/bin/sh
+# t0400: compile — the static screen on its corpus (tests/screen: one file
+# per rule and way of breaking it, honest ones that must pass), what a
+# spec's allow lets through, extraction from answers, build records,
+# the build cache and the limits on nvcc. No GPU needed.
+. "$(dirname "$0")/lib.sh"
+
+scratch_project "$T/p"
+cd "$T/p" || exit 1
+spec a alpha
+"$RETORT_BIN/gen" --split tasks/a.yaml --all >/dev/null || { echo "Bail out! split failed"; exit 1; }
+TASK=$T/p/out/v/alpha/task.json
+SCREEN=$RETORT_ROOT/tests/screen
+
+# rules FILE [ALLOW]: the screen's rule names for FILE, sorted, one line
+rules() {
+	"$RETORT_BIN/compile" --screen "$1" --entry run ${2:+--allow "$2"} |
+		python3 -c "import json,sys; print(' '.join(sorted({v['rule'] for v in json.load(sys.stdin)})))"
+}
+# answer FILE: a response.json whose answer text is FILE's contents
+answer() {
+	python3 -c "import json,sys; json.dump({'status': 'answered', 'answer': {'text': sys.stdin.read()}}, sys.stdout)"
+}
+# build RESPONSE [options]: compile it for alpha into c.json
+build() {
+	r=$1; shift
+	"$RETORT_BIN/compile" --arch sm_90 "$@" -o out/c/compile.json "$TASK" "$r"
+}
+good='__global__ void k(const float* x, float* y, int n) { int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) y[i] = 2 * x[i]; }
+extern "C" void alpha_scale(const float* x, float* y, int n) { k<<<(n + 255) / 256, 256>>>(x, y, n); }'
+mkdir -p out/c
+
+test_expect_success 'every screen rule catches its examples' '
+	n=0 &&
+	for f in "$SCREEN"/*-[0-9].cu; do
+		name=$(basename "$f" .cu) rule=${name%-*}
+		test "$rule" = honest && continue
+		got=$(rules "$f") || exit 1
+		case " $got " in *" $rule "*) ;; *) echo "$name: got [$got]"; exit 1 ;; esac
+		n=$((n + 1))
+	done &&
+	echo "$n violating examples" && test "$n" -ge 15
+'
+test_expect_success 'the honest examples pass the screen' '
+	for f in "$SCREEN"/honest-*.cu; do
+		got=$(rules "$f") && test -z "$got" || { echo "$f: [$got]"; exit 1; }
+	done
+'
+test_expect_success 'every rule the screen names has a violating example' '
+	for rule in entry_point kernel library host_compute process network file_io environment \
+		threads timing interposition streams device_state include asm; do
+		ls "$SCREEN/$rule"-[0-9].cu >/dev/null 2>&1 || { echo "no example for $rule"; exit 1; }
+	done
+'
+test_expect_success 'a spec allow lets its rule through, and no other' '
+	test "$(rules "$SCREEN/library-2.cu")" = library && test -z "$(rules "$SCREEN/library-2.cu" library)" &&
+	test "$(rules "$SCREEN/timing-1.cu" library)" = timing
+'
+
+test_expect_success 'extraction: the block that defines the entry point, even when not the last' '
+	printf "Here:\n\n\`\`\`cuda\n%s\n\`\`\`\n\nUsage:\n\n\`\`\`cpp\nalpha_scale(x, y, n); // call it so\n\`\`\`\n" "$good" |
+		answer >r.json && build r.json &&
+	test "$(field out/c/compile.json "d[\"status\"]")" = ok &&
+	test "$(field out/c/compile.json "d[\"block\"][\"index\"]")" = 1 &&
+	test "$(field out/c/compile.json "d[\"block\"][\"count\"]")" = 2
+'
+test_expect_success 'extraction: a block that only mentions the entry point does not count' '
+	printf "\`\`\`cuda\n%s\n\`\`\`\n\n\`\`\`cuda\n// extern \"C\" void alpha_scale(...) is defined above\nint unused;\n\`\`\`\n" "$good" |
+		answer >r.json && build r.json &&
+	test "$(field out/c/compile.json "d[\"block\"][\"index\"]")" = 1
+'
+test_expect_success 'extraction: no block, or only other languages, is no_code with a reason' '
+	printf "I would use a grid-stride loop.\n" | answer >r.json && build r.json &&
+	test "$(field out/c/compile.json "d[\"status\"]")" = no_code &&
+	field out/c/compile.json "d[\"reason\"]" | grep -q "no fenced code block" &&
+	printf "\`\`\`python\nprint(1)\n\`\`\`\n" | answer >r.json && build r.json &&
+	test "$(field out/c/compile.json "d[\"status\"]")" = no_code &&
+	field out/c/compile.json "d[\"reason\"]" | grep -q "other languages"
+'
+test_expect_success 'extraction: binary junk in a block is a recorded failure, not a crash' '
+	python3 -c "import json,sys; json.dump({\"status\": \"answered\", \"answer\": {\"text\": \"\`\`\`cuda\\n\" + \"\".join(map(chr, range(1, 32))) * 50 + \"\\n\`\`\`\\n\"}}, sys.stdout)" >r.json &&
+	build r.json && st=$(field out/c/compile.json "d[\"status\"]") && echo "$st" &&
+	case $st in no_code|screen_failed) ;; *) false ;; esac
+'
+test_expect_success 'a screen violation is recorded with its rules, and nothing is built' '
+	{ printf "\`\`\`cuda\n"; cat "$SCREEN/network-1.cu" | sed "s/\brun\b/alpha_scale/"; printf "\`\`\`\n"; } | answer >r.json &&
+	build r.json && test "$(field out/c/compile.json "d[\"status\"]")" = screen_failed &&
+	field out/c/compile.json "[v[\"rule\"] for v in d[\"violations\"]]" | grep -q network &&
+	test ! -s out/c/cand.so
+'
+
+test_expect_success 'a build: status ok, nvcc version, flags, resources, a shared object' '
+	printf "\`\`\`cuda\n%s\n\`\`\`\n" "$good" | answer >good.json && build good.json --cache-dir "$T/cc" &&
+	test "$(field out/c/compile.json "d[\"status\"]")" = ok &&
+	field out/c/compile.json "d[\"flags\"]" | grep -q -- "-arch=sm_90" &&
+	test -n "$(field out/c/compile.json "d[\"nvcc_version\"]")" &&
+	test "$(field out/c/compile.json "len(d[\"resources\"])")" = 1 &&
+	test "$(field out/c/compile.json "d[\"resources\"][0][\"registers\"]")" -gt 0 &&
+	test "$(field out/c/compile.json "d[\"resources\"][0][\"spill_loads\"]")" = 0 &&
+	test -s out/c/cand.so && cp out/c/compile.json first.json
+'
+test_expect_success 'the same candidate again is a cache hit: no nvcc, the same record' '
+	cp good.json again.json && start=$(date +%s%N) && build again.json --cache-dir "$T/cc" &&
+	ms=$(( ($(date +%s%N) - start) / 1000000 )) && echo "cache hit in $ms ms" &&
+	test "$ms" -lt 1000 && cmp first.json out/c/compile.json
+'
+test_expect_success 'a compile error: the diagnostics, with no temporary paths in them' '
+	printf "\`\`\`cuda\n%s\nint broken = ;\n\`\`\`\n" "$good" | answer >bad.json && build bad.json --cache-dir "$T/cc" &&
+	test "$(field out/c/compile.json "d[\"status\"]")" = compile_error &&
+	field out/c/compile.json "d[\"diagnostics\"]" >diag && grep -q "error" diag &&
+	! grep -q "$T/cc\|/tmp/" diag && test ! -s out/c/cand.so
+'
+test_expect_success 'limits: nvcc past --time-limit is a timeout, and is not cached' '
+	cat >slow-nvcc <<-\EOF &&
+	#!/bin/sh
+	case "$1" in --version) echo "Cuda compilation tools, release 13.0, V13.0.0"; exit 0 ;; esac
+	sleep 30
+	EOF
+	chmod +x slow-nvcc && cp good.json slow.json &&
+	build slow.json --cache-dir "$T/slow" --nvcc "$PWD/slow-nvcc" --time-limit 1 &&
+	test "$(field out/c/compile.json "d[\"status\"]")" = timeout &&
+	field out/c/compile.json "d[\"reason\"]" | grep -q "longer than 1 s" &&
+	test -z "$(find "$T/slow" -name result.json)"
+'
+test_expect_success 'limits: an nvcc that outgrows --mem-limit fails as the candidate, not the tool' '
+	cat >big-nvcc <<-\EOF &&
+	#!/bin/sh
+	case "$1" in --version) echo "Cuda compilation tools, release 13.0, V13.0.0"; exit 0 ;; esac
+	exec python3 -c "x = bytearray(1 << 30)"
+	EOF
+	chmod +x big-nvcc &&
+	build good.json --nvcc "$PWD/big-nvcc" --mem-limit 256 &&
+	test "$(field out/c/compile.json "d[\"status\"]")" = compile_error &&
+	field out/c/compile.json "d[\"diagnostics\"]" | grep -q MemoryError
+'
+test_expect_success 'bad usage exits 2' '
+	expect_fail 2 "time-limit must be an integer" "$RETORT_BIN/compile" --time-limit soon -o x.json "$TASK" good.json &&
+	expect_fail 2 "needs --entry" "$RETORT_BIN/compile" --screen "$SCREEN/honest-1.cu"
+'
+test_done
