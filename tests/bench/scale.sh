@@ -16,7 +16,7 @@ trap 'rm -rf "$T"' EXIT
 cd "$T"
 mkdir -p tasks/prompts
 cp "$root/configure" "$root/build.ninja.in" .
-cp -R "$root/rules" .
+cp -R "$root/rules" "$root/tools" .
 cp "$root"/tasks/prompts/*.md tasks/prompts/
 test -f "$root/models.yaml" && cp "$root/models.yaml" .
 # measure the graph, not the tools: every stage command becomes `touch $out`
@@ -42,6 +42,9 @@ args:
 sizes:
   verify: [{n: 1}, {n: "{n}"}]
   bench: [{n: "{n} * 1024"}]
+reference: |
+  void reference(const float *x, float *y, int n)
+  { for (int i = 0; i < n; i++) y[i] = 2 * x[i]; }
 cost: {flops: n}
 matrix:
   n: [$values]
@@ -59,7 +62,8 @@ measure() { # LABEL CMD...: wall seconds and peak RSS (MB) of CMD
 variants=$("$root/out/bin/gen" --list --all | wc -l)
 edges=$(ninja -t commands all 2>/dev/null | wc -l)
 echo "retort scale benchmark: $variants variants, $edges commands, $(nproc) cores"
-measure "gen --ninja (validate + graph)" "$root/out/bin/gen" --ninja "$T/graph.ninja" --all --samples 1 --rounds 3
+measure "gen --ninja (validate + graph)" "$root/out/bin/gen" --ninja "$T/graph.ninja" --all --samples 1 --rounds 3 \
+	--models models.yaml --provider replay --model demo
 printf '%-34s %8.1f MB\n' "build.ninja size" "$(echo "$(wc -c < build.ninja) / 1048576" | bc -l)"
 measure "ninja -n (from scratch)" ninja -n
 measure "ninja (full build, touch stages)" ninja

@@ -17,7 +17,7 @@ Answers are compiled first, in parallel on half the cores; then each runs
 on the GPU alone. RETORT_GPU_SUITE_SECONDS stops starting new ones after
 that many seconds (a partial run is a failed run).
 
-usage: tests/gpu/run.py WORKDIR [--only NAME ...]
+usage: tests/gpu/run.py WORKDIR [--only NAME|cheat|honest|demo ...]
 Prints a short table; writes WORKDIR/results.json after every answer.
 Exit 1 if any expectation fails.
 """
@@ -260,7 +260,7 @@ def main():
     deadline = time.time() + float(os.environ.get("RETORT_GPU_SUITE_SECONDS", "1e9"))
     os.makedirs(work, exist_ok=True)
     suite = Suite(work)
-    todo = [it for it in items() if not only or it[0] in only]
+    todo = [it for it in items() if not only or it[0] in only or it[1] in only]
 
     # phase 1, CPU only and in parallel: variants prepared, every answer compiled
     # (half the cores: nvcc times stay close to an idle machine's)
@@ -344,9 +344,10 @@ def main():
         results.append(row)
         json.dump(results, open(os.path.join(work, "results.json"), "w"), indent=1)
         dbm = row.get("do_bench_ms")
-        print("%-28s %-6s %-8s %-13s %-22s %-12s %-4s %s" % (
+        print("%-28s %-6s %-8s %-13s %-22s %-12s %-4s %s %s" % (
             row["name"][:28], row["kind"], row["expect"][:8], (row["compile"] or "")[:13], (row["verify"] or "")[:22],
             (row["bench"] or "")[:12], "ok" if row["pass"] else "FAIL",
+            "[%.2f+%.2f+%.2f s, GPU held %.2f s]" % (row["compile_s"], row["verify_s"], row["bench_s"], row["gpu_s"]),
             ("median %.4f ms" % row["median_ms"] if row.get("median_ms") else "")
             + (" x%.2f" % row["speedup"] if row.get("speedup") else "")
             + (" SOL %.0f%%" % row["sol"] if row.get("sol") else "")
@@ -360,9 +361,10 @@ def main():
         gpu = [r["verify_s"] + r["bench_s"] for r in honest]
         held = [r["gpu_s"] for r in honest]
         comp = [r["compile_s"] for r in honest]
-        print("\nper candidate (median of %d honest kernels): compile %.2f s, verify+bench %.2f s (GPU held %.2f s), "
-              "total %.2f s" % (len(honest), statistics.median(comp), statistics.median(gpu), statistics.median(held),
-                                statistics.median(e2e)))
+        print("\nper candidate (median of %d honest kernels): compile %.2f s, verify+bench %.2f s (GPU held %.2f s, "
+              "max %.2f s), total %.2f s (min %.2f s, max %.2f s)" % (
+                  len(honest), statistics.median(comp), statistics.median(gpu), statistics.median(held), max(held),
+                  statistics.median(e2e), min(e2e), max(e2e)))
         devs = [100 * (r["median_ms"] / r["do_bench_ms"] - 1) for r in honest if r.get("do_bench_ms") and r.get("median_ms")]
         if devs:
             print("bench median vs triton do_bench median: %d kernels, %d within 3%%, max |dev| %.1f%%, median |dev| %.1f%%"
