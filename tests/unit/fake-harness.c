@@ -3,7 +3,7 @@
  * the same first reply, then probes what the sandbox lets it do.
  *
  *   probe SECRET_PATH HOST_PATH PORT  ->  probe read=R write=W connect=C uid=U env=E
- *                                        scratch=S home=H dev=D
+ *                                        scratch=S home=H dev=D proc=P
  *   forkbomb                          ->  forks until refused, then "forked N"
  *   daemon NAME                       ->  a child in a new session, named
  *                                        NAME, that waits forever: "daemon"
@@ -57,7 +57,7 @@ main(int argc, char **argv)
 				/* what the candidate may write: its folder, its home, and
 				 * device nodes (CUDA opens /dev/nvidia* read-write) */
 				char path[4200];
-				int sc, hm, dv;
+				int sc, hm, dv, pr;
 				fd = open("inside", O_WRONLY | O_CREAT | O_TRUNC, 0644);
 				sc = fd >= 0 && write(fd, "ok\n", 3) == 3;
 				if (fd >= 0)
@@ -71,8 +71,15 @@ main(int argc, char **argv)
 				dv = fd >= 0 && write(fd, "x", 1) == 1;
 				if (fd >= 0)
 					close(fd);
-				fprintf(rep, "probe read=%d write=%d connect=%d uid=%d env=%s scratch=%d home=%d dev=%d\n", r, w,
-				        c, (int)getuid(), getenv("RETORT_PLANTED") ? "leaked" : "clean", sc, hm, dv);
+				/* /proc/self must name this process as getpid() knows it
+				 * (in a PID namespace the CUDA driver fails otherwise) */
+				{
+					char self[64] = "";
+					ssize_t n = readlink("/proc/self", self, sizeof self - 1);
+					pr = n > 0 && atol(self) == (long)getpid();
+				}
+				fprintf(rep, "probe read=%d write=%d connect=%d uid=%d env=%s scratch=%d home=%d dev=%d proc=%d\n",
+				        r, w, c, (int)getuid(), getenv("RETORT_PLANTED") ? "leaked" : "clean", sc, hm, dv, pr);
 			}
 		} else if (!strcmp(word, "forkbomb")) {
 			int n = 0;

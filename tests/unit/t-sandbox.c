@@ -117,6 +117,7 @@ main(int argc, char **argv)
 	ok(strstr(line, "scratch=1") != NULL, "the candidate can write in its own folder");
 	ok(strstr(line, "home=1") != NULL, "and in its home");
 	ok(strstr(line, "dev=1") != NULL, "device nodes open read-write");
+	ok(strstr(line, "proc=1") != NULL, "/proc/self is the candidate itself (the CUDA driver needs it)");
 	{
 		char in[sizeof c.scratch + 16];
 		snprintf(in, sizeof in, "%s/inside", c.scratch);

@@ -376,6 +376,7 @@ main(int argc, char **argv)
 {
 	struct stat st;
 	struct cudaDeviceProp p;
+	cudaError_t e;
 	int n = 0, dev, drv = 0, rt = 0;
 	void *so;
 	char word[32];
@@ -391,13 +392,16 @@ main(int argc, char **argv)
 	if (shmlen && shm == MAP_FAILED)
 		return 2;
 	dev = atoi(argv[3]);
-	if (cudaGetDeviceCount(&n) != cudaSuccess || n <= dev) {
-		reply("nodevice %s", n <= dev && n > 0 ? "no such device" : "no CUDA device");
+	if ((e = cudaGetDeviceCount(&n)) != cudaSuccess || n <= dev) {
+		if (e != cudaSuccess)
+			reply("nodevice no CUDA device: %s", cudaGetErrorString(e));
+		else
+			reply("nodevice no device %d (%d found)", dev, n);
 		return 0;
 	}
-	if (cudaSetDevice(dev) != cudaSuccess || cudaFree(0) != cudaSuccess ||
-	    cudaGetDeviceProperties(&p, dev) != cudaSuccess) {
-		reply("nodevice cannot create a CUDA context");
+	if ((e = cudaSetDevice(dev)) != cudaSuccess || (e = cudaFree(0)) != cudaSuccess ||
+	    (e = cudaGetDeviceProperties(&p, dev)) != cudaSuccess) {
+		reply("nodevice cannot create a CUDA context: %s", cudaGetErrorString(e));
 		return 0;
 	}
 	cudaDriverGetVersion(&drv);

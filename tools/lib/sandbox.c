@@ -109,12 +109,16 @@ copyto(const char *from, const char *to, mode_t mode)
  * private temporary folders remain. Returns the scratch's fd to chdir to.
  */
 static int
-privateroot(int scratchfd, const char *scratch)
+privateroot(int scratchfd, const char *scratch, int pidns)
 {
 	char src[64];
 	int fd, here;
 
 	mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL);
+	/* in a new PID namespace the CUDA driver fails ("OS call failed")
+	 * unless /proc is that namespace's own */
+	if (pidns && mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0)
+		_exit(126);
 #ifdef SYS_mount_setattr
 	{
 		struct { uint64_t set, clr, prop, userns; } ro = { 0x1 /* MOUNT_ATTR_RDONLY */, 0, 0, 0 },
@@ -141,6 +145,37 @@ privateroot(int scratchfd, const char *scratch)
 #endif
 	fd = open(scratch, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	return fd >= 0 ? fd : scratchfd;
+}
+
+/*
+ * Which namespaces a root child can have here, probed once per process in
+ * a throwaway child: 2 network, mount, IPC and PID (with its own /proc,
+ * which some containers refuse); 1 the first three; 0 none.
+ */
+static int
+nslevel(void)
+{
+	static int level = -1;
+	pid_t p;
+	int st;
+
+	if (level >= 0)
+		return level;
+	level = 0;
+	if ((p = fork()) == 0) {
+		pid_t q;
+		if (unshare(CLONE_NEWNET | CLONE_NEWNS | CLONE_NEWIPC) < 0)
+			_exit(10);
+		if (unshare(CLONE_NEWPID) < 0 || (q = fork()) < 0)
+			_exit(11);
+		if (q == 0)
+			_exit(mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 ||
+			      mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0 ? 11 : 12);
+		_exit(waitpid(q, &st, 0) == q && WIFEXITED(st) ? WEXITSTATUS(st) : 11);
+	}
+	if (p > 0 && waitpid(p, &st, 0) == p && WIFEXITED(st))
+		level = WEXITSTATUS(st) == 12 ? 2 : WEXITSTATUS(st) == 11 ? 1 : 0;
+	return level;
 }
 
 /*
@@ -244,6 +279,7 @@ childstartwrapped(struct child *c, const char *const *wrapper, const char *harne
 	int cmdp[2], repp[2], outfd;
 	char *bwrap = findprog("bwrap"), *p, dev[16];
 	pid_t pid;
+	int ns = 0;
 
 	if (c->shmfd < 0 || !c->shm) {
 		snprintf(err, errlen, "childstart needs childshm first");
@@ -291,9 +327,11 @@ childstartwrapped(struct child *c, const char *const *wrapper, const char *harne
 	if (bwrap)
 		snprintf(c->isolation, sizeof c->isolation, "bubblewrap (user, net, mount, pid namespaces), uid %d, "
 		         "rlimits", SANDBOX_UID);
+	else if (getuid() == 0 && (ns = nslevel()) > 0)
+		snprintf(c->isolation, sizeof c->isolation, "unshare (net, mount%s; read-only root, private /tmp), uid %d, "
+		         "rlimits; no bubblewrap", ns == 2 ? ", pid" : "", SANDBOX_UID);
 	else if (getuid() == 0)
-		snprintf(c->isolation, sizeof c->isolation, "unshare (net, mount, pid; read-only root, private /tmp), uid %d, "
-		         "rlimits; no bubblewrap", SANDBOX_UID);
+		snprintf(c->isolation, sizeof c->isolation, "uid %d, rlimits; no bubblewrap, no namespaces", SANDBOX_UID);
 	else
 		snprintf(c->isolation, sizeof c->isolation, "rlimits only (no bubblewrap, not root)");
 
@@ -386,9 +424,12 @@ childstartwrapped(struct child *c, const char *const *wrapper, const char *harne
 		if (getuid() == 0) {
 			/* no network; a private /tmp; then give up root */
 			int cwd = c->scratchfd;
-			if (unshare(CLONE_NEWNET | CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWPID) == 0) {
-				nsinit();
-				cwd = privateroot(c->scratchfd, c->scratch);
+			if (ns > 0) {
+				if (unshare(CLONE_NEWNET | CLONE_NEWNS | CLONE_NEWIPC | (ns == 2 ? CLONE_NEWPID : 0)) < 0)
+					_exit(126);
+				if (ns == 2)
+					nsinit();
+				cwd = privateroot(c->scratchfd, c->scratch, ns == 2);
 			}
 			if (fchdir(cwd) < 0 || setgroups(0, NULL) < 0 || setgid(SANDBOX_UID) < 0 ||
 			    setuid(SANDBOX_UID) < 0)

@@ -8,9 +8,10 @@
  * (no out/, no cache, no home), an unprivileged uid, and an environment
  * of PATH, HOME (the scratch folder), LC_ALL and LD_LIBRARY_PATH alone.
  * Without it (a bare GPU host): when root, new network, mount and PID
- * namespaces, a read-only root but /dev, /proc and /sys, private /tmp,
- * /var/tmp and /dev/shm, and an unprivileged uid; rlimits always.
- * The isolation used is recorded.
+ * namespaces (the PID one with its own /proc, which the CUDA driver needs:
+ * skipped where the container refuses that mount), a read-only root but
+ * /dev, /proc and /sys, private /tmp, /var/tmp and /dev/shm, and an
+ * unprivileged uid; rlimits always. The isolation used is recorded.
  *
  * The child gets descriptors 3 (commands), 4 (replies) and 5 (shared
  * memory); its stdout and stderr go to a capped file whose tail is kept.
