@@ -50,6 +50,15 @@ scratch_project() {
 	if test -f "$RETORT_ROOT/models.yaml"; then cp "$RETORT_ROOT/models.yaml" "$1/"; fi
 }
 
+# one_variant: a scratch project in $T/p, the current folder from then on,
+# with one small spec split into its variant; TASK is that variant's task.json
+one_variant() {
+	scratch_project "$T/p" && cd "$T/p" || exit 1
+	spec a alpha
+	"$RETORT_BIN/gen" --split tasks/a.yaml --all >/dev/null || { echo "Bail out! split failed"; exit 1; }
+	TASK=$T/p/out/v/alpha/task.json
+}
+
 # rconfigure [OPTIONS]: configure the project in the current folder with
 # the prebuilt tools and a private cache
 rconfigure() {

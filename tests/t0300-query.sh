@@ -4,11 +4,7 @@
 # secrets
 . "$(dirname "$0")/lib.sh"
 
-scratch_project "$T/p"
-cd "$T/p" || exit 1
-spec a alpha
-"$RETORT_BIN/gen" --split tasks/a.yaml --all >/dev/null || { echo "Bail out! split failed"; exit 1; }
-TASK=$T/p/out/v/alpha/task.json
+one_variant
 
 python3 "$RETORT_ROOT/tests/mock_llm.py" "$T/port" &
 MOCK=$!

@@ -5,11 +5,7 @@
 # the build cache and the limits on nvcc. No GPU needed.
 . "$(dirname "$0")/lib.sh"
 
-scratch_project "$T/p"
-cd "$T/p" || exit 1
-spec a alpha
-"$RETORT_BIN/gen" --split tasks/a.yaml --all >/dev/null || { echo "Bail out! split failed"; exit 1; }
-TASK=$T/p/out/v/alpha/task.json
+one_variant
 SCREEN=$RETORT_ROOT/tests/screen
 
 # rules FILE [ALLOW]: the screen's rule names for FILE, sorted, one line

@@ -29,6 +29,10 @@
  *    stream (review flag); event times that add up to more than the
  *    wall-clock time around them are forged (invalid).
  *
+ * Each case records where this tool's time went, in seconds: drawing the
+ * inputs (before the GPU is taken), starting the harness (CUDA context,
+ * loading), setting up the sets on the device, the calls, the checks.
+ *
  * The baseline is timed the same way, once per variant:
  *   bench --baseline -o BASELINE_JSON TASK_JSON HARNESS EXPECTED_JSON BASELINE_SO
  * (BASELINE_SO: the spec's baseline built by compile --baseline); with
@@ -184,6 +188,7 @@ struct timing {
 	json_t *stats;           /* median etc. of the repeats */
 	double probe_ms[SETS];   /* first calls on never-seen sets */
 	double median_ms, host_ms, event_sum, wall_ms;
+	double phase[4];         /* seconds: start (CUDA context, load), setup, timed calls, output checks */
 	int fetched, checked_ok;
 	char problem[1024];      /* a failure, for feedback; empty when fine */
 	const char *status;      /* measured, mismatch, crash, timeout, invalid */
@@ -344,12 +349,13 @@ timeso(const struct opts *o, struct bcase *b, const char *harness, const char *s
 {
 	struct child *ch = &b->ch;
 	char err[1024], line[4096];
-	double ev[MAXCALLS + SETS], host[MAXCALLS + SETS], elapsed = 0, t0;
+	double ev[MAXCALLS + SETS], host[MAXCALLS + SETS], elapsed = 0, t0, tw;
 	int n = 0, i, s, nholds = 0, holdset[HOLDS];
 	struct buf cmd;
 
 	memset(tm, 0, sizeof *tm);
 	tm->status = "measured";
+	t0 = now();
 	if (childstart(ch, harness, so, entry, device, o->timeout * 4 + 120, err, sizeof err) < 0)
 		die(EXIT_RETRY, "%s", err);
 	if (rec)
@@ -361,6 +367,8 @@ timeso(const struct opts *o, struct bcase *b, const char *harness, const char *s
 		snprintf(tm->problem, sizeof tm->problem, "could not load for timing: %.200s", line);
 		goto out;
 	}
+	tm->phase[0] = now() - t0;
+	t0 = now();
 	/* the sets (already in shared memory), pristine on the device */
 	bufinit(&cmd, 1 << 16);
 	{
@@ -387,6 +395,7 @@ timeso(const struct opts *o, struct bcase *b, const char *harness, const char *s
 	buffree(&cmd);
 	if (reply(ch, line, sizeof line, 300, tm) < 0)
 		goto out;
+	tm->phase[1] = now() - t0;
 
 	/* set 0: the first call is checked against the reference, then warm-up */
 	childsend(ch, "bcall 0 0");
@@ -394,6 +403,8 @@ timeso(const struct opts *o, struct bcase *b, const char *harness, const char *s
 		goto out;
 	if (set0 && checksamples(b, set0, bin, binlen, tm) < 0)
 		goto out;
+	tm->phase[3] = now() - t0 - tm->phase[1];
+	tw = now();
 	for (t0 = now(); (now() - t0) * 1000 < WARMUP_MS || n < 3; n++) {
 		childsend(ch, "bcall 0 %d", n & 1);
 		if (reply(ch, line, sizeof line, o->timeout, tm) < 0)
@@ -435,9 +446,12 @@ timeso(const struct opts *o, struct bcase *b, const char *harness, const char *s
 		if (n >= MAXCALLS || (n >= MINCALLS && (elapsed > MAXTIMED_MS || stable(ev + SETS - 1, n - SETS + 1))))
 			break;
 	}
+	tm->phase[2] = now() - tw;
+	t0 = now();
 	for (i = 0; i < nholds; i++)
 		if (fetchcheck(b, holdset[i], i, o->timeout, tm) < 0)
 			goto out;
+	tm->phase[3] += now() - t0;
 	tm->wall_ms = elapsed;
 	if (tm->event_sum > tm->wall_ms * 1.01 + 1) {
 		tm->status = "invalid";
@@ -635,7 +649,7 @@ main(int argc, char **argv)
 	char err[1024];
 	struct nvml nv;
 	struct buf bin;
-	double speedups = 0, gpusec = 0, t0;
+	double speedups = 0, gpusec = 0, t0, tin;
 	int nspeed = 0;
 	struct buf feedback;
 
@@ -720,7 +734,9 @@ main(int argc, char **argv)
 		char *so = sibling(in[2], "cand.so");
 
 		sets = json_object_get(bc, "sets");
+		t0 = now();
 		casesetup(&b, &t, c, sets);
+		tin = now() - t0;
 		/* the GPU is held only while the candidate runs */
 		lockfd = gpulock(o.lockdir, o.gpus, &device);
 		if (lockfd < 0)
@@ -743,6 +759,9 @@ main(int argc, char **argv)
 		json_object_set(cr, "candidate", cand.stats);
 		json_object_set_new(cr, "probe_ms", json_pack("[f,f]", cand.probe_ms[1], cand.probe_ms[2]));
 		json_object_set_new(cr, "checks", json_pack("{s:i,s:i}", "fetched", cand.fetched, "passed", cand.checked_ok));
+		/* where this tool's time went (a measurement, as the timings) */
+		json_object_set_new(cr, "seconds", json_pack("{s:f,s:f,s:f,s:f,s:f}", "inputs", tin, "start", cand.phase[0],
+		                    "setup", cand.phase[1], "calls", cand.phase[2], "checks", cand.phase[3]));
 		{
 			double probe = fmin(cand.probe_ms[1], cand.probe_ms[2]);
 			if (probe > 1.5 * cand.median_ms && probe - cand.median_ms > 0.02)

@@ -26,8 +26,9 @@
  * the verdict (correct, mismatch, crash, timeout, out_of_bounds,
  * inputs_modified, load_error, sandbox (the harness's replies tampered
  * with), memcheck (compute-sanitizer's memcheck or racecheck found errors),
- * not_built, done, or "skipped: no CUDA device"), per-run errors, the first mismatches, and the feedback
- * the next round shows the teacher.
+ * not_built, done, or "skipped: no CUDA device"), per-run errors, the first mismatches, the feedback
+ * the next round shows the teacher, and timings (seconds in all, gpu_seconds with the GPU held,
+ * start_seconds of those to start the harness and its CUDA context).
  *
  * options:
  *   --cache-dir DIR    where the secret lives (--expected)
@@ -623,6 +624,7 @@ candidate(const struct opts *o, const char *taskpath, const char *compilepath, c
 		verdict(&res, "sandbox", "The harness did not answer as expected: '%.200s'\n", line);
 		goto stop;
 	}
+	json_object_set_new(res.rec, "start_seconds", json_real(now() - tlock));
 
 	runs = json_array();
 	json_object_set_new(res.rec, "runs", runs);

@@ -171,6 +171,8 @@ class Suite:
         row["median_ms"] = (case.get("candidate") or {}).get("median_ms")
         row["speedup"] = case.get("speedup")
         row["sol"] = (case.get("sol") or {}).get("percent")
+        row["verify_start_s"] = ver.get("start_seconds")
+        row["bench_phases_s"] = case.get("seconds")
         row["feedback"] = (ver.get("feedback") or "") + (ben.get("feedback") or "")
         row["so"] = run + "/cand.so"
         row["task"] = d + "/task.json"
@@ -365,6 +367,11 @@ def main():
               "max %.2f s), total %.2f s (min %.2f s, max %.2f s)" % (
                   len(honest), statistics.median(comp), statistics.median(gpu), statistics.median(held), max(held),
                   statistics.median(e2e), min(e2e), max(e2e)))
+        phases = [r["bench_phases_s"] for r in honest if r.get("bench_phases_s")]
+        if phases:
+            print("bench, median seconds: " + ", ".join("%s %.2f" % (k, statistics.median(p[k] for p in phases))
+                                                      for k in ("inputs", "start", "setup", "calls", "checks"))
+                  + "; verify's harness start %.2f s" % statistics.median(r["verify_start_s"] or 0 for r in honest))
         devs = [100 * (r["median_ms"] / r["do_bench_ms"] - 1) for r in honest if r.get("do_bench_ms") and r.get("median_ms")]
         if devs:
             print("bench median vs triton do_bench median: %d kernels, %d within 3%%, max |dev| %.1f%%, median |dev| %.1f%%"

@@ -63,6 +63,49 @@ main(void)
 		}
 		is_int(bad, 0, "all 65536 f16 values round-trip");
 	}
+	/*
+	 * f16 and bf16 stores round to nearest, ties to even: for values at,
+	 * between and around every finite encoding (midpoints too), the
+	 * stored value is no farther than either neighbour, and on a tie its
+	 * last bit is 0; past the largest finite value (beyond its half-ulp)
+	 * comes Inf; bf16 decodes as the top half of a float
+	 */
+	{
+		static const int dts[2] = { DT_F16, DT_BF16 };
+		int bad = 0, k;
+		uint64_t x = 0x9e3779b97f4a7c15ull;
+		for (k = 0; k < 2; k++) {
+			int dt = dts[k];
+			unsigned top = dt == DT_F16 ? 0x7bff : 0x7f7f, h;
+			for (h = 1; h < top; h++) {
+				uint16_t lo = (uint16_t)h, hi = (uint16_t)(h + 1), got;
+				double a = dtget(&lo, dt, 0), b = dtget(&hi, dt, 0);
+				for (int j = 0; j < 4; j++) {
+					double v, g;
+					x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+					v = j == 0 ? a : j == 1 ? (a + b) / 2 : a + (b - a) * (double)(x >> 11) * 0x1.0p-53;
+					if (j == 3)
+						v = -v;
+					dtset(&got, dt, 0, v);
+					g = fabs(dtget(&got, dt, 0));
+					if (fabs(fabs(v) - g) > fabs(fabs(v) - a) || fabs(fabs(v) - g) > fabs(fabs(v) - b) ||
+					    (fabs(v) - a == b - fabs(v) && (got & 1)) || (signbit(v) != 0) != (got >> 15 != 0))
+						bad++;
+				}
+			}
+		}
+		is_int(bad, 0, "f16 and bf16 round to nearest even over their whole range");
+		uint16_t h;
+		dtset(&h, DT_F16, 0, 65519.99);
+		is_int(h, 0x7bff, "f16 65519.99 rounds to 65504");
+		dtset(&h, DT_F16, 0, 65520);
+		is_int(h, 0x7c00, "f16 65520 rounds to Inf");
+		dtset(&h, DT_BF16, 0, -3.39e38);
+		is_int(h, 0xff7f, "bf16 -3.39e38 rounds to its lowest finite");
+		dtset(&h, DT_BF16, 0, 1e-40);
+		ok(dtget(&h, DT_BF16, 0) > 0 && dtget(&h, DT_BF16, 0) < 1.2e-38, "bf16 subnormal");
+		ok(bf16tof(0x3f80) == 1.0f && bf16tof(0xc049) == -3.140625f, "bf16 decodes as a float's top half");
+	}
 	/* integer stores saturate and round */
 	dtset(raw, DT_I8, 0, 300);
 	dtset(raw, DT_I8, 1, -2.5);

@@ -253,6 +253,11 @@ bsetup(void)
 		reply("error bad bsetup command");
 		return;
 	}
+	/* pinned, the shared memory moves at the link's full speed (the sets
+	 * go up once, the outputs come back up to nine times); where it cannot
+	 * be pinned it moves as pageable memory, and the error is cleared */
+	if (shmlen && cudaHostRegister(shm, shmlen, cudaHostRegisterDefault) != cudaSuccess)
+		cudaGetLastError();
 	for (j = 0; j < nsets; j++)
 		for (i = 0; i < B.nt; i++) {
 			size_t bytes = (size_t)(B.t[i].numel * B.t[i].esize);
