@@ -27,7 +27,7 @@
  *   --models FILE  the models file (models.yaml); with --provider P and
  *                  --model M it is validated, and --ninja emits the
  *                  request edges for that teacher
- *   -h, --help     this text
+ *   -h, --help     the usage lines
  *
  * Exit: 0 written; 1 cannot write; 2 bad usage or a bad spec, reported as
  * "file:line:col: message", with nothing written.

@@ -62,8 +62,18 @@ static const char usage[] =
 enum { TRAIN, TRAJECTORIES, UNVERIFIED, TEST, NSPLITS };
 static const char *const splitnames[NSPLITS] = { "train", "trajectories", "unverified", "test" };
 
-/* measured fields: excluded from the reproducible projection */
+/* measured fields: excluded from the reproducible projection (and each
+ * round's speedup); the card and the manifest name them from here */
 static const char *const measured[] = { "speedup", "sol_percent", "median_ms", "review", NULL };
+
+static void
+measuredlist(struct buf *b)
+{
+	const char *const *k;
+
+	for (k = measured; *k; k++)
+		bufprintf(b, "%s%s", k == measured ? "" : ", ", *k);
+}
 
 struct rec {
 	char *id;
@@ -209,8 +219,9 @@ card(const struct opts *o, size_t counts[NSPLITS], json_t *manifest)
 	        "bytes after every tensor; outputs were compared with per-dtype tolerances (relative L2 error and "
 	        "elementwise), inputs had to come back unchanged. Timing: CUDA events around each call after a "
 	        "device-wide synchronize, the L2 flushed before every call, input sets rotated and outputs "
-	        "re-checked on calls chosen after they returned; median of repeated calls. Measured fields "
-	        "(speedup, sol_percent, median_ms, review) vary from run to run.\n\n"
+	        "re-checked on calls chosen after they returned; median of repeated calls. Measured fields (");
+	measuredlist(&b);
+	bufputs(&b, ") vary from run to run.\n\n"
 	        "## Fields\n\n"
 	        "`messages` (role, content, reasoning_content: the conversation, as TRL and Axolotl read it), "
 	        "`final_kernel`, `outcome`, `verified_on_gpu`, `speedup`, `sol_percent`, `median_ms`, `review`, "
@@ -306,7 +317,8 @@ main(int argc, char **argv)
 	size_t nfiles = 0, i, nrecs = 0, nsh = 0, counts[NSPLITS] = { 0 };
 	struct rec *recs;
 	struct shard *sh = NULL;
-	json_t *manifest, *shards, *countj;
+	json_t *manifest, *shards, *countj, *mfields;
+	const char *const *mk;
 	char *cardtext, *manitext, *sums;
 	struct buf sumbuf;
 	int k;
@@ -418,10 +430,12 @@ main(int argc, char **argv)
 	countj = json_object();
 	for (k = 0; k < NSPLITS; k++)
 		json_object_set_new(countj, splitnames[k], json_integer((json_int_t)counts[k]));
+	mfields = json_array();
+	for (mk = measured; *mk; mk++)
+		json_array_append_new(mfields, json_string(*mk));
+	json_array_append_new(mfields, json_string("rounds[].speedup"));
 	manifest = json_pack("{s:s,s:o,s:o,s:O,s:f,s:o,s:s}", "name", o.name, "counts", countj, "shards", shards,
-	                     "configuration", o.meta, "test_fraction", o.testfraction,
-	                     "measured_fields", json_pack("[s,s,s,s,s]", "speedup", "sol_percent", "median_ms",
-	                                                 "review", "rounds[].speedup"),
+	                     "configuration", o.meta, "test_fraction", o.testfraction, "measured_fields", mfields,
 	                     "reproducibility", "Rebuilding from the response cache gives byte-identical shards "
 	                     "except for measured fields (timings and what depends on them: speedup, sol_percent, "
 	                     "median_ms, review flags, and so the train split's membership). `ninja check` compares "

@@ -372,7 +372,6 @@ feedback(const struct opts *o, json_t *task, int *finished)
 struct model {
 	json_t *cfg;
 	const char *name, *api_model, *provider;
-	double price_in, price_out, price_cw, price_cr;
 };
 
 /*

@@ -24,7 +24,7 @@
  *   usage {input_tokens, output_tokens, cache_write_tokens,
  *         cache_read_tokens}, cost_usd, cache_keys, spec_sha256, generator
  *
- * Measured values (speedup, sol_percent, median_ms, latency) vary from run
+ * Measured values (speedup, sol_percent, median_ms, review) vary from run
  * to run; package leaves them out of the projection that reproducibility
  * checks compare.
  *

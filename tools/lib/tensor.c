@@ -245,19 +245,6 @@ toref(const void *src, int dt, void *dst, size_t n)
 		((float *)dst)[i] = (float)dtget(src, dt, i);
 }
 
-void
-fromref(const void *src, int dt, void *dst, size_t n)
-{
-	size_t i;
-
-	if (!dtinfos[dt].isfloat || dt == DT_F64 || dt == DT_F32) {
-		memcpy(dst, src, n * (size_t)dtinfos[dt].size);
-		return;
-	}
-	for (i = 0; i < n; i++)
-		dtset(dst, dt, i, ((const float *)src)[i]);
-}
-
 /* ---- random numbers ---- */
 
 static uint64_t

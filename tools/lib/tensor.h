@@ -36,9 +36,8 @@ double dtget(const void *buf, int dt, size_t i);
 void dtset(void *buf, int dt, size_t i, double v);
 /* the bytes of the reference type of dt (float, double or the integer) */
 int refsize(int dt);
-/* widen n elements of dtype dt into the reference type, and back */
+/* widen n elements of dtype dt into the reference type */
 void toref(const void *src, int dt, void *dst, size_t n);
-void fromref(const void *src, int dt, void *dst, size_t n);
 
 /* IEEE half, bfloat16 and the two fp8 formats */
 float f16tof(uint16_t h);
