@@ -677,8 +677,6 @@ main(int argc, char **argv)
 	}
 	if (!o.out)
 		die(EXIT_USAGE, "need -o\n%s", usage);
-	if (o.gpus < 1 || o.timeout < 1)
-		die(EXIT_USAGE, "--gpus and --timeout must be positive");
 	if (cal) {
 		if (nin != 1)
 			die(EXIT_USAGE, "--calibrate needs the calibration program\n%s", usage);

@@ -812,8 +812,6 @@ main(int argc, char **argv)
 	}
 	if (!o.out)
 		die(EXIT_USAGE, "need -o\n%s", usage);
-	if (o.gpus < 1 || o.timeout < 1)
-		die(EXIT_USAGE, "--gpus and --timeout must be positive");
 	if (exp) {
 		if (nin != 2)
 			die(EXIT_USAGE, "--expected needs TASK_JSON and REFERENCE\n%s", usage);
