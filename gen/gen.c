@@ -417,39 +417,22 @@ main(int argc, char **argv)
 	setprogname(argv[0]);
 	for (i = 1; i < argc; i++) {
 		const char *a = argv[i];
-		const char *next = i + 1 < argc ? argv[i + 1] : NULL;
-#define NEED() do { if (!next) die(EXIT_USAGE, "%s needs a value\n%s", a, usage); i++; } while (0)
-		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-			fputs(usage, stdout);
-			return 0;
-		} else if (!strcmp(a, "--tasks")) {
-			NEED(); o.globs = next;
-		} else if (!strcmp(a, "--all")) {
-			o.all = 1;
-		} else if (!strcmp(a, "--tasks-dir")) {
-			NEED(); o.tasksdir = next;
-		} else if (!strcmp(a, "--out")) {
-			NEED(); o.outdir = next;
-		} else if (!strcmp(a, "--samples")) {
-			NEED(); o.samples = intarg(next, a, 1, 1000);
-		} else if (!strcmp(a, "--rounds")) {
-			NEED(); o.rounds = intarg(next, a, 1, 50);
-		} else if (!strcmp(a, "--models")) {
-			NEED(); o.models = next;
-		} else if (!strcmp(a, "--provider")) {
-			NEED(); o.provider = next;
-		} else if (!strcmp(a, "--model")) {
-			NEED(); o.model = next;
-		} else if (!strcmp(a, "--model-json")) {
-			NEED(); mode = a; modearg = next;
-		} else if (!strcmp(a, "--list")) {
-			mode = a;
-		} else if (!strcmp(a, "--ninja") || !strcmp(a, "--split")) {
-			NEED(); mode = a; modearg = next;
-		} else {
-			die(EXIT_USAGE, "unknown option '%s'\n%s", a, usage);
-		}
-#undef NEED
+#define VAL argval(argc, argv, &i, usage)
+		if (arghelp(a, usage)) return 0;
+		else if (!strcmp(a, "--tasks")) o.globs = VAL;
+		else if (!strcmp(a, "--all")) o.all = 1;
+		else if (!strcmp(a, "--tasks-dir")) o.tasksdir = VAL;
+		else if (!strcmp(a, "--out")) o.outdir = VAL;
+		else if (!strcmp(a, "--samples")) o.samples = intarg(VAL, a, 1, 1000);
+		else if (!strcmp(a, "--rounds")) o.rounds = intarg(VAL, a, 1, 50);
+		else if (!strcmp(a, "--models")) o.models = VAL;
+		else if (!strcmp(a, "--provider")) o.provider = VAL;
+		else if (!strcmp(a, "--model")) o.model = VAL;
+		else if (!strcmp(a, "--list")) mode = a;
+		else if (!strcmp(a, "--ninja") || !strcmp(a, "--split") || !strcmp(a, "--model-json"))
+			{ mode = a; modearg = VAL; }
+		else die(EXIT_USAGE, "unknown option '%s'\n%s", a, usage);
+#undef VAL
 	}
 	if (!mode)
 		die(EXIT_USAGE, "say what to do: --ninja FILE, --list, --split SPEC or --model-json FILE\n%s",

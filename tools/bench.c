@@ -655,25 +655,17 @@ main(int argc, char **argv)
 
 	setprogname(argv[0]);
 	for (i = 1; i < argc; i++) {
-		const char *s = argv[i], *next = i + 1 < argc ? argv[i + 1] : NULL;
-#define NEED() do { if (!next) die(EXIT_USAGE, "%s needs a value\n%s", s, usage); i++; } while (0)
-		if (!strcmp(s, "-h") || !strcmp(s, "--help")) {
-			fputs(usage, stdout);
-			return 0;
-		} else if (!strcmp(s, "-o")) { NEED(); o.out = next;
-		} else if (!strcmp(s, "--lock-dir")) { NEED(); o.lockdir = next;
-		} else if (!strcmp(s, "--gpus")) { NEED(); o.gpus = intarg(next, s, 1, 1024);
-		} else if (!strcmp(s, "--timeout")) { NEED(); o.timeout = intarg(next, s, 1, 86400);
-		} else if (!strcmp(s, "--calibrate")) { cal = 1;
-		} else if (!strcmp(s, "--baseline")) { base = 1;
-		} else if (s[0] == '-' && s[1]) {
-			die(EXIT_USAGE, "unknown option '%s'\n%s", s, usage);
-		} else if (nin < 7) {
-			in[nin++] = s;
-		} else {
-			die(EXIT_USAGE, "too many inputs\n%s", usage);
-		}
-#undef NEED
+		const char *s = argv[i];
+#define VAL argval(argc, argv, &i, usage)
+		if (arghelp(s, usage)) return 0;
+		else if (!strcmp(s, "-o")) o.out = VAL;
+		else if (!strcmp(s, "--lock-dir")) o.lockdir = VAL;
+		else if (!strcmp(s, "--gpus")) o.gpus = intarg(VAL, s, 1, 1024);
+		else if (!strcmp(s, "--timeout")) o.timeout = intarg(VAL, s, 1, 86400);
+		else if (!strcmp(s, "--calibrate")) cal = 1;
+		else if (!strcmp(s, "--baseline")) base = 1;
+		else arginput(s, in, &nin, 7, usage);
+#undef VAL
 	}
 	if (!o.out)
 		die(EXIT_USAGE, "need -o\n%s", usage);

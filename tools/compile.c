@@ -1339,36 +1339,28 @@ main(int argc, char **argv)
 
 	setprogname(argv[0]);
 	for (i = 1; i < argc; i++) {
-		const char *s = argv[i], *next = i + 1 < argc ? argv[i + 1] : NULL;
-#define NEED() do { if (!next) die(EXIT_USAGE, "%s needs a value\n%s", s, usage); i++; } while (0)
-		if (!strcmp(s, "-h") || !strcmp(s, "--help")) {
-			fputs(usage, stdout);
-			return 0;
-		} else if (!strcmp(s, "-o")) { NEED(); o.out = next;
-		} else if (!strcmp(s, "--nvcc")) { NEED(); o.nvcc = next;
-		} else if (!strcmp(s, "--arch")) { NEED(); o.arch = next;
-		} else if (!strcmp(s, "--cache-dir")) { NEED(); o.cachedir = next;
-		} else if (!strcmp(s, "--cudart")) { NEED(); o.cudart = next;
-		} else if (!strcmp(s, "--cc")) { NEED(); o.cc = next;
-		} else if (!strcmp(s, "--lib")) { NEED(); o.lib = next;
-		} else if (!strcmp(s, "--cuda")) { NEED(); o.cuda = next;
-		} else if (!strcmp(s, "--time-limit")) { NEED(); o.timelimit = intarg(next, s, 1, 86400);
-		} else if (!strcmp(s, "--mem-limit")) { NEED(); o.memlimit = intarg(next, s, 256, 1 << 20);
-		} else if (!strcmp(s, "--screen")) { NEED(); screenpath = next;
-		} else if (!strcmp(s, "--entry")) { NEED(); entry = next;
-		} else if (!strcmp(s, "--allow")) { NEED(); allow = next;
-		} else if (!strcmp(s, "--no-screen")) { o.noscreen = 1;
-		} else if (!strcmp(s, "--harness")) { mode = 1;
-		} else if (!strcmp(s, "--reference")) { mode = 2;
-		} else if (!strcmp(s, "--baseline")) { mode = 3;
-		} else if (s[0] == '-' && s[1]) {
-			die(EXIT_USAGE, "unknown option '%s'\n%s", s, usage);
-		} else if (nin < 2) {
-			in[nin++] = s;
-		} else {
-			die(EXIT_USAGE, "too many inputs\n%s", usage);
-		}
-#undef NEED
+		const char *s = argv[i];
+#define VAL argval(argc, argv, &i, usage)
+		if (arghelp(s, usage)) return 0;
+		else if (!strcmp(s, "-o")) o.out = VAL;
+		else if (!strcmp(s, "--nvcc")) o.nvcc = VAL;
+		else if (!strcmp(s, "--arch")) o.arch = VAL;
+		else if (!strcmp(s, "--cache-dir")) o.cachedir = VAL;
+		else if (!strcmp(s, "--cudart")) o.cudart = VAL;
+		else if (!strcmp(s, "--cc")) o.cc = VAL;
+		else if (!strcmp(s, "--lib")) o.lib = VAL;
+		else if (!strcmp(s, "--cuda")) o.cuda = VAL;
+		else if (!strcmp(s, "--time-limit")) o.timelimit = intarg(VAL, s, 1, 86400);
+		else if (!strcmp(s, "--mem-limit")) o.memlimit = intarg(VAL, s, 256, 1 << 20);
+		else if (!strcmp(s, "--screen")) screenpath = VAL;
+		else if (!strcmp(s, "--entry")) entry = VAL;
+		else if (!strcmp(s, "--allow")) allow = VAL;
+		else if (!strcmp(s, "--no-screen")) o.noscreen = 1;
+		else if (!strcmp(s, "--harness")) mode = 1;
+		else if (!strcmp(s, "--reference")) mode = 2;
+		else if (!strcmp(s, "--baseline")) mode = 3;
+		else arginput(s, in, &nin, 2, usage);
+#undef VAL
 	}
 	if (screenpath) {
 		if (!entry)

@@ -321,43 +321,38 @@ main(int argc, char **argv)
 	const char *const *mk;
 	char *cardtext, *manitext, *sums;
 	struct buf sumbuf;
-	int k;
+	int k, a;
 
 	setprogname(argv[0]);
 	o.meta = json_object();
-	for (i = 1; i < (size_t)argc; i++) {
-		const char *s = argv[i], *next = i + 1 < (size_t)argc ? argv[i + 1] : NULL;
-#define NEED() do { if (!next) die(EXIT_USAGE, "%s needs a value\n%s", s, usage); i++; } while (0)
-		if (!strcmp(s, "-h") || !strcmp(s, "--help")) {
-			fputs(usage, stdout);
+	for (a = 1; a < argc; a++) {
+		const char *s = argv[a];
+#define VAL argval(argc, argv, &a, usage)
+		if (arghelp(s, usage)) {
 			return 0;
 		} else if (!strcmp(s, "--project")) {
-			NEED();
+			const char *dir = VAL;
 			json_decref(o.meta);
-			return project(next);
-		} else if (!strcmp(s, "-o")) { NEED(); o.out = next;
-		} else if (!strcmp(s, "--name")) { NEED(); o.name = next;
-		} else if (!strcmp(s, "--test-fraction")) { NEED(); o.testfraction = numarg(next, s, 0, 0.99);
-		} else if (!strcmp(s, "--shard-records")) { NEED(); o.shardrecords = (size_t)numarg(next, s, 1, 1e12);
-		} else if (!strcmp(s, "--shard-bytes")) { NEED(); o.shardbytes = (size_t)numarg(next, s, 1024, 1e15);
-		} else if (!strcmp(s, "--archive-bytes")) { NEED(); o.archivebytes = (size_t)numarg(next, s, 1024, 1e15);
+			return project(dir);
+		} else if (!strcmp(s, "-o")) { o.out = VAL;
+		} else if (!strcmp(s, "--name")) { o.name = VAL;
+		} else if (!strcmp(s, "--test-fraction")) { o.testfraction = numarg(VAL, s, 0, 0.99);
+		} else if (!strcmp(s, "--shard-records")) { o.shardrecords = (size_t)numarg(VAL, s, 1, 1e12);
+		} else if (!strcmp(s, "--shard-bytes")) { o.shardbytes = (size_t)numarg(VAL, s, 1024, 1e15);
+		} else if (!strcmp(s, "--archive-bytes")) { o.archivebytes = (size_t)numarg(VAL, s, 1024, 1e15);
 		} else if (!strcmp(s, "--meta")) {
-			const char *eq;
-			NEED();
-			eq = strchr(next, '=');
+			const char *kv = VAL, *eq = strchr(kv, '=');
+			char *key;
 			if (!eq)
-				die(EXIT_USAGE, "--meta takes KEY=VALUE: '%s'", next);
-			{
-				char *key = xstrndup(next, (size_t)(eq - next));
-				json_object_set_new(o.meta, key, json_string(eq + 1));
-				free(key);
-			}
-		} else if (s[0] == '-' && s[1]) {
-			die(EXIT_USAGE, "unknown option '%s'\n%s", s, usage);
+				die(EXIT_USAGE, "--meta takes KEY=VALUE: '%s'", kv);
+			key = xstrndup(kv, (size_t)(eq - kv));
+			json_object_set_new(o.meta, key, json_string(eq + 1));
+			free(key);
 		} else {
+			arginput(s, NULL, NULL, 0, usage);
 			listarg(s, &files, &nfiles);
 		}
-#undef NEED
+#undef VAL
 	}
 	if (!o.out)
 		die(EXIT_USAGE, "need -o DATASET_DIR\n%s", usage);

@@ -1359,29 +1359,26 @@ main(int argc, char **argv)
 
 	setprogname(argv[0]);
 	for (i = 1; i < argc; i++) {
-		const char *s = argv[i], *next = i + 1 < argc ? argv[i + 1] : NULL;
-#define NEED() do { if (!next) die(EXIT_USAGE, "%s needs a value\n%s", s, usage); i++; } while (0)
-		if (!strcmp(s, "-h") || !strcmp(s, "--help")) {
-			fputs(usage, stdout);
+		const char *s = argv[i];
+#define VAL argval(argc, argv, &i, usage)
+		if (arghelp(s, usage)) {
 			return 0;
-		} else if (!strcmp(s, "-o")) { NEED(); o.out = next;
-		} else if (!strcmp(s, "--model-config")) { NEED(); o.modelcfg = next;
-		} else if (!strcmp(s, "--prompts")) { NEED(); o.prompts = next;
-		} else if (!strcmp(s, "--cache-dir")) { NEED(); o.cachedir = next;
-		} else if (!strcmp(s, "--replay-dir")) { NEED(); o.replaydir = next;
-		} else if (!strcmp(s, "--sample")) { NEED(); o.sample = intarg(next, s, 0, 1000000);
-		} else if (!strcmp(s, "--round")) { NEED(); o.round = intarg(next, s, 0, 1000000);
-		} else if (!strcmp(s, "--arch")) { NEED(); o.arch = next;
+		} else if (!strcmp(s, "-o")) { o.out = VAL;
+		} else if (!strcmp(s, "--model-config")) { o.modelcfg = VAL;
+		} else if (!strcmp(s, "--prompts")) { o.prompts = VAL;
+		} else if (!strcmp(s, "--cache-dir")) { o.cachedir = VAL;
+		} else if (!strcmp(s, "--replay-dir")) { o.replaydir = VAL;
+		} else if (!strcmp(s, "--sample")) { o.sample = intarg(VAL, s, 0, 1000000);
+		} else if (!strcmp(s, "--round")) { o.round = intarg(VAL, s, 0, 1000000);
+		} else if (!strcmp(s, "--arch")) { o.arch = VAL;
 		} else if (!strcmp(s, "--offline")) { o.offline = 1;
-		} else if (!strcmp(s, "--budget")) {
-			NEED();
-			o.budget = numarg(next, s, 0, 1e12);
-		} else if (!strcmp(s, "--log")) { NEED(); o.log = next;
-		} else if (!strcmp(s, "--report")) { NEED(); o.report = next;
-		} else if (s[0] == '-' && s[1]) {
-			die(EXIT_USAGE, "unknown option '%s'\n%s", s, usage);
+		} else if (!strcmp(s, "--budget")) { o.budget = numarg(VAL, s, 0, 1e12);
+		} else if (!strcmp(s, "--log")) { o.log = VAL;
+		} else if (!strcmp(s, "--report")) { o.report = VAL;
 		} else {
-			const char *kind = classify(s);
+			const char *kind;
+			arginput(s, NULL, NULL, 0, usage);
+			kind = classify(s);
 			if (!kind)
 				die(EXIT_USAGE, "cannot tell what input '%s' is (task.json, response.json, "
 				    "compile.json, verify.json or bench.json)", s);
@@ -1391,7 +1388,7 @@ main(int argc, char **argv)
 			else if (!strcmp(kind, "verify.json")) o.prev[2] = s;
 			else o.prev[3] = s;
 		}
-#undef NEED
+#undef VAL
 	}
 	if (o.report)
 		return report(&o);

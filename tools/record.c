@@ -116,21 +116,21 @@ main(int argc, char **argv)
 	memset(rounds, 0, sizeof rounds);
 	for (i = 1; i < argc; i++) {
 		const char *s = argv[i];
-		if (!strcmp(s, "-h") || !strcmp(s, "--help")) {
-			fputs(usage, stdout);
+		if (arghelp(s, usage)) {
 			return 0;
-		} else if (!strcmp(s, "-o") && i + 1 < argc) {
-			out = argv[++i];
-		} else if (!strcmp(s, "--generator") && i + 1 < argc) {
-			generator = argv[++i];
-		} else if (s[0] == '-') {
-			die(EXIT_USAGE, "unknown option '%s'\n%s", s, usage);
+		} else if (!strcmp(s, "-o")) {
+			out = argval(argc, argv, &i, usage);
+		} else if (!strcmp(s, "--generator")) {
+			generator = argval(argc, argv, &i, usage);
 		} else if (!taskpath) {
+			arginput(s, NULL, NULL, 0, usage);
 			taskpath = s;
 		} else {
 			const char *kind;
-			int k = classify(s, &r, &kind);
+			int k;
 			json_t **slot;
+			arginput(s, NULL, NULL, 0, usage);
+			k = classify(s, &r, &kind);
 			if (k < 0)
 				die(EXIT_USAGE, "cannot tell which round '%s' belongs to (.../r<k>/response.json etc.)", s);
 			slot = k == 0 ? &rounds[r].resp : k == 1 ? &rounds[r].comp : k == 2 ? &rounds[r].ver : &rounds[r].bench;

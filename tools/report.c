@@ -112,21 +112,19 @@ main(int argc, char **argv)
 	struct taskstat *tasks = NULL;
 	json_t *outcomes = json_object();
 	struct buf b;
-	int r, maxround = 0;
+	int r, a, maxround = 0;
 	const char *k;
 	json_t *v;
 
 	setprogname(argv[0]);
-	for (i = 1; i < (size_t)argc; i++) {
-		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-			fputs(usage, stdout);
+	for (a = 1; a < argc; a++) {
+		if (arghelp(argv[a], usage)) {
 			return 0;
-		} else if (!strcmp(argv[i], "-o") && i + 1 < (size_t)argc) {
-			out = argv[++i];
-		} else if (argv[i][0] == '-') {
-			die(EXIT_USAGE, "unknown option '%s'\n%s", argv[i], usage);
+		} else if (!strcmp(argv[a], "-o")) {
+			out = argval(argc, argv, &a, usage);
 		} else {
-			listarg(argv[i], &files, &nfiles);
+			arginput(argv[a], NULL, NULL, 0, usage);
+			listarg(argv[a], &files, &nfiles);
 		}
 	}
 	if (!out)

@@ -464,6 +464,35 @@ listarg(const char *arg, char ***v, size_t *n)
 }
 
 int
+arghelp(const char *arg, const char *usage)
+{
+	if (strcmp(arg, "-h") && strcmp(arg, "--help"))
+		return 0;
+	fputs(usage, stdout);
+	return 1;
+}
+
+const char *
+argval(int argc, char **argv, int *i, const char *usage)
+{
+	if (*i + 1 >= argc)
+		die(EXIT_USAGE, "%s needs a value\n%s", argv[*i], usage);
+	return argv[++*i];
+}
+
+void
+arginput(const char *arg, const char **in, int *n, int max, const char *usage)
+{
+	if (arg[0] == '-' && arg[1])
+		die(EXIT_USAGE, "unknown option '%s'\n%s", arg, usage);
+	if (max == 0)
+		return;
+	if (*n >= max)
+		die(EXIT_USAGE, "too many inputs\n%s", usage);
+	in[(*n)++] = arg;
+}
+
+int
 intarg(const char *s, const char *option, int lo, int hi)
 {
 	char *end;

@@ -89,6 +89,18 @@ int mkdirp(const char *path);
  */
 void listarg(const char *arg, char ***v, size_t *n);
 
+/*
+ * The command line, read the same way by every tool (usage: its usage
+ * text). arghelp: -h or --help prints usage and returns 1. argval: the
+ * value after the option at argv[*i], stepping *i over it, or exit 2.
+ * arginput: a plain argument ("-" counts as one) into in[*n], or exit 2
+ * for an unknown option or more than max inputs; with max 0 it only
+ * refuses unknown options, and the caller keeps the argument.
+ */
+int arghelp(const char *arg, const char *usage);
+const char *argval(int argc, char **argv, int *i, const char *usage);
+void arginput(const char *arg, const char **in, int *n, int max, const char *usage);
+
 /* an integer option's value in [lo, hi], or die (exit 2) naming the option */
 int intarg(const char *s, const char *option, int lo, int hi);
 /* a number option's value in [lo, hi], or die (exit 2) naming the option */
