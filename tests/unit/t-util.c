@@ -104,6 +104,38 @@ main(void)
 		free(v);
 	}
 	{
+		/* runcapture: output and status, stdin, the clock, what cannot start */
+		char *echo[] = { "/bin/sh", "-c", "echo out; echo err >&2; exit 3", NULL };
+		char *cat[] = { "/bin/cat", NULL };
+		char *killed[] = { "/bin/sh", "-c", "kill -9 $$", NULL };
+		char *quiet[] = { "/bin/sh", "-c", "exec >&- 2>&-; sleep 5", NULL };
+		char *none[] = { "/nonexistent/prog", NULL };
+		struct runlimits lim = { 1, 0, 0 };
+		struct run r;
+		int rc;
+		rc = runcapture(echo, dir, NULL, &lim, 1 << 10, &r);
+		ok(rc == 0 && r.status == 3 && !r.timedout && !strcmp(r.log.s, "out\nerr\n"),
+		   "runcapture: stdout and stderr captured, exit status (%d)", r.status);
+		buffree(&r.log);
+		ok(runcapture(cat, NULL, "fed through stdin", &lim, 1 << 10, &r) == 0 && r.status == 0 &&
+		   !strcmp(r.log.s, "fed through stdin"), "runcapture: input on stdin");
+		buffree(&r.log);
+		ok(runcapture(killed, NULL, NULL, &lim, 1 << 10, &r) == 0 && r.status == 128 + 9, "runcapture: killed by a signal is 128 + it");
+		buffree(&r.log);
+		rc = runcapture(quiet, NULL, NULL, &lim, 1 << 10, &r);
+		ok(rc == 0 && r.timedout && r.seconds < 3,
+		   "runcapture: a child that closed its output is still timed out (%.1f s)", r.seconds);
+		buffree(&r.log);
+		errno = 0;
+		ok(runcapture(none, NULL, NULL, &lim, 1 << 10, &r) < 0 && errno == ENOENT,
+		   "runcapture: a program that does not exist cannot start (-1, ENOENT)");
+		buffree(&r.log);
+		errno = 0;
+		ok(runcapture(echo, "/nonexistent/dir", NULL, &lim, 1 << 10, &r) < 0 && errno == ENOENT,
+		   "runcapture: nor in a folder that does not exist");
+		buffree(&r.log);
+	}
+	{
 		char cmd[300];
 		snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
 		ok(system(cmd) == 0, "cleanup");

@@ -543,7 +543,7 @@ int
 runcapture(char *const argv[], const char *dir, const char *input, const struct runlimits *lim,
            size_t logmax, struct run *r)
 {
-	int out[2], in[2] = { -1, -1 };
+	int out[2], in[2] = { -1, -1 }, ex[2], eof = 0, e;
 	pid_t pid;
 	double t0 = now();
 	size_t off = 0, len = input ? strlen(input) : 0;
@@ -552,7 +552,8 @@ runcapture(char *const argv[], const char *dir, const char *input, const struct 
 	memset(r, 0, sizeof *r);
 	r->status = -1; /* until waitpid says otherwise */
 	bufinit(&r->log, logmax);
-	if (pipe(out) < 0 || (input && pipe(in) < 0))
+	/* ex: the child's errno when it cannot start; closed by a good exec */
+	if (pipe(out) < 0 || pipe2(ex, O_CLOEXEC) < 0 || (input && pipe(in) < 0))
 		return -1;
 	pid = fork();
 	if (pid < 0)
@@ -570,20 +571,36 @@ runcapture(char *const argv[], const char *dir, const char *input, const struct 
 		dup2(out[1], 1);
 		dup2(out[1], 2);
 		for (int fd = 3; fd < 1024; fd++)
-			close(fd);
+			if (fd != ex[1])
+				close(fd);
 		setrlimit(RLIMIT_CPU, &cpu);
 		if (lim->memmb > 0)
 			setrlimit(RLIMIT_AS, &as);
 		if (lim->filemb > 0)
 			setrlimit(RLIMIT_FSIZE, &fsz);
-		if (dir && chdir(dir) < 0)
-			_exit(126);
 		env[0] = xasprintf("PATH=%s", path ? path : "/usr/bin:/bin");
 		env[2] = xasprintf("HOME=%s", dir ? dir : "/nonexistent");
-		execve(argv[0], argv, env);
+		if (!dir || chdir(dir) == 0)
+			execve(argv[0], argv, env);
+		e = errno;
+		if (write(ex[1], &e, sizeof e) != (ssize_t)sizeof e)
+			_exit(126);
 		_exit(127);
 	}
 	close(out[1]);
+	close(ex[1]);
+	if (read(ex[0], &e, sizeof e) == (ssize_t)sizeof e) { /* it did not start */
+		close(ex[0]);
+		close(out[0]);
+		if (input) {
+			close(in[0]);
+			close(in[1]);
+		}
+		waitpid(pid, NULL, 0);
+		errno = e;
+		return -1;
+	}
+	close(ex[0]);
 	fcntl(out[0], F_SETFL, O_NONBLOCK);
 	if (input) {
 		close(in[0]);
@@ -591,7 +608,6 @@ runcapture(char *const argv[], const char *dir, const char *input, const struct 
 		signal(SIGPIPE, SIG_IGN);
 	}
 	for (;;) {
-		ssize_t k;
 		int st;
 		/* feed its input as it takes it, so that neither side blocks */
 		while (input && off < len) {
@@ -608,25 +624,20 @@ runcapture(char *const argv[], const char *dir, const char *input, const struct 
 			close(in[1]);
 			in[1] = -1;
 		}
-		k = read(out[0], chunk, sizeof chunk);
-		if (k > 0) {
-			bufput(&r->log, chunk, (size_t)k); /* past the cap: dropped */
-			continue;
+		while (!eof) {
+			ssize_t k = read(out[0], chunk, sizeof chunk);
+			if (k > 0)
+				bufput(&r->log, chunk, (size_t)k); /* past the cap: dropped */
+			else if (k == 0 || (errno != EAGAIN && errno != EINTR))
+				eof = 1; /* all writers gone: its exit is still timed */
+			else
+				break;
 		}
-		if (k < 0 && errno != EAGAIN && errno != EINTR)
-			break;
 		if (waitpid(pid, &st, WNOHANG) == pid) {
-			while ((k = read(out[0], chunk, sizeof chunk)) > 0)
+			ssize_t k;
+			while (!eof && (k = read(out[0], chunk, sizeof chunk)) > 0)
 				bufput(&r->log, chunk, (size_t)k);
 			r->status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-			break;
-		}
-		if (k == 0) { /* all writers gone; wait for the exit */
-			pid_t w;
-			while ((w = waitpid(pid, &st, 0)) < 0 && errno == EINTR)
-				;
-			if (w == pid)
-				r->status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 			break;
 		}
 		if (now() - t0 > lim->seconds) {

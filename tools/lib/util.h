@@ -113,8 +113,9 @@ double numarg(const char *s, const char *option, double lo, double hi);
  * limits: CPU 2 x seconds, address space memmb MiB and files filemb MiB
  * (0: none), and a wall clock of seconds, past which its whole process
  * group is killed (r->timedout); so is it when we die. 0 once it ran
- * (r->status: its exit status, or 128 + the signal), -1 when it could
- * not be started. The caller frees r->log.
+ * (r->status: its exit status, or 128 + the signal), -1 with errno set
+ * when it could not be started (no such program, no such dir). The
+ * caller frees r->log.
  */
 struct run {
 	int status;
