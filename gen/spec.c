@@ -130,11 +130,7 @@ subst(struct ctx *c, const char *s, int *changed)
 		if (bufputc(&b, *p++) < 0)
 			die(EXIT_USAGE, "%s: spec grows too large after substitution", c->path);
 	}
-	{
-		char *r = bufdetach(&b, NULL);
-		buffree(&b);
-		return r;
-	}
+	return bufdetach(&b);
 }
 
 /* ---- small checks ---- */
@@ -613,11 +609,7 @@ signature(struct ctx *c, const char *entry, int reference)
 		}
 	}
 	bufputs(&b, ")");
-	{
-		char *r = bufdetach(&b, NULL);
-		buffree(&b);
-		return r;
-	}
+	return bufdetach(&b);
 }
 
 /* ---- sizes and cases ---- */

@@ -129,6 +129,24 @@ test_expect_success 'limits: an nvcc that outgrows --mem-limit fails as the cand
 	test "$(field out/c/compile.json "d[\"status\"]")" = compile_error &&
 	field out/c/compile.json "d[\"diagnostics\"]" | grep -q MemoryError
 '
+test_expect_success 'diagnostics cut inside a character still reach the teacher' '
+	cat >utf-nvcc <<-\EOF &&
+	#!/bin/sh
+	case "$1" in --version) echo "Cuda compilation tools, release 13.0, V13.0.0"; exit 0 ;; esac
+	python3 -c "print(\"x\" + \"\u00e9\" * 4000)"; exit 1
+	EOF
+	chmod +x utf-nvcc &&
+	build good.json --cache-dir "$T/utf" --nvcc "$PWD/utf-nvcc" &&
+	test "$(field out/c/compile.json "d[\"status\"]")" = compile_error &&
+	field out/c/compile.json "d[\"diagnostics\"]" >diag && grep -q "?$" diag && grep -q "more diagnostics cut" diag
+'
+test_expect_success 'a compiler that is not there is a failure of the tool (exit 1), in every mode' '
+	expect_fail 1 "cannot run" "$RETORT_BIN/compile" --nvcc /nonexistent/nvcc -o x.json "$TASK" good.json &&
+	"$RETORT_BIN/gen" --split "$RETORT_ROOT/tasks/relu.yaml" --all --tasks-dir "$RETORT_ROOT/tasks" --out relu >/dev/null &&
+	expect_fail 1 "cannot run" "$RETORT_BIN/compile" --baseline --nvcc /nonexistent/nvcc -o x.so relu/v/relu/task.json &&
+	test ! -e x.so &&
+	expect_fail 1 "cannot run" "$RETORT_BIN/compile" --reference --cc /nonexistent/cc -o x.ref "$TASK"
+'
 test_expect_success 'bad usage exits 2' '
 	expect_fail 2 "time-limit must be an integer" "$RETORT_BIN/compile" --time-limit soon -o x.json "$TASK" good.json &&
 	expect_fail 2 "needs --entry" "$RETORT_BIN/compile" --screen "$SCREEN/honest-1.cu"

@@ -106,31 +106,6 @@ struct block {
 	int closed;
 };
 
-/* 1 when s[0..n) is valid UTF-8 without NUL bytes */
-static int
-utf8ok(const char *s, size_t n)
-{
-	const unsigned char *p = (const unsigned char *)s, *e = p + n;
-
-	while (p < e) {
-		int k;
-		if (*p == 0)
-			return 0;
-		if (*p < 0x80) {
-			p++;
-			continue;
-		}
-		k = (*p & 0xE0) == 0xC0 ? 1 : (*p & 0xF0) == 0xE0 ? 2 : (*p & 0xF8) == 0xF0 ? 3 : -1;
-		if (k < 0 || e - p <= k || (k == 1 && *p < 0xC2))
-			return 0;
-		for (int i = 1; i <= k; i++)
-			if ((p[i] & 0xC0) != 0x80)
-				return 0;
-		p += k + 1;
-	}
-	return 1;
-}
-
 /* the fenced code blocks of markdown text (``` or ~~~, CommonMark-style) */
 static size_t
 findblocks(const char *text, struct block *b, size_t max)
@@ -797,6 +772,30 @@ resources(const char *log)
 	return arr;
 }
 
+/*
+ * Bytes that are not UTF-8 become '?' (a character the cut above split,
+ * source in another encoding), so that the diagnostics fit in JSON:
+ * jansson refuses such a string, and the teacher would get none.
+ */
+static void
+utf8fix(char *s)
+{
+	unsigned char *p = (unsigned char *)s;
+
+	while (*p) {
+		int k = *p < 0x80 ? 0 : (*p & 0xE0) == 0xC0 ? 1 : (*p & 0xF0) == 0xE0 ? 2 : (*p & 0xF8) == 0xF0 ? 3 : -1;
+		long cp = k == 1 ? *p & 0x1F : k == 2 ? *p & 0x0F : *p & 0x07;
+		int i;
+		for (i = 1; i <= k && (p[i] & 0xC0) == 0x80; i++)
+			cp = cp << 6 | (p[i] & 0x3F);
+		if (k < 0 || i <= k || (k == 1 && cp < 0x80) || (k == 2 && (cp < 0x800 || (cp >= 0xD800 && cp < 0xE000))) ||
+		    (k == 3 && (cp < 0x10000 || cp > 0x10FFFF)))
+			*p++ = '?';
+		else
+			p += k + 1;
+	}
+}
+
 /* nvcc's output for the teacher: no ptxas chatter, paths relative, capped */
 static char *
 diagnostics(const char *log, const char *dir)
@@ -828,11 +827,8 @@ diagnostics(const char *log, const char *dir)
 		b.s[b.n] = 0;
 		bufputs(&b, "\n[... more diagnostics cut ...]\n");
 	}
-	{
-		char *r = bufdetach(&b, NULL);
-		buffree(&b);
-		return r;
-	}
+	utf8fix(b.s);
+	return bufdetach(&b);
 }
 
 static int
@@ -1007,10 +1003,6 @@ candidate(const struct opts *o, const char *taskpath, const char *resppath)
 	}
 	if (len > MAX_ANSWER) {
 		rec = json_pack("{s:s,s:s}", "status", "no_code", "reason", "the answer is larger than 2 MiB");
-		goto write;
-	}
-	if (!utf8ok(text, len)) {
-		rec = json_pack("{s:s,s:s}", "status", "no_code", "reason", "the answer is not valid UTF-8 text");
 		goto write;
 	}
 	nb = findblocks(text, blocks, sizeof blocks / sizeof blocks[0]);

@@ -229,11 +229,7 @@ card(const struct opts *o, size_t counts[NSPLITS], json_t *manifest)
 	        "`teacher`, `task`, `variant`, `sample`, `usage`, `cost_usd`, `cache_keys`, `spec_sha256`, "
 	        "`generator`.\n\n"
 	        "## Loading\n\n```python\nfrom datasets import load_dataset\nds = load_dataset(\"path/to/extracted/folder\")\n```\n");
-	{
-		char *r = bufdetach(&b, NULL);
-		buffree(&b);
-		return r;
-	}
+	return bufdetach(&b);
 }
 
 /* ------------------------------------------------------------ projection */

@@ -160,11 +160,7 @@ render(const char *tpl, const char *path, json_t *vars)
 		}
 		bufputs(&b, json_string_value(json_object_get(vars, name)));
 	}
-	{
-		char *r = bufdetach(&b, NULL);
-		buffree(&b);
-		return r;
-	}
+	return bufdetach(&b);
 }
 
 static char *
@@ -360,11 +356,7 @@ feedback(const struct opts *o, json_t *task, int *finished)
 	json_decref(c);
 	json_decref(v);
 	json_decref(bn);
-	{
-		char *r = bufdetach(&b, NULL);
-		buffree(&b);
-		return r;
-	}
+	return bufdetach(&b);
 }
 
 /* ------------------------------------------------------------- requests */

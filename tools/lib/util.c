@@ -222,16 +222,12 @@ bufprintf(struct buf *b, const char *fmt, ...)
 }
 
 char *
-bufdetach(struct buf *b, size_t *len)
+bufdetach(struct buf *b)
 {
 	char *s = b->s;
 
-	if (len)
-		*len = b->n;
-	b->cap = 64;
-	b->s = xmalloc(b->cap);
-	b->s[0] = 0;
-	b->n = 0;
+	b->s = NULL;
+	b->n = b->cap = 0;
 	return s;
 }
 

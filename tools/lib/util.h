@@ -62,8 +62,8 @@ int bufput(struct buf *b, const void *p, size_t n);   /* 0 or -1 over cap */
 int bufputs(struct buf *b, const char *s);
 int bufputc(struct buf *b, int c);
 int bufprintf(struct buf *b, const char *fmt, ...) PRINTF_LIKE(2, 3);
-/* take ownership of the contents; the buffer is reset */
-char *bufdetach(struct buf *b, size_t *len);
+/* take ownership of the contents; the buffer is left freed */
+char *bufdetach(struct buf *b);
 
 /*
  * Read a whole file into b (appending). Returns 0, or -1 with errno set;
