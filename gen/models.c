@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fnmatch.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,12 +22,17 @@ static const char *const modelkeys[] = {
 
 static int nerr;
 
+static void bad(const char *path, const struct ynode *n, const char *fmt, ...) PRINTF_LIKE(3, 4);
+
 static void
-bad(const char *path, const struct ynode *n, const char *fmt, const char *a)
+bad(const char *path, const struct ynode *n, const char *fmt, ...)
 {
 	char msg[512];
+	va_list ap;
 
-	snprintf(msg, sizeof msg, fmt, a);
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
 	diag(path, n->line, n->col, "%s", msg);
 	nerr++;
 }
@@ -113,7 +119,7 @@ checkentry(const char *path, const struct ynode *e, int isdefaults)
 			if (isdefaults)
 				bad(path, e->kid[i], "'%s' belongs to each model, not to defaults", key);
 			else if (v->kind != Y_SCALAR || !inlist(v->s, providers))
-				bad(path, v, "provider is anthropic, openai or replay%s", "");
+				bad(path, v, "provider is anthropic, openai or replay");
 		} else if (inlist(key, numkeys)) {
 			json_t *j = v->kind == Y_SCALAR ? scalarjson(v) : NULL;
 			if (!json_is_number(j) || json_number_value(j) < 0)
@@ -124,10 +130,10 @@ checkentry(const char *path, const struct ynode *e, int isdefaults)
 				bad(path, v, "'%s' must be true or false", key);
 		} else if (!strcmp(key, "thinking")) {
 			if (v->kind != Y_MAP || !yget(v, "type"))
-				bad(path, v, "thinking is a mapping with a type, e.g. {type: adaptive}%s", "");
+				bad(path, v, "thinking is a mapping with a type, e.g. {type: adaptive}");
 		} else if (!strcmp(key, "max_tokens_field")) {
 			if (v->kind != Y_SCALAR || (strcmp(v->s, "max_tokens") && strcmp(v->s, "max_completion_tokens")))
-				bad(path, v, "max_tokens_field is max_tokens or max_completion_tokens%s", "");
+				bad(path, v, "max_tokens_field is max_tokens or max_completion_tokens");
 		} else if (!strcmp(key, "prices") || !strcmp(key, "limits") || !strcmp(key, "retry")) {
 			for (k = 0; strcmp(subkeys[k][0], key); k++)
 				;
@@ -138,11 +144,10 @@ checkentry(const char *path, const struct ynode *e, int isdefaults)
 			{
 				size_t m;
 				for (m = 0; m + 1 < v->n; m += 2) {
-					json_t *j = scalarjson(v->kid[m + 1]);
+					json_t *j = v->kid[m + 1]->kind == Y_SCALAR ? scalarjson(v->kid[m + 1]) : NULL;
 					if (!inlist(v->kid[m]->s, subkeys[k] + 1))
 						bad(path, v->kid[m], "unknown key '%s'", v->kid[m]->s);
-					else if (v->kid[m + 1]->kind != Y_SCALAR || !json_is_number(j) ||
-					         json_number_value(j) < 0)
+					else if (!json_is_number(j) || json_number_value(j) < 0)
 						bad(path, v->kid[m + 1], "'%s' must be a non-negative number", v->kid[m]->s);
 					json_decref(j);
 				}

@@ -83,6 +83,20 @@ rounds: 0" &&
 	grep -q "unknown key .shpae." err && grep -q "rounds. must be between 1 and 50" err &&
 	rm -rf tasks/bad.yaml tasks/replay/bad
 '
+test_expect_success 'models.yaml: bad settings are file:line:col errors, exit 2, even a non-scalar price' '
+	cat >m.yaml <<-\EOF &&
+	models:
+	  m1:
+	    provider: anthropic
+	    prices: {input: [1], output: -2, sales: 3}
+	    max_tokens: many
+	EOF
+	"$RETORT_BIN/gen" --model-json m.json --models m.yaml --provider anthropic --model m1 2>err; test $? = 2 &&
+	cat err && grep -q "m.yaml:4:[0-9]*: .input. must be a non-negative number" err &&
+	grep -q "m.yaml:4:[0-9]*: .output. must be a non-negative number" err &&
+	grep -q "m.yaml:4:[0-9]*: unknown key .sales." err &&
+	grep -q "m.yaml:5:[0-9]*: .max_tokens. must be a non-negative number" err && test ! -e m.json
+'
 test_expect_success 'after all that, the good build is intact' '
 	cd p && ninja >n.log && grep -q "no work to do" n.log && cmp build.ninja "$T/build.ninja.good"
 '
