@@ -335,6 +335,8 @@ childstartwrapped(struct child *c, const char *const *wrapper, const char *harne
 	else
 		snprintf(c->isolation, sizeof c->isolation, "rlimits only (no bubblewrap, not root)");
 
+	/* orphans of the child become ours, for childstop to reap */
+	prctl(PR_SET_CHILD_SUBREAPER, 1);
 	pid = fork();
 	if (pid < 0) {
 		snprintf(err, errlen, "cannot fork: %s", strerror(errno));
@@ -540,6 +542,17 @@ childstop(struct child *c)
 			waitpid(c->pid, &status, 0);
 		}
 		kill(-c->pid, SIGKILL); /* anything it left behind in its group */
+		/* what the child leaves behind is reparented to us (a subreaper):
+		 * reap the group (5 s at most), so that nothing of it, a PID
+		 * namespace's init killed with the waiter included, still holds
+		 * the GPU when we return */
+		for (end = now() + 5;;) {
+			pid_t w = waitpid(-c->pid, NULL, WNOHANG);
+			if ((w < 0 && errno != EINTR) || (w == 0 && now() > end))
+				break;
+			if (w == 0)
+				usleep(1000);
+		}
 		c->pid = 0;
 	}
 	if (c->cmdfd >= 0) close(c->cmdfd);
