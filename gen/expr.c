@@ -4,7 +4,7 @@
  *
  *   expr    := term (('+' | '-') term)*
  *   term    := unary (('*' | '/' | '%') unary)*
- *   unary   := '-' unary | primary
+ *   unary   := ('-' | '+') unary | primary
  *   primary := number | name | name '(' expr (',' expr)* ')' | '(' expr ')'
  *
  * Functions: min(a, b), max(a, b), ceil_div(a, b), pow(a, b), sqrt(a),
@@ -28,7 +28,6 @@ struct expr {
 	char *name;          /* E_VAR, E_CALL */
 	struct expr *a[2];   /* operands / call arguments */
 	int nargs;
-	int pos;
 };
 
 struct parser {
@@ -70,12 +69,11 @@ skipspace(struct parser *P)
 }
 
 static struct expr *
-node(enum op op, int pos)
+node(enum op op)
 {
 	struct expr *e = xcalloc(1, sizeof *e);
 
 	e->op = op;
-	e->pos = pos;
 	return e;
 }
 
@@ -127,7 +125,7 @@ parseprimary(struct parser *P)
 			return NULL;
 		}
 		P->pos = (int)(end - P->s);
-		e = node(E_NUM, start);
+		e = node(E_NUM);
 		e->num = v;
 		P->depth--;
 		return e;
@@ -137,7 +135,7 @@ parseprimary(struct parser *P)
 
 		while (isident((unsigned char)P->s[P->pos]))
 			P->pos++;
-		e = node(E_VAR, start);
+		e = node(E_VAR);
 		e->name = xstrndup(P->s + start, (size_t)(P->pos - start));
 		skipspace(P);
 		if (P->s[P->pos] != '(') {
@@ -167,7 +165,7 @@ parseprimary(struct parser *P)
 					fail(P, "expected a tensor argument's name");
 					return e;
 				}
-				arg = node(E_VAR, s0);
+				arg = node(E_VAR);
 				arg->name = xstrndup(P->s + s0, (size_t)(P->pos - s0));
 			} else {
 				arg = parseexpr(P);
@@ -212,7 +210,6 @@ parseunary(struct parser *P)
 	skipspace(P);
 	if (P->s[P->pos] == '-' || P->s[P->pos] == '+') {
 		int neg = P->s[P->pos] == '-';
-		int pos = P->pos;
 		struct expr *e;
 
 		P->pos++;
@@ -225,7 +222,7 @@ parseunary(struct parser *P)
 		if (!neg)
 			return e;
 		{
-			struct expr *n = node(E_NEG, pos);
+			struct expr *n = node(E_NEG);
 			n->a[0] = e;
 			return n;
 		}
@@ -249,7 +246,7 @@ parseterm(struct parser *P)
 		case '%': op = E_MOD; break;
 		default: return l;
 		}
-		n = node(op, P->pos);
+		n = node(op);
 		P->pos++;
 		n->a[0] = l;
 		n->a[1] = parseunary(P);
@@ -273,7 +270,7 @@ parseexpr(struct parser *P)
 		case '-': op = E_SUB; break;
 		default: return l;
 		}
-		n = node(op, P->pos);
+		n = node(op);
 		P->pos++;
 		n->a[0] = l;
 		n->a[1] = parseterm(P);

@@ -112,12 +112,6 @@ struct all {
 };
 
 static int
-selected(const struct opts *o, const struct variant *v)
-{
-	return o->all || variantmatch(v, o->globs);
-}
-
-static int
 cmpvariant(const void *a, const void *b)
 {
 	return strcmp((*(struct variant *const *)a)->id, (*(struct variant *const *)b)->id);
@@ -183,7 +177,7 @@ loadall(const struct opts *o, const char *one, struct all *A)
 	free(byid);
 	for (i = 0; i < A->nsf; i++)
 		for (j = 0; j < A->sf[i].nv; j++)
-			A->nselected += selected(o, &A->sf[i].v[j]);
+			A->nselected += A->sf[i].v[j].selected = o->all || variantmatch(&A->sf[i].v[j], o->globs);
 	return bad ? -1 : 0;
 }
 
@@ -337,7 +331,7 @@ writeninja(const struct opts *o, const struct all *A, const char *path)
 	for (i = 0; i < A->nsf; i++) {
 		int any = 0;
 		for (j = 0; j < A->sf[i].nv; j++) {
-			if (!selected(o, &A->sf[i].v[j]))
+			if (!A->sf[i].v[j].selected)
 				continue;
 			bufprintf(&b, "%s%s/v/%s/task.json", any ? " $\n    " : "build ", o->outdir,
 			          A->sf[i].v[j].id);
@@ -355,7 +349,7 @@ writeninja(const struct opts *o, const struct all *A, const char *path)
 				const struct variant *v = &A->sf[i].v[j];
 				int samples = v->samples ? v->samples : o->samples;
 				int rounds = v->rounds ? v->rounds : o->rounds;
-				if (!selected(o, v))
+				if (!v->selected)
 					continue;
 				variantedges(&b, o, v);
 				for (s = 0; s < samples; s++)
@@ -365,7 +359,7 @@ writeninja(const struct opts *o, const struct all *A, const char *path)
 	bufputs(&b, "\nbuild variants: phony");
 	for (i = 0; i < A->nsf; i++)
 		for (j = 0; j < A->sf[i].nv; j++)
-			if (selected(o, &A->sf[i].v[j]))
+			if (A->sf[i].v[j].selected)
 				bufprintf(&b, " $\n    %s/v/%s/task.json", o->outdir, A->sf[i].v[j].id);
 	bufprintf(&b, "\nbuild records: phony%s\n", responses.s);
 	/* the dataset, from every record (a response file: there are many) */
@@ -394,7 +388,7 @@ split(const struct opts *o, const struct all *A)
 		for (j = 0; j < A->sf[i].nv; j++) {
 			struct variant *v = &A->sf[i].v[j];
 			char *path;
-			if (!selected(o, v))
+			if (!v->selected)
 				continue;
 			path = xasprintf("%s/v/%s/task.json", o->outdir, v->id);
 			if (jwrite(path, v->json) < 0) {
@@ -424,7 +418,7 @@ main(int argc, char **argv)
 		else if (!strcmp(a, "--tasks-dir")) o.tasksdir = VAL;
 		else if (!strcmp(a, "--out")) o.outdir = VAL;
 		else if (!strcmp(a, "--samples")) o.samples = intarg(VAL, a, 1, 1000);
-		else if (!strcmp(a, "--rounds")) o.rounds = intarg(VAL, a, 1, 50);
+		else if (!strcmp(a, "--rounds")) o.rounds = intarg(VAL, a, 1, MAX_ROUNDS);
 		else if (!strcmp(a, "--models")) o.models = VAL;
 		else if (!strcmp(a, "--provider")) o.provider = VAL;
 		else if (!strcmp(a, "--model")) o.model = VAL;
@@ -475,7 +469,7 @@ main(int argc, char **argv)
 		size_t a, b;
 		for (a = 0; a < A.nsf; a++)
 			for (b = 0; b < A.sf[a].nv; b++)
-				if (selected(&o, &A.sf[a].v[b]))
+				if (A.sf[a].v[b].selected)
 					printf("%s\n", A.sf[a].v[b].id);
 	} else if (!strcmp(mode, "--ninja")) {
 		if (writeninja(&o, &A, modearg) < 0)

@@ -48,6 +48,8 @@ enum {
 
 /* parse data (from path) into doc; 0 or -1 after diagnostics */
 int yload(const char *path, const char *data, size_t len, struct ydoc *doc);
+/* read path and parse it into doc; 0 or -1 after diagnostics */
+int yloadfile(const char *path, struct ydoc *doc);
 void yfree(struct ydoc *doc);
 /* value of key in a MAP node, or NULL */
 struct ynode *yget(const struct ynode *map, const char *key);
@@ -90,6 +92,7 @@ struct variant {
 	int samples, rounds;  /* 0 = the configured default */
 	int hasref;           /* the spec has a CPU reference */
 	int hasbaseline;      /* and a GPU baseline */
+	int selected;         /* by --all or --tasks (gen sets it once) */
 	json_t *json;         /* the resolved variant: out/v/<id>/task.json */
 };
 
@@ -126,8 +129,5 @@ int variantmatch(const struct variant *v, const char *globs);
  * key (a glob) matches model, defaults merged. 0 or -1 after diagnostics.
  */
 int modelresolve(const char *path, const char *provider, const char *model, json_t **out);
-
-/* C type names per dtype, as the entry point's signature uses them */
-const char *dtypectype(const char *dtype);
 
 #endif

@@ -177,7 +177,6 @@ merge(json_t *dst, json_t *src)
 int
 modelresolve(const char *path, const char *provider, const char *model, json_t **out)
 {
-	struct buf data;
 	struct ydoc doc;
 	struct ynode *root, *defs, *models, *hit = NULL;
 	const char *hitkey = NULL;
@@ -186,13 +185,7 @@ modelresolve(const char *path, const char *provider, const char *model, json_t *
 
 	*out = NULL;
 	nerr = 0;
-	bufinit(&data, YAML_MAX_BYTES + 1);
-	if (readfile(path, &data) < 0) {
-		diag(path, 0, 0, "cannot read: %s", strerror(errno));
-		buffree(&data);
-		return -1;
-	}
-	if (yload(path, data.s, data.n, &doc) < 0)
+	if (yloadfile(path, &doc) < 0)
 		goto out;
 	root = doc.root;
 	if (!root || root->kind != Y_MAP) {
@@ -244,7 +237,6 @@ modelresolve(const char *path, const char *provider, const char *model, json_t *
 out:
 	if (r < 0 && !nerr && diagcount() == 0)
 		diag(path, 0, 0, "invalid models file");
-	buffree(&data);
 	yfree(&doc);
 	return r;
 }

@@ -34,19 +34,10 @@ finddtype(const char *name)
 	return i < 0 ? NULL : &dtinfos[i];
 }
 
-const char *
-dtypectype(const char *name)
-{
-	const struct dtinfo *d = finddtype(name);
-
-	return d ? d->ctype : NULL;
-}
-
 
 /* ---- resolving context ---- */
 
 struct arg {
-	struct ynode *node;
 	char *name;
 	enum { A_IN, A_OUT, A_INOUT, A_SIZE, A_SCALAR } kind;
 	const struct dtinfo *dt;
@@ -468,7 +459,6 @@ parseargs(struct ctx *c, const struct ynode *seq)
 			continue;
 		}
 		checkkeys(c, m, "an arg", argkeys, (const char *const[]){ "name", "kind", NULL });
-		a->node = m;
 		a->scalar = NAN;
 		a->name = getstr(c, m, "name", 1);
 		kind = getstr(c, m, "kind", 1);
@@ -1197,7 +1187,7 @@ resolve(struct ctx *c, struct variant *v, const char *specid)
 	if (getnum(c, c->root, "samples", 1, 1000, 1, &num) == 0)
 		v->samples = (int)num;
 	json_object_set_new(j, "samples", v->samples ? json_integer(v->samples) : json_null());
-	if (getnum(c, c->root, "rounds", 1, 50, 1, &num) == 0)
+	if (getnum(c, c->root, "rounds", 1, MAX_ROUNDS, 1, &num) == 0)
 		v->rounds = (int)num;
 	json_object_set_new(j, "rounds", v->rounds ? json_integer(v->rounds) : json_null());
 	num = 1.0;
@@ -1261,7 +1251,6 @@ uses(const struct ydoc *doc, const char *key)
 int
 specload(const char *path, struct specfile *sf)
 {
-	struct buf data;
 	struct ydoc doc;
 	struct ctx c;
 	struct ynode *root, *matrix, *idn;
@@ -1275,21 +1264,10 @@ specload(const char *path, struct specfile *sf)
 	sf->path = xstrdup(path);
 	sf->idline = sf->idcol = 0;
 	c.path = sf->path;
-	bufinit(&data, YAML_MAX_BYTES + 1);
-	if (readfile(path, &data) < 0) {
-		if (errno == EFBIG)
-			diag(path, 0, 0, "file too large (at most %d bytes)", YAML_MAX_BYTES);
-		else
-			diag(path, 0, 0, "cannot read: %s", strerror(errno));
-		buffree(&data);
-		return -1;
-	}
-	if (yload(path, data.s, data.n, &doc) < 0) {
-		buffree(&data);
+	if (yloadfile(path, &doc) < 0) {
 		yfree(&doc);
 		return -1;
 	}
-	buffree(&data);
 	root = doc.root;
 	c.root = root;
 	if (!root || root->kind != Y_MAP) {

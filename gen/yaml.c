@@ -7,6 +7,7 @@
  * complete anchored nodes and within a node budget (a "billion laughs"
  * file is refused, not expanded), nesting depth capped.
  */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -326,6 +327,24 @@ parsenode(struct loader *L, yaml_event_t *ev, int depth, struct ynode **out)
 }
 
 int
+yloadfile(const char *path, struct ydoc *doc)
+{
+	struct buf data;
+	int r = -1;
+
+	memset(doc, 0, sizeof *doc);
+	bufinit(&data, YAML_MAX_BYTES + 1);
+	if (readfile(path, &data) == 0)
+		r = yload(path, data.s, data.n, doc);
+	else if (errno == EFBIG)
+		diag(path, 0, 0, "file too large (at most %d bytes)", YAML_MAX_BYTES);
+	else
+		diag(path, 0, 0, "cannot read: %s", strerror(errno));
+	buffree(&data);
+	return r;
+}
+
+int
 yload(const char *path, const char *data, size_t len, struct ydoc *doc)
 {
 	struct loader L;
@@ -336,7 +355,7 @@ yload(const char *path, const char *data, size_t len, struct ydoc *doc)
 	memset(doc, 0, sizeof *doc);
 	doc->path = path;
 	if (len > YAML_MAX_BYTES) {
-		diag(path, 0, 0, "file too large: %zu bytes (at most %d)", len, YAML_MAX_BYTES);
+		diag(path, 0, 0, "file too large (at most %d bytes)", YAML_MAX_BYTES);
 		return -1;
 	}
 	memset(&L, 0, sizeof L);

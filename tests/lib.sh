@@ -41,6 +41,15 @@ test_done() {
 	exit $?
 }
 
+# cpu_only WHY: skip the whole file, visibly, on a machine with a GPU
+# (records there are verified and timings re-measured, so WHY no longer holds)
+cpu_only() {
+	if nvidia-smi -L 2>/dev/null | grep -q GPU; then
+		echo "1..0 # SKIP a GPU is present: $1; tests/gpu/run covers GPU hosts"
+		exit 0
+	fi
+}
+
 # scratch_project DIR: a retort checkout without specs in DIR
 scratch_project() {
 	mkdir -p "$1/tasks/prompts" &&
@@ -48,6 +57,21 @@ scratch_project() {
 	cp -R "$RETORT_ROOT/rules" "$RETORT_ROOT/tools" "$RETORT_ROOT/gen" "$1/" &&
 	cp "$RETORT_ROOT"/tasks/prompts/*.md "$1/tasks/prompts/" &&
 	if test -f "$RETORT_ROOT/models.yaml"; then cp "$RETORT_ROOT/models.yaml" "$1/"; fi
+}
+
+# start_mock [ARGS]: the loopback mock teacher (tests/mock_llm.py ARGS) in
+# the background, stopped at exit; both providers' keys (fakes that the
+# tests grep for: sk-ant-FAKE-KEY-0123456789, sk-oai-FAKE-KEY-0123456789)
+# and base URLs point at it
+start_mock() {
+	python3 "$RETORT_ROOT/tests/mock_llm.py" "$T/port" "$@" &
+	MOCK=$!
+	trap 'kill $MOCK 2>/dev/null; rm -rf "$T"' EXIT
+	i=0; while test ! -s "$T/port" && test $i -lt 100; do sleep 0.05; i=$((i + 1)); done
+	test -s "$T/port" || { echo "Bail out! the mock teacher did not start"; exit 1; }
+	PORT=$(cat "$T/port")
+	export ANTHROPIC_API_KEY=sk-ant-FAKE-KEY-0123456789 OPENAI_API_KEY=sk-oai-FAKE-KEY-0123456789
+	export ANTHROPIC_BASE_URL=http://127.0.0.1:$PORT OPENAI_BASE_URL=http://127.0.0.1:$PORT/v1
 }
 
 # one_variant: a scratch project in $T/p, the current folder from then on,

@@ -11,13 +11,7 @@ spec b beta
 spec c gamma "hints: [\"{w}\"]
 matrix: {w: [x1, x2]}"
 
-python3 "$RETORT_ROOT/tests/mock_llm.py" "$T/port" --latency 0.3 &
-MOCK=$!
-trap 'kill $MOCK 2>/dev/null; rm -rf "$T"' EXIT
-i=0; while test ! -s "$T/port" && test $i -lt 100; do sleep 0.05; i=$((i + 1)); done
-PORT=$(cat "$T/port")
-export ANTHROPIC_API_KEY=sk-ant-FAKE-KEY-9876543210 OPENAI_API_KEY=sk-oai-FAKE-KEY-9876543210
-export ANTHROPIC_BASE_URL=http://127.0.0.1:$PORT OPENAI_BASE_URL=http://127.0.0.1:$PORT/v1
+start_mock --latency 0.3
 
 test_expect_success 'every variant and sample is asked once, within the llm pool' '
 	cd p && rconfigure --all --provider=anthropic --model=claude-sonnet-5-5 --samples=2 --llm-jobs=3 >/dev/null &&
@@ -48,6 +42,12 @@ test_expect_success 'offline: rm -rf out and rebuild from the cache alone, same 
 test_expect_success 'offline: a new request is an error naming the task, and the build stops' '
 	cd p && spec d delta && ! ninja >n.log 2>&1 && cat n.log &&
 	grep -q "offline: no cached response for .delta. sample 0 round 1" n.log && rm tasks/d.yaml && ninja >/dev/null
+'
+test_expect_success 'ninja check rebuilds from the cache when --cache-dir was given relative' '
+	cd p && ./configure --with-tools="$RETORT_BIN" --cache-dir=../cache --all --provider=anthropic \
+		--model=claude-sonnet-5-5 --samples=2 --offline >/dev/null && n=$(mock count) &&
+	env -u ANTHROPIC_API_KEY ninja >/dev/null && { ninja check >c.log 2>&1; r=$?; cat c.log; test $r = 0; } &&
+	grep -q "the same" c.log && test "$(mock count)" = "$n"
 '
 test_expect_success 'ninja cost prints tokens and $ by model' '
 	cd p && ninja cost >c.log && cat c.log && grep -q "claude-sonnet-5-5  *8 " c.log &&

@@ -17,9 +17,10 @@
  *  - correctness at the bench size: the first set's outputs are checked
  *    against the reference's sampled elements (when the reference could
  *    afford the size), the other sets against their own first output;
- *    up to 8 of the timed calls (each with probability 1/10, decided after
- *    it returns) are held on the device, fetched after timing and checked
- *    again, as are the two probes (defeats caching and phase detection);
+ *    up to 8 calls are held on the device, fetched after timing and
+ *    checked again: the two probes, then timed calls each with
+ *    probability 1/10, decided after it returns (defeats caching and
+ *    phase detection);
  *  - warm-up by time (25 ms), then timed calls until the interquartile
  *    range is within 2% of the median (at least 20 calls, at most 300 or
  *    3 s of calls); median, quartiles, mean and count are recorded;
@@ -43,7 +44,8 @@
  *
  *   bench --calibrate -o CALIBRATION_JSON CALIBRATE_PROGRAM
  * measures the GPU once per build (copy bandwidth, fp32 and fp64 FMA peak,
- * f16/bf16 tensor-core GEMM through cuBLAS); without a GPU it records none.
+ * bf16 tensor-core GEMM through cuBLAS, the peak used for f16, bf16 and fp8
+ * too); without a GPU it records none.
  *
  * options:
  *   --gpus N, --lock-dir DIR   GPU slots, as verify
@@ -200,6 +202,7 @@ struct bcase {
 	const struct tcase *c;
 	size_t inoff[SETS][MAXARGS], outoff[MAXARGS];
 	void *golden[SETS][MAXARGS];  /* outputs of each set, as first seen */
+	size_t binbase;               /* where in expected.bin the bytes read start */
 };
 
 static double
@@ -300,7 +303,7 @@ fetchcheck(struct bcase *b, int s, int hold, int timeout, struct timing *tm)
 static int
 checksamples(struct bcase *b, json_t *set, const char *bin, size_t binlen, struct timing *tm)
 {
-	size_t off = (size_t)jint(set, "offset", 0);
+	size_t off = (size_t)jint(set, "offset", 0) - b->binbase;
 	int m = (int)jint(set, "samples", 0), i;
 
 	if (!json_object_get(set, "offset"))
@@ -329,13 +332,13 @@ checksamples(struct bcase *b, json_t *set, const char *bin, size_t binlen, struc
 			}
 		}
 		off += (size_t)cnt * 16;
-		if (wrong || (den > 0 && sqrt(num / den) > a->rel_norm)) {
+		if (wrong || !normok(num, den, a)) {
 			tm->status = "mismatch";
 			snprintf(tm->problem, sizeof tm->problem, "at the bench size %s, output '%s' is wrong: %lld of "
 			         "%lld sampled elements differ from the reference (relative L2 error %.3g). It passed at "
 			         "the smaller sizes: check what changes with size (grid limits, 32-bit index overflow, "
 			         "shared-memory tiling).", b->c->label, a->name, (long long)wrong, (long long)cnt,
-			         den > 0 ? sqrt(num / den) : 0.0);
+			         den > 0 ? sqrt(num / den) : sqrt(num));
 			return -1;
 		}
 	}
@@ -360,23 +363,20 @@ timeso(const struct opts *o, struct bcase *b, const char *harness, const char *s
 		die(EXIT_RETRY, "%s", err);
 	if (rec)
 		json_object_set_new(rec, "isolation", json_string(ch->isolation));
-	if (childread(ch, line, sizeof line, 120) < 0 || strncmp(line, "ready", 5)) {
-		if (!strncmp(line, "nodevice", 8))
-			die(EXIT_RETRY, "the GPU is gone: %s", line);
-		tm->status = "crash";
-		snprintf(tm->problem, sizeof tm->problem, "could not load for timing: %.200s", line);
-		goto out;
+	{
+		struct gpuinfo g;
+		const char *v = harnessready(ch, &g, err, sizeof err);
+		if (v) {
+			tm->status = !strcmp(v, "timeout") ? "timeout" : !strcmp(v, "sandbox") ? "invalid" : "crash";
+			snprintf(tm->problem, sizeof tm->problem, "could not load for timing: %.900s", err);
+			goto out;
+		}
 	}
 	tm->phase[0] = now() - t0;
 	t0 = now();
 	/* the sets (already in shared memory), pristine on the device */
 	bufinit(&cmd, 1 << 16);
-	{
-		int nt = 0;
-		for (i = 0; i < b->t->nargs; i++)
-			nt += istensor(&b->t->args[i]);
-		bufprintf(&cmd, "bsetup %d %d", SETS, nt);
-	}
+	bufprintf(&cmd, "bsetup %d %d", SETS, ntensors(b->t));
 	for (i = 0; i < b->t->nargs; i++) {
 		const struct targ *a = &b->t->args[i];
 		if (!istensor(a))
@@ -385,12 +385,7 @@ timeso(const struct opts *o, struct bcase *b, const char *harness, const char *s
 		for (s = 0; s < SETS; s++)
 			bufprintf(&cmd, " %zu", a->kind == ARG_OUT ? (size_t)0 : b->inoff[s][i]);
 	}
-	bufprintf(&cmd, " %d", b->c->nsizes);
-	for (i = 0; i < b->c->nsizes; i++)
-		bufprintf(&cmd, " %lld", (long long)b->c->sizes[i]);
-	bufprintf(&cmd, " %d", b->c->nscalars);
-	for (i = 0; i < b->c->nscalars; i++)
-		bufprintf(&cmd, " %.17g", b->c->scalars[i]);
+	casetail(&cmd, b->c);
 	childsend(ch, "%s", cmd.s);
 	buffree(&cmd);
 	if (reply(ch, line, sizeof line, 300, tm) < 0)
@@ -541,41 +536,25 @@ calibrate(const char *out, const char *program)
 static void
 casesetup(struct bcase *b, const struct task *t, int c, json_t *sets)
 {
-	size_t off = 0;
+	size_t off;
 	char err[512];
 	int s, i;
-	json_t *d;
-	size_t k;
 
 	memset(b, 0, sizeof *b);
 	b->t = t;
 	b->c = &t->bench[c];
 	if (json_array_size(sets) < SETS)
 		die(EXIT_USAGE, "bench case %d has %zu input sets, not %d", c, json_array_size(sets), SETS);
-	for (s = 0; s < SETS; s++)
-		for (i = 0; i < t->nargs; i++)
-			if (t->args[i].kind == ARG_IN || t->args[i].kind == ARG_INOUT) {
-				b->inoff[s][i] = off;
-				off += (tbytes(t, b->c, i) + 63) & ~(size_t)63;
-			}
-	for (i = 0; i < t->nargs; i++)
-		if (istensor(&t->args[i])) {
-			b->outoff[i] = off;
-			off += (tbytes(t, b->c, i) + 63) & ~(size_t)63;
-		}
+	off = layoutsets(t, b->c, SETS, b->inoff, b->outoff);
 	if (childshm(&b->ch, off, err, sizeof err) < 0)
 		die(EXIT_RETRY, "%s", err);
-	for (s = 0; s < SETS; s++)
-		json_array_foreach(json_object_get(json_array_get(sets, (size_t)s), "draws"), k, d) {
-			for (i = 0; i < t->nargs; i++)
-				if (!strcmp(t->args[i].name, jstr(d, "name", "")))
-					break;
-			if (i == t->nargs)
-				die(EXIT_USAGE, "expected.json draws an unknown input '%s'", jstr(d, "name", ""));
-			tensorfillpar(b->ch.shm + b->inoff[s][i], t->args[i].dt, (size_t)b->c->numel[i],
-			              distfind(jstr(d, "dist", "normal")), jnum(d, "lo", -1), jnum(d, "hi", 1),
-			              jbool(d, "special", 0), seedof(d));
-		}
+	for (s = 0; s < SETS; s++) {
+		void *dst[MAXARGS] = { 0 };
+		for (i = 0; i < t->nargs; i++)
+			if (t->args[i].kind == ARG_IN || t->args[i].kind == ARG_INOUT)
+				dst[i] = b->ch.shm + b->inoff[s][i];
+		drawinto(t, b->c, json_object_get(json_array_get(sets, (size_t)s), "draws"), dst);
+	}
 }
 
 static void
@@ -650,6 +629,7 @@ main(int argc, char **argv)
 	struct nvml nv;
 	struct buf bin;
 	double speedups = 0, gpusec = 0, t0, tin;
+	size_t binbase;
 	int nspeed = 0;
 	struct buf feedback;
 
@@ -699,21 +679,23 @@ main(int argc, char **argv)
 		die(EXIT_USAGE, "%s", err);
 	{
 		char *binpath = sibling(in[4], "expected.bin");
+		/* only the reference's samples at the bench sizes, at its end: the
+		 * outputs at the verify sizes before them can be large */
+		size_t k;
+		json_t *bc;
+		binbase = SIZE_MAX;
+		json_array_foreach(json_object_get(expj, "bench"), k, bc) {
+			json_t *off = json_object_get(json_array_get(json_object_get(bc, "sets"), 0), "offset");
+			if (json_is_integer(off) && (size_t)json_integer_value(off) < binbase)
+				binbase = (size_t)json_integer_value(off);
+		}
 		bufinit(&bin, (size_t)1 << 34);
-		if (readfile(binpath, &bin) < 0)
+		if (binbase < SIZE_MAX && readfrom(binpath, (off_t)binbase, &bin) < 0)
 			die(EXIT_USAGE, "cannot read '%s':", binpath);
 		free(binpath);
 	}
 	srandom((unsigned)(getpid() ^ (unsigned)(now() * 1e6)));
-	nvmlopen(&nv, 0);
-	{
-		char drv[80] = "";
-		if (nv.driver)
-			nv.driver(drv, sizeof drv);
-		json_object_set_new(rec, "gpu", json_pack("{s:O?,s:i,s:s}", "name", json_object_get(json_object_get(ver, "gpu"), "name"),
-		                    "sm_clock_mhz_start", smclock(&nv), "driver", drv));
-		json_object_update_missing(json_object_get(rec, "gpu"), json_object_get(ver, "gpu"));
-	}
+	memset(&nv, 0, sizeof nv);
 	cases = json_array();
 	json_object_set_new(rec, "cases", cases);
 	json_object_set_new(rec, "status", json_string("measured"));
@@ -726,11 +708,22 @@ main(int argc, char **argv)
 		sets = json_object_get(bc, "sets");
 		t0 = now();
 		casesetup(&b, &t, c, sets);
+		b.binbase = binbase;
 		tin = now() - t0;
 		/* the GPU is held only while the candidate runs */
 		lockfd = gpulock(o.lockdir, o.gpus, &device);
 		if (lockfd < 0)
 			die(EXIT_RETRY, "cannot take a GPU slot in '%s':", o.lockdir);
+		if (c == 0) { /* the GPU this candidate got: its clock and driver */
+			char drv[80] = "";
+			nvmlopen(&nv, device);
+			if (nv.driver)
+				nv.driver(drv, sizeof drv);
+			json_object_set_new(rec, "gpu", json_pack("{s:O?,s:i,s:s}", "name",
+			                    json_object_get(json_object_get(ver, "gpu"), "name"), "sm_clock_mhz_start",
+			                    smclock(&nv), "driver", drv));
+			json_object_update_missing(json_object_get(rec, "gpu"), json_object_get(ver, "gpu"));
+		}
 		t0 = now();
 		set0 = json_array_get(sets, 0);
 		cr = json_pack("{s:s,s:b}", "case", b.c->label, "reference_checked", json_object_get(set0, "offset") != NULL);

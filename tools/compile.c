@@ -79,10 +79,10 @@ static const char usage[] =
 	"               [--mem-limit MB] [--cudart shared|static] [--no-screen]\n"
 	"               -o COMPILE_JSON TASK_JSON RESPONSE_JSON\n"
 	"       compile --screen FILE.cu --entry NAME [--allow RULE,...]\n"
-	"       compile (--harness | --reference) [--cc CC] [--lib DIR] [--nvcc PATH] [--cuda DIR]\n"
-	"               -o BINARY TASK_JSON\n"
-	"       compile --baseline [--nvcc PATH] [--arch SM] [--time-limit S] [--mem-limit MB]\n"
-	"               -o BASELINE_SO TASK_JSON\n";
+	"       compile --harness [--cc CC] [--lib DIR] [--nvcc PATH] [--cuda DIR] -o BINARY TASK_JSON\n"
+	"       compile --reference [--cc CC] [--lib DIR] -o BINARY TASK_JSON\n"
+	"       compile --baseline [--nvcc PATH] [--arch SM] [--cudart shared|static] [--time-limit S]\n"
+	"               [--mem-limit MB] -o BASELINE_SO TASK_JSON\n";
 
 enum {
 	MAX_ANSWER = 2 << 20,    /* answers larger than this are refused */
@@ -423,7 +423,6 @@ libheader(const char *h)
 	return 0;
 }
 
-/* the name of the function whose header ends just before the '{' at brace */
 /*
  * The definition of function name in s (comments and strings blanked):
  * a call-like use whose parameter list is followed by '{'. NULL if none.
@@ -980,7 +979,7 @@ buildcandidate(const struct opts *o, json_t *task, const char *src, size_t srcle
 static int
 candidate(const struct opts *o, const char *taskpath, const char *resppath)
 {
-	char err[512], *sopath, *slash;
+	char err[512], *sopath;
 	json_t *task = jload(taskpath, err, sizeof err), *resp, *rec = NULL, *viol;
 	const char *text, *entry;
 	struct block blocks[64];
@@ -991,8 +990,7 @@ candidate(const struct opts *o, const char *taskpath, const char *resppath)
 		die(EXIT_USAGE, "cannot read the task: %s", err);
 	if (!(resp = jload(resppath, err, sizeof err)))
 		die(EXIT_USAGE, "cannot read the response: %s", err);
-	slash = strrchr(o->out, '/');
-	sopath = slash ? xasprintf("%.*s/cand.so", (int)(slash - o->out), o->out) : xstrdup("cand.so");
+	sopath = sibling(o->out, "cand.so");
 	entry = jstr(task, "entry", "");
 	text = jstr(json_object_get(resp, "answer"), "text", "");
 	len = strlen(text);
@@ -1066,40 +1064,44 @@ write:
 
 /* -------------------------------------------- harness and reference mode */
 
+/* the C type a size or scalar argument is passed as; NULL for a tensor */
+static const char *
+argctype(json_t *a)
+{
+	const char *kind = jstr(a, "kind", "");
+	int dt = dtypefind(jstr(a, "dtype", "f32"));
+
+	if (!strcmp(kind, "size"))
+		return dt == DT_I64 ? "int64_t" : "int";
+	if (!strcmp(kind, "scalar"))
+		return !dtinfos[dt].isfloat ? dtinfos[dt].ctype : dt == DT_F64 ? "double" : "float";
+	return NULL;
+}
+
 /* the C call of fn (the entry point or the reference) for this task */
 static void
-genericcall(struct buf *b, json_t *task, const char *fnvar, int reference)
+genericcall(struct buf *b, json_t *task)
 {
 	json_t *a;
 	size_t i, nt = 0, ns = 0, nc = 0;
 
 	bufputs(b, "\ttypedef void (*fn_t)(");
 	json_array_foreach(json_object_get(task, "args"), i, a) {
-		const char *kind = jstr(a, "kind", "");
-		int dt = dtypefind(jstr(a, "dtype", "f32"));
-		bufputs(b, i ? ", " : "");
-		if (!strcmp(kind, "size"))
-			bufputs(b, dt == DT_I64 ? "int64_t" : "int");
-		else if (!strcmp(kind, "scalar"))
-			bufputs(b, !dtinfos[dt].isfloat ? dtinfos[dt].ctype : dt == DT_F64 ? "double" : "float");
-		else
-			bufputs(b, "void *");
+		const char *ct = argctype(a);
+		bufprintf(b, "%s%s", i ? ", " : "", ct ? ct : "void *");
 	}
-	bufprintf(b, ");\n\t((fn_t)%s)(", fnvar);
+	bufputs(b, ");\n\t((fn_t)fn)(");
 	json_array_foreach(json_object_get(task, "args"), i, a) {
-		const char *kind = jstr(a, "kind", "");
-		int dt = dtypefind(jstr(a, "dtype", "f32"));
+		const char *ct = argctype(a);
 		bufputs(b, i ? ", " : "");
-		if (!strcmp(kind, "size"))
-			bufprintf(b, "(%s)sizes[%zu]", dt == DT_I64 ? "int64_t" : "int", ns++);
-		else if (!strcmp(kind, "scalar"))
-			bufprintf(b, "(%s)scalars[%zu]", !dtinfos[dt].isfloat ? dtinfos[dt].ctype
-			          : dt == DT_F64 ? "double" : "float", nc++);
-		else
+		if (!ct)
 			bufprintf(b, "ptrs[%zu]", nt++);
+		else if (!strcmp(jstr(a, "kind", ""), "size"))
+			bufprintf(b, "(%s)sizes[%zu]", ct, ns++);
+		else
+			bufprintf(b, "(%s)scalars[%zu]", ct, nc++);
 	}
 	bufputs(b, ");\n");
-	(void)reference;
 }
 
 static int
@@ -1124,11 +1126,11 @@ program(const struct opts *o, const char *taskpath, int reference)
 		bufprintf(&b, "#line 1 \"reference\"\n%s\n", ref);
 		bufputs(&b, "#line 1 \"call\"\nvoid\ncallreference(void **ptrs, const int64_t *sizes, "
 		        "const double *scalars)\n{\n\tvoid *fn = (void *)reference;\n");
-		genericcall(&b, task, "fn", 1);
+		genericcall(&b, task);
 		bufputs(&b, "}\n");
 	} else {
 		bufputs(&b, "void\ncallentry(void *fn, void **ptrs, const int64_t *sizes, const double *scalars)\n{\n");
-		genericcall(&b, task, "fn", 0);
+		genericcall(&b, task);
 		bufputs(&b, "}\n");
 	}
 	dir = xasprintf("%s.src", o->out);

@@ -62,9 +62,13 @@ static const char usage[] =
 enum { TRAIN, TRAJECTORIES, UNVERIFIED, TEST, NSPLITS };
 static const char *const splitnames[NSPLITS] = { "train", "trajectories", "unverified", "test" };
 
-/* measured fields: excluded from the reproducible projection (and each
- * round's speedup); the card and the manifest name them from here */
-static const char *const measured[] = { "speedup", "sol_percent", "median_ms", "review", NULL };
+/*
+ * Measured fields: timings and what depends on them (final_kernel is the
+ * fastest correct round's). The reproducible projection leaves them out;
+ * the card and the manifest name them from here.
+ */
+static const char *const measured[] = { "speedup", "sol_percent", "median_ms", "review", "final_kernel",
+                                        "final_round", "rounds[].speedup", NULL };
 
 static void
 measuredlist(struct buf *b)
@@ -223,8 +227,9 @@ card(const struct opts *o, size_t counts[NSPLITS], json_t *manifest)
 	measuredlist(&b);
 	bufputs(&b, ") vary from run to run.\n\n"
 	        "## Fields\n\n"
-	        "`messages` (role, content, reasoning_content: the conversation, as TRL and Axolotl read it), "
-	        "`final_kernel`, `outcome`, `verified_on_gpu`, `speedup`, `sol_percent`, `median_ms`, `review`, "
+	        "`id`, `messages` (role, content, reasoning_content: the conversation, as TRL and Axolotl read "
+	        "it), `final_kernel`, `final_round`, `outcome`, `verified_on_gpu`, `gpu`, `speedup`, "
+	        "`sol_percent`, `median_ms`, `review`, "
 	        "`rounds` (per round: compile status, screen rules, verify verdict and feedback, bench status), "
 	        "`teacher`, `task`, `variant`, `sample`, `usage`, `cost_usd`, `cache_keys`, `spec_sha256`, "
 	        "`generator`.\n\n"
@@ -242,9 +247,11 @@ strip(json_t *rec)
 	size_t i;
 
 	for (k = measured; *k; k++)
-		json_object_del(rec, *k);
-	json_array_foreach(json_object_get(rec, "rounds"), i, r)
-		json_object_del(r, "speedup");
+		if (!strncmp(*k, "rounds[].", 9))
+			json_array_foreach(json_object_get(rec, "rounds"), i, r)
+				json_object_del(r, *k + 9);
+		else
+			json_object_del(rec, *k);
 }
 
 static int
@@ -352,8 +359,6 @@ main(int argc, char **argv)
 	}
 	if (!o.out)
 		die(EXIT_USAGE, "need -o DATASET_DIR\n%s", usage);
-	if (o.shardrecords < 1 || o.shardbytes < 1024 || !(o.testfraction >= 0 && o.testfraction < 1))
-		die(EXIT_USAGE, "bad --shard-records, --shard-bytes or --test-fraction");
 
 	/* the records and their splits */
 	recs = xcalloc(nfiles + 1, sizeof *recs);
@@ -371,7 +376,7 @@ main(int argc, char **argv)
 		recs[nrecs].in[TEST] = held;
 		recs[nrecs].in[TRAJECTORIES] = !held;
 		recs[nrecs].in[UNVERIFIED] = !held && !strcmp(outcome, "unverified");
-		recs[nrecs].in[TRAIN] = !held && !strcmp(outcome, "correct") && jbool(r, "verified_on_gpu", 0) &&
+		recs[nrecs].in[TRAIN] = !held && !strcmp(outcome, "correct") && /* correct: verified on a GPU */
 		                        json_array_size(json_object_get(r, "review")) == 0;
 		nrecs++;
 		json_decref(r);
@@ -383,6 +388,7 @@ main(int argc, char **argv)
 	/* shards */
 	for (k = 0; k < NSPLITS; k++) {
 		struct shard *cur = NULL;
+		size_t idx = 0;
 		for (i = 0; i < nrecs; i++) {
 			size_t len;
 			if (!recs[i].in[k])
@@ -394,13 +400,7 @@ main(int argc, char **argv)
 				memset(cur, 0, sizeof *cur);
 				cur->split = k;
 				bufinit(&cur->data, (size_t)1 << 34);
-				snprintf(cur->name, sizeof cur->name, "data/%s-%05zu.jsonl", splitnames[k], (size_t)0);
-				{
-					size_t idx = 0, j;
-					for (j = 0; j < nsh; j++)
-						idx += sh[j].split == k;
-					snprintf(cur->name, sizeof cur->name, "data/%s-%05zu.jsonl", splitnames[k], idx);
-				}
+				snprintf(cur->name, sizeof cur->name, "data/%s-%05zu.jsonl", splitnames[k], idx++);
 				nsh++;
 			}
 			bufputs(&cur->data, recs[i].line);
@@ -424,13 +424,19 @@ main(int argc, char **argv)
 	mfields = json_array();
 	for (mk = measured; *mk; mk++)
 		json_array_append_new(mfields, json_string(*mk));
-	json_array_append_new(mfields, json_string("rounds[].speedup"));
-	manifest = json_pack("{s:s,s:o,s:o,s:O,s:f,s:o,s:s}", "name", o.name, "counts", countj, "shards", shards,
-	                     "configuration", o.meta, "test_fraction", o.testfraction, "measured_fields", mfields,
-	                     "reproducibility", "Rebuilding from the response cache gives byte-identical shards "
-	                     "except for measured fields (timings and what depends on them: speedup, sol_percent, "
-	                     "median_ms, review flags, and so the train split's membership). `ninja check` compares "
-	                     "the trajectories and test splits without those fields.");
+	{
+		struct buf r;
+		bufinit(&r, 4096);
+		bufputs(&r, "Rebuilding from the response cache gives byte-identical shards except for measured "
+		        "fields (timings and what depends on them: ");
+		measuredlist(&r);
+		bufputs(&r, "; and so the train split's membership). `ninja check` compares the trajectories and "
+		        "test splits without those fields.");
+		manifest = json_pack("{s:s,s:o,s:o,s:O,s:f,s:o,s:s}", "name", o.name, "counts", countj, "shards",
+		                     shards, "configuration", o.meta, "test_fraction", o.testfraction, "measured_fields",
+		                     mfields, "reproducibility", r.s);
+		buffree(&r);
+	}
 	manitext = jdumps(manifest, JFLAGS_FILE);
 	manitext = xrealloc(manitext, strlen(manitext) + 2);
 	strcat(manitext, "\n");

@@ -95,11 +95,6 @@ struct opts {
 	const char *task, *prev[4]; /* response, compile, verify, bench */
 };
 
-/* ---------------------------------------------------------------- files */
-
-/* render the template in DIR/NAME.md */
-static char *renderfile(const char *dir, const char *name, json_t *vars);
-
 /* ------------------------------------------------------------ templates */
 
 /*
@@ -163,6 +158,7 @@ render(const char *tpl, const char *path, json_t *vars)
 	return bufdetach(&b);
 }
 
+/* render the template in DIR/NAME.md */
 static char *
 renderfile(const char *dir, const char *name, json_t *vars)
 {
@@ -231,8 +227,7 @@ taskvars(json_t *task, const struct opts *o)
 	setvar(vars, "arch", o->arch);
 	setvar(vars, "gpu", g);
 	free(g);
-	setvar(vars, "reference", json_is_string(json_object_get(task, "reference"))
-	                          ? jstr(task, "reference", "") : "");
+	setvar(vars, "reference", jstr(task, "reference", ""));
 
 	bufputs(&b, "| name | kind | dtype | shape |\n|---|---|---|---|\n");
 	json_array_foreach(json_object_get(task, "args"), i, a) {
@@ -650,15 +645,15 @@ onevent(void *ud, const char *event, const char *data)
 		json_t *blk = json_array_get(json_object_get(st->msg, "content"),
 		                             (size_t)jint(j, "index", -1));
 		json_t *d = json_object_get(j, "delta");
-		const char *dt = jstr(d, "type", ""), *field = NULL, *key = NULL;
+		const char *dt = jstr(d, "type", ""), *field = NULL; /* the delta's field and the block's */
 		if (!strcmp(dt, "text_delta"))
-			field = "text", key = "text";
+			field = "text";
 		else if (!strcmp(dt, "thinking_delta"))
-			field = "thinking", key = "thinking";
+			field = "thinking";
 		else if (!strcmp(dt, "signature_delta"))
-			field = "signature", key = "signature";
+			field = "signature";
 		if (blk && field) {
-			char *cat = xasprintf("%s%s", jstr(blk, field, ""), jstr(d, key, ""));
+			char *cat = xasprintf("%s%s", jstr(blk, field, ""), jstr(d, field, ""));
 			json_object_set_new(blk, field, json_string(cat));
 			free(cat);
 		}
@@ -938,8 +933,10 @@ ledger(const struct opts *o, const struct model *m, const char *key, double usd,
 
 /*
  * The $ budget: spent and reserved amounts in budget.json, under a file
- * lock. A request reserves its worst case before it is sent and settles
- * with its real cost; reservations of dead processes are dropped.
+ * lock. A request reserves its worst case before it is sent (when there
+ * is a limit) and settles with its real cost (always: a later run with a
+ * budget counts what was spent without one); reservations of dead
+ * processes are dropped.
  */
 static void
 budget(const struct opts *o, const struct model *m, double reserve, double spent,
@@ -953,12 +950,8 @@ budget(const struct opts *o, const struct model *m, double reserve, double spent
 	json_t *v;
 	void *tmp;
 
-	if (o->budget <= 0) {
-		/* no limit: only the append-only ledger, no shared state to lock */
-		if (key)
-			ledger(o, m, key, spent, usage);
-		return;
-	}
+	if (o->budget <= 0 && !key)
+		return; /* no limit: nothing to reserve */
 	fd = lockfile(o->cachedir, "budget.lock");
 	st = loadstate(o->cachedir, "budget.json");
 	res = json_object_get(st, "reserved");
@@ -1030,7 +1023,7 @@ errmessage(const struct reply *r, char *msg, size_t len, char *type, size_t tlen
 	if (json_is_object(e)) {
 		snprintf(msg, len, "%s", jstr(e, "message", ""));
 		snprintf(type, tlen, "%s", jstr(e, "type", ""));
-		if (json_is_string(json_object_get(e, "code")) && !strcmp(jstr(e, "code", ""), "insufficient_quota"))
+		if (!strcmp(jstr(e, "code", ""), "insufficient_quota"))
 			snprintf(type, tlen, "insufficient_quota");
 	} else if (json_is_string(e)) {
 		snprintf(msg, len, "%s", json_string_value(e));
@@ -1050,9 +1043,9 @@ jitter(void)
 	return 0.75 + 0.25 * ((double)random() / RAND_MAX);
 }
 
-/* ask the model; returns with a filled answer, or exits */
+/* ask the model with the request body text; returns with a filled answer, or exits */
 static void
-ask(const struct model *m, json_t *body, const char *taskid, struct answer *a)
+ask(const struct model *m, const char *text, const char *taskid, struct answer *a)
 {
 	int anthropic = !strcmp(m->provider, "anthropic");
 	const char *envkey = anthropic ? "ANTHROPIC_API_KEY" : "OPENAI_API_KEY";
@@ -1062,7 +1055,7 @@ ask(const struct model *m, json_t *body, const char *taskid, struct answer *a)
 	int attempts = (int)jint(retry, "attempts", 8);
 	double maxwait = jnum(retry, "max_wait_s", 900), waited = 0;
 	double cap = jnum(retry, "retry_after_cap_s", anthropic ? 60 : 120);
-	char *url, *text = jdumps(body, JSON_COMPACT | JSON_SORT_KEYS);
+	char *url;
 	int attempt;
 
 	if (anthropic && (!key || !*key))
@@ -1071,7 +1064,7 @@ ask(const struct model *m, json_t *body, const char *taskid, struct answer *a)
 		base = anthropic ? "https://api.anthropic.com" : "https://api.openai.com/v1";
 	url = xasprintf("%s%s%s", base, base[strlen(base) - 1] == '/' ? "" : "/",
 	                anthropic ? "v1/messages" : "chat/completions");
-	if (anthropic && strstr(base, "/v1") && endswith(base, "/v1"))
+	if (anthropic && endswith(base, "/v1"))
 		warn("ANTHROPIC_BASE_URL ends in /v1: the SDK convention is the host only");
 	for (attempt = 1;; attempt++) {
 		struct reply r;
@@ -1140,7 +1133,6 @@ ask(const struct model *m, json_t *body, const char *taskid, struct answer *a)
 		waited += delay;
 	}
 	free(url);
-	free(text);
 }
 
 /* ------------------------------------------------------------- the cache */
@@ -1345,7 +1337,7 @@ main(int argc, char **argv)
 	struct model m;
 	struct answer a;
 	json_t *task, *vars, *prev = NULL, *messages, *canon, *body, *out;
-	char *system, *user, *keytext, key[65];
+	char *system, *user, *keytext, *bodytext, key[65];
 	const char *taskid, *source, *status;
 	int i, finished = 0;
 
@@ -1481,19 +1473,19 @@ main(int argc, char **argv)
 		if (mkdirp(o.cachedir) < 0)
 			die(EXIT_RETRY, "cannot create '%s':", o.cachedir);
 		body = httpbody(&m, system, messages, 0, o.sample);
+		bodytext = jdumps(body, JSON_COMPACT | JSON_SORT_KEYS);
 		{
-			char *t = jdumps(body, JSON_COMPACT);
-			double tokens = (double)strlen(t) / 3.5 + (double)jint(m.cfg, "max_tokens", 16000);
-			est = ((double)strlen(t) / 3.5 * price(m.cfg, "input") +
-			       (double)jint(m.cfg, "max_tokens", 16000) * price(m.cfg, "output")) / 1e6;
-			free(t);
+			/* the worst case: about 3.5 bytes a token in, max_tokens out */
+			double in = (double)strlen(bodytext) / 3.5, out = (double)jint(m.cfg, "max_tokens", 16000);
+			est = (in * price(m.cfg, "input") + out * price(m.cfg, "output")) / 1e6;
 			budget(&o, &m, est > 0 ? est : 1e-9, 0, NULL, NULL);
-			ratelimit(&o, &m, tokens);
+			ratelimit(&o, &m, in + out);
 		}
 		srandom((unsigned)(getpid() ^ (unsigned)time(NULL)));
 		if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
 			die(EXIT_RETRY, "libcurl: cannot initialize");
-		ask(&m, body, taskid, &a);
+		ask(&m, bodytext, taskid, &a);
+		free(bodytext);
 		curl_global_cleanup();
 		budget(&o, &m, 0, a.cost, key, a.usage);
 		cacheput(&o, &m, key, canon, &a);

@@ -24,9 +24,10 @@
  *   usage {input_tokens, output_tokens, cache_write_tokens,
  *         cache_read_tokens}, cost_usd, cache_keys, spec_sha256, generator
  *
- * Measured values (speedup, sol_percent, median_ms, review) vary from run
- * to run; package leaves them out of the projection that reproducibility
- * checks compare.
+ * Measured values (speedup, sol_percent, median_ms, review, and
+ * final_kernel and final_round, chosen by speed) vary from run to run;
+ * package leaves them out of the projection that reproducibility checks
+ * compare.
  *
  * Exit: 0 written; 1 cannot write; 2 bad usage or input.
  */
@@ -41,7 +42,6 @@
 static const char usage[] =
 	"usage: record [--generator VERSION] -o RECORD_JSON TASK_JSON ROUND_FILES...\n";
 
-enum { MAXROUNDS = 64 };
 
 struct round {
 	json_t *resp, *comp, *ver, *bench;
@@ -65,7 +65,7 @@ classify(const char *path, int *round, const char **kind)
 	*kind = kinds[k];
 	for (p = slash - 1; p > path && p[-1] != '/'; p--)
 		;
-	if (*p != 'r' || sscanf(p + 1, "%d", round) != 1 || *round < 1 || *round > MAXROUNDS)
+	if (*p != 'r' || sscanf(p + 1, "%d", round) != 1 || *round < 1 || *round > MAX_ROUNDS)
 		return -1;
 	return k;
 }
@@ -104,9 +104,9 @@ int
 main(int argc, char **argv)
 {
 	const char *out = NULL, *taskpath = NULL, *generator = "retort";
-	struct round rounds[MAXROUNDS + 1];
+	struct round rounds[MAX_ROUNDS + 1];
 	json_t *task, *rec, *messages, *rl, *keys, *best = NULL, *bestbench = NULL, *lastbuilt = NULL;
-	int i, n = 0, r, bestround = 0, lastround = 0, anybuilt = 0, anyverified = 0, anycorrect = 0;
+	int i, n = 0, r, bestround = 0, anybuilt = 0, anyverified = 0, anycorrect = 0;
 	double bestms = 0, cost = 0, tokens[4] = { 0 };
 	static const char *const ukeys[4] = { "input_tokens", "output_tokens", "cache_write_tokens",
 	                                      "cache_read_tokens" };
@@ -167,7 +167,6 @@ main(int argc, char **argv)
 		if (!strcmp(status, "done"))
 			break;
 		rules = json_array();
-		lastround = r;
 		/* the user turn this round added: the prompt, or the feedback */
 		{
 			size_t nm = json_array_size(msgs);
@@ -192,7 +191,7 @@ main(int argc, char **argv)
 			anybuilt = 1;
 			lastbuilt = d->comp;
 		}
-		if (d->ver && strncmp(jstr(d->ver, "verdict", ""), "skipped", 7) && strcmp(jstr(d->ver, "verdict", ""), "not_built"))
+		if (verdictran(jstr(d->ver, "verdict", NULL)))
 			anyverified = 1;
 		if (!strcmp(jstr(d->ver, "verdict", ""), "correct")) {
 			/* the fastest correct round is the answer */
@@ -207,7 +206,6 @@ main(int argc, char **argv)
 			}
 		}
 	}
-	(void)lastround;
 
 	rec = json_object();
 	{

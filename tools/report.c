@@ -21,7 +21,7 @@
 
 static const char usage[] = "usage: report -o REPORT_HTML RECORD_JSON... (or @LISTFILE)\n";
 
-enum { MAXROUNDS = 16, BINS = 12 };
+enum { BINS = 12 };
 
 struct model {
 	char name[128];
@@ -107,7 +107,7 @@ main(int argc, char **argv)
 	const char *out = NULL;
 	char **files = NULL;
 	size_t nfiles = 0, i, nsp = 0, nsol = 0, nmodels = 0, ntasks = 0;
-	double *speed, *sol, stage[MAXROUNDS + 1][5];
+	double *speed, *sol, stage[MAX_ROUNDS + 1][5];
 	struct model *models = NULL;
 	struct taskstat *tasks = NULL;
 	json_t *outcomes = json_object();
@@ -149,14 +149,13 @@ main(int argc, char **argv)
 			sol[nsol++] = jnum(rec, "sol_percent", 0);
 		json_array_foreach(json_object_get(rec, "rounds"), j, rd) {
 			r = (int)jint(rd, "round", 0);
-			if (r < 1 || r > MAXROUNDS)
+			if (r < 1 || r > MAX_ROUNDS)
 				continue;
 			if (r > maxround)
 				maxround = r;
 			stage[r][0]++;
 			stage[r][1] += !strcmp(jstr(rd, "compile", ""), "ok");
-			stage[r][2] += json_is_string(json_object_get(rd, "verify")) &&
-			               strncmp(jstr(rd, "verify", ""), "skipped", 7) && strcmp(jstr(rd, "verify", ""), "not_built");
+			stage[r][2] += verdictran(jstr(rd, "verify", NULL));
 			stage[r][3] += !strcmp(jstr(rd, "verify", ""), "correct");
 			stage[r][4] += !strcmp(jstr(rd, "bench", ""), "measured");
 		}
@@ -191,8 +190,7 @@ main(int argc, char **argv)
 		json_array_foreach(json_object_get(rec, "rounds"), j, rd) {
 			ts->rounds++;
 			ts->failures += strcmp(jstr(rd, "compile", ""), "ok") ||
-			                (json_is_string(json_object_get(rd, "verify")) && strcmp(jstr(rd, "verify", ""), "correct") &&
-			                 strncmp(jstr(rd, "verify", ""), "skipped", 7));
+			                (verdictran(jstr(rd, "verify", NULL)) && strcmp(jstr(rd, "verify", ""), "correct"));
 		}
 		if (!strcmp(oc, "correct")) {
 			ts->correct = 1;

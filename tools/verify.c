@@ -37,7 +37,7 @@
  *   --lock-dir DIR     default out/gpu
  *   --timeout S        per call (default 30)
  *   --sanitize         also run compute-sanitizer memcheck and racecheck on
- *                      the smallest size, when compute-sanitizer is found
+ *                      the spec's first verify size, when compute-sanitizer is found
  *   -h, --help
  *
  * Exit: 0 written (whatever the candidate did); 1 infrastructure (the GPU
@@ -130,11 +130,9 @@ static void
 planline(struct buf *plan, const struct task *t, const struct tcase *c, const struct draw *draws,
          json_t *given)
 {
-	int i, nt = 0;
+	int i;
 
-	for (i = 0; i < t->nargs; i++)
-		nt += istensor(&t->args[i]);
-	bufprintf(plan, "case %d", nt);
+	bufprintf(plan, "case %d", ntensors(t));
 	for (i = 0; i < t->nargs; i++) {
 		const struct targ *a = &t->args[i];
 		if (!istensor(a))
@@ -153,12 +151,7 @@ planline(struct buf *plan, const struct task *t, const struct tcase *c, const st
 			          d->dist, d->lo, d->hi, d->special, (unsigned long long)d->seed);
 		}
 	}
-	bufprintf(plan, " %d", c->nsizes);
-	for (i = 0; i < c->nsizes; i++)
-		bufprintf(plan, " %lld", (long long)c->sizes[i]);
-	bufprintf(plan, " %d", c->nscalars);
-	for (i = 0; i < c->nscalars; i++)
-		bufprintf(plan, " %.17g", c->scalars[i]);
+	casetail(plan, c);
 	bufputc(plan, '\n');
 }
 
@@ -528,6 +521,27 @@ checkcall(const struct task *t, const struct tcase *c, struct child *ch, const s
 	return bad ? -1 : 0;
 }
 
+/* a run's inputs drawn, copied into the child's shared memory (inputs[]
+ * keeps them, to check afterwards) and the call sent; -1: the child is gone */
+static int
+sendrun(struct child *ch, const struct task *t, const struct tcase *cs, json_t *draws, void *inputs[],
+        size_t inoff[], size_t outoff[])
+{
+	struct buf cmd;
+	int i, r;
+
+	layout(t, cs, inoff, outoff);
+	makeinputs(t, cs, draws, inputs);
+	for (i = 0; i < t->nargs; i++)
+		if (inputs[i])
+			memcpy(ch->shm + inoff[i], inputs[i], tbytes(t, cs, i));
+	bufinit(&cmd, 1 << 16);
+	callline(&cmd, t, cs, inoff, outoff);
+	r = childsend(ch, "%s", cmd.s);
+	buffree(&cmd);
+	return r;
+}
+
 static int
 candidate(const struct opts *o, const char *taskpath, const char *compilepath, const char *harness,
           const char *exppath)
@@ -592,30 +606,13 @@ candidate(const struct opts *o, const char *taskpath, const char *compilepath, c
 		die(EXIT_RETRY, "%s", err);
 	started = 1;
 	json_object_set_new(res.rec, "isolation", json_string(ch.isolation));
-	switch (childread(&ch, line, sizeof line, 120)) {
-	case -1:
-		verdict(&res, "timeout", "The candidate did not finish loading within 120 s.\n");
-		goto stop;
-	case -2: {
-		char what[128], out[1024];
-		int st = childstop(&ch);
-		started = 0;
-		describestatus(st, what, sizeof what);
-		childoutput(&ch, out, sizeof out);
-		verdict(&res, "crash", "The harness %s while loading the candidate. Its output ended with:\n%s\n",
-		        what, out);
-		goto write;
-	}
-	}
-	if (!strncmp(line, "nodevice", 8))
-		die(EXIT_RETRY, "the GPU is gone: %s", line + 9);
-	if (!strncmp(line, "loaderror", 9) || !strncmp(line, "noentry", 7)) {
-		verdict(&res, "load_error", "The shared object could not be loaded: %s\n", line);
-		goto stop;
-	}
-	if (parseready(line, &gpu) < 0) {
-		verdict(&res, "sandbox", "The harness's first reply was tampered with: '%.200s'\n", line);
-		goto stop;
+	{
+		char why[2048];
+		const char *v = harnessready(&ch, &gpu, why, sizeof why);
+		if (v) {
+			verdict(&res, v, "%s\n", why);
+			goto stop;
+		}
 	}
 	json_object_set_new(res.rec, "gpu", gpujson(&gpu));
 	/* leave the candidate room for its tensors and some workspace, no more */
@@ -634,7 +631,6 @@ candidate(const struct opts *o, const char *taskpath, const char *compilepath, c
 			int ci = (int)jint(run, "case", -1), i;
 			struct tcase *cs;
 			void *inputs[MAXARGS] = { 0 };
-			struct buf cmd;
 			json_t *rr;
 			double host = 0;
 			int threads = 0, rc;
@@ -643,21 +639,13 @@ candidate(const struct opts *o, const char *taskpath, const char *compilepath, c
 			if (ci < 0 || ci >= t.nverify)
 				die(EXIT_USAGE, "%s: expected.json names case %d of %d", exppath, ci, t.nverify);
 			cs = &t.verify[ci];
-			layout(&t, cs, inoff, outoff);
-			makeinputs(&t, cs, json_object_get(run, "draws"), inputs);
-			for (i = 0; i < t.nargs; i++)
-				if (inputs[i])
-					memcpy(ch.shm + inoff[i], inputs[i], tbytes(&t, cs, i));
-			bufinit(&cmd, 1 << 16);
-			callline(&cmd, &t, cs, inoff, outoff);
 			drawtext(json_object_get(run, "draws"), dt, sizeof dt);
 			rr = json_pack("{s:s,s:s}", "case", cs->label, "inputs", dt);
 			json_array_append_new(runs, rr);
-			if (childsend(&ch, "%s", cmd.s) < 0)
+			if (sendrun(&ch, &t, cs, json_object_get(run, "draws"), inputs, inoff, outoff) < 0)
 				rc = -2;
 			else
 				rc = childread(&ch, line, sizeof line, o->timeout);
-			buffree(&cmd);
 			if (rc == -1) {
 				verdict(&res, "timeout", "The call at %s did not finish within %d s (an endless loop, a "
 				        "deadlock, or far too slow).\n", cs->label, o->timeout);
@@ -702,7 +690,7 @@ candidate(const struct opts *o, const char *taskpath, const char *compilepath, c
 		}
 	}
 	if (!strcmp(res.verdict, "correct") && o->sanitize) {
-		/* compute-sanitizer on the smallest case: memcheck, then racecheck */
+		/* compute-sanitizer on the first verify case: memcheck, then racecheck */
 		static const char *const tools[] = { "memcheck", "racecheck" };
 		char *cs = findprog("compute-sanitizer");
 		if (!cs) {
@@ -718,7 +706,6 @@ candidate(const struct opts *o, const char *taskpath, const char *compilepath, c
 				struct tcase *small = &t.verify[0];
 				json_t *r0 = json_array_get(json_object_get(exp, "verify"), 0);
 				void *inputs[MAXARGS] = { 0 };
-				struct buf cmd;
 				int i, st;
 				char out[4096];
 				if (childshm(&ch, shmbytes, err, sizeof err) < 0 ||
@@ -730,17 +717,9 @@ candidate(const struct opts *o, const char *taskpath, const char *compilepath, c
 					json_object_set_new(san, tools[ti], json_string("could not start"));
 					continue;
 				}
-				layout(&t, small, inoff, outoff);
-				makeinputs(&t, small, json_object_get(r0, "draws"), inputs);
+				sendrun(&ch, &t, small, json_object_get(r0, "draws"), inputs, inoff, outoff);
 				for (i = 0; i < t.nargs; i++)
-					if (inputs[i]) {
-						memcpy(ch.shm + inoff[i], inputs[i], tbytes(&t, small, i));
-						free(inputs[i]);
-					}
-				bufinit(&cmd, 1 << 16);
-				callline(&cmd, &t, small, inoff, outoff);
-				childsend(&ch, "%s", cmd.s);
-				buffree(&cmd);
+					free(inputs[i]);
 				childread(&ch, line, sizeof line, o->timeout * 20 + 60);
 				st = childstop(&ch);
 				childoutput(&ch, out, sizeof out);
@@ -768,7 +747,7 @@ write:
 	}
 	json_object_set_new(res.rec, "verdict", json_string(res.verdict));
 	json_object_set_new(res.rec, "feedback", json_string(res.feedback.s));
-	if (strcmp(res.verdict, "not_built") && strcmp(res.verdict, "done") && strncmp(res.verdict, "skipped", 7))
+	if (verdictran(res.verdict))
 		json_object_set_new(res.rec, "seconds", json_real(now() - t0));
 	if (jwrite(o->out, res.rec) < 0)
 		die(EXIT_RETRY, "cannot write '%s':", o->out);

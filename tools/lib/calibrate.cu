@@ -2,9 +2,9 @@
  * calibrate.cu - the GPU's measured ceilings, for bench's % of speed of
  * light: device-to-device copy bandwidth (bytes read plus written), read
  * bandwidth (a streaming reduction; reads alone run faster than copies), fp32
- * and fp64 FMA throughput, and f16/bf16 tensor-core GEMM throughput
- * through cuBLAS. Prints one JSON object. Trusted code: bench --calibrate
- * runs it once per GPU per build.
+ * and fp64 FMA throughput, and bf16 tensor-core GEMM throughput through
+ * cuBLAS. Prints one JSON object. Trusted code: bench --calibrate runs it
+ * once per build, on device 0 (or DEVICE).
  *
  * usage: calibrate [DEVICE]
  */

@@ -64,15 +64,16 @@ main(int argc, char **argv)
 				fprintf(stderr, "reference: out of memory\n");
 				return 1;
 			}
-			if (kind[i] == 1) {
+			if (kind[i] == 1) { /* NaN where the reference writes nothing (integers: 0) */
 				size_t k;
-				for (k = 0; k < n; k++) /* NaN where the reference writes nothing */
-					if (dtinfos[dt[i]].isfloat && dt[i] != DT_F64)
-						((float *)ref[i])[k] = NAN;
-					else if (dt[i] == DT_F64)
-						((double *)ref[i])[k] = NAN;
 				if (!dtinfos[dt[i]].isfloat)
 					memset(ref[i], 0, n * (size_t)refsize(dt[i]));
+				else if (dt[i] == DT_F64)
+					for (k = 0; k < n; k++)
+						((double *)ref[i])[k] = NAN;
+				else
+					for (k = 0; k < n; k++)
+						((float *)ref[i])[k] = NAN;
 			} else {
 				void *raw = malloc(n * (size_t)dtinfos[dt[i]].size + 1);
 				size_t k;

@@ -7,15 +7,8 @@
 #include <string.h>
 
 #include "json.h"
+#include "sandbox.h"
 #include "tensor.h"
-
-char *
-sibling(const char *path, const char *name)
-{
-	const char *slash = strrchr(path, '/');
-
-	return slash ? xasprintf("%.*s/%s", (int)(slash - path), path, name) : xstrdup(name);
-}
 
 
 
@@ -39,6 +32,36 @@ gpujson(const struct gpuinfo *g)
 }
 
 /* CUDA errors that mean the machine, not the candidate, failed */
+const char *
+harnessready(struct child *ch, struct gpuinfo *g, char *why, size_t cap)
+{
+	char line[8192];
+
+	switch (childread(ch, line, sizeof line, 120)) {
+	case -1:
+		snprintf(why, cap, "The candidate did not finish loading within 120 s.");
+		return "timeout";
+	case -2: {
+		char what[128], out[1024];
+		describestatus(childstop(ch), what, sizeof what);
+		childoutput(ch, out, sizeof out);
+		snprintf(why, cap, "The harness %s while loading the candidate. Its output ended with:\n%s", what, out);
+		return "crash";
+	}
+	}
+	if (!strncmp(line, "nodevice", 8))
+		die(EXIT_RETRY, "the GPU is gone: %s", line + 9);
+	if (!strncmp(line, "loaderror", 9) || !strncmp(line, "noentry", 7)) {
+		snprintf(why, cap, "The shared object could not be loaded: %s", line);
+		return "load_error";
+	}
+	if (parseready(line, g) < 0) {
+		snprintf(why, cap, "The harness's first reply was tampered with: '%.200s'", line);
+		return "sandbox";
+	}
+	return NULL;
+}
+
 int
 lostgpu(int code)
 {
@@ -71,16 +94,17 @@ drawtext(json_t *draws, char *out, size_t cap)
 
 /* the layout of one call in shared memory: inputs first, then every tensor coming back */
 size_t
-layout(const struct task *t, const struct tcase *c, size_t inoff[], size_t outoff[])
+layoutsets(const struct task *t, const struct tcase *c, int nsets, size_t (*inoff)[MAXARGS], size_t outoff[])
 {
 	size_t off = 0;
-	int i;
+	int i, s;
 
-	for (i = 0; i < t->nargs; i++)
-		if (t->args[i].kind == ARG_IN || t->args[i].kind == ARG_INOUT) {
-			inoff[i] = off;
-			off += (tbytes(t, c, i) + 63) & ~(size_t)63;
-		}
+	for (s = 0; s < nsets; s++)
+		for (i = 0; i < t->nargs; i++)
+			if (t->args[i].kind == ARG_IN || t->args[i].kind == ARG_INOUT) {
+				inoff[s][i] = off;
+				off += (tbytes(t, c, i) + 63) & ~(size_t)63;
+			}
 	for (i = 0; i < t->nargs; i++)
 		if (istensor(&t->args[i])) {
 			outoff[i] = off;
@@ -89,14 +113,18 @@ layout(const struct task *t, const struct tcase *c, size_t inoff[], size_t outof
 	return off;
 }
 
+size_t
+layout(const struct task *t, const struct tcase *c, size_t inoff[MAXARGS], size_t outoff[])
+{
+	return layoutsets(t, c, 1, (size_t (*)[MAXARGS])inoff, outoff);
+}
+
 void
 callline(struct buf *b, const struct task *t, const struct tcase *c, const size_t inoff[], const size_t outoff[])
 {
-	int i, nt = 0;
+	int i;
 
-	for (i = 0; i < t->nargs; i++)
-		nt += istensor(&t->args[i]);
-	bufprintf(b, "call %d", nt);
+	bufprintf(b, "call %d", ntensors(t));
 	for (i = 0; i < t->nargs; i++) {
 		const struct targ *a = &t->args[i];
 		if (!istensor(a))
@@ -104,6 +132,24 @@ callline(struct buf *b, const struct task *t, const struct tcase *c, const size_
 		bufprintf(b, " %d %d %lld %zu %zu", a->kind, dtinfos[a->dt].size, (long long)c->numel[i],
 		          a->kind == ARG_OUT ? (size_t)0 : inoff[i], outoff[i]);
 	}
+	casetail(b, c);
+}
+
+int
+ntensors(const struct task *t)
+{
+	int i, n = 0;
+
+	for (i = 0; i < t->nargs; i++)
+		n += istensor(&t->args[i]);
+	return n;
+}
+
+void
+casetail(struct buf *b, const struct tcase *c)
+{
+	int i;
+
 	bufprintf(b, " %d", c->nsizes);
 	for (i = 0; i < c->nsizes; i++)
 		bufprintf(b, " %lld", (long long)c->sizes[i]);
@@ -121,7 +167,7 @@ seedof(json_t *d)
 
 /* fill the inputs of one run, as the reference saw them; returns private copies */
 void
-makeinputs(const struct task *t, const struct tcase *c, json_t *draws, void *copies[])
+drawinto(const struct task *t, const struct tcase *c, json_t *draws, void *const dst[])
 {
 	json_t *d;
 	size_t k;
@@ -131,12 +177,22 @@ makeinputs(const struct task *t, const struct tcase *c, json_t *draws, void *cop
 		for (i = 0; i < t->nargs; i++)
 			if (!strcmp(t->args[i].name, jstr(d, "name", "")))
 				break;
-		if (i == t->nargs)
+		if (i == t->nargs || !dst[i])
 			die(EXIT_USAGE, "expected.json draws an unknown input '%s'", jstr(d, "name", ""));
-		copies[i] = xmalloc(tbytes(t, c, i) + 1);
-		tensorfillpar(copies[i], t->args[i].dt, (size_t)c->numel[i], distfind(jstr(d, "dist", "normal")),
-		           jnum(d, "lo", -1), jnum(d, "hi", 1), jbool(d, "special", 0), seedof(d));
+		tensorfillpar(dst[i], t->args[i].dt, (size_t)c->numel[i], distfind(jstr(d, "dist", "normal")),
+		              jnum(d, "lo", -1), jnum(d, "hi", 1), jbool(d, "special", 0), seedof(d));
 	}
+}
+
+void
+makeinputs(const struct task *t, const struct tcase *c, json_t *draws, void *copies[])
+{
+	int i;
+
+	for (i = 0; i < t->nargs; i++)
+		if (t->args[i].kind == ARG_IN || t->args[i].kind == ARG_INOUT)
+			copies[i] = xmalloc(tbytes(t, c, i) + 1);
+	drawinto(t, c, draws, copies);
 }
 
 

@@ -84,17 +84,35 @@ processes(uid_t uid)
 	return n;
 }
 
+/* a copy into the fresh scratch folder: kernel to kernel, and no fsync
+ * (the folder is thrown away with the child; this runs with the GPU held) */
 static int
 copyto(const char *from, const char *to, mode_t mode)
 {
-	struct buf b;
-	int r;
+	int in = open(from, O_RDONLY | O_CLOEXEC), out = -1, r = -1;
+	struct stat st;
+	off_t left;
 
-	bufinit(&b, (size_t)1 << 31);
-	r = readfile(from, &b) < 0 ? -1 : writefile(to, b.s, b.n) < 0 ? -1 : 0;
-	buffree(&b);
-	if (r == 0)
-		chmod(to, mode);
+	if (in < 0 || fstat(in, &st) < 0 || (out = open(to, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)) < 0)
+		goto done;
+	for (left = st.st_size; left > 0;) {
+		ssize_t n = copy_file_range(in, NULL, out, NULL, (size_t)left, 0);
+		if (n < 0 && (errno == EXDEV || errno == ENOSYS || errno == EINVAL || errno == EOPNOTSUPP)) {
+			char buf[1 << 16]; /* across file systems some kernels refuse: plain reads */
+			n = read(in, buf, sizeof buf);
+			if (n > 0 && write(out, buf, (size_t)n) != n)
+				n = -1;
+		}
+		if (n <= 0)
+			goto done;
+		left -= n;
+	}
+	r = fchmod(out, mode);
+done:
+	if (in >= 0)
+		close(in);
+	if (out >= 0 && close(out) < 0)
+		r = -1;
 	return r;
 }
 
@@ -561,7 +579,7 @@ childstop(struct child *c)
 	if (c->shmfd >= 0) close(c->shmfd);
 	c->cmdfd = c->repfd = c->shmfd = -1;
 	c->shm = NULL;
-	if (c->scratch[0]) {
+	if (c->scratch[0] && !c->stopped) { /* once: a second stop keeps what the first kept */
 		pid_t p;
 		childoutput(c, c->tail, sizeof c->tail);
 		c->stopped = 1;

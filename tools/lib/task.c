@@ -280,7 +280,13 @@ compare(const void *got, int dt, const void *want, int64_t n, const struct targ 
 		r->bad++;
 	}
 	r->relnorm = den > 0 ? sqrt(num / den) : sqrt(num);
-	r->pass = r->bad == 0 && r->relnorm <= (den > 0 ? a->rel_norm : a->atol + a->rel_norm);
+	r->pass = r->bad == 0 && normok(num, den, a);
+}
+
+int
+normok(double num, double den, const struct targ *a)
+{
+	return den > 0 ? sqrt(num / den) <= a->rel_norm : sqrt(num) <= a->atol + a->rel_norm;
 }
 
 void

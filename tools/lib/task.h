@@ -1,8 +1,8 @@
 /*
  * task.h - what verify and bench need from a task variant: its arguments
  * and size cases from task.json, the secret from which input seeds are
- * derived, input generation, and the comparison of outputs with expected
- * values.
+ * derived, and the comparison of outputs with expected values (inputs are
+ * drawn by run.c's makeinputs and tensor.c).
  */
 #ifndef RETORT_TASK_H
 #define RETORT_TASK_H
@@ -95,6 +95,9 @@ struct cmpres {
 
 void compare(const void *got, int dt, const void *want, int64_t n, const struct targ *a,
              struct cmpres *r);
+/* the relative L2 test compare() applies, to num = sum (got - want)^2 and
+ * den = sum want^2 over the finite pairs (den 0: sqrt(num) within atol + rel_norm) */
+int normok(double num, double den, const struct targ *a);
 /* one element against its reference value: the test compare() applies */
 int elemok(double got, double want, int dt, const struct targ *a);
 /* element i of a reference output (floating types narrower than f64 are

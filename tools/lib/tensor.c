@@ -286,13 +286,14 @@ rngnext(struct rng *r)
 	return out;
 }
 
-double
+/* [0, 1) */
+static double
 rnguniform(struct rng *r)
 {
 	return (double)(rngnext(r) >> 11) * 0x1.0p-53;
 }
 
-double
+static double
 rngnormal(struct rng *r)
 {
 	double u = rnguniform(r), v = rnguniform(r);

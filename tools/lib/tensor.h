@@ -53,8 +53,6 @@ struct rng {
 };
 void rnginit(struct rng *r, uint64_t seed);
 uint64_t rngnext(struct rng *r);
-double rnguniform(struct rng *r); /* [0, 1) */
-double rngnormal(struct rng *r);
 
 enum dist { DIST_NORMAL, DIST_UNIFORM, DIST_HEAVY, DIST_RANDINT, DIST_COUNT };
 extern const char *const distnames[DIST_COUNT];

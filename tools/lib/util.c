@@ -234,6 +234,12 @@ bufdetach(struct buf *b)
 int
 readfile(const char *path, struct buf *b)
 {
+	return readfrom(path, 0, b);
+}
+
+int
+readfrom(const char *path, off_t offset, struct buf *b)
+{
 	char chunk[65536];
 	int fd;
 	ssize_t r;
@@ -241,6 +247,8 @@ readfile(const char *path, struct buf *b)
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -1;
+	if (offset > 0 && lseek(fd, offset, SEEK_SET) < 0)
+		goto fail;
 	for (;;) {
 		r = read(fd, chunk, sizeof chunk);
 		if (r < 0) {
@@ -486,6 +494,20 @@ arginput(const char *arg, const char **in, int *n, int max, const char *usage)
 	if (*n >= max)
 		die(EXIT_USAGE, "too many inputs\n%s", usage);
 	in[(*n)++] = arg;
+}
+
+int
+verdictran(const char *v)
+{
+	return v && *v && strncmp(v, "skipped", 7) && strcmp(v, "not_built") && strcmp(v, "done");
+}
+
+char *
+sibling(const char *path, const char *name)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash ? xasprintf("%.*s/%s", (int)(slash - path), path, name) : xstrdup(name);
 }
 
 int

@@ -17,8 +17,11 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 enum { EXIT_OK = 0, EXIT_RETRY = 1, EXIT_USAGE = 2 };
+/* rounds per sample: gen allows up to this many, record and report keep them all */
+enum { MAX_ROUNDS = 50 };
 
 extern const char *argv0;
 
@@ -66,10 +69,12 @@ int bufprintf(struct buf *b, const char *fmt, ...) PRINTF_LIKE(2, 3);
 char *bufdetach(struct buf *b);
 
 /*
- * Read a whole file into b (appending). Returns 0, or -1 with errno set;
- * EFBIG when the file is larger than the buffer's cap.
+ * Read a whole file into b (appending), or with readfrom its bytes from
+ * offset on. Returns 0, or -1 with errno set; EFBIG when that is more
+ * than the buffer's cap.
  */
 int readfile(const char *path, struct buf *b);
+int readfrom(const char *path, off_t offset, struct buf *b);
 
 /*
  * Write data to path atomically: a temporary file in the same folder,
@@ -79,6 +84,11 @@ int readfile(const char *path, struct buf *b);
  */
 int writefile(const char *path, const void *data, size_t n);
 
+/* a verify verdict that says the candidate ran on a GPU: not skipped for
+ * want of one, not unbuilt, not a round the teacher ended (done) */
+int verdictran(const char *verdict);
+/* path's folder joined with name */
+char *sibling(const char *path, const char *name);
 /* mkdir -p of path's parent folder (or of path itself with mkdirp) */
 int mkparent(const char *path);
 int mkdirp(const char *path);
