@@ -62,7 +62,7 @@ test_expect_success 'rm -rf out and ninja rebuilds everything' '
 	cd p && rm -rf out && ninja >n.log 2>&1 && test -f out/v/alpha/task.json
 '
 test_expect_success 'killing ninja during regeneration leaves a working build' '
-	cd p && cp build.ninja bn.before && echo "# edit" >> tasks/a.yaml &&
+	cd p && echo "# edit" >> tasks/a.yaml &&
 	timeout -s KILL 0.05 ninja >/dev/null 2>&1;
 	ninja >n.log 2>&1 && ninja >n.log && grep -q "no work to do" n.log
 '

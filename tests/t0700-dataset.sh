@@ -3,6 +3,7 @@
 # answers, the record's conversation, splits, deterministic archives,
 # ninja check, a Hugging Face datasets consumer, the HTML report
 . "$(dirname "$0")/lib.sh"
+cpu_only "it expects unverified records and byte-identical archives"
 
 export SOURCE_DATE_EPOCH=1700000000
 scratch_project "$T/p"
@@ -75,7 +76,8 @@ test_expect_success 'splits: no GPU, so unverified and trajectories; the manifes
 	cd p && mkdir x && tar xzf out/dataset/retort-dataset-00000.tar.gz -C x &&
 	ls x/data && test -f x/README.md && test -f x/manifest.json &&
 	test "$(field x/manifest.json "d[\"counts\"][\"train\"]")" = 0 &&
-	test "$(($(field x/manifest.json "d[\"counts\"][\"unverified\"]") + $(field x/manifest.json "d[\"counts\"][\"test\"]")))" = 2
+	test "$(($(field x/manifest.json "d[\"counts\"][\"unverified\"]") + $(field x/manifest.json "d[\"counts\"][\"test\"]")))" = 2 &&
+	test "$(($(field x/manifest.json "d[\"counts\"][\"trajectories\"]") + $(field x/manifest.json "d[\"counts\"][\"test\"]")))" = 2
 '
 test_expect_success 'archives are deterministic: sorted members, fixed owner and time' '
 	cd p && tar tzvf out/dataset/retort-dataset-00000.tar.gz > members &&

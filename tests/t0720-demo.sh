@@ -43,7 +43,11 @@ if [ "$gpu" = no ]; then
 		cd fresh && mkdir x && tar -xzf out/dataset/retort-dataset-00000.tar.gz -C x &&
 		test -s x/data/unverified-00000.jsonl && test -s x/data/trajectories-00000.jsonl &&
 		! ls x/data | grep -q "^train" &&
-		grep -q "skipped: no CUDA device" out/v/row_max/s1/r1/verify.json
+		grep -q "skipped: no CUDA device" out/v/row_max/s1/r1/verify.json &&
+		test "$(field x/manifest.json "d[\"counts\"][\"unverified\"]")" = 6 &&
+		for s in 0 1 2; do
+			test "$(field out/v/row_max/s$s/record.json "len(d[\"rounds\"])")" = 1 || exit 1
+		done
 	'
 else
 	test_expect_success 'a GPU: correct answers reach the train split' '

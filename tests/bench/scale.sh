@@ -8,17 +8,13 @@
 # Not a timed test: run it by hand, after `ninja` has built out/bin.
 #
 # usage: tests/bench/scale.sh [VARIANTS_PER_SPEC]
-set -eu
 root=$(cd "$(dirname "$0")/../.." && pwd)
 per=${1:-2000}
-T=$(mktemp -d "${TMPDIR:-/tmp}/retort-scale.XXXXXX")
-trap 'rm -rf "$T"' EXIT
-cd "$T"
-mkdir -p tasks/prompts
-cp "$root/configure" "$root/build.ninja.in" .
-cp -R "$root/rules" "$root/tools" .
-cp "$root"/tasks/prompts/*.md tasks/prompts/
-test -f "$root/models.yaml" && cp "$root/models.yaml" .
+RETORT_ROOT=$root
+. "$root/tests/lib.sh" # scratch_project, and $T removed at exit
+set -e
+scratch_project "$T/p"
+cd "$T/p"
 # measure the graph, not the tools: every stage command becomes `touch $out`
 # (a replaced command's continuation lines, ending in '$', go with it; the
 # implicit outputs, cand.so and expected.bin, are touched too)
