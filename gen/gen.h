@@ -6,6 +6,7 @@
 #ifndef RETORT_GEN_H
 #define RETORT_GEN_H
 
+#include <stdarg.h>
 #include <stddef.h>
 
 #include <jansson.h>
@@ -14,6 +15,7 @@
 
 void diag(const char *file, int line, int col, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
+void vdiag(const char *file, int line, int col, const char *fmt, va_list ap);
 int diagcount(void);
 void diagreset(void); /* forget earlier messages (tests) */
 

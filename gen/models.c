@@ -27,13 +27,11 @@ static void bad(const char *path, const struct ynode *n, const char *fmt, ...) P
 static void
 bad(const char *path, const struct ynode *n, const char *fmt, ...)
 {
-	char msg[512];
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof msg, fmt, ap);
+	vdiag(path, n->line, n->col, fmt, ap);
 	va_end(ap);
-	diag(path, n->line, n->col, "%s", msg);
 	nerr++;
 }
 

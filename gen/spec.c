@@ -76,13 +76,11 @@ err(struct ctx *c, const struct ynode *n, const char *fmt, ...)
 static void
 err(struct ctx *c, const struct ynode *n, const char *fmt, ...)
 {
-	char msg[900];
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof msg, fmt, ap);
+	vdiag(c->path, n ? n->line : 0, n ? n->col : 0, fmt, ap);
 	va_end(ap);
-	diag(c->path, n ? n->line : 0, n ? n->col : 0, "%s", msg);
 	c->errors++;
 }
 

@@ -28,13 +28,20 @@ static char *seen[DIAG_MAX];
 void
 diag(const char *file, int line, int col, const char *fmt, ...)
 {
-	char msg[1024], full[1400];
 	va_list ap;
-	int i;
 
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof msg, fmt, ap);
+	vdiag(file, line, col, fmt, ap);
 	va_end(ap);
+}
+
+void
+vdiag(const char *file, int line, int col, const char *fmt, va_list ap)
+{
+	char msg[1024], full[1400];
+	int i;
+
+	vsnprintf(msg, sizeof msg, fmt, ap);
 	if (line > 0)
 		snprintf(full, sizeof full, "%s:%d:%d: %s", file, line, col, msg);
 	else
