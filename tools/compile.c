@@ -830,6 +830,7 @@ diagnostics(const char *log, const char *dir)
 	return bufdetach(&b);
 }
 
+/* from's bytes into to, atomically, left alone when unchanged (restat) */
 static int
 copyfile(const char *from, const char *to)
 {
@@ -1198,9 +1199,9 @@ program(const struct opts *o, const char *taskpath, int reference)
 			die(EXIT_RETRY, "%s exited 0 but wrote no '%s'; its output: %s", o->cc, tmp, r.log.s);
 		{
 			/* only rewrite when the bytes changed (restat) */
-			int same = copyfile(tmp, abs);
+			int rc = copyfile(tmp, abs);
 			unlink(tmp);
-			if (same < 0)
+			if (rc < 0)
 				die(EXIT_RETRY, "cannot write '%s':", abs);
 			chmod(abs, 0755);
 		}
