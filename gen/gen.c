@@ -204,20 +204,23 @@ variantedges(struct buf *b, const struct opts *o, const struct variant *v)
 {
 	const char *d = o->outdir, *id = v->id;
 
-	bufprintf(b, "build %s/v/%s/harness: harness %s/v/%s/task.json | $bindir/compile tools/lib/harness.c "
-	          "tools/lib/tensor.c tools/lib/tensor.h\n", d, id, d, id);
+	bufprintf(b, "build %s/v/%s/harness: harness %s/v/%s/task.json | $bindir/prepare %s/runtime/harness.o\n",
+	          d, id, d, id, d);
 	if (v->hasref) {
-		bufprintf(b, "build %s/v/%s/reference: reference %s/v/%s/task.json | $bindir/compile "
-		          "tools/lib/refrun.c tools/lib/tensor.c tools/lib/tensor.h\n", d, id, d, id);
+		bufprintf(b, "build %s/v/%s/reference: reference %s/v/%s/task.json | $bindir/prepare "
+		          "tools/runtime/refrun.c tools/lib/tensor.c tools/lib/tensor.h tools/lib/draw.h\n", d, id, d, id);
 		bufprintf(b, "build %s/v/%s/expected.json | %s/v/%s/expected.bin: expected %s/v/%s/task.json "
 		          "%s/v/%s/reference | $bindir/verify\n", d, id, d, id, d, id, d, id);
 	}
 	if (v->hasbaseline) {
-		bufprintf(b, "build %s/v/%s/baseline.so: baseline %s/v/%s/task.json | $bindir/compile\n", d, id, d, id);
-		if (v->hasref)
+		bufprintf(b, "build %s/v/%s/baseline.so: baseline %s/v/%s/task.json | $bindir/prepare\n", d, id, d, id);
+		if (v->hasref) {
+			bufprintf(b, "build %s/v/%s/oracle.json: oracle %s/v/%s/task.json %s/v/%s/harness %s/v/%s/expected.json "
+			          "%s/v/%s/baseline.so | %s/v/%s/expected.bin $bindir/verify\n", d, id, d, id, d, id, d, id, d, id,
+			          d, id);
 			bufprintf(b, "build %s/v/%s/baseline.json: benchbase %s/v/%s/task.json %s/v/%s/harness "
-			          "%s/v/%s/expected.json %s/v/%s/baseline.so | %s/v/%s/expected.bin $bindir/bench\n",
-			          d, id, d, id, d, id, d, id, d, id, d, id);
+			          "%s/v/%s/oracle.json %s/v/%s/baseline.so | $bindir/bench\n", d, id, d, id, d, id, d, id, d, id);
+		}
 	}
 }
 
@@ -280,9 +283,15 @@ sampleedges(struct buf *b, const struct opts *o, const struct variant *v, int s,
 			rounddir(b, o, v, s, r);
 			bufprintf(b, "/verify.json: verify %s/v/%s/task.json ", d, id);
 			rounddir(b, o, v, s, r);
-			bufprintf(b, "/compile.json %s/v/%s/harness %s/v/%s/expected.json | ", d, id, d, id);
+			bufprintf(b, "/compile.json %s/v/%s/harness %s/v/%s/expected.json", d, id, d, id);
+			if (v->hasbaseline)
+				bufprintf(b, " %s/v/%s/baseline.json", d, id);
+			bufputs(b, " | ");
 			rounddir(b, o, v, s, r);
-			bufprintf(b, "/cand.so %s/v/%s/expected.bin $bindir/verify\n", d, id);
+			bufprintf(b, "/cand.so %s/v/%s/expected.bin", d, id);
+			if (v->hasbaseline) /* the oracle: the baseline.so beside baseline.json */
+				bufprintf(b, " %s/v/%s/baseline.so", d, id);
+			bufputs(b, " $bindir/verify\n");
 
 			bufputs(b, "build ");
 			rounddir(b, o, v, s, r);
@@ -290,13 +299,15 @@ sampleedges(struct buf *b, const struct opts *o, const struct variant *v, int s,
 			rounddir(b, o, v, s, r);
 			bufputs(b, "/verify.json ");
 			rounddir(b, o, v, s, r);
-			bufprintf(b, "/compile.json %s/v/%s/harness %s/v/%s/expected.json %s/gpu/calibration.json", d, id,
-			          d, id, d);
+			bufprintf(b, "/compile.json %s/v/%s/harness %s/gpu/calibration.json", d, id, d);
 			if (v->hasbaseline)
 				bufprintf(b, " %s/v/%s/baseline.json", d, id);
 			bufputs(b, " | ");
 			rounddir(b, o, v, s, r);
-			bufprintf(b, "/cand.so %s/v/%s/expected.bin $bindir/bench\n", d, id);
+			bufputs(b, "/cand.so");
+			if (v->hasbaseline)
+				bufprintf(b, " %s/v/%s/baseline.so", d, id);
+			bufputs(b, " $bindir/bench\n");
 		}
 	}
 	/* the sample's record, from every round */
@@ -323,7 +334,11 @@ writeninja(const struct opts *o, const struct all *A, const char *path)
 	if (o->models)
 		bufprintf(&b, "build %s/model.json: model %s | $gen\n\n", o->outdir, o->models);
 	/* the GPU's measured ceilings, once per build */
-	bufprintf(&b, "build %s/gpu/calibrate: calibrator tools/lib/calibrate.cu\n"
+	bufprintf(&b, "build %s/runtime/harness.o | %s/runtime/harness.o.list: runtime | tools/runtime/harness.c "
+	          "tools/runtime/lockdown.c tools/runtime/lockdown.h tools/runtime/guard.c tools/runtime/guard.h "
+	          "tools/runtime/device.cu tools/runtime/device.h tools/lib/tensor.c tools/lib/tensor.h "
+	          "tools/lib/draw.h $bindir/prepare\n", o->outdir, o->outdir);
+	bufprintf(&b, "build %s/gpu/calibrate: calibrator tools/runtime/calibrate.cu\n"
 	          "build %s/gpu/calibration.json: calibrate %s/gpu/calibrate | $bindir/bench\n\n",
 	          o->outdir, o->outdir, o->outdir);
 

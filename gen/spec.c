@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../tools/lib/abi.h"
 #include "../tools/lib/tensor.h"
 #include "../tools/lib/util.h"
 #include "gen.h"
@@ -39,7 +40,7 @@ finddtype(const char *name)
 
 struct arg {
 	char *name;
-	enum { A_IN, A_OUT, A_INOUT, A_SIZE, A_SCALAR } kind;
+	int kind;             /* abi.h's ARG_IN ... ARG_SCALAR */
 	const struct dtinfo *dt;
 	struct ynode *shape;   /* SEQ of expressions */
 	struct ynode *value;   /* scalar value expression */
@@ -363,7 +364,7 @@ scopelookup(void *p, const char *name, double *v)
 			return 0;
 		}
 	a = findarg(c, name);
-	if (a && a->kind == A_SCALAR && !isnan(a->scalar)) {
+	if (a && a->kind == ARG_SCALAR && !isnan(a->scalar)) {
 		*v = a->scalar;
 		return 0;
 	}
@@ -378,7 +379,7 @@ scopetensor(void *p, const char *fn, const char *name, double *v)
 	double n = 1;
 	size_t i;
 
-	if (!a || a->kind == A_SIZE || a->kind == A_SCALAR || a->ndim == 0)
+	if (!a || a->kind == ARG_SIZE || a->kind == ARG_SCALAR || a->ndim == 0)
 		return -1;
 	for (i = 0; i < a->ndim; i++)
 		n *= a->dims[i];
@@ -433,7 +434,6 @@ jnumber(double v)
 static const char *const argkeys[] = {
 	"name", "kind", "dtype", "shape", "dist", "range", "special", "value", NULL
 };
-static const char *const argkinds[] = { "in", "out", "inout", "size", "scalar", NULL };
 
 static void
 parseargs(struct ctx *c, const struct ynode *seq)
@@ -502,7 +502,7 @@ parseargs(struct ctx *c, const struct ynode *seq)
 			}
 			free(dt);
 		}
-		if (a->kind == A_SIZE) {
+		if (a->kind == ARG_SIZE) {
 			if (!a->dt)
 				a->dt = finddtype("i32");
 			else if (strcmp(a->dt->name, "i32") && strcmp(a->dt->name, "i64"))
@@ -513,7 +513,7 @@ parseargs(struct ctx *c, const struct ynode *seq)
 		a->shape = yget(m, "shape");
 		a->value = yget(m, "value");
 		a->range = yget(m, "range");
-		if (a->kind == A_IN || a->kind == A_OUT || a->kind == A_INOUT) {
+		if (a->kind == ARG_IN || a->kind == ARG_OUT || a->kind == ARG_INOUT) {
 			if (!a->shape)
 				err(c, m, "tensor arg '%s' needs a shape", a->name);
 			else if (a->shape->kind != Y_SEQ || a->shape->n == 0 || a->shape->n > 8)
@@ -523,16 +523,18 @@ parseargs(struct ctx *c, const struct ynode *seq)
 		} else {
 			if (a->shape)
 				err(c, a->shape, "only tensor args (in, out, inout) have a shape");
-			if (a->kind == A_SCALAR && !a->value)
+			if (a->kind == ARG_SCALAR && !a->value)
 				err(c, m, "scalar arg '%s' needs a value", a->name);
-			if (a->kind == A_SIZE && a->value)
+			if (a->kind == ARG_SIZE && a->value)
 				err(c, a->value, "size args take their values from 'sizes', not 'value'");
 		}
-		if (a->kind != A_IN && a->kind != A_INOUT) {
+		if (a->kind != ARG_IN && a->kind != ARG_INOUT) {
 			if (yget(m, "dist"))
 				err(c, yget(m, "dist"), "only input tensors have a 'dist'");
-			if (a->range)
-				err(c, a->range, "only input tensors have a 'range'");
+			if (a->range && a->kind != ARG_SCALAR)
+				err(c, a->range, "only input tensors and scalars have a 'range'");
+			else if (a->range && (a->range->kind != Y_SEQ || a->range->n != 2))
+				err(c, a->range, "range must be a list [lo, hi]");
 			if (yget(m, "special"))
 				err(c, yget(m, "special"), "only input tensors have 'special'");
 		} else {
@@ -570,34 +572,22 @@ parseargs(struct ctx *c, const struct ynode *seq)
 	}
 }
 
+/* the entry point's signature, from the one definition of the task ABI */
 static char *
-signature(struct ctx *c, const char *entry, int reference)
+signature(struct ctx *c, const char *entry)
 {
-	struct buf b;
+	struct abiarg *a = xcalloc(c->nargs + 1, sizeof *a);
+	char *sig;
 	size_t i;
 
-	bufinit(&b, 1 << 16);
-	bufprintf(&b, "%svoid %s(", reference ? "" : "extern \"C\" ", reference ? "reference" : entry);
 	for (i = 0; i < c->nargs; i++) {
-		struct arg *a = &c->args[i];
-		const char *t = reference ? a->dt->reftype : a->dt->ctype;
-		if (i)
-			bufputs(&b, ", ");
-		switch (a->kind) {
-		case A_IN: bufprintf(&b, "const %s* %s", t, a->name); break;
-		case A_OUT:
-		case A_INOUT: bufprintf(&b, "%s* %s", t, a->name); break;
-		case A_SIZE:
-			bufprintf(&b, "%s %s", strcmp(a->dt->name, "i64") == 0 ? "int64_t" : "int", a->name);
-			break;
-		case A_SCALAR:
-			bufprintf(&b, "%s %s", reference || !a->dt->isfloat ? t
-			          : (a->dt->size == 8 ? "double" : "float"), a->name);
-			break;
-		}
+		a[i].name = c->args[i].name;
+		a[i].kind = c->args[i].kind;
+		a[i].dt = (int)(c->args[i].dt - dtinfos);
 	}
-	bufputs(&b, ")");
-	return bufdetach(&b);
+	sig = abisignature(a, c->nargs, entry, 0);
+	free(a);
+	return sig;
 }
 
 /* ---- sizes and cases ---- */
@@ -621,7 +611,7 @@ evalcase(struct ctx *c, const struct ynode *m, int bench)
 		return NULL;
 	}
 	for (i = 0; i < c->nargs; i++)
-		if (c->args[i].kind == A_SIZE)
+		if (c->args[i].kind == ARG_SIZE)
 			nsize++;
 	c->snames = xcalloc(nsize + 1, sizeof *c->snames);
 	c->svals = xcalloc(nsize + 1, sizeof *c->svals);
@@ -629,7 +619,7 @@ evalcase(struct ctx *c, const struct ynode *m, int bench)
 	sizes = json_object();
 	for (i = 0; i < m->n; i += 2) {
 		struct arg *a = findarg(c, m->kid[i]->s);
-		if (!a || a->kind != A_SIZE) {
+		if (!a || a->kind != ARG_SIZE) {
 			err(c, m->kid[i], "'%s' is not a size arg (sizes name exactly the args of kind size)",
 			    m->kid[i]->s);
 			continue;
@@ -640,7 +630,7 @@ evalcase(struct ctx *c, const struct ynode *m, int bench)
 		struct ynode *vn;
 		double v;
 
-		if (a->kind != A_SIZE)
+		if (a->kind != ARG_SIZE)
 			continue;
 		vn = yget(m, a->name);
 		if (!vn) {
@@ -676,7 +666,7 @@ evalcase(struct ctx *c, const struct ynode *m, int bench)
 	for (i = 0; i < c->nargs; i++) {
 		struct arg *a = &c->args[i];
 		double v;
-		if (a->kind != A_SCALAR || !a->value)
+		if (a->kind != ARG_SCALAR || !a->value)
 			continue;
 		if (evalnode(c, a->value, "value", &v) < 0)
 			continue;
@@ -695,7 +685,7 @@ evalcase(struct ctx *c, const struct ynode *m, int bench)
 		double numel = 1;
 
 		a->ndim = 0;
-		if (a->kind == A_SIZE || a->kind == A_SCALAR || !a->shape || a->shape->kind != Y_SEQ)
+		if (a->kind == ARG_SIZE || a->kind == ARG_SCALAR || !a->shape || a->shape->kind != Y_SEQ)
 			continue;
 		dims = json_array();
 		for (j = 0; j < a->shape->n && j < 8; j++) {
@@ -727,12 +717,22 @@ evalcase(struct ctx *c, const struct ynode *m, int bench)
 		err(c, m, "this %s case moves %.3g GiB of tensors (at most %g GiB)",
 		    bench ? "bench" : "verify", total / (1 << 30),
 		    (bench ? MAX_BENCH_BYTES : MAX_VERIFY_BYTES) / (1 << 30));
-	/* ranges of input distributions */
+	/* ranges of input distributions, and of scalars drawn anew each run */
 	ranges = json_object();
 	for (i = 0; i < c->nargs; i++) {
 		struct arg *a = &c->args[i];
 		double lo, hi;
-		if ((a->kind != A_IN && a->kind != A_INOUT) || !a->dt)
+		if (a->kind == ARG_SCALAR && a->dt && a->range && a->range->kind == Y_SEQ && a->range->n == 2) {
+			if (evalnode(c, a->range->kid[0], "range", &lo) < 0 || evalnode(c, a->range->kid[1], "range", &hi) < 0)
+				continue;
+			if (!(lo < hi) || (!a->dt->isfloat && (lo != floor(lo) || hi != floor(hi))))
+				err(c, a->range, "range of scalar '%s' must be [lo, hi) with lo < hi (integers for an integer "
+				    "scalar): [%g, %g)", a->name, lo, hi);
+			else
+				json_object_set_new(ranges, a->name, json_pack("[oo]", jnumber(lo), jnumber(hi)));
+			continue;
+		}
+		if ((a->kind != ARG_IN && a->kind != ARG_INOUT) || !a->dt)
 			continue;
 		if (a->range && a->range->kind == Y_SEQ && a->range->n == 2) {
 			if (evalnode(c, a->range->kid[0], "range", &lo) < 0 ||
@@ -769,7 +769,7 @@ evalcase(struct ctx *c, const struct ynode *m, int bench)
 				double v;
 				if (a->ndim == 0 || scopetensor(c, "nbytes", a->name, &v) < 0)
 					continue;
-				bytes += a->kind == A_INOUT ? 2 * v : v;
+				bytes += a->kind == ARG_INOUT ? 2 * v : v;
 			}
 		}
 		json_object_set_new(cs, "flops", jnumber(flops));
@@ -893,17 +893,17 @@ examples(struct ctx *c)
 			json_t *shape = json_object_get(json_object_get(cs, "shapes"), a->name), *d;
 			double numel = 1;
 			size_t k;
-			if (a->kind == A_SIZE || a->kind == A_SCALAR)
+			if (a->kind == ARG_SIZE || a->kind == ARG_SCALAR)
 				continue;
 			json_array_foreach(shape, k, d)
 				numel *= (double)json_integer_value(d);
-			if (a->kind == A_IN || a->kind == A_INOUT) {
+			if (a->kind == ARG_IN || a->kind == ARG_INOUT) {
 				if (!yget(in, a->name))
 					err(c, in, "example input lacks '%s'", a->name);
 				else
 					json_object_set_new(ins, a->name, examplevalues(c, yget(in, a->name), a->name, numel));
 			}
-			if (a->kind == A_OUT || a->kind == A_INOUT) {
+			if (a->kind == ARG_OUT || a->kind == ARG_INOUT) {
 				if (!yget(out, a->name))
 					err(c, out, "example output lacks '%s'", a->name);
 				else
@@ -912,12 +912,12 @@ examples(struct ctx *c)
 		}
 		for (j = 0; j + 1 < in->n; j += 2) {
 			struct arg *a = findarg(c, in->kid[j]->s);
-			if (!a || (a->kind != A_IN && a->kind != A_INOUT))
+			if (!a || (a->kind != ARG_IN && a->kind != ARG_INOUT))
 				err(c, in->kid[j], "'%s' is not an input tensor", in->kid[j]->s);
 		}
 		for (j = 0; j + 1 < out->n; j += 2) {
 			struct arg *a = findarg(c, out->kid[j]->s);
-			if (!a || (a->kind != A_OUT && a->kind != A_INOUT))
+			if (!a || (a->kind != ARG_OUT && a->kind != ARG_INOUT))
 				err(c, out->kid[j], "'%s' is not an output tensor", out->kid[j]->s);
 		}
 		o = json_pack("{s:o,s:o,s:o,s:f}", "case", cs, "in", ins, "out", outs, "tolerance", 1e-4);
@@ -963,7 +963,7 @@ tolerances(struct ctx *c)
 				istol |= strcmp(tolkeys[j], k) == 0;
 			if (istol)
 				continue;
-			if (!a || (a->kind != A_OUT && a->kind != A_INOUT)) {
+			if (!a || (a->kind != ARG_OUT && a->kind != ARG_INOUT)) {
 				const char *near = closest(k, tolkeys);
 				err(c, t->kid[i], "unknown key '%s' in tolerance%s%s%s (rel_norm, rtol, atol, or an output's name)",
 				    k, near ? " (did you mean '" : "", near ? near : "", near ? "'?)" : "");
@@ -980,7 +980,7 @@ tolerances(struct ctx *c)
 		struct ynode *own;
 		double v[3];
 
-		if ((a->kind != A_OUT && a->kind != A_INOUT) || !a->dt)
+		if ((a->kind != ARG_OUT && a->kind != ARG_INOUT) || !a->dt)
 			continue;
 		v[0] = a->dt->rel_norm, v[1] = a->dt->rtol, v[2] = a->dt->atol;
 		own = t ? yget(t, a->name) : NULL;
@@ -1074,7 +1074,7 @@ resolve(struct ctx *c, struct variant *v, const char *specid)
 	if ((n = yget(c->root, "args")))
 		parseargs(c, n);
 	for (i = 0; i < c->nargs; i++)
-		nout += c->args[i].kind == A_OUT || c->args[i].kind == A_INOUT;
+		nout += c->args[i].kind == ARG_OUT || c->args[i].kind == ARG_INOUT;
 	if (c->nargs && !nout)
 		err(c, yget(c->root, "args"), "args need at least one output (kind out or inout)");
 
@@ -1111,11 +1111,9 @@ resolve(struct ctx *c, struct variant *v, const char *specid)
 		json_object_set_new(j, "matrix", mx);
 	}
 	if (c->errors == e0) {
-		char *sig = signature(c, entry, 0), *rsig = signature(c, entry, 1);
+		char *sig = signature(c, entry);
 		json_object_set_new(j, "signature", json_string(sig));
-		json_object_set_new(j, "reference_signature", json_string(rsig));
 		free(sig);
-		free(rsig);
 	}
 	json_object_set_new(j, "args", argsjson(c));
 

@@ -1,8 +1,9 @@
 #!/bin/sh
 # t0400: compile — the static screen on its corpus (tests/screen: one file
-# per rule and way of breaking it, honest ones that must pass), what a
-# spec's allow lets through, extraction from answers, build records,
-# the build cache and the limits on nvcc. No GPU needed.
+# per rule and way of breaking it, spellings that only the preprocessor
+# reveals, honest ones that must pass), what a spec's allow lets through,
+# extraction from answers, build records, the build cache and the limits
+# on nvcc. No GPU needed.
 . "$(dirname "$0")/lib.sh"
 
 one_variant
@@ -106,6 +107,9 @@ test_expect_success 'a compile error: the diagnostics, with no temporary paths i
 	field out/c/compile.json "d[\"diagnostics\"]" >diag && grep -q "error" diag &&
 	! grep -q "$T/cc\|/tmp/" diag && test ! -s out/c/cand.so
 '
+# nvcc runs in the sandbox as an unprivileged uid, seeing its own folder:
+# the fake ones below live in $T, which it must be able to enter
+chmod 755 "$T"
 test_expect_success 'limits: nvcc past --time-limit is a timeout, and is not cached' '
 	cat >slow-nvcc <<-\EOF &&
 	#!/bin/sh
@@ -143,9 +147,10 @@ test_expect_success 'diagnostics cut inside a character still reach the teacher'
 test_expect_success 'a compiler that is not there is a failure of the tool (exit 1), in every mode' '
 	expect_fail 1 "cannot run" "$RETORT_BIN/compile" --nvcc /nonexistent/nvcc -o x.json "$TASK" good.json &&
 	"$RETORT_BIN/gen" --split "$RETORT_ROOT/tasks/relu.yaml" --all --tasks-dir "$RETORT_ROOT/tasks" --out relu >/dev/null &&
-	expect_fail 1 "cannot run" "$RETORT_BIN/compile" --baseline --nvcc /nonexistent/nvcc -o x.so relu/v/relu/task.json &&
+	expect_fail 1 "cannot run" "$RETORT_BIN/prepare" --baseline --nvcc /nonexistent/nvcc -o x.so relu/v/relu/task.json &&
 	test ! -e x.so &&
-	expect_fail 1 "cannot run" "$RETORT_BIN/compile" --reference --cc /nonexistent/cc -o x.ref "$TASK"
+	expect_fail 1 "cannot run" "$RETORT_BIN/prepare" --reference --cc /nonexistent/cc --src "$RETORT_ROOT/tools" \
+		-o x.ref "$TASK" && test ! -e x.ref && ! ls x.ref.work.* 2>/dev/null
 '
 test_expect_success 'bad usage exits 2' '
 	expect_fail 2 "time-limit must be an integer" "$RETORT_BIN/compile" --time-limit soon -o x.json "$TASK" good.json &&

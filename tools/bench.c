@@ -1,51 +1,61 @@
 /*
- * bench - time a verified candidate, and its baseline, with a clock the
- * candidate cannot touch
+ * bench - time a verified candidate, and its baseline, on inputs no call
+ * has seen, with every timed call's output open to a check decided after
+ * it returned, and a clock the candidate cannot touch
  *
  * usage: bench [options] -o BENCH_JSON TASK_JSON VERIFY_JSON COMPILE_JSON HARNESS
- *              EXPECTED_JSON CALIBRATION_JSON [BASELINE_JSON]
+ *              CALIBRATION_JSON [BASELINE_JSON]
  *
  * Runs only candidates that verify found correct. For each bench size the
- * sandboxed harness keeps three input sets (drawn from the seeds in
- * EXPECTED_JSON) pristine on the device and, before every call, copies one
- * of them into one of two groups of argument buffers (so both contents
- * and pointers change), poisons the outputs, flushes the L2 (a memset over
- * twice its size) and synchronizes the device; CUDA events bracket the
- * call alone, and the host clock covers it up to a full device
- * synchronize.
+ * sandboxed harness (tools/lib/proto.h) makes every call as verify makes
+ * its: inputs drawn on the device right before it from seeds of a key
+ * drawn fresh for this run (no two calls of any run see the same inputs,
+ * and no input set waits in device memory), one of two groups of argument
+ * buffers (so pointers change too), outputs poisoned, canaries reset, the
+ * L2 flushed (a memset over twice its size), the device synchronized;
+ * CUDA events bracket the call alone, then the whole device is
+ * synchronized; scalars with a range are drawn anew for every call.
  *
- *  - correctness at the bench size: the first set's outputs are checked
- *    against the reference's sampled elements (when the reference could
- *    afford the size), the other sets against their own first output;
- *    up to 8 calls are held on the device, fetched after timing and
- *    checked again: the two probes, then timed calls each with
- *    probability 1/10, decided after it returns (defeats caching and
- *    phase detection);
- *  - warm-up by time (25 ms), then timed calls until the interquartile
- *    range is within 2% of the median (at least 20 calls, at most 300 or
- *    3 s of calls); median, quartiles, mean and count are recorded;
- *  - the first call on never-seen inputs is timed separately: if it is
- *    far slower than repeats, results are probably cached (review flag);
- *    a host time far above the event time means work outside the timed
- *    stream (review flag); event times that add up to more than the
- *    wall-clock time around them are forged (invalid).
+ *  - warm-up by time (25 ms, at least 3 calls), then timed calls until
+ *    the interquartile range is within 2% of the median (at least 20
+ *    calls, at most 300 or 3 s of calls); median, quartiles, mean and count
+ *    are recorded;
+ *  - every call, warm-up included, may be checked: reservoir sampling
+ *    over all calls keeps a uniform choice of up to 8 (decided after each
+ *    call returned: no budget the candidate can see run out) as device
+ *    copies, with the hash of the call's outputs taken right after it;
+ *    after timing they are fetched (a copy whose hash changed since is
+ *    invalid), the candidate's harness ends, and the spec's baseline,
+ *    when verify's oracle check found it sound (BASELINE_JSON's oracle;
+ *    baseline.so beside it), runs in a harness of its own on each kept
+ *    call's inputs: every element is compared, with twice the tolerances
+ *    (mismatch); without an oracle the record says so and is flagged;
+ *  - the parent's clock: every call's round trip is timed here; the
+ *    round trip of calls that run nothing (in the oracle's harness, or
+ *    else the candidate's) gives the harness's own overhead; calls that
+ *    took far longer than the events say (1.5x + 0.1 ms) mean the timer
+ *    was tampered with or work ran outside the timed stream (invalid),
+ *    somewhat longer (1.25x + 0.05 ms) a review flag; events that add up
+ *    to more than the wall-clock time around them are forged (invalid);
+ *    the host's time for the call far above the events' is flagged too.
  *
- * Each case records where this tool's time went, in seconds: drawing the
- * inputs (before the GPU is taken), starting the harness (CUDA context,
- * loading), setting up the sets on the device, the calls, the checks.
+ * Each case records where this tool's time went, in seconds: starting the
+ * harness (CUDA context, loading), setting up the case, the calls, the
+ * checks (fetches and the oracle).
  *
  * The baseline is timed the same way, once per variant:
- *   bench --baseline -o BASELINE_JSON TASK_JSON HARNESS EXPECTED_JSON BASELINE_SO
- * (BASELINE_SO: the spec's baseline built by compile --baseline); with
- * BASELINE_JSON a candidate's record gets speedup = baseline / candidate.
- * The % of speed-of-light uses the spec's flops and bytes against the
- * device's measured peak (CALIBRATION_JSON, from bench --calibrate).
+ *   bench --baseline -o BASELINE_JSON TASK_JSON HARNESS ORACLE_JSON BASELINE_SO
+ * (BASELINE_SO: the spec's baseline built by prepare --baseline; ORACLE_JSON:
+ * verify --baseline's check of it against the CPU reference, copied into
+ * BASELINE_JSON's oracle); with BASELINE_JSON a candidate's record gets
+ * speedup = baseline / candidate. The % of speed-of-light uses the spec's
+ * flops and bytes against the device's measured ceilings
+ * (CALIBRATION_JSON, from bench --calibrate) less a 5% margin for noise.
  * Speedup above 10x or SOL above 100% is flagged for review.
  *
  *   bench --calibrate -o CALIBRATION_JSON CALIBRATE_PROGRAM
- * measures the GPU once per build (copy bandwidth, fp32 and fp64 FMA peak,
- * bf16 tensor-core GEMM through cuBLAS, the peak used for f16, bf16 and fp8
- * too); without a GPU it records none.
+ * measures the GPU once per build (tools/runtime/calibrate.cu); without a
+ * GPU it records none.
  *
  * options:
  *   --gpus N, --lock-dir DIR   GPU slots, as verify
@@ -60,25 +70,28 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
+#include "lib/abi.h"
+#include "lib/compare.h"
+#include "lib/draw.h"
+#include "lib/inputs.h"
 #include "lib/json.h"
-#include "lib/run.h"
+#include "lib/proto.h"
 #include "lib/sandbox.h"
-#include "lib/task.h"
 #include "lib/tensor.h"
 #include "lib/util.h"
 
 static const char usage[] =
 	"usage: bench [--gpus N] [--lock-dir DIR] [--timeout S] -o BENCH_JSON TASK_JSON VERIFY_JSON\n"
-	"             COMPILE_JSON HARNESS EXPECTED_JSON CALIBRATION_JSON [BASELINE_JSON]\n"
-	"       bench --baseline [...] -o BASELINE_JSON TASK_JSON HARNESS EXPECTED_JSON BASELINE_SO\n"
+	"             COMPILE_JSON HARNESS CALIBRATION_JSON [BASELINE_JSON]\n"
+	"       bench --baseline [...] -o BASELINE_JSON TASK_JSON HARNESS ORACLE_JSON BASELINE_SO\n"
 	"       bench --calibrate -o CALIBRATION_JSON CALIBRATE_PROGRAM\n";
 
-enum { SETS = 3, MINCALLS = 20, MAXCALLS = 300, HOLDS = 8 };
-static const double WARMUP_MS = 25, MAXTIMED_MS = 3000, SPREAD = 0.02;
+enum { MINCALLS = 20, MAXCALLS = 300, NOOPS = 10, MAXHELD = 8 };
+static const double WARMUP_MS = 25, MAXTIMED_MS = 3000, SPREAD = 0.02, SOL_MARGIN = 1.05;
 
 struct opts {
 	const char *out, *lockdir;
@@ -143,34 +156,42 @@ quantile(const double *sorted, int n, double q)
 	return sorted[i] + (pos - i) * (sorted[i + 1] - sorted[i]);
 }
 
-static json_t *
-stats(const double *v, int n, const double *host)
+static double
+median(const double *v, int n)
 {
-	double *s = xmalloc((size_t)(n + 1) * sizeof *s), *h = xmalloc((size_t)(n + 1) * sizeof *h), sum = 0;
+	double *s = xmalloc((size_t)(n + 1) * sizeof *s), m;
+
+	memcpy(s, v, (size_t)n * sizeof *s);
+	qsort(s, (size_t)n, sizeof *s, cmpd);
+	m = quantile(s, n, 0.5);
+	free(s);
+	return m;
+}
+
+static json_t *
+stats(const double *v, int n, const double *host, const double *wall)
+{
+	double *s = xmalloc((size_t)(n + 1) * sizeof *s), sum = 0;
 	json_t *j;
 	int i;
 
 	for (i = 0; i < n; i++) {
 		s[i] = v[i];
-		h[i] = host[i];
 		sum += v[i];
 	}
 	qsort(s, (size_t)n, sizeof *s, cmpd);
-	qsort(h, (size_t)n, sizeof *h, cmpd);
-	j = json_pack("{s:f,s:f,s:f,s:f,s:f,s:f,s:i,s:f}", "median_ms", quantile(s, n, 0.5),
+	j = json_pack("{s:f,s:f,s:f,s:f,s:f,s:f,s:i,s:f,s:f}", "median_ms", quantile(s, n, 0.5),
 	              "q1_ms", quantile(s, n, 0.25), "q3_ms", quantile(s, n, 0.75),
 	              "mean_ms", n ? sum / n : 0, "min_ms", n ? s[0] : 0, "max_ms", n ? s[n - 1] : 0,
-	              "count", n, "host_median_ms", quantile(h, n, 0.5));
+	              "count", n, "host_median_ms", median(host, n), "parent_median_ms", median(wall, n));
 	free(s);
-	free(h);
 	return j;
 }
 
 static int
 stable(const double *v, int n)
 {
-	double *s;
-	double q1, q3, med;
+	double *s, q1, q3, med;
 
 	if (n < MINCALLS)
 		return 0;
@@ -184,293 +205,304 @@ stable(const double *v, int n)
 	return med > 0 && (q3 - q1) / med <= SPREAD;
 }
 
-/* ---------------------------------------------------------------- timing */
+/* ------------------------------------------------------------- a case */
+
+/* a call kept for the oracle: its inputs and its outputs' hash, then its outputs */
+struct held {
+	int call;
+	struct runin in;
+	uint64_t hash;
+	void *out;
+};
 
 struct timing {
-	json_t *stats;           /* median etc. of the repeats */
-	double probe_ms[SETS];   /* first calls on never-seen sets */
-	double median_ms, host_ms, event_sum, wall_ms;
-	double phase[4];         /* seconds: start (CUDA context, load), setup, timed calls, output checks */
-	int fetched, checked_ok;
-	char problem[1024];      /* a failure, for feedback; empty when fine */
-	const char *status;      /* measured, mismatch, crash, timeout, invalid */
+	json_t *stats;               /* median etc. of the timed calls */
+	double median_ms, host_ms, parent_ms, overhead_ms, event_sum, wall_sum, span_ms;
+	double phase[4];             /* seconds: start, setup, calls, checks */
+	int calls, held, checked;
+	const char *oracle;          /* what judged the kept calls: the baseline, or nothing (why) */
+	char problem[2048];          /* a failure, for feedback; empty when fine */
+	const char *status;          /* measured, mismatch, crash, timeout, violation, invalid */
+	struct held keep[MAXHELD];
 };
 
+/* what a bench case needs to know */
 struct bcase {
-	struct child ch;              /* its shared memory, made before the GPU is taken */
+	const struct opts *o;
 	const struct task *t;
 	const struct tcase *c;
-	size_t inoff[SETS][MAXARGS], outoff[MAXARGS];
-	void *golden[SETS][MAXARGS];  /* outputs of each set, as first seen */
-	size_t binbase;               /* where in expected.bin the bytes read start */
+	int ci, device;
+	const char *harness;
+	size_t shm;
+	unsigned char key[32];       /* this run's: every call's seeds */
+	uint64_t rng;                /* the parent's choices (which calls are kept, which group) */
 };
 
-static double
-randu(void)
+static uint64_t
+choose(struct bcase *b, uint64_t n)
 {
-	return (double)random() / ((double)RAND_MAX + 1.0);
+	b->rng += 0x9e3779b97f4a7c15ull;
+	return rt_mix(b->rng) % n;
+}
+
+/* a step the candidate failed: its status and why; 1 */
+static int
+failed(struct timing *tm, const struct hres *r)
+{
+	const char *v = r->verdict;
+
+	tm->status = !strcmp(v, "timeout") ? "timeout" : !strcmp(v, "sandbox") ? "invalid"
+	           : !strcmp(v, "violation") ? "violation" : "crash";
+	snprintf(tm->problem, sizeof tm->problem, "%s", r->why);
+	return 1;
 }
 
 static int
-reply(struct child *ch, char *line, size_t cap, int timeout, struct timing *tm)
+step(int rc, const struct hres *r, const char *err, struct timing *tm)
 {
-	int r = childread(ch, line, cap, timeout);
+	if (rc < 0)
+		die(EXIT_RETRY, "%s", err);
+	return rc ? failed(tm, r) : 0;
+}
 
-	if (r == -1) {
-		tm->status = "timeout";
-		snprintf(tm->problem, sizeof tm->problem, "a timed call did not finish within %d s", timeout);
-		return -1;
+/* the overhead of a call that runs nothing: the median round trip of a few */
+static int
+overhead(struct bcase *b, struct harness *h, struct timing *tm, double *ms)
+{
+	double w[NOOPS];
+	struct hres r;
+	struct runin in;
+	char err[1024];
+	int k;
+
+	for (k = 0; k < NOOPS; k++) {
+		runinputs(b->t, b->c, b->key, "noop", b->ci, k, 0, &in);
+		if (step(hcall(h, k & 1, 1, &in, &r, err, sizeof err), &r, err, tm))
+			return -1;
+		w[k] = r.wall_ms;
 	}
-	if (r == -2) {
-		tm->status = "crash";
-		snprintf(tm->problem, sizeof tm->problem, "the process running the kernel died during timing");
-		return -1;
-	}
-	if (!strncmp(line, "cuda ", 5)) {
-		if (lostgpu(atoi(line + 5)))
-			die(EXIT_RETRY, "the GPU failed: %s", line);
-		tm->status = "crash";
-		snprintf(tm->problem, sizeof tm->problem, "CUDA error during timing: %s", line + 5);
-		return -1;
-	}
-	if (!strncmp(line, "canary", 6)) {
-		tm->status = "crash";
-		snprintf(tm->problem, sizeof tm->problem, "the kernel wrote past the end of a tensor at the bench size");
-		return -1;
-	}
-	if (!strncmp(line, "error", 5))
-		die(EXIT_RETRY, "the harness rejected a command: %s", line);
+	*ms = median(w, NOOPS);
 	return 0;
 }
 
-/*
- * Fetch the outputs of group 0 (hold < 0) or of a held copy, and compare
- * them with set s's golden outputs; the first outputs seen for a set
- * become its golden.
- */
+/* reservoir sampling: after call n (from 0) returned, keep it or not */
 static int
-fetchcheck(struct bcase *b, int s, int hold, int timeout, struct timing *tm)
+keep(struct bcase *b, struct harness *h, struct timing *tm, int n, int g, const struct runin *in,
+     const struct hres *call)
 {
-	struct child *ch = &b->ch;
-	char line[1024];
-	struct buf cmd;
-	int i;
+	int slot = n < h->holds ? n : (int)choose(b, (uint64_t)n + 1);
+	struct hres r;
+	char err[1024];
 
-	bufinit(&cmd, 1 << 14);
-	if (hold < 0)
-		bufprintf(&cmd, "bfetch 0");
-	else
-		bufprintf(&cmd, "bfetchhold %d", hold);
-	for (i = 0; i < b->t->nargs; i++)
-		if (istensor(&b->t->args[i]))
-			bufprintf(&cmd, " %zu", b->outoff[i]);
-	childsend(ch, "%s", cmd.s);
-	buffree(&cmd);
-	if (reply(ch, line, sizeof line, timeout, tm) < 0)
-		return -1;
-	tm->fetched++;
-	for (i = 0; i < b->t->nargs; i++) {
-		const struct targ *a = &b->t->args[i];
-		size_t n = tbytes(b->t, b->c, i);
-		if (a->kind != ARG_OUT && a->kind != ARG_INOUT)
-			continue;
-		if (!b->golden[s][i]) { /* the first output seen for this set */
-			b->golden[s][i] = xmalloc(n + 1);
-			memcpy(b->golden[s][i], ch->shm + b->outoff[i], n);
-			continue;
-		}
-		if (memcmp(b->golden[s][i], ch->shm + b->outoff[i], n)) {
-			/* not the same bytes: the same values within tolerance, then */
-			struct cmpres r;
-			void *want = xmalloc((size_t)b->c->numel[i] * (size_t)refsize(a->dt) + 1);
-			toref(b->golden[s][i], a->dt, want, (size_t)b->c->numel[i]);
-			compare(ch->shm + b->outoff[i], a->dt, want, b->c->numel[i], a, &r);
-			free(want);
-			if (!r.pass) {
-				tm->status = "invalid";
-				snprintf(tm->problem, sizeof tm->problem, "a timed call on input set %d gave different "
-				         "outputs ('%s': %lld elements differ) than another call on the same inputs: "
-				         "results must not depend on earlier calls", s, a->name, (long long)r.bad);
-				return -1;
-			}
-		}
-	}
-	tm->checked_ok++;
-	return 0;
-}
-
-/* the reference's sampled elements for set 0 */
-static int
-checksamples(struct bcase *b, json_t *set, const char *bin, size_t binlen, struct timing *tm)
-{
-	size_t off = (size_t)jint(set, "offset", 0) - b->binbase;
-	int m = (int)jint(set, "samples", 0), i;
-
-	if (!json_object_get(set, "offset"))
+	if (slot >= h->holds || slot >= MAXHELD)
 		return 0;
-	for (i = 0; i < b->t->nargs; i++) {
-		const struct targ *a = &b->t->args[i];
-		int64_t n = b->c->numel[i], k, cnt = n < m ? n : m, wrong = 0;
-		double num = 0, den = 0;
-		if (a->kind != ARG_OUT && a->kind != ARG_INOUT)
+	if (step(hhold(h, g, slot, &r, err, sizeof err), &r, err, tm))
+		return -1;
+	tm->keep[slot].call = n;
+	tm->keep[slot].in = *in;
+	tm->keep[slot].hash = call->hash;
+	if (slot >= tm->held)
+		tm->held = slot + 1;
+	return 0;
+}
+
+/* warm-up, then the timed calls; ev, host and wall of the timed ones */
+static int
+calls(struct bcase *b, struct harness *h, int check, struct timing *tm, double *ev, double *host, double *wall)
+{
+	struct hres r;
+	struct runin in;
+	char err[1024];
+	double t0 = now(), tw = 0;
+	int n, timed = 0;
+
+	for (n = 0;; n++) {
+		int g = (int)choose(b, 2);
+		runinputs(b->t, b->c, b->key, "bench", b->ci, n, 0, &in);
+		if (step(hcall(h, g, 0, &in, &r, err, sizeof err), &r, err, tm))
+			return -1;
+		if (check && keep(b, h, tm, n, g, &in, &r) < 0)
+			return -1;
+		if (!tw) { /* warming up */
+			if ((now() - t0) * 1000 >= WARMUP_MS && n >= 2)
+				tw = now();
 			continue;
-		if (off + (size_t)cnt * 16 > binlen)
-			die(EXIT_USAGE, "expected.bin is shorter than expected.json says");
-		for (k = 0; k < cnt; k++) {
-			int64_t idx;
-			double w, g;
-			memcpy(&idx, bin + off + (size_t)k * 16, 8);
-			memcpy(&w, bin + off + (size_t)k * 16 + 8, 8);
-			if (idx < 0 || idx >= n)
-				die(EXIT_USAGE, "expected.bin has a sample index out of range");
-			g = dtget(b->golden[0][i], a->dt, (size_t)idx);
-			if (!elemok(g, w, a->dt, a))
-				wrong++; /* NaN where a value belongs (unwritten) included */
-			if (isfinite(w) && isfinite(g)) {
-				num += (g - w) * (g - w);
-				den += w * w;
-			}
 		}
-		off += (size_t)cnt * 16;
-		if (wrong || !normok(num, den, a)) {
-			tm->status = "mismatch";
-			snprintf(tm->problem, sizeof tm->problem, "at the bench size %s, output '%s' is wrong: %lld of "
-			         "%lld sampled elements differ from the reference (relative L2 error %.3g). It passed at "
-			         "the smaller sizes: check what changes with size (grid limits, 32-bit index overflow, "
-			         "shared-memory tiling).", b->c->label, a->name, (long long)wrong, (long long)cnt,
-			         den > 0 ? sqrt(num / den) : sqrt(num));
+		ev[timed] = r.event_ms;
+		host[timed] = r.host_ms;
+		wall[timed] = r.wall_ms;
+		tm->event_sum += r.event_ms;
+		tm->wall_sum += r.wall_ms;
+		timed++;
+		if (timed >= MAXCALLS || (timed >= MINCALLS && ((now() - tw) * 1000 > MAXTIMED_MS || stable(ev, timed))))
+			break;
+	}
+	tm->span_ms = (now() - tw) * 1000;
+	tm->calls = timed;
+	return 0;
+}
+
+/* the kept calls fetched: each must still hash as it did when its call returned */
+static int
+fetchkept(struct harness *h, struct timing *tm)
+{
+	struct hres r;
+	char err[1024];
+	size_t n = hshmbytes(h->t, h->c, 1);
+	int s;
+
+	if (step(hsync(h, &r, err, sizeof err), &r, err, tm))
+		return -1;
+	for (s = 0; s < tm->held; s++) {
+		if (step(hfetchhold(h, s, &r, err, sizeof err), &r, err, tm))
+			return -1;
+		if (hhash(h) != tm->keep[s].hash) {
+			tm->status = "invalid";
+			snprintf(tm->problem, sizeof tm->problem, "the outputs of timed call %d changed after the call had "
+			         "returned: results must be final when the call returns", tm->keep[s].call + 1);
 			return -1;
 		}
+		tm->keep[s].out = xmalloc(n + 1);
+		memcpy(tm->keep[s].out, h->ch.shm, n);
 	}
 	return 0;
 }
 
-/* run one .so (candidate or baseline) through the timing protocol */
-static void
-timeso(const struct opts *o, struct bcase *b, const char *harness, const char *so, const char *entry,
-       int device, json_t *set0, const char *bin, size_t binlen, struct timing *tm, json_t *rec)
+/* the oracle on every kept call's inputs, in a harness of its own */
+static int
+judge(struct bcase *b, const char *oracle, struct timing *tm)
 {
-	struct child *ch = &b->ch;
-	char err[1024], line[4096];
-	double ev[MAXCALLS + SETS], host[MAXCALLS + SETS], elapsed = 0, t0, tw;
-	int n = 0, i, s, nholds = 0, holdset[HOLDS];
-	struct buf cmd;
+	const struct task *t = b->t;
+	struct harness h;
+	struct hres r;
+	char err[1024];
+	int s, i, rc;
+
+	if ((rc = hstart(&h, t, b->harness, oracle, "baseline", b->device, b->shm, NULL, NULL, b->o->timeout, &r, err,
+	                 sizeof err)) < 0 || (!rc && (rc = hcase(&h, b->c, &r, err, sizeof err)) < 0))
+		die(EXIT_RETRY, "%s", err);
+	if (rc || overhead(b, &h, tm, &tm->overhead_ms) < 0) {
+		/* not the candidate's failure: the kept calls are not judged */
+		tm->status = "measured";
+		tm->problem[0] = 0;
+		tm->oracle = "none: the oracle failed to run";
+		hstop(&h);
+		return 0;
+	}
+	for (s = 0; s < tm->held; s++) {
+		if ((rc = hcall(&h, 0, 0, &tm->keep[s].in, &r, err, sizeof err)) ||
+		    (rc = hfetch(&h, 0, &r, err, sizeof err))) {
+			if (rc < 0)
+				die(EXIT_RETRY, "%s", err);
+			tm->oracle = "none: the oracle failed to run";
+			break;
+		}
+		for (i = 0; i < t->nargs; i++) {
+			const struct targ *a = &t->args[i];
+			struct cmpres c;
+			char text[512];
+			if (!isoutput(a))
+				continue;
+			compare((const char *)tm->keep[s].out + h.outoff[i], a->dt, houtput(&h, i), WANT_DTYPE,
+			        b->c->numel[i], a, 2, &c);
+			if (c.pass)
+				continue;
+			runtext(t, b->c, &tm->keep[s].in, text, sizeof text);
+			tm->status = "mismatch";
+			snprintf(tm->problem, sizeof tm->problem, "timed call %d at %s (inputs %s) gave wrong results, "
+			         "checked against the spec's baseline on the GPU: output '%s' has %lld of %lld elements wrong "
+			         "(relative L2 error %.3g)%s. Every call is checked the same way: results must not depend on "
+			         "the call, the phase or earlier inputs", tm->keep[s].call + 1, b->c->label, text, a->name,
+			         (long long)c.bad, (long long)c.n, c.relnorm,
+			         c.unwritten ? "; some elements were never written" : "");
+			hstop(&h);
+			return -1;
+		}
+		tm->checked++;
+	}
+	hstop(&h);
+	return 0;
+}
+
+/* the parent's clock against the events' */
+static void
+bound(const double *ev, const double *wall, struct timing *tm, json_t *rec, const char *label)
+{
+	double me = median(ev, tm->calls), mw = median(wall, tm->calls) - tm->overhead_ms;
+
+	if (tm->event_sum > tm->wall_sum * 1.01 + 1) {
+		tm->status = "invalid";
+		snprintf(tm->problem, sizeof tm->problem, "the timed calls claim %.3f ms in all, more than the %.3f ms "
+		         "that passed: the timer was tampered with", tm->event_sum, tm->wall_sum);
+	} else if (mw > 1.5 * me + 0.1) {
+		tm->status = "invalid";
+		snprintf(tm->problem, sizeof tm->problem, "by the harness's parent's clock the calls took %.4f ms each "
+		         "beyond the harness's own work, but the CUDA events say %.4f ms: the timer was tampered with, or "
+		         "work ran outside the timed stream", mw, me);
+	} else if (mw > 1.25 * me + 0.05 && rec) {
+		json_t *r = json_object_get(rec, "review");
+		if (!r)
+			json_object_set_new(rec, "review", r = json_array());
+		json_array_append_new(r, json_sprintf("at %s the calls took %.4f ms by the parent's clock (less the "
+		                      "harness's own work), the events %.4f ms: work may run outside the timed stream",
+		                      label, mw, me));
+	}
+}
+
+/* one .so (candidate, or baseline with check 0) through the timing protocol */
+static void
+timecase(struct bcase *b, const char *so, const char *entry, const char *oracle, int check, struct timing *tm,
+         json_t *rec)
+{
+	struct harness h;
+	struct hres r;
+	char err[1024];
+	double ev[MAXCALLS], host[MAXCALLS], wall[MAXCALLS], t0 = now();
+	int s;
 
 	memset(tm, 0, sizeof *tm);
 	tm->status = "measured";
-	t0 = now();
-	if (childstart(ch, harness, so, entry, device, o->timeout * 4 + 120, err, sizeof err) < 0)
-		die(EXIT_RETRY, "%s", err);
-	if (rec)
-		json_object_set_new(rec, "isolation", json_string(ch->isolation));
-	{
-		struct gpuinfo g;
-		const char *v = harnessready(ch, &g, err, sizeof err);
-		if (v) {
-			tm->status = !strcmp(v, "timeout") ? "timeout" : !strcmp(v, "sandbox") ? "invalid" : "crash";
-			snprintf(tm->problem, sizeof tm->problem, "could not load for timing: %.900s", err);
-			goto out;
-		}
-	}
+	tm->oracle = check ? "none: the spec has no baseline that passed its checks" : "not checked (the baseline)";
+	if (getrandom(b->key, sizeof b->key, 0) != (ssize_t)sizeof b->key ||
+	    getrandom(&b->rng, sizeof b->rng, 0) != (ssize_t)sizeof b->rng)
+		die(EXIT_RETRY, "cannot draw a key:");
+	if (step(hstart(&h, b->t, b->harness, so, entry, b->device, b->shm, NULL, NULL, b->o->timeout, &r, err,
+	                sizeof err), &r, err, tm))
+		goto out;
 	tm->phase[0] = now() - t0;
 	t0 = now();
-	/* the sets (already in shared memory), pristine on the device */
-	bufinit(&cmd, 1 << 16);
-	bufprintf(&cmd, "bsetup %d %d", SETS, ntensors(b->t));
-	for (i = 0; i < b->t->nargs; i++) {
-		const struct targ *a = &b->t->args[i];
-		if (!istensor(a))
-			continue;
-		bufprintf(&cmd, " %d %d %lld", a->kind, dtinfos[a->dt].size, (long long)b->c->numel[i]);
-		for (s = 0; s < SETS; s++)
-			bufprintf(&cmd, " %zu", a->kind == ARG_OUT ? (size_t)0 : b->inoff[s][i]);
-	}
-	casetail(&cmd, b->c);
-	childsend(ch, "%s", cmd.s);
-	buffree(&cmd);
-	if (reply(ch, line, sizeof line, 300, tm) < 0)
+	if (step(hcase(&h, b->c, &r, err, sizeof err), &r, err, tm))
 		goto out;
 	tm->phase[1] = now() - t0;
-
-	/* set 0: the first call is checked against the reference, then warm-up */
-	childsend(ch, "bcall 0 0");
-	if (reply(ch, line, sizeof line, o->timeout, tm) < 0 || fetchcheck(b, 0, -1, o->timeout, tm) < 0)
-		goto out;
-	if (set0 && checksamples(b, set0, bin, binlen, tm) < 0)
-		goto out;
-	tm->phase[3] = now() - t0 - tm->phase[1];
-	tw = now();
-	for (t0 = now(); (now() - t0) * 1000 < WARMUP_MS || n < 3; n++) {
-		childsend(ch, "bcall 0 %d", n & 1);
-		if (reply(ch, line, sizeof line, o->timeout, tm) < 0)
-			goto out;
-	}
-	/*
-	 * Timed calls: first the never-seen sets (probes), then the sets at
-	 * random. Checks are decided after a call returns; the outputs are
-	 * copied aside on the device and fetched after the loop, so that the
-	 * GPU does not idle between timed calls.
-	 */
-	n = 0;
 	t0 = now();
-	for (;;) {
-		int g = random() & 1;
-		double e, h;
-		s = n < SETS - 1 ? n + 1 : (int)(randu() * SETS);
-		childsend(ch, "bcall %d %d", s, g);
-		if (reply(ch, line, sizeof line, o->timeout, tm) < 0)
-			goto out;
-		if (sscanf(line, "t %lf %lf", &e, &h) != 2 || !(e >= 0) || !(h >= 0)) {
-			tm->status = "invalid";
-			snprintf(tm->problem, sizeof tm->problem, "the harness's timing reply was tampered with");
-			goto out;
-		}
-		if (n < SETS - 1)
-			tm->probe_ms[n + 1] = e;
-		ev[n] = e;
-		host[n] = h;
-		tm->event_sum += e;
-		if (nholds < HOLDS && (n < SETS - 1 || randu() < 0.1)) {
-			childsend(ch, "bhold %d %d", g, nholds);
-			if (reply(ch, line, sizeof line, o->timeout, tm) < 0)
-				goto out;
-			holdset[nholds++] = s;
-		}
-		n++;
-		elapsed = (now() - t0) * 1000;
-		if (n >= MAXCALLS || (n >= MINCALLS && (elapsed > MAXTIMED_MS || stable(ev + SETS - 1, n - SETS + 1))))
-			break;
-	}
-	tm->phase[2] = now() - tw;
-	t0 = now();
-	for (i = 0; i < nholds; i++)
-		if (fetchcheck(b, holdset[i], i, o->timeout, tm) < 0)
-			goto out;
-	tm->phase[3] += now() - t0;
-	tm->wall_ms = elapsed;
-	if (tm->event_sum > tm->wall_ms * 1.01 + 1) {
-		tm->status = "invalid";
-		snprintf(tm->problem, sizeof tm->problem, "the timed calls claim %.3f ms in all, more than the %.3f ms "
-		         "that passed: the timer was tampered with", tm->event_sum, tm->wall_ms);
+	if (overhead(b, &h, tm, &tm->overhead_ms) < 0 || calls(b, &h, check, tm, ev, host, wall) < 0)
 		goto out;
+	tm->phase[2] = now() - t0;
+	t0 = now();
+	if (check && fetchkept(&h, tm) < 0)
+		goto out;
+	hstop(&h);
+	if (check && oracle) {
+		tm->oracle = "the spec's baseline, on the GPU";
+		if (judge(b, oracle, tm) < 0)
+			goto out;
 	}
-	/* the repeats, without the probes */
-	tm->stats = stats(ev + SETS - 1, n - SETS + 1, host + SETS - 1);
-	tm->median_ms = jnum(tm->stats, "median_ms", 0);
-	tm->host_ms = jnum(tm->stats, "host_median_ms", 0);
+	tm->phase[3] = now() - t0;
+	if (check)
+		bound(ev, wall, tm, rec, b->c->label);
+	if (!strcmp(tm->status, "measured")) {
+		tm->stats = stats(ev, tm->calls, host, wall);
+		tm->median_ms = jnum(tm->stats, "median_ms", 0);
+		tm->host_ms = jnum(tm->stats, "host_median_ms", 0);
+		tm->parent_ms = jnum(tm->stats, "parent_median_ms", 0);
+	}
 out:
-	childstop(ch);
+	hstop(&h);
+	for (s = 0; s < MAXHELD; s++)
+		free(tm->keep[s].out);
 }
 
-/* ------------------------------------------------------------ the case */
-
-static int
-emptyfile(const char *path)
-{
-	struct stat st;
-
-	return stat(path, &st) == 0 && st.st_size == 0;
-}
+/* ------------------------------------------------------------ the record */
 
 static const char *
 peakfor(const struct task *t)
@@ -516,12 +548,14 @@ calibrate(const char *out, const char *program)
 		/* our own program, trusted: run it directly and read its JSON */
 		char *tmp = xasprintf("%s.run.%ld", out, (long)getpid());
 		char *cmd = xasprintf("'%s' > '%s'", program, tmp);
-		int st = system(cmd);
+		int st;
+		tempadd(tmp);
+		st = system(cmd);
 		free(cmd);
 		if (st != 0)
 			die(EXIT_RETRY, "the calibration program failed (%d)", st);
 		rec = jload(tmp, err, sizeof err);
-		unlink(tmp);
+		tempdone(tmp);
 		free(tmp);
 		if (!rec)
 			die(EXIT_RETRY, "calibration: %s", err);
@@ -532,53 +566,43 @@ calibrate(const char *out, const char *program)
 	return 0;
 }
 
-/* lay one bench case out in shared memory and draw its input sets into it */
 static void
-casesetup(struct bcase *b, const struct task *t, int c, json_t *sets)
+casesetup(struct bcase *b, const struct opts *o, const struct task *t, int ci, const char *harness)
 {
-	size_t off;
-	char err[512];
-	int s, i;
-
 	memset(b, 0, sizeof *b);
+	b->o = o;
 	b->t = t;
-	b->c = &t->bench[c];
-	if (json_array_size(sets) < SETS)
-		die(EXIT_USAGE, "bench case %d has %zu input sets, not %d", c, json_array_size(sets), SETS);
-	off = layoutsets(t, b->c, SETS, b->inoff, b->outoff);
-	if (childshm(&b->ch, off, err, sizeof err) < 0)
-		die(EXIT_RETRY, "%s", err);
-	for (s = 0; s < SETS; s++) {
-		void *dst[MAXARGS] = { 0 };
-		for (i = 0; i < t->nargs; i++)
-			if (t->args[i].kind == ARG_IN || t->args[i].kind == ARG_INOUT)
-				dst[i] = b->ch.shm + b->inoff[s][i];
-		drawinto(t, b->c, json_object_get(json_array_get(sets, (size_t)s), "draws"), dst);
-	}
+	b->c = &t->bench[ci];
+	b->ci = ci;
+	b->harness = harness;
+	b->shm = hshmbytes(t, b->c, 1);
 }
 
-static void
-casefree(struct bcase *b)
-{
-	int s, i;
-
-	for (s = 0; s < SETS; s++)
-		for (i = 0; i < MAXARGS; i++)
-			free(b->golden[s][i]);
-}
-
-/* the baseline, timed once per variant */
 static int
-timebaseline(const struct opts *o, const char *taskpath, const char *harness, const char *exppath, const char *so)
+emptyfile(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && st.st_size == 0;
+}
+
+/* the baseline, timed once per variant; its oracle check copied in */
+static int
+timebaseline(const struct opts *o, const char *taskpath, const char *harness, const char *oraclepath, const char *so)
 {
 	struct task t;
 	char err[1024];
-	json_t *rec = json_object(), *expj, *cases = json_array();
-	int c, device = 0, lockfd;
+	json_t *rec = json_object(), *cases = json_array(), *orj;
+	int c, lockfd;
 
 	if (taskload(taskpath, &t, err, sizeof err) < 0)
 		die(EXIT_USAGE, "%s", err);
+	orj = jmustload(oraclepath);
 	json_object_set_new(rec, "cases", cases);
+	json_object_set_new(rec, "oracle", !strcmp(jstr(orj, "verdict", ""), "correct")
+	                    ? json_pack("{s:s}", "status", "ok")
+	                    : json_pack("{s:s,s:s}", "status", "failed", "why", *jstr(orj, "feedback", "")
+	                                ? jstr(orj, "feedback", "") : jstr(orj, "verdict", "?")));
 	if (emptyfile(so)) {
 		/* the baseline did not build on this machine: its log says why */
 		char *lp = xasprintf("%s.log", so);
@@ -586,33 +610,199 @@ timebaseline(const struct opts *o, const char *taskpath, const char *harness, co
 		bufinit(&l, 4096);
 		readfile(lp, &l);
 		json_object_set_new(rec, "error", json_string(l.n ? l.s : "the baseline did not build"));
+		json_object_set_new(rec, "oracle", json_pack("{s:s,s:s}", "status", "failed", "why", "it did not build"));
 		buffree(&l);
 		free(lp);
 	} else if (!hasgpu()) {
 		json_object_set_new(rec, "status", json_string("skipped: no CUDA device"));
 	} else {
-		expj = jmustload(exppath);
 		for (c = 0; c < t.nbench; c++) {
 			struct bcase b;
 			struct timing tm;
-			casesetup(&b, &t, c, json_object_get(json_array_get(json_object_get(expj, "bench"), (size_t)c), "sets"));
-			lockfd = gpulock(o->lockdir, o->gpus, &device);
-			if (lockfd < 0)
+			casesetup(&b, o, &t, c, harness);
+			if ((lockfd = gpulock(o->lockdir, o->gpus, &b.device)) < 0)
 				die(EXIT_RETRY, "cannot take a GPU slot in '%s':", o->lockdir);
-			timeso(o, &b, harness, so, "baseline", device, NULL, NULL, 0, &tm, NULL);
+			timecase(&b, so, "baseline", NULL, 0, &tm, NULL);
 			close(lockfd);
 			if (!strcmp(tm.status, "measured"))
 				json_array_append_new(cases, json_pack("{s:s,s:o}", "case", b.c->label, "baseline", tm.stats));
 			else
 				json_array_append_new(cases, json_pack("{s:s,s:s}", "case", b.c->label, "error", tm.problem));
-			casefree(&b);
 		}
 		json_object_set_new(rec, "status", json_string("measured"));
-		json_decref(expj);
 	}
 	if (jwrite(o->out, rec) < 0)
 		die(EXIT_RETRY, "cannot write '%s':", o->out);
+	json_decref(orj);
 	json_decref(rec);
+	taskfree(&t);
+	return 0;
+}
+
+/* speed of light from the spec's cost and the measured ceilings (less a margin for noise) */
+static void
+sol(const struct task *t, const struct tcase *c, json_t *calib, const struct timing *tm, json_t *cr, json_t *rec,
+    struct buf *feedback)
+{
+	json_t *cal = json_object_get(calib, "gpu") ? calib : NULL;
+	/* the memory roof: the fastest way the calibration moved memory */
+	double peak = jnum(cal, peakfor(t), 0) * 1e12 * SOL_MARGIN,
+	       bw = fmax(jnum(cal, "copy_gbs", 0), fmax(jnum(cal, "read_gbs", 0), jnum(cal, "write_gbs", 0))) * 1e9 * SOL_MARGIN;
+
+	if (peak > 0 && bw > 0) {
+		double s = fmax(c->flops / peak, c->bytes / bw) * 1e3;
+		double pct = s / tm->median_ms * 100;
+		json_object_set_new(cr, "sol", json_pack("{s:f,s:f,s:s,s:f,s:f,s:f,s:f}", "flops", c->flops, "bytes", c->bytes,
+		                    "peak", peakfor(t), "peak_tflops", peak / 1e12, "memory_gbs", bw / 1e9, "sol_ms", s,
+		                    "percent", pct));
+		if (pct > 100)
+			addreview(rec, "at %s the kernel runs at %.0f%% of the speed of light", c->label, pct);
+		bufprintf(feedback, "At %s the kernel takes %.4f ms (median of %d timed calls), %.1f%% of the speed of "
+		          "light (%.4f ms from %.3g flops and %.3g bytes).", c->label, tm->median_ms,
+		          (int)jint(tm->stats, "count", 0), pct, s, c->flops, c->bytes);
+	} else {
+		bufprintf(feedback, "At %s the kernel takes %.4f ms (median).", c->label, tm->median_ms);
+	}
+}
+
+static void
+speedup(json_t *baseline, int ci, const struct tcase *c, const struct timing *tm, json_t *cr, json_t *rec,
+        struct buf *feedback, double *logsum, int *n)
+{
+	json_t *bcase = json_array_get(json_object_get(baseline, "cases"), (size_t)ci);
+	double bm = jnum(json_object_get(bcase, "baseline"), "median_ms", 0);
+
+	if (bm <= 0) {
+		json_object_set_new(cr, "baseline_error", json_string(jstr(bcase, "error", jstr(baseline, "error",
+		                    "the baseline was not measured"))));
+		return;
+	}
+	json_object_set(cr, "baseline", json_object_get(bcase, "baseline"));
+	json_object_set_new(cr, "speedup", json_real(bm / tm->median_ms));
+	*logsum += log(bm / tm->median_ms);
+	(*n)++;
+	if (bm / tm->median_ms > 10)
+		addreview(rec, "at %s the speedup over the baseline is %.1fx", c->label, bm / tm->median_ms);
+	bufprintf(feedback, " The baseline takes %.4f ms: speedup %.2fx.", bm, bm / tm->median_ms);
+}
+
+/* one bench case of a candidate into its record; 0, or -1 when timing failed */
+static int
+benchcase(const struct opts *o, const struct task *t, int ci, const char *harness, const char *so,
+          const char *oracle, json_t *calib, json_t *baseline, json_t *rec, struct buf *feedback,
+          double *logsum, int *nspeed, double *gpusec)
+{
+	struct bcase b;
+	struct timing tm;
+	json_t *cr, *cases = json_object_get(rec, "cases");
+	int lockfd;
+	double t0;
+
+	casesetup(&b, o, t, ci, harness);
+	if ((lockfd = gpulock(o->lockdir, o->gpus, &b.device)) < 0)
+		die(EXIT_RETRY, "cannot take a GPU slot in '%s':", o->lockdir);
+	t0 = now();
+	cr = json_pack("{s:s}", "case", b.c->label);
+	json_array_append_new(cases, cr);
+	timecase(&b, so, t->entry, oracle, 1, &tm, rec);
+	close(lockfd);
+	*gpusec += now() - t0;
+	json_object_set_new(cr, "checks", json_pack("{s:i,s:i,s:s}", "kept", tm.held, "passed", tm.checked, "oracle",
+	                    tm.oracle));
+	json_object_set_new(cr, "seconds", json_pack("{s:f,s:f,s:f,s:f}", "start", tm.phase[0], "setup", tm.phase[1],
+	                    "calls", tm.phase[2], "checks", tm.phase[3]));
+	if (strcmp(tm.status, "measured")) {
+		json_object_set_new(rec, "status", json_string(tm.status));
+		bufprintf(feedback, "Timing at %s failed: %s.\n", b.c->label, tm.problem);
+		return -1;
+	}
+	if (strncmp(tm.oracle, "the spec", 8))
+		addreview(rec, "at %s the timed calls' outputs were not checked against an oracle (%s)", b.c->label, tm.oracle);
+	json_object_set(cr, "candidate", tm.stats);
+	json_object_set_new(cr, "overhead_ms", json_real(tm.overhead_ms));
+	if (tm.host_ms > 1.5 * tm.median_ms + 0.05)
+		addreview(rec, "at %s the host saw %.4f ms per call but the events %.4f ms: work may run outside the timed "
+		          "stream", b.c->label, tm.host_ms, tm.median_ms);
+	sol(t, b.c, calib, &tm, cr, rec, feedback);
+	if (baseline)
+		speedup(baseline, ci, b.c, &tm, cr, rec, feedback, logsum, nspeed);
+	bufputs(feedback, "\n");
+	json_decref(tm.stats);
+	return 0;
+}
+
+/* the oracle for the kept calls: the baseline, when verify's check found it sound */
+static char *
+oracleof(json_t *baseline, const char *baselinepath)
+{
+	return baseline && !strcmp(jstr(json_object_get(baseline, "oracle"), "status", ""), "ok")
+	       ? sibling(baselinepath, "baseline.so") : NULL;
+}
+
+static int
+candidate(const struct opts *o, const char *const *in, int nin)
+{
+	struct task t;
+	json_t *rec, *ver, *calib = NULL, *baseline = NULL;
+	char err[1024], *so = NULL, *oracle = NULL;
+	struct nvml nv;
+	struct buf feedback;
+	double logsum = 0, gpusec = 0;
+	int c, nspeed = 0;
+	const char *v;
+
+	if (taskload(in[0], &t, err, sizeof err) < 0)
+		die(EXIT_USAGE, "%s", err);
+	ver = jmustload(in[1]);
+	rec = json_object();
+	bufinit(&feedback, 1 << 16);
+	v = jstr(ver, "verdict", "");
+	if (strcmp(v, "correct")) {
+		/* only verified candidates are timed */
+		json_object_set_new(rec, "status", json_string(!strncmp(v, "skipped", 7) ? v : !strcmp(v, "done") ? "done"
+		                                               : "not_verified"));
+		goto write;
+	}
+	calib = jmustload(in[4]);
+	if (nin == 6)
+		baseline = jmustload(in[5]);
+	oracle = oracleof(baseline, nin == 6 ? in[5] : NULL);
+	so = sibling(in[2], "cand.so");
+	memset(&nv, 0, sizeof nv);
+	json_object_set_new(rec, "cases", json_array());
+	json_object_set_new(rec, "status", json_string("measured"));
+	{
+		/* the GPU this candidate gets: its clock and driver */
+		char drv[80] = "";
+		nvmlopen(&nv, 0);
+		if (nv.driver)
+			nv.driver(drv, sizeof drv);
+		json_object_set_new(rec, "gpu", json_pack("{s:O?,s:i,s:s}", "name", json_object_get(json_object_get(ver, "gpu"),
+		                    "name"), "sm_clock_mhz_start", smclock(&nv), "driver", drv));
+		json_object_update_missing(json_object_get(rec, "gpu"), json_object_get(ver, "gpu"));
+	}
+	json_object_set_new(rec, "isolation", json_string(jailkind()));
+	if (!json_is_true(json_object_get(ver, "bench_checked")))
+		addreview(rec, "verify did not check the outputs at every bench size against an oracle (%s)",
+		          jstr(ver, "bench_checked", "not recorded"));
+	for (c = 0; c < t.nbench; c++)
+		if (benchcase(o, &t, c, in[3], so, oracle, calib, baseline, rec, &feedback, &logsum, &nspeed, &gpusec) < 0)
+			break;
+	if (nspeed)
+		json_object_set_new(rec, "speedup", json_real(exp(logsum / nspeed)));
+	json_object_set_new(json_object_get(rec, "gpu"), "sm_clock_mhz_end", json_integer(smclock(&nv)));
+	json_object_set_new(rec, "gpu_seconds", json_real(gpusec));
+write:
+	json_object_set_new(rec, "feedback", json_string(feedback.s));
+	if (jwrite(o->out, rec) < 0)
+		die(EXIT_RETRY, "cannot write '%s':", o->out);
+	json_decref(rec);
+	json_decref(ver);
+	json_decref(calib);
+	json_decref(baseline);
+	buffree(&feedback);
+	free(so);
+	free(oracle);
 	taskfree(&t);
 	return 0;
 }
@@ -622,16 +812,7 @@ main(int argc, char **argv)
 {
 	struct opts o = { NULL, "out/gpu", 1, 30 };
 	const char *in[7] = { 0 };
-	int i, nin = 0, cal = 0, base = 0, device = 0, lockfd, c;
-	struct task t;
-	json_t *rec, *ver, *expj, *calib, *cases, *baseline = NULL;
-	char err[1024];
-	struct nvml nv;
-	struct buf bin;
-	double speedups = 0, gpusec = 0, t0, tin;
-	size_t binbase;
-	int nspeed = 0;
-	struct buf feedback;
+	int i, nin = 0, cal = 0, base = 0;
 
 	setprogname(argv[0]);
 	for (i = 1; i < argc; i++) {
@@ -656,161 +837,10 @@ main(int argc, char **argv)
 	}
 	if (base) {
 		if (nin != 4)
-			die(EXIT_USAGE, "--baseline needs TASK_JSON HARNESS EXPECTED_JSON BASELINE_SO\n%s", usage);
+			die(EXIT_USAGE, "--baseline needs TASK_JSON HARNESS ORACLE_JSON BASELINE_SO\n%s", usage);
 		return timebaseline(&o, in[0], in[1], in[2], in[3]);
 	}
-	if (nin < 6)
-		die(EXIT_USAGE, "need TASK_JSON VERIFY_JSON COMPILE_JSON HARNESS EXPECTED_JSON CALIBRATION_JSON\n%s", usage);
-	if (nin == 7 && !(baseline = jload(in[6], err, sizeof err)))
-		die(EXIT_USAGE, "%s", err);
-
-	if (taskload(in[0], &t, err, sizeof err) < 0)
-		die(EXIT_USAGE, "%s", err);
-	ver = jmustload(in[1]);
-	rec = json_object();
-	bufinit(&feedback, 1 << 16);
-	if (strcmp(jstr(ver, "verdict", ""), "correct")) {
-		/* only verified candidates are timed */
-		json_object_set_new(rec, "status", json_string(!strncmp(jstr(ver, "verdict", ""), "skipped", 7)
-		                    ? jstr(ver, "verdict", "") : !strcmp(jstr(ver, "verdict", ""), "done") ? "done" : "not_verified"));
-		goto write;
-	}
-	if (!(expj = jload(in[4], err, sizeof err)) || !(calib = jload(in[5], err, sizeof err)))
-		die(EXIT_USAGE, "%s", err);
-	{
-		char *binpath = sibling(in[4], "expected.bin");
-		/* only the reference's samples at the bench sizes, at its end: the
-		 * outputs at the verify sizes before them can be large */
-		size_t k;
-		json_t *bc;
-		binbase = SIZE_MAX;
-		json_array_foreach(json_object_get(expj, "bench"), k, bc) {
-			json_t *off = json_object_get(json_array_get(json_object_get(bc, "sets"), 0), "offset");
-			if (json_is_integer(off) && (size_t)json_integer_value(off) < binbase)
-				binbase = (size_t)json_integer_value(off);
-		}
-		bufinit(&bin, (size_t)1 << 34);
-		if (binbase < SIZE_MAX && readfrom(binpath, (off_t)binbase, &bin) < 0)
-			die(EXIT_USAGE, "cannot read '%s':", binpath);
-		free(binpath);
-	}
-	srandom((unsigned)(getpid() ^ (unsigned)(now() * 1e6)));
-	memset(&nv, 0, sizeof nv);
-	cases = json_array();
-	json_object_set_new(rec, "cases", cases);
-	json_object_set_new(rec, "status", json_string("measured"));
-	for (c = 0; c < t.nbench; c++) {
-		struct bcase b;
-		struct timing cand;
-		json_t *bc = json_array_get(json_object_get(expj, "bench"), (size_t)c), *cr, *sets, *set0 = NULL;
-		char *so = sibling(in[2], "cand.so");
-
-		sets = json_object_get(bc, "sets");
-		t0 = now();
-		casesetup(&b, &t, c, sets);
-		b.binbase = binbase;
-		tin = now() - t0;
-		/* the GPU is held only while the candidate runs */
-		lockfd = gpulock(o.lockdir, o.gpus, &device);
-		if (lockfd < 0)
-			die(EXIT_RETRY, "cannot take a GPU slot in '%s':", o.lockdir);
-		if (c == 0) { /* the GPU this candidate got: its clock and driver */
-			char drv[80] = "";
-			nvmlopen(&nv, device);
-			if (nv.driver)
-				nv.driver(drv, sizeof drv);
-			json_object_set_new(rec, "gpu", json_pack("{s:O?,s:i,s:s}", "name",
-			                    json_object_get(json_object_get(ver, "gpu"), "name"), "sm_clock_mhz_start",
-			                    smclock(&nv), "driver", drv));
-			json_object_update_missing(json_object_get(rec, "gpu"), json_object_get(ver, "gpu"));
-		}
-		t0 = now();
-		set0 = json_array_get(sets, 0);
-		cr = json_pack("{s:s,s:b}", "case", b.c->label, "reference_checked", json_object_get(set0, "offset") != NULL);
-		json_array_append_new(cases, cr);
-
-		timeso(&o, &b, in[3], so, t.entry, device, set0, bin.s, bin.n, &cand, rec);
-		close(lockfd);
-		gpusec += now() - t0;
-		free(so);
-		if (strcmp(cand.status, "measured")) {
-			json_object_set_new(rec, "status", json_string(cand.status));
-			bufprintf(&feedback, "Timing at %s failed: %s.\n", b.c->label, cand.problem);
-			casefree(&b);
-			break;
-		}
-		json_object_set(cr, "candidate", cand.stats);
-		json_object_set_new(cr, "probe_ms", json_pack("[f,f]", cand.probe_ms[1], cand.probe_ms[2]));
-		json_object_set_new(cr, "checks", json_pack("{s:i,s:i}", "fetched", cand.fetched, "passed", cand.checked_ok));
-		/* where this tool's time went (a measurement, as the timings) */
-		json_object_set_new(cr, "seconds", json_pack("{s:f,s:f,s:f,s:f,s:f}", "inputs", tin, "start", cand.phase[0],
-		                    "setup", cand.phase[1], "calls", cand.phase[2], "checks", cand.phase[3]));
-		{
-			double probe = fmin(cand.probe_ms[1], cand.probe_ms[2]);
-			if (probe > 1.5 * cand.median_ms && probe - cand.median_ms > 0.02)
-				addreview(rec, "at %s the first calls on new inputs took %.4f ms, repeats %.4f ms: results may "
-				          "be cached between calls", b.c->label, probe, cand.median_ms);
-			if (cand.host_ms > 1.5 * cand.median_ms + 0.05)
-				addreview(rec, "at %s the host saw %.4f ms per call but the events %.4f ms: work may run "
-				          "outside the timed stream", b.c->label, cand.host_ms, cand.median_ms);
-		}
-		/* speed of light from the spec's cost and the measured peaks */
-		{
-			json_t *cal = json_object_get(calib, "gpu") ? calib : NULL;
-			/* the memory roof: the faster of copying and streaming reads */
-			double peak = jnum(cal, peakfor(&t), 0) * 1e12,
-			       bw = fmax(jnum(cal, "copy_gbs", 0), jnum(cal, "read_gbs", 0)) * 1e9;
-			if (peak > 0 && bw > 0) {
-				double sol = fmax(b.c->flops / peak, b.c->bytes / bw) * 1e3;
-				double pct = sol / cand.median_ms * 100;
-				json_object_set_new(cr, "sol", json_pack("{s:f,s:f,s:s,s:f,s:f,s:f,s:f}", "flops", b.c->flops,
-				                    "bytes", b.c->bytes, "peak", peakfor(&t), "peak_tflops", peak / 1e12,
-				                    "memory_gbs", bw / 1e9, "sol_ms", sol, "percent", pct));
-				if (pct > 100)
-					addreview(rec, "at %s the kernel runs at %.0f%% of the speed of light", b.c->label, pct);
-				bufprintf(&feedback, "At %s the kernel takes %.4f ms (median of %d timed calls), %.1f%% of the "
-				          "speed of light (%.4f ms from %.3g flops and %.3g bytes).", b.c->label, cand.median_ms,
-				          (int)jint(cand.stats, "count", 0), pct, sol, b.c->flops, b.c->bytes);
-			} else {
-				bufprintf(&feedback, "At %s the kernel takes %.4f ms (median).", b.c->label, cand.median_ms);
-			}
-		}
-		if (baseline) {
-			json_t *bcase = json_array_get(json_object_get(baseline, "cases"), (size_t)c);
-			double bm = jnum(json_object_get(bcase, "baseline"), "median_ms", 0);
-			if (bm > 0) {
-				double sp = bm / cand.median_ms;
-				json_object_set(cr, "baseline", json_object_get(bcase, "baseline"));
-				json_object_set_new(cr, "speedup", json_real(sp));
-				speedups += log(sp);
-				nspeed++;
-				if (sp > 10)
-					addreview(rec, "at %s the speedup over the baseline is %.1fx", b.c->label, sp);
-				bufprintf(&feedback, " The baseline takes %.4f ms: speedup %.2fx.", bm, sp);
-			} else {
-				json_object_set_new(cr, "baseline_error", json_string(jstr(bcase, "error",
-				                    jstr(baseline, "error", "the baseline was not measured"))));
-			}
-		}
-		bufputs(&feedback, "\n");
-		json_decref(cand.stats);
-		casefree(&b);
-	}
-	if (nspeed)
-		json_object_set_new(rec, "speedup", json_real(exp(speedups / nspeed)));
-	json_object_set_new(json_object_get(rec, "gpu"), "sm_clock_mhz_end", json_integer(smclock(&nv)));
-	json_object_set_new(rec, "gpu_seconds", json_real(gpusec));
-	buffree(&bin);
-	json_decref(expj);
-	json_decref(calib);
-write:
-	json_object_set_new(rec, "feedback", json_string(feedback.s));
-	if (jwrite(o.out, rec) < 0)
-		die(EXIT_RETRY, "cannot write '%s':", o.out);
-	json_decref(rec);
-	json_decref(ver);
-	json_decref(baseline);
-	buffree(&feedback);
-	taskfree(&t);
-	return 0;
+	if (nin != 5 && nin != 6)
+		die(EXIT_USAGE, "need TASK_JSON VERIFY_JSON COMPILE_JSON HARNESS CALIBRATION_JSON [BASELINE_JSON]\n%s", usage);
+	return candidate(&o, in, nin);
 }

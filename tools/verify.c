@@ -1,34 +1,54 @@
 /*
- * verify - does a candidate compute the task's function on inputs it could
- * not predict?
+ * verify - does a candidate compute the task's function, at every size the
+ * task is verified and timed at, on inputs it could not predict?
  *
- * usage: verify --expected [--cache-dir DIR] -o EXPECTED_JSON TASK_JSON REFERENCE
- *        verify [options] -o VERIFY_JSON TASK_JSON COMPILE_JSON HARNESS EXPECTED_JSON
+ * usage: verify --expected [--cache-dir DIR] [--no-bench] -o EXPECTED_JSON TASK_JSON REFERENCE
+ *        verify [options] -o VERIFY_JSON TASK_JSON COMPILE_JSON HARNESS EXPECTED_JSON [BASELINE_JSON]
+ *        verify --baseline [options] -o ORACLE_JSON TASK_JSON HARNESS EXPECTED_JSON BASELINE_SO
  *
  * --expected (once per task variant, not per candidate): checks the spec's
- * CPU reference against the spec's hand-computed examples, then runs it
- * on inputs drawn from seeds derived from a secret in the cache dir (three
- * runs per verify size, cycling the input distributions; NaN and Inf in
- * one run where the spec allows them) and, when affordable, on the first
- * of the bench input sets (sampled output elements only). Writes EXPECTED_JSON (the draws:
- * distribution, range, seed per input) and the outputs next to it
- * (expected.bin). A task whose outputs are near-constant, so that writing
- * a constant or zeros would pass, is refused with exit 2.
+ * CPU reference against the spec's hand-computed examples, then runs it,
+ * in the sandbox, on inputs drawn from seeds derived from a secret in the
+ * cache dir: three runs per verify size (cycling the input distributions;
+ * NaN and Inf in the last where the spec allows them; scalars with a range
+ * drawn anew each run) and one run per bench size when the reference can
+ * afford it (at most 1e10 flops, 1 GiB of outputs, 4 GiB of tensors);
+ * a bench size it cannot afford is checked against the GPU oracle (the
+ * spec's baseline) instead. Writes EXPECTED_JSON (every run: its case,
+ * draws, scalars, oracle and where its outputs start) and the outputs
+ * next to it (expected.bin, readable by its owner only). A task whose
+ * outputs are near-constant, so that writing a constant or zeros would
+ * pass, is refused with exit 2.
  *
  * Candidate mode: runs the candidate (cand.so beside COMPILE_JSON) through
- * the per-variant HARNESS in a sandbox (see tools/lib/sandbox.h), one
- * fresh CUDA context, on every draw: inputs generated here from the
- * recorded seeds and handed over in shared memory, outputs poisoned with
- * NaN, a canary after every tensor, the whole device synchronized after
- * the call. The child never sees expected values or seeds. Outputs are
- * compared here with per-dtype tolerances (NaN and Inf strictly, every
- * element written), inputs must come back unchanged. Writes VERIFY_JSON:
- * the verdict (correct, mismatch, crash, timeout, out_of_bounds,
- * inputs_modified, load_error, sandbox (the harness's replies tampered
- * with), memcheck (compute-sanitizer's memcheck or racecheck found errors),
- * not_built, done, or "skipped: no CUDA device"), per-run errors, the first mismatches, the feedback
- * the next round shows the teacher, and timings (seconds in all, gpu_seconds with the GPU held,
+ * the per-variant HARNESS in the sandbox (tools/lib/sandbox.h), one fresh
+ * CUDA context, every run of EXPECTED_JSON in order, each call as bench
+ * makes its calls (tools/lib/proto.h): inputs drawn on the device from the
+ * run's seeds, outputs poisoned with NaN, a canary after every tensor, the
+ * L2 flushed, the whole device synchronized after the call, the device
+ * fenced to the same free memory. The child never sees expected values.
+ * Every element of every output is compared here, with per-dtype
+ * tolerances (NaN and Inf strictly, every element written), against the
+ * reference's outputs or, at a bench size the reference could not afford,
+ * the outputs of the spec's baseline (BASELINE_JSON says whether it was
+ * found sound as an oracle; baseline.so beside it) run in a harness of
+ * its own after the candidate's has ended, on the same inputs, with twice
+ * the tolerances. Inputs must come back unchanged. Writes VERIFY_JSON: the
+ * verdict (correct, mismatch, crash, timeout, out_of_bounds,
+ * inputs_modified, violation (the runtime guard or the lockdown refused a
+ * call), load_error, sandbox (the harness's replies tampered with),
+ * memcheck (compute-sanitizer's memcheck or racecheck found errors),
+ * no_room, not_built, done, or "skipped: no CUDA device"), bench_checked
+ * (whether every bench size was compared with an oracle, and if not why),
+ * per-run errors, the first mismatches, the feedback the next round shows
+ * the teacher, and timings (seconds in all, gpu_seconds with the GPU held,
  * start_seconds of those to start the harness and its CUDA context).
+ *
+ * --baseline (once per variant): the spec's baseline verified the same way
+ * on every run the CPU reference computed: a baseline found correct there
+ * is the GPU oracle of the bench sizes the reference cannot afford (bench
+ * --baseline copies the verdict into baseline.json, which verify and bench
+ * read). An empty BASELINE_SO (it did not build here) is not_built.
  *
  * options:
  *   --cache-dir DIR    where the secret lives (--expected)
@@ -45,9 +65,7 @@
  * examples, a degenerate task.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <math.h>
-#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -56,57 +74,77 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "lib/abi.h"
+#include "lib/compare.h"
+#include "lib/inputs.h"
 #include "lib/json.h"
-#include "lib/run.h"
+#include "lib/proto.h"
 #include "lib/sandbox.h"
-#include "lib/task.h"
 #include "lib/tensor.h"
 #include "lib/util.h"
 
 static const char usage[] =
 	"usage: verify --expected [--cache-dir DIR] [--no-bench] -o EXPECTED_JSON TASK_JSON REFERENCE\n"
 	"       verify [--gpus N] [--lock-dir DIR] [--timeout S] [--sanitize]\n"
-	"              -o VERIFY_JSON TASK_JSON COMPILE_JSON HARNESS EXPECTED_JSON\n";
+	"              -o VERIFY_JSON TASK_JSON COMPILE_JSON HARNESS EXPECTED_JSON [BASELINE_JSON]\n"
+	"       verify --baseline [...] -o ORACLE_JSON TASK_JSON HARNESS EXPECTED_JSON BASELINE_SO\n";
 
-enum {
-	RUNS_PER_CASE = 3,
-	BENCH_SETS = 3,
-	SAMPLES = 65536,          /* sampled output elements per bench set */
-};
-static const double REF_BENCH_MAX_FLOPS = 1e9;  /* the CPU reference runs bench sizes up to this */
-static const double REF_BENCH_MAX_BYTES = 4e9;
+enum { RUNS_PER_CASE = 3 };
+/* what the CPU reference runs at a bench size */
+static const double REF_BENCH_MAX_FLOPS = 1e10, REF_BENCH_MAX_OUT = 1073741824.0, REF_BENCH_MAX_BYTES = 4294967296.0;
 
 struct opts {
 	const char *out, *cachedir, *lockdir;
-	int gpus, timeout, sanitize, nobench;
+	int gpus, timeout, sanitize, nobench, baseline;
 };
 
 /* ---------------------------------------------------------- the reference */
 
-/* run the reference program on plan, outputs into outfile; 0, or -1 with
- * what went wrong appended to log */
+/*
+ * Run the reference program on plan in the sandbox, in work (a copy of the
+ * program goes there, and it writes OUTFILE there); 0, or -1 with what
+ * went wrong appended to log.
+ */
 static int
-runreference(const char *reference, const char *plan, const char *outfile, int seconds, struct buf *log)
+runreference(const char *reference, const char *work, const char *plan, const char *outfile, double outbytes,
+             int seconds, struct buf *log)
 {
-	char *argv[] = { (char *)reference, (char *)outfile, NULL };
-	struct runlimits lim = { seconds, 0, 0 }; /* its outputs can be large */
+	struct jail j;
+	struct runlimits lim = { seconds, 0, 0, &j };
 	struct run r;
-	int rc = 0;
+	char *copy = xasprintf("%s/reference", work), *argv[3];
+	int rc = -1;
+	struct buf b;
 
-	if (runcapture(argv, NULL, plan, &lim, log->max, &r) < 0) {
-		bufprintf(log, "[cannot run the reference: %s]\n", strerror(errno));
-		return -1;
+	memset(&j, 0, sizeof j);
+	j.work = work;
+	lim.filemb = (long)(outbytes / (1 << 20)) + 64;
+	bufinit(&b, (size_t)1 << 30);
+	if (readfile(reference, &b) < 0 || writefile(copy, b.s, b.n) < 0 || chmod(copy, 0755) < 0) {
+		bufprintf(log, "[cannot copy the reference '%s': %s]\n", reference, strerror(errno));
+		goto out;
 	}
+	argv[0] = jailpath(&j, "reference");
+	argv[1] = (char *)outfile;
+	argv[2] = NULL;
+	if (runcapture(argv, work, plan, &lim, log->max, &r) < 0) {
+		bufprintf(log, "[cannot run the reference: %s]\n", strerror(errno));
+		free(argv[0]);
+		goto out;
+	}
+	free(argv[0]);
 	bufput(log, r.log.s, r.log.n);
 	if (r.timedout)
 		bufprintf(log, "\n[the reference ran longer than %d s]\n", seconds);
 	else if (r.status > 128)
-		bufprintf(log, "\n[the reference was killed by signal %d (%s)]\n", r.status - 128,
-		          strsignal(r.status - 128));
+		bufprintf(log, "\n[the reference was killed by signal %d (%s)]\n", r.status - 128, strsignal(r.status - 128));
 	else if (r.status != 0)
 		bufprintf(log, "\n[the reference exited with status %d]\n", r.status);
 	rc = r.timedout || r.status != 0 ? -1 : 0;
 	buffree(&r.log);
+out:
+	buffree(&b);
+	free(copy);
 	return rc;
 }
 
@@ -122,13 +160,9 @@ putvalue(struct buf *b, json_t *v)
 		bufprintf(b, " %.17g", json_number_value(v));
 }
 
-/*
- * One case's line of a plan: inputs drawn (draws, per arg) or given
- * (example values, by name).
- */
+/* one case's line of a plan: inputs drawn (in) or given (example values, by name) */
 static void
-planline(struct buf *plan, const struct task *t, const struct tcase *c, const struct draw *draws,
-         json_t *given)
+planline(struct buf *plan, const struct task *t, const struct tcase *c, const struct runin *in, json_t *given)
 {
 	int i;
 
@@ -146,48 +180,31 @@ planline(struct buf *plan, const struct task *t, const struct tcase *c, const st
 			json_array_foreach(json_object_get(given, a->name), k, v)
 				putvalue(plan, v);
 		} else {
-			const struct draw *d = &draws[i];
-			bufprintf(plan, " %d %d %lld %d %.17g %.17g %d %llu", a->kind, a->dt, (long long)c->numel[i],
-			          d->dist, d->lo, d->hi, d->special, (unsigned long long)d->seed);
+			const struct draw *d = &in->d[i];
+			bufprintf(plan, " %d %d %lld %d %.17g %.17g %d %llu", a->kind, a->dt, (long long)c->numel[i], d->dist,
+			          d->lo, d->hi, d->special, (unsigned long long)d->seed);
 		}
 	}
-	casetail(plan, c);
+	bufprintf(plan, " %d", c->nsizes);
+	for (i = 0; i < c->nsizes; i++)
+		bufprintf(plan, " %lld", (long long)c->sizes[i]);
+	bufprintf(plan, " %d", c->nscalars);
+	for (i = 0; i < c->nscalars; i++)
+		bufprintf(plan, " %.17g", in ? in->scalars[i] : c->scalars[i]);
 	bufputc(plan, '\n');
-}
-
-/* bytes the reference writes for one case: its outputs in reference types */
-static size_t
-refoutbytes(const struct task *t, const struct tcase *c)
-{
-	size_t n = 0;
-	int i;
-
-	for (i = 0; i < t->nargs; i++)
-		if (t->args[i].kind == ARG_OUT || t->args[i].kind == ARG_INOUT)
-			n += (size_t)c->numel[i] * (size_t)refsize(t->args[i].dt);
-	return n;
-}
-
-/* a private temporary file next to path */
-static char *
-tmpnext(const char *path, const char *tag)
-{
-	return xasprintf("%s.%s.%ld", path, tag, (long)getpid());
 }
 
 /* the spec's hand-computed examples must hold for its reference */
 static void
-examples(const struct task *t, const char *reference, const char *outpath)
+examples(const struct task *t, const char *reference, const char *work)
 {
-	json_t *ex, *e;
+	json_t *e;
 	size_t k;
-	char err[512];
+	char err[512], *out = xasprintf("%s/example.bin", work);
 
-	ex = json_object_get(t->json, "examples");
-	json_array_foreach(ex, k, e) {
+	json_array_foreach(json_object_get(t->json, "examples"), k, e) {
 		struct tcase c;
 		struct buf plan, log, got;
-		char *tmp = tmpnext(outpath, "example");
 		size_t off = 0;
 		int i;
 
@@ -196,19 +213,18 @@ examples(const struct task *t, const char *reference, const char *outpath)
 		bufinit(&plan, 1 << 26);
 		bufinit(&log, 1 << 16);
 		planline(&plan, t, &c, NULL, json_object_get(e, "in"));
-		if (runreference(reference, plan.s, tmp, 60, &log) < 0)
+		if (runreference(reference, work, plan.s, "example.bin", (double)refoutbytes(t, &c), 60, &log) < 0)
 			die(EXIT_USAGE, "%s: the reference failed on example %zu:\n%s", t->id, k + 1, log.s);
 		bufinit(&got, (size_t)1 << 30);
-		if (readfile(tmp, &got) < 0 || got.n != refoutbytes(t, &c))
+		if (readfile(out, &got) < 0 || got.n != refoutbytes(t, &c))
 			die(EXIT_USAGE, "%s: the reference wrote %zu bytes for example %zu, not %zu", t->id, got.n,
 			    k + 1, refoutbytes(t, &c));
-		unlink(tmp);
 		for (i = 0; i < t->nargs; i++) {
 			const struct targ *a = &t->args[i];
 			json_t *want = json_object_get(json_object_get(e, "out"), a->name), *w;
 			double tol = jnum(e, "tolerance", 1e-4);
 			size_t j;
-			if (a->kind != ARG_OUT && a->kind != ARG_INOUT)
+			if (!isoutput(a))
 				continue;
 			json_array_foreach(want, j, w) {
 				double g = refvalue(got.s + off, a->dt, j);
@@ -223,43 +239,8 @@ examples(const struct task *t, const char *reference, const char *outpath)
 		buffree(&plan);
 		buffree(&log);
 		buffree(&got);
-		free(tmp);
 	}
-}
-
-/* the draws of one input tensor: distributions cycle over runs */
-static struct draw
-drawfor(const struct targ *a, const struct tcase *c, int i, int k, uint64_t seed, int special)
-{
-	struct draw d;
-
-	d.dist = a->dists[k % a->ndists];
-	d.lo = c->lo[i];
-	d.hi = c->hi[i];
-	d.special = special && a->special;
-	d.seed = seed;
-	if (d.dist == DIST_RANDINT && !dtinfos[a->dt].isfloat && d.hi - d.lo < 1)
-		d.hi = d.lo + 1;
-	return d;
-}
-
-static json_t *
-drawsjson(const struct task *t, const struct draw *d)
-{
-	json_t *arr = json_array();
-	char seed[24];
-	int i;
-
-	for (i = 0; i < t->nargs; i++) {
-		const struct targ *a = &t->args[i];
-		if (a->kind != ARG_IN && a->kind != ARG_INOUT)
-			continue;
-		snprintf(seed, sizeof seed, "%llu", (unsigned long long)d[i].seed);
-		json_array_append_new(arr, json_pack("{s:s,s:s,s:f,s:f,s:b,s:s}", "name", a->name,
-		                      "dist", distnames[d[i].dist], "lo", d[i].lo, "hi", d[i].hi,
-		                      "special", d[i].special, "seed", seed));
-	}
-	return arr;
+	free(out);
 }
 
 /*
@@ -279,17 +260,17 @@ degenerate(const struct task *t, const struct tcase *c, const char *data)
 		double mean = 0;
 		struct cmpres res;
 		void *constant;
-		if (a->kind != ARG_OUT && a->kind != ARG_INOUT)
+		if (!isoutput(a))
 			continue;
 		for (j = 0; j < n; j++) {
 			double v = refvalue(data + off, a->dt, j);
 			if (isfinite(v))
 				mean += (v - mean) / (double)++finite;
 		}
-		constant = xmalloc(n * (size_t)dtinfos[a->dt].size);
+		constant = xmalloc(n * (size_t)dtinfos[a->dt].size + 1);
 		for (j = 0; j < n; j++)
 			dtset(constant, a->dt, j, mean);
-		compare(constant, a->dt, data + off, (int64_t)n, a, &res);
+		compare(constant, a->dt, data + off, WANT_REF, (int64_t)n, a, 1, &res);
 		free(constant);
 		off += n * (size_t)refsize(a->dt);
 		if (finite >= 16 && res.pass)
@@ -300,15 +281,59 @@ degenerate(const struct task *t, const struct tcase *c, const char *data)
 }
 
 static int
+affordable(const struct task *t, const struct tcase *c)
+{
+	return c->flops <= REF_BENCH_MAX_FLOPS && (double)casebytes(t, c) <= REF_BENCH_MAX_BYTES &&
+	       (double)refoutbytes(t, c) <= REF_BENCH_MAX_OUT;
+}
+
+/* every run: its JSON in runs, its plan line when the reference computes it */
+static void
+planruns(const struct opts *o, const struct task *t, const unsigned char key[32], json_t *runs, struct buf *plan,
+         size_t *binbytes, int *largest)
+{
+	double most = -1;
+	int set, c, r;
+
+	for (set = 0; set < (o->nobench ? 1 : 2); set++) {
+		int n = set ? t->nbench : t->nverify;
+		for (c = 0; c < n; c++) {
+			struct tcase *cs = set ? &t->bench[c] : &t->verify[c];
+			int cpu = !set || affordable(t, cs), nr = set ? 1 : RUNS_PER_CASE;
+			if (!set && (double)refoutbytes(t, cs) > most) {
+				most = (double)refoutbytes(t, cs);
+				*largest = (int)json_array_size(runs);
+			}
+			for (r = 0; r < nr; r++) {
+				struct runin in;
+				json_t *run, *where;
+				runinputs(t, cs, key, set ? "bench" : "verify", c, r, !set && r == nr - 1, &in);
+				run = runjson(t, &in);
+				where = json_pack("{s:s,s:i,s:i,s:s,s:s}", "set", set ? "bench" : "verify", "case", c, "run", r,
+				                  "label", cs->label, "oracle", cpu ? "reference" : "gpu");
+				json_object_update(run, where);
+				json_decref(where);
+				if (cpu) {
+					json_object_set_new(run, "offset", json_integer((json_int_t)*binbytes));
+					planline(plan, t, cs, &in, NULL);
+					*binbytes += refoutbytes(t, cs);
+				}
+				json_array_append_new(runs, run);
+			}
+		}
+	}
+}
+
+static int
 expected(const struct opts *o, const char *taskpath, const char *reference)
 {
 	struct task t;
 	unsigned char key[32];
-	char err[512], *binpath, *bintmp;
-	json_t *out, *runs, *benches;
-	struct buf bin;
-	int c, r, i, largest = -1;
-	double largestbytes = -1;
+	char err[512], *binpath, *work, *outbin;
+	json_t *out, *runs = json_array(), *big;
+	struct buf plan, log, data;
+	size_t want = 0;
+	int largest = -1;
 
 	if (taskload(taskpath, &t, err, sizeof err) < 0)
 		die(EXIT_USAGE, "%s", err);
@@ -316,118 +341,50 @@ expected(const struct opts *o, const char *taskpath, const char *reference)
 		die(EXIT_USAGE, "--expected needs --cache-dir (where the secret lives)");
 	if (secretload(o->cachedir, key, err, sizeof err) < 0)
 		die(EXIT_RETRY, "%s", err);
-	examples(&t, reference, o->out);
+	/* a folder of our own next to the output, removed on every way out */
+	work = xasprintf("%s.work.XXXXXX", o->out);
+	if (mkparent(o->out) < 0 || !mkdtemp(work))
+		die(EXIT_RETRY, "cannot make a folder for '%s':", o->out);
+	tempadd(work);
+	examples(&t, reference, work);
 
+	bufinit(&plan, (size_t)1 << 28);
+	bufinit(&log, 1 << 16);
+	planruns(o, &t, key, runs, &plan, &want, &largest);
+	if (runreference(reference, work, plan.s, "expected.bin", (double)want, 1800, &log) < 0)
+		die(EXIT_USAGE, "%s: the reference failed:\n%s", t.id, log.s);
+	outbin = xasprintf("%s/expected.bin", work);
+	{
+		struct stat st;
+		if (stat(outbin, &st) < 0)
+			die(EXIT_RETRY, "cannot read '%s':", outbin);
+		if ((size_t)st.st_size != want)
+			die(EXIT_USAGE, "%s: the reference wrote %lld bytes, not the %zu its outputs take", t.id,
+			    (long long)st.st_size, want);
+	}
+	big = json_array_get(runs, (size_t)largest);
+	bufinit(&data, (size_t)1 << 32);
+	if (largest >= 0 && readrange(outbin, (off_t)jint(big, "offset", 0),
+	                              refoutbytes(&t, &t.verify[jint(big, "case", 0)]), &data) < 0)
+		die(errno == EFBIG ? EXIT_USAGE : EXIT_RETRY, "cannot read '%s':", outbin);
+	if (largest >= 0)
+		degenerate(&t, &t.verify[jint(big, "case", 0)], data.s);
+	buffree(&data);
+
+	/* the answers: for the owner's eyes only (the sandbox's uid cannot read them) */
 	binpath = sibling(o->out, "expected.bin");
-	bintmp = tmpnext(o->out, "bin");
-	bufinit(&bin, (size_t)1 << 34);
-	runs = json_array();
-	/* verify cases: one reference process for all of them */
-	{
-		struct buf plan, log;
-		bufinit(&plan, (size_t)1 << 28);
-		bufinit(&log, 1 << 16);
-		for (c = 0; c < t.nverify; c++) {
-			struct tcase *cs = &t.verify[c];
-			if (refoutbytes(&t, cs) > largestbytes) {
-				largestbytes = (double)refoutbytes(&t, cs);
-				largest = c;
-			}
-			for (r = 0; r < RUNS_PER_CASE; r++) {
-				struct draw d[MAXARGS];
-				memset(d, 0, sizeof d);
-				for (i = 0; i < t.nargs; i++)
-					if (t.args[i].kind == ARG_IN || t.args[i].kind == ARG_INOUT)
-						d[i] = drawfor(&t.args[i], cs, i, c + r, deriveseed(key, t.id, "verify", c, r, i),
-						               r == RUNS_PER_CASE - 1);
-				planline(&plan, &t, cs, d, NULL);
-				json_array_append_new(runs, json_pack("{s:i,s:i,s:s,s:o}", "case", c, "run", r,
-				                      "label", cs->label, "draws", drawsjson(&t, d)));
-			}
-		}
-		if (runreference(reference, plan.s, bintmp, 1800, &log) < 0)
-			die(EXIT_USAGE, "%s: the reference failed:\n%s", t.id, log.s);
-		if (readfile(bintmp, &bin) < 0)
-			die(EXIT_RETRY, "cannot read '%s':", bintmp);
-		unlink(bintmp);
-		buffree(&plan);
-		buffree(&log);
-	}
-	{
-		size_t off = 0, want = 0;
-		for (c = 0; c < t.nverify; c++)
-			want += RUNS_PER_CASE * refoutbytes(&t, &t.verify[c]);
-		if (bin.n != want)
-			die(EXIT_USAGE, "%s: the reference wrote %zu bytes, not the %zu its outputs take", t.id, bin.n, want);
-		for (c = 0; c < t.nverify; c++) {
-			if (c == largest)
-				degenerate(&t, &t.verify[c], bin.s + off);
-			off += RUNS_PER_CASE * refoutbytes(&t, &t.verify[c]);
-		}
-	}
-	/* bench cases: input seeds always; sampled expected outputs when affordable */
-	benches = json_array();
-	for (c = 0; c < (o->nobench ? 0 : t.nbench); c++) {
-		struct tcase *cs = &t.bench[c];
-		json_t *sets = json_array();
-		int affordable = cs->flops <= REF_BENCH_MAX_FLOPS && cs->bytes <= REF_BENCH_MAX_BYTES &&
-		                 (double)refoutbytes(&t, cs) <= REF_BENCH_MAX_BYTES;
-		for (r = 0; r < BENCH_SETS; r++) {
-			struct draw d[MAXARGS];
-			json_t *set;
-			memset(d, 0, sizeof d);
-			for (i = 0; i < t.nargs; i++)
-				if (t.args[i].kind == ARG_IN || t.args[i].kind == ARG_INOUT)
-					d[i] = drawfor(&t.args[i], cs, i, r, deriveseed(key, t.id, "bench", c, r, i), 0);
-			set = json_pack("{s:o}", "draws", drawsjson(&t, d));
-			if (affordable && r == 0) { /* the first set is checked against the reference */
-				struct buf plan, log, full;
-				size_t off = 0;
-				struct rng g;
-				bufinit(&plan, 1 << 16);
-				bufinit(&log, 1 << 16);
-				bufinit(&full, (size_t)1 << 34);
-				planline(&plan, &t, cs, d, NULL);
-				if (runreference(reference, plan.s, bintmp, 1800, &log) < 0)
-					die(EXIT_USAGE, "%s: the reference failed at bench size %s:\n%s", t.id, cs->label, log.s);
-				if (readfile(bintmp, &full) < 0)
-					die(EXIT_RETRY, "cannot read '%s':", bintmp);
-				unlink(bintmp);
-				rnginit(&g, deriveseed(key, t.id, "samples", c, r, 0));
-				json_object_set_new(set, "offset", json_integer((json_int_t)bin.n));
-				for (i = 0; i < t.nargs; i++) {
-					const struct targ *a = &t.args[i];
-					size_t n = (size_t)cs->numel[i], m = n < SAMPLES ? n : SAMPLES, k;
-					if (a->kind != ARG_OUT && a->kind != ARG_INOUT)
-						continue;
-					for (k = 0; k < m; k++) {
-						int64_t idx = n <= SAMPLES ? (int64_t)k : (int64_t)(rngnext(&g) % n);
-						double v = refvalue(full.s + off, a->dt, (size_t)idx);
-						bufput(&bin, &idx, sizeof idx);
-						bufput(&bin, &v, sizeof v);
-					}
-					off += n * (size_t)refsize(a->dt);
-				}
-				json_object_set_new(set, "samples", json_integer(SAMPLES));
-				buffree(&plan);
-				buffree(&log);
-				buffree(&full);
-			}
-			json_array_append_new(sets, set);
-		}
-		json_array_append_new(benches, json_pack("{s:i,s:s,s:b,s:o}", "case", c, "label", cs->label,
-		                      "checked", affordable, "sets", sets));
-	}
-	if (writefile(binpath, bin.s, bin.n) < 0)
+	if (chmod(outbin, 0600) < 0 || movefile(outbin, binpath) < 0)
 		die(EXIT_RETRY, "cannot write '%s':", binpath);
-	out = json_pack("{s:i,s:s,s:s,s:i,s:o,s:o}", "version", 1, "task", t.id, "bin", "expected.bin",
-	                "runs_per_case", RUNS_PER_CASE, "verify", runs, "bench", benches);
+	out = json_pack("{s:i,s:s,s:s,s:o}", "version", 2, "task", t.id, "bin", "expected.bin", "runs", runs);
 	if (jwrite(o->out, out) < 0)
 		die(EXIT_RETRY, "cannot write '%s':", o->out);
+	tempdone(work);
 	json_decref(out);
-	buffree(&bin);
+	buffree(&plan);
+	buffree(&log);
 	free(binpath);
-	free(bintmp);
+	free(outbin);
+	free(work);
 	taskfree(&t);
 	return 0;
 }
@@ -456,55 +413,59 @@ verdict(struct result *res, const char *v, const char *fmt, ...)
 	bufputs(&res->feedback, msg);
 }
 
-/* check one finished call; returns 0 when it passed */
-static int
-checkcall(const struct task *t, const struct tcase *c, struct child *ch, const size_t outoff[],
-          void *inputs[], const char *want, json_t *draws, json_t *runrec, struct result *res)
-{
-	char dt[512];
-	int i, bad = 0;
-	json_t *outs = json_object();
+/* one run as verify sees it: where its case is, its inputs, its record */
+struct vrun {
+	json_t *json, *rec;
+	const struct tcase *c;
+	struct runin in;
+	int gpu;              /* checked against the GPU oracle */
+	char text[512];       /* its inputs, for the teacher */
+	void *saved;          /* the candidate's outputs, kept for the oracle */
+};
 
-	drawtext(draws, dt, sizeof dt);
-	json_object_set_new(runrec, "outputs", outs);
-	for (i = 0; i < t->nargs; i++) {
-		const struct targ *a = &t->args[i];
-		if (a->kind == ARG_IN && memcmp(ch->shm + outoff[i], inputs[i], tbytes(t, c, i)) != 0) {
-			verdict(res, "inputs_modified", "The kernel changed its input '%s' (at %s, inputs %s). Inputs "
-			        "are const: leave them as they are.\n", a->name, c->label, dt);
-			return -1;
-		}
-	}
+/*
+ * Every output of a finished call against what was expected: want holds
+ * them one after another in the reference's types (WANT_REF) or as the
+ * harness lays them out (WANT_DTYPE, from the oracle). 0 when all passed.
+ */
+static int
+checkrun(const struct task *t, struct vrun *v, const unsigned char *got, const size_t *gotoff, const char *want,
+         const size_t *wantoff, int wantas, double scale, const char *against, struct result *res)
+{
+	const struct tcase *c = v->c;
+	json_t *outs = json_object();
+	int i, k, bad = 0;
+	size_t roff = 0;
+
+	json_object_set_new(v->rec, "outputs", outs);
 	for (i = 0; i < t->nargs; i++) {
 		const struct targ *a = &t->args[i];
 		struct cmpres r;
-		int k;
-		if (a->kind != ARG_OUT && a->kind != ARG_INOUT)
+		json_t *first = json_array();
+		if (!isoutput(a))
 			continue;
-		compare(ch->shm + outoff[i], a->dt, want, c->numel[i], a, &r);
-		want += (size_t)c->numel[i] * (size_t)refsize(a->dt);
-		{
-			json_t *first = json_array();
-			for (k = 0; k < r.nfirst; k++) {
-				char at[128];
-				coords(r.first[k].index, c->dims[i], c->ndims[i], at, sizeof at);
-				json_array_append_new(first, json_pack("{s:s,s:o,s:o}", "at", at, "got",
-				                      jsonnum(r.first[k].got), "expected", jsonnum(r.first[k].want)));
-			}
-			json_object_set_new(outs, a->name, json_pack("{s:I,s:I,s:I,s:o,s:o,s:o,s:b,s:o}", "elements",
-			                    (json_int_t)r.n, "wrong", (json_int_t)r.bad, "unwritten", (json_int_t)r.unwritten,
-			                    "rel_l2", jsonnum(r.relnorm), "max_abs", jsonnum(r.maxabs),
-			                    "max_rel", jsonnum(r.maxrel), "pass", r.pass, "first", first));
+		compare(got + gotoff[i], a->dt, want + (wantas == WANT_REF ? roff : wantoff[i]), wantas, c->numel[i], a,
+		        scale, &r);
+		roff += (size_t)c->numel[i] * (size_t)refsize(a->dt);
+		for (k = 0; k < r.nfirst; k++) {
+			char at[128];
+			coords(r.first[k].index, c->dims[i], c->ndims[i], at, sizeof at);
+			json_array_append_new(first, json_pack("{s:s,s:o,s:o}", "at", at, "got", jsonnum(r.first[k].got),
+			                      "expected", jsonnum(r.first[k].want)));
 		}
+		json_object_set_new(outs, a->name, json_pack("{s:I,s:I,s:I,s:o,s:o,s:o,s:b,s:o}", "elements",
+		                    (json_int_t)r.n, "wrong", (json_int_t)r.bad, "unwritten", (json_int_t)r.unwritten,
+		                    "rel_l2", jsonnum(r.relnorm), "max_abs", jsonnum(r.maxabs), "max_rel",
+		                    jsonnum(r.maxrel), "pass", r.pass, "first", first));
 		if (r.pass)
 			continue;
 		if (!bad) {
 			char buf[2048];
 			size_t len = 0;
-			len += (size_t)snprintf(buf + len, sizeof buf - len, "Wrong results at %s (inputs %s): output "
-			                        "'%s' has %lld of %lld elements wrong; relative L2 error %.3g (allowed %g), "
-			                        "max abs error %.3g.", c->label, dt, a->name, (long long)r.bad, (long long)r.n,
-			                        r.relnorm, a->rel_norm, r.maxabs);
+			len += (size_t)snprintf(buf + len, sizeof buf - len, "Wrong results at %s (inputs %s%s): output '%s' "
+			                        "has %lld of %lld elements wrong; relative L2 error %.3g (allowed %g), max abs "
+			                        "error %.3g.", c->label, v->text, against, a->name, (long long)r.bad,
+			                        (long long)r.n, r.relnorm, a->rel_norm * scale, r.maxabs);
 			if (r.unwritten)
 				len += (size_t)snprintf(buf + len, sizeof buf - len, " %lld elements were never written (they "
 				                        "still hold the NaN the harness filled them with).", (long long)r.unwritten);
@@ -518,53 +479,235 @@ checkcall(const struct task *t, const struct tcase *c, struct child *ch, const s
 		}
 		bad = 1;
 	}
+	if (!bad)
+		json_object_set_new(v->rec, "pass", json_true());
 	return bad ? -1 : 0;
 }
 
-/* a run's inputs drawn, copied into the child's shared memory (inputs[]
- * keeps them, to check afterwards) and the call sent; -1: the child is gone */
-static int
-sendrun(struct child *ch, const struct task *t, const struct tcase *cs, json_t *draws, void *inputs[],
-        size_t inoff[], size_t outoff[])
+/* a copy of the fetched outputs, for the oracle to judge later */
+static void *
+saveoutputs(const struct harness *h)
 {
-	struct buf cmd;
-	int i, r;
+	size_t n = hshmbytes(h->t, h->c, 1);
+	void *p = xmalloc(n + 1);
 
-	layout(t, cs, inoff, outoff);
-	makeinputs(t, cs, draws, inputs);
-	for (i = 0; i < t->nargs; i++)
-		if (inputs[i])
-			memcpy(ch->shm + inoff[i], inputs[i], tbytes(t, cs, i));
-	bufinit(&cmd, 1 << 16);
-	callline(&cmd, t, cs, inoff, outoff);
-	r = childsend(ch, "%s", cmd.s);
-	buffree(&cmd);
-	return r;
+	memcpy(p, h->ch.shm, n);
+	return p;
+}
+
+/* the verify runs of expected.json, with their cases and inputs */
+static struct vrun *
+loadruns(const struct task *t, json_t *exp, json_t *rec, int *nrun)
+{
+	json_t *runs = json_object_get(exp, "runs"), *r, *recs = json_array();
+	struct vrun *v = xcalloc(json_array_size(runs) + 1, sizeof *v);
+	size_t k;
+
+	if (jint(exp, "version", 0) != 2)
+		die(EXIT_USAGE, "expected.json is of an older version: run ninja again (the expected edge rebuilds it)");
+	json_object_set_new(rec, "runs", recs);
+	json_array_foreach(runs, k, r) {
+		int bench = !strcmp(jstr(r, "set", ""), "bench"), ci = (int)jint(r, "case", -1);
+		if (ci < 0 || ci >= (bench ? t->nbench : t->nverify))
+			die(EXIT_USAGE, "expected.json names %s case %d", bench ? "bench" : "verify", ci);
+		v[k].json = r;
+		v[k].c = bench ? &t->bench[ci] : &t->verify[ci];
+		v[k].gpu = !strcmp(jstr(r, "oracle", ""), "gpu");
+		if (runfromjson(t, v[k].c, r, &v[k].in) < 0)
+			die(EXIT_USAGE, "expected.json: run %zu has bad draws", k + 1);
+		runtext(t, v[k].c, &v[k].in, v[k].text, sizeof v[k].text);
+		v[k].rec = json_pack("{s:s,s:s,s:s}", "case", v[k].c->label, "inputs", v[k].text, "oracle",
+		                     v[k].gpu ? "gpu" : "reference");
+		json_array_append_new(recs, v[k].rec);
+	}
+	*nrun = (int)json_array_size(runs);
+	return v;
+}
+
+/* the verdict of a harness step that failed, or the tool's exit */
+static int
+stepfailed(int rc, const struct hres *r, const char *err, struct result *res)
+{
+	if (rc < 0)
+		die(EXIT_RETRY, "%s", err);
+	if (rc > 0)
+		verdict(res, r->verdict, "%s\n", r->why);
+	return rc != 0;
+}
+
+/* the candidate on every run; outputs of GPU-oracle runs saved for later */
+static void
+candidateruns(const struct opts *o, const struct task *t, const char *harness, const char *so, int device,
+              struct vrun *v, int nrun, const char *binpath, size_t shm, struct result *res, double *startsec)
+{
+	struct harness h;
+	struct hres r;
+	char err[1024];
+	double t0 = now();
+	int k;
+
+	if (stepfailed(hstart(&h, t, harness, so, o->baseline ? "baseline" : t->entry, device, shm, NULL, NULL, o->timeout,
+	                      &r, err, sizeof err), &r, err, res))
+		goto stop;
+	json_object_set_new(res->rec, "gpu", gpujson(&h.gpu));
+	json_object_set_new(res->rec, "lockdown", json_string(h.gpu.lockdown));
+	*startsec = now() - t0;
+	for (k = 0; k < nrun && !strcmp(res->verdict, "correct"); k++) {
+		struct buf want;
+		if ((k == 0 || v[k].c != v[k - 1].c) && stepfailed(hcase(&h, v[k].c, &r, err, sizeof err), &r, err, res))
+			break;
+		if (stepfailed(hcall(&h, k & 1, 0, &v[k].in, &r, err, sizeof err), &r, err, res) ||
+		    stepfailed(hfetch(&h, k & 1, &r, err, sizeof err), &r, err, res))
+			break;
+		json_object_set_new(v[k].rec, "host_ms", json_real(r.host_ms));
+		if (v[k].gpu) {
+			if (!o->baseline) /* the baseline is not its own oracle */
+				v[k].saved = saveoutputs(&h);
+			continue;
+		}
+		bufinit(&want, (size_t)1 << 34);
+		if (readrange(binpath, (off_t)jint(v[k].json, "offset", 0), refoutbytes(t, v[k].c), &want) < 0)
+			die(errno == EIO ? EXIT_USAGE : EXIT_RETRY, "cannot read '%s':", binpath);
+		checkrun(t, &v[k], h.ch.shm, h.outoff, want.s, NULL, WANT_REF, 1, "", res);
+		buffree(&want);
+	}
+stop:
+	hstop(&h);
+}
+
+/* the GPU-oracle runs: the baseline on the same inputs, in its own harness */
+static void
+oracleruns(const struct opts *o, const struct task *t, const char *harness, const char *oracle, int device,
+           struct vrun *v, int nrun, size_t shm, struct result *res)
+{
+	struct harness h;
+	struct hres r;
+	char err[1024];
+	const struct tcase *set = NULL;
+	int k, rc, started = 0;
+
+	for (k = 0; k < nrun && !strcmp(res->verdict, "correct"); k++) {
+		if (!v[k].saved)
+			continue;
+		if (!started) {
+			rc = hstart(&h, t, harness, oracle, "baseline", device, shm, NULL, NULL, o->timeout, &r, err, sizeof err);
+			if (rc < 0)
+				die(EXIT_RETRY, "%s", err);
+			started = 1;
+			if (rc)
+				goto broke;
+		}
+		if (v[k].c != set && (rc = hcase(&h, v[k].c, &r, err, sizeof err)))
+			goto broke;
+		set = v[k].c;
+		if ((rc = hcall(&h, 0, 0, &v[k].in, &r, err, sizeof err)) || (rc = hfetch(&h, 0, &r, err, sizeof err)))
+			goto broke;
+		checkrun(t, &v[k], v[k].saved, h.outoff, (const char *)h.ch.shm, h.outoff, WANT_DTYPE, 2,
+		         ", checked against the spec's baseline on the GPU", res);
+	}
+	json_object_set_new(res->rec, "bench_checked", json_true());
+	if (started)
+		hstop(&h);
+	return;
+broke:
+	if (rc < 0)
+		die(EXIT_RETRY, "%s", err);
+	/* not the candidate's failure: its outputs there are not judged */
+	json_object_set_new(res->rec, "bench_checked", json_sprintf("no: the oracle failed: %s", r.why));
+	hstop(&h);
+}
+
+/* compute-sanitizer on the first verify run: memcheck, then racecheck */
+static void
+sanitize(const struct opts *o, const struct task *t, const char *harness, const char *so, int device,
+         struct vrun *v, size_t shm, struct result *res)
+{
+	static const char *const tools[] = { "memcheck", "racecheck" };
+	char *cs = findprog("compute-sanitizer");
+	json_t *san = json_object();
+	size_t ti;
+
+	json_object_set_new(res->rec, "sanitizer", cs ? san : json_string("not found"));
+	for (ti = 0; cs && ti < 2 && !strcmp(res->verdict, "correct"); ti++) {
+		const char *w[] = { cs, "--tool", tools[ti], "--error-exitcode", "86", "--print-limit", "5", NULL };
+		char err[1024], out[4096];
+		struct harness h;
+		struct hres r;
+		int st, rc = hstart(&h, t, harness, so, t->entry, device, shm, w, "open", o->timeout * 20 + 60, &r, err,
+		                    sizeof err);
+		if (rc < 0)
+			die(EXIT_RETRY, "%s", err);
+		if (rc > 0) {
+			hstop(&h);
+			json_object_set_new(san, tools[ti], json_string("could not start"));
+			continue;
+		}
+		if (hcase(&h, v[0].c, &r, err, sizeof err) == 0)
+			hcall(&h, 0, 0, &v[0].in, &r, err, sizeof err);
+		st = childstop(&h.ch);
+		childoutput(&h.ch, out, sizeof out);
+		if (WIFEXITED(st) && WEXITSTATUS(st) == 86) {
+			verdict(res, "memcheck", "compute-sanitizer %s found errors at %s:\n%s\n", tools[ti], v[0].c->label, out);
+			json_object_set_new(san, tools[ti], json_string("errors"));
+		} else {
+			json_object_set_new(san, tools[ti], json_string("clean"));
+		}
+	}
+	if (!cs)
+		json_decref(san);
+	free(cs);
+}
+
+/* where the GPU oracle is, when the spec's baseline proved sound as one */
+static char *
+oraclepath(const char *baselinejson, struct result *res)
+{
+	json_t *b, *or;
+	char err[512];
+
+	if (!baselinejson)
+		return NULL;
+	if (!(b = jload(baselinejson, err, sizeof err)))
+		die(EXIT_USAGE, "%s", err);
+	or = json_object_get(b, "oracle");
+	if (strcmp(jstr(or, "status", ""), "ok")) {
+		json_object_set_new(res->rec, "oracle", json_sprintf("not usable: %s", jstr(or, "why", jstr(b, "status",
+		                    "the baseline was not checked"))));
+		json_decref(b);
+		return NULL;
+	}
+	json_decref(b);
+	return sibling(baselinejson, "baseline.so");
 }
 
 static int
 candidate(const struct opts *o, const char *taskpath, const char *compilepath, const char *harness,
-          const char *exppath)
+          const char *exppath, const char *baselinejson, const char *baselineso)
 {
 	struct task t;
 	struct result res;
-	struct child ch;
-	struct gpuinfo gpu;
-	char err[1024], line[8192], *sopath, *binpath;
-	json_t *comp, *exp, *runs, *run;
-	struct buf bin;
-	size_t k, shmbytes = 0, inoff[MAXARGS], outoff[MAXARGS], maxbytes = 0;
-	int lockfd = -1, device = 0, started = 0, c;
-	double t0 = now(), tlock = 0;
+	char err[1024], *sopath = NULL, *binpath = NULL, *oracle = NULL;
+	json_t *comp, *exp = NULL;
+	struct vrun *v = NULL;
+	int nrun = 0, lockfd = -1, device = 0, k, needoracle = 0, nbench = 0;
+	double t0 = now(), tlock = 0, startsec = 0;
+	size_t shm;
 
 	if (taskload(taskpath, &t, err, sizeof err) < 0)
 		die(EXIT_USAGE, "%s", err);
-	comp = jmustload(compilepath);
 	memset(&res, 0, sizeof res);
 	bufinit(&res.feedback, 1 << 20);
 	res.rec = json_object();
 	res.verdict = "correct";
-	memset(&gpu, 0, sizeof gpu);
+	if (o->baseline) {
+		struct stat st;
+		/* the spec's baseline, as a candidate would be */
+		comp = json_pack("{s:s}", "status", stat(baselineso, &st) == 0 && st.st_size > 0 ? "ok" : "not_built");
+		sopath = xstrdup(baselineso);
+	} else {
+		comp = jmustload(compilepath);
+		sopath = sibling(compilepath, "cand.so");
+	}
 
 	if (!strcmp(jstr(comp, "status", ""), "done")) {
 		res.verdict = "done";
@@ -581,165 +724,32 @@ candidate(const struct opts *o, const char *taskpath, const char *compilepath, c
 	}
 	exp = jmustload(exppath);
 	binpath = sibling(exppath, "expected.bin");
-	bufinit(&bin, (size_t)1 << 34);
-	if (readfile(binpath, &bin) < 0)
-		die(EXIT_USAGE, "cannot read '%s':", binpath);
-	free(binpath);
-	for (c = 0; c < t.nverify; c++) {
-		size_t need = layout(&t, &t.verify[c], inoff, outoff), b = 0;
-		int i;
-		if (need > shmbytes)
-			shmbytes = need;
-		for (i = 0; i < t.nargs; i++)
-			if (istensor(&t.args[i]))
-				b += tbytes(&t, &t.verify[c], i);
-		if (b > maxbytes)
-			maxbytes = b;
+	v = loadruns(&t, exp, res.rec, &nrun);
+	for (k = 0; k < nrun; k++) {
+		needoracle |= v[k].gpu;
+		nbench += v[k].c >= t.bench && v[k].c < t.bench + t.nbench;
 	}
-	sopath = sibling(compilepath, "cand.so");
-	lockfd = gpulock(o->lockdir, o->gpus, &device);
-	if (lockfd < 0)
+	if (o->baseline)
+		needoracle = 0;
+	else if (needoracle && !(oracle = oraclepath(baselinejson, &res)))
+		json_object_set_new(res.rec, "bench_checked", json_string("no: no oracle at a bench size the CPU reference "
+		                    "cannot afford (no baseline, or one that failed its checks)"));
+	shm = hshmbytes(&t, t.verify, t.nverify);
+	if (hshmbytes(&t, t.bench, t.nbench) > shm)
+		shm = hshmbytes(&t, t.bench, t.nbench);
+	if ((lockfd = gpulock(o->lockdir, o->gpus, &device)) < 0)
 		die(EXIT_RETRY, "cannot take a GPU slot in '%s':", o->lockdir);
 	tlock = now();
-	if (childshm(&ch, shmbytes, err, sizeof err) < 0 ||
-	    childstart(&ch, harness, sopath, t.entry, device, o->timeout * 4 + 60, err, sizeof err) < 0)
-		die(EXIT_RETRY, "%s", err);
-	started = 1;
-	json_object_set_new(res.rec, "isolation", json_string(ch.isolation));
-	{
-		char why[2048];
-		const char *v = harnessready(&ch, &gpu, why, sizeof why);
-		if (v) {
-			verdict(&res, v, "%s\n", why);
-			goto stop;
-		}
-	}
-	json_object_set_new(res.rec, "gpu", gpujson(&gpu));
-	/* leave the candidate room for its tensors and some workspace, no more */
-	childsend(&ch, "fence %zu", (size_t)4 * maxbytes + ((size_t)2 << 30));
-	if (childread(&ch, line, sizeof line, 60) < 0 || strncmp(line, "ok", 2)) {
-		verdict(&res, "sandbox", "The harness did not answer as expected: '%.200s'\n", line);
-		goto stop;
-	}
-	json_object_set_new(res.rec, "start_seconds", json_real(now() - tlock));
-
-	runs = json_array();
-	json_object_set_new(res.rec, "runs", runs);
-	{
-		size_t off = 0;
-		json_array_foreach(json_object_get(exp, "verify"), k, run) {
-			int ci = (int)jint(run, "case", -1), i;
-			struct tcase *cs;
-			void *inputs[MAXARGS] = { 0 };
-			json_t *rr;
-			double host = 0;
-			int threads = 0, rc;
-			char dt[512];
-
-			if (ci < 0 || ci >= t.nverify)
-				die(EXIT_USAGE, "%s: expected.json names case %d of %d", exppath, ci, t.nverify);
-			cs = &t.verify[ci];
-			drawtext(json_object_get(run, "draws"), dt, sizeof dt);
-			rr = json_pack("{s:s,s:s}", "case", cs->label, "inputs", dt);
-			json_array_append_new(runs, rr);
-			if (sendrun(&ch, &t, cs, json_object_get(run, "draws"), inputs, inoff, outoff) < 0)
-				rc = -2;
-			else
-				rc = childread(&ch, line, sizeof line, o->timeout);
-			if (rc == -1) {
-				verdict(&res, "timeout", "The call at %s did not finish within %d s (an endless loop, a "
-				        "deadlock, or far too slow).\n", cs->label, o->timeout);
-			} else if (rc == -2) {
-				char what[128], out[1024];
-				int st = childstop(&ch);
-				started = 0;
-				describestatus(st, what, sizeof what);
-				childoutput(&ch, out, sizeof out);
-				verdict(&res, "crash", "The process running the kernel %s during the call at %s. Its output "
-				        "ended with:\n%s\n", what, cs->label, out);
-			} else if (!strncmp(line, "cuda ", 5)) {
-				int code = atoi(line + 5);
-				if (lostgpu(code))
-					die(EXIT_RETRY, "the GPU failed: %s", line);
-				verdict(&res, "crash", "The call at %s failed with CUDA error %s (inputs %s).\n", cs->label,
-				        line + 5, dt);
-			} else if (!strncmp(line, "canary ", 7)) {
-				int ti = atoi(line + 7), n = 0;
-				for (i = 0; i < t.nargs; i++)
-					if (istensor(&t.args[i]) && n++ == ti)
-						break;
-				verdict(&res, "out_of_bounds", "The kernel wrote past the end of '%s' at %s: the guard bytes "
-				        "after it were changed. Check the bounds of every store.\n",
-				        i < t.nargs ? t.args[i].name : "?", cs->label);
-			} else if (sscanf(line, "ok %lf %d", &host, &threads) == 2) {
-				json_object_set_new(rr, "host_ms", json_real(host));
-				if (threads > 0)
-					json_object_set_new(rr, "threads_created", json_integer(threads));
-				if (checkcall(&t, cs, &ch, outoff, inputs, bin.s + off, json_object_get(run, "draws"), rr, &res) == 0)
-					json_object_set_new(rr, "pass", json_true());
-			} else if (!strncmp(line, "error", 5)) {
-				die(EXIT_RETRY, "the harness rejected a command: %s", line);
-			} else {
-				verdict(&res, "sandbox", "The harness's reply was tampered with: '%.200s'\n", line);
-			}
-			for (i = 0; i < t.nargs; i++)
-				free(inputs[i]);
-			off += refoutbytes(&t, cs);
-			if (strcmp(res.verdict, "correct"))
-				break;
-		}
-	}
-	if (!strcmp(res.verdict, "correct") && o->sanitize) {
-		/* compute-sanitizer on the first verify case: memcheck, then racecheck */
-		static const char *const tools[] = { "memcheck", "racecheck" };
-		char *cs = findprog("compute-sanitizer");
-		if (!cs) {
-			json_object_set_new(res.rec, "sanitizer", json_string("not found"));
-		} else {
-			size_t ti;
-			json_t *san = json_object();
-			json_object_set_new(res.rec, "sanitizer", san);
-			childstop(&ch);
-			started = 0;
-			for (ti = 0; ti < 2 && !strcmp(res.verdict, "correct"); ti++) {
-				const char *w[] = { cs, "--tool", tools[ti], "--error-exitcode", "86", "--print-limit", "5", NULL };
-				struct tcase *small = &t.verify[0];
-				json_t *r0 = json_array_get(json_object_get(exp, "verify"), 0);
-				void *inputs[MAXARGS] = { 0 };
-				int i, st;
-				char out[4096];
-				if (childshm(&ch, shmbytes, err, sizeof err) < 0 ||
-				    childstartwrapped(&ch, w, harness, sopath, t.entry, device, o->timeout * 20 + 120, err,
-				                      sizeof err) < 0)
-					die(EXIT_RETRY, "%s", err);
-				if (childread(&ch, line, sizeof line, 300) < 0 || strncmp(line, "ready", 5)) {
-					childstop(&ch);
-					json_object_set_new(san, tools[ti], json_string("could not start"));
-					continue;
-				}
-				sendrun(&ch, &t, small, json_object_get(r0, "draws"), inputs, inoff, outoff);
-				for (i = 0; i < t.nargs; i++)
-					free(inputs[i]);
-				childread(&ch, line, sizeof line, o->timeout * 20 + 60);
-				st = childstop(&ch);
-				childoutput(&ch, out, sizeof out);
-				if (WIFEXITED(st) && WEXITSTATUS(st) == 86) {
-					verdict(&res, "memcheck", "compute-sanitizer %s found errors at %s:\n%s\n", tools[ti],
-					        small->label, out);
-					json_object_set_new(san, tools[ti], json_string("errors"));
-				} else {
-					json_object_set_new(san, tools[ti], json_string("clean"));
-				}
-			}
-		}
-		free(cs);
-	}
-stop:
-	if (started)
-		childstop(&ch);
-	buffree(&bin);
-	json_decref(exp);
-	free(sopath);
+	json_object_set_new(res.rec, "isolation", json_string(jailkind()));
+	candidateruns(o, &t, harness, sopath, device, v, nrun, binpath, shm, &res, &startsec);
+	json_object_set_new(res.rec, "start_seconds", json_real(startsec));
+	if (oracle)
+		oracleruns(o, &t, harness, oracle, device, v, nrun, shm, &res);
+	else if (!needoracle)
+		json_object_set_new(res.rec, "bench_checked", nbench ? json_true()
+		                    : json_string("no: expected.json has no bench-size runs (made with --no-bench)"));
+	if (!strcmp(res.verdict, "correct") && o->sanitize)
+		sanitize(o, &t, harness, sopath, device, v, shm, &res);
 write:
 	if (lockfd >= 0) {
 		json_object_set_new(res.rec, "gpu_seconds", json_real(now() - tlock));
@@ -751,9 +761,16 @@ write:
 		json_object_set_new(res.rec, "seconds", json_real(now() - t0));
 	if (jwrite(o->out, res.rec) < 0)
 		die(EXIT_RETRY, "cannot write '%s':", o->out);
+	for (k = 0; k < nrun; k++)
+		free(v[k].saved);
+	free(v);
 	json_decref(res.rec);
-	buffree(&res.feedback);
+	json_decref(exp);
 	json_decref(comp);
+	buffree(&res.feedback);
+	free(sopath);
+	free(binpath);
+	free(oracle);
 	taskfree(&t);
 	return 0;
 }
@@ -761,9 +778,10 @@ write:
 int
 main(int argc, char **argv)
 {
-	struct opts o = { NULL, NULL, "out/gpu", 1, 30, 0, 0 };
-	const char *in[4] = { NULL, NULL, NULL, NULL };
+	struct opts o = { NULL, NULL, "out/gpu", 1, 30, 0, 0, 0 };
+	const char *in[5] = { NULL };
 	int i, nin = 0, exp = 0;
+
 
 	setprogname(argv[0]);
 	for (i = 1; i < argc; i++) {
@@ -778,7 +796,8 @@ main(int argc, char **argv)
 		else if (!strcmp(s, "--sanitize")) o.sanitize = 1;
 		else if (!strcmp(s, "--no-bench")) o.nobench = 1;
 		else if (!strcmp(s, "--expected")) exp = 1;
-		else arginput(s, in, &nin, 4, usage);
+		else if (!strcmp(s, "--baseline")) o.baseline = 1;
+		else arginput(s, in, &nin, 5, usage);
 #undef VAL
 	}
 	if (!o.out)
@@ -788,7 +807,12 @@ main(int argc, char **argv)
 			die(EXIT_USAGE, "--expected needs TASK_JSON and REFERENCE\n%s", usage);
 		return expected(&o, in[0], in[1]);
 	}
-	if (nin != 4)
-		die(EXIT_USAGE, "need TASK_JSON COMPILE_JSON HARNESS EXPECTED_JSON\n%s", usage);
-	return candidate(&o, in[0], in[1], in[2], in[3]);
+	if (o.baseline) {
+		if (nin != 4)
+			die(EXIT_USAGE, "--baseline needs TASK_JSON HARNESS EXPECTED_JSON BASELINE_SO\n%s", usage);
+		return candidate(&o, in[0], NULL, in[1], in[2], NULL, in[3]);
+	}
+	if (nin != 4 && nin != 5)
+		die(EXIT_USAGE, "need TASK_JSON COMPILE_JSON HARNESS EXPECTED_JSON [BASELINE_JSON]\n%s", usage);
+	return candidate(&o, in[0], in[1], in[2], in[3], in[4], NULL);
 }

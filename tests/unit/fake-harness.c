@@ -2,8 +2,8 @@
  * fake-harness.c - stands in for the CUDA harness in t-sandbox: it speaks
  * the same first reply, then probes what the sandbox lets it do.
  *
- *   probe SECRET_PATH HOST_PATH PORT  ->  probe read=R write=W connect=C uid=U env=E
- *                                        scratch=S home=H dev=D proc=P
+ *   probe SECRET HOST PORT REPO  ->  probe read=R write=W connect=C uid=U env=E
+ *                                   scratch=S home=H dev=D proc=P repo=O etc=T usr=U
  *   forkbomb                          ->  forks until refused, then "forked N"
  *   daemon NAME                       ->  a child in a new session, named
  *                                        NAME, that waits forever: "daemon"
@@ -34,10 +34,10 @@ main(int argc, char **argv)
 	fflush(rep);
 	while (fscanf(cmd, "%63s", word) == 1) {
 		if (!strcmp(word, "probe")) {
-			char secret[4096], host[4096];
+			char secret[4096], host[4096], repo[4096];
 			int port, r, w, c, fd, s;
 			struct sockaddr_in a;
-			if (fscanf(cmd, "%4095s %4095s %d", secret, host, &port) != 3)
+			if (fscanf(cmd, "%4095s %4095s %d %4095s", secret, host, &port, repo) != 4)
 				return 2;
 			fd = open(secret, O_RDONLY);
 			r = fd >= 0;
@@ -78,8 +78,10 @@ main(int argc, char **argv)
 					ssize_t n = readlink("/proc/self", self, sizeof self - 1);
 					pr = n > 0 && atol(self) == (long)getpid();
 				}
-				fprintf(rep, "probe read=%d write=%d connect=%d uid=%d env=%s scratch=%d home=%d dev=%d proc=%d\n",
-				        r, w, c, (int)getuid(), getenv("RETORT_PLANTED") ? "leaked" : "clean", sc, hm, dv, pr);
+				fprintf(rep, "probe read=%d write=%d connect=%d uid=%d env=%s scratch=%d home=%d dev=%d proc=%d "
+				        "repo=%d etc=%d usr=%d\n", r, w, c, (int)getuid(), getenv("RETORT_PLANTED") ? "leaked" : "clean",
+				        sc, hm, dv, pr, access(repo, F_OK) == 0, access("/etc/passwd", F_OK) == 0,
+				        access("/usr/bin", F_OK) == 0);
 			}
 		} else if (!strcmp(word, "forkbomb")) {
 			int n = 0;

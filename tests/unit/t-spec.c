@@ -7,7 +7,9 @@
 #include <unistd.h>
 
 #include "../../gen/gen.h"
+#include "../../tools/lib/abi.h"
 #include "../../tools/lib/json.h"
+#include "../../tools/lib/tensor.h"
 #include "../../tools/lib/util.h"
 #include "../tap.h"
 
@@ -108,9 +110,15 @@ main(void)
 	is_str(jstr(v, "signature", ""),
 	       "extern \"C\" void scale(const __nv_bfloat16* x, __nv_bfloat16* y, int n, float alpha)",
 	       "entry point signature from args and dtypes");
-	is_str(jstr(v, "reference_signature", ""),
-	       "void reference(const float* x, float* y, int n, float alpha)",
-	       "reference signature uses host compute types");
+	ok(!json_object_get(v, "reference_signature"), "no reference signature in task.json (abi.h makes it)");
+	{
+		struct abiarg a[] = { { "x", ARG_IN, DT_BF16 }, { "y", ARG_OUT, DT_BF16 }, { "n", ARG_SIZE, DT_I32 },
+		                      { "alpha", ARG_SCALAR, DT_BF16 } };
+		char *sig = abisignature(a, 4, "reference", 1);
+		is_str(sig, "void reference(const float* x, float* y, int n, float alpha)",
+		       "reference signature uses host compute types");
+		free(sig);
+	}
 	c = json_array_get(json_object_get(json_object_get(v, "cases"), "verify"), 1);
 	is_int(jint(json_object_get(c, "sizes"), "n", 0), 32, "verify size from a placeholder");
 	ok(jnum(json_object_get(c, "scalars"), "alpha", 0) == 1 / sqrt(32.0), "scalar value evaluated per case");

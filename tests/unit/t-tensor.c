@@ -4,7 +4,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../../tools/lib/task.h"
+#include "../../tools/lib/abi.h"
+#include "../../tools/lib/compare.h"
+#include "../../tools/lib/draw.h"
+#include "../../tools/lib/inputs.h"
 #include "../../tools/lib/tensor.h"
 #include "../../tools/lib/util.h"
 #include "../tap.h"
@@ -164,6 +167,57 @@ main(void)
 		free(b);
 	}
 
+	/* draw.h's own logarithm and cosine: close to libm's (they need not be equal, only portable) */
+	{
+		double worst = 0;
+		for (int i = 1; i <= 100000; i++) {
+			double x = (double)i / 100000, l = log(x), c = cos(2 * M_PI * x);
+			worst = fmax(worst, fmax(fabs(rt_log(x) - l) / fmax(1, fabs(l)), fabs(rt_cos2pi(x < 1 ? x : 0) - (x < 1 ? c : 1))));
+		}
+		ok(worst < 1e-14, "rt_log and rt_cos2pi agree with libm (worst %.3g)", worst);
+	}
+	/* the output hash: an order-free sum, and the tail's bytes count */
+	{
+		unsigned char b[20] = { 1, 2, 3 };
+		uint64_t h = rt_hash(b, sizeof b, 0);
+		b[19] = 1;
+		ok(rt_hash(b, sizeof b, 0) != h, "the hash sees the last byte");
+		ok(rt_hash(b, sizeof b, 1) != rt_hash(b, sizeof b, 0), "and the tensor it belongs to");
+	}
+
+	/* a run's inputs: distributions cycle, scalars with a range are drawn */
+	{
+		struct task t;
+		struct tcase c;
+		struct runin in0, in1;
+		unsigned char k[32] = { 1 };
+		memset(&t, 0, sizeof t);
+		memset(&c, 0, sizeof c);
+		t.id = "x";
+		t.nargs = 2;
+		t.args[0].kind = ARG_IN;
+		t.args[0].dt = DT_F32;
+		t.args[0].ndists = 2;
+		t.args[0].dists[0] = DIST_NORMAL;
+		t.args[0].dists[1] = DIST_UNIFORM;
+		t.args[1].kind = ARG_SCALAR;
+		t.args[1].dt = DT_F32;
+		c.nscalars = 1;
+		c.scalars[0] = 1.0;
+		c.lo[1] = 0.5;
+		c.hi[1] = 2;
+		runinputs(&t, &c, k, "verify", 0, 0, 0, &in0);
+		runinputs(&t, &c, k, "verify", 0, 1, 0, &in1);
+		ok(in0.scalars[0] >= 0.5 && in0.scalars[0] < 2 && in0.scalars[0] != in1.scalars[0] &&
+		   (double)(float)in0.scalars[0] == in0.scalars[0], "a scalar with a range is drawn in it, anew each run, as "
+		   "its float holds it (%g, %g)", in0.scalars[0], in1.scalars[0]);
+		ok(in0.d[0].dist == DIST_NORMAL && in1.d[0].dist == DIST_UNIFORM && in0.d[0].seed != in1.d[0].seed,
+		   "runs cycle the distributions, each with its own seed");
+		c.lo[1] = c.hi[1] = 0;
+		runinputs(&t, &c, k, "verify", 0, 0, 0, &in0);
+		ok(in0.scalars[0] == 1.0, "without a range a scalar is the spec's value");
+	}
+
 	/* seeds from the secret */
 	{
 		char dir[] = "/tmp/t-tensor.XXXXXX";
@@ -184,26 +238,26 @@ main(void)
 	/* the comparator */
 	{
 		float want[4] = { 1, 2, 3, 4 }, got[4] = { 1, 2, 3, 4 };
-		compare(got, DT_F32, want, 4, &a, &r);
+		compare(got, DT_F32, want, WANT_REF, 4, &a, 1, &r);
 		ok(r.pass && r.bad == 0, "equal outputs pass");
 		got[2] = 3.0001f;
-		compare(got, DT_F32, want, 4, &a, &r);
+		compare(got, DT_F32, want, WANT_REF, 4, &a, 1, &r);
 		ok(r.pass, "within rtol passes");
 		got[2] = 3.1f;
-		compare(got, DT_F32, want, 4, &a, &r);
+		compare(got, DT_F32, want, WANT_REF, 4, &a, 1, &r);
 		ok(!r.pass && r.bad == 1 && r.first[0].index == 2, "outside rtol fails at the right index");
 		got[2] = NAN;
-		compare(got, DT_F32, want, 4, &a, &r);
+		compare(got, DT_F32, want, WANT_REF, 4, &a, 1, &r);
 		ok(!r.pass && r.unwritten == 1, "NaN where a value is expected: unwritten");
 		want[2] = NAN;
-		compare(got, DT_F32, want, 4, &a, &r);
+		compare(got, DT_F32, want, WANT_REF, 4, &a, 1, &r);
 		ok(r.pass, "NaN expected and NaN got pass");
 		got[2] = 1;
-		compare(got, DT_F32, want, 4, &a, &r);
+		compare(got, DT_F32, want, WANT_REF, 4, &a, 1, &r);
 		ok(!r.pass && r.nonfinite == 1, "a number where NaN is expected fails");
 		want[2] = INFINITY;
 		got[2] = -INFINITY;
-		compare(got, DT_F32, want, 4, &a, &r);
+		compare(got, DT_F32, want, WANT_REF, 4, &a, 1, &r);
 		ok(!r.pass, "Inf signs must match");
 	}
 	{
@@ -212,16 +266,42 @@ main(void)
 		uint16_t got[2];
 		dtset(got, DT_F16, 0, INFINITY);
 		dtset(got, DT_F16, 1, -INFINITY);
-		compare(got, DT_F16, want, 2, &a, &r);
+		compare(got, DT_F16, want, WANT_REF, 2, &a, 1, &r);
 		ok(r.pass, "f16 overflow to +-inf matches a reference past the range");
 		want[0] = 65000;
-		compare(got, DT_F16, want, 2, &a, &r);
+		compare(got, DT_F16, want, WANT_REF, 2, &a, 1, &r);
 		ok(!r.pass && r.nonfinite == 1, "but inf for a value in range does not");
-		/* the per-element test bench applies to its sampled outputs */
-		ok(!elemok(NAN, 1.0, DT_F32, &a), "elemok: NaN (an unwritten element) is wrong");
-		ok(elemok(INFINITY, 1e6, DT_F16, &a) && !elemok(65504, 1e6, DT_F16, &a),
-		   "elemok: past f16's range the answer is Inf, not its largest finite");
-		ok(elemok(3.0001, 3.0, DT_F32, &a) && !elemok(3.1, 3.0, DT_F32, &a), "elemok: tolerances");
+		want[0] = 1e6;
+		dtset(got, DT_F16, 0, 65504);
+		compare(got, DT_F16, want, WANT_REF, 1, &a, 1, &r);
+		ok(!r.pass, "past f16's range the answer is Inf, not its largest finite");
+	}
+	{
+		/* against the GPU oracle: expected values in the output's dtype, and twice the tolerances */
+		float want[100], got[100];
+		for (int i = 0; i < 100; i++)
+			want[i] = got[i] = (float)(i + 1);
+		got[50] = 51 * 1.0015f;
+		compare(got, DT_F32, want, WANT_DTYPE, 100, &a, 1, &r);
+		ok(!r.pass, "0.15%% off fails the f32 tolerance");
+		compare(got, DT_F32, want, WANT_DTYPE, 100, &a, 2, &r);
+		ok(r.pass, "and passes twice it (an oracle's own error allowed for)");
+	}
+	{
+		/* every element, on all CPUs: the first mismatches are the lowest indexes */
+		size_t n = (1 << 22) + 5;
+		float *w = xmalloc(n * 4), *g = xmalloc(n * 4);
+		for (size_t i = 0; i < n; i++)
+			w[i] = g[i] = (float)(i % 1000);
+		g[n - 1] = NAN;
+		g[n / 2] = -5;
+		g[7] = 1e9f;
+		compare(g, DT_F32, w, WANT_REF, (int64_t)n, &a, 1, &r);
+		ok(!r.pass && r.bad == 3 && r.unwritten == 1 && r.first[0].index == 7 && r.first[1].index == (int64_t)n / 2 &&
+		   r.first[2].index == (int64_t)n - 1, "threaded compare: %lld wrong, first at %lld, %lld, %lld",
+		   (long long)r.bad, (long long)r.first[0].index, (long long)r.first[1].index, (long long)r.first[2].index);
+		free(w);
+		free(g);
 	}
 	{
 		/* relative L2: 1% noise on every element fails f32, passes bf16 */
@@ -233,9 +313,9 @@ main(void)
 			got[i] = want[i] * (i & 1 ? 1.002f : 0.998f);
 			gb[i] = ftobf16(got[i]);
 		}
-		compare(got, DT_F32, want, 1000, &a, &r);
+		compare(got, DT_F32, want, WANT_REF, 1000, &a, 1, &r);
 		ok(!r.pass && r.relnorm > 1e-3, "f32 rejects 0.2%% error (rel L2 %.2g)", r.relnorm);
-		compare(gb, DT_BF16, want, 1000, &b, &r);
+		compare(gb, DT_BF16, want, WANT_REF, 1000, &b, 1, &r);
 		ok(r.pass, "bf16 accepts it (rel L2 %.2g)", r.relnorm);
 	}
 	{

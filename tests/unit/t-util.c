@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "../../tools/lib/json.h"
+#include "../../tools/lib/sandbox.h"
 #include "../../tools/lib/sha.h"
 #include "../../tools/lib/util.h"
 #include "../tap.h"
@@ -110,7 +111,7 @@ main(void)
 		char *killed[] = { "/bin/sh", "-c", "kill -9 $$", NULL };
 		char *quiet[] = { "/bin/sh", "-c", "exec >&- 2>&-; sleep 5", NULL };
 		char *none[] = { "/nonexistent/prog", NULL };
-		struct runlimits lim = { 1, 0, 0 };
+		struct runlimits lim = { 1, 0, 0, NULL };
 		struct run r;
 		int rc;
 		rc = runcapture(echo, dir, NULL, &lim, 1 << 10, &r);
@@ -134,6 +135,32 @@ main(void)
 		ok(runcapture(echo, "/nonexistent/dir", NULL, &lim, 1 << 10, &r) < 0 && errno == ENOENT,
 		   "runcapture: nor in a folder that does not exist");
 		buffree(&r.log);
+	}
+	{
+		/* readrange, movefile, temporaries removed at exit */
+		char *a = xasprintf("%s/range", dir), *b = xasprintf("%s/moved", dir), *t = xasprintf("%s/temp", dir);
+		struct buf r;
+		struct stat st1, st2;
+		bufinit(&r, 1 << 10);
+		writefile(a, "0123456789", 10);
+		ok(readrange(a, 3, 4, &r) == 0 && r.n == 4 && !memcmp(r.s, "3456", 4), "readrange: 4 bytes from 3");
+		bufreset(&r);
+		errno = 0;
+		ok(readrange(a, 8, 4, &r) < 0 && errno == EIO, "readrange: past the end is EIO");
+		writefile(t, "same", 4);
+		ok(movefile(t, b) == 1 && access(t, F_OK) < 0, "movefile: renamed into place");
+		stat(b, &st1);
+		writefile(t, "same", 4);
+		ok(movefile(t, b) == 0 && access(t, F_OK) < 0 && stat(b, &st2) == 0 && st1.st_ino == st2.st_ino,
+		   "movefile: the same bytes leave the old file alone (restat)");
+		mkdir(t, 0755);
+		tempadd(t);
+		tempdone(t);
+		ok(access(t, F_OK) < 0, "tempdone removes a temporary folder");
+		buffree(&r);
+		free(a);
+		free(b);
+		free(t);
 	}
 	{
 		char cmd[300];

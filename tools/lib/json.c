@@ -1,6 +1,8 @@
 /* json.c - see json.h */
 #include "json.h"
 
+#include <math.h>
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -89,4 +91,12 @@ jbool(const json_t *o, const char *key, int fallback)
 	json_t *v = json_object_get(o, key);
 
 	return json_is_boolean(v) ? json_is_true(v) : fallback;
+}
+
+json_t *
+jsonnum(double v)
+{
+	if (isfinite(v))
+		return json_real(v);
+	return json_string(isnan(v) ? "nan" : v > 0 ? "inf" : "-inf");
 }

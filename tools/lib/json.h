@@ -31,4 +31,7 @@ json_int_t jint(const json_t *o, const char *key, json_int_t fallback);
 double jnum(const json_t *o, const char *key, double fallback);
 int jbool(const json_t *o, const char *key, int fallback);
 
+/* a JSON number; NaN and Inf, which JSON lacks, as strings */
+json_t *jsonnum(double v);
+
 #endif

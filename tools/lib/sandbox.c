@@ -19,19 +19,28 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
-#include "util.h"
+enum { JAIL_UID = 65534 };
 
-enum { SANDBOX_UID = 65534 };
-#define SANDBOX_ID "65534" /* the same, for bubblewrap's command line */
+/* what the minimal root holds of the host, read-only */
+static const char *const sysdirs[] = { "/usr", "/lib", "/lib32", "/lib64", "/libx32", "/bin", "/sbin", NULL };
+static const char *const sysfiles[] = { "/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d",
+                                        "/etc/alternatives", NULL };
+static const char *const devnodes[] = { "/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", NULL };
 
 int
 hasgpu(void)
 {
+#ifdef RETORT_TESTING
+	/* the test build's harness may run on tests/unit/fakedevice.c instead */
+	if (getenv("RETORT_FAKE_GPU"))
+		return 1;
+#endif
 	return access("/dev/nvidiactl", F_OK) == 0 || access("/dev/nvidia0", F_OK) == 0;
 }
 
@@ -84,91 +93,12 @@ processes(uid_t uid)
 	return n;
 }
 
-/* a copy into the fresh scratch folder: kernel to kernel, and no fsync
- * (the folder is thrown away with the child; this runs with the GPU held) */
-static int
-copyto(const char *from, const char *to, mode_t mode)
-{
-	int in = open(from, O_RDONLY | O_CLOEXEC), out = -1, r = -1;
-	struct stat st;
-	off_t left;
-
-	if (in < 0 || fstat(in, &st) < 0 || (out = open(to, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)) < 0)
-		goto done;
-	for (left = st.st_size; left > 0;) {
-		ssize_t n = copy_file_range(in, NULL, out, NULL, (size_t)left, 0);
-		if (n < 0 && (errno == EXDEV || errno == ENOSYS || errno == EINVAL || errno == EOPNOTSUPP)) {
-			char buf[1 << 16]; /* across file systems some kernels refuse: plain reads */
-			n = read(in, buf, sizeof buf);
-			if (n > 0 && write(out, buf, (size_t)n) != n)
-				n = -1;
-		}
-		if (n <= 0)
-			goto done;
-		left -= n;
-	}
-	r = fchmod(out, mode);
-done:
-	if (in >= 0)
-		close(in);
-	if (out >= 0 && close(out) < 0)
-		r = -1;
-	return r;
-}
-
-/*
- * The file system a candidate sees when we are root without bubblewrap,
- * built in the child's own mount namespace: every mount read-only except
- * /dev, /proc and /sys (the CUDA driver opens and writes device and
- * proc files there; the unprivileged uid keeps it from anything else),
- * empty private /tmp, /var/tmp and /dev/shm, and the scratch folder
- * (which lives under one of those) bound back at its own path, writable.
- * mount_setattr needs Linux 5.12; without it the unprivileged uid and the
- * private temporary folders remain. Returns the scratch's fd to chdir to.
- */
-static int
-privateroot(int scratchfd, const char *scratch, int pidns)
-{
-	char src[64];
-	int fd, here;
-
-	mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL);
-	/* in a new PID namespace the CUDA driver fails ("OS call failed")
-	 * unless /proc is that namespace's own */
-	if (pidns && mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0)
-		_exit(126);
-#ifdef SYS_mount_setattr
-	{
-		struct { uint64_t set, clr, prop, userns; } ro = { 0x1 /* MOUNT_ATTR_RDONLY */, 0, 0, 0 },
-		                                            rw = { 0, 0x1, 0, 0 };
-		if (syscall(SYS_mount_setattr, AT_FDCWD, "/", 0x8000 /* AT_RECURSIVE */, &ro, sizeof ro) == 0)
-			for (const char *const *d = (const char *const[]){ "/dev", "/proc", "/sys", NULL }; *d; d++)
-				syscall(SYS_mount_setattr, AT_FDCWD, *d, 0x8000, &rw, sizeof rw);
-	}
-#endif
-	/* a bind source must be a mount of this namespace: open it here */
-	if ((here = open(scratch, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
-		return scratchfd;
-	for (const char *const *t = (const char *const[]){ "/tmp", "/var/tmp", "/dev/shm", NULL }; *t; t++)
-		mount("tmpfs", *t, "tmpfs", MS_NOSUID | MS_NODEV, "size=64m,mode=1777");
-	/* the scratch folder, reached through that fd, at its old path */
-	snprintf(src, sizeof src, "/proc/self/fd/%d", here);
-	if (mkdir(scratch, 0700) < 0 || mount(src, scratch, NULL, MS_BIND, NULL) < 0)
-		return scratchfd;
-#ifdef SYS_mount_setattr
-	{
-		struct { uint64_t set, clr, prop, userns; } rw = { 0, 0x1, 0, 0 };
-		syscall(SYS_mount_setattr, AT_FDCWD, scratch, 0, &rw, sizeof rw);
-	}
-#endif
-	fd = open(scratch, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	return fd >= 0 ? fd : scratchfd;
-}
+/* ------------------------------------------------------------ the jail */
 
 /*
  * Which namespaces a root child can have here, probed once per process in
- * a throwaway child: 2 network, mount, IPC and PID (with its own /proc,
- * which some containers refuse); 1 the first three; 0 none.
+ * a throwaway child: 2 network, mount, IPC, UTS and PID (with its own
+ * /proc, which some containers refuse); 1 the first four; 0 none.
  */
 static int
 nslevel(void)
@@ -182,7 +112,7 @@ nslevel(void)
 	level = 0;
 	if ((p = fork()) == 0) {
 		pid_t q;
-		if (unshare(CLONE_NEWNET | CLONE_NEWNS | CLONE_NEWIPC) < 0)
+		if (unshare(CLONE_NEWNET | CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWUTS) < 0)
 			_exit(10);
 		if (unshare(CLONE_NEWPID) < 0 || (q = fork()) < 0)
 			_exit(11);
@@ -196,11 +126,247 @@ nslevel(void)
 	return level;
 }
 
+/* bubblewrap, for a user who is not root (root builds the same view itself) */
+static char *
+bwrappath(void)
+{
+	static char *path;
+	static int looked;
+
+	if (!looked) {
+		path = getuid() != 0 ? findprog("bwrap") : NULL;
+		looked = 1;
+	}
+	return path;
+}
+
+const char *
+jailkind(void)
+{
+	static char kind[160];
+
+	if (kind[0])
+		return kind;
+	if (bwrappath())
+		snprintf(kind, sizeof kind, "bubblewrap (user, net, mount, pid namespaces; minimal root), rlimits");
+	else if (getuid() == 0 && nslevel() == 2)
+		snprintf(kind, sizeof kind, "unshare (net, mount, pid namespaces; minimal root by pivot_root), uid %d, "
+		         "rlimits; no bubblewrap", JAIL_UID);
+	else if (getuid() == 0 && nslevel() == 1)
+		snprintf(kind, sizeof kind, "unshare (net, mount namespaces; minimal root by pivot_root, the host's "
+		         "/proc), uid %d, rlimits; no bubblewrap", JAIL_UID);
+	else if (getuid() == 0)
+		snprintf(kind, sizeof kind, "uid %d, rlimits; no bubblewrap, no namespaces", JAIL_UID);
+	else
+		snprintf(kind, sizeof kind, "rlimits only (no bubblewrap, not root)");
+	return kind;
+}
+
+int
+jailroot(void)
+{
+	return bwrappath() || (getuid() == 0 && nslevel() > 0);
+}
+
+char *
+jailpath(const struct jail *j, const char *name)
+{
+	return jailroot() ? xasprintf("/work/%s", name) : xasprintf("%s/%s", j->work, name);
+}
+
+/* 1 when path lies in one of the folders the minimal root binds anyway */
+static int
+insysdirs(const char *path)
+{
+	for (const char *const *d = sysdirs; *d; d++) {
+		size_t n = strlen(*d);
+		if (!strncmp(path, *d, n) && (path[n] == '/' || !path[n]))
+			return 1;
+	}
+	return 0;
+}
+
+static void
+addro(struct jail *j, const char *path)
+{
+	char real[PATH_MAX];
+	size_t k;
+
+	if (!path || path[0] != '/' || !realpath(path, real) || insysdirs(real) || !strcmp(real, "/"))
+		return;
+	for (k = 0; k < sizeof j->ro / sizeof j->ro[0] - 1 && j->ro[k]; k++)
+		if (!strcmp(j->ro[k], real))
+			return;
+	if (k < sizeof j->ro / sizeof j->ro[0] - 1)
+		j->ro[k] = xstrdup(real);
+}
+
+void
+jailaddpaths(struct jail *j, const char *const *progs)
+{
+	const char *ld = getenv("LD_LIBRARY_PATH");
+
+	if (ld) {
+		char *copy = xstrdup(ld), *t, *save = NULL;
+		for (t = strtok_r(copy, ":", &save); t; t = strtok_r(NULL, ":", &save))
+			addro(j, t);
+		free(copy);
+	}
+	for (; progs && *progs; progs++) {
+		/* a program's folder; a toolkit's root when that is its bin */
+		char real[PATH_MAX], *s;
+		if (!realpath(*progs, real) || !(s = strrchr(real, '/')))
+			continue;
+		*s = 0;
+		if ((s = strrchr(real, '/')) && s != real && !strcmp(s, "/bin"))
+			*s = 0;
+		addro(j, real);
+	}
+}
+
+/* mkdir -p of path's folders below root (root itself exists) */
+static void
+mkparents(const char *path)
+{
+	char p[PATH_MAX];
+
+	snprintf(p, sizeof p, "%s", path);
+	for (char *s = p + 1; (s = strchr(s, '/')); s++) {
+		*s = 0;
+		mkdir(p, 0755);
+		*s = '/';
+	}
+}
+
+/* make a bind mount read-only (all of it, where mount_setattr exists) */
+static int
+makero(const char *dst)
+{
+#ifdef SYS_mount_setattr
+	struct { uint64_t set, clr, prop, userns; } ro = { 0x1 /* MOUNT_ATTR_RDONLY */, 0, 0, 0 };
+	if (syscall(SYS_mount_setattr, AT_FDCWD, dst, 0x8000 /* AT_RECURSIVE */, &ro, sizeof ro) == 0)
+		return 0;
+#endif
+	{
+		/* a remount must keep the flags the host's mount has locked */
+		struct statvfs sv;
+		unsigned long fl = MS_REMOUNT | MS_BIND | MS_RDONLY;
+		if (statvfs(dst, &sv) == 0)
+			fl |= (sv.f_flag & ST_NOSUID ? MS_NOSUID : 0) | (sv.f_flag & ST_NODEV ? MS_NODEV : 0) |
+			      (sv.f_flag & ST_NOEXEC ? MS_NOEXEC : 0) | (sv.f_flag & ST_RELATIME ? MS_RELATIME : 0);
+		return mount(NULL, dst, NULL, fl, NULL);
+	}
+}
+
+/* the host's path at the same path below root: a symlink as a symlink,
+ * a folder or file as a bind mount; absent is fine */
+static int
+bindinto(const char *root, const char *path, int ro)
+{
+	char dst[PATH_MAX];
+	struct stat st;
+
+	if (lstat(path, &st) < 0)
+		return 0;
+	snprintf(dst, sizeof dst, "%s%s", root, path);
+	mkparents(dst);
+	if (S_ISLNK(st.st_mode)) {
+		char t[PATH_MAX];
+		ssize_t n = readlink(path, t, sizeof t - 1);
+		if (n <= 0)
+			return -1;
+		t[n] = 0;
+		return symlink(t, dst) < 0 && errno != EEXIST ? -1 : 0;
+	}
+	if (S_ISDIR(st.st_mode)) {
+		if (mkdir(dst, 0755) < 0 && errno != EEXIST)
+			return -1;
+	} else {
+		int fd = open(dst, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+		if (fd < 0)
+			return -1;
+		close(fd);
+	}
+	if (mount(path, dst, NULL, MS_BIND | MS_REC, NULL) < 0)
+		return -1;
+	return ro ? makero(dst) : 0;
+}
+
+/* root/sub made (mode), and with fstype a fresh one of it mounted there */
+static int
+makemount(const char *root, const char *sub, mode_t mode, const char *fstype, unsigned long flags, const char *opts)
+{
+	char p[PATH_MAX + 32];
+
+	snprintf(p, sizeof p, "%s%s", root, sub);
+	if (mkdir(p, mode) < 0 && errno != EEXIST)
+		return -1;
+	return fstype ? mount(fstype, p, fstype, flags, opts) : 0;
+}
+
+/*
+ * The minimal root, built in this process's own mount namespace (we are
+ * root, and the namespace's init when freshproc): a tmpfs at
+ * WORK/.jail filled as sandbox.h says, then pivot_root into it. The old
+ * root is unmounted: nothing of it stays reachable.
+ */
+static int
+minimalroot(const struct jail *j, int freshproc)
+{
+	char root[PATH_MAX], p[PATH_MAX + 32];
+	DIR *d;
+	struct dirent *e;
+	int bad = 0;
+
+	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
+		return -1;
+	snprintf(root, sizeof root, "%s/.jail", j->work);
+	if (makemount(root, "", 0755, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755,size=16m") < 0)
+		return -1;
+	/* /tmp first: a read-only path below it goes on top */
+	bad |= makemount(root, "/tmp", 01777, "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777,size=512m");
+	for (const char *const *s = sysdirs; *s; s++)
+		bad |= bindinto(root, *s, 1);
+	for (const char *const *s = sysfiles; *s; s++)
+		bad |= bindinto(root, *s, 1);
+	for (size_t k = 0; k < sizeof j->ro / sizeof j->ro[0] && j->ro[k]; k++)
+		bad |= bindinto(root, j->ro[k], 1);
+	bad |= makemount(root, "/dev", 0755, "tmpfs", MS_NOSUID, "mode=0755,size=1m");
+	for (const char *const *s = devnodes; *s; s++)
+		bad |= bindinto(root, *s, 0);
+	if (j->gpu && (d = opendir("/dev"))) {
+		while ((e = readdir(d))) {
+			char node[300];
+			if (strncmp(e->d_name, "nvidia", 6))
+				continue;
+			snprintf(node, sizeof node, "/dev/%s", e->d_name);
+			bad |= bindinto(root, node, 0);
+		}
+		closedir(d);
+	}
+	bad |= makemount(root, "/dev/shm", 01777, "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777,size=64m");
+	if (freshproc)
+		bad |= makemount(root, "/proc", 0555, "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL);
+	else
+		bad |= bindinto(root, "/proc", 0);
+	bad |= makemount(root, "/work", 0755, NULL, 0, NULL);
+	snprintf(p, sizeof p, "%s/work", root);
+	if (bad || mount(j->work, p, NULL, MS_BIND, NULL) < 0 || makemount(root, "/.old", 0700, NULL, 0, NULL) < 0)
+		return -1;
+	snprintf(p, sizeof p, "%s/.old", root);
+	if (syscall(SYS_pivot_root, root, p) < 0 || chdir("/") < 0 || umount2("/.old", MNT_DETACH) < 0 ||
+	    rmdir("/.old") < 0)
+		return -1;
+	/* the root's own tmpfs: nothing more to be made in it */
+	mount(NULL, "/", NULL, MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV, NULL);
+	return chdir("/work");
+}
+
 /*
  * After unshare(CLONE_NEWPID) the next child is the namespace's init:
- * fork it to run the harness while this process waits and exits as it
+ * fork it to run the program while this process waits and exits as it
  * did. When that init dies, the kernel kills everything else in the
- * namespace — whatever the candidate forked, even into a new session —
+ * namespace — whatever the program forked, even into a new session —
  * before the exit is reported, so the parent's waitpid means all is gone.
  * If this process is killed first, PDEATHSIG takes the init with it.
  */
@@ -233,10 +399,12 @@ nsinit(void)
 }
 
 static void
-limits(int seconds, uid_t uid)
+limits(const struct jail *j, uid_t uid)
 {
-	struct rlimit core = { 0, 0 }, fsize = { 64 << 20, 64 << 20 }, nofile = { 256, 256 };
-	struct rlimit cpu = { (rlim_t)seconds, (rlim_t)seconds + 5 };
+	struct rlimit core = { 0, 0 }, nofile = { 256, 256 };
+	struct rlimit cpu = { (rlim_t)j->seconds, (rlim_t)j->seconds + 5 };
+	struct rlimit fsize = { (rlim_t)(j->filemb ? j->filemb : 64) << 20, (rlim_t)(j->filemb ? j->filemb : 64) << 20 };
+	struct rlimit as = { (rlim_t)j->memmb << 20, (rlim_t)j->memmb << 20 };
 	struct rlimit nproc;
 
 	nproc.rlim_cur = nproc.rlim_max = (rlim_t)(processes(uid) + 256);
@@ -245,11 +413,13 @@ limits(int seconds, uid_t uid)
 	setrlimit(RLIMIT_NOFILE, &nofile);
 	setrlimit(RLIMIT_CPU, &cpu);
 	setrlimit(RLIMIT_NPROC, &nproc);
+	if (j->memmb > 0)
+		setrlimit(RLIMIT_AS, &as);
 }
 
-/* the environment the child sees: nothing of ours */
+/* the environment a jailed program sees: nothing of ours */
 static char **
-childenv(const char *home)
+jailenv(const char *home)
 {
 	static char *env[8];
 	const char *ld = getenv("LD_LIBRARY_PATH");
@@ -258,10 +428,279 @@ childenv(const char *home)
 	env[n++] = "PATH=/usr/local/bin:/usr/bin:/bin";
 	env[n++] = xasprintf("HOME=%s", home);
 	env[n++] = "LC_ALL=C";
+	env[n++] = "TMPDIR=/tmp";
 	if (ld && *ld)
 		env[n++] = xasprintf("LD_LIBRARY_PATH=%s", ld);
 	env[n] = NULL;
 	return env;
+}
+
+static int
+dropuid(void)
+{
+	return setgroups(0, NULL) < 0 || setgid(JAIL_UID) < 0 || setuid(JAIL_UID) < 0 ? -1 : 0;
+}
+
+/* bubblewrap's command line for the same view, then argv */
+static char **
+bwrapargv(const struct jail *j, char *const argv[])
+{
+	static char *a[160];
+	int n = 0;
+	struct stat st;
+
+	a[n++] = bwrappath();
+	a[n++] = "--unshare-all";
+	a[n++] = "--unshare-user";
+	a[n++] = "--die-with-parent";
+	a[n++] = "--new-session";
+	a[n++] = "--cap-drop"; a[n++] = "ALL";
+	a[n++] = "--tmpfs"; a[n++] = "/tmp";
+	for (const char *const *d = sysdirs; *d; d++) {
+		if (lstat(*d, &st) < 0)
+			continue;
+		if (S_ISLNK(st.st_mode)) {
+			char target[PATH_MAX];
+			ssize_t k = readlink(*d, target, sizeof target - 1);
+			if (k <= 0)
+				continue;
+			target[k] = 0;
+			a[n++] = "--symlink"; a[n++] = xstrdup(target); a[n++] = (char *)*d;
+		} else {
+			a[n++] = "--ro-bind"; a[n++] = (char *)*d; a[n++] = (char *)*d;
+		}
+	}
+	for (const char *const *f = sysfiles; *f; f++) {
+		a[n++] = "--ro-bind-try"; a[n++] = (char *)*f; a[n++] = (char *)*f;
+	}
+	for (size_t k = 0; k < sizeof j->ro / sizeof j->ro[0] && j->ro[k]; k++) {
+		a[n++] = "--ro-bind-try"; a[n++] = (char *)j->ro[k]; a[n++] = (char *)j->ro[k];
+	}
+	a[n++] = "--dev"; a[n++] = "/dev";
+	if (j->gpu) {
+		DIR *d = opendir("/dev");
+		struct dirent *e;
+		while (d && (e = readdir(d)) && n < 120) {
+			if (strncmp(e->d_name, "nvidia", 6))
+				continue;
+			char *node = xasprintf("/dev/%s", e->d_name);
+			a[n++] = "--dev-bind"; a[n++] = node; a[n++] = node;
+		}
+		if (d)
+			closedir(d);
+	}
+	a[n++] = "--proc"; a[n++] = "/proc";
+	a[n++] = "--bind"; a[n++] = (char *)j->work; a[n++] = "/work";
+	a[n++] = "--chdir"; a[n++] = "/work";
+	a[n++] = "--";
+	for (int k = 0; argv[k] && n < 158; k++)
+		a[n++] = argv[k];
+	a[n] = NULL;
+	return a;
+}
+
+/*
+ * In a forked child with its descriptors in place: become the jail and
+ * run argv there. Returns only on failure (-1, errno set). argv[0] is a
+ * path as the jail sees it (the work folder is /work there, except with
+ * rlimits alone, where it is j->work itself).
+ */
+static int
+jailexec(const struct jail *j, char *const argv[])
+{
+	int ns = getuid() == 0 && !bwrappath() ? nslevel() : 0;
+
+	if (bwrappath()) {
+		limits(j, getuid());
+		execve(bwrappath(), bwrapargv(j, argv), jailenv("/work"));
+		return -1;
+	}
+	if (ns > 0) {
+		if (unshare(CLONE_NEWNET | CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWUTS | (ns == 2 ? CLONE_NEWPID : 0)) < 0)
+			return -1;
+		if (ns == 2)
+			nsinit();
+		if (minimalroot(j, ns == 2) < 0)
+			return -1;
+	} else if (chdir(j->work) < 0) {
+		return -1;
+	}
+	if (getuid() == 0 && dropuid() < 0)
+		return -1;
+	limits(j, getuid());
+	execve(argv[0], argv, jailenv(ns > 0 ? "/work" : j->work));
+	return -1;
+}
+
+/* ------------------------------------------------- running with a limit */
+
+int
+runcapture(char *const argv[], const char *dir, const char *input, const struct runlimits *lim,
+           size_t logmax, struct run *r)
+{
+	int out[2], in[2] = { -1, -1 }, ex[2], eof = 0, e;
+	pid_t pid;
+	double t0 = now();
+	size_t off = 0, len = input ? strlen(input) : 0;
+	char chunk[8192];
+
+	memset(r, 0, sizeof *r);
+	r->status = -1; /* until waitpid says otherwise */
+	bufinit(&r->log, logmax);
+	if (lim->jail) {
+		jailkind(); /* probed here, not in the child */
+		if (getuid() == 0 && chown(lim->jail->work, JAIL_UID, JAIL_UID) < 0) {
+			buffree(&r->log);
+			return -1;
+		}
+	}
+	/* ex: the child's errno when it cannot start; closed by a good exec */
+	if (pipe(out) < 0 || pipe2(ex, O_CLOEXEC) < 0 || (input && pipe(in) < 0) || (pid = fork()) < 0) {
+		e = errno;
+		buffree(&r->log);
+		errno = e;
+		return -1;
+	}
+	if (pid == 0) {
+		int devnull = open("/dev/null", O_RDONLY);
+		setpgid(0, 0);                    /* a timeout kills the whole tree */
+		prctl(PR_SET_PDEATHSIG, SIGKILL); /* and so does our death */
+		dup2(input ? in[0] : devnull, 0);
+		dup2(out[1], 1);
+		dup2(out[1], 2);
+		for (int fd = 3; fd < 1024; fd++)
+			if (fd != ex[1])
+				close(fd);
+		if (lim->jail) {
+			struct jail j = *lim->jail;
+			j.seconds = lim->seconds * 2;
+			j.memmb = lim->memmb;
+			j.filemb = lim->filemb;
+			jailexec(&j, argv);
+		} else {
+			struct rlimit cpu = { (rlim_t)lim->seconds * 2, (rlim_t)lim->seconds * 2 };
+			struct rlimit as = { (rlim_t)lim->memmb << 20, (rlim_t)lim->memmb << 20 };
+			struct rlimit fsz = { (rlim_t)lim->filemb << 20, (rlim_t)lim->filemb << 20 };
+			char *env[] = { NULL, "LC_ALL=C", NULL, NULL };
+			const char *path = getenv("PATH");
+			setrlimit(RLIMIT_CPU, &cpu);
+			if (lim->memmb > 0)
+				setrlimit(RLIMIT_AS, &as);
+			if (lim->filemb > 0)
+				setrlimit(RLIMIT_FSIZE, &fsz);
+			env[0] = xasprintf("PATH=%s", path ? path : "/usr/bin:/bin");
+			env[2] = xasprintf("HOME=%s", dir ? dir : "/nonexistent");
+			if (!dir || chdir(dir) == 0)
+				execve(argv[0], argv, env);
+		}
+		e = errno;
+		if (write(ex[1], &e, sizeof e) != (ssize_t)sizeof e)
+			_exit(126);
+		_exit(127);
+	}
+	close(out[1]);
+	close(ex[1]);
+	if (read(ex[0], &e, sizeof e) == (ssize_t)sizeof e) { /* it did not start */
+		close(ex[0]);
+		close(out[0]);
+		if (input) {
+			close(in[0]);
+			close(in[1]);
+		}
+		waitpid(pid, NULL, 0);
+		buffree(&r->log);
+		errno = e;
+		return -1;
+	}
+	close(ex[0]);
+	fcntl(out[0], F_SETFL, O_NONBLOCK);
+	if (input) {
+		close(in[0]);
+		fcntl(in[1], F_SETFL, O_NONBLOCK);
+		signal(SIGPIPE, SIG_IGN);
+	}
+	for (;;) {
+		int st;
+		/* feed its input as it takes it, so that neither side blocks */
+		while (input && off < len) {
+			ssize_t w = write(in[1], input + off, len - off);
+			if (w <= 0) {
+				if (w < 0 && errno == EAGAIN)
+					break;
+				off = len; /* it stopped reading: the rest is not wanted */
+			} else {
+				off += (size_t)w;
+			}
+		}
+		if (input && off == len && in[1] >= 0) {
+			close(in[1]);
+			in[1] = -1;
+		}
+		while (!eof) {
+			ssize_t k = read(out[0], chunk, sizeof chunk);
+			if (k > 0)
+				bufput(&r->log, chunk, (size_t)k); /* past the cap: dropped */
+			else if (k == 0 || (errno != EAGAIN && errno != EINTR))
+				eof = 1; /* all writers gone: its exit is still timed */
+			else
+				break;
+		}
+		if (waitpid(pid, &st, WNOHANG) == pid) {
+			ssize_t k;
+			while (!eof && (k = read(out[0], chunk, sizeof chunk)) > 0)
+				bufput(&r->log, chunk, (size_t)k);
+			r->status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+			break;
+		}
+		if (now() - t0 > lim->seconds) {
+			kill(-pid, SIGKILL);
+			waitpid(pid, &st, 0);
+			r->timedout = 1;
+			r->status = 128 + SIGKILL;
+			break;
+		}
+		usleep(2000);
+	}
+	kill(-pid, SIGKILL); /* stray children of the group */
+	if (in[1] >= 0)
+		close(in[1]);
+	close(out[0]);
+	r->seconds = now() - t0;
+	return 0;
+}
+
+/* ------------------------------------------------------- the harness */
+
+/* a copy into the fresh scratch folder: kernel to kernel, and no fsync
+ * (the folder is thrown away with the child; this runs with the GPU held) */
+static int
+copyto(const char *from, const char *to, mode_t mode)
+{
+	int in = open(from, O_RDONLY | O_CLOEXEC), out = -1, r = -1;
+	struct stat st;
+	off_t left;
+
+	if (in < 0 || fstat(in, &st) < 0 || (out = open(to, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)) < 0)
+		goto done;
+	for (left = st.st_size; left > 0;) {
+		ssize_t n = copy_file_range(in, NULL, out, NULL, (size_t)left, 0);
+		if (n < 0 && (errno == EXDEV || errno == ENOSYS || errno == EINVAL || errno == EOPNOTSUPP)) {
+			char buf[1 << 16]; /* across file systems some kernels refuse: plain reads */
+			n = read(in, buf, sizeof buf);
+			if (n > 0 && write(out, buf, (size_t)n) != n)
+				n = -1;
+		}
+		if (n <= 0)
+			goto done;
+		left -= n;
+	}
+	r = fchmod(out, mode);
+done:
+	if (in >= 0)
+		close(in);
+	if (out >= 0 && close(out) < 0)
+		r = -1;
+	return r;
 }
 
 int
@@ -285,26 +724,17 @@ childshm(struct child *c, size_t shmbytes, char *err, size_t errlen)
 
 int
 childstart(struct child *c, const char *harness, const char *so, const char *entry, int device,
-           int seconds, char *err, size_t errlen)
+           const char *extra, int seconds, char *err, size_t errlen)
 {
-	return childstartwrapped(c, NULL, harness, so, entry, device, seconds, err, errlen);
+	return childstartwrapped(c, NULL, harness, so, entry, device, extra, seconds, err, errlen);
 }
 
-int
-childstartwrapped(struct child *c, const char *const *wrapper, const char *harness, const char *so,
-                  const char *entry, int device, int seconds, char *err, size_t errlen)
+/* the scratch folder: the unprivileged child owns it, with its own copies */
+static int
+scratchsetup(struct child *c, const char *harness, const char *so, int *outfd, char *err, size_t errlen)
 {
-	int cmdp[2], repp[2], outfd;
-	char *bwrap = findprog("bwrap"), *p, dev[16];
-	pid_t pid;
-	int ns = 0;
+	char *p;
 
-	if (c->shmfd < 0 || !c->shm) {
-		snprintf(err, errlen, "childstart needs childshm first");
-		free(bwrap);
-		return -1;
-	}
-	/* a scratch folder the unprivileged child owns, with its own copies */
 	snprintf(c->scratch, sizeof c->scratch, "%s/retort-sandbox.XXXXXX",
 	         access("/var/tmp", W_OK) == 0 ? "/var/tmp" : "/tmp");
 	if (!mkdtemp(c->scratch)) {
@@ -326,32 +756,47 @@ childstartwrapped(struct child *c, const char *const *wrapper, const char *harne
 	}
 	free(p);
 	p = xasprintf("%s/output", c->scratch);
-	outfd = open(p, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+	*outfd = open(p, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
 	free(p);
-	/* root hands the child to SANDBOX_UID (with bubblewrap too: processes of
-	 * uid 0 escape RLIMIT_NPROC), which must own the scratch folder */
-	if (getuid() == 0) {
-		if (chown(c->scratch, SANDBOX_UID, SANDBOX_UID) < 0 || (outfd >= 0 && fchown(outfd, SANDBOX_UID, SANDBOX_UID) < 0)) {
-			snprintf(err, errlen, "cannot hand the scratch folder to uid %d: %s", SANDBOX_UID, strerror(errno));
-			return -1;
-		}
+	if (getuid() == 0 && (chown(c->scratch, JAIL_UID, JAIL_UID) < 0 ||
+	                      (*outfd >= 0 && fchown(*outfd, JAIL_UID, JAIL_UID) < 0))) {
+		snprintf(err, errlen, "cannot hand the scratch folder to uid %d: %s", JAIL_UID, strerror(errno));
+		return -1;
 	}
 	c->scratchfd = open(c->scratch, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (outfd < 0 || c->scratchfd < 0 || pipe2(cmdp, O_CLOEXEC) < 0 || pipe2(repp, O_CLOEXEC) < 0) {
+	if (*outfd < 0 || c->scratchfd < 0) {
+		snprintf(err, errlen, "cannot set up the scratch folder: %s", strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+int
+childstartwrapped(struct child *c, const char *const *wrapper, const char *harness, const char *so,
+                  const char *entry, int device, const char *extra, int seconds, char *err, size_t errlen)
+{
+	int cmdp[2], repp[2], outfd = -1;
+	char dev[16];
+	pid_t pid;
+	struct jail j;
+
+	if (c->shmfd < 0 || !c->shm) {
+		snprintf(err, errlen, "childstart needs childshm first");
+		return -1;
+	}
+	if (scratchsetup(c, harness, so, &outfd, err, errlen) < 0)
+		return -1;
+	if (pipe2(cmdp, O_CLOEXEC) < 0 || pipe2(repp, O_CLOEXEC) < 0) {
 		snprintf(err, errlen, "cannot set up the child: %s", strerror(errno));
 		return -1;
 	}
+	memset(&j, 0, sizeof j);
+	j.work = c->scratch;
+	j.gpu = 1;
+	j.seconds = seconds;
+	jailaddpaths(&j, wrapper);
+	snprintf(c->isolation, sizeof c->isolation, "%s", jailkind());
 	snprintf(dev, sizeof dev, "%d", device);
-	if (bwrap)
-		snprintf(c->isolation, sizeof c->isolation, "bubblewrap (user, net, mount, pid namespaces), uid %d, "
-		         "rlimits", SANDBOX_UID);
-	else if (getuid() == 0 && (ns = nslevel()) > 0)
-		snprintf(c->isolation, sizeof c->isolation, "unshare (net, mount%s; read-only root, private /tmp), uid %d, "
-		         "rlimits; no bubblewrap", ns == 2 ? ", pid" : "", SANDBOX_UID);
-	else if (getuid() == 0)
-		snprintf(c->isolation, sizeof c->isolation, "uid %d, rlimits; no bubblewrap, no namespaces", SANDBOX_UID);
-	else
-		snprintf(c->isolation, sizeof c->isolation, "rlimits only (no bubblewrap, not root)");
 
 	/* orphans of the child become ours, for childstop to reap */
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
@@ -362,12 +807,12 @@ childstartwrapped(struct child *c, const char *const *wrapper, const char *harne
 	}
 	if (pid == 0) {
 		int devnull = open("/dev/null", O_RDONLY);
-		char **env = childenv(bwrap ? "/work" : c->scratch);
+		char *argv[24], *h = jailpath(&j, "harness"), *s = jailpath(&j, "cand.so");
+		int n = 0;
 		/* move everything above 20 first, so that no dup2 clobbers another */
 		int a = fcntl(cmdp[0], F_DUPFD, 20), b = fcntl(repp[1], F_DUPFD, 20);
 		int sh = fcntl(c->shmfd, F_DUPFD, 20), o = fcntl(outfd, F_DUPFD, 20);
 		int z = fcntl(devnull, F_DUPFD, 20);
-		c->scratchfd = fcntl(c->scratchfd, F_DUPFD_CLOEXEC, 20);
 		setpgid(0, 0);
 		/* descriptors 0-2, then 3, 4, 5 and nothing else */
 		dup2(z, 0);
@@ -377,105 +822,22 @@ childstartwrapped(struct child *c, const char *const *wrapper, const char *harne
 		dup2(b, 4);
 		dup2(sh, 5);
 		for (int fd = 6; fd < 1024; fd++)
-			if (fd != c->scratchfd)
-				close(fd);
-		if (bwrap && getuid() == 0 &&
-		    (setgroups(0, NULL) < 0 || setgid(SANDBOX_UID) < 0 || setuid(SANDBOX_UID) < 0))
-			_exit(126);
-		if (bwrap || getuid() != 0) /* else below, once the uid is dropped */
-			limits(seconds, getuid());
-		if (bwrap) {
-			char *argv[96];
-			int n = 0;
-			struct stat st;
-			const char *nodes[] = { "/dev/nvidiactl", "/dev/nvidia-uvm", "/dev/nvidia-uvm-tools",
-			                        "/dev/nvidia-modeset", "/dev/nvidia-caps", "/dev/dri", NULL };
-			argv[n++] = bwrap;
-			argv[n++] = "--unshare-all";
-			argv[n++] = "--unshare-user";
-			argv[n++] = "--uid"; argv[n++] = SANDBOX_ID;
-			argv[n++] = "--gid"; argv[n++] = SANDBOX_ID;
-			argv[n++] = "--die-with-parent";
-			argv[n++] = "--new-session";
-			argv[n++] = "--cap-drop"; argv[n++] = "ALL";
-			argv[n++] = "--ro-bind"; argv[n++] = "/usr"; argv[n++] = "/usr";
-			for (const char *const *d = (const char *const[]){ "/lib", "/lib64", "/bin", "/sbin", NULL }; *d; d++) {
-				if (lstat(*d, &st) < 0)
-					continue;
-				if (S_ISLNK(st.st_mode)) {
-					char target[PATH_MAX];
-					ssize_t k = readlink(*d, target, sizeof target - 1);
-					if (k <= 0)
-						continue;
-					target[k] = 0;
-					argv[n++] = "--symlink"; argv[n++] = xstrdup(target); argv[n++] = (char *)*d;
-				} else {
-					argv[n++] = "--ro-bind"; argv[n++] = (char *)*d; argv[n++] = (char *)*d;
-				}
-			}
-			argv[n++] = "--ro-bind-try"; argv[n++] = "/etc/ld.so.cache"; argv[n++] = "/etc/ld.so.cache";
-			argv[n++] = "--ro-bind-try"; argv[n++] = "/etc/ld.so.conf"; argv[n++] = "/etc/ld.so.conf";
-			argv[n++] = "--ro-bind-try"; argv[n++] = "/etc/ld.so.conf.d"; argv[n++] = "/etc/ld.so.conf.d";
-			argv[n++] = "--ro-bind-try"; argv[n++] = "/usr/local/nvidia"; argv[n++] = "/usr/local/nvidia";
-			argv[n++] = "--dev"; argv[n++] = "/dev";
-			for (const char *const *d = nodes; *d; d++) {
-				argv[n++] = "--dev-bind-try"; argv[n++] = (char *)*d; argv[n++] = (char *)*d;
-			}
-			for (int g = 0; g < 16 && n < 80; g++) {
-				char *node = xasprintf("/dev/nvidia%d", g);
-				if (access(node, F_OK) == 0) {
-					argv[n++] = "--dev-bind"; argv[n++] = node; argv[n++] = node;
-				}
-			}
-			argv[n++] = "--proc"; argv[n++] = "/proc";
-			argv[n++] = "--tmpfs"; argv[n++] = "/tmp";
-			argv[n++] = "--bind"; argv[n++] = c->scratch; argv[n++] = "/work";
-			argv[n++] = "--chdir"; argv[n++] = "/work";
-			for (const char *const *w = wrapper; w && *w && n < 88; w++)
-				argv[n++] = (char *)*w;
-			argv[n++] = "/work/harness";
-			argv[n++] = "/work/cand.so";
-			argv[n++] = (char *)entry;
-			argv[n++] = dev;
-			argv[n] = NULL;
-			execve(bwrap, argv, env);
-			_exit(127);
-		}
-		if (getuid() == 0) {
-			/* no network; a private /tmp; then give up root */
-			int cwd = c->scratchfd;
-			if (ns > 0) {
-				if (unshare(CLONE_NEWNET | CLONE_NEWNS | CLONE_NEWIPC | (ns == 2 ? CLONE_NEWPID : 0)) < 0)
-					_exit(126);
-				if (ns == 2)
-					nsinit();
-				cwd = privateroot(c->scratchfd, c->scratch, ns == 2);
-			}
-			if (fchdir(cwd) < 0 || setgroups(0, NULL) < 0 || setgid(SANDBOX_UID) < 0 ||
-			    setuid(SANDBOX_UID) < 0)
-				_exit(126);
-			limits(seconds, SANDBOX_UID);
-		} else if (fchdir(c->scratchfd) < 0) {
-			_exit(126);
-		}
-		{
-			char *argv[24];
-			int n = 0;
-			for (const char *const *w = wrapper; w && *w && n < 18; w++)
-				argv[n++] = (char *)*w;
-			argv[n++] = "./harness";
-			argv[n++] = "./cand.so";
-			argv[n++] = (char *)entry;
-			argv[n++] = dev;
-			argv[n] = NULL;
-			execve(argv[0], argv, env);
-		}
+			close(fd);
+		for (const char *const *w = wrapper; w && *w && n < 16; w++)
+			argv[n++] = (char *)*w;
+		argv[n++] = h;
+		argv[n++] = s;
+		argv[n++] = (char *)entry;
+		argv[n++] = dev;
+		if (extra)
+			argv[n++] = (char *)extra;
+		argv[n] = NULL;
+		jailexec(&j, argv);
 		_exit(127);
 	}
 	close(cmdp[0]);
 	close(repp[1]);
 	close(outfd);
-	free(bwrap);
 	c->pid = pid;
 	c->cmdfd = cmdp[1];
 	c->repfd = repp[0];
@@ -612,6 +974,8 @@ childoutput(struct child *c, char *out, size_t cap)
 {
 	char *p;
 	int fd;
+	off_t size;
+	ssize_t n = 0;
 
 	if (!c->scratch[0] || c->stopped) { /* stopped: what childstop kept */
 		snprintf(out, cap, "%s", c->tail);
@@ -619,9 +983,6 @@ childoutput(struct child *c, char *out, size_t cap)
 	}
 	p = xasprintf("%s/output", c->scratch);
 	fd = open(p, O_RDONLY | O_CLOEXEC);
-	off_t size;
-	ssize_t n = 0;
-
 	free(p);
 	out[0] = 0;
 	if (fd < 0 || cap < 2)

@@ -1,20 +1,30 @@
 /*
- * sandbox.h - run the per-variant harness on a candidate in the strongest
- * isolation the machine allows, and talk to it.
+ * sandbox.h - run untrusted programs (the harness with a candidate in it,
+ * nvcc on a teacher's source, a spec's reference) where they can see
+ * nothing of the host they do not need, and talk to the harness.
  *
- * With bubblewrap: new user, network, mount, PID, IPC and UTS namespaces,
- * a read-only view of /usr (and the driver's folder), a private /tmp,
- * only the GPU device nodes, a writable scratch folder and nothing else
- * (no out/, no cache, no home), an unprivileged uid, and an environment
- * of PATH, HOME (the scratch folder), LC_ALL and LD_LIBRARY_PATH alone.
- * Without it (a bare GPU host): when root, new network, mount and PID
- * namespaces (the PID one with its own /proc, which the CUDA driver needs:
- * skipped where the container refuses that mount), a read-only root but
- * /dev, /proc and /sys, private /tmp, /var/tmp and /dev/shm, and an
- * unprivileged uid; rlimits always. The isolation used is recorded.
+ * A jail is what such a program sees: a root of its own holding only
+ * /usr, /lib, /lib64, /bin and /sbin (read-only), /etc/ld.so.cache and
+ * its configuration, /etc/alternatives (the compilers' symlinks), the folders the jail names read-only (a CUDA toolkit
+ * outside /usr, LD_LIBRARY_PATH entries), a fresh /proc, an empty /tmp,
+ * a /dev with null, zero, full, random, urandom and, with gpu, the NVIDIA
+ * device nodes, and one writable folder at /work (its working folder).
+ * Nothing else: no out/, no cache dir (no secret), no home. It runs as an
+ * unprivileged uid in new user (bubblewrap) or network, mount, IPC, UTS and
+ * PID namespaces, in a session of its own, with rlimits, and an
+ * environment of PATH, HOME=/work, LC_ALL=C and LD_LIBRARY_PATH alone.
  *
- * The child gets descriptors 3 (commands), 4 (replies) and 5 (shared
- * memory); its stdout and stderr go to a capped file whose tail is kept.
+ * Two ways to build it: as root, here (unshare, a tmpfs root, pivot_root,
+ * then uid 65534); as another user, with bubblewrap when it is installed
+ * (user namespaces; the program keeps that user's uid outside). A host
+ * that refuses a PID namespace with its own /proc gets the host's /proc in
+ * the minimal root; one that refuses namespaces, or a user who is not root
+ * without bubblewrap, gets rlimits and the folder alone. jailkind() says
+ * which, and verify records it.
+ *
+ * The harness child gets descriptors 3 (commands), 4 (replies) and 5
+ * (shared memory); its stdout and stderr go to a capped file whose tail is
+ * kept.
  */
 #ifndef RETORT_SANDBOX_H
 #define RETORT_SANDBOX_H
@@ -23,6 +33,53 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "util.h"
+
+struct jail {
+	const char *work;          /* bound writable at /work, the working folder */
+	const char *ro[8];         /* more read-only paths, at their own paths (NULL ends) */
+	int gpu;                   /* the GPU device nodes */
+	int seconds;               /* CPU seconds (RLIMIT_CPU) */
+	long memmb, filemb;        /* address space and file size limits, MiB (0: none) */
+};
+
+/* the isolation a jail gets on this machine, in words */
+const char *jailkind(void);
+/* 1 when a jail has a root of its own (its work folder is /work there) */
+int jailroot(void);
+/* the path of name in j's work folder, as the jailed program sees it (malloc'd) */
+char *jailpath(const struct jail *j, const char *name);
+/* the paths of LD_LIBRARY_PATH and of the folders of the given programs
+ * (argv0 of nvcc, say) that lie outside the minimal root, into j->ro */
+void jailaddpaths(struct jail *j, const char *const *progs);
+
+/*
+ * Run argv (argv[0] an absolute path, as the jail sees it) with input on
+ * its stdin (NULL: /dev/null), stdout and stderr captured into r->log (up
+ * to logmax bytes), and a wall clock of lim->seconds past which its whole
+ * process group is killed (r->timedout); so is it when we die. With a
+ * jail, inside it (dir is then the jail's work folder); without, in dir
+ * (NULL: here) with an environment of PATH, HOME=dir and LC_ALL=C and
+ * limits: CPU 2 x seconds, address space memmb MiB, files filemb MiB.
+ * 0 once it ran (r->status: its exit status, or 128 + the signal), -1
+ * with errno set when it could not be started. The caller frees r->log.
+ */
+struct run {
+	int status;
+	int timedout;
+	double seconds;
+	struct buf log;
+};
+struct runlimits {
+	int seconds;
+	long memmb, filemb;
+	const struct jail *jail;   /* NULL: not jailed */
+};
+int runcapture(char *const argv[], const char *dir, const char *input, const struct runlimits *lim,
+               size_t logmax, struct run *r);
+
+/* ---- the harness child ---- */
+
 struct child {
 	pid_t pid;
 	int cmdfd, repfd, shmfd, scratchfd;
@@ -30,24 +87,25 @@ struct child {
 	size_t shmlen;
 	char rbuf[8192];
 	size_t rlen;
-	char isolation[128];
+	char isolation[160];
 	char scratch[PATH_MAX];
 	int stopped;
 	char tail[4096];             /* the end of its output, kept at stop */
 };
 
 /*
- * A child's life: childshm (its shared memory, which inputs can be
- * written to before a GPU is taken), childstart, commands, childstop.
- * childshm initializes *c. 0, or -1 with a message in err.
+ * A child's life: childshm (its shared memory), childstart, commands,
+ * childstop. childshm initializes *c. 0, or -1 with a message in err.
  */
 int childshm(struct child *c, size_t shmbytes, char *err, size_t errlen);
-/* start HARNESS on SO (entry point ENTRY, CUDA device DEVICE) */
+/* start HARNESS on SO (entry point ENTRY, CUDA device DEVICE) in a jail
+ * with the GPU; extra: one more argument for the harness, or NULL */
 int childstart(struct child *c, const char *harness, const char *so, const char *entry, int device,
-               int seconds, char *err, size_t errlen);
+               const char *extra, int seconds, char *err, size_t errlen);
 /* the same, run under a wrapper program (compute-sanitizer and its options) */
 int childstartwrapped(struct child *c, const char *const *wrapper, const char *harness, const char *so,
-                      const char *entry, int device, int seconds, char *err, size_t errlen);
+                      const char *entry, int device, const char *extra, int seconds, char *err,
+                      size_t errlen);
 /* send one command line; -1 when the child is gone */
 int childsend(struct child *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* read one reply line within seconds: 0 ok, -1 timeout, -2 the child closed it */

@@ -1,7 +1,8 @@
 /*
  * tensor.h - dtypes, conversions, and the deterministic input generator
- * that the CPU reference and the verifier share (they must agree bit for
- * bit). Plain C, libc and libm only: it is linked into the trusted
+ * that the CPU reference and the harness share (they must agree bit for
+ * bit; the generator itself is draw.h, written once for the CPU and the
+ * GPU). Plain C, libc and libm only: it is linked into the trusted
  * programs that run on bare GPU hosts.
  */
 #ifndef RETORT_TENSOR_H
@@ -47,13 +48,6 @@ uint16_t ftobf16(float f);
 float f8tof(uint8_t v, int e5m2);
 uint8_t ftof8(float f, int e5m2);
 
-/* xoshiro256** seeded through splitmix64 */
-struct rng {
-	uint64_t s[4];
-};
-void rnginit(struct rng *r, uint64_t seed);
-uint64_t rngnext(struct rng *r);
-
 enum dist { DIST_NORMAL, DIST_UNIFORM, DIST_HEAVY, DIST_RANDINT, DIST_COUNT };
 extern const char *const distnames[DIST_COUNT];
 int distfind(const char *name);
@@ -62,7 +56,8 @@ int distfind(const char *name);
  * Fill n elements of dtype dt from seed: normal (mean 0, sd 1), uniform
  * in [lo, hi), heavy (Student-t, 2 degrees of freedom, clipped to +-1e4),
  * randint in [lo, hi). With special, about 1% of the elements become NaN,
- * +Inf or -Inf (floating dtypes only).
+ * +Inf or -Inf (floating dtypes only). The values are draw.h's: the same
+ * bits as the harness draws on the device.
  */
 void tensorfill(void *buf, int dt, size_t n, int dist, double lo, double hi, int special,
                 uint64_t seed);

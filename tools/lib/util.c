@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -274,6 +275,56 @@ fail:
 	return -1;
 }
 
+int
+readrange(const char *path, off_t offset, size_t len, struct buf *b)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC), err;
+	size_t got = 0;
+	char chunk[1 << 16];
+
+	if (fd < 0)
+		return -1;
+	while (got < len) {
+		size_t want = len - got < sizeof chunk ? len - got : sizeof chunk;
+		ssize_t r = pread(fd, chunk, want, offset + (off_t)got);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0 || bufput(b, chunk, (size_t)r) < 0) {
+			err = r < 0 ? errno : r == 0 ? EIO : EFBIG;
+			close(fd);
+			errno = err;
+			return -1;
+		}
+		got += (size_t)r;
+	}
+	close(fd);
+	return 0;
+}
+
+/* 1 when the files at a and b hold the same bytes */
+static int
+samefiles(const char *a, const char *b)
+{
+	int fa = open(a, O_RDONLY | O_CLOEXEC), fb = open(b, O_RDONLY | O_CLOEXEC), same = 0;
+	struct stat sa, sb;
+	static char ca[1 << 16], cb[1 << 16];
+
+	if (fa >= 0 && fb >= 0 && fstat(fa, &sa) == 0 && fstat(fb, &sb) == 0 && S_ISREG(sb.st_mode) &&
+	    sa.st_size == sb.st_size) {
+		ssize_t ra, rb;
+		same = 1;
+		while (same && (ra = read(fa, ca, sizeof ca)) > 0) {
+			rb = read(fb, cb, (size_t)ra);
+			same = rb == ra && !memcmp(ca, cb, (size_t)ra);
+		}
+	}
+	if (fa >= 0)
+		close(fa);
+	if (fb >= 0)
+		close(fb);
+	return same;
+}
+
 /* 1 when path holds exactly data[0..n) */
 static int
 samecontent(const char *path, const void *data, size_t n)
@@ -382,6 +433,85 @@ fail:
 	free(tmp);
 	errno = err;
 	return -1;
+}
+
+int
+movefile(const char *tmp, const char *path)
+{
+	int fd, err;
+
+	if (samefiles(tmp, path)) {
+		unlink(tmp);
+		return 0;
+	}
+	fd = open(tmp, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || fsync(fd) < 0 || close(fd) < 0 || rename(tmp, path) < 0 || fsyncdir(path) < 0) {
+		err = errno;
+		unlink(tmp);
+		errno = err;
+		return -1;
+	}
+	return 1;
+}
+
+static int
+rmentry(const char *path, const struct stat *st, int flag, struct FTW *f)
+{
+	(void)st;
+	(void)f;
+	return (flag == FTW_DP ? rmdir(path) : unlink(path)) < 0 && errno != ENOENT ? -1 : 0;
+}
+
+int
+rmtree(const char *path)
+{
+	struct stat st;
+
+	if (lstat(path, &st) < 0)
+		return errno == ENOENT ? 0 : -1;
+	if (!S_ISDIR(st.st_mode))
+		return unlink(path);
+	return nftw(path, rmentry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+/* what an exit removes: temporaries a failed tool must not leave behind */
+enum { MAXTEMPS = 16 };
+static char *temps[MAXTEMPS];
+
+static void
+cleantemps(void)
+{
+	for (int i = 0; i < MAXTEMPS; i++)
+		if (temps[i]) {
+			rmtree(temps[i]);
+			free(temps[i]);
+			temps[i] = NULL;
+		}
+}
+
+void
+tempadd(const char *path)
+{
+	static int registered;
+	int i;
+
+	if (!registered && atexit(cleantemps) == 0)
+		registered = 1;
+	for (i = 0; i < MAXTEMPS && temps[i]; i++)
+		;
+	if (i < MAXTEMPS)
+		temps[i] = xstrdup(path);
+}
+
+void
+tempdone(const char *path)
+{
+	for (int i = 0; i < MAXTEMPS; i++)
+		if (temps[i] && !strcmp(temps[i], path)) {
+			rmtree(temps[i]);
+			free(temps[i]);
+			temps[i] = NULL;
+		}
 }
 
 int
@@ -555,122 +685,4 @@ findprog(const char *name)
 	}
 	free(copy);
 	return NULL;
-}
-
-int
-runcapture(char *const argv[], const char *dir, const char *input, const struct runlimits *lim,
-           size_t logmax, struct run *r)
-{
-	int out[2], in[2] = { -1, -1 }, ex[2], eof = 0, e;
-	pid_t pid;
-	double t0 = now();
-	size_t off = 0, len = input ? strlen(input) : 0;
-	char chunk[8192];
-
-	memset(r, 0, sizeof *r);
-	r->status = -1; /* until waitpid says otherwise */
-	bufinit(&r->log, logmax);
-	/* ex: the child's errno when it cannot start; closed by a good exec */
-	if (pipe(out) < 0 || pipe2(ex, O_CLOEXEC) < 0 || (input && pipe(in) < 0))
-		return -1;
-	pid = fork();
-	if (pid < 0)
-		return -1;
-	if (pid == 0) {
-		struct rlimit cpu = { (rlim_t)lim->seconds * 2, (rlim_t)lim->seconds * 2 };
-		struct rlimit as = { (rlim_t)lim->memmb << 20, (rlim_t)lim->memmb << 20 };
-		struct rlimit fsz = { (rlim_t)lim->filemb << 20, (rlim_t)lim->filemb << 20 };
-		char *env[] = { NULL, "LC_ALL=C", NULL, NULL };
-		const char *path = getenv("PATH");
-		int devnull = open("/dev/null", O_RDONLY);
-		setpgid(0, 0);                    /* a timeout kills the whole tree */
-		prctl(PR_SET_PDEATHSIG, SIGKILL); /* and so does our death */
-		dup2(input ? in[0] : devnull, 0);
-		dup2(out[1], 1);
-		dup2(out[1], 2);
-		for (int fd = 3; fd < 1024; fd++)
-			if (fd != ex[1])
-				close(fd);
-		setrlimit(RLIMIT_CPU, &cpu);
-		if (lim->memmb > 0)
-			setrlimit(RLIMIT_AS, &as);
-		if (lim->filemb > 0)
-			setrlimit(RLIMIT_FSIZE, &fsz);
-		env[0] = xasprintf("PATH=%s", path ? path : "/usr/bin:/bin");
-		env[2] = xasprintf("HOME=%s", dir ? dir : "/nonexistent");
-		if (!dir || chdir(dir) == 0)
-			execve(argv[0], argv, env);
-		e = errno;
-		if (write(ex[1], &e, sizeof e) != (ssize_t)sizeof e)
-			_exit(126);
-		_exit(127);
-	}
-	close(out[1]);
-	close(ex[1]);
-	if (read(ex[0], &e, sizeof e) == (ssize_t)sizeof e) { /* it did not start */
-		close(ex[0]);
-		close(out[0]);
-		if (input) {
-			close(in[0]);
-			close(in[1]);
-		}
-		waitpid(pid, NULL, 0);
-		errno = e;
-		return -1;
-	}
-	close(ex[0]);
-	fcntl(out[0], F_SETFL, O_NONBLOCK);
-	if (input) {
-		close(in[0]);
-		fcntl(in[1], F_SETFL, O_NONBLOCK);
-		signal(SIGPIPE, SIG_IGN);
-	}
-	for (;;) {
-		int st;
-		/* feed its input as it takes it, so that neither side blocks */
-		while (input && off < len) {
-			ssize_t w = write(in[1], input + off, len - off);
-			if (w <= 0) {
-				if (w < 0 && errno == EAGAIN)
-					break;
-				off = len; /* it stopped reading: the rest is not wanted */
-			} else {
-				off += (size_t)w;
-			}
-		}
-		if (input && off == len && in[1] >= 0) {
-			close(in[1]);
-			in[1] = -1;
-		}
-		while (!eof) {
-			ssize_t k = read(out[0], chunk, sizeof chunk);
-			if (k > 0)
-				bufput(&r->log, chunk, (size_t)k); /* past the cap: dropped */
-			else if (k == 0 || (errno != EAGAIN && errno != EINTR))
-				eof = 1; /* all writers gone: its exit is still timed */
-			else
-				break;
-		}
-		if (waitpid(pid, &st, WNOHANG) == pid) {
-			ssize_t k;
-			while (!eof && (k = read(out[0], chunk, sizeof chunk)) > 0)
-				bufput(&r->log, chunk, (size_t)k);
-			r->status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-			break;
-		}
-		if (now() - t0 > lim->seconds) {
-			kill(-pid, SIGKILL);
-			waitpid(pid, &st, 0);
-			r->timedout = 1;
-			r->status = 128 + SIGKILL;
-			break;
-		}
-		usleep(2000);
-	}
-	kill(-pid, SIGKILL); /* stray children of the group */
-	if (in[1] >= 0)
-		close(in[1]);
-	close(out[0]);
-	r->seconds = now() - t0;
-	return 0;
 }

@@ -75,6 +75,8 @@ char *bufdetach(struct buf *b);
  */
 int readfile(const char *path, struct buf *b);
 int readfrom(const char *path, off_t offset, struct buf *b);
+/* exactly len bytes from offset (a short file is EIO) */
+int readrange(const char *path, off_t offset, size_t len, struct buf *b);
 
 /*
  * Write data to path atomically: a temporary file in the same folder,
@@ -83,6 +85,14 @@ int readfrom(const char *path, off_t offset, struct buf *b);
  * Returns 1 written, 0 unchanged, -1 error (errno set).
  */
 int writefile(const char *path, const void *data, size_t n);
+/* the same for a finished temporary file in path's folder: renamed into
+ * place, or removed when path already holds its bytes; 1, 0, -1 */
+int movefile(const char *tmp, const char *path);
+/* rm -rf */
+int rmtree(const char *path);
+/* temporaries removed at exit (die() included) unless tempdone removes them first */
+void tempadd(const char *path);
+void tempdone(const char *path);
 
 /* a verify verdict that says the candidate ran on a GPU: not skipped for
  * want of one, not unbuilt, not a round the teacher ended (done) */
@@ -115,30 +125,6 @@ void arginput(const char *arg, const char **in, int *n, int max, const char *usa
 int intarg(const char *s, const char *option, int lo, int hi);
 /* a number option's value in [lo, hi], or die (exit 2) naming the option */
 double numarg(const char *s, const char *option, double lo, double hi);
-
-/*
- * Run argv (argv[0] a path) in dir (NULL: here) with input on its stdin
- * (NULL: /dev/null), stdout and stderr captured into r->log (up to
- * logmax bytes), an environment of PATH, HOME=dir and LC_ALL=C alone, and
- * limits: CPU 2 x seconds, address space memmb MiB and files filemb MiB
- * (0: none), and a wall clock of seconds, past which its whole process
- * group is killed (r->timedout); so is it when we die. 0 once it ran
- * (r->status: its exit status, or 128 + the signal), -1 with errno set
- * when it could not be started (no such program, no such dir). The
- * caller frees r->log.
- */
-struct run {
-	int status;
-	int timedout;
-	double seconds;
-	struct buf log;
-};
-struct runlimits {
-	int seconds;
-	long memmb, filemb;
-};
-int runcapture(char *const argv[], const char *dir, const char *input, const struct runlimits *lim,
-               size_t logmax, struct run *r);
 
 /* the path of program name on PATH (malloc'd), or NULL; a name with a '/'
  * is taken as it is when executable */

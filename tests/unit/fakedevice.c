@@ -1,0 +1,139 @@
+/*
+ * fakedevice.c - tools/runtime/device.h (and guard.h) on the CPU, for the
+ * test suite: host memory stands in for device memory, tensor.c draws the
+ * inputs (the same values draw.h gives the GPU), the host clock stands in
+ * for CUDA events. prepare --runtime --fake links it into a harness that
+ * runs candidates written in C (tests/fake), so that verify's and bench's
+ * side of the protocol (verdicts, tolerances, poison, canaries, the
+ * oracle, the timing loop, the parent's clock) runs in ninja test.
+ *
+ * fake_scale_events(f), exported for the candidates, scales every event
+ * time the device reports from then on: a candidate that calls it stands
+ * for one that tampers with the harness's timer from inside the process.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "device.h"
+#include "guard.h"
+#include "draw.h"
+#include "tensor.h"
+
+static size_t allocated;
+static const size_t TOTAL = (size_t)1 << 30;
+static double scale = 1;
+
+void
+fake_scale_events(double f)
+{
+	scale = f;
+}
+
+int
+dv_init(int device, struct dvinfo *info)
+{
+	if (device != 0)
+		return 101; /* cudaErrorInvalidDevice */
+	snprintf(info->name, sizeof info->name, "Fake GPU");
+	info->major = 9;
+	info->minor = 0;
+	info->sms = 132;
+	info->l2 = 1 << 20;
+	info->driver = info->runtime = 13000;
+	return 0;
+}
+
+const char *
+dv_error(int code)
+{
+	static char s[64];
+
+	snprintf(s, sizeof s, "fake device error %d", code);
+	return s;
+}
+
+int dv_lost(int code) { (void)code; return 0; }
+int dv_lasterror(void) { return 0; }
+
+int
+dv_alloc(void **p, size_t n)
+{
+	size_t *b;
+
+	if (allocated + n > TOTAL || !(b = malloc(n + 16)))
+		return 2; /* cudaErrorMemoryAllocation */
+	b[0] = n;
+	allocated += n;
+	*p = b + 2;
+	return 0;
+}
+
+void
+dv_free(void *p)
+{
+	size_t *b = (size_t *)p - 2;
+
+	allocated -= b[0];
+	free(b);
+}
+
+int
+dv_meminfo(size_t *freebytes, size_t *total)
+{
+	*freebytes = TOTAL - allocated;
+	*total = TOTAL;
+	return 0;
+}
+
+int dv_memset(void *p, int byte, size_t n) { memset(p, byte, n); return 0; }
+int dv_copy(void *d, const void *s, size_t n) { memcpy(d, s, n); return 0; }
+int dv_fetch(void *h, const void *s, size_t n) { memcpy(h, s, n); return 0; }
+int dv_sync(void) { return 0; }
+void dv_pin(void *host, size_t n) { (void)host; (void)n; }
+
+int
+dv_draw(void *p, int dt, size_t n, uint64_t seed, int dist, double lo, double hi, int special)
+{
+	tensorfill(p, dt, n, dist, lo, hi, special, seed);
+	return 0;
+}
+
+int
+dv_hash(const void *p, size_t n, uint64_t salt, uint64_t *out)
+{
+	*out = rt_hash(p, n, salt);
+	return 0;
+}
+
+int
+dv_check(const void *p, size_t n, int byte, int *bad)
+{
+	const unsigned char *b = p;
+
+	*bad = 0;
+	for (size_t i = 0; i < n; i++)
+		if (b[i] != (unsigned char)byte)
+			*bad = 1;
+	return 0;
+}
+
+int
+dv_timed(void (*fn)(void *), void *arg, float *ms)
+{
+	struct timespec a, b;
+
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	if (fn)
+		fn(arg);
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	*ms = (float)(scale * ((double)(b.tv_sec - a.tv_sec) * 1e3 + (double)(b.tv_nsec - a.tv_nsec) * 1e-6));
+	return 0;
+}
+
+/* no CUDA runtime to guard */
+void guardinit(void) {}
+void guardbegin(void) {}
+void guardend(void) {}
+int guardviolation(char *rule, size_t rcap, char *detail, size_t dcap) { (void)rule; (void)rcap; (void)detail; (void)dcap; return 0; }

@@ -1,0 +1,164 @@
+/* compare.c - see compare.h */
+#include "compare.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "tensor.h"
+
+double
+refvalue(const void *buf, int dt, size_t i)
+{
+	/* unaligned-safe: outputs of several dtypes share one buffer */
+	if (dtinfos[dt].isfloat && dt != DT_F64) {
+		float f;
+		memcpy(&f, (const char *)buf + i * sizeof f, sizeof f);
+		return f;
+	}
+	return dtget(buf, dt, i);
+}
+
+/* the expected value as a dtype output holds it: a float reference past
+ * f16, bf16 or e5m2's range is Inf there (round to nearest overflows) */
+static double
+asoutput(double w, int dt)
+{
+	unsigned char h[8];
+
+	/* below 57344 (e5m2's largest finite, the least of the three) nothing overflows */
+	if (!dtinfos[dt].isfloat || dt == DT_F32 || dt == DT_F64 || !isfinite(w) || fabs(w) < 57344.0)
+		return w;
+	dtset(h, dt, 0, w);
+	return isinf(dtget(h, dt, 0)) ? dtget(h, dt, 0) : w;
+}
+
+int
+normok(double num, double den, const struct targ *a)
+{
+	return den > 0 ? sqrt(num / den) <= a->rel_norm : sqrt(num) <= a->atol + a->rel_norm;
+}
+
+/* one slice of the elements, on one thread */
+struct part {
+	const void *got, *want;
+	int dt, wantas;
+	int64_t from, to;
+	const struct targ *a;
+	double num, den;
+	struct cmpres r;
+};
+
+static void *
+comparepart(void *arg)
+{
+	struct part *p = arg;
+	struct cmpres *r = &p->r;
+	const struct targ *a = p->a;
+	int64_t i;
+
+	for (i = p->from; i < p->to; i++) {
+		double g = dtget(p->got, p->dt, (size_t)i), d;
+		double w = p->wantas == WANT_REF ? asoutput(refvalue(p->want, p->dt, (size_t)i), p->dt)
+		                                 : dtget(p->want, p->dt, (size_t)i);
+		int ok;
+		if (isfinite(w) && isfinite(g)) {
+			d = fabs(g - w);
+			p->num += d * d;
+			p->den += w * w;
+			if (d > r->maxabs)
+				r->maxabs = d;
+			if (w != 0 && d / fabs(w) > r->maxrel)
+				r->maxrel = d / fabs(w);
+			ok = d <= a->atol + a->rtol * fabs(w);
+		} else {
+			ok = isnan(w) ? isnan(g) : g == w;
+		}
+		if (ok)
+			continue;
+		if (isnan(g) && isfinite(w))
+			r->unwritten++;
+		else if (!isfinite(g) || !isfinite(w))
+			r->nonfinite++;
+		if (r->nfirst < 5) {
+			r->first[r->nfirst].index = i;
+			r->first[r->nfirst].got = g;
+			r->first[r->nfirst].want = w;
+			r->nfirst++;
+		}
+		r->bad++;
+	}
+	return NULL;
+}
+
+void
+compare(const void *got, int dt, const void *want, int wantas, int64_t n, const struct targ *a0, double scale,
+        struct cmpres *r)
+{
+	enum { MAXTHREADS = 32 };
+	struct part p[MAXTHREADS];
+	pthread_t th[MAXTHREADS];
+	struct targ a = *a0;
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	int k, nt = n < (1 << 20) ? 1 : cpus < 1 ? 1 : cpus > MAXTHREADS ? MAXTHREADS : (int)cpus, started;
+	double num = 0, den = 0;
+
+	a.rtol *= scale;
+	a.atol *= scale;
+	a.rel_norm *= scale;
+	memset(r, 0, sizeof *r);
+	r->n = n;
+	for (k = 0; k < nt; k++) {
+		memset(&p[k], 0, sizeof p[k]);
+		p[k].got = got;
+		p[k].want = want;
+		p[k].dt = dt;
+		p[k].wantas = wantas;
+		p[k].a = &a;
+		p[k].from = n / nt * k;
+		p[k].to = k == nt - 1 ? n : n / nt * (k + 1);
+	}
+	for (started = 1; started < nt; started++)
+		if (pthread_create(&th[started], NULL, comparepart, &p[started]) != 0)
+			break;
+	comparepart(&p[0]);
+	for (k = started; k < nt; k++)
+		comparepart(&p[k]);
+	while (--started > 0)
+		pthread_join(th[started], NULL);
+	/* the slices in order: the first mismatches are the lowest indexes */
+	for (k = 0; k < nt; k++) {
+		struct cmpres *s = &p[k].r;
+		num += p[k].num;
+		den += p[k].den;
+		r->bad += s->bad;
+		r->unwritten += s->unwritten;
+		r->nonfinite += s->nonfinite;
+		r->maxabs = fmax(r->maxabs, s->maxabs);
+		r->maxrel = fmax(r->maxrel, s->maxrel);
+		for (int j = 0; j < s->nfirst && r->nfirst < 5; j++)
+			r->first[r->nfirst++] = s->first[j];
+	}
+	r->relnorm = den > 0 ? sqrt(num / den) : sqrt(num);
+	r->pass = r->bad == 0 && normok(num, den, &a);
+}
+
+void
+coords(int64_t index, const int64_t *dims, int ndims, char *out, size_t cap)
+{
+	int64_t c[MAXDIMS];
+	int k;
+	size_t len = 0;
+
+	for (k = ndims - 1; k >= 0; k--) {
+		c[k] = dims[k] ? index % dims[k] : 0;
+		index = dims[k] ? index / dims[k] : 0;
+	}
+	len += (size_t)snprintf(out, cap, "[");
+	for (k = 0; k < ndims && len < cap; k++)
+		len += (size_t)snprintf(out + len, cap - len, "%s%lld", k ? ", " : "", (long long)c[k]);
+	if (len < cap)
+		snprintf(out + len, cap - len, "]");
+}

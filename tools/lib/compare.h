@@ -1,0 +1,51 @@
+/*
+ * compare.h - is an output right? One output against its expected values
+ * (from the CPU reference, in the reference's types, or from the GPU
+ * oracle, in the output's own dtype), every element, on all CPUs.
+ *
+ * NaN and Inf must match exactly; every other element must be within
+ * atol + rtol * |want|; the relative L2 error over finite elements within
+ * rel_norm. An element still holding the poison (NaN) where a finite
+ * value is expected counts as unwritten. Against the GPU oracle (the
+ * spec's baseline, itself within the tolerance of the reference at the
+ * verify sizes) the tolerances are doubled: |got - ref| <= tol and
+ * |oracle - ref| <= tol give |got - oracle| <= 2 tol.
+ */
+#ifndef RETORT_COMPARE_H
+#define RETORT_COMPARE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "abi.h"
+
+struct mismatch {
+	int64_t index;
+	double got, want;
+};
+
+struct cmpres {
+	int64_t n, bad, unwritten, nonfinite;
+	double maxabs, maxrel, relnorm;
+	int nfirst;
+	struct mismatch first[5];
+	int pass;
+};
+
+/* how the expected values are stored: the reference's type (float for
+ * floating dtypes narrower than f64), or the output's dtype */
+enum { WANT_REF, WANT_DTYPE };
+
+/* got (dtype dt) against want; scale multiplies the tolerances */
+void compare(const void *got, int dt, const void *want, int wantas, int64_t n, const struct targ *a,
+             double scale, struct cmpres *r);
+/* the relative L2 test compare() applies, to num = sum (got - want)^2 and
+ * den = sum want^2 over the finite pairs (den 0: sqrt(num) within atol + rel_norm) */
+int normok(double num, double den, const struct targ *a);
+/* element i of a reference output (floating types narrower than f64 are
+ * stored as float there; the rest as their dtype) */
+double refvalue(const void *buf, int dt, size_t i);
+/* "[3, 17]" for a flat index into dims */
+void coords(int64_t index, const int64_t *dims, int ndims, char *out, size_t cap);
+
+#endif

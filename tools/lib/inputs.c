@@ -1,0 +1,199 @@
+/* inputs.c - see inputs.h */
+#include "inputs.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <unistd.h>
+
+#include "draw.h"
+#include "json.h"
+#include "sha.h"
+#include "tensor.h"
+#include "util.h"
+
+int
+secretload(const char *cachedir, unsigned char key[32], char *err, size_t errlen)
+{
+	char *path = xasprintf("%s/secret", cachedir), *tmp;
+	int fd, r = -1;
+	ssize_t n;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 && errno == ENOENT) {
+		/* made once: write a temporary file, then link it into place,
+		 * which fails harmlessly when another process got there first */
+		unsigned char fresh[32];
+		if (mkdirp(cachedir) < 0 || getrandom(fresh, sizeof fresh, 0) != (ssize_t)sizeof fresh) {
+			snprintf(err, errlen, "cannot make the secret in '%s': %s", cachedir, strerror(errno));
+			free(path);
+			return -1;
+		}
+		tmp = xasprintf("%s.tmp.%ld", path, (long)getpid());
+		fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+		if (fd >= 0 && write(fd, fresh, sizeof fresh) == (ssize_t)sizeof fresh && fsync(fd) == 0) {
+			close(fd);
+			if (link(tmp, path) < 0 && errno != EEXIST)
+				snprintf(err, errlen, "cannot link '%s': %s", path, strerror(errno));
+		} else if (fd >= 0) {
+			close(fd);
+		}
+		unlink(tmp);
+		free(tmp);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+	}
+	if (fd < 0) {
+		snprintf(err, errlen, "cannot read '%s': %s", path, strerror(errno));
+	} else {
+		n = read(fd, key, 32);
+		close(fd);
+		if (n == 32)
+			r = 0;
+		else
+			snprintf(err, errlen, "'%s' is damaged (not 32 bytes)", path);
+	}
+	free(path);
+	return r;
+}
+
+uint64_t
+deriveseed(const unsigned char key[32], const char *variant, const char *what, int c, int run, int arg)
+{
+	struct sha h;
+	char hex[65], ids[64];
+	uint64_t s = 0;
+	int i;
+
+	shainit(&h);
+	shaadd(&h, key, 32);
+	shaaddfield(&h, variant);
+	shaaddfield(&h, what);
+	snprintf(ids, sizeof ids, "%d/%d/%d", c, run, arg);
+	shaaddfield(&h, ids);
+	shahex(&h, hex);
+	for (i = 0; i < 16; i++)
+		s = s << 4 | (uint64_t)(hex[i] <= '9' ? hex[i] - '0' : hex[i] - 'a' + 10);
+	return s;
+}
+
+/* a scalar's value drawn in [lo, hi) and rounded to what its type holds */
+static double
+scalarvalue(int dt, double lo, double hi, uint64_t seed)
+{
+	double v = lo + rt_unit(rt_word(seed, 0, 0)) * (hi - lo);
+
+	if (!dtinfos[dt].isfloat) {
+		v = floor(v);
+		return v >= hi ? hi - 1 : v;
+	}
+	return dt == DT_F64 ? v : (double)(float)v;
+}
+
+void
+runinputs(const struct task *t, const struct tcase *c, const unsigned char key[32], const char *what, int ci,
+          int k, int special, struct runin *in)
+{
+	int i, s = 0;
+
+	memset(in, 0, sizeof *in);
+	for (i = 0; i < t->nargs; i++) {
+		const struct targ *a = &t->args[i];
+		if (a->kind == ARG_SCALAR) {
+			in->scalars[s] = c->lo[i] < c->hi[i]
+			                 ? scalarvalue(a->dt, c->lo[i], c->hi[i], deriveseed(key, t->id, what, ci, k, i))
+			                 : c->scalars[s];
+			s++;
+			continue;
+		}
+		if (!isinput(a))
+			continue;
+		in->d[i].dist = a->dists[k % a->ndists];
+		in->d[i].lo = c->lo[i];
+		in->d[i].hi = c->hi[i];
+		in->d[i].special = special && a->special;
+		in->d[i].seed = deriveseed(key, t->id, what, ci, k, i);
+		if (in->d[i].dist == DIST_RANDINT && !dtinfos[a->dt].isfloat && in->d[i].hi - in->d[i].lo < 1)
+			in->d[i].hi = in->d[i].lo + 1;
+	}
+}
+
+json_t *
+runjson(const struct task *t, const struct runin *in)
+{
+	json_t *draws = json_array(), *scalars = json_array();
+	char seed[24];
+	int i, s = 0;
+
+	for (i = 0; i < t->nargs; i++) {
+		const struct targ *a = &t->args[i];
+		const struct draw *d = &in->d[i];
+		if (a->kind == ARG_SCALAR)
+			json_array_append_new(scalars, json_real(in->scalars[s++]));
+		if (!isinput(a))
+			continue;
+		snprintf(seed, sizeof seed, "%llu", (unsigned long long)d->seed);
+		json_array_append_new(draws, json_pack("{s:s,s:s,s:f,s:f,s:b,s:s}", "name", a->name, "dist",
+		                      distnames[d->dist], "lo", d->lo, "hi", d->hi, "special", d->special, "seed", seed));
+	}
+	return json_pack("{s:o,s:o}", "draws", draws, "scalars", scalars);
+}
+
+int
+runfromjson(const struct task *t, const struct tcase *c, json_t *j, struct runin *in)
+{
+	json_t *d, *sc = json_object_get(j, "scalars");
+	size_t k;
+	int i, s = 0;
+
+	memset(in, 0, sizeof *in);
+	json_array_foreach(json_object_get(j, "draws"), k, d) {
+		for (i = 0; i < t->nargs; i++)
+			if (!strcmp(t->args[i].name, jstr(d, "name", "")))
+				break;
+		if (i == t->nargs || !isinput(&t->args[i]) || distfind(jstr(d, "dist", "")) < 0)
+			return -1;
+		in->d[i].dist = distfind(jstr(d, "dist", ""));
+		in->d[i].lo = jnum(d, "lo", -1);
+		in->d[i].hi = jnum(d, "hi", 1);
+		in->d[i].special = jbool(d, "special", 0);
+		in->d[i].seed = strtoull(jstr(d, "seed", "0"), NULL, 10);
+	}
+	for (i = 0; i < t->nargs; i++)
+		if (t->args[i].kind == ARG_SCALAR) {
+			json_t *v = json_array_get(sc, (size_t)s);
+			in->scalars[s] = json_is_number(v) ? json_number_value(v) : c->scalars[s];
+			s++;
+		}
+	return 0;
+}
+
+void
+runtext(const struct task *t, const struct tcase *c, const struct runin *in, char *out, size_t cap)
+{
+	size_t len = 0;
+	int i, s = 0;
+
+	out[0] = 0;
+	for (i = 0; i < t->nargs && len < cap; i++) {
+		const struct targ *a = &t->args[i];
+		const struct draw *d = &in->d[i];
+		const char *sep = len ? ", " : "";
+		if (a->kind == ARG_SCALAR) { /* the randomized ones */
+			if (c->lo[i] < c->hi[i])
+				len += (size_t)snprintf(out + len, cap - len, "%s%s = %.9g", sep, a->name, in->scalars[s]);
+			s++;
+			continue;
+		}
+		if (!isinput(a))
+			continue;
+		len += (size_t)snprintf(out + len, cap - len, "%s%s: %s", sep, a->name, distnames[d->dist]);
+		if (len < cap && (d->dist == DIST_UNIFORM || d->dist == DIST_RANDINT))
+			len += (size_t)snprintf(out + len, cap - len, " in [%g, %g)", d->lo, d->hi);
+		if (len < cap && d->special)
+			len += (size_t)snprintf(out + len, cap - len, " with NaN and Inf");
+	}
+}

@@ -1,0 +1,39 @@
+/*
+ * nvcc.h - running nvcc on untrusted source, and reading what it says.
+ *
+ * nvcc runs in the sandbox (sandbox.h): it sees the toolkit, the system's
+ * compilers and headers and its own build folder (at /work), nothing of
+ * out/, the cache dir or home, so a spelling trick that includes another
+ * file finds nothing to quote into diagnostics. Its output is cut to what
+ * the teacher should read: no ptxas chatter, no build folder's path, at
+ * most 6000 bytes, valid UTF-8.
+ */
+#ifndef RETORT_NVCC_H
+#define RETORT_NVCC_H
+
+#include <jansson.h>
+
+#include "sandbox.h"
+
+enum { NVCC_MAX_LOG = 256 << 10, NVCC_MAX_DIAG = 6000 };
+
+/* "13.0 (cuda_13.0.r13.0/compiler.36424714_0)", or NULL with errno */
+char *nvccversion(const char *nvcc);
+/* -arch=sm_90, or for arch-specific targets (sm_90a) the -gencode form (malloc'd) */
+char *archflag(const char *arch);
+/* run nvcc with args (after the program name) in dir, jailed; as runcapture */
+int nvccrun(const char *nvcc, char *const args[], const char *dir, int seconds, long memmb, struct run *r);
+/*
+ * dir/file preprocessed as nvcc compiles it, twice: for the device
+ * (__CUDA_ARCH__ defined) into dir/file.device.i and for the host
+ * (undefined) into dir/file.host.i. 0 with both written, else r says why
+ * (its status, log).
+ */
+int nvccpreprocess(const char *nvcc, const char *arch, const char *dir, const char *file, int seconds, long memmb,
+                   struct run *r);
+/* ptxas -v lines into per-kernel registers, shared memory, stack and spills */
+json_t *nvccresources(const char *log);
+/* nvcc's output for the teacher (malloc'd) */
+char *nvccdiagnostics(const char *log, const char *dir);
+
+#endif

@@ -1,0 +1,333 @@
+/* proto.c - see proto.h */
+#include "proto.h"
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "draw.h"
+#include "tensor.h"
+#include "util.h"
+
+enum { HOLDS_MAX = 8, HOLDS_MIN = 2 };
+static const double HOLD_BUDGET = 8.0 * (1 << 30); /* bytes of held copies a case may take */
+
+static size_t
+aligned(size_t n)
+{
+	return (n + 63) & ~(size_t)63;
+}
+
+json_t *
+gpujson(const struct gpuinfo *g)
+{
+	char drv[32], rt[32];
+
+	snprintf(drv, sizeof drv, "%d.%d", g->driver / 1000, g->driver % 1000 / 10);
+	snprintf(rt, sizeof rt, "%d.%d", g->runtime / 1000, g->runtime % 1000 / 10);
+	return json_pack("{s:s,s:s,s:s,s:s,s:i,s:I}", "name", g->name, "compute_capability", g->cc,
+	                 "driver_cuda", drv, "runtime", rt, "sms", g->sms, "l2_bytes", (json_int_t)g->l2);
+}
+
+size_t
+hshmbytes(const struct task *t, const struct tcase *cases, int n)
+{
+	size_t most = 0;
+	int c, i;
+
+	for (c = 0; c < n; c++) {
+		size_t b = 0;
+		for (i = 0; i < t->nargs; i++)
+			if (isoutput(&t->args[i]))
+				b += aligned(tbytes(t, &cases[c], i));
+		if (b > most)
+			most = b;
+	}
+	return most;
+}
+
+size_t
+hkeep(const struct task *t, const struct tcase *c)
+{
+	return 4 * casebytes(t, c) + ((size_t)2 << 30);
+}
+
+int
+hholds(const struct task *t, const struct tcase *c)
+{
+	double out = 0;
+	int i, k;
+
+	for (i = 0; i < t->nargs; i++)
+		if (isoutput(&t->args[i]))
+			out += (double)tbytes(t, c, i);
+	k = out > 0 ? (int)(HOLD_BUDGET / out) : HOLDS_MAX;
+	return k > HOLDS_MAX ? HOLDS_MAX : k < HOLDS_MIN ? HOLDS_MIN : k;
+}
+
+static int
+verdict(struct hres *r, const char *v, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+static int
+verdict(struct hres *r, const char *v, const char *fmt, ...)
+{
+	va_list ap;
+
+	r->verdict = v;
+	va_start(ap, fmt);
+	vsnprintf(r->why, sizeof r->why, fmt, ap);
+	va_end(ap);
+	return 1;
+}
+
+static int
+failed(char *err, size_t cap, const char *fmt, const char *line)
+{
+	snprintf(err, cap, fmt, line);
+	return -1;
+}
+
+/* a reply, or what its absence says about the candidate */
+static int
+await(struct harness *h, char *line, size_t lcap, double seconds, const char *during, struct hres *r)
+{
+	int rc = childread(&h->ch, line, lcap, seconds);
+	char what[128], out[1024];
+
+	if (rc == -1)
+		return verdict(r, "timeout", "The call at %s did not finish within %.0f s (an endless loop, a deadlock, or "
+		               "far too slow).", during, seconds);
+	if (rc == -2) {
+		describestatus(childstop(&h->ch), what, sizeof what);
+		childoutput(&h->ch, out, sizeof out);
+		return verdict(r, "crash", "The process running the kernel %s during the call at %s. Its output ended "
+		               "with:\n%s", what, during, out);
+	}
+	return 0;
+}
+
+/* "cuda CODE MESSAGE": the GPU gone (-1) or the candidate's error (1) */
+static int
+cudaerror(const char *line, const char *during, struct hres *r, char *err, size_t cap)
+{
+	int code = atoi(line + 5);
+
+	/* no device, devices unavailable, ECC uncorrectable, initialization error */
+	if (code == 100 || code == 46 || code == 214 || code == 3)
+		return failed(err, cap, "the GPU failed: %s", line);
+	return verdict(r, "crash", "The call at %s failed with CUDA error %s.", during, line + 5);
+}
+
+int
+hstart(struct harness *h, const struct task *t, const char *harness, const char *so, const char *entry, int device,
+       size_t shm, const char *const *wrapper, const char *extra, int timeout, struct hres *r, char *err, size_t cap)
+{
+	char line[8192];
+	struct gpuinfo *g = &h->gpu;
+
+	memset(h, 0, sizeof *h);
+	memset(r, 0, sizeof *r);
+	h->t = t;
+	h->timeout = timeout;
+	h->started = now();
+	if (childshm(&h->ch, shm, err, cap) < 0 ||
+	    childstartwrapped(&h->ch, wrapper, harness, so, entry, device, extra, timeout * 4 + 120, err, cap) < 0)
+		return -1;
+	if (await(h, line, sizeof line, wrapper ? 300 : 120, "loading", r))
+		return 1;
+	if (!strncmp(line, "nodevice", 8))
+		return failed(err, cap, "the GPU is gone: %s", line + 9);
+	if (!strncmp(line, "loaderror", 9) || !strncmp(line, "noentry", 7))
+		return verdict(r, "load_error", "The shared object could not be loaded: %s", line);
+	if (sscanf(line, "ready %127[^|]|%15[^|]|%ld|%d|%d|%d|%159[^\n]", g->name, g->cc, &g->l2, &g->sms, &g->driver,
+	           &g->runtime, g->lockdown) != 7)
+		return verdict(r, "sandbox", "The harness's first reply was tampered with: '%.200s'", line);
+	return 0;
+}
+
+int
+hcase(struct harness *h, const struct tcase *c, struct hres *r, char *err, size_t cap)
+{
+	const struct task *t = h->t;
+	struct buf b;
+	char line[4096];
+	size_t off = 0;
+	int i;
+
+	memset(r, 0, sizeof *r);
+	h->c = c;
+	h->holds = hholds(t, c);
+	bufinit(&b, 1 << 16);
+	bufprintf(&b, "case %d", ntensors(t));
+	for (i = 0; i < t->nargs; i++) {
+		if (!istensor(&t->args[i]))
+			continue;
+		bufprintf(&b, " %d %d %lld", t->args[i].kind, t->args[i].dt, (long long)c->numel[i]);
+		if (isoutput(&t->args[i])) {
+			h->outoff[i] = off;
+			off += aligned(tbytes(t, c, i));
+		}
+	}
+	bufprintf(&b, " %d", c->nsizes);
+	for (i = 0; i < c->nsizes; i++)
+		bufprintf(&b, " %lld", (long long)c->sizes[i]);
+	bufprintf(&b, " %d %zu", h->holds, hkeep(t, c));
+	if (off > h->ch.shmlen) {
+		buffree(&b);
+		return failed(err, cap, "the shared memory is too small for the outputs at %s", c->label);
+	}
+	i = childsend(&h->ch, "%s", b.s);
+	buffree(&b);
+	if (i < 0 || await(h, line, sizeof line, 300, c->label, r))
+		return r->verdict ? 1 : verdict(r, "crash", "The harness was gone before the case at %s.", c->label);
+	if (!strncmp(line, "cuda ", 5))
+		return verdict(r, h->calls ? "crash" : "no_room", "Setting up the case at %s failed with CUDA error %s%s.",
+		               c->label, line + 5, h->calls ? " (memory the kernel took and did not give back counts "
+		               "against the case's room)" : "");
+	if (strncmp(line, "ok ", 3))
+		return strncmp(line, "error", 5) ? verdict(r, "sandbox", "The harness's reply was tampered with: '%.200s'", line)
+		                                 : failed(err, cap, "the harness rejected a command: %s", line);
+	return 0;
+}
+
+static int
+tensorindex(const struct task *t, int k)
+{
+	int i, n = 0;
+
+	for (i = 0; i < t->nargs; i++)
+		if (istensor(&t->args[i]) && n++ == k)
+			return i;
+	return -1;
+}
+
+int
+hcall(struct harness *h, int group, int noop, const struct runin *in, struct hres *r, char *err, size_t cap)
+{
+	const struct task *t = h->t;
+	const struct tcase *c = h->c;
+	struct buf b;
+	char line[4096], status[32] = "";
+	unsigned long long hash = 0;
+	int i, n = 0, k, rc;
+	double t0;
+
+	memset(r, 0, sizeof *r);
+	bufinit(&b, 1 << 16);
+	for (i = 0; i < t->nargs; i++)
+		n += isinput(&t->args[i]);
+	bufprintf(&b, "call %d %d %d", group, noop, n);
+	for (i = 0; i < t->nargs; i++)
+		if (isinput(&t->args[i]))
+			bufprintf(&b, " %d %.17g %.17g %d %" PRIu64, in->d[i].dist, in->d[i].lo, in->d[i].hi, in->d[i].special,
+			          in->d[i].seed);
+	bufprintf(&b, " %d", c->nscalars);
+	for (i = 0; i < c->nscalars; i++)
+		bufprintf(&b, " %.17g", in->scalars[i]);
+	h->calls++;
+	t0 = now();
+	rc = childsend(&h->ch, "%s", b.s);
+	buffree(&b);
+	if (rc < 0 || await(h, line, sizeof line, h->timeout, c->label, r))
+		return r->verdict ? 1 : verdict(r, "crash", "The process running the kernel was gone before the call at %s.",
+		                                 c->label);
+	r->wall_ms = (now() - t0) * 1e3;
+	if (!strncmp(line, "cuda ", 5))
+		return cudaerror(line, c->label, r, err, cap);
+	if (!strncmp(line, "violation ", 10)) {
+		char rule[64] = "?";
+		sscanf(line + 10, "%63s", rule);
+		return verdict(r, "violation", "At %s the harness refused what the host code did (rule %s): %s.", c->label,
+		               rule, line + 11 + strlen(rule));
+	}
+	if (!strncmp(line, "error", 5))
+		return failed(err, cap, "the harness rejected a command: %s", line);
+	if (sscanf(line, "t %lf %lf %llu %31s %d", &r->event_ms, &r->host_ms, &hash, status, &k) < 4 ||
+	    !(r->event_ms >= 0) || !(r->host_ms >= 0))
+		return verdict(r, "sandbox", "The harness's reply was tampered with: '%.200s'", line);
+	r->hash = hash;
+	if (!strcmp(status, "ok"))
+		return 0;
+	i = tensorindex(t, k);
+	if (!strcmp(status, "canary") && i >= 0)
+		return verdict(r, "out_of_bounds", "The kernel wrote past the end of '%s' at %s: the guard bytes after it "
+		               "were changed. Check the bounds of every store.", t->args[i].name, c->label);
+	if (!strcmp(status, "input") && i >= 0)
+		return verdict(r, "inputs_modified", "The kernel changed its input '%s' at %s. Inputs are const: leave "
+		               "them as they are.", t->args[i].name, c->label);
+	return verdict(r, "sandbox", "The harness's reply was tampered with: '%.200s'", line);
+}
+
+/* a command whose reply is "ok" */
+static int
+simple(struct harness *h, struct hres *r, char *err, size_t cap, const char *fmt, int a, long long b)
+{
+	char line[4096];
+
+	memset(r, 0, sizeof *r);
+	if (childsend(&h->ch, fmt, a, b) < 0 || await(h, line, sizeof line, 300, h->c ? h->c->label : "?", r))
+		return r->verdict ? 1 : verdict(r, "crash", "The process running the kernel was gone.");
+	if (!strcmp(line, "ok"))
+		return 0;
+	if (!strncmp(line, "cuda ", 5))
+		return cudaerror(line, h->c ? h->c->label : "?", r, err, cap);
+	if (!strncmp(line, "error", 5))
+		return failed(err, cap, "the harness rejected a command: %s", line);
+	return verdict(r, "sandbox", "The harness's reply was not the one expected: '%.200s' (an extra or forged "
+	               "reply)", line);
+}
+
+int
+hfetch(struct harness *h, int group, struct hres *r, char *err, size_t cap)
+{
+	return simple(h, r, err, cap, "fetch %d %lld", group, 0);
+}
+
+int
+hhold(struct harness *h, int group, int slot, struct hres *r, char *err, size_t cap)
+{
+	return simple(h, r, err, cap, "hold %d %lld", group, slot);
+}
+
+int
+hfetchhold(struct harness *h, int slot, struct hres *r, char *err, size_t cap)
+{
+	return simple(h, r, err, cap, "fetchhold %d %lld", slot, 0);
+}
+
+int
+hsync(struct harness *h, struct hres *r, char *err, size_t cap)
+{
+	return simple(h, r, err, cap, "sync%.0d%.0lld", 0, 0);
+}
+
+void
+hstop(struct harness *h)
+{
+	childstop(&h->ch);
+}
+
+const void *
+houtput(const struct harness *h, int i)
+{
+	return h->ch.shm + h->outoff[i];
+}
+
+uint64_t
+hhash(const struct harness *h)
+{
+	const struct task *t = h->t;
+	uint64_t sum = 0;
+	int i, k = 0;
+
+	for (i = 0; i < t->nargs; i++) {
+		if (!istensor(&t->args[i]))
+			continue;
+		if (isoutput(&t->args[i]))
+			sum += rt_hash(houtput(h, i), tbytes(t, h->c, i), (uint64_t)k);
+		k++;
+	}
+	return sum;
+}

@@ -1,0 +1,82 @@
+/*
+ * proto.h - the parent's side of the harness protocol (the commands are
+ * documented in tools/runtime/harness.c): start a harness in the sandbox,
+ * set up a case, call the entry point on inputs the harness draws, fetch
+ * the outputs, hold and fetch copies, synchronize. verify and bench speak
+ * the protocol only through this module.
+ *
+ * Every function returns 0 when the step went well, 1 when the candidate
+ * failed it (r->verdict and r->why, a sentence for the teacher, say how),
+ * and -1 when the machine or this program did (err says what; the tool
+ * exits 1 and the edge is retried).
+ *
+ * Verdicts: timeout, crash, out_of_bounds (a canary after a tensor was
+ * overwritten), inputs_modified, violation (the runtime guard or the
+ * lockdown refused a call; the rule is named), load_error, sandbox (a
+ * reply that is not the harness's), no_room (the GPU cannot hold the
+ * case: not the candidate's doing).
+ */
+#ifndef RETORT_PROTO_H
+#define RETORT_PROTO_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <jansson.h>
+
+#include "abi.h"
+#include "inputs.h"
+#include "sandbox.h"
+
+struct gpuinfo {
+	char name[128], cc[16], lockdown[160];
+	long l2;
+	int sms, driver, runtime;
+};
+json_t *gpujson(const struct gpuinfo *g);
+
+struct harness {
+	struct child ch;
+	struct gpuinfo gpu;
+	const struct task *t;
+	const struct tcase *c;      /* the case set up */
+	size_t outoff[MAXARGS];     /* where each output comes back in shared memory */
+	int holds, timeout, calls;
+	double started;             /* now() at hstart */
+};
+
+struct hres {
+	const char *verdict;        /* NULL: fine */
+	char why[2048];
+	double event_ms, host_ms;   /* the harness's figures for a call */
+	double wall_ms;             /* the parent's: from the command sent to the reply read */
+	uint64_t hash;              /* of the call's outputs, as the harness computed it */
+};
+
+/* shared memory enough for the outputs of any of the n cases */
+size_t hshmbytes(const struct task *t, const struct tcase *cases, int n);
+/* the memory a case leaves the candidate (4 x its tensors + 2 GiB), and
+ * how many held copies of its outputs it gets: the same in verify and bench */
+size_t hkeep(const struct task *t, const struct tcase *c);
+int hholds(const struct task *t, const struct tcase *c);
+
+/* start HARNESS on SO (entry ENTRY) on device, under wrapper (compute-sanitizer
+ * and its options) or not (NULL); extra: "open" (no lockdown) or NULL */
+int hstart(struct harness *h, const struct task *t, const char *harness, const char *so, const char *entry,
+           int device, size_t shm, const char *const *wrapper, const char *extra, int timeout, struct hres *r,
+           char *err, size_t cap);
+int hcase(struct harness *h, const struct tcase *c, struct hres *r, char *err, size_t cap);
+int hcall(struct harness *h, int group, int noop, const struct runin *in, struct hres *r, char *err, size_t cap);
+/* group's outputs into shared memory (at outoff) */
+int hfetch(struct harness *h, int group, struct hres *r, char *err, size_t cap);
+int hhold(struct harness *h, int group, int slot, struct hres *r, char *err, size_t cap);
+int hfetchhold(struct harness *h, int slot, struct hres *r, char *err, size_t cap);
+int hsync(struct harness *h, struct hres *r, char *err, size_t cap);
+void hstop(struct harness *h);
+
+/* output arg i as fetched, and the hash of all fetched outputs, as the
+ * harness computes it (so a held copy can be checked against its call) */
+const void *houtput(const struct harness *h, int i);
+uint64_t hhash(const struct harness *h);
+
+#endif

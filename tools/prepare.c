@@ -1,0 +1,479 @@
+/*
+ * prepare - the programs each task variant needs, built once per variant
+ * (and the harness's runtime, once per build)
+ *
+ * usage: prepare --runtime -o OBJECT [--nvcc PATH] [--arch SM] [--cc CC] [--src DIR] [--fake FILE.c]
+ *        prepare --harness -o BINARY [--object OBJECT] [--cc CC] [--nvcc PATH] TASK_JSON
+ *        prepare --reference -o BINARY [--cc CC] [--src DIR] TASK_JSON
+ *        prepare --baseline -o BASELINE_SO [--nvcc PATH] [--arch SM] [--cudart KIND]
+ *                [--time-limit S] [--mem-limit MB] TASK_JSON
+ *
+ * --runtime links the harness's fixed parts into one relocatable OBJECT:
+ * tools/runtime/harness.c (the protocol), lockdown.c (seccomp), guard.c
+ * (the interposed runtime calls; OBJECT.list, written beside it, lists
+ * them for the linker to export), device.cu (nvcc, -fmad=false: draw.h
+ * rounds as the CPU does) and tools/lib/tensor.c. With --fake FILE.c the
+ * device and the guard are FILE.c instead, on the CPU (the test suite's
+ * harness; OBJECT.fake marks it).
+ *
+ * --harness writes the per-variant child program that verify and bench
+ * run in the sandbox: OBJECT plus the generated call of the entry point
+ * (BINARY.src/call.c, from tools/lib/abi.h), linked -z relro -z now.
+ *
+ * --reference writes the per-variant CPU reference program:
+ * tools/runtime/refrun.c, tools/lib/tensor.c, the spec's reference and the
+ * generated call, built by the C compiler in the sandbox (-ffp-contract=off).
+ * A reference that does not build is the spec's error (exit 2).
+ *
+ * --baseline builds the spec's baseline (nvcc in the sandbox, with its
+ * libraries) into a shared object the harness times like a candidate and
+ * that verify and bench run as the GPU oracle; when it does not build (a
+ * library missing on this machine), the .so is left empty and the reason
+ * is in BASELINE_SO.log: the variant has no oracle and no speedup then.
+ *
+ * options:
+ *   -o FILE            output
+ *   --nvcc PATH        nvcc (default: nvcc)
+ *   --arch SM          sm_90, sm_90a, ... (default sm_90)
+ *   --cc CC            C compiler (default cc)
+ *   --src DIR          retort's tools folder (default tools)
+ *   --object OBJECT    the harness's runtime, for --harness (default out/runtime/harness.o)
+ *   --cudart KIND      the baseline's CUDA runtime, shared or static (default shared)
+ *   --time-limit S     nvcc's wall-clock limit (default 360)
+ *   --mem-limit MB     nvcc's address-space limit (default 8192)
+ *   -h, --help
+ *
+ * Exit: 0 written (a baseline that does not build is recorded); 1 cannot
+ * run the compilers or write; 2 bad usage or input.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "lib/abi.h"
+#include "lib/json.h"
+#include "lib/nvcc.h"
+#include "lib/sandbox.h"
+#include "lib/util.h"
+
+static const char usage[] =
+	"usage: prepare --runtime -o OBJECT [--nvcc PATH] [--arch SM] [--cc CC] [--src DIR] [--fake FILE.c]\n"
+	"       prepare --harness -o BINARY [--object OBJECT] [--cc CC] [--nvcc PATH] TASK_JSON\n"
+	"       prepare --reference -o BINARY [--cc CC] [--src DIR] TASK_JSON\n"
+	"       prepare --baseline -o BASELINE_SO [--nvcc PATH] [--arch SM] [--cudart shared|static]\n"
+	"               [--time-limit S] [--mem-limit MB] TASK_JSON\n";
+
+/* the runtime calls guard.c defines, for the harness's linker to export */
+static const char guardlist[] =
+	"{\n\t__cudaLaunchKernel; __cudaLaunchKernel_ptsz; cudaLaunchKernel; cudaLaunchCooperativeKernel;\n"
+	"\tcudaLaunchKernelExC; cudaMemcpy; cudaMemcpyAsync; cudaMemcpy2D; cudaMemcpy2DAsync;\n"
+	"\tcudaMemcpyToSymbol; cudaMemcpyToSymbolAsync; cudaMemset; cudaMemsetAsync; cudaMallocAsync;\n"
+	"\tcudaFreeAsync; cudaStreamSynchronize;\n};\n";
+
+struct opts {
+	const char *out, *nvcc, *arch, *cc, *src, *runtime, *cudart, *fake;
+	int timelimit, memlimit;
+};
+
+/* the toolkit's root: nvcc's folder's parent */
+static char *
+cudaroot(const char *nvcc)
+{
+	char path[PATH_MAX], *s;
+
+	if (!realpath(nvcc, path))
+		snprintf(path, sizeof path, "/usr/local/cuda/bin/nvcc");
+	for (int k = 0; k < 2 && (s = strrchr(path, '/')); k++)
+		*s = 0;
+	return xstrdup(path);
+}
+
+static char *
+absolute(const char *p)
+{
+	char *here;
+	char *a;
+
+	if (p[0] == '/')
+		return xstrdup(p);
+	here = realpath(".", NULL);
+	a = xasprintf("%s/%s", here ? here : ".", p);
+	free(here);
+	return a;
+}
+
+/* run a trusted compiler step; its output is printed when it fails */
+static void
+build(char *const argv[], const char *dir, const char *what)
+{
+	struct runlimits lim = { 600, 8192, 2048, NULL };
+	struct run r;
+
+	if (runcapture(argv, dir, NULL, &lim, 1 << 20, &r) < 0)
+		die(EXIT_RETRY, "cannot run '%s':", argv[0]);
+	if (r.status != 0) {
+		fprintf(stderr, "%s", r.log.s);
+		die(EXIT_RETRY, "building %s failed (status %d, above)", what, r.status);
+	}
+	buffree(&r.log);
+}
+
+/* from's bytes into to, atomically, left alone when unchanged (restat) */
+static void
+publish(const char *from, const char *to, mode_t mode)
+{
+	struct buf b;
+
+	bufinit(&b, (size_t)1 << 31);
+	if (readfile(from, &b) < 0 || writefile(to, b.s, b.n) < 0 || chmod(to, mode) < 0)
+		die(EXIT_RETRY, "cannot write '%s':", to);
+	buffree(&b);
+}
+
+/* a folder of our own beside the output, gone on every way out */
+static char *
+workdir(const char *out)
+{
+	char *abs, *d;
+
+	if (mkparent(out) < 0)
+		die(EXIT_RETRY, "cannot create a folder for '%s':", out);
+	abs = absolute(out);
+	d = xasprintf("%s.work.XXXXXX", abs);
+	free(abs);
+	if (!mkdtemp(d))
+		die(EXIT_RETRY, "cannot create a folder for '%s':", out);
+	tempadd(d);
+	return d;
+}
+
+/* ---------------------------------------------------------- --runtime */
+
+static int
+runtime(const struct opts *o)
+{
+	char *work = workdir(o->out), *cuda = cudaroot(o->nvcc), *inc = xasprintf("-I%s/include", cuda);
+	char *rt = xasprintf("%s/runtime", o->src), *lib = xasprintf("-I%s/lib", o->src), *rti = xasprintf("-I%s", rt);
+	char *af = archflag(o->arch), *obj = xasprintf("%s/runtime.o", work), *list = xasprintf("%s.list", o->out);
+	char *marker = xasprintf("%s.fake", o->out);
+	static const char *const parts[] = { "harness", "lockdown", NULL };
+	char *objs[8], *src;
+	int n = 0;
+
+	for (const char *const *p = parts; *p; p++) {
+		src = xasprintf("%s/%s.c", rt, *p);
+		objs[n] = xasprintf("%s/%s.o", work, *p);
+		build((char *[]){ (char *)o->cc, "-std=gnu11", "-O2", "-fPIC", "-D_GNU_SOURCE", lib, rti, "-c", src, "-o",
+		                  objs[n], NULL }, work, src);
+		free(src);
+		n++;
+	}
+	src = xasprintf("%s/lib/tensor.c", o->src);
+	objs[n] = xasprintf("%s/tensor.o", work);
+	build((char *[]){ (char *)o->cc, "-std=gnu11", "-O2", "-fPIC", "-ffp-contract=off", "-D_GNU_SOURCE", lib, "-c",
+	                  src, "-o", objs[n++], NULL }, work, src);
+	free(src);
+	if (o->fake) {
+		objs[n] = xasprintf("%s/fake.o", work);
+		build((char *[]){ (char *)o->cc, "-std=gnu11", "-O2", "-fPIC", "-D_GNU_SOURCE", lib, rti, "-c",
+		                  (char *)o->fake, "-o", objs[n++], NULL }, work, o->fake);
+	} else {
+		src = xasprintf("%s/guard.c", rt);
+		objs[n] = xasprintf("%s/guard.o", work);
+		build((char *[]){ (char *)o->cc, "-std=gnu11", "-O2", "-fPIC", "-D_GNU_SOURCE", inc, "-c", src, "-o",
+		                  objs[n++], NULL }, work, src);
+		free(src);
+		src = xasprintf("%s/device.cu", rt);
+		objs[n] = xasprintf("%s/device.o", work);
+		build((char *[]){ (char *)o->nvcc, af, "-O2", "-fmad=false", "-Xcompiler", "-fPIC", lib, rti, "-c", src, "-o",
+		                  objs[n++], NULL }, work, src);
+		free(src);
+	}
+	{
+		char *argv[16];
+		int k = 0;
+		argv[k++] = (char *)o->cc;
+		argv[k++] = "-r";
+		argv[k++] = "-nostdlib";
+		argv[k++] = "-o";
+		argv[k++] = obj;
+		for (int i = 0; i < n; i++)
+			argv[k++] = objs[i];
+		argv[k] = NULL;
+		build(argv, work, "the harness's runtime");
+	}
+	if (writefile(list, guardlist, sizeof guardlist - 1) < 0 ||
+	    (o->fake ? writefile(marker, "", 0) < 0 : unlink(marker) < 0 && errno != ENOENT))
+		die(EXIT_RETRY, "cannot write '%s':", list);
+	publish(obj, o->out, 0644);
+	tempdone(work);
+	for (int i = 0; i < n; i++)
+		free(objs[i]);
+	free(work); free(cuda); free(inc); free(rt); free(lib); free(rti); free(af); free(obj); free(list); free(marker);
+	return 0;
+}
+
+/* ---------------------------------------------------------- --harness */
+
+static void
+callsource(const struct task *t, int reference, const char *path)
+{
+	struct abiarg a[MAXARGS];
+	size_t n = taskabi(t, a);
+	struct buf b;
+
+	bufinit(&b, 1 << 22);
+	bufprintf(&b, "/* generated by retort's prepare for %s: do not edit */\n#include <stdint.h>\n", t->id);
+	if (reference) {
+		char *sig = abisignature(a, n, "reference", 1);
+		bufprintf(&b, "#include <stddef.h>\n#include <stdlib.h>\n#include <string.h>\n#include <math.h>\n"
+		          "#include <float.h>\n#include <limits.h>\n#line 1 \"reference\"\n%s\n#line 1 \"call\"\n%s;\n"
+		          "void\ncallreference(void **ptrs, const int64_t *sizes, const double *scalars)\n{\n"
+		          "\tvoid *fn = (void *)reference;\n", jstr(t->json, "reference", ""), sig);
+		free(sig);
+	} else {
+		bufputs(&b, "void\ncallentry(void *fn, void **ptrs, const int64_t *sizes, const double *scalars)\n{\n");
+	}
+	abicall(&b, a, n);
+	bufputs(&b, "}\n");
+	if (writefile(path, b.s, b.n) < 0)
+		die(EXIT_RETRY, "cannot write '%s':", path);
+	buffree(&b);
+}
+
+static int
+harness(const struct opts *o, const struct task *t)
+{
+	char *out = absolute(o->out), *dir = xasprintf("%s.src", out), *call = xasprintf("%s/call.c", dir);
+	char *work = workdir(o->out);
+	char *tmp = xasprintf("%s/harness", work), *rt = absolute(o->runtime), *list = xasprintf("-Wl,--dynamic-list=%s.list", rt);
+	char *marker = xasprintf("%s.fake", rt), *cuda = cudaroot(o->nvcc), *libdir = xasprintf("-L%s/lib64", cuda);
+	char *rpath = xasprintf("-Wl,-rpath,%s/lib64", cuda), *argv[24];
+	int k = 0, fake = access(marker, F_OK) == 0;
+
+	if (mkdirp(dir) < 0)
+		die(EXIT_RETRY, "cannot create '%s':", dir);
+	callsource(t, 0, call);
+	argv[k++] = (char *)o->cc;
+	argv[k++] = "-O2";
+	argv[k++] = "-o";
+	argv[k++] = tmp;
+	argv[k++] = call;
+	argv[k++] = rt;
+	argv[k++] = "-Wl,-z,relro,-z,now";
+	if (fake) {
+		argv[k++] = "-rdynamic"; /* the fake device's hooks, for the test candidates */
+	} else {
+		argv[k++] = list;
+		argv[k++] = libdir;
+		argv[k++] = rpath;
+		argv[k++] = "-lcudart";
+		argv[k++] = "-lstdc++";
+	}
+	argv[k++] = "-ldl";
+	argv[k++] = "-lpthread";
+	argv[k++] = "-lm";
+	argv[k] = NULL;
+	build(argv, work, "the harness");
+	publish(tmp, o->out, 0755);
+	tempdone(work);
+	free(out); free(dir); free(call); free(work); free(tmp); free(rt); free(list); free(marker); free(cuda); free(libdir);
+	free(rpath);
+	return 0;
+}
+
+/* -------------------------------------------------------- --reference */
+
+static int
+reference(const struct opts *o, const struct task *t)
+{
+	static const char *const copies[][2] = { { "runtime/refrun.c", "refrun.c" }, { "lib/tensor.c", "tensor.c" },
+	                                         { "lib/tensor.h", "tensor.h" }, { "lib/draw.h", "draw.h" } };
+	char *work = workdir(o->out), *call = xasprintf("%s/call.c", work), *cc = findprog(o->cc);
+	struct jail j;
+	struct runlimits lim = { 300, 8192, 512, &j };
+	struct run r;
+	char *argv[16];
+	int k = 0;
+
+	if (!json_is_string(json_object_get(t->json, "reference")))
+		die(EXIT_USAGE, "%s: the task has no reference", t->id);
+	for (size_t i = 0; i < sizeof copies / sizeof copies[0]; i++) {
+		char *from = xasprintf("%s/%s", o->src, copies[i][0]), *to = xasprintf("%s/%s", work, copies[i][1]);
+		publish(from, to, 0644);
+		free(from);
+		free(to);
+	}
+	callsource(t, 1, call);
+	memset(&j, 0, sizeof j);
+	j.work = work;
+	argv[k++] = cc ? cc : (char *)o->cc;
+	argv[k++] = "-std=gnu11";
+	argv[k++] = "-O2";
+	argv[k++] = "-w";
+	argv[k++] = "-ffp-contract=off";
+	argv[k++] = "-o";
+	argv[k++] = "reference";
+	argv[k++] = "refrun.c";
+	argv[k++] = "tensor.c";
+	argv[k++] = "call.c";
+	argv[k++] = "-lpthread";
+	argv[k++] = "-lm";
+	argv[k] = NULL;
+	if (runcapture(argv, work, NULL, &lim, 1 << 20, &r) < 0)
+		die(EXIT_RETRY, "cannot run '%s':", o->cc);
+	if (r.status != 0) {
+		/* a reference that does not build is the spec's error */
+		fprintf(stderr, "%s", r.log.s);
+		die(r.status > 0 && r.status < 128 && !r.timedout ? EXIT_USAGE : EXIT_RETRY,
+		    "building the reference for %s failed (status %d, above)", t->id, r.status);
+	}
+	buffree(&r.log);
+	{
+		char *bin = xasprintf("%s/reference", work);
+		publish(bin, o->out, 0755);
+		free(bin);
+	}
+	tempdone(work);
+	free(work);
+	free(call);
+	free(cc);
+	return 0;
+}
+
+/* --------------------------------------------------------- --baseline */
+
+/* the entry point's signature with the name baseline */
+static char *
+baselinedecl(const struct task *t)
+{
+	struct abiarg a[MAXARGS];
+	size_t n = taskabi(t, a);
+
+	return abisignature(a, n, "baseline", 0);
+}
+
+static int
+baseline(const struct opts *o, const struct task *t)
+{
+	json_t *b = json_object_get(t->json, "baseline"), *lib;
+	char *work = workdir(o->out), *cu = xasprintf("%s/baseline.cu", work), *logpath = xasprintf("%s.log", o->out);
+	char *decl = baselinedecl(t), *src, *af = archflag(o->arch), *args[48];
+	struct run r;
+	size_t i;
+	int ac = 0, nfixed;
+
+	if (!json_is_object(b))
+		die(EXIT_USAGE, "%s: the task has no baseline", t->id);
+	src = xasprintf("#include <cuda_fp16.h>\n#include <cuda_bf16.h>\n#include <cuda_fp8.h>\n#include <stdint.h>\n"
+	                "#line 1 \"baseline\"\n%s\n%s;\n", jstr(b, "code", ""), decl);
+	if (writefile(cu, src, strlen(src)) < 0)
+		die(EXIT_RETRY, "cannot write '%s':", cu);
+	args[ac++] = af;
+	args[ac++] = "-O3";
+	args[ac++] = "-std=c++17";
+	args[ac++] = "-shared";
+	args[ac++] = "-Xcompiler";
+	args[ac++] = "-fPIC";
+	args[ac++] = "-cudart";
+	args[ac++] = (char *)o->cudart;
+	args[ac++] = "-o";
+	args[ac++] = "baseline.so";
+	args[ac++] = "baseline.cu";
+	nfixed = ac;
+	json_array_foreach(json_object_get(b, "libs"), i, lib)
+		if (ac < 44)
+			args[ac++] = xasprintf("-l%s", json_string_value(lib));
+	args[ac] = NULL;
+	if (nvccrun(o->nvcc, args, work, o->timelimit, o->memlimit, &r) < 0)
+		die(EXIT_RETRY, "cannot run '%s':", o->nvcc);
+	if (r.status == 0 && !r.timedout) {
+		char *so = xasprintf("%s/baseline.so", work);
+		publish(so, o->out, 0755);
+		if (writefile(logpath, "", 0) < 0)
+			die(EXIT_RETRY, "cannot write '%s':", logpath);
+		free(so);
+	} else {
+		char *d = nvccdiagnostics(r.log.s, work);
+		warn("the baseline of %s does not build here; it gives no oracle and no speedup (see %s)", t->id, logpath);
+		if (writefile(logpath, d, strlen(d)) < 0 || writefile(o->out, "", 0) < 0)
+			die(EXIT_RETRY, "cannot write '%s':", o->out);
+		free(d);
+	}
+	buffree(&r.log);
+	tempdone(work);
+	while (ac > nfixed)
+		free(args[--ac]);
+	free(work); free(cu); free(logpath); free(decl); free(src); free(af);
+	return 0;
+}
+
+int
+main(int argc, char **argv)
+{
+	struct opts o = { NULL, "nvcc", "sm_90", "cc", "tools", "out/runtime/harness.o", "shared", NULL, 360, 8192 };
+	const char *in[1] = { NULL };
+	char *nvcc, *cc, *src, *fake = NULL;
+	int i, nin = 0, mode = -1, r;
+	struct task t;
+	char err[512];
+
+	setprogname(argv[0]);
+	for (i = 1; i < argc; i++) {
+		const char *s = argv[i];
+#define VAL argval(argc, argv, &i, usage)
+		if (arghelp(s, usage)) return 0;
+		else if (!strcmp(s, "-o")) o.out = VAL;
+		else if (!strcmp(s, "--nvcc")) o.nvcc = VAL;
+		else if (!strcmp(s, "--arch")) o.arch = VAL;
+		else if (!strcmp(s, "--cc")) o.cc = VAL;
+		else if (!strcmp(s, "--src")) o.src = VAL;
+		else if (!strcmp(s, "--runtime")) mode = 0;
+		else if (!strcmp(s, "--object")) o.runtime = VAL;
+		else if (!strcmp(s, "--fake")) o.fake = VAL;
+		else if (!strcmp(s, "--cudart")) o.cudart = VAL;
+		else if (!strcmp(s, "--time-limit")) o.timelimit = intarg(VAL, s, 1, 86400);
+		else if (!strcmp(s, "--mem-limit")) o.memlimit = intarg(VAL, s, 256, 1 << 20);
+		else if (!strcmp(s, "--harness")) mode = 1;
+		else if (!strcmp(s, "--reference")) mode = 2;
+		else if (!strcmp(s, "--baseline")) mode = 3;
+		else arginput(s, in, &nin, 1, usage);
+#undef VAL
+	}
+	if (mode < 0)
+		die(EXIT_USAGE, "say what to build: --runtime, --harness, --reference or --baseline\n%s", usage);
+	if (!o.out)
+		die(EXIT_USAGE, "need -o\n%s", usage);
+	if (strcmp(o.cudart, "shared") && strcmp(o.cudart, "static"))
+		die(EXIT_USAGE, "--cudart is shared or static: '%s'", o.cudart);
+	if (strncmp(o.arch, "sm_", 3) || !isdigit((unsigned char)o.arch[3]))
+		die(EXIT_USAGE, "--arch looks like sm_90 or sm_90a: '%s'", o.arch);
+	if (mode ? nin != 1 : nin != 0)
+		die(EXIT_USAGE, "%s\n%s", mode ? "need TASK_JSON" : "--runtime takes no TASK_JSON", usage);
+	if ((nvcc = findprog(o.nvcc))) /* else as given: running it says what is wrong */
+		o.nvcc = nvcc;
+	if ((cc = findprog(o.cc)))
+		o.cc = cc;
+	src = absolute(o.src); /* the compilers run in folders of their own */
+	o.src = src;
+	if (o.fake)
+		o.fake = fake = absolute(o.fake);
+	if (mode == 0) {
+		r = runtime(&o);
+	} else {
+		if (taskload(in[0], &t, err, sizeof err) < 0)
+			die(EXIT_USAGE, "%s", err);
+		r = mode == 1 ? harness(&o, &t) : mode == 2 ? reference(&o, &t) : baseline(&o, &t);
+		taskfree(&t);
+	}
+	free(nvcc);
+	free(cc);
+	free(src);
+	free(fake);
+	return r;
+}

@@ -1,0 +1,167 @@
+/*
+ * device.cu - device.h on the GPU, through the CUDA runtime. Built once
+ * per build (nvcc -c, with -fmad=false: draw.h must round as the CPU
+ * does) and linked into every variant's harness.
+ */
+#include <stdio.h>
+
+#include <cuda_runtime_api.h>
+
+#include "device.h"
+#include "../lib/draw.h"
+
+static unsigned long long *scratch; /* one word on the device for hashes and checks */
+static cudaEvent_t ev0, ev1;
+
+__global__ void
+drawkernel(void *p, int dt, size_t n, uint64_t seed, int dist, double lo, double hi, int special)
+{
+	for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
+		rt_draw(p, dt, i, seed, dist, lo, hi, special);
+}
+
+__global__ void
+hashkernel(const unsigned char *p, size_t n, uint64_t salt, unsigned long long *out)
+{
+	size_t words = (n + 7) / 8;
+	unsigned long long h = 0;
+
+	for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < words; i += (size_t)gridDim.x * blockDim.x) {
+		uint64_t w = 0;
+		if (8 * i + 8 <= n)
+			w = ((const uint64_t *)p)[i];
+		else
+			for (size_t k = 0; 8 * i + k < n; k++)
+				w |= (uint64_t)p[8 * i + k] << (8 * k);
+		h += rt_hashword((salt << 40) + i, w);
+	}
+	for (int off = 16; off > 0; off /= 2)
+		h += __shfl_down_sync(0xffffffffu, h, off);
+	if ((threadIdx.x & 31) == 0)
+		atomicAdd(out, h);
+}
+
+__global__ void
+checkkernel(const unsigned char *p, size_t n, unsigned char byte, unsigned long long *out)
+{
+	for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
+		if (p[i] != byte)
+			*out = 1;
+}
+
+static unsigned
+blocksfor(size_t n)
+{
+	size_t b = (n + 255) / 256;
+	return (unsigned)(b < 1 ? 1 : b > 8192 ? 8192 : b);
+}
+
+extern "C" int
+dv_init(int device, struct dvinfo *info)
+{
+	struct cudaDeviceProp p;
+	int n = 0;
+	cudaError_t e;
+
+	if ((e = cudaGetDeviceCount(&n)) != cudaSuccess)
+		return (int)e;
+	if (device >= n)
+		return (int)cudaErrorInvalidDevice;
+	if ((e = cudaSetDevice(device)) != cudaSuccess || (e = cudaFree(0)) != cudaSuccess ||
+	    (e = cudaGetDeviceProperties(&p, device)) != cudaSuccess ||
+	    (e = cudaMalloc((void **)&scratch, sizeof *scratch)) != cudaSuccess ||
+	    (e = cudaEventCreate(&ev0)) != cudaSuccess || (e = cudaEventCreate(&ev1)) != cudaSuccess)
+		return (int)e;
+	snprintf(info->name, sizeof info->name, "%s", p.name);
+	info->major = p.major;
+	info->minor = p.minor;
+	info->sms = p.multiProcessorCount;
+	info->l2 = p.l2CacheSize;
+	cudaDriverGetVersion(&info->driver);
+	cudaRuntimeGetVersion(&info->runtime);
+	return 0;
+}
+
+extern "C" const char *
+dv_error(int code)
+{
+	return cudaGetErrorString((cudaError_t)code);
+}
+
+extern "C" int
+dv_lost(int code)
+{
+	return code == cudaErrorNoDevice || code == cudaErrorDevicesUnavailable || code == cudaErrorECCUncorrectable ||
+	       code == cudaErrorInitializationError;
+}
+
+extern "C" int dv_lasterror(void) { return (int)cudaGetLastError(); }
+extern "C" int dv_alloc(void **p, size_t n) { return (int)cudaMalloc(p, n ? n : 1); }
+extern "C" void dv_free(void *p) { cudaFree(p); }
+extern "C" int dv_meminfo(size_t *f, size_t *t) { return (int)cudaMemGetInfo(f, t); }
+extern "C" int dv_memset(void *p, int byte, size_t n) { return (int)cudaMemset(p, byte, n); }
+extern "C" int dv_copy(void *d, const void *s, size_t n) { return (int)cudaMemcpy(d, s, n, cudaMemcpyDeviceToDevice); }
+extern "C" int dv_fetch(void *h, const void *s, size_t n) { return (int)cudaMemcpy(h, s, n, cudaMemcpyDeviceToHost); }
+extern "C" int dv_sync(void) { return (int)cudaDeviceSynchronize(); }
+
+extern "C" void
+dv_pin(void *host, size_t n)
+{
+	if (n && cudaHostRegister(host, n, cudaHostRegisterDefault) != cudaSuccess)
+		cudaGetLastError(); /* pageable, then: slower, and the error is cleared */
+}
+
+extern "C" int
+dv_draw(void *p, int dt, size_t n, uint64_t seed, int dist, double lo, double hi, int special)
+{
+	if (!n)
+		return 0;
+	drawkernel<<<blocksfor(n), 256>>>(p, dt, n, seed, dist, lo, hi, special);
+	return (int)cudaGetLastError();
+}
+
+extern "C" int
+dv_hash(const void *p, size_t n, uint64_t salt, uint64_t *out)
+{
+	unsigned long long h = 0;
+	cudaError_t e;
+
+	if ((e = cudaMemset(scratch, 0, sizeof *scratch)) != cudaSuccess)
+		return (int)e;
+	if (n)
+		hashkernel<<<blocksfor((n + 7) / 8), 256>>>((const unsigned char *)p, n, salt, scratch);
+	if ((e = cudaGetLastError()) != cudaSuccess || (e = cudaMemcpy(&h, scratch, sizeof h, cudaMemcpyDeviceToHost)) != cudaSuccess)
+		return (int)e;
+	*out = h;
+	return 0;
+}
+
+extern "C" int
+dv_check(const void *p, size_t n, int byte, int *bad)
+{
+	unsigned long long b = 0;
+	cudaError_t e;
+
+	if ((e = cudaMemset(scratch, 0, sizeof *scratch)) != cudaSuccess)
+		return (int)e;
+	if (n)
+		checkkernel<<<blocksfor(n), 256>>>((const unsigned char *)p, n, (unsigned char)byte, scratch);
+	if ((e = cudaGetLastError()) != cudaSuccess || (e = cudaMemcpy(&b, scratch, sizeof b, cudaMemcpyDeviceToHost)) != cudaSuccess)
+		return (int)e;
+	*bad = b != 0;
+	return 0;
+}
+
+extern "C" int
+dv_timed(void (*fn)(void *), void *arg, float *ms)
+{
+	cudaError_t e;
+
+	cudaEventRecord(ev0, 0);
+	if (fn)
+		fn(arg);
+	cudaEventRecord(ev1, 0);
+	if ((e = cudaDeviceSynchronize()) != cudaSuccess || (e = cudaGetLastError()) != cudaSuccess)
+		return (int)e;
+	return (int)cudaEventElapsedTime(ms, ev0, ev1);
+}

@@ -1,0 +1,59 @@
+/*
+ * device.h - what the harness (harness.c) asks of the device: memory,
+ * drawing inputs with draw.h's generator, poison, guard bytes, hashes,
+ * copies, the L2 flush and events around a call.
+ *
+ * Two implementations: device.cu, on the GPU through the CUDA runtime
+ * (the harness verify and bench run), and tests/unit/fakedevice.c, on the
+ * CPU with host memory standing in for device memory (the harness the test
+ * suite runs candidates written in C through, so that the parent's side of
+ * the protocol is tested without a GPU).
+ *
+ * Every function returns 0 or an error code for dv_error (a cudaError_t).
+ */
+#ifndef RETORT_DEVICE_H
+#define RETORT_DEVICE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct dvinfo {
+	char name[128];
+	int major, minor, sms, driver, runtime;
+	long l2;
+};
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* a context on device; what it is, into info */
+int dv_init(int device, struct dvinfo *info);
+const char *dv_error(int code);
+/* errors that mean the machine, not the candidate, failed */
+int dv_lost(int code);
+/* pending errors of the candidate's own calls (cudaGetLastError) */
+int dv_lasterror(void);
+int dv_alloc(void **p, size_t n);
+void dv_free(void *p);
+int dv_meminfo(size_t *freebytes, size_t *total);
+int dv_memset(void *p, int byte, size_t n);
+/* n elements of dtype dt drawn from seed (draw.h) */
+int dv_draw(void *p, int dt, size_t n, uint64_t seed, int dist, double lo, double hi, int special);
+/* draw.h's hash of n bytes, word indexes offset by salt << 40 */
+int dv_hash(const void *p, size_t n, uint64_t salt, uint64_t *out);
+/* *bad = 1 unless all n bytes at p are byte */
+int dv_check(const void *p, size_t n, int byte, int *bad);
+int dv_copy(void *dst, const void *src, size_t n);          /* device to device */
+int dv_fetch(void *host, const void *src, size_t n);        /* device to host */
+int dv_sync(void);
+/* the shared memory, pinned where it can be (copies run faster) */
+void dv_pin(void *host, size_t n);
+/* events around fn(arg), then a device synchronize; the events' ms */
+int dv_timed(void (*fn)(void *), void *arg, float *ms);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

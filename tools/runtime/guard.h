@@ -1,0 +1,27 @@
+/*
+ * guard.h - the CUDA runtime calls a candidate makes, seen at run time.
+ *
+ * The harness exports its own definitions of the runtime calls that take
+ * a stream or a copy direction (guard.c, listed in guard.list for the
+ * linker), so the candidate's references bind to them; each forwards to
+ * the real one. Between guardbegin and guardend (the candidate's call),
+ * they enforce the task contract: launches, copies and memsets only on
+ * the default stream; copies only host to device or device to device,
+ * into device memory; and the first breach is kept for guardviolation,
+ * with the rule named (the refused call returns cudaErrorNotPermitted).
+ * compile's artifact check refuses every other runtime call a candidate
+ * imports that the contract does not allow.
+ */
+#ifndef RETORT_GUARD_H
+#define RETORT_GUARD_H
+
+#include <stddef.h>
+
+/* the real functions, resolved before the lockdown */
+void guardinit(void);
+void guardbegin(void);
+void guardend(void);
+/* 1 with the rule (streams, host_compute) and what happened, once per call */
+int guardviolation(char *rule, size_t rcap, char *detail, size_t dcap);
+
+#endif

@@ -1,0 +1,405 @@
+/*
+ * harness.c - the program verify and bench run in the sandbox, once per
+ * candidate (or per baseline, the oracle): it loads the shared object,
+ * locks itself down, and calls its entry point on inputs it draws on the
+ * device itself. prepare --harness links it per task variant with the
+ * generated call.c (callentry: the entry point's exact signature), the
+ * device code (device.cu, or the tests' CPU fake) and the runtime guard
+ * (guard.c).
+ *
+ * usage: harness SO ENTRY DEVICE [open]
+ *
+ * The parent talks to it over three inherited descriptors: 3 commands
+ * (text lines in), 4 replies (text lines out), 5 shared memory (a memfd
+ * that outputs come back through). It never receives expected values; it
+ * receives each call's seeds only with that call. It is trusted code, but
+ * the candidate runs in the same process, so the parent believes only
+ * what it can check: outputs (it compares them itself), the time (it
+ * bounds the events' figures with its own clock), and the hashes of held
+ * outputs (it recomputes them).
+ *
+ * Before the first reply: CUDA is initialised, SO is loaded (with
+ * CUDA_MODULE_LOADING=EAGER, so that its modules load now), the guard's
+ * interposed runtime calls are resolved, and, unless "open" is given (the
+ * compute-sanitizer run), the process locks itself down (lockdown.c).
+ *
+ * The first reply: "ready NAME|CC|L2|SMS|DRIVER|RUNTIME|LOCKDOWN", or
+ * "nodevice MESSAGE", "loaderror MESSAGE", "noentry NAME".
+ *
+ * Commands (tools/lib/proto.h speaks them):
+ *   case T {kind dtype numel}*T S {v}*S HOLDS KEEP
+ *       one size case: T tensors (kind 0 in, 1 out, 2 inout; dtype as in
+ *       tensor.h), the S size arguments; two groups of argument buffers,
+ *       each with a 4 KiB canary after it, an L2 flush buffer (twice the
+ *       L2), HOLDS copies of the outputs; then the device is fenced so
+ *       that KEEP bytes stay free (a runaway allocation fails, and every
+ *       call of a case sees the same free memory, verify's or bench's).
+ *       Reply: ok FREE | cuda CODE MESSAGE
+ *   call G NOOP N {dist lo hi special seed}*N C {v}*C
+ *       the N inputs (in and inout, in argument order) drawn into group
+ *       G's buffers on the device, the outputs poisoned with 0xFF bytes
+ *       (NaN for floats), the canaries reset, the L2 flushed, the device
+ *       synchronized; then CUDA events around the entry point (NOOP 1:
+ *       around nothing) and a device synchronize; then the canaries and
+ *       the inputs (hashed before and after) checked on the device, and
+ *       the outputs hashed. The C scalars are the call's.
+ *       Reply: t EVENT_MS HOST_MS HASH STATUS (STATUS: ok, canary I or
+ *       input I: tensor I's guard bytes or contents changed)
+ *       | cuda CODE MESSAGE | violation RULE DETAIL (a runtime rule the
+ *       guard or the lockdown caught during the call)
+ *   fetch G OFF        group G's outputs (out and inout, in argument
+ *                      order, each at a 64-byte boundary) to shm at OFF
+ *   hold G SLOT        a device copy of group G's outputs into held SLOT
+ *   fetchhold SLOT OFF a held copy to shm at OFF
+ *   sync               a device synchronize
+ *   quit               exit at once (the candidate's destructors do not run)
+ * fetch, hold, fetchhold, sync reply: ok | cuda CODE MESSAGE.
+ * A malformed command: "error WHAT"; the parent treats that as its bug.
+ */
+#include <dlfcn.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../lib/draw.h"
+#include "device.h"
+#include "guard.h"
+#include "lockdown.h"
+
+void callentry(void *fn, void **ptrs, const int64_t *sizes, const double *scalars);
+
+enum { MAXT = 32, MAXS = 32, CANARY = 4096, MAXHOLDS = 16 };
+
+static FILE *cmd, *rep;
+static unsigned char *shm;
+static size_t shmlen;
+static void *entry;
+
+static void
+reply(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vfprintf(rep, fmt, ap);
+	va_end(ap);
+	fputc('\n', rep);
+	fflush(rep);
+}
+
+static double
+ms(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec * 1e3 + (double)t.tv_nsec * 1e-6;
+}
+
+static int
+fail(int e)
+{
+	if (e == 0)
+		return 0;
+	reply("cuda %d %s", e, dv_error(e));
+	return 1;
+}
+
+/* the current case */
+static struct {
+	int nt, ns, holds;
+	int kind[MAXT], dt[MAXT];
+	size_t numel[MAXT], bytes[MAXT];
+	int64_t sizes[MAXS];
+	void *group[2][MAXT], *hold[MAXHOLDS][MAXT], *flush, *fence;
+	size_t flushbytes;
+	int flushes;
+} C;
+
+static void
+casefree(void)
+{
+	int g, i;
+
+	for (i = 0; i < MAXT; i++) {
+		for (g = 0; g < 2; g++)
+			if (C.group[g][i])
+				dv_free(C.group[g][i]);
+		for (g = 0; g < MAXHOLDS; g++)
+			if (C.hold[g][i])
+				dv_free(C.hold[g][i]);
+	}
+	if (C.flush)
+		dv_free(C.flush);
+	if (C.fence)
+		dv_free(C.fence);
+	memset(&C, 0, sizeof C);
+}
+
+static void
+docase(long l2)
+{
+	int i, g;
+	long long keep;
+	size_t fr = 0, tot = 0;
+
+	casefree();
+	if (fscanf(cmd, "%d", &C.nt) != 1 || C.nt < 0 || C.nt > MAXT)
+		goto bad;
+	for (i = 0; i < C.nt; i++) {
+		long long n;
+		if (fscanf(cmd, "%d %d %lld", &C.kind[i], &C.dt[i], &n) != 3 || C.kind[i] < 0 || C.kind[i] > 2 ||
+		    C.dt[i] < 0 || C.dt[i] >= DT_COUNT || n < 0)
+			goto bad;
+		C.numel[i] = (size_t)n;
+		C.bytes[i] = (size_t)n * (size_t)dtinfos[C.dt[i]].size;
+	}
+	if (fscanf(cmd, "%d", &C.ns) != 1 || C.ns < 0 || C.ns > MAXS)
+		goto bad;
+	for (i = 0; i < C.ns; i++) {
+		long long v;
+		if (fscanf(cmd, "%lld", &v) != 1)
+			goto bad;
+		C.sizes[i] = v;
+	}
+	if (fscanf(cmd, "%d %lld", &C.holds, &keep) != 2 || C.holds < 0 || C.holds > MAXHOLDS || keep < 0)
+		goto bad;
+	for (g = 0; g < 2; g++)
+		for (i = 0; i < C.nt; i++)
+			if (fail(dv_alloc(&C.group[g][i], C.bytes[i] + CANARY)) ||
+			    fail(dv_memset((char *)C.group[g][i] + C.bytes[i], 0xA5, CANARY)))
+				return;
+	for (g = 0; g < C.holds; g++)
+		for (i = 0; i < C.nt; i++)
+			if (C.kind[i] != 0 && fail(dv_alloc(&C.hold[g][i], C.bytes[i])))
+				return;
+	C.flushbytes = 2 * (size_t)(l2 > 0 ? l2 : 64 << 20);
+	if (fail(dv_alloc(&C.flush, C.flushbytes)) || fail(dv_meminfo(&fr, &tot)))
+		return;
+	/* the fence: all free memory but KEEP (less a little the allocator
+	 * keeps for itself: the fence is retried smaller, never larger) */
+	if ((long long)fr > keep) {
+		size_t want = (size_t)((long long)fr - keep);
+		while (want > ((size_t)64 << 20) && dv_alloc(&C.fence, want) != 0) {
+			dv_lasterror();
+			want -= (size_t)32 << 20;
+		}
+	}
+	if (fail(dv_sync()) || fail(dv_meminfo(&fr, &tot)))
+		return;
+	reply("ok %zu", fr);
+	return;
+bad:
+	reply("error bad case command");
+}
+
+struct callctx {
+	void **ptrs;
+	const int64_t *sizes;
+	const double *scalars;
+};
+
+static void
+callit(void *p)
+{
+	struct callctx *c = p;
+
+	guardbegin();
+	callentry(entry, c->ptrs, c->sizes, c->scalars);
+	guardend();
+}
+
+static void
+docall(void)
+{
+	int g, noop, n, nc, i, k = 0, bad;
+	double scalars[MAXS], t0, t1;
+	uint64_t before[MAXT], h, sum = 0;
+	float evms = 0;
+	struct callctx cc;
+	char rule[64], detail[512];
+
+	if (fscanf(cmd, "%d %d %d", &g, &noop, &n) != 3 || g < 0 || g > 1 || !C.nt)
+		goto bad;
+	for (i = 0; i < C.nt; i++) {
+		int dist, special;
+		double lo, hi;
+		unsigned long long seed;
+		if (C.kind[i] == 1) {
+			if (fail(dv_memset(C.group[g][i], 0xFF, C.bytes[i])))
+				return;
+		} else {
+			if (k++ >= n || fscanf(cmd, "%d %lf %lf %d %llu", &dist, &lo, &hi, &special, &seed) != 5 ||
+			    dist < 0 || dist >= DIST_COUNT)
+				goto bad;
+			if (fail(dv_draw(C.group[g][i], C.dt[i], C.numel[i], seed, dist, lo, hi, special)))
+				return;
+		}
+		if (fail(dv_memset((char *)C.group[g][i] + C.bytes[i], 0xA5, CANARY)))
+			return;
+	}
+	if (k != n || fscanf(cmd, "%d", &nc) != 1 || nc < 0 || nc > MAXS)
+		goto bad;
+	for (i = 0; i < nc; i++)
+		if (fscanf(cmd, "%lf", &scalars[i]) != 1)
+			goto bad;
+	for (i = 0; i < C.nt; i++)
+		if (C.kind[i] == 0 && fail(dv_hash(C.group[g][i], C.bytes[i], (uint64_t)i, &before[i])))
+			return;
+	if (fail(dv_memset(C.flush, ++C.flushes & 0xff, C.flushbytes)) || fail(dv_sync()))
+		return;
+	cc.ptrs = C.group[g];
+	cc.sizes = C.sizes;
+	cc.scalars = scalars;
+	lockdownreset();
+	t0 = ms();
+	i = dv_timed(noop ? NULL : callit, &cc, &evms);
+	t1 = ms();
+	if (guardviolation(rule, sizeof rule, detail, sizeof detail) || lockdownviolation(rule, sizeof rule, detail, sizeof detail)) {
+		dv_sync();
+		dv_lasterror();
+		reply("violation %s %s", rule, detail);
+		return;
+	}
+	if (fail(i))
+		return;
+	for (i = 0; i < C.nt; i++) {
+		if (fail(dv_check((char *)C.group[g][i] + C.bytes[i], CANARY, 0xA5, &bad)))
+			return;
+		if (bad) {
+			reply("t %.6f %.6f 0 canary %d", (double)evms, t1 - t0, i);
+			return;
+		}
+	}
+	for (i = 0; i < C.nt; i++) {
+		if (fail(dv_hash(C.group[g][i], C.bytes[i], (uint64_t)i, &h)))
+			return;
+		if (C.kind[i] == 0 && h != before[i]) {
+			reply("t %.6f %.6f 0 input %d", (double)evms, t1 - t0, i);
+			return;
+		}
+		if (C.kind[i] != 0)
+			sum += h;
+	}
+	reply("t %.6f %.6f %llu ok", (double)evms, t1 - t0, (unsigned long long)sum);
+	return;
+bad:
+	reply("error bad call command");
+}
+
+/* the outputs of one set of buffers to shm at off, each 64-aligned */
+static void
+fetchto(void **src, long long off)
+{
+	int i;
+
+	for (i = 0; i < C.nt; i++) {
+		if (C.kind[i] == 0)
+			continue;
+		if (off < 0 || (unsigned long long)off + C.bytes[i] > shmlen) {
+			reply("error fetch past the shared memory");
+			return;
+		}
+		if (fail(dv_fetch(shm + off, src[i], C.bytes[i])))
+			return;
+		off += (long long)((C.bytes[i] + 63) & ~(size_t)63);
+	}
+	reply("ok");
+}
+
+static void
+dohold(void)
+{
+	int g, slot, i;
+
+	if (fscanf(cmd, "%d %d", &g, &slot) != 2 || g < 0 || g > 1 || slot < 0 || slot >= C.holds) {
+		reply("error bad hold command");
+		return;
+	}
+	for (i = 0; i < C.nt; i++)
+		if (C.kind[i] != 0 && fail(dv_copy(C.hold[slot][i], C.group[g][i], C.bytes[i])))
+			return;
+	reply("ok");
+}
+
+int
+main(int argc, char **argv)
+{
+	struct stat st;
+	struct dvinfo info;
+	char word[32], lock[256] = "none: open (the compute-sanitizer run)";
+	void *so;
+	int e;
+
+	if (argc < 4 || argc > 5)
+		return 2;
+	cmd = fdopen(3, "r");
+	rep = fdopen(4, "w");
+	if (!cmd || !rep || fstat(5, &st) < 0)
+		return 2;
+	shmlen = (size_t)st.st_size;
+	shm = shmlen ? mmap(NULL, shmlen, PROT_READ | PROT_WRITE, MAP_SHARED, 5, 0) : NULL;
+	if (shmlen && shm == MAP_FAILED)
+		return 2;
+	setenv("CUDA_MODULE_LOADING", "EAGER", 1);
+	memset(&info, 0, sizeof info);
+	if ((e = dv_init(atoi(argv[3]), &info)) != 0) {
+		reply("nodevice %s", dv_error(e));
+		return 0;
+	}
+	dv_pin(shm, shmlen);
+	guardinit();
+	so = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL);
+	if (!so) {
+		const char *m = dlerror();
+		reply("loaderror %s", m ? m : "?");
+		return 0;
+	}
+	entry = dlsym(so, argv[2]);
+	if (!entry) {
+		reply("noentry %s", argv[2]);
+		return 0;
+	}
+	dv_sync(); /* its modules registered and loaded before the lockdown */
+	dv_lasterror();
+	if (argc < 5 || strcmp(argv[4], "open"))
+		lockdown(lock, sizeof lock);
+	reply("ready %s|%d.%d|%ld|%d|%d|%d|%s", info.name, info.major, info.minor, info.l2, info.sms, info.driver,
+	      info.runtime, lock);
+	while (fscanf(cmd, "%31s", word) == 1) {
+		long long off;
+		int g;
+		if (!strcmp(word, "quit")) {
+			fflush(rep);
+			_exit(0);
+		} else if (!strcmp(word, "case")) {
+			docase(info.l2);
+		} else if (!strcmp(word, "call")) {
+			docall();
+		} else if (!strcmp(word, "fetch")) {
+			if (fscanf(cmd, "%d %lld", &g, &off) != 2 || g < 0 || g > 1 || !C.nt)
+				reply("error bad fetch command");
+			else
+				fetchto(C.group[g], off);
+		} else if (!strcmp(word, "hold")) {
+			dohold();
+		} else if (!strcmp(word, "fetchhold")) {
+			if (fscanf(cmd, "%d %lld", &g, &off) != 2 || g < 0 || g >= C.holds)
+				reply("error bad fetchhold command");
+			else
+				fetchto(C.hold[g], off);
+		} else if (!strcmp(word, "sync")) {
+			if (!fail(dv_sync()))
+				reply("ok");
+		} else {
+			reply("error unknown command '%s'", word);
+		}
+	}
+	_exit(0);
+}

@@ -1,0 +1,31 @@
+/*
+ * lockdown.h - the harness's seccomp lockdown, once CUDA is initialised
+ * and the shared object is loaded (x86-64 Linux).
+ *
+ * Every thread (CUDA's own included, SECCOMP_FILTER_FLAG_TSYNC): no new
+ * processes (fork, vfork, clone without CLONE_THREAD, execve), no
+ * sockets, no ptrace or process_vm_*, no memfd_create, userfaultfd, bpf,
+ * perf_event_open, io_uring, mount, unshare, setns, keyrings or modules,
+ * no mmap or mprotect that makes memory executable, no closing or
+ * dup2-ing onto descriptors 0-5. The main thread, where the candidate's
+ * host code runs, besides: no threads at all (clone, clone3), no open,
+ * openat or creat, no mprotect that makes memory writable (the harness's
+ * GOT is read-only: -z relro -z now), no dup, dup2, dup3, F_DUPFD or pipes.
+ *
+ * A denied call fails with EPERM (clone3 with ENOSYS, so that glibc tries
+ * clone). Calls the main thread made since lockdownreset are reported by
+ * lockdownviolation, the first one named: the harness turns that into a
+ * "violation lockdown" reply after a call.
+ */
+#ifndef RETORT_LOCKDOWN_H
+#define RETORT_LOCKDOWN_H
+
+#include <stddef.h>
+
+/* lock the process down; status: "seccomp" or "none: why" */
+void lockdown(char *status, size_t cap);
+void lockdownreset(void);
+/* 1 and the rule and what was denied when the main thread was refused a call */
+int lockdownviolation(char *rule, size_t rcap, char *detail, size_t dcap);
+
+#endif
