@@ -16,6 +16,8 @@ test_count=0
 test_failed=0
 T=$(mktemp -d "${TMPDIR:-/tmp}/retort-test.XXXXXX")
 trap 'rm -rf "$T"' EXIT
+# KEEP_T=1: keep the scratch folder, to look at after a failure
+test -z "${KEEP_T:-}" || { trap '' EXIT; echo "# scratch folder: $T"; }
 
 # test_expect_success TITLE COMMANDS: eval COMMANDS in $T; the status is
 # the last command's, so chain them with && (as every test here does)

@@ -358,8 +358,8 @@ fetchkept(struct harness *h, struct timing *tm)
 			return -1;
 		if (hhash(h) != tm->keep[s].hash) {
 			tm->status = "invalid";
-			snprintf(tm->problem, sizeof tm->problem, "the outputs of timed call %d changed after the call had "
-			         "returned: results must be final when the call returns", tm->keep[s].call + 1);
+			snprintf(tm->problem, sizeof tm->problem, "the outputs of call %d of the timing run changed after the "
+			         "call had returned: results must be final when the call returns", tm->keep[s].call + 1);
 			return -1;
 		}
 		tm->keep[s].out = xmalloc(n + 1);
@@ -409,12 +409,12 @@ judge(struct bcase *b, const char *oracle, struct timing *tm)
 				continue;
 			runtext(t, b->c, &tm->keep[s].in, text, sizeof text);
 			tm->status = "mismatch";
-			snprintf(tm->problem, sizeof tm->problem, "timed call %d at %s (inputs %s) gave wrong results, "
-			         "checked against the spec's baseline on the GPU: output '%s' has %lld of %lld elements wrong "
-			         "(relative L2 error %.3g)%s. Every call is checked the same way: results must not depend on "
-			         "the call, the phase or earlier inputs", tm->keep[s].call + 1, b->c->label, text, a->name,
-			         (long long)c.bad, (long long)c.n, c.relnorm,
-			         c.unwritten ? "; some elements were never written" : "");
+			snprintf(tm->problem, sizeof tm->problem, "call %d of the timing run at %s (inputs %s) gave wrong "
+			         "results, checked against the spec's baseline on the GPU: output '%s' has %lld of %lld elements "
+			         "wrong, %lld of them never written (relative L2 error of the written ones %.3g). Any call may "
+			         "be checked: results must not depend on the call, the phase or earlier inputs",
+			         tm->keep[s].call + 1, b->c->label, text, a->name, (long long)c.bad, (long long)c.n,
+			         (long long)c.unwritten, c.relnorm);
 			hstop(&h);
 			return -1;
 		}

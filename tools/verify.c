@@ -441,9 +441,10 @@ checkrun(const struct task *t, struct vrun *v, const unsigned char *got, const s
 	for (i = 0; i < t->nargs; i++) {
 		const struct targ *a = &t->args[i];
 		struct cmpres r;
-		json_t *first = json_array();
+		json_t *first;
 		if (!isoutput(a))
 			continue;
+		first = json_array();
 		compare(got + gotoff[i], a->dt, want + (wantas == WANT_REF ? roff : wantoff[i]), wantas, c->numel[i], a,
 		        scale, &r);
 		roff += (size_t)c->numel[i] * (size_t)refsize(a->dt);

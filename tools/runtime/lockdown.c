@@ -196,14 +196,38 @@ lockdownreset(void)
 	denied = -1;
 }
 
+/* the name of a refused call, for the teacher */
+static const char *
+callname(int nr)
+{
+	static const struct { int nr; const char *name; } names[] = {
+		{ SYS_clone, "clone (a thread or process)" }, { SYS_clone3, "clone3 (a thread or process)" },
+		{ SYS_fork, "fork" }, { SYS_vfork, "vfork" }, { SYS_execve, "execve" }, { SYS_execveat, "execveat" },
+		{ SYS_socket, "socket" }, { SYS_connect, "connect" }, { SYS_open, "open" }, { SYS_openat, "openat" },
+		{ SYS_creat, "creat" }, { SYS_mprotect, "mprotect" }, { SYS_pkey_mprotect, "pkey_mprotect" },
+		{ SYS_mmap, "mmap of executable memory" }, { SYS_dup, "dup" }, { SYS_dup2, "dup2" }, { SYS_dup3, "dup3" },
+		{ SYS_pipe, "pipe" }, { SYS_pipe2, "pipe2" }, { SYS_fcntl, "fcntl (F_DUPFD)" }, { SYS_close, "close" },
+		{ SYS_ptrace, "ptrace" }, { SYS_memfd_create, "memfd_create" }, { SYS_bpf, "bpf" },
+		{ SYS_process_vm_readv, "process_vm_readv" }, { SYS_process_vm_writev, "process_vm_writev" },
+	};
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+		if (names[i].nr == nr)
+			return names[i].name;
+	return NULL;
+}
+
 int
 lockdownviolation(char *rule, size_t rcap, char *detail, size_t dcap)
 {
+	const char *name;
+
 	if (denied < 0)
 		return 0;
+	name = callname(denied);
 	snprintf(rule, rcap, "lockdown");
-	snprintf(detail, dcap, "the host code made system call %d, which the sandbox refuses (no threads, "
-	         "processes, files, sockets, executable or writable code pages)", denied);
+	snprintf(detail, dcap, "the host code called %s (system call %d), which the sandbox refuses: no threads, "
+	         "processes, files, sockets, or code pages made writable or executable", name ? name : "a system call",
+	         denied);
 	return 1;
 }
 

@@ -1,0 +1,7 @@
+// expect: bench measured
+// honest
+void scale(const float *x, float *y, int n, float alpha)
+{
+	for (int i = 0; i < n; i++)
+		y[i] = alpha * x[i] + 1.0f;
+}

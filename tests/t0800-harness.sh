@@ -1,0 +1,108 @@
+#!/bin/sh
+# t0800: verify and bench, the parent's side of the harness protocol, on
+# the CPU: the harness built with tests/unit/fakedevice.c instead of CUDA
+# runs C candidates (tests/fake/*.c, each naming the stage and verdict it
+# must get) through every check verify and bench make: outputs against the
+# CPU reference and against the oracle, poison, canaries, inputs, scalars
+# drawn per run, fresh inputs and kept calls in bench, the lockdown, forged
+# replies, a tampered timer. No GPU needed (RETORT_FAKE_GPU, honoured by
+# the test build only).
+. "$(dirname "$0")/lib.sh"
+
+FAKE=$RETORT_ROOT/tests/fake
+export RETORT_FAKE_GPU=1
+cd "$T" || exit 1
+mkdir -p out cache gpu tasks
+cp "$FAKE"/*.yaml tasks/ && ln -s "$RETORT_ROOT/tasks/prompts" tasks/prompts
+echo '{"gpu": null}' >calibration.json
+
+# variant ID SPEC: its task.json, harness, reference, expected outputs,
+# baseline (tests/fake/baseline.c), oracle check and baseline timing
+variant() {
+	d=out/v/$1
+	"$RETORT_BIN/gen" --split tasks/$2.yaml --all --out out --tasks-dir tasks >/dev/null &&
+	"$RETORT_BIN/prepare" --harness --object out/runtime/harness.o -o $d/harness $d/task.json &&
+	"$RETORT_BIN/prepare" --reference --src "$RETORT_ROOT/tools" -o $d/reference $d/task.json &&
+	"$RETORT_BIN/verify" --expected --cache-dir cache -o $d/expected.json $d/task.json $d/reference &&
+	cc -shared -fPIC -o $d/baseline.so "$FAKE/baseline.c" &&
+	"$RETORT_BIN/verify" --baseline --lock-dir gpu -o $d/oracle.json $d/task.json $d/harness $d/expected.json \
+		$d/baseline.so &&
+	"$RETORT_BIN/bench" --baseline --lock-dir gpu -o $d/baseline.json $d/task.json $d/harness $d/oracle.json \
+		$d/baseline.so
+}
+
+# candidate NAME VARIANT: tests/fake/NAME.c built and run through verify
+# (and bench when verify found it correct) into runs/NAME.VARIANT
+candidate() {
+	d=out/v/$2 r=runs/$1.$2
+	mkdir -p $r && cc -shared -fPIC -O1 -o $r/cand.so "$FAKE/$1.c" && echo '{"status": "ok"}' >$r/compile.json &&
+	"$RETORT_BIN/verify" --timeout 3 --lock-dir gpu -o $r/verify.json $d/task.json $r/compile.json $d/harness \
+		$d/expected.json $d/baseline.json &&
+	"$RETORT_BIN/bench" --timeout 3 --lock-dir gpu -o $r/bench.json $d/task.json $r/verify.json $r/compile.json \
+		$d/harness calibration.json $d/baseline.json
+}
+
+# expect NAME VARIANT: the run's stage and verdict as NAME.c's header says
+expect() {
+	r=runs/$1.$2 want=$(sed -n 's|^// expect: ||p' "$FAKE/$1.c")
+	got_v=$(field $r/verify.json 'd["verdict"]') got_b=$(field $r/bench.json 'd["status"]')
+	echo "$1 on $2: verify $got_v, bench $got_b; want $want"
+	case $want in
+	"verify $got_v") test "$got_v" != correct ;;
+	"bench $got_b") test "$got_v" = correct ;;
+	*) false ;;
+	esac
+}
+
+test_expect_success 'the fake device runtime and the variants build' '
+	"$RETORT_BIN/prepare" --runtime --fake "$RETORT_ROOT/tests/unit/fakedevice.c" --src "$RETORT_ROOT/tools" \
+		-o out/runtime/harness.o && test -f out/runtime/harness.o.fake &&
+	variant fakescale fakescale && variant fakeheavy fakeheavy &&
+	test "$(field out/v/fakescale/oracle.json "d[\"verdict\"]")" = correct &&
+	test "$(field out/v/fakescale/baseline.json "d[\"oracle\"][\"status\"]")" = ok &&
+	test "$(field out/v/fakescale/baseline.json "d[\"cases\"][0][\"baseline\"][\"count\"]")" -ge 20
+'
+test_expect_success 'expected.json: every verify size three times, the bench size once; answers for the owner only' '
+	test "$(field out/v/fakescale/expected.json "[r[\"set\"] for r in d[\"runs\"]]")" = \
+		"['"'"'verify'"'"', '"'"'verify'"'"', '"'"'verify'"'"', '"'"'verify'"'"', '"'"'verify'"'"', '"'"'verify'"'"', '"'"'bench'"'"']" &&
+	test "$(field out/v/fakescale/expected.json "d[\"runs\"][6][\"oracle\"]")" = reference &&
+	test "$(field out/v/fakeheavy/expected.json "d[\"runs\"][6][\"oracle\"]")" = gpu &&
+	test "$(stat -c %a out/v/fakescale/expected.bin)" = 600 &&
+	test "$(field out/v/fakescale/expected.json "len({r[\"scalars\"][0] for r in d[\"runs\"]})")" = 7
+'
+test_expect_success 'an honest candidate: correct at every size, timed, every kept call checked' '
+	candidate ok fakescale && expect ok fakescale &&
+	test "$(field runs/ok.fakescale/verify.json "d[\"bench_checked\"]")" = True &&
+	test "$(field runs/ok.fakescale/verify.json "len(d[\"runs\"])")" = 7 &&
+	test "$(field runs/ok.fakescale/bench.json "d[\"cases\"][0][\"checks\"][\"kept\"]")" -ge 2 &&
+	test "$(field runs/ok.fakescale/bench.json "d[\"cases\"][0][\"checks\"][\"passed\"]")" = \
+		"$(field runs/ok.fakescale/bench.json "d[\"cases\"][0][\"checks\"][\"kept\"]")" &&
+	test "$(field runs/ok.fakescale/bench.json "d.get(\"review\", [])")" = "[]" &&
+	candidate ok fakeheavy && expect ok fakeheavy &&
+	test "$(field runs/ok.fakeheavy/verify.json "d[\"runs\"][6][\"oracle\"]")" = gpu
+'
+for c in wrong-bench tail late cache scalar modify oob crash hang openfile timer forge; do
+	test_expect_success "$(sed -n 2p "$FAKE/$c.c" | sed 's|^// ||'): caught" "candidate $c fakescale; expect $c fakescale"
+done
+test_expect_success 'wrong only at a bench size the CPU cannot afford: the oracle catches it' '
+	candidate wrong-bench fakeheavy; expect wrong-bench fakeheavy &&
+	field runs/wrong-bench.fakeheavy/verify.json "d[\"feedback\"]" | grep -q "checked against the spec'"'"'s baseline"
+'
+test_expect_success 'a kept call is named in the feedback, with its inputs' '
+	field runs/late.fakescale/bench.json "d[\"feedback\"]" | grep -q "call [0-9]* of the timing run at n=65536 (inputs x: "
+'
+test_expect_success 'the lockdown names what it refused' '
+	field runs/openfile.fakescale/verify.json "d[\"feedback\"]" | grep -q "rule lockdown.*openat"
+'
+test_expect_success 'without an oracle the kept calls are not judged, and the record says so' '
+	cp out/v/fakeheavy/baseline.json nobase.json &&
+	python3 -c "import json; d = json.load(open(\"nobase.json\")); d[\"oracle\"] = {\"status\": \"failed\", \"why\": \"test\"}; json.dump(d, open(\"nobase.json\", \"w\"))" &&
+	mkdir -p runs/noor && cp runs/ok.fakeheavy/cand.so runs/ok.fakeheavy/compile.json runs/noor/ &&
+	"$RETORT_BIN/verify" --lock-dir gpu -o runs/noor/verify.json out/v/fakeheavy/task.json runs/noor/compile.json \
+		out/v/fakeheavy/harness out/v/fakeheavy/expected.json nobase.json &&
+	field runs/noor/verify.json "d[\"bench_checked\"]" | grep -q "^no:" &&
+	"$RETORT_BIN/bench" --lock-dir gpu -o runs/noor/bench.json out/v/fakeheavy/task.json runs/noor/verify.json \
+		runs/noor/compile.json out/v/fakeheavy/harness calibration.json nobase.json &&
+	field runs/noor/bench.json "d[\"review\"]" | grep -q "not checked against an oracle"
+'
+test_done
