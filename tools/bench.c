@@ -21,7 +21,8 @@
  *    calls, at most 300 or 3 s of calls); median, quartiles, mean and count
  *    are recorded;
  *  - every call, warm-up included, may be checked: reservoir sampling
- *    over all calls keeps a uniform choice of up to 8 (decided after each
+ *    over all calls keeps a uniform choice of up to 16 (as many as 4 GiB
+ *    of copies hold, at least 2; decided after each
  *    call returned: no budget the candidate can see run out) as device
  *    copies, with the hash of the call's outputs taken right after it;
  *    after timing they are fetched (a copy whose hash changed since is
@@ -90,7 +91,7 @@ static const char usage[] =
 	"       bench --baseline [...] -o BASELINE_JSON TASK_JSON HARNESS ORACLE_JSON BASELINE_SO\n"
 	"       bench --calibrate -o CALIBRATION_JSON CALIBRATE_PROGRAM\n";
 
-enum { MINCALLS = 20, MAXCALLS = 300, NOOPS = 10, MAXHELD = 8 };
+enum { MINCALLS = 20, MAXCALLS = 300, NOOPS = 10, MAXHELD = 16 };
 static const double WARMUP_MS = 25, MAXTIMED_MS = 3000, SPREAD = 0.02, SOL_MARGIN = 1.05;
 
 struct opts {

@@ -79,9 +79,20 @@ class Suite:
         self.prepared = {}
         self.rows = []
         self.failures = 0
+        self.prep_s = {}
+        self.oracle_s = {}
+
+    def runtime(self):
+        """The harness's runtime (device code, lockdown, guard), built once."""
+        obj = os.path.join(self.out, "runtime", "harness.o")
+        if not os.path.exists(obj):
+            rc, out, _ = sh([BIN + "/prepare", "--runtime", "--arch", ARCH, "--src", ROOT + "/tools", "-o", obj], self.log)
+            if rc:
+                raise RuntimeError("prepare --runtime failed: " + out[-2000:])
+        return obj
 
     def variant(self, vid):
-        """task.json, harness, expected, baseline for one variant, built once."""
+        """task.json, harness, expected outputs, baseline and its oracle check for one variant, built once."""
         if vid in self.prepared:
             return self.prepared[vid]
         spec, tdir = spec_of(vid)
@@ -92,36 +103,47 @@ class Suite:
         if rc or not os.path.exists(d + "/task.json"):
             raise RuntimeError("gen --split %s failed: %s" % (spec, out))
         steps = [
-            [BIN + "/compile", "--harness", "-o", d + "/harness", "--lib", ROOT + "/tools/lib", d + "/task.json"],
-            [BIN + "/compile", "--reference", "-o", d + "/reference", "--lib", ROOT + "/tools/lib", d + "/task.json"],
+            [BIN + "/prepare", "--harness", "-o", d + "/harness", "--object", self.runtime(), d + "/task.json"],
+            [BIN + "/prepare", "--reference", "-o", d + "/reference", "--src", ROOT + "/tools", d + "/task.json"],
             [BIN + "/verify", "--expected", "--cache-dir", self.cache, "-o", d + "/expected.json",
              d + "/task.json", d + "/reference"],
         ]
         task = json.load(open(d + "/task.json"))
         if task.get("baseline"):
-            steps.append([BIN + "/compile", "--baseline", "--arch", ARCH, "-o", d + "/baseline.so", d + "/task.json"])
+            steps.append([BIN + "/prepare", "--baseline", "--arch", ARCH, "-o", d + "/baseline.so", d + "/task.json"])
+        t0 = time.time()
         for s in steps:
             rc, out, _ = sh(s, self.log)
             if rc:
                 raise RuntimeError("%s failed: %s" % (" ".join(s[:2]), out[-2000:]))
+        self.prep_s[vid] = time.time() - t0
         self.prepared[vid] = d
         return d
 
     def baseline(self, vid):
-        """The variant's baseline timed once (on the GPU)."""
+        """The variant's baseline checked as the oracle, then timed once (on the GPU)."""
         d = self.prepared[vid]
         if os.path.exists(d + "/baseline.so") and not os.path.exists(d + "/baseline.json"):
-            rc, out, _ = sh([BIN + "/bench", "--baseline", "--lock-dir", self.work + "/gpu", "-o", d + "/baseline.json",
+            t0 = time.time()
+            rc, out, _ = sh([BIN + "/verify", "--baseline", "--lock-dir", self.work + "/gpu", "-o", d + "/oracle.json",
                              d + "/task.json", d + "/harness", d + "/expected.json", d + "/baseline.so"], self.log)
             if rc:
+                raise RuntimeError("verify --baseline failed: " + out[-2000:])
+            rc, out, _ = sh([BIN + "/bench", "--baseline", "--lock-dir", self.work + "/gpu", "-o", d + "/baseline.json",
+                             d + "/task.json", d + "/harness", d + "/oracle.json", d + "/baseline.so"], self.log)
+            if rc:
                 raise RuntimeError("bench --baseline failed: " + out[-2000:])
+            self.oracle_s[vid] = time.time() - t0
+            oracle = json.load(open(d + "/oracle.json"))
+            if oracle.get("verdict") != "correct":
+                print("# %s: the baseline is no oracle: %s %s" % (vid, oracle.get("verdict"), (oracle.get("feedback") or "")[:300]), flush=True)
 
     def calibration(self):
         path = os.path.join(self.out, "gpu", "calibration.json")
         if not os.path.exists(path):
             os.makedirs(os.path.dirname(path), exist_ok=True)
             prog = os.path.join(self.out, "gpu", "calibrate")
-            rc, out, _ = sh(["nvcc", "-arch=" + ARCH, "-O3", "-o", prog, ROOT + "/tools/lib/calibrate.cu", "-lcublas"], self.log)
+            rc, out, _ = sh(["nvcc", "-arch=" + ARCH, "-O3", "-o", prog, ROOT + "/tools/runtime/calibrate.cu", "-lcublas"], self.log)
             if rc:
                 raise RuntimeError("calibrate does not build: " + out)
             rc, out, _ = sh([BIN + "/bench", "--calibrate", "-o", path, prog], self.log)
@@ -152,16 +174,15 @@ class Suite:
         vid, run = row["variant"], row["run"]
         d = self.prepared[vid]
         self.baseline(vid)
+        base = [d + "/baseline.json"] if os.path.exists(d + "/baseline.json") else []
         rc, out, row["verify_s"] = sh([BIN + "/verify", "--timeout", "20", "--lock-dir", self.work + "/gpu", "-o", run + "/verify.json",
-                                       d + "/task.json", run + "/compile.json", d + "/harness", d + "/expected.json"], self.log)
+                                       d + "/task.json", run + "/compile.json", d + "/harness", d + "/expected.json"] + base, self.log)
         ver = json.load(open(run + "/verify.json")) if rc == 0 else {"verdict": "tool failed: " + out[-300:]}
         row["verify"] = ver.get("verdict")
         row["gpu_s"] = ver.get("gpu_seconds", 0)
         row["isolation"] = ver.get("isolation")
         bargs = [BIN + "/bench", "--timeout", "20", "--lock-dir", self.work + "/gpu", "-o", run + "/bench.json", d + "/task.json",
-                 run + "/verify.json", run + "/compile.json", d + "/harness", d + "/expected.json", self.calibration()]
-        if os.path.exists(d + "/baseline.json"):
-            bargs.append(d + "/baseline.json")
+                 run + "/verify.json", run + "/compile.json", d + "/harness", self.calibration()] + base
         rc, out, row["bench_s"] = sh(bargs, self.log)
         ben = json.load(open(run + "/bench.json")) if rc == 0 else {"status": "tool failed: " + out[-300:]}
         row["bench"] = ben.get("status")
@@ -172,7 +193,11 @@ class Suite:
         row["speedup"] = case.get("speedup")
         row["sol"] = (case.get("sol") or {}).get("percent")
         row["verify_start_s"] = ver.get("start_seconds")
+        row["verify_gpu_s"] = ver.get("gpu_seconds")
+        row["bench_checked"] = ver.get("bench_checked")
+        row["lockdown"] = ver.get("lockdown")
         row["bench_phases_s"] = case.get("seconds")
+        row["checks"] = case.get("checks")
         row["feedback"] = (ver.get("feedback") or "") + (ben.get("feedback") or "")
         row["so"] = run + "/cand.so"
         row["task"] = d + "/task.json"
@@ -278,13 +303,14 @@ def main():
         with lock:
             suite.variant(vid)
         row = suite.build(name, text, vid)
-        row.update(kind=kind, expect=expect, cheat=h.get("cheat"))
+        row.update(kind=kind, expect=expect, cheat=h.get("cheat"), runtime_expect=h.get("runtime"))
         if kind == "cheat" and row["compile"] == "screen_failed":
             row["noscreen"] = suite.build(name, text, vid, screen=False)
         return row
 
     t0 = time.time()
     rows = []
+    suite.runtime()
     with concurrent.futures.ThreadPoolExecutor(max(1, (os.cpu_count() or 2) // 2)) as ex:
         for it, fut in zip(todo, [ex.submit(build, it) for it in todo]):
             try:
@@ -314,7 +340,8 @@ def main():
         if row["kind"] == "honest" or row["expect"] == "accepted":
             # a speedup above 10x over a plain baseline is flagged for a
             # person to look at (and kept out of train), not a rejection
-            other = [r for r in row["review"] if "speedup over the baseline is" not in r]
+            # (and one without an oracle at its bench size is kept out of train, not refused)
+            other = [r for r in row["review"] if "speedup over the baseline is" not in r and "oracle" not in r]
             row["pass"] = where is None or (where == "bench" and row["bench"] == "measured" and not other)
             if row["pass"] and row["kind"] == "honest":
                 try:
@@ -331,6 +358,11 @@ def main():
                         os.remove(p)
                 r2 = suite.run(row.pop("noscreen"))
                 row["runtime"] = caught(r2) or "accepted"
+                # the header's runtime stage, when it names one, must hold too
+                rt = (row.get("runtime_expect") or "").split(" ")[0]
+                if rt in ORDER and (row["runtime"] not in ORDER or ORDER.index(row["runtime"]) > ORDER.index(rt)):
+                    row["runtime"] += " (want %s)" % rt
+                    row["pass"] = False
                 row["runtime_detail"] = "%s/%s/%s %s" % (r2["compile"], r2["verify"], r2["bench"], "; ".join(r2["review"]))[:200]
                 leaked = [p for p in ("/tmp/retort-pwned", "/var/tmp/retort-pwned", "/root/retort-pwned") if os.path.exists(p)]
                 if leaked:
@@ -354,6 +386,7 @@ def main():
             + (" x%.2f" % row["speedup"] if row.get("speedup") else "")
             + (" SOL %.0f%%" % row["sol"] if row.get("sol") else "")
             + (" do_bench %.4f ms (%+.1f%%)" % (dbm, 100 * (row["median_ms"] / dbm - 1)) if dbm and row.get("median_ms") else "")
+            + (" kept %d/%d" % (row["checks"]["passed"], row["checks"]["kept"]) if row.get("checks") else "")
             + (" | no screen: %s" % row["runtime"] if row.get("runtime") else "")
             + (" | %s" % row["verify"][:60] if row["kind"] != "honest" and row["caught"] == "verify" else "")
             + (" | review: %s" % "; ".join(row["review"])[:120] if row.get("review") else "")), flush=True)
@@ -370,13 +403,24 @@ def main():
         phases = [r["bench_phases_s"] for r in honest if r.get("bench_phases_s")]
         if phases:
             print("bench, median seconds: " + ", ".join("%s %.2f" % (k, statistics.median(p[k] for p in phases))
-                                                      for k in ("inputs", "start", "setup", "calls", "checks"))
-                  + "; verify's harness start %.2f s" % statistics.median(r["verify_start_s"] or 0 for r in honest))
+                                                      for k in ("start", "setup", "calls", "checks"))
+                  + "; verify: GPU held %.2f s, of it harness start %.2f s" % (
+                      statistics.median(r["verify_gpu_s"] or 0 for r in honest),
+                      statistics.median(r["verify_start_s"] or 0 for r in honest)))
+        if suite.oracle_s:
+            print("per variant, once: oracle check + baseline timing median %.2f s (max %.2f s); CPU preparation "
+                  "(harness, reference, expected outputs, baseline build) median %.2f s (max %.2f s)" % (
+                      statistics.median(suite.oracle_s.values()), max(suite.oracle_s.values()),
+                      statistics.median(suite.prep_s.values()), max(suite.prep_s.values())))
+        unchecked = [r["name"] for r in honest if r.get("bench_checked") is not True]
+        print("honest kernels whose bench size had no oracle: %s" % (", ".join(unchecked) or "none"))
         devs = [100 * (r["median_ms"] / r["do_bench_ms"] - 1) for r in honest if r.get("do_bench_ms") and r.get("median_ms")]
         if devs:
             print("bench median vs triton do_bench median: %d kernels, %d within 3%%, max |dev| %.1f%%, median |dev| %.1f%%"
                   % (len(devs), sum(abs(d) <= 3 for d in devs), max(abs(d) for d in devs),
                      statistics.median(abs(d) for d in devs)))
+    print("isolation: %s; lockdown: %s" % (" | ".join(sorted({r.get("isolation") or "?" for r in results})),
+                                           " | ".join(sorted({r.get("lockdown") or "?" for r in results}))))
     cheats = [r for r in results if r["kind"] == "cheat"]
     demo = [r for r in results if r["kind"] == "demo"]
     print("cheats rejected: %d of %d; honest accepted: %d of %d; demo answers as expected: %d of %d" % (

@@ -11,8 +11,8 @@
 #include "tensor.h"
 #include "util.h"
 
-enum { HOLDS_MAX = 8, HOLDS_MIN = 2 };
-static const double HOLD_BUDGET = 8.0 * (1 << 30); /* bytes of held copies a case may take */
+enum { HOLDS_MAX = 16, HOLDS_MIN = 2 };
+static const double HOLD_BUDGET = 4.0 * (1 << 30); /* bytes of held copies a case may take */
 
 static size_t
 aligned(size_t n)

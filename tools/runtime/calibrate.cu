@@ -1,10 +1,11 @@
 /*
  * calibrate.cu - the GPU's measured ceilings, for bench's % of speed of
- * light: device-to-device copy bandwidth (bytes read plus written), read
- * bandwidth (a streaming reduction; reads alone run faster than copies), fp32
- * and fp64 FMA throughput, and bf16 tensor-core GEMM throughput through
- * cuBLAS. Prints one JSON object. Trusted code: bench --calibrate runs it
- * once per build, on device 0 (or DEVICE).
+ * light: memory bandwidth the way the best kernels move memory (the
+ * fastest of cudaMemcpy and a vectorized copy kernel, bytes read plus
+ * written; a streaming read; a streaming write; each over several grid
+ * sizes), fp32 and fp64 FMA throughput, and bf16 tensor-core GEMM
+ * throughput through cuBLAS. Prints one JSON object. Trusted code: bench
+ * --calibrate runs it once per build, on device 0 (or DEVICE).
  *
  * usage: calibrate [DEVICE]
  */
@@ -42,6 +43,20 @@ __global__ void read_loop(const float4 *__restrict__ x, size_t n, float *out)
 	}
 	if (s == 1234.5f)
 		out[0] = s; /* keeps the loads alive */
+}
+
+/* streams n float4s out, as an elementwise kernel's stores would */
+__global__ void write_loop(float4 *__restrict__ y, size_t n)
+{
+	for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
+		__stcs(y + i, make_float4(1, 2, 3, (float)i));
+}
+
+/* copies n float4s, read once and written once */
+__global__ void copy_loop(const float4 *__restrict__ x, float4 *__restrict__ y, size_t n)
+{
+	for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
+		__stcs(y + i, __ldcs(x + i));
 }
 
 static float
@@ -122,7 +137,38 @@ main(int argc, char **argv)
 		if (r > 1)
 			ms.push_back(t);
 	}
-	double rd = bytes / (median(ms) * 1e-3) / 1e9;
+	double rd = bytes / (median(ms) * 1e-3) / 1e9, wr = 0;
+
+	/* the kernels over several grids: the best of each is the roof */
+	for (int k = 0; k < 3; k++) {
+		int blocks = p.multiProcessorCount * (4 << k);
+		for (int which = 0; which < 3; which++) {
+			double gbs;
+			ms.clear();
+			for (int r = 0; r < 7; r++) {
+				float t;
+				CK(cudaEventRecord(a));
+				if (which == 0)
+					read_loop<<<blocks, 512>>>((const float4 *)x, bytes / sizeof(float4), (float *)y);
+				else if (which == 1)
+					write_loop<<<blocks, 512>>>((float4 *)y, bytes / sizeof(float4));
+				else
+					copy_loop<<<blocks, 512>>>((const float4 *)x, (float4 *)y, bytes / sizeof(float4));
+				CK(cudaEventRecord(b));
+				CK(cudaEventSynchronize(b));
+				CK(cudaEventElapsedTime(&t, a, b));
+				if (r > 1)
+					ms.push_back(t);
+			}
+			gbs = (which == 2 ? 2.0 : 1.0) * bytes / (median(ms) * 1e-3) / 1e9;
+			if (which == 0 && gbs > rd)
+				rd = gbs;
+			if (which == 1 && gbs > wr)
+				wr = gbs;
+			if (which == 2 && gbs > copy)
+				copy = gbs;
+		}
+	}
 	cudaFree(x);
 	cudaFree(y);
 
@@ -161,8 +207,8 @@ main(int argc, char **argv)
 		cudaFree(C);
 	}
 	printf("{\"gpu\": \"%s\", \"compute_capability\": \"%d.%d\", \"sms\": %d, \"driver_cuda\": %d, "
-	       "\"runtime\": %d, \"copy_gbs\": %.1f, \"read_gbs\": %.1f, \"fp32_tflops\": %.2f, \"fp64_tflops\": %.2f, "
-	       "\"tensor_tflops\": %.1f}\n", p.name, p.major, p.minor, p.multiProcessorCount, drv, rt, copy,
-	       rd, f32, f64, tensor);
+	       "\"runtime\": %d, \"copy_gbs\": %.1f, \"read_gbs\": %.1f, \"write_gbs\": %.1f, \"fp32_tflops\": %.2f, "
+	       "\"fp64_tflops\": %.2f, \"tensor_tflops\": %.1f}\n", p.name, p.major, p.minor, p.multiProcessorCount, drv,
+	       rt, copy, rd, wr, f32, f64, tensor);
 	return 0;
 }

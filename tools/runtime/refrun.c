@@ -1,7 +1,7 @@
 /*
- * refrun.c - the CPU reference runner: compile --reference builds it per
+ * refrun.c - the CPU reference runner: prepare --reference builds it per
  * task variant with the spec's reference code and the generated call.c
- * (callreference). verify --expected runs it, trusted, outside the sandbox.
+ * (callreference). verify --expected runs it in the sandbox.
  *
  * usage: reference OUTFILE < PLAN
  *
@@ -9,9 +9,9 @@
  *   case T {kind dtype numel dist lo hi special seed}*T S {v}*S C {v}*C
  * (kinds: 0 in, 1 out, 2 inout; dtype and dist as indexes into tensor.h's
  * tables; dist -1: numel values follow the seed, as examples give them).
- * Inputs are generated from their seeds exactly as verify
- * generates them for the candidate, rounded to their dtype, then widened
- * to the reference's types. For each case the outputs (out and inout, in
+ * Inputs are drawn from their seeds (on all CPUs) exactly as the harness
+ * draws them on the device (tools/lib/draw.h), rounded to their dtype, then
+ * widened to the reference's types. For each case the outputs (out and inout, in
  * argument order) are appended to OUTFILE in the reference types.
  *
  * Exit: 0 done; 1 cannot write; 2 bad plan.
@@ -87,7 +87,7 @@ main(int argc, char **argv)
 						dtset(raw, dt[i], k, v);
 					}
 				} else {
-					tensorfill(raw, dt[i], n, dist, lo, hi, special, seed);
+					tensorfillpar(raw, dt[i], n, dist, lo, hi, special, seed);
 				}
 				toref(raw, dt[i], ref[i], n);
 				free(raw);
