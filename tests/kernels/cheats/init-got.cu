@@ -46,7 +46,7 @@ __global__ void k(const float* x, float* y, int n)
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i < n) {
         float v = x[i];
-        for (int r = 0; r < 256; r++) v = v * 1.0000001f;  /* long enough for the scaling to show */
+        for (int r = 0; r < 2048; r++) v = v * 1.0000001f;  /* long enough for the scaling to show */
         y[i] = 2.0f * x[i] + 1.0f + 0.0f * v;
     }
 }
