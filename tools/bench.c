@@ -71,6 +71,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -208,12 +209,12 @@ stable(const double *v, int n)
 
 /* ------------------------------------------------------------- a case */
 
-/* a call kept for the oracle: its inputs and its outputs' hash, then its outputs */
+/* a call kept for the oracle: its inputs and its outputs' hash; its
+ * outputs, fetched, at slot + 1 outputs' sizes into the shared memory */
 struct held {
 	int call;
 	struct runin in;
 	uint64_t hash;
-	void *out;
 };
 
 struct timing {
@@ -221,6 +222,8 @@ struct timing {
 	double median_ms, host_ms, parent_ms, overhead_ms, event_sum, wall_sum, span_ms;
 	double phase[4];             /* seconds: start, setup, calls, checks */
 	int calls, held, checked;
+	unsigned char *kept;         /* the candidate's shared memory, kept after it ended */
+	size_t keptlen, outbytes;    /* its size, and one call's outputs' */
 	const char *oracle;          /* what judged the kept calls: the baseline, or nothing (why) */
 	char problem[2048];          /* a failure, for feedback; empty when fine */
 	const char *status;          /* measured, mismatch, crash, timeout, violation, invalid */
@@ -343,29 +346,31 @@ calls(struct bcase *b, struct harness *h, int check, struct timing *tm, double *
 	return 0;
 }
 
-/* the kept calls fetched: each must still hash as it did when its call returned */
+/* the kept calls fetched, each into its own place in the shared memory;
+ * each must still hash as it did when its call returned */
 static int
 fetchkept(struct harness *h, struct timing *tm)
 {
 	struct hres r;
 	char err[1024];
-	size_t n = hshmbytes(h->t, h->c, 1);
 	int s;
 
 	if (step(hsync(h, &r, err, sizeof err), &r, err, tm))
 		return -1;
+	tm->outbytes = hshmbytes(h->t, h->c, 1);
 	for (s = 0; s < tm->held; s++) {
-		if (step(hfetchhold(h, s, &r, err, sizeof err), &r, err, tm))
+		size_t off = (size_t)(s + 1) * tm->outbytes;
+		if (step(hfetchhold(h, s, off, &r, err, sizeof err), &r, err, tm))
 			return -1;
-		if (hhash(h) != tm->keep[s].hash) {
+		if (hhash(h, off) != tm->keep[s].hash) {
 			tm->status = "invalid";
 			snprintf(tm->problem, sizeof tm->problem, "the outputs of call %d of the timing run changed after the "
 			         "call had returned: results must be final when the call returns", tm->keep[s].call + 1);
 			return -1;
 		}
-		tm->keep[s].out = xmalloc(n + 1);
-		memcpy(tm->keep[s].out, h->ch.shm, n);
 	}
+	/* from now on only this process can touch them */
+	tm->kept = htakeshm(h, &tm->keptlen);
 	return 0;
 }
 
@@ -379,8 +384,8 @@ judge(struct bcase *b, const char *oracle, struct timing *tm)
 	char err[1024];
 	int s, i, rc;
 
-	if ((rc = hstart(&h, t, b->harness, oracle, "baseline", b->device, b->shm, NULL, NULL, b->o->timeout, &r, err,
-	                 sizeof err)) < 0 || (!rc && (rc = hcase(&h, b->c, &r, err, sizeof err)) < 0))
+	if ((rc = hstart(&h, t, b->harness, oracle, "baseline", b->device, tm->outbytes, NULL, HOPEN, b->o->timeout, &r,
+	                 err, sizeof err)) < 0 || (!rc && (rc = hcase(&h, b->c, &r, err, sizeof err)) < 0))
 		die(EXIT_RETRY, "%s", err);
 	if (rc || overhead(b, &h, tm, &tm->overhead_ms) < 0) {
 		/* not the candidate's failure: the kept calls are not judged */
@@ -404,8 +409,8 @@ judge(struct bcase *b, const char *oracle, struct timing *tm)
 			char text[512];
 			if (!isoutput(a))
 				continue;
-			compare((const char *)tm->keep[s].out + h.outoff[i], a->dt, houtput(&h, i), WANT_DTYPE,
-			        b->c->numel[i], a, 2, &c);
+			compare(tm->kept + (size_t)(s + 1) * tm->outbytes + h.outoff[i], a->dt, houtput(&h, 0, i), WANT_DTYPE,
+			        b->c->numel[i], a, 2, 1, &c);
 			if (c.pass)
 				continue;
 			runtext(t, b->c, &tm->keep[s].in, text, sizeof text);
@@ -459,7 +464,6 @@ timecase(struct bcase *b, const char *so, const char *entry, const char *oracle,
 	struct hres r;
 	char err[1024];
 	double ev[MAXCALLS], host[MAXCALLS], wall[MAXCALLS], t0 = now();
-	int s;
 
 	memset(tm, 0, sizeof *tm);
 	tm->status = "measured";
@@ -467,8 +471,9 @@ timecase(struct bcase *b, const char *so, const char *entry, const char *oracle,
 	if (getrandom(b->key, sizeof b->key, 0) != (ssize_t)sizeof b->key ||
 	    getrandom(&b->rng, sizeof b->rng, 0) != (ssize_t)sizeof b->rng)
 		die(EXIT_RETRY, "cannot draw a key:");
-	if (step(hstart(&h, b->t, b->harness, so, entry, b->device, b->shm, NULL, NULL, b->o->timeout, &r, err,
-	                sizeof err), &r, err, tm))
+	/* the baseline (check 0) is trusted code: no lockdown (its libraries load parts of themselves late) */
+	if (step(hstart(&h, b->t, b->harness, so, entry, b->device, b->shm, NULL, check ? NULL : HOPEN, b->o->timeout,
+	                &r, err, sizeof err), &r, err, tm))
 		goto out;
 	tm->phase[0] = now() - t0;
 	t0 = now();
@@ -499,8 +504,8 @@ timecase(struct bcase *b, const char *so, const char *entry, const char *oracle,
 	}
 out:
 	hstop(&h);
-	for (s = 0; s < MAXHELD; s++)
-		free(tm->keep[s].out);
+	if (tm->kept)
+		munmap(tm->kept, tm->keptlen);
 }
 
 /* ------------------------------------------------------------ the record */
@@ -576,7 +581,8 @@ casesetup(struct bcase *b, const struct opts *o, const struct task *t, int ci, c
 	b->c = &t->bench[ci];
 	b->ci = ci;
 	b->harness = harness;
-	b->shm = hshmbytes(t, b->c, 1);
+	/* a call's outputs, then room for every kept call's */
+	b->shm = hshmbytes(t, b->c, 1) * (size_t)(hholds(t, b->c) + 1);
 }
 
 static int

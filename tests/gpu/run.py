@@ -197,6 +197,7 @@ class Suite:
         row["sol"] = (case.get("sol") or {}).get("percent")
         row["verify_start_s"] = ver.get("start_seconds")
         row["verify_gpu_s"] = ver.get("gpu_seconds")
+        row["verify_phases_s"] = ver.get("phase_seconds")
         row["bench_checked"] = ver.get("bench_checked")
         row["lockdown"] = ver.get("lockdown")
         row["bench_phases_s"] = case.get("seconds")
@@ -411,6 +412,10 @@ def main():
                   + "; verify: GPU held %.2f s, of it harness start %.2f s" % (
                       statistics.median(r["verify_gpu_s"] or 0 for r in honest),
                       statistics.median(r["verify_start_s"] or 0 for r in honest)))
+        vph = [r["verify_phases_s"] for r in honest if r.get("verify_phases_s")]
+        if vph:
+            print("verify, median seconds: " + ", ".join("%s %.2f" % (k, statistics.median(p[k] for p in vph))
+                                                        for k in ("cases", "calls", "fetches", "comparisons", "oracle")))
         if suite.oracle_s:
             print("per variant, once: oracle check + baseline timing median %.2f s (max %.2f s); CPU preparation "
                   "(harness, reference, expected outputs, baseline build) median %.2f s (max %.2f s)" % (

@@ -41,6 +41,7 @@ dv_init(int device, struct dvinfo *info)
 	info->minor = 0;
 	info->sms = 132;
 	info->l2 = 1 << 20;
+	info->flushbytes = 2 << 20;
 	info->driver = info->runtime = 13000;
 	return 0;
 }
@@ -92,6 +93,7 @@ int dv_copy(void *d, const void *s, size_t n) { memcpy(d, s, n); return 0; }
 int dv_fetch(void *h, const void *s, size_t n) { memcpy(h, s, n); return 0; }
 int dv_sync(void) { return 0; }
 void dv_pin(void *host, size_t n) { (void)host; (void)n; }
+void dv_unpin(void *host) { (void)host; }
 
 int
 dv_draw(void *p, int dt, size_t n, uint64_t seed, int dist, double lo, double hi, int special)

@@ -238,26 +238,26 @@ main(void)
 	/* the comparator */
 	{
 		float want[4] = { 1, 2, 3, 4 }, got[4] = { 1, 2, 3, 4 };
-		compare(got, DT_F32, want, WANT_REF, 4, &a, 1, &r);
+		compare(got, DT_F32, want, WANT_REF, 4, &a, 1, 0, &r);
 		ok(r.pass && r.bad == 0, "equal outputs pass");
 		got[2] = 3.0001f;
-		compare(got, DT_F32, want, WANT_REF, 4, &a, 1, &r);
+		compare(got, DT_F32, want, WANT_REF, 4, &a, 1, 0, &r);
 		ok(r.pass, "within rtol passes");
 		got[2] = 3.1f;
-		compare(got, DT_F32, want, WANT_REF, 4, &a, 1, &r);
+		compare(got, DT_F32, want, WANT_REF, 4, &a, 1, 0, &r);
 		ok(!r.pass && r.bad == 1 && r.first[0].index == 2, "outside rtol fails at the right index");
 		got[2] = NAN;
-		compare(got, DT_F32, want, WANT_REF, 4, &a, 1, &r);
+		compare(got, DT_F32, want, WANT_REF, 4, &a, 1, 0, &r);
 		ok(!r.pass && r.unwritten == 1, "NaN where a value is expected: unwritten");
 		want[2] = NAN;
-		compare(got, DT_F32, want, WANT_REF, 4, &a, 1, &r);
+		compare(got, DT_F32, want, WANT_REF, 4, &a, 1, 0, &r);
 		ok(r.pass, "NaN expected and NaN got pass");
 		got[2] = 1;
-		compare(got, DT_F32, want, WANT_REF, 4, &a, 1, &r);
+		compare(got, DT_F32, want, WANT_REF, 4, &a, 1, 0, &r);
 		ok(!r.pass && r.nonfinite == 1, "a number where NaN is expected fails");
 		want[2] = INFINITY;
 		got[2] = -INFINITY;
-		compare(got, DT_F32, want, WANT_REF, 4, &a, 1, &r);
+		compare(got, DT_F32, want, WANT_REF, 4, &a, 1, 0, &r);
 		ok(!r.pass, "Inf signs must match");
 	}
 	{
@@ -266,14 +266,14 @@ main(void)
 		uint16_t got[2];
 		dtset(got, DT_F16, 0, INFINITY);
 		dtset(got, DT_F16, 1, -INFINITY);
-		compare(got, DT_F16, want, WANT_REF, 2, &a, 1, &r);
+		compare(got, DT_F16, want, WANT_REF, 2, &a, 1, 0, &r);
 		ok(r.pass, "f16 overflow to +-inf matches a reference past the range");
 		want[0] = 65000;
-		compare(got, DT_F16, want, WANT_REF, 2, &a, 1, &r);
+		compare(got, DT_F16, want, WANT_REF, 2, &a, 1, 0, &r);
 		ok(!r.pass && r.nonfinite == 1, "but inf for a value in range does not");
 		want[0] = 1e6;
 		dtset(got, DT_F16, 0, 65504);
-		compare(got, DT_F16, want, WANT_REF, 1, &a, 1, &r);
+		compare(got, DT_F16, want, WANT_REF, 1, &a, 1, 0, &r);
 		ok(!r.pass, "past f16's range the answer is Inf, not its largest finite");
 	}
 	{
@@ -282,10 +282,18 @@ main(void)
 		for (int i = 0; i < 100; i++)
 			want[i] = got[i] = (float)(i + 1);
 		got[50] = 51 * 1.0015f;
-		compare(got, DT_F32, want, WANT_DTYPE, 100, &a, 1, &r);
+		compare(got, DT_F32, want, WANT_DTYPE, 100, &a, 1, 0, &r);
 		ok(!r.pass, "0.15%% off fails the f32 tolerance");
-		compare(got, DT_F32, want, WANT_DTYPE, 100, &a, 2, &r);
+		compare(got, DT_F32, want, WANT_DTYPE, 100, &a, 2, 0, &r);
 		ok(r.pass, "and passes twice it (an oracle's own error allowed for)");
+		/* a long float sum near zero: judged on the sum's scale when lenient */
+		got[50] = want[50];
+		want[3] = 0.0096f;
+		got[3] = 0.0102f;
+		compare(got, DT_F32, want, WANT_DTYPE, 100, &a, 1, 0, &r);
+		ok(!r.pass, "a near-zero element 6%% off fails strictly");
+		compare(got, DT_F32, want, WANT_DTYPE, 100, &a, 1, 1, &r);
+		ok(r.pass, "and passes leniently: 6e-4 is far below the outputs' scale");
 	}
 	{
 		/* every element, on all CPUs: the first mismatches are the lowest indexes */
@@ -296,7 +304,7 @@ main(void)
 		g[n - 1] = NAN;
 		g[n / 2] = -5;
 		g[7] = 1e9f;
-		compare(g, DT_F32, w, WANT_REF, (int64_t)n, &a, 1, &r);
+		compare(g, DT_F32, w, WANT_REF, (int64_t)n, &a, 1, 0, &r);
 		ok(!r.pass && r.bad == 3 && r.unwritten == 1 && r.first[0].index == 7 && r.first[1].index == (int64_t)n / 2 &&
 		   r.first[2].index == (int64_t)n - 1, "threaded compare: %lld wrong, first at %lld, %lld, %lld",
 		   (long long)r.bad, (long long)r.first[0].index, (long long)r.first[1].index, (long long)r.first[2].index);
@@ -313,9 +321,9 @@ main(void)
 			got[i] = want[i] * (i & 1 ? 1.002f : 0.998f);
 			gb[i] = ftobf16(got[i]);
 		}
-		compare(got, DT_F32, want, WANT_REF, 1000, &a, 1, &r);
+		compare(got, DT_F32, want, WANT_REF, 1000, &a, 1, 0, &r);
 		ok(!r.pass && r.relnorm > 1e-3, "f32 rejects 0.2%% error (rel L2 %.2g)", r.relnorm);
-		compare(gb, DT_BF16, want, WANT_REF, 1000, &b, 1, &r);
+		compare(gb, DT_BF16, want, WANT_REF, 1000, &b, 1, 0, &r);
 		ok(r.pass, "bf16 accepts it (rel L2 %.2g)", r.relnorm);
 	}
 	{

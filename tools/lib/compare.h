@@ -10,6 +10,11 @@
  * spec's baseline, itself within the tolerance of the reference at the
  * verify sizes) the tolerances are doubled: |got - ref| <= tol and
  * |oracle - ref| <= tol give |got - oracle| <= 2 tol.
+ *
+ * Lenient (against or of the oracle, whose float sums are not the
+ * reference's double ones): the absolute tolerance is at least rtol times
+ * a tenth of the expected values' RMS, so that an element near zero from a
+ * long sum (cancellation) is judged on the sum's scale, not its own.
  */
 #ifndef RETORT_COMPARE_H
 #define RETORT_COMPARE_H
@@ -38,7 +43,7 @@ enum { WANT_REF, WANT_DTYPE };
 
 /* got (dtype dt) against want; scale multiplies the tolerances */
 void compare(const void *got, int dt, const void *want, int wantas, int64_t n, const struct targ *a,
-             double scale, struct cmpres *r);
+             double scale, int lenient, struct cmpres *r);
 /* the relative L2 test compare() applies, to num = sum (got - want)^2 and
  * den = sum want^2 over the finite pairs (den 0: sqrt(num) within atol + rel_norm) */
 int normok(double num, double den, const struct targ *a);

@@ -362,9 +362,10 @@ rt_hashword(uint64_t i, uint64_t w)
 	return rt_mix(w ^ rt_mix(i + 0x9e3779b97f4a7c15ull));
 }
 
-/* the hash of n bytes, word indexes offset by salt << 40 (the device's, on one CPU thread) */
+/* the share of n bytes that are words first, first + 1, ... of a tensor
+ * (salt: which tensor); a part of a tensor hashes on its own thread */
 RT_HD uint64_t
-rt_hash(const void *p, size_t n, uint64_t salt)
+rt_hashpart(const void *p, size_t n, uint64_t salt, uint64_t first)
 {
 	const unsigned char *b = (const unsigned char *)p;
 	uint64_t h = 0, w;
@@ -372,15 +373,22 @@ rt_hash(const void *p, size_t n, uint64_t salt)
 
 	for (i = 0; 8 * i + 8 <= n; i++) {
 		memcpy(&w, b + 8 * i, 8);
-		h += rt_hashword((salt << 40) + i, w);
+		h += rt_hashword((salt << 40) + first + i, w);
 	}
 	if (8 * i < n) {
 		w = 0;
 		for (size_t k = 0; 8 * i + k < n; k++)
 			w |= (uint64_t)b[8 * i + k] << (8 * k);
-		h += rt_hashword((salt << 40) + i, w);
+		h += rt_hashword((salt << 40) + first + i, w);
 	}
 	return h;
+}
+
+/* the hash of n bytes, word indexes offset by salt << 40 (the device's, on one CPU thread) */
+RT_HD uint64_t
+rt_hash(const void *p, size_t n, uint64_t salt)
+{
+	return rt_hashpart(p, n, salt, 0);
 }
 
 #endif

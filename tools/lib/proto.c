@@ -2,6 +2,7 @@
 #include "proto.h"
 
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -292,9 +293,9 @@ hhold(struct harness *h, int group, int slot, struct hres *r, char *err, size_t 
 }
 
 int
-hfetchhold(struct harness *h, int slot, struct hres *r, char *err, size_t cap)
+hfetchhold(struct harness *h, int slot, size_t off, struct hres *r, char *err, size_t cap)
 {
-	return simple(h, r, err, cap, "fetchhold %d %lld", slot, 0);
+	return simple(h, r, err, cap, "fetchhold %d %lld", slot, (long long)off);
 }
 
 int
@@ -309,14 +310,72 @@ hstop(struct harness *h)
 	childstop(&h->ch);
 }
 
-const void *
-houtput(const struct harness *h, int i)
+unsigned char *
+htakeshm(struct harness *h, size_t *len)
 {
-	return h->ch.shm + h->outoff[i];
+	unsigned char *p = h->ch.shm;
+
+	*len = h->ch.shmlen ? h->ch.shmlen : 1;
+	h->ch.shm = NULL; /* childstop leaves it mapped */
+	return p;
+}
+
+const void *
+houtput(const struct harness *h, size_t off, int i)
+{
+	return h->ch.shm + off + h->outoff[i];
+}
+
+/* one thread's share of a tensor's words */
+struct hashpart {
+	const unsigned char *p;
+	size_t n;
+	uint64_t salt, first, sum;
+};
+
+static void *
+hashpart(void *arg)
+{
+	struct hashpart *w = arg;
+
+	w->sum = rt_hashpart(w->p, w->n, w->salt, w->first);
+	return NULL;
+}
+
+/* the hash of one tensor of n bytes, on up to 16 threads */
+static uint64_t
+hashtensor(const unsigned char *p, size_t n, uint64_t salt)
+{
+	enum { PARTS = 16 };
+	struct hashpart w[PARTS];
+	pthread_t th[PARTS];
+	size_t words = n / 8, per;
+	uint64_t sum = 0;
+	int k, parts = n < ((size_t)8 << 20) ? 1 : PARTS, started;
+
+	per = (words + (size_t)parts - 1) / (size_t)parts;
+	for (k = 0; k < parts; k++) {
+		size_t from = (size_t)k * per * 8, to = k == parts - 1 ? n : (size_t)(k + 1) * per * 8;
+		w[k].p = p + (from < n ? from : n);
+		w[k].n = to > from ? to - from : 0;
+		w[k].salt = salt;
+		w[k].first = (uint64_t)k * per;
+	}
+	for (started = 1; started < parts; started++)
+		if (pthread_create(&th[started], NULL, hashpart, &w[started]) != 0)
+			break;
+	hashpart(&w[0]);
+	for (k = started; k < parts; k++)
+		hashpart(&w[k]);
+	while (--started > 0)
+		pthread_join(th[started], NULL);
+	for (k = 0; k < parts; k++)
+		sum += w[k].sum;
+	return sum;
 }
 
 uint64_t
-hhash(const struct harness *h)
+hhash(const struct harness *h, size_t off)
 {
 	const struct task *t = h->t;
 	uint64_t sum = 0;
@@ -326,7 +385,7 @@ hhash(const struct harness *h)
 		if (!istensor(&t->args[i]))
 			continue;
 		if (isoutput(&t->args[i]))
-			sum += rt_hash(houtput(h, i), tbytes(t, h->c, i), (uint64_t)k);
+			sum += hashtensor(houtput(h, off, i), tbytes(t, h->c, i), (uint64_t)k);
 		k++;
 	}
 	return sum;

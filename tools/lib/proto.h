@@ -61,8 +61,13 @@ size_t hshmbytes(const struct task *t, const struct tcase *cases, int n);
 size_t hkeep(const struct task *t, const struct tcase *c);
 int hholds(const struct task *t, const struct tcase *c);
 
+/* the harness's extra argument for trusted code (the spec's baseline: its
+ * libraries, cuBLAS and cuDNN, open parts of themselves on first use) and
+ * for compute-sanitizer: no lockdown */
+#define HOPEN "open"
+
 /* start HARNESS on SO (entry ENTRY) on device, under wrapper (compute-sanitizer
- * and its options) or not (NULL); extra: "open" (no lockdown) or NULL */
+ * and its options) or not (NULL); extra: HOPEN or NULL */
 int hstart(struct harness *h, const struct task *t, const char *harness, const char *so, const char *entry,
            int device, size_t shm, const char *const *wrapper, const char *extra, int timeout, struct hres *r,
            char *err, size_t cap);
@@ -71,13 +76,18 @@ int hcall(struct harness *h, int group, int noop, const struct runin *in, struct
 /* group's outputs into shared memory (at outoff) */
 int hfetch(struct harness *h, int group, struct hres *r, char *err, size_t cap);
 int hhold(struct harness *h, int group, int slot, struct hres *r, char *err, size_t cap);
-int hfetchhold(struct harness *h, int slot, struct hres *r, char *err, size_t cap);
+/* held copy slot into shared memory at off (a multiple of 64) */
+int hfetchhold(struct harness *h, int slot, size_t off, struct hres *r, char *err, size_t cap);
 int hsync(struct harness *h, struct hres *r, char *err, size_t cap);
 void hstop(struct harness *h);
+/* take the shared memory from the harness: it stays mapped after hstop
+ * (when nothing can change it any more) until the caller unmaps it */
+unsigned char *htakeshm(struct harness *h, size_t *len);
 
-/* output arg i as fetched, and the hash of all fetched outputs, as the
- * harness computes it (so a held copy can be checked against its call) */
-const void *houtput(const struct harness *h, int i);
-uint64_t hhash(const struct harness *h);
+/* output arg i as fetched at off (0 for hfetch), and the hash of the
+ * outputs fetched there, as the harness computes it (so that a held copy
+ * can be checked against its call), on all CPUs */
+const void *houtput(const struct harness *h, size_t off, int i);
+uint64_t hhash(const struct harness *h, size_t off);
 
 #endif

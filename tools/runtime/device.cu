@@ -77,6 +77,8 @@ dv_init(int device, struct dvinfo *info)
 	info->minor = p.minor;
 	info->sms = p.multiProcessorCount;
 	info->l2 = p.l2CacheSize;
+	/* twice the L2, and at least the 256 MiB do_bench and KernelBench clear */
+	info->flushbytes = 2 * (size_t)p.l2CacheSize > ((size_t)256 << 20) ? 2 * (size_t)p.l2CacheSize : (size_t)256 << 20;
 	cudaDriverGetVersion(&info->driver);
 	cudaRuntimeGetVersion(&info->runtime);
 	return 0;
@@ -109,6 +111,13 @@ dv_pin(void *host, size_t n)
 {
 	if (n && cudaHostRegister(host, n, cudaHostRegisterDefault) != cudaSuccess)
 		cudaGetLastError(); /* pageable, then: slower, and the error is cleared */
+}
+
+extern "C" void
+dv_unpin(void *host)
+{
+	if (cudaHostUnregister(host) != cudaSuccess)
+		cudaGetLastError();
 }
 
 extern "C" int

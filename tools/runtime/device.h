@@ -21,6 +21,7 @@ struct dvinfo {
 	char name[128];
 	int major, minor, sms, driver, runtime;
 	long l2;
+	size_t flushbytes;   /* what a memset must cover to flush the L2 */
 };
 
 #ifdef __cplusplus
@@ -47,8 +48,9 @@ int dv_check(const void *p, size_t n, int byte, int *bad);
 int dv_copy(void *dst, const void *src, size_t n);          /* device to device */
 int dv_fetch(void *host, const void *src, size_t n);        /* device to host */
 int dv_sync(void);
-/* the shared memory, pinned where it can be (copies run faster) */
+/* host memory pinned where it can be (copies run faster), and unpinned */
 void dv_pin(void *host, size_t n);
+void dv_unpin(void *host);
 /* events around fn(arg), then a device synchronize; the events' ms */
 int dv_timed(void (*fn)(void *), void *arg, float *ms);
 

@@ -30,8 +30,9 @@
  *   case T {kind dtype numel}*T S {v}*S HOLDS KEEP
  *       one size case: T tensors (kind 0 in, 1 out, 2 inout; dtype as in
  *       tensor.h), the S size arguments; two groups of argument buffers,
- *       each with a 4 KiB canary after it, an L2 flush buffer (twice the
- *       L2), HOLDS copies of the outputs; then the device is fenced so
+ *       each with a 4 KiB canary after it, an L2 flush buffer (the
+ *       device's: twice the L2, at least 256 MiB), HOLDS copies of the
+ *       outputs; then the device is fenced so
  *       that KEEP bytes stay free (a runaway allocation fails, and every
  *       call of a case sees the same free memory, verify's or bench's).
  *       Reply: ok FREE | cuda CODE MESSAGE
@@ -74,11 +75,11 @@
 
 void callentry(void *fn, void **ptrs, const int64_t *sizes, const double *scalars);
 
-enum { MAXT = 32, MAXS = 32, CANARY = 4096, MAXHOLDS = 16 };
+enum { MAXT = 32, MAXS = 32, CANARY = 4096, MAXHOLDS = 16, MAXFENCE = 32 };
 
 static FILE *cmd, *rep;
 static unsigned char *shm;
-static size_t shmlen;
+static size_t shmlen, pinned;
 static void *entry;
 
 static void
@@ -117,7 +118,7 @@ static struct {
 	int kind[MAXT], dt[MAXT];
 	size_t numel[MAXT], bytes[MAXT];
 	int64_t sizes[MAXS];
-	void *group[2][MAXT], *hold[MAXHOLDS][MAXT], *flush, *fence;
+	void *group[2][MAXT], *hold[MAXHOLDS][MAXT], *flush, *fence[MAXFENCE];
 	size_t flushbytes;
 	int flushes;
 } C;
@@ -137,13 +138,14 @@ casefree(void)
 	}
 	if (C.flush)
 		dv_free(C.flush);
-	if (C.fence)
-		dv_free(C.fence);
+	for (i = 0; i < MAXFENCE; i++)
+		if (C.fence[i])
+			dv_free(C.fence[i]);
 	memset(&C, 0, sizeof C);
 }
 
 static void
-docase(long l2)
+docase(size_t flushbytes)
 {
 	int i, g;
 	long long keep;
@@ -179,20 +181,37 @@ docase(long l2)
 		for (i = 0; i < C.nt; i++)
 			if (C.kind[i] != 0 && fail(dv_alloc(&C.hold[g][i], C.bytes[i])))
 				return;
-	C.flushbytes = 2 * (size_t)(l2 > 0 ? l2 : 64 << 20);
-	if (fail(dv_alloc(&C.flush, C.flushbytes)) || fail(dv_meminfo(&fr, &tot)))
+	C.flushbytes = flushbytes;
+	if (fail(dv_alloc(&C.flush, C.flushbytes)))
 		return;
-	/* the fence: all free memory but KEEP (less a little the allocator
-	 * keeps for itself: the fence is retried smaller, never larger) */
-	if ((long long)fr > keep) {
+	/* the fence: all free memory but KEEP, in pieces (a piece the
+	 * allocator refuses is tried again at half the size) */
+	for (i = 0; i < MAXFENCE && !fail(dv_meminfo(&fr, &tot)) && (long long)fr > keep + (64ll << 20);) {
 		size_t want = (size_t)((long long)fr - keep);
-		while (want > ((size_t)64 << 20) && dv_alloc(&C.fence, want) != 0) {
+		while (want > ((size_t)32 << 20) && dv_alloc(&C.fence[i], want) != 0) {
 			dv_lasterror();
-			want -= (size_t)32 << 20;
+			want /= 2;
 		}
+		if (!C.fence[i++])
+			break;
 	}
 	if (fail(dv_sync()) || fail(dv_meminfo(&fr, &tot)))
 		return;
+	/* pinned: this case's outputs' worth, where fetch copies them */
+	{
+		size_t outs = 0;
+		for (i = 0; i < C.nt; i++)
+			if (C.kind[i] != 0)
+				outs += (C.bytes[i] + 63) & ~(size_t)63;
+		outs = outs < shmlen ? outs : shmlen;
+		if (outs != pinned) {
+			if (pinned)
+				dv_unpin(shm);
+			if (outs)
+				dv_pin(shm, outs);
+			pinned = outs;
+		}
+	}
 	reply("ok %zu", fr);
 	return;
 bad:
@@ -353,7 +372,6 @@ main(int argc, char **argv)
 		reply("nodevice %s", dv_error(e));
 		return 0;
 	}
-	dv_pin(shm, shmlen);
 	guardinit();
 	so = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL);
 	if (!so) {
@@ -379,7 +397,7 @@ main(int argc, char **argv)
 			fflush(rep);
 			_exit(0);
 		} else if (!strcmp(word, "case")) {
-			docase(info.l2);
+			docase(info.flushbytes);
 		} else if (!strcmp(word, "call")) {
 			docall();
 		} else if (!strcmp(word, "fetch")) {
