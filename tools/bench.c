@@ -31,14 +31,21 @@
  *    baseline.so beside it), runs in a harness of its own on each kept
  *    call's inputs: every element is compared, with twice the tolerances
  *    (mismatch); without an oracle the record says so and is flagged;
- *  - the parent's clock: every call's round trip is timed here; the
- *    round trip of calls that run nothing (in the oracle's harness, or
- *    else the candidate's) gives the harness's own overhead; calls that
- *    took far longer than the events say (1.5x + 0.1 ms) mean the timer
- *    was tampered with or work ran outside the timed stream (invalid),
- *    somewhat longer (1.25x + 0.05 ms) a review flag; events that add up
- *    to more than the wall-clock time around them are forged (invalid);
- *    the host's time for the call far above the events' is flagged too.
+ *  - the parent's clock: every call's round trip is timed here; after a
+ *    timed call, at random one time in two, comes a call that runs
+ *    nothing (the harness's own work: inputs drawn and hashed, the flush,
+ *    the synchronize), at least 8 such pairs; the median of the pairs'
+ *    differences is what a call took beyond the harness's own work. Far
+ *    more than the events say (1.5x + 0.1 ms) means the timer was
+ *    tampered with or work ran outside the timed stream (invalid),
+ *    somewhat more (1.25x + 0.05 ms) a review flag; both thresholds are
+ *    widened by the pairs' own noise (3.76 x their MAD-scaled spread over
+ *    the square root of their count: a busy host's scheduling), which the
+ *    record shows with the excess (parent_clock). The candidate's code runs
+ *    only inside its calls, on the one stream the events bracket, so it
+ *    cannot slow the calls that run nothing. Events that add up to more
+ *    than the wall-clock time around them are forged (invalid); the
+ *    host's time for the call far above the events' is flagged too.
  *
  * Each case records where this tool's time went, in seconds: starting the
  * harness (CUDA context, loading), setting up the case, the calls, the
@@ -92,7 +99,7 @@ static const char usage[] =
 	"       bench --baseline [...] -o BASELINE_JSON TASK_JSON HARNESS ORACLE_JSON BASELINE_SO\n"
 	"       bench --calibrate -o CALIBRATION_JSON CALIBRATE_PROGRAM\n";
 
-enum { MINCALLS = 20, MAXCALLS = 300, NOOPS = 10, MAXHELD = 16 };
+enum { MINCALLS = 20, MAXCALLS = 300, MINPAIRS = 8, MAXHELD = 16 };
 static const double WARMUP_MS = 25, MAXTIMED_MS = 3000, SPREAD = 0.02, SOL_MARGIN = 1.05;
 
 struct opts {
@@ -220,6 +227,8 @@ struct held {
 struct timing {
 	json_t *stats;               /* median etc. of the timed calls */
 	double median_ms, host_ms, parent_ms, overhead_ms, event_sum, wall_sum, span_ms;
+	double excess[MAXCALLS];     /* a timed call's round trip less the next no-op's */
+	int pairs;
 	double phase[4];             /* seconds: start, setup, calls, checks */
 	int calls, held, checked;
 	unsigned char *kept;         /* the candidate's shared memory, kept after it ended */
@@ -269,26 +278,6 @@ step(int rc, const struct hres *r, const char *err, struct timing *tm)
 	return rc ? failed(tm, r) : 0;
 }
 
-/* the overhead of a call that runs nothing: the median round trip of a few */
-static int
-overhead(struct bcase *b, struct harness *h, struct timing *tm, double *ms)
-{
-	double w[NOOPS];
-	struct hres r;
-	struct runin in;
-	char err[1024];
-	int k;
-
-	for (k = 0; k < NOOPS; k++) {
-		runinputs(b->t, b->c, b->key, "noop", b->ci, k, 0, &in);
-		if (step(hcall(h, k & 1, 1, &in, &r, err, sizeof err), &r, err, tm))
-			return -1;
-		w[k] = r.wall_ms;
-	}
-	*ms = median(w, NOOPS);
-	return 0;
-}
-
 /* reservoir sampling: after call n (from 0) returned, keep it or not */
 static int
 keep(struct bcase *b, struct harness *h, struct timing *tm, int n, int g, const struct runin *in,
@@ -310,6 +299,25 @@ keep(struct bcase *b, struct harness *h, struct timing *tm, int n, int g, const 
 	return 0;
 }
 
+/* after timed call number `timed`, at random, a call that runs nothing:
+ * its round trip is the harness's own work, paired with the timed one's */
+static int
+noop(struct bcase *b, struct harness *h, struct timing *tm, int g, int timed, double wall, double *noops)
+{
+	struct hres r;
+	struct runin in;
+	char err[1024];
+
+	if (choose(b, 2))
+		return 0;
+	runinputs(b->t, b->c, b->key, "noop", b->ci, timed, 0, &in);
+	if (step(hcall(h, g, 1, &in, &r, err, sizeof err), &r, err, tm))
+		return -1;
+	noops[tm->pairs] = r.wall_ms;
+	tm->excess[tm->pairs++] = wall - r.wall_ms;
+	return 0;
+}
+
 /* warm-up, then the timed calls; ev, host and wall of the timed ones */
 static int
 calls(struct bcase *b, struct harness *h, int check, struct timing *tm, double *ev, double *host, double *wall)
@@ -317,7 +325,7 @@ calls(struct bcase *b, struct harness *h, int check, struct timing *tm, double *
 	struct hres r;
 	struct runin in;
 	char err[1024];
-	double t0 = now(), tw = 0;
+	double t0 = now(), tw = 0, noops[MAXCALLS];
 	int n, timed = 0;
 
 	for (n = 0;; n++) {
@@ -337,10 +345,14 @@ calls(struct bcase *b, struct harness *h, int check, struct timing *tm, double *
 		wall[timed] = r.wall_ms;
 		tm->event_sum += r.event_ms;
 		tm->wall_sum += r.wall_ms;
+		if (check && noop(b, h, tm, g, timed, r.wall_ms, noops) < 0)
+			return -1;
 		timed++;
-		if (timed >= MAXCALLS || (timed >= MINCALLS && ((now() - tw) * 1000 > MAXTIMED_MS || stable(ev, timed))))
+		if (timed >= MAXCALLS || (timed >= MINCALLS && (!check || tm->pairs >= MINPAIRS) &&
+		                          ((now() - tw) * 1000 > MAXTIMED_MS || stable(ev, timed))))
 			break;
 	}
+	tm->overhead_ms = median(noops, tm->pairs);
 	tm->span_ms = (now() - tw) * 1000;
 	tm->calls = timed;
 	return 0;
@@ -387,10 +399,8 @@ judge(struct bcase *b, const char *oracle, struct timing *tm)
 	if ((rc = hstart(&h, t, b->harness, oracle, "baseline", b->device, tm->outbytes, NULL, HOPEN, b->o->timeout, &r,
 	                 err, sizeof err)) < 0 || (!rc && (rc = hcase(&h, b->c, &r, err, sizeof err)) < 0))
 		die(EXIT_RETRY, "%s", err);
-	if (rc || overhead(b, &h, tm, &tm->overhead_ms) < 0) {
+	if (rc) {
 		/* not the candidate's failure: the kept calls are not judged */
-		tm->status = "measured";
-		tm->problem[0] = 0;
 		tm->oracle = "none: the oracle failed to run";
 		hstop(&h);
 		return 0;
@@ -430,35 +440,57 @@ judge(struct bcase *b, const char *oracle, struct timing *tm)
 	return 0;
 }
 
-/* the parent's clock against the events' */
-static void
-bound(const double *ev, const double *wall, struct timing *tm, json_t *rec, const char *label)
+/* the spread of v[0..n): 1.4826 x the median absolute deviation */
+static double
+spread(const double *v, int n)
 {
-	double me = median(ev, tm->calls), mw = median(wall, tm->calls) - tm->overhead_ms;
+	double m = median(v, n), *d = xmalloc((size_t)(n ? n : 1) * sizeof *d), r;
+	int i;
 
+	for (i = 0; i < n; i++)
+		d[i] = fabs(v[i] - m);
+	r = 1.4826 * median(d, n);
+	free(d);
+	return r;
+}
+
+/*
+ * The parent's clock against the events'. The median of the pairs'
+ * differences is what a call took beyond the harness's own work; it may
+ * exceed the events by the launch and the final synchronize, and by the
+ * noise of the median itself (1.2533 sigma / sqrt(n), three times over).
+ */
+static void
+bound(const double *ev, struct timing *tm, json_t *cr, json_t *rec, const char *label)
+{
+	double me = median(ev, tm->calls), mw = median(tm->excess, tm->pairs);
+	double noise = tm->pairs ? 3.76 * spread(tm->excess, tm->pairs) / sqrt(tm->pairs) : 0;
+
+	json_object_set_new(cr, "parent_clock", json_pack("{s:f,s:f,s:i}", "excess_ms", mw, "noise_ms", noise, "pairs",
+	                    tm->pairs));
 	if (tm->event_sum > tm->wall_sum * 1.01 + 1) {
 		tm->status = "invalid";
 		snprintf(tm->problem, sizeof tm->problem, "the timed calls claim %.3f ms in all, more than the %.3f ms "
 		         "that passed: the timer was tampered with", tm->event_sum, tm->wall_sum);
-	} else if (mw > 1.5 * me + 0.1) {
+	} else if (mw > 1.5 * me + 0.1 + noise) {
 		tm->status = "invalid";
 		snprintf(tm->problem, sizeof tm->problem, "by the harness's parent's clock the calls took %.4f ms each "
-		         "beyond the harness's own work, but the CUDA events say %.4f ms: the timer was tampered with, or "
-		         "work ran outside the timed stream", mw, me);
-	} else if (mw > 1.25 * me + 0.05 && rec) {
+		         "(+- %.4f) beyond the harness's own work, but the CUDA events say %.4f ms: the timer was tampered "
+		         "with, or work ran outside the timed stream", mw, noise, me);
+	} else if (mw > 1.25 * me + 0.05 + noise) {
 		json_t *r = json_object_get(rec, "review");
 		if (!r)
 			json_object_set_new(rec, "review", r = json_array());
 		json_array_append_new(r, json_sprintf("at %s the calls took %.4f ms by the parent's clock (less the "
-		                      "harness's own work), the events %.4f ms: work may run outside the timed stream",
-		                      label, mw, me));
+		                      "harness's own work, +- %.4f), the events %.4f ms: work may run outside the timed "
+		                      "stream", label, mw, noise, me));
 	}
 }
 
 /* one .so (candidate, or baseline with check 0) through the timing protocol */
 static void
 timecase(struct bcase *b, const char *so, const char *entry, const char *oracle, int check, struct timing *tm,
-         json_t *rec)
+         json_t *cr, json_t *rec)
 {
 	struct harness h;
 	struct hres r;
@@ -481,7 +513,7 @@ timecase(struct bcase *b, const char *so, const char *entry, const char *oracle,
 		goto out;
 	tm->phase[1] = now() - t0;
 	t0 = now();
-	if (overhead(b, &h, tm, &tm->overhead_ms) < 0 || calls(b, &h, check, tm, ev, host, wall) < 0)
+	if (calls(b, &h, check, tm, ev, host, wall) < 0)
 		goto out;
 	tm->phase[2] = now() - t0;
 	t0 = now();
@@ -495,7 +527,7 @@ timecase(struct bcase *b, const char *so, const char *entry, const char *oracle,
 	}
 	tm->phase[3] = now() - t0;
 	if (check)
-		bound(ev, wall, tm, rec, b->c->label);
+		bound(ev, tm, cr, rec, b->c->label);
 	if (!strcmp(tm->status, "measured")) {
 		tm->stats = stats(ev, tm->calls, host, wall);
 		tm->median_ms = jnum(tm->stats, "median_ms", 0);
@@ -629,7 +661,7 @@ timebaseline(const struct opts *o, const char *taskpath, const char *harness, co
 			casesetup(&b, o, &t, c, harness);
 			if ((lockfd = gpulock(o->lockdir, o->gpus, &b.device)) < 0)
 				die(EXIT_RETRY, "cannot take a GPU slot in '%s':", o->lockdir);
-			timecase(&b, so, "baseline", NULL, 0, &tm, NULL);
+			timecase(&b, so, "baseline", NULL, 0, &tm, NULL, NULL);
 			close(lockfd);
 			if (!strcmp(tm.status, "measured"))
 				json_array_append_new(cases, json_pack("{s:s,s:o}", "case", b.c->label, "baseline", tm.stats));
@@ -711,7 +743,7 @@ benchcase(const struct opts *o, const struct task *t, int ci, const char *harnes
 	t0 = now();
 	cr = json_pack("{s:s}", "case", b.c->label);
 	json_array_append_new(cases, cr);
-	timecase(&b, so, t->entry, oracle, 1, &tm, rec);
+	timecase(&b, so, t->entry, oracle, 1, &tm, cr, rec);
 	close(lockfd);
 	*gpusec += now() - t0;
 	json_object_set_new(cr, "checks", json_pack("{s:i,s:i,s:s}", "kept", tm.held, "passed", tm.checked, "oracle",

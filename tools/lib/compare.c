@@ -93,14 +93,15 @@ comparepart(void *arg)
 	return NULL;
 }
 
-/* the expected values' RMS over the finite ones */
+/* the expected values' RMS over the finite ones, from up to 65536 evenly
+ * spaced (it only sets a floor under the absolute tolerance) */
 static double
 rms(const void *want, int dt, int wantas, int64_t n)
 {
 	double sum = 0;
-	int64_t i, k = 0;
+	int64_t i, k = 0, step = n > 65536 ? n / 65536 : 1;
 
-	for (i = 0; i < n; i++) {
+	for (i = 0; i < n; i += step) {
 		double w = wantas == WANT_REF ? refvalue(want, dt, (size_t)i) : dtget(want, dt, (size_t)i);
 		if (isfinite(w)) {
 			sum += w * w;

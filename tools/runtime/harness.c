@@ -118,10 +118,50 @@ static struct {
 	int kind[MAXT], dt[MAXT];
 	size_t numel[MAXT], bytes[MAXT];
 	int64_t sizes[MAXS];
-	void *group[2][MAXT], *hold[MAXHOLDS][MAXT], *flush, *fence[MAXFENCE];
+	void *group[2][MAXT], *hold[MAXHOLDS][MAXT], *flush;
 	size_t flushbytes;
 	int flushes;
 } C;
+
+/* the fence: device memory held so that only what a case leaves stays
+ * free; kept across cases (freeing and taking 100 GiB again costs a
+ * second), only grown or shrunk by pieces */
+static void *fence[MAXFENCE];
+
+/* fence pieces given back, the last (smallest) first, until keep bytes are free */
+static void
+unfence(long long keep)
+{
+	size_t fr = 0, tot = 0;
+	int i;
+
+	for (i = MAXFENCE - 1; i >= 0 && dv_meminfo(&fr, &tot) == 0 && (long long)fr < keep; i--)
+		if (fence[i]) {
+			dv_free(fence[i]);
+			fence[i] = NULL;
+		}
+}
+
+static void
+fenceto(long long keep)
+{
+	size_t fr = 0, tot = 0;
+	int i;
+
+	unfence(keep); /* too little free: pieces back */
+	/* too much: more pieces (one the allocator refuses is tried at half the size) */
+	for (i = 0; i < MAXFENCE && dv_meminfo(&fr, &tot) == 0 && (long long)fr > keep + (64ll << 20); i++) {
+		size_t want = (size_t)((long long)fr - keep);
+		if (fence[i])
+			continue;
+		while (want > ((size_t)32 << 20) && dv_alloc(&fence[i], want) != 0) {
+			dv_lasterror();
+			want /= 2;
+		}
+		if (!fence[i])
+			break;
+	}
+}
 
 static void
 casefree(void)
@@ -138,9 +178,6 @@ casefree(void)
 	}
 	if (C.flush)
 		dv_free(C.flush);
-	for (i = 0; i < MAXFENCE; i++)
-		if (C.fence[i])
-			dv_free(C.fence[i]);
 	memset(&C, 0, sizeof C);
 }
 
@@ -172,6 +209,13 @@ docase(size_t flushbytes)
 	}
 	if (fscanf(cmd, "%d %lld", &C.holds, &keep) != 2 || C.holds < 0 || C.holds > MAXHOLDS || keep < 0)
 		goto bad;
+	{
+		/* room for this case's buffers, from the fence if need be */
+		long long need = (long long)flushbytes + (64ll << 20);
+		for (i = 0; i < C.nt; i++)
+			need += 2 * (long long)(C.bytes[i] + CANARY) + (C.kind[i] ? C.holds * (long long)C.bytes[i] : 0);
+		unfence(need);
+	}
 	for (g = 0; g < 2; g++)
 		for (i = 0; i < C.nt; i++)
 			if (fail(dv_alloc(&C.group[g][i], C.bytes[i] + CANARY)) ||
@@ -184,17 +228,7 @@ docase(size_t flushbytes)
 	C.flushbytes = flushbytes;
 	if (fail(dv_alloc(&C.flush, C.flushbytes)))
 		return;
-	/* the fence: all free memory but KEEP, in pieces (a piece the
-	 * allocator refuses is tried again at half the size) */
-	for (i = 0; i < MAXFENCE && !fail(dv_meminfo(&fr, &tot)) && (long long)fr > keep + (64ll << 20);) {
-		size_t want = (size_t)((long long)fr - keep);
-		while (want > ((size_t)32 << 20) && dv_alloc(&C.fence[i], want) != 0) {
-			dv_lasterror();
-			want /= 2;
-		}
-		if (!C.fence[i++])
-			break;
-	}
+	fenceto(keep);
 	if (fail(dv_sync()) || fail(dv_meminfo(&fr, &tot)))
 		return;
 	/* pinned: this case's outputs' worth, where fetch copies them */
