@@ -70,7 +70,7 @@ test_expect_success 'expected.json: every verify size three times, the bench siz
 	test "$(stat -c %a out/v/fakescale/expected.bin)" = 600 &&
 	test "$(field out/v/fakescale/expected.json "len({r[\"scalars\"][0] for r in d[\"runs\"]})")" = 7
 '
-test_expect_success 'an honest candidate: correct at every size, timed, every kept call checked' '
+test_expect_success 'an honest candidate: correct at every size, timed, every kept call checked, the parent clock calm' '
 	candidate ok fakescale && expect ok fakescale &&
 	test "$(field runs/ok.fakescale/verify.json "d[\"bench_checked\"]")" = True &&
 	test "$(field runs/ok.fakescale/verify.json "len(d[\"runs\"])")" = 7 &&
@@ -79,7 +79,10 @@ test_expect_success 'an honest candidate: correct at every size, timed, every ke
 		"$(field runs/ok.fakescale/bench.json "d[\"cases\"][0][\"checks\"][\"kept\"]")" &&
 	test "$(field runs/ok.fakescale/bench.json "d.get(\"review\", [])")" = "[]" &&
 	candidate ok fakeheavy && expect ok fakeheavy &&
-	test "$(field runs/ok.fakeheavy/verify.json "d[\"runs\"][6][\"oracle\"]")" = gpu
+	test "$(field runs/ok.fakeheavy/verify.json "d[\"runs\"][6][\"oracle\"]")" = gpu &&
+	field runs/ok.fakeheavy/bench.json "d[\"cases\"][0][\"parent_clock\"]" &&
+	test "$(field runs/ok.fakeheavy/bench.json \
+		"(lambda p: abs(p[\"excess_ms\"]) <= p[\"noise_ms\"] + 0.3)(d[\"cases\"][0][\"parent_clock\"])")" = True
 '
 for c in wrong-bench tail late cache scalar modify oob crash hang openfile timer forge; do
 	test_expect_success "$(sed -n 2p "$FAKE/$c.c" | sed 's|^// ||'): caught" "candidate $c fakescale; expect $c fakescale"

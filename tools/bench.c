@@ -299,19 +299,18 @@ keep(struct bcase *b, struct harness *h, struct timing *tm, int n, int g, const 
 	return 0;
 }
 
-/* after timed call number `timed`, at random, a call that runs nothing:
- * its round trip is the harness's own work, paired with the timed one's */
+/* after a timed call, at random, a call that runs nothing on the same
+ * inputs (drawing them costs what it cost: the distribution, not the
+ * seed, sets that): its round trip is the harness's own work */
 static int
-noop(struct bcase *b, struct harness *h, struct timing *tm, int g, int timed, double wall, double *noops)
+noop(struct bcase *b, struct harness *h, struct timing *tm, int g, const struct runin *in, double wall, double *noops)
 {
 	struct hres r;
-	struct runin in;
 	char err[1024];
 
 	if (choose(b, 2))
 		return 0;
-	runinputs(b->t, b->c, b->key, "noop", b->ci, timed, 0, &in);
-	if (step(hcall(h, g, 1, &in, &r, err, sizeof err), &r, err, tm))
+	if (step(hcall(h, g, 1, in, &r, err, sizeof err), &r, err, tm))
 		return -1;
 	noops[tm->pairs] = r.wall_ms;
 	tm->excess[tm->pairs++] = wall - r.wall_ms;
@@ -345,7 +344,7 @@ calls(struct bcase *b, struct harness *h, int check, struct timing *tm, double *
 		wall[timed] = r.wall_ms;
 		tm->event_sum += r.event_ms;
 		tm->wall_sum += r.wall_ms;
-		if (check && noop(b, h, tm, g, timed, r.wall_ms, noops) < 0)
+		if (check && noop(b, h, tm, g, &in, r.wall_ms, noops) < 0)
 			return -1;
 		timed++;
 		if (timed >= MAXCALLS || (timed >= MINCALLS && (!check || tm->pairs >= MINPAIRS) &&

@@ -190,9 +190,10 @@ class Suite:
         row["review"] = ben.get("review", [])
         case = (ben.get("cases") or [{}])[0]
         row["median_ms"] = (case.get("candidate") or {}).get("median_ms")
-        pm = (case.get("candidate") or {}).get("parent_median_ms")
-        if pm and row["median_ms"]:
-            row["parent_excess_ms"] = pm - (case.get("overhead_ms") or 0) - row["median_ms"]
+        pc = case.get("parent_clock") or {}
+        if "excess_ms" in pc and row["median_ms"]:
+            row["parent_excess_ms"] = pc["excess_ms"] - row["median_ms"]
+            row["parent_noise_ms"] = pc["noise_ms"]
         row["speedup"] = case.get("speedup")
         row["sol"] = (case.get("sol") or {}).get("percent")
         row["verify_start_s"] = ver.get("start_seconds")
@@ -391,7 +392,8 @@ def main():
             + (" SOL %.0f%%" % row["sol"] if row.get("sol") else "")
             + (" do_bench %.4f ms (%+.1f%%)" % (dbm, 100 * (row["median_ms"] / dbm - 1)) if dbm and row.get("median_ms") else "")
             + (" kept %d/%d" % (row["checks"]["passed"], row["checks"]["kept"]) if row.get("checks") else "")
-            + (" parent+%.3f ms" % row["parent_excess_ms"] if row.get("parent_excess_ms") is not None else "")
+            + (" parent%+.3f+-%.3f ms" % (row["parent_excess_ms"], row["parent_noise_ms"])
+               if row.get("parent_excess_ms") is not None else "")
             + (" | no screen: %s" % row["runtime"] if row.get("runtime") else "")
             + (" | %s" % row["verify"][:60] if row["kind"] != "honest" and row["caught"] == "verify" else "")
             + (" | review: %s" % "; ".join(row["review"])[:120] if row.get("review") else "")), flush=True)
