@@ -100,4 +100,16 @@ test_expect_success 'models.yaml: bad settings are file:line:col errors, exit 2,
 test_expect_success 'after all that, the good build is intact' '
 	cd p && ninja >n.log && grep -q "no work to do" n.log && cmp build.ninja "$T/build.ninja.good"
 '
+test_expect_success 'a scalar range that is empty, or not whole for an integer scalar' '
+	cd p && spec bad bad &&
+	sed -i "s/  - {name: n, kind: size}/  - {name: n, kind: size}\n  - {name: a, kind: scalar, dtype: f32, value: 2, range: [3, 1]}/" tasks/bad.yaml &&
+	bad bad "tasks/bad.yaml:9:58: range of scalar .a. must be \[lo, hi) with lo < hi" &&
+	spec bad bad &&
+	sed -i "s/  - {name: n, kind: size}/  - {name: n, kind: size}\n  - {name: k, kind: scalar, dtype: i32, value: 2, range: [0, 2.5]}/" tasks/bad.yaml &&
+	bad bad "tasks/bad.yaml:9:58: range of scalar .k. must be .*(integers for an integer scalar)"
+'
+test_expect_success 'a range on an output' '
+	cd p && spec bad bad && sed -i "s/dtype: f32, shape: \[n\]}$/dtype: f32, shape: [n], range: [0, 1]}/" tasks/bad.yaml &&
+	bad bad "tasks/bad.yaml:7:57: only input tensors and scalars have a .range."
+'
 test_done
