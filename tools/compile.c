@@ -202,19 +202,6 @@ pickblock(const struct block *b, size_t nb, const char *entry, int *defines, int
 
 /* ------------------------------------------------------------- building */
 
-/* the toolkit's root: nvcc's folder's parent */
-static char *
-cudaroot(const char *nvcc)
-{
-	char path[PATH_MAX], *s;
-
-	if (!realpath(nvcc, path))
-		snprintf(path, sizeof path, "/usr/local/cuda/bin/nvcc");
-	for (int k = 0; k < 2 && (s = strrchr(path, '/')); k++)
-		*s = 0;
-	return xstrdup(path);
-}
-
 /* the declarations appended after the candidate: nvcc then rejects a
  * definition whose parameter types differ from the spec's signature */
 static char *
@@ -294,7 +281,7 @@ screensource(const struct opts *o, const char *dir, const char *file, const char
 		                    ? json_sprintf("nvcc ran longer than %d s", o->timelimit) : json_string(d));
 		free(d);
 	} else {
-		cuda = cudaroot(o->nvcc);
+		cuda = nvccroot(o->nvcc);
 		reserved = reservednames(cuda);
 		pre = screen(dev, host, file, entry, allow, reserved);
 		json_array_extend(v, pre);
@@ -424,7 +411,7 @@ buildcandidate(const struct opts *o, json_t *task, const char *src, size_t srcle
 	} else if (viol && nvccbuild(o, dir, flags, rec) == 0 && !o->noscreen) {
 		char err[512], *so = xasprintf("%s/cand.so", dir);
 		json_t *obj;
-		cuda = cudaroot(o->nvcc);
+		cuda = nvccroot(o->nvcc);
 		if (!(obj = artifactcheck(so, cuda, allow, err, sizeof err)))
 			die(EXIT_RETRY, "%s", err);
 		json_array_extend(viol, obj);

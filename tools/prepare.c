@@ -80,19 +80,6 @@ struct opts {
 	int timelimit, memlimit;
 };
 
-/* the toolkit's root: nvcc's folder's parent */
-static char *
-cudaroot(const char *nvcc)
-{
-	char path[PATH_MAX], *s;
-
-	if (!realpath(nvcc, path))
-		snprintf(path, sizeof path, "/usr/local/cuda/bin/nvcc");
-	for (int k = 0; k < 2 && (s = strrchr(path, '/')); k++)
-		*s = 0;
-	return xstrdup(path);
-}
-
 static char *
 absolute(const char *p)
 {
@@ -157,7 +144,7 @@ workdir(const char *out)
 static int
 runtime(const struct opts *o)
 {
-	char *work = workdir(o->out), *cuda = cudaroot(o->nvcc), *inc = xasprintf("-I%s/include", cuda);
+	char *work = workdir(o->out), *cuda = nvccroot(o->nvcc), *inc = xasprintf("-I%s/include", cuda);
 	char *rt = xasprintf("%s/runtime", o->src), *lib = xasprintf("-I%s/lib", o->src), *rti = xasprintf("-I%s", rt);
 	char *af = archflag(o->arch), *obj = xasprintf("%s/runtime.o", work), *list = xasprintf("%s.list", o->out);
 	char *marker = xasprintf("%s.fake", o->out);
@@ -252,7 +239,7 @@ harness(const struct opts *o, const struct task *t)
 	char *out = absolute(o->out), *dir = xasprintf("%s.src", out), *call = xasprintf("%s/call.c", dir);
 	char *work = workdir(o->out);
 	char *tmp = xasprintf("%s/harness", work), *rt = absolute(o->runtime), *list = xasprintf("-Wl,--dynamic-list=%s.list", rt);
-	char *marker = xasprintf("%s.fake", rt), *cuda = cudaroot(o->nvcc), *libdir = xasprintf("-L%s/lib64", cuda);
+	char *marker = xasprintf("%s.fake", rt), *cuda = nvccroot(o->nvcc), *libdir = xasprintf("-L%s/lib64", cuda);
 	char *rpath = xasprintf("-Wl,-rpath,%s/lib64", cuda), *argv[24];
 	int k = 0, fake = access(marker, F_OK) == 0;
 

@@ -3,6 +3,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +31,18 @@ nvccrun(const char *nvcc, char *const args[], const char *dir, int seconds, long
 	for (size_t k = 0; k < sizeof j.ro / sizeof j.ro[0]; k++)
 		free((char *)j.ro[k]);
 	return rc;
+}
+
+char *
+nvccroot(const char *nvcc)
+{
+	char path[PATH_MAX], *s;
+
+	if (!realpath(nvcc, path))
+		snprintf(path, sizeof path, "/usr/local/cuda/bin/nvcc");
+	for (int k = 0; k < 2 && (s = strrchr(path, '/')); k++)
+		*s = 0;
+	return xstrdup(path);
 }
 
 char *

@@ -17,6 +17,9 @@
 
 enum { NVCC_MAX_LOG = 256 << 10, NVCC_MAX_DIAG = 6000 };
 
+/* the toolkit's root, nvcc's folder's parent (malloc'd; /usr/local/cuda
+ * when nvcc cannot be resolved) */
+char *nvccroot(const char *nvcc);
 /* "13.0 (cuda_13.0.r13.0/compiler.36424714_0)", or NULL with errno */
 char *nvccversion(const char *nvcc);
 /* -arch=sm_90, or for arch-specific targets (sm_90a) the -gencode form (malloc'd) */
