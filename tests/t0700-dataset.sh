@@ -99,6 +99,19 @@ test_expect_success 'ninja report writes a page' '
 	cd p && ninja report >/dev/null && grep -q "Pass rate per stage and round" out/report.html &&
 	grep -q "<td>2</td>" out/report.html
 '
+test_expect_success 'package --project reads many archives in name order' '
+	mkdir -p many && python3 - many <<EOF &&
+import io, json, sys, tarfile
+for k in [7, 3, 12, 0, 9, 1, 15, 4, 11, 2, 14, 6, 10, 5, 13, 8]:
+    with tarfile.open("%s/shard-%05d.tar.gz" % (sys.argv[1], k), "w:gz") as t:
+        data = (json.dumps({"id": "archive %d" % k}) + "\\n").encode()
+        i = tarfile.TarInfo("data/test-00000.jsonl")
+        i.size = len(data)
+        t.addfile(i, io.BytesIO(data))
+EOF
+	"$RETORT_BIN/package" --project many >many.txt && cat many.txt &&
+	test "$(sed "s/.*archive \([0-9]*\).*/\1/" many.txt | tr "\n" " ")" = "0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 "
+'
 browser=$(command -v chromium || command -v chromium-browser || true)
 if test -n "$browser"; then
 	test_expect_success 'the report renders in headless Chromium (screenshot)' '

@@ -254,6 +254,13 @@ strip(json_t *rec)
 			json_object_del(rec, *k);
 }
 
+/* qsort's comparison of two char *: the strings, not the pointers */
+static int
+cmpname(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
 static int
 project(const char *dir)
 {
@@ -270,7 +277,7 @@ project(const char *dir)
 			names[n++] = xasprintf("%s/%s", dir, e->d_name);
 		}
 	closedir(d);
-	qsort(names, n, sizeof *names, (int (*)(const void *, const void *))strcmp);
+	qsort(names, n, sizeof *names, cmpname);
 	for (i = 0; i < n; i++) {
 		struct archive *a = archive_read_new();
 		struct archive_entry *en;
