@@ -152,6 +152,13 @@ test_expect_success 'a compiler that is not there is a failure of the tool (exit
 	expect_fail 1 "cannot run" "$RETORT_BIN/prepare" --reference --cc /nonexistent/cc --src "$RETORT_ROOT/tools" \
 		-o x.ref "$TASK" && test ! -e x.ref && ! ls x.ref.work.* 2>/dev/null
 '
+test_expect_success 'an entry point named id: the baseline builds under its own name (not found inside void)' '
+	mkdir -p idp/tasks && ln -s "$RETORT_ROOT/tasks/prompts" idp/tasks/prompts && sed -e "s/^id: relu$/id: idtask/" -e "s/^entry: relu_forward$/entry: id/" \
+		"$RETORT_ROOT/tasks/relu.yaml" >idp/tasks/idtask.yaml && grep -q "^entry: id$" idp/tasks/idtask.yaml &&
+	"$RETORT_BIN/gen" --split idp/tasks/idtask.yaml --all --tasks-dir idp/tasks --out idp/out >/dev/null &&
+	"$RETORT_BIN/prepare" --baseline -o idp/baseline.so idp/out/v/idtask/task.json && test -s idp/baseline.so &&
+	nm -D --defined-only idp/baseline.so | grep -q " T baseline$"
+'
 test_expect_success 'bad usage exits 2' '
 	expect_fail 2 "time-limit must be an integer" "$RETORT_BIN/compile" --time-limit soon -o x.json "$TASK" good.json &&
 	expect_fail 2 "needs --entry" "$RETORT_BIN/compile" --screen "$SCREEN/honest-1.cu"
