@@ -12,14 +12,15 @@
  * drawn fresh for this run (no two calls of any run see the same inputs,
  * and no input set waits in device memory), one of two groups of argument
  * buffers (so pointers change too), outputs poisoned, canaries reset, the
- * L2 flushed (a memset over twice its size), the device synchronized;
+ * L2 flushed (a memset over twice its size, at least 256 MiB), the device
+ * synchronized;
  * CUDA events bracket the call alone, then the whole device is
  * synchronized; scalars with a range are drawn anew for every call.
  *
  *  - warm-up by time (25 ms, at least 3 calls), then timed calls until
  *    the interquartile range is within 2% of the median (at least 20
- *    calls, at most 300 or 3 s of calls); median, quartiles, mean and count
- *    are recorded;
+ *    calls and 8 pairs, below; at most 300 calls, or 3 s of calls once
+ *    those are in); median, quartiles, mean and count are recorded;
  *  - every call, warm-up included, may be checked: reservoir sampling
  *    over all calls keeps a uniform choice of up to 16 (as many as 4 GiB
  *    of copies hold, at least 2; decided after each
@@ -51,14 +52,16 @@
  * harness (CUDA context, loading), setting up the case, the calls, the
  * checks (fetches and the oracle).
  *
- * The baseline is timed the same way, once per variant:
+ * The baseline is timed in the same loop, without the checks (it is
+ * trusted code: no kept calls, no pairs, no lockdown), once per variant:
  *   bench --baseline -o BASELINE_JSON TASK_JSON HARNESS ORACLE_JSON BASELINE_SO
  * (BASELINE_SO: the spec's baseline built by prepare --baseline; ORACLE_JSON:
  * verify --baseline's check of it against the CPU reference, copied into
  * BASELINE_JSON's oracle); with BASELINE_JSON a candidate's record gets
  * speedup = baseline / candidate. The % of speed-of-light uses the spec's
  * flops and bytes against the device's measured ceilings
- * (CALIBRATION_JSON, from bench --calibrate) less a 5% margin for noise.
+ * (CALIBRATION_JSON, from bench --calibrate) raised by 5% for noise, so
+ * that an honest kernel at the roof reads at most 100%.
  * Speedup above 10x or SOL above 100% is flagged for review.
  *
  *   bench --calibrate -o CALIBRATION_JSON CALIBRATE_PROGRAM
@@ -873,6 +876,8 @@ main(int argc, char **argv)
 			die(EXIT_USAGE, "--calibrate needs the calibration program\n%s", usage);
 		return calibrate(o.out, in[0]);
 	}
+	if (jailweak())
+		die(EXIT_USAGE, "%s", jailweak());
 	if (base) {
 		if (nin != 4)
 			die(EXIT_USAGE, "--baseline needs TASK_JSON HARNESS ORACLE_JSON BASELINE_SO\n%s", usage);

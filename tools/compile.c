@@ -585,6 +585,8 @@ main(int argc, char **argv)
 		die(EXIT_USAGE, "need -o\n%s", usage);
 	if (!screenpath && nin != 2)
 		die(EXIT_USAGE, "need TASK_JSON and RESPONSE_JSON\n%s", usage);
+	if (!screenpath && jailweak())
+		die(EXIT_USAGE, "%s", jailweak());
 	if ((nvcc = findprog(o.nvcc))) /* else as given: running it says what is wrong */
 		o.nvcc = nvcc;
 	r = screenpath ? screenfile(&o, screenpath, entry, allow) : candidate(&o, in[0], in[1]);

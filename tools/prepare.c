@@ -442,6 +442,8 @@ main(int argc, char **argv)
 		die(EXIT_USAGE, "--arch looks like sm_90 or sm_90a: '%s'", o.arch);
 	if (mode ? nin != 1 : nin != 0)
 		die(EXIT_USAGE, "%s\n%s", mode ? "need TASK_JSON" : "--runtime takes no TASK_JSON", usage);
+	if (mode >= 2 && jailweak()) /* the reference and the baseline are the teacher's code */
+		die(EXIT_USAGE, "%s", jailweak());
 	if ((nvcc = findprog(o.nvcc))) /* else as given: running it says what is wrong */
 		o.nvcc = nvcc;
 	if ((cc = findprog(o.cc)))

@@ -819,6 +819,8 @@ main(int argc, char **argv)
 	}
 	if (!o.out)
 		die(EXIT_USAGE, "need -o\n%s", usage);
+	if (jailweak())
+		die(EXIT_USAGE, "%s", jailweak());
 	if (exp) {
 		if (nin != 2)
 			die(EXIT_USAGE, "--expected needs TASK_JSON and REFERENCE\n%s", usage);

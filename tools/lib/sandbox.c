@@ -168,6 +168,14 @@ jailroot(void)
 	return bwrappath() || (getuid() == 0 && nslevel() > 0);
 }
 
+const char *
+jailweak(void)
+{
+	return jailroot() ? NULL : "no sandbox here that hides the host's files (out/, the cache dir's secret, home) "
+	                           "from untrusted code: install bubblewrap, or run as root on a host that allows mount "
+	                           "namespaces";
+}
+
 char *
 jailpath(const struct jail *j, const char *name)
 {

@@ -47,6 +47,9 @@ struct jail {
 const char *jailkind(void);
 /* 1 when a jail has a root of its own (its work folder is /work there) */
 int jailroot(void);
+/* NULL when a jail here hides the host's files (a root of its own), else
+ * why not: the tools that run untrusted code refuse to run without one */
+const char *jailweak(void);
 /* the path of name in j's work folder, as the jailed program sees it (malloc'd) */
 char *jailpath(const struct jail *j, const char *name);
 /* the paths of LD_LIBRARY_PATH and of the folders of the given programs

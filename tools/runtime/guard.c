@@ -201,6 +201,8 @@ cudaMemset(void *p, int v, size_t n)
 cudaError_t
 cudaMemsetAsync(void *p, int v, size_t n, cudaStream_t s)
 {
+	if (active && p && !ondevice(p))
+		return breach("host_compute", "%s", "cudaMemsetAsync on host memory") ? NOTPERMITTED : cudaSuccess;
 	return badstream(s, "cudaMemsetAsync") ? NOTPERMITTED : FORWARD(memsetasync, p, v, n, s);
 }
 
