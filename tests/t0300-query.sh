@@ -183,7 +183,7 @@ test_expect_success 'two processes writing the same key is harmless' '
 	! ls "$T"/cache/llm/*/ | grep -q tmp
 '
 test_expect_success 'the fake keys appear nowhere on disk' '
-	cd p && ! grep -r -l -e FAKE-KEY "$T/cache" "$T/p" "$T/llm.log"
+	cd p && { grep -r -l -e FAKE-KEY "$T/cache" "$T/p" "$T/llm.log"; test $? = 1; } # 1: read, and nothing found
 '
 test_expect_success 'cost report: tokens and $ by model, paid vs cached' '
 	cd p && mkdir -p rep/a rep/b && cp r1.json rep/a/response.json && cp r3.json rep/b/response.json &&
