@@ -159,6 +159,29 @@ test_expect_success 'an entry point named id: the baseline builds under its own 
 	"$RETORT_BIN/prepare" --baseline -o idp/baseline.so idp/out/v/idtask/task.json && test -s idp/baseline.so &&
 	nm -D --defined-only idp/baseline.so | grep -q " T baseline$"
 '
+# obj NAME: out/obj/NAME.so built from the lines on stdin and a kernel, with compile's flags
+obj() {
+	mkdir -p out/obj && { cat; echo "$objkernel"; } >out/obj/$1.cu &&
+	nvcc -arch=sm_90 -O3 -lineinfo -std=c++17 -shared -Xcompiler -fPIC -cudart shared -o out/obj/$1.so \
+		out/obj/$1.cu 2>/dev/null
+}
+objkernel='__global__ void k(float* x) { x[threadIdx.x] = 1; }
+extern "C" void run(float* x) { k<<<1, 32>>>(x); }'
+objrules() {
+	"$RETORT_BIN/compile" --object "out/obj/$1.so" |
+		python3 -c "import json,sys; print(\" \".join(sorted({v[\"rule\"] for v in json.load(sys.stdin)})))"
+}
+test_expect_success 'the object check: what only the built object shows' '
+	: | obj honest && test -z "$(objrules honest)" &&
+	printf "#include <cstdio>\n[[gnu::constructor]] static void my__sti____cudaRegisterAll() { puts(\"x\"); }\n" |
+		obj ctor && test "$(objrules ctor)" = interposition &&
+	printf "#include <cstdlib>\nint sneak() { return std::system(\"true\"); }\n" | obj system &&
+		test "$(objrules system)" = process &&
+	printf "long raw(long n) { long r; asm volatile(\"syscall\" : \"=a\"(r) : \"a\"(n) : \"rcx\", \"r11\"); return r; }\n" |
+		obj syscall && test "$(objrules syscall)" = asm &&
+	printf "extern \"C\" int puts(const char *s) { (void)s; return 0; }\n" | obj shadow &&
+		test "$(objrules shadow)" = interposition
+'
 test_expect_success 'bad usage exits 2' '
 	expect_fail 2 "time-limit must be an integer" "$RETORT_BIN/compile" --time-limit soon -o x.json "$TASK" good.json &&
 	expect_fail 2 "needs --entry" "$RETORT_BIN/compile" --screen "$SCREEN/honest-1.cu"

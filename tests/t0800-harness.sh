@@ -62,6 +62,11 @@ test_expect_success 'the fake device runtime and the variants build' '
 	test "$(field out/v/fakescale/baseline.json "d[\"oracle\"][\"status\"]")" = ok &&
 	test "$(field out/v/fakescale/baseline.json "d[\"cases\"][0][\"baseline\"][\"count\"]")" -ge 20
 '
+test_expect_success 'the linker exports every runtime call the guard defines, and nothing else' '
+	sed -n "/^cudaError_t$/{n;s/(.*//p}" "$RETORT_ROOT/tools/runtime/guard.c" | sort >defined &&
+	tr -d "{};\t" <out/runtime/harness.o.list | tr " " "\n" | sed "/^$/d" | sort >exported &&
+	test -s defined && diff defined exported
+'
 test_expect_success 'expected.json: every verify size three times, the bench size once; answers for the owner only' '
 	test "$(field out/v/fakescale/expected.json "[r[\"set\"] for r in d[\"runs\"]]")" = \
 		"['"'"'verify'"'"', '"'"'verify'"'"', '"'"'verify'"'"', '"'"'verify'"'"', '"'"'verify'"'"', '"'"'verify'"'"', '"'"'bench'"'"']" &&

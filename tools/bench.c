@@ -360,8 +360,8 @@ calls(struct bcase *b, struct harness *h, int check, struct timing *tm, double *
 	return 0;
 }
 
-/* the kept calls fetched, each into its own place in the shared memory;
- * each must still hash as it did when its call returned */
+/* the kept calls fetched, each into its own place in the shared memory,
+ * which this process then takes; the harness is ended */
 static int
 fetchkept(struct harness *h, struct timing *tm)
 {
@@ -372,19 +372,28 @@ fetchkept(struct harness *h, struct timing *tm)
 	if (step(hsync(h, &r, err, sizeof err), &r, err, tm))
 		return -1;
 	tm->outbytes = hshmbytes(h->t, h->c, 1);
-	for (s = 0; s < tm->held; s++) {
-		size_t off = (size_t)(s + 1) * tm->outbytes;
-		if (step(hfetchhold(h, s, off, &r, err, sizeof err), &r, err, tm))
+	for (s = 0; s < tm->held; s++)
+		if (step(hfetchhold(h, s, (size_t)(s + 1) * tm->outbytes, &r, err, sizeof err), &r, err, tm))
 			return -1;
-		if (hhash(h, off) != tm->keep[s].hash) {
+	tm->kept = htakeshm(h, &tm->keptlen);
+	hstop(h);
+	return 0;
+}
+
+/* once nothing but this process can touch them, each kept call must still
+ * hash as it did when its call returned */
+static int
+keptintact(const struct harness *h, struct timing *tm)
+{
+	int s;
+
+	for (s = 0; s < tm->held; s++)
+		if (hhash(h, tm->kept + (size_t)(s + 1) * tm->outbytes) != tm->keep[s].hash) {
 			tm->status = "invalid";
 			snprintf(tm->problem, sizeof tm->problem, "the outputs of call %d of the timing run changed after the "
 			         "call had returned: results must be final when the call returns", tm->keep[s].call + 1);
 			return -1;
 		}
-	}
-	/* from now on only this process can touch them */
-	tm->kept = htakeshm(h, &tm->keptlen);
 	return 0;
 }
 
@@ -519,7 +528,7 @@ timecase(struct bcase *b, const char *so, const char *entry, const char *oracle,
 		goto out;
 	tm->phase[2] = now() - t0;
 	t0 = now();
-	if (check && fetchkept(&h, tm) < 0)
+	if (check && (fetchkept(&h, tm) < 0 || keptintact(&h, tm) < 0))
 		goto out;
 	hstop(&h);
 	if (check && oracle) {

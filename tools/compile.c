@@ -3,6 +3,7 @@
  *
  * usage: compile [options] -o COMPILE_JSON TASK_JSON RESPONSE_JSON
  *        compile --screen FILE.cu --entry NAME [--allow RULE,...] [--nvcc PATH]
+ *        compile --object FILE.so [--allow RULE,...] [--nvcc PATH]
  *
  * Takes the CUDA source out of the answer (fenced code blocks: the last
  * one that defines the entry point, else the last C/CUDA one; which block
@@ -31,7 +32,8 @@
  * candidate is never preprocessed, screened, built or judged twice.
  *
  * --screen prints the screen's violations of one file (as JSON): the
- * screen corpus in tests/screen runs through it.
+ * screen corpus in tests/screen runs through it. --object prints the
+ * object check's of a built shared object (t0400 builds its cases).
  *
  * options:
  *   -o FILE            output
@@ -67,7 +69,8 @@
 static const char usage[] =
 	"usage: compile [--nvcc PATH] [--arch SM] [--cache-dir DIR] [--time-limit S]\n"
 	"               [--mem-limit MB] [--no-screen] -o COMPILE_JSON TASK_JSON RESPONSE_JSON\n"
-	"       compile --screen FILE.cu --entry NAME [--allow RULE,...] [--nvcc PATH] [--arch SM]\n";
+	"       compile --screen FILE.cu --entry NAME [--allow RULE,...] [--nvcc PATH] [--arch SM]\n"
+	"       compile --object FILE.so [--allow RULE,...] [--nvcc PATH]\n";
 
 enum {
 	MAX_ANSWER = 2 << 20,    /* answers larger than this are refused */
@@ -75,7 +78,7 @@ enum {
 };
 /* bumped when the screen's or the object check's rules change: cached
  * verdicts of older rules are not reused */
-static const char CHECKS_VERSION[] = "checks 2";
+static const char CHECKS_VERSION[] = "checks 3";
 
 struct opts {
 	const char *out, *nvcc, *arch, *cachedir;
@@ -252,13 +255,25 @@ slurp(const char *dir, const char *name)
 
 /* the violations of dir/file: its raw #include lines, then its preprocessed
  * text; NULL with rec's status set when nvcc failed */
+/* the names a candidate may not take, from nvcc's toolkit and our libc */
 static json_t *
-screensource(const struct opts *o, const char *dir, const char *file, const char *entry, json_t *allow, json_t *rec)
+reservednamesof(const char *nvcc)
+{
+	char *cuda = nvccroot(nvcc);
+	json_t *r = reservednames(cuda);
+
+	free(cuda);
+	return r;
+}
+
+static json_t *
+screensource(const struct opts *o, const char *dir, const char *file, const char *entry, json_t *allow,
+             json_t *reserved, json_t *rec)
 {
 	struct run r;
 	char *dev, *host, *devname = xasprintf("%s.device.i", file), *hostname = xasprintf("%s.host.i", file);
-	char *raw = slurp(dir, file), *cuda;
-	json_t *v = screenraw(raw ? raw : "", raw ? strlen(raw) : 0, allow), *reserved, *pre;
+	char *raw = slurp(dir, file);
+	json_t *v = screenraw(raw ? raw : "", raw ? strlen(raw) : 0, allow), *pre;
 
 	free(raw);
 	if (nvccpreprocess(o->nvcc, o->arch, dir, file, o->timelimit, o->memlimit, &r) < 0)
@@ -281,13 +296,9 @@ screensource(const struct opts *o, const char *dir, const char *file, const char
 		                    ? json_sprintf("nvcc ran longer than %d s", o->timelimit) : json_string(d));
 		free(d);
 	} else {
-		cuda = nvccroot(o->nvcc);
-		reserved = reservednames(cuda);
 		pre = screen(dev, host, file, entry, allow, reserved);
 		json_array_extend(v, pre);
 		json_decref(pre);
-		json_decref(reserved);
-		free(cuda);
 	}
 	free(dev);
 	free(host);
@@ -338,15 +349,11 @@ publish(const char *dir, const char *cachedir, const char *key, json_t *rec)
 {
 	char *dst = xasprintf("%s/build/%.2s/%s", cachedir, key, key), *tmp = xasprintf("%s.tmp.%ld", dst, (long)getpid());
 	char *res = xasprintf("%s/result.json", tmp), *so = xasprintf("%s/cand.so", dir), *to = xasprintf("%s/cand.so", tmp);
-	struct buf b;
 
-	bufinit(&b, (size_t)1 << 31);
-	if (mkdirp(tmp) < 0 || jwrite(res, rec) < 0 ||
-	    (!strcmp(jstr(rec, "status", ""), "ok") && (readfile(so, &b) < 0 || writefile(to, b.s, b.n) < 0)))
+	if (mkdirp(tmp) < 0 || jwrite(res, rec) < 0 || (!strcmp(jstr(rec, "status", ""), "ok") && copyfile(so, to) < 0))
 		die(EXIT_RETRY, "cannot write '%s':", tmp);
 	if (rename(tmp, dst) < 0)
 		rmtree(tmp);
-	buffree(&b);
 	free(dst);
 	free(tmp);
 	free(res);
@@ -361,14 +368,11 @@ cached(const char *cachedir, const char *key, const char *sopath)
 	char *dir = xasprintf("%s/build/%.2s/%s", cachedir, key, key), *res = xasprintf("%s/result.json", dir);
 	char *so = xasprintf("%s/cand.so", dir), err[512];
 	json_t *hit = access(res, F_OK) == 0 ? jload(res, err, sizeof err) : NULL;
-	struct buf b;
 
-	bufinit(&b, (size_t)1 << 31);
-	if (hit && !strcmp(jstr(hit, "status", ""), "ok") && (readfile(so, &b) < 0 || writefile(sopath, b.s, b.n) < 0)) {
+	if (hit && !strcmp(jstr(hit, "status", ""), "ok") && copyfile(so, sopath) < 0) {
 		json_decref(hit);
 		hit = NULL;
 	}
-	buffree(&b);
 	free(dir);
 	free(res);
 	free(so);
@@ -378,16 +382,18 @@ cached(const char *cachedir, const char *key, const char *sopath)
 static json_t *
 buildcandidate(const struct opts *o, json_t *task, const char *src, size_t srclen, const char *sopath)
 {
-	char *full = finalsource(src, srclen, task), key[65], *dir, *flags, *keytext, *allowtext, *af, *cuda;
+	char *full = finalsource(src, srclen, task), key[65], *dir, *flags, *keytext, *allowtext, *af;
 	char *version = nvccversion(o->nvcc);
-	json_t *rec, *viol, *allow = json_object_get(task, "allow");
+	json_t *rec, *viol, *reserved, *allow = json_object_get(task, "allow"), *none;
 	const char *entry = jstr(task, "entry", "");
 
 	if (!version)
 		die(EXIT_RETRY, "cannot run '%s --version':", o->nvcc);
 	af = archflag(o->arch);
 	flags = xasprintf("%s -O3 -lineinfo -Xptxas -v -std=c++17 -shared -Xcompiler -fPIC -cudart shared", af);
-	allowtext = jdumps(allow ? allow : json_array(), JSON_COMPACT);
+	allowtext = jdumps(allow ? allow : (none = json_array()), JSON_COMPACT);
+	if (!allow)
+		json_decref(none);
 	keytext = xasprintf("%s\n%s\n%s\n%s\n%s\n%s%s\n", full, flags, version, o->arch, allowtext, CHECKS_VERSION,
 	                    o->noscreen ? " (no screen)" : "");
 	sha256hex(keytext, strlen(keytext), key);
@@ -405,31 +411,27 @@ buildcandidate(const struct opts *o, json_t *task, const char *src, size_t srcle
 		free(cu);
 	}
 	rec = json_pack("{s:s,s:s,s:s}", "nvcc_version", version, "flags", flags, "arch", o->arch);
-	viol = o->noscreen ? json_array() : screensource(o, dir, "cand.cu", entry, allow, rec);
+	reserved = o->noscreen ? NULL : reservednamesof(o->nvcc);
+	viol = o->noscreen ? json_array() : screensource(o, dir, "cand.cu", entry, allow, reserved, rec);
 	if (viol && json_array_size(viol)) {
 		json_object_set_new(rec, "status", json_string("screen_failed"));
 	} else if (viol && nvccbuild(o, dir, flags, rec) == 0 && !o->noscreen) {
 		char err[512], *so = xasprintf("%s/cand.so", dir);
 		json_t *obj;
-		cuda = nvccroot(o->nvcc);
-		if (!(obj = artifactcheck(so, cuda, allow, err, sizeof err)))
+		if (!(obj = artifactcheck(so, reserved, allow, err, sizeof err)))
 			die(EXIT_RETRY, "%s", err);
 		json_array_extend(viol, obj);
 		if (json_array_size(obj))
 			json_object_set_new(rec, "status", json_string("screen_failed"));
 		json_decref(obj);
-		free(cuda);
 		free(so);
 	}
 	if (viol)
 		json_object_set_new(rec, "violations", viol);
 	if (!strcmp(jstr(rec, "status", ""), "ok")) {
 		char *so = xasprintf("%s/cand.so", dir);
-		struct buf b;
-		bufinit(&b, (size_t)1 << 31);
-		if (readfile(so, &b) < 0 || writefile(sopath, b.s, b.n) < 0)
+		if (copyfile(so, sopath) < 0)
 			die(EXIT_RETRY, "cannot copy the built candidate to '%s':", sopath);
-		buffree(&b);
 		free(so);
 	}
 	/* a timeout depends on --time-limit, which is not in the key */
@@ -437,6 +439,7 @@ buildcandidate(const struct opts *o, json_t *task, const char *src, size_t srcle
 		publish(dir, o->cachedir, key, rec);
 	tempdone(dir);
 	free(dir);
+	json_decref(reserved);
 done:
 	free(full);
 	free(version);
@@ -509,43 +512,49 @@ write:
 	return 0;
 }
 
-/* --screen: one file's violations, printed */
+/* --screen or --object: one file's violations, printed */
 static int
-screenfile(const struct opts *o, const char *path, const char *entry, const char *allowlist)
+checkfile(const struct opts *o, const char *path, int object, const char *entry, const char *allowlist)
 {
 	struct buf b;
-	json_t *allow = json_array(), *v, *rec = json_object();
-	char *copy, *t, *save = NULL, *s, dir[] = "/tmp/retort-screen.XXXXXX", *cu;
+	json_t *allow = json_array(), *v, *rec = json_object(), *reserved = reservednamesof(o->nvcc);
+	char *copy, *t, *save = NULL, *s, dir[] = "/tmp/retort-screen.XXXXXX", *cu, err[512];
 
-	bufinit(&b, MAX_BLOCK);
-	if (readfile(path, &b) < 0)
-		die(EXIT_USAGE, "cannot read '%s':", path);
 	if (allowlist) {
 		copy = xstrdup(allowlist);
 		for (t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save))
 			json_array_append_new(allow, json_string(t));
 		free(copy);
 	}
-	if (!mkdtemp(dir))
-		die(EXIT_RETRY, "cannot create '%s':", dir);
-	tempadd(dir);
-	cu = xasprintf("%s/cand.cu", dir);
-	if (writefile(cu, b.s, b.n) < 0)
-		die(EXIT_RETRY, "cannot write '%s':", cu);
-	v = screensource(o, dir, "cand.cu", entry, allow, rec);
-	if (!v) /* nvcc refused it: its diagnostics */
-		v = json_pack("[{s:s,s:i,s:O}]", "rule", jstr(rec, "status", "compile_error"), "line", 0, "message",
-		              json_object_get(rec, "diagnostics") ? json_object_get(rec, "diagnostics")
-		                                                  : json_object_get(rec, "reason"));
+	if (object) {
+		if (!(v = artifactcheck(path, reserved, allow, err, sizeof err)))
+			die(EXIT_USAGE, "%s", err);
+	} else {
+		bufinit(&b, MAX_BLOCK);
+		if (readfile(path, &b) < 0)
+			die(EXIT_USAGE, "cannot read '%s':", path);
+		if (!mkdtemp(dir))
+			die(EXIT_RETRY, "cannot create '%s':", dir);
+		tempadd(dir);
+		cu = xasprintf("%s/cand.cu", dir);
+		if (writefile(cu, b.s, b.n) < 0)
+			die(EXIT_RETRY, "cannot write '%s':", cu);
+		v = screensource(o, dir, "cand.cu", entry, allow, reserved, rec);
+		if (!v) /* nvcc refused it: its diagnostics */
+			v = json_pack("[{s:s,s:i,s:O}]", "rule", jstr(rec, "status", "compile_error"), "line", 0, "message",
+			              json_object_get(rec, "diagnostics") ? json_object_get(rec, "diagnostics")
+			                                                  : json_object_get(rec, "reason"));
+		tempdone(dir);
+		free(cu);
+		buffree(&b);
+	}
 	s = jdumps(v, JSON_INDENT(1) | JSON_SORT_KEYS);
 	printf("%s\n", s);
-	tempdone(dir);
 	free(s);
-	free(cu);
 	json_decref(v);
 	json_decref(rec);
 	json_decref(allow);
-	buffree(&b);
+	json_decref(reserved);
 	if (fflush(stdout) || ferror(stdout))
 		die(EXIT_RETRY, "cannot write the violations:");
 	return 0;
@@ -555,7 +564,7 @@ int
 main(int argc, char **argv)
 {
 	struct opts o = { NULL, "nvcc", "sm_90", NULL, 120, 8192, 0 };
-	const char *in[2] = { NULL, NULL }, *screenpath = NULL, *entry = NULL, *allow = NULL;
+	const char *in[2] = { NULL, NULL }, *screenpath = NULL, *objpath = NULL, *entry = NULL, *allow = NULL;
 	char *nvcc;
 	int i, nin = 0, r;
 
@@ -571,6 +580,7 @@ main(int argc, char **argv)
 		else if (!strcmp(s, "--time-limit")) o.timelimit = intarg(VAL, s, 1, 86400);
 		else if (!strcmp(s, "--mem-limit")) o.memlimit = intarg(VAL, s, 256, 1 << 20);
 		else if (!strcmp(s, "--screen")) screenpath = VAL;
+		else if (!strcmp(s, "--object")) objpath = VAL;
 		else if (!strcmp(s, "--entry")) entry = VAL;
 		else if (!strcmp(s, "--allow")) allow = VAL;
 		else if (!strcmp(s, "--no-screen")) o.noscreen = 1;
@@ -581,15 +591,18 @@ main(int argc, char **argv)
 		die(EXIT_USAGE, "--arch looks like sm_90 or sm_90a: '%s'", o.arch);
 	if (screenpath && !entry)
 		die(EXIT_USAGE, "--screen needs --entry NAME");
-	if (!screenpath && !o.out)
+	if (screenpath && objpath)
+		die(EXIT_USAGE, "--screen or --object, not both");
+	if (!screenpath && !objpath && !o.out)
 		die(EXIT_USAGE, "need -o\n%s", usage);
-	if (!screenpath && nin != 2)
+	if (!screenpath && !objpath && nin != 2)
 		die(EXIT_USAGE, "need TASK_JSON and RESPONSE_JSON\n%s", usage);
-	if (!screenpath && jailweak())
+	if (!screenpath && !objpath && jailweak())
 		die(EXIT_USAGE, "%s", jailweak());
 	if ((nvcc = findprog(o.nvcc))) /* else as given: running it says what is wrong */
 		o.nvcc = nvcc;
-	r = screenpath ? screenfile(&o, screenpath, entry, allow) : candidate(&o, in[0], in[1]);
+	r = screenpath || objpath ? checkfile(&o, screenpath ? screenpath : objpath, !screenpath, entry, allow)
+	                          : candidate(&o, in[0], in[1]);
 	free(nvcc);
 	return r;
 }

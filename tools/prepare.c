@@ -60,6 +60,7 @@
 #include "lib/nvcc.h"
 #include "lib/sandbox.h"
 #include "lib/util.h"
+#include "runtime/guard.h"
 
 static const char usage[] =
 	"usage: prepare --runtime -o OBJECT [--nvcc PATH] [--arch SM] [--cc CC] [--src DIR] [--fake FILE.c]\n"
@@ -67,13 +68,6 @@ static const char usage[] =
 	"       prepare --reference -o BINARY [--cc CC] [--src DIR] TASK_JSON\n"
 	"       prepare --baseline -o BASELINE_SO [--nvcc PATH] [--arch SM] [--cudart shared|static]\n"
 	"               [--time-limit S] [--mem-limit MB] TASK_JSON\n";
-
-/* the runtime calls guard.c defines, for the harness's linker to export */
-static const char guardlist[] =
-	"{\n\t__cudaLaunchKernel; __cudaLaunchKernel_ptsz; cudaLaunchKernel; cudaLaunchCooperativeKernel;\n"
-	"\tcudaLaunchKernelExC; cudaMemcpy; cudaMemcpyAsync; cudaMemcpy2D; cudaMemcpy2DAsync;\n"
-	"\tcudaMemcpyToSymbol; cudaMemcpyToSymbolAsync; cudaMemset; cudaMemsetAsync; cudaMallocAsync;\n"
-	"\tcudaFreeAsync; cudaStreamSynchronize;\n};\n";
 
 struct opts {
 	const char *out, *nvcc, *arch, *cc, *src, *runtime, *cudart, *fake;
@@ -114,12 +108,8 @@ build(char *const argv[], const char *dir, const char *what)
 static void
 publish(const char *from, const char *to, mode_t mode)
 {
-	struct buf b;
-
-	bufinit(&b, (size_t)1 << 31);
-	if (readfile(from, &b) < 0 || writefile(to, b.s, b.n) < 0 || chmod(to, mode) < 0)
+	if (copyfile(from, to) < 0 || chmod(to, mode) < 0)
 		die(EXIT_RETRY, "cannot write '%s':", to);
-	buffree(&b);
 }
 
 /* a folder of our own beside the output, gone on every way out */
@@ -194,7 +184,7 @@ runtime(const struct opts *o)
 		argv[k] = NULL;
 		build(argv, work, "the harness's runtime");
 	}
-	if (writefile(list, guardlist, sizeof guardlist - 1) < 0 ||
+	if (writefile(list, GUARD_EXPORTS, sizeof GUARD_EXPORTS - 1) < 0 ||
 	    (o->fake ? writefile(marker, "", 0) < 0 : unlink(marker) < 0 && errno != ENOENT))
 		die(EXIT_RETRY, "cannot write '%s':", list);
 	publish(obj, o->out, 0644);

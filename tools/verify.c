@@ -102,8 +102,8 @@ struct opts {
 
 /*
  * Run the reference program on plan in the sandbox, in work (a copy of the
- * program goes there, and it writes OUTFILE there); 0, or -1 with what
- * went wrong appended to log.
+ * program goes there, once, and it writes OUTFILE there); 0, or -1 with
+ * what went wrong appended to log.
  */
 static int
 runreference(const char *reference, const char *work, const char *plan, const char *outfile, double outbytes,
@@ -114,13 +114,11 @@ runreference(const char *reference, const char *work, const char *plan, const ch
 	struct run r;
 	char *copy = xasprintf("%s/reference", work), *argv[3];
 	int rc = -1;
-	struct buf b;
 
 	memset(&j, 0, sizeof j);
 	j.work = work;
 	lim.filemb = (long)(outbytes / (1 << 20)) + 64;
-	bufinit(&b, (size_t)1 << 30);
-	if (readfile(reference, &b) < 0 || writefile(copy, b.s, b.n) < 0 || chmod(copy, 0755) < 0) {
+	if (access(copy, F_OK) != 0 && copytemp(reference, copy, 0755) < 0) {
 		bufprintf(log, "[cannot copy the reference '%s': %s]\n", reference, strerror(errno));
 		goto out;
 	}
@@ -143,7 +141,6 @@ runreference(const char *reference, const char *work, const char *plan, const ch
 	rc = r.timedout || r.status != 0 ? -1 : 0;
 	buffree(&r.log);
 out:
-	buffree(&b);
 	free(copy);
 	return rc;
 }
@@ -617,6 +614,7 @@ oracleruns(const struct opts *o, const struct task *t, const char *harness, cons
 		checkrun(t, &v[k], v[k].saved, h.outoff, (const char *)h.ch.shm, h.outoff, WANT_DTYPE, 2, 1,
 		         ", checked against the spec's baseline on the GPU", res);
 	}
+	/* every saved run compared, or the oracle found the one that is wrong */
 	json_object_set_new(res->rec, "bench_checked", json_true());
 	if (started)
 		hstop(&h);
@@ -654,13 +652,17 @@ sanitize(const struct opts *o, const struct task *t, const char *harness, const 
 			json_object_set_new(san, tools[ti], json_string("could not start"));
 			continue;
 		}
-		if (hcase(&h, v[0].c, &r, err, sizeof err) == 0)
-			hcall(&h, 0, 0, &v[0].in, &r, err, sizeof err);
-		st = childstop(&h.ch);
+		if ((rc = hcase(&h, v[0].c, &r, err, sizeof err)) == 0)
+			rc = hcall(&h, 0, 0, &v[0].in, &r, err, sizeof err);
+		if (rc < 0)
+			die(EXIT_RETRY, "%s", err);
+		st = hstop(&h);
 		childoutput(&h.ch, out, sizeof out);
 		if (WIFEXITED(st) && WEXITSTATUS(st) == 86) {
 			verdict(res, "memcheck", "compute-sanitizer %s found errors at %s:\n%s\n", tools[ti], v[0].c->label, out);
 			json_object_set_new(san, tools[ti], json_string("errors"));
+		} else if (rc) {
+			json_object_set_new(san, tools[ti], json_sprintf("could not run: %s", r.why));
 		} else {
 			json_object_set_new(san, tools[ti], json_string("clean"));
 		}
@@ -741,8 +743,9 @@ candidate(const struct opts *o, const char *taskpath, const char *compilepath, c
 		needoracle |= v[k].gpu;
 		nbench += v[k].c >= t.bench && v[k].c < t.bench + t.nbench;
 	}
-	if (o->baseline)
-		needoracle = 0;
+	if (needoracle && o->baseline)
+		json_object_set_new(res.rec, "bench_checked", json_string("no: the baseline is not its own oracle at a bench "
+		                    "size the CPU reference cannot afford"));
 	else if (needoracle && !(oracle = oraclepath(baselinejson, &res)))
 		json_object_set_new(res.rec, "bench_checked", json_string("no: no oracle at a bench size the CPU reference "
 		                    "cannot afford (no baseline, or one that failed its checks)"));
@@ -755,7 +758,7 @@ candidate(const struct opts *o, const char *taskpath, const char *compilepath, c
 	json_object_set_new(res.rec, "isolation", json_string(jailkind()));
 	candidateruns(o, &t, harness, sopath, device, v, nrun, binpath, shm, &res, &startsec);
 	json_object_set_new(res.rec, "start_seconds", json_real(startsec));
-	if (oracle) {
+	if (oracle && !strcmp(res.verdict, "correct")) {
 		double t1 = now();
 		oracleruns(o, &t, harness, oracle, device, v, nrun, shm, &res);
 		res.phase[4] = now() - t1;

@@ -280,10 +280,13 @@ initsym(const Elf64_Sym *s, const char *name, void *arg)
 {
 	struct ctx *c = arg;
 
-	if (ELF64_ST_TYPE(s->st_info) != STT_FUNC)
+	/* the compiler's own, by their exact (local) names: the C runtime's and
+	 * nvcc's registration of this object's kernels */
+	if (ELF64_ST_TYPE(s->st_info) != STT_FUNC || ELF64_ST_BIND(s->st_info) != STB_LOCAL ||
+	    (strcmp(name, "frame_dummy") && strcmp(name, "_ZL24__sti____cudaRegisterAllv")))
 		return;
 	for (int i = 0; i < c->ninit; i++)
-		if (s->st_value == c->init[i] && (!strcmp(name, "frame_dummy") || strstr(name, "__sti____cudaRegisterAll")))
+		if (s->st_value == c->init[i])
 			c->initok[i] = 1;
 }
 
@@ -301,7 +304,11 @@ initializers(struct ctx *c)
 		violate(c, "interposition", "%s", "the built object's .init section holds more than the C runtime's stub");
 	if (!ia)
 		return;
-	c->ninit = (int)(ia->sh_size / 8 < 64 ? ia->sh_size / 8 : 64);
+	if (ia->sh_size / 8 > sizeof c->init / sizeof c->init[0]) {
+		violate(c, "interposition", "%s", "the built object has more load-time functions than the compiler makes");
+		return;
+	}
+	c->ninit = (int)(ia->sh_size / 8);
 	for (int i = 0; i < c->ninit; i++)
 		memcpy(&c->init[i], e->file.s + ia->sh_offset + 8 * (size_t)i, 8);
 	if (!section(e, ".symtab")) {
@@ -338,18 +345,21 @@ libraries(struct ctx *c)
 	}
 }
 
-/* syscall instructions in the disassembly (objdump, in the sandbox) */
-static void
-syscalls(struct ctx *c, const char *so)
+/* syscall instructions in the disassembly (objdump, in the sandbox); -1
+ * with err when objdump did not read it all (nothing is then proven) */
+static int
+syscalls(struct ctx *c, const char *so, char *err, size_t cap)
 {
 	char dir[PATH_MAX], *slash, *objdump = findprog("objdump"), *argv[6];
 	struct jail j;
 	struct runlimits lim = { 60, 4096, 1, &j };
 	struct run r;
+	const size_t logmax = (size_t)256 << 20;
+	int rc = -1;
 
 	if (!objdump) {
-		violate(c, "asm", "%s", "objdump (binutils) is not installed: the host code's instructions cannot be checked");
-		return;
+		snprintf(err, cap, "objdump (binutils) is not installed: the host code's instructions cannot be checked");
+		return -1;
 	}
 	snprintf(dir, sizeof dir, "%s", so);
 	slash = strrchr(dir, '/');
@@ -364,7 +374,13 @@ syscalls(struct ctx *c, const char *so)
 	argv[2] = "--no-show-raw-insn";
 	argv[3] = jailpath(&j, slash ? slash + 1 : so);
 	argv[4] = NULL;
-	if (runcapture(argv, dir, NULL, &lim, (size_t)256 << 20, &r) == 0) {
+	if (runcapture(argv, dir, NULL, &lim, logmax, &r) < 0) {
+		snprintf(err, cap, "cannot run objdump on '%s': %s", so, strerror(errno));
+	} else if (r.timedout || r.status != 0 || r.log.n >= logmax) {
+		snprintf(err, cap, "objdump did not disassemble '%s' whole (%s): %.300s", so,
+		         r.timedout ? "it timed out" : r.status ? "it failed" : "its output was cut", r.log.s);
+		buffree(&r.log);
+	} else {
 		const char *p = r.log.s;
 		while ((p = strchr(p, '\t'))) {
 			p++;
@@ -375,9 +391,11 @@ syscalls(struct ctx *c, const char *so)
 				        : !strncmp(p, "syscall", 7) ? "syscall" : "int 0x80");
 		}
 		buffree(&r.log);
+		rc = 0;
 	}
 	free(argv[3]);
 	free(objdump);
+	return rc;
 }
 
 json_t *
@@ -397,7 +415,7 @@ reservednames(const char *cuda)
 }
 
 json_t *
-artifactcheck(const char *so, const char *cuda, json_t *allow, char *err, size_t cap)
+artifactcheck(const char *so, json_t *reserved, json_t *allow, char *err, size_t cap)
 {
 	struct elf e;
 	struct ctx c;
@@ -410,12 +428,14 @@ artifactcheck(const char *so, const char *cuda, json_t *allow, char *err, size_t
 	c.list = json_array();
 	c.allow = allow;
 	c.e = &e;
-	c.shadow = reservednames(cuda);
+	c.shadow = reserved;
 	symbols(&e, ".dynsym", ".dynstr", dynsym, &c);
 	libraries(&c);
 	initializers(&c);
-	syscalls(&c, so);
-	json_decref(c.shadow);
+	if (syscalls(&c, so, err, cap) < 0) {
+		json_decref(c.list);
+		c.list = NULL;
+	}
 	buffree(&e.file);
 	return c.list;
 }

@@ -31,9 +31,9 @@
 #include <jansson.h>
 
 /* the violations (a JSON array; empty when clean), or NULL with err when
- * the file cannot be read as a 64-bit ELF shared object. cuda: the
- * toolkit's root (for its runtime's and driver stub's exports) */
-json_t *artifactcheck(const char *so, const char *cuda, json_t *allow, char *err, size_t cap);
+ * the file cannot be read as a 64-bit ELF shared object or objdump could
+ * not disassemble it. reserved: what reservednames gives */
+json_t *artifactcheck(const char *so, json_t *reserved, json_t *allow, char *err, size_t cap);
 /* the names the C library, the CUDA runtime and the driver export (an
  * object with those keys): what a candidate may not define or export */
 json_t *reservednames(const char *cuda);

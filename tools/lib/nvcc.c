@@ -28,8 +28,7 @@ nvccrun(const char *nvcc, char *const args[], const char *dir, int seconds, long
 		argv[n++] = *args;
 	argv[n] = NULL;
 	rc = runcapture(argv, dir, NULL, &lim, NVCC_MAX_LOG, r);
-	for (size_t k = 0; k < sizeof j.ro / sizeof j.ro[0]; k++)
-		free((char *)j.ro[k]);
+	jailfreepaths(&j);
 	return rc;
 }
 

@@ -64,7 +64,7 @@ hholds(const struct task *t, const struct tcase *c)
 	for (i = 0; i < t->nargs; i++)
 		if (isoutput(&t->args[i]))
 			out += (double)tbytes(t, c, i);
-	k = out > 0 ? (int)(HOLD_BUDGET / out) : HOLDS_MAX;
+	k = out * HOLDS_MAX > HOLD_BUDGET ? (int)(HOLD_BUDGET / out) : HOLDS_MAX;
 	return k > HOLDS_MAX ? HOLDS_MAX : k < HOLDS_MIN ? HOLDS_MIN : k;
 }
 
@@ -212,7 +212,7 @@ hcall(struct harness *h, int group, int noop, const struct runin *in, struct hre
 	struct buf b;
 	char line[4096], status[32] = "";
 	unsigned long long hash = 0;
-	int i, n = 0, k, rc;
+	int i, n = 0, k = -1, rc;
 	double t0;
 
 	memset(r, 0, sizeof *r);
@@ -239,9 +239,11 @@ hcall(struct harness *h, int group, int noop, const struct runin *in, struct hre
 		return cudaerror(line, c->label, r, err, cap);
 	if (!strncmp(line, "violation ", 10)) {
 		char rule[64] = "?";
-		sscanf(line + 10, "%63s", rule);
+		int off = 0;
+		if (sscanf(line + 10, "%63s %n", rule, &off) < 1 || !off)
+			return verdict(r, "sandbox", "The harness's reply was tampered with: '%.200s'", line);
 		return verdict(r, "violation", "At %s the harness refused what the host code did (rule %s): %s.", c->label,
-		               rule, line + 11 + strlen(rule));
+		               rule, line + 10 + off);
 	}
 	if (!strncmp(line, "error", 5))
 		return failed(err, cap, "the harness rejected a command: %s", line);
@@ -304,10 +306,10 @@ hsync(struct harness *h, struct hres *r, char *err, size_t cap)
 	return simple(h, r, err, cap, "sync%.0d%.0lld", 0, 0);
 }
 
-void
+int
 hstop(struct harness *h)
 {
-	childstop(&h->ch);
+	return childstop(&h->ch);
 }
 
 unsigned char *
@@ -375,7 +377,7 @@ hashtensor(const unsigned char *p, size_t n, uint64_t salt)
 }
 
 uint64_t
-hhash(const struct harness *h, size_t off)
+hhash(const struct harness *h, const unsigned char *base)
 {
 	const struct task *t = h->t;
 	uint64_t sum = 0;
@@ -385,7 +387,7 @@ hhash(const struct harness *h, size_t off)
 		if (!istensor(&t->args[i]))
 			continue;
 		if (isoutput(&t->args[i]))
-			sum += hashtensor(houtput(h, off, i), tbytes(t, h->c, i), (uint64_t)k);
+			sum += hashtensor(base + h->outoff[i], tbytes(t, h->c, i), (uint64_t)k);
 		k++;
 	}
 	return sum;

@@ -79,15 +79,17 @@ int hhold(struct harness *h, int group, int slot, struct hres *r, char *err, siz
 /* held copy slot into shared memory at off (a multiple of 64) */
 int hfetchhold(struct harness *h, int slot, size_t off, struct hres *r, char *err, size_t cap);
 int hsync(struct harness *h, struct hres *r, char *err, size_t cap);
-void hstop(struct harness *h);
+/* the harness ended (its wait status; 0 once it had been stopped) */
+int hstop(struct harness *h);
 /* take the shared memory from the harness: it stays mapped after hstop
  * (when nothing can change it any more) until the caller unmaps it */
 unsigned char *htakeshm(struct harness *h, size_t *len);
 
-/* output arg i as fetched at off (0 for hfetch), and the hash of the
- * outputs fetched there, as the harness computes it (so that a held copy
- * can be checked against its call), on all CPUs */
+/* output arg i as fetched at off (0 for hfetch); the hash of the outputs
+ * fetched to base (the shared memory plus their offset, taken or not), as
+ * the harness computes it, so that a held copy can be checked against its
+ * call, on up to 16 threads */
 const void *houtput(const struct harness *h, size_t off, int i);
-uint64_t hhash(const struct harness *h, size_t off);
+uint64_t hhash(const struct harness *h, const unsigned char *base);
 
 #endif

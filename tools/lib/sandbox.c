@@ -210,6 +210,15 @@ addro(struct jail *j, const char *path)
 }
 
 void
+jailfreepaths(struct jail *j)
+{
+	for (size_t k = 0; k < sizeof j->ro / sizeof j->ro[0]; k++) {
+		free((char *)j->ro[k]);
+		j->ro[k] = NULL;
+	}
+}
+
+void
 jailaddpaths(struct jail *j, const char *const *progs)
 {
 	const char *ld = getenv("LD_LIBRARY_PATH");
@@ -232,7 +241,8 @@ jailaddpaths(struct jail *j, const char *const *progs)
 	}
 }
 
-/* mkdir -p of path's folders below root (root itself exists) */
+/* mkdir -p of path's folders below root (root itself exists); no malloc:
+ * it runs in the forked child */
 static void
 mkparents(const char *path)
 {
@@ -518,9 +528,15 @@ jailexec(const struct jail *j, char *const argv[])
 {
 	int ns = getuid() == 0 && !bwrappath() ? nslevel() : 0;
 
+	char **env;
+
+	/* everything that allocates before the limits: an address-space limit
+	 * leaves no room for a sanitizer's allocator */
 	if (bwrappath()) {
+		char **bargv = bwrapargv(j, argv);
+		env = jailenv("/work");
 		limits(j, getuid());
-		execve(bwrappath(), bwrapargv(j, argv), jailenv("/work"));
+		execve(bwrappath(), bargv, env);
 		return -1;
 	}
 	if (ns > 0) {
@@ -535,8 +551,9 @@ jailexec(const struct jail *j, char *const argv[])
 	}
 	if (getuid() == 0 && dropuid() < 0)
 		return -1;
+	env = jailenv(ns > 0 ? "/work" : j->work);
 	limits(j, getuid());
-	execve(argv[0], argv, jailenv(ns > 0 ? "/work" : j->work));
+	execve(argv[0], argv, env);
 	return -1;
 }
 
@@ -591,13 +608,13 @@ runcapture(char *const argv[], const char *dir, const char *input, const struct 
 			struct rlimit fsz = { (rlim_t)lim->filemb << 20, (rlim_t)lim->filemb << 20 };
 			char *env[] = { NULL, "LC_ALL=C", NULL, NULL };
 			const char *path = getenv("PATH");
+			env[0] = xasprintf("PATH=%s", path ? path : "/usr/bin:/bin"); /* allocations before the limits */
+			env[2] = xasprintf("HOME=%s", dir ? dir : "/nonexistent");
 			setrlimit(RLIMIT_CPU, &cpu);
 			if (lim->memmb > 0)
 				setrlimit(RLIMIT_AS, &as);
 			if (lim->filemb > 0)
 				setrlimit(RLIMIT_FSIZE, &fsz);
-			env[0] = xasprintf("PATH=%s", path ? path : "/usr/bin:/bin");
-			env[2] = xasprintf("HOME=%s", dir ? dir : "/nonexistent");
 			if (!dir || chdir(dir) == 0)
 				execve(argv[0], argv, env);
 		}
@@ -679,43 +696,11 @@ runcapture(char *const argv[], const char *dir, const char *input, const struct 
 
 /* ------------------------------------------------------- the harness */
 
-/* a copy into the fresh scratch folder: kernel to kernel, and no fsync
- * (the folder is thrown away with the child; this runs with the GPU held) */
-static int
-copyto(const char *from, const char *to, mode_t mode)
-{
-	int in = open(from, O_RDONLY | O_CLOEXEC), out = -1, r = -1;
-	struct stat st;
-	off_t left;
-
-	if (in < 0 || fstat(in, &st) < 0 || (out = open(to, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)) < 0)
-		goto done;
-	for (left = st.st_size; left > 0;) {
-		ssize_t n = copy_file_range(in, NULL, out, NULL, (size_t)left, 0);
-		if (n < 0 && (errno == EXDEV || errno == ENOSYS || errno == EINVAL || errno == EOPNOTSUPP)) {
-			char buf[1 << 16]; /* across file systems some kernels refuse: plain reads */
-			n = read(in, buf, sizeof buf);
-			if (n > 0 && write(out, buf, (size_t)n) != n)
-				n = -1;
-		}
-		if (n <= 0)
-			goto done;
-		left -= n;
-	}
-	r = fchmod(out, mode);
-done:
-	if (in >= 0)
-		close(in);
-	if (out >= 0 && close(out) < 0)
-		r = -1;
-	return r;
-}
-
 int
 childshm(struct child *c, size_t shmbytes, char *err, size_t errlen)
 {
 	memset(c, 0, sizeof *c);
-	c->cmdfd = c->repfd = c->shmfd = c->scratchfd = -1;
+	c->cmdfd = c->repfd = c->shmfd = -1;
 	c->shmlen = shmbytes;
 	c->shmfd = memfd_create("retort-shm", MFD_CLOEXEC);
 	if (c->shmfd < 0 || ftruncate(c->shmfd, (off_t)(shmbytes ? shmbytes : 1)) < 0) {
@@ -747,17 +732,19 @@ scratchsetup(struct child *c, const char *harness, const char *so, int *outfd, c
 	         access("/var/tmp", W_OK) == 0 ? "/var/tmp" : "/tmp");
 	if (!mkdtemp(c->scratch)) {
 		snprintf(err, errlen, "cannot make a scratch folder: %s", strerror(errno));
+		c->scratch[0] = 0;
 		return -1;
 	}
+	tempadd(c->scratch); /* gone at exit, die() included, if childstop did not remove it */
 	p = xasprintf("%s/harness", c->scratch);
-	if (copyto(harness, p, 0755) < 0) {
+	if (copytemp(harness, p, 0755) < 0) {
 		snprintf(err, errlen, "cannot copy the harness '%s': %s", harness, strerror(errno));
 		free(p);
 		return -1;
 	}
 	free(p);
 	p = xasprintf("%s/cand.so", c->scratch);
-	if (copyto(so, p, 0644) < 0) {
+	if (copytemp(so, p, 0644) < 0) {
 		snprintf(err, errlen, "cannot copy the candidate '%s': %s", so, strerror(errno));
 		free(p);
 		return -1;
@@ -766,14 +753,14 @@ scratchsetup(struct child *c, const char *harness, const char *so, int *outfd, c
 	p = xasprintf("%s/output", c->scratch);
 	*outfd = open(p, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
 	free(p);
-	if (getuid() == 0 && (chown(c->scratch, JAIL_UID, JAIL_UID) < 0 ||
-	                      (*outfd >= 0 && fchown(*outfd, JAIL_UID, JAIL_UID) < 0))) {
-		snprintf(err, errlen, "cannot hand the scratch folder to uid %d: %s", JAIL_UID, strerror(errno));
+	if (*outfd < 0) {
+		snprintf(err, errlen, "cannot set up the scratch folder: %s", strerror(errno));
 		return -1;
 	}
-	c->scratchfd = open(c->scratch, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (*outfd < 0 || c->scratchfd < 0) {
-		snprintf(err, errlen, "cannot set up the scratch folder: %s", strerror(errno));
+	if (getuid() == 0 && (chown(c->scratch, JAIL_UID, JAIL_UID) < 0 || fchown(*outfd, JAIL_UID, JAIL_UID) < 0)) {
+		snprintf(err, errlen, "cannot hand the scratch folder to uid %d: %s", JAIL_UID, strerror(errno));
+		close(*outfd);
+		*outfd = -1;
 		return -1;
 	}
 	return 0;
@@ -794,16 +781,17 @@ childstartwrapped(struct child *c, const char *const *wrapper, const char *harne
 	}
 	if (scratchsetup(c, harness, so, &outfd, err, errlen) < 0)
 		return -1;
+	cmdp[0] = cmdp[1] = repp[0] = repp[1] = -1;
 	if (pipe2(cmdp, O_CLOEXEC) < 0 || pipe2(repp, O_CLOEXEC) < 0) {
 		snprintf(err, errlen, "cannot set up the child: %s", strerror(errno));
-		return -1;
+		goto fail;
 	}
 	memset(&j, 0, sizeof j);
 	j.work = c->scratch;
 	j.gpu = 1;
 	j.seconds = seconds;
 	jailaddpaths(&j, wrapper);
-	snprintf(c->isolation, sizeof c->isolation, "%s", jailkind());
+	jailkind(); /* probed here, not in the child */
 	snprintf(dev, sizeof dev, "%d", device);
 
 	/* orphans of the child become ours, for childstop to reap */
@@ -811,7 +799,8 @@ childstartwrapped(struct child *c, const char *const *wrapper, const char *harne
 	pid = fork();
 	if (pid < 0) {
 		snprintf(err, errlen, "cannot fork: %s", strerror(errno));
-		return -1;
+		jailfreepaths(&j);
+		goto fail;
 	}
 	if (pid == 0) {
 		int devnull = open("/dev/null", O_RDONLY);
@@ -822,6 +811,7 @@ childstartwrapped(struct child *c, const char *const *wrapper, const char *harne
 		int sh = fcntl(c->shmfd, F_DUPFD, 20), o = fcntl(outfd, F_DUPFD, 20);
 		int z = fcntl(devnull, F_DUPFD, 20);
 		setpgid(0, 0);
+		prctl(PR_SET_PDEATHSIG, SIGKILL); /* our death ends it, as in runcapture */
 		/* descriptors 0-2, then 3, 4, 5 and nothing else */
 		dup2(z, 0);
 		dup2(o, 1);
@@ -843,6 +833,7 @@ childstartwrapped(struct child *c, const char *const *wrapper, const char *harne
 		jailexec(&j, argv);
 		_exit(127);
 	}
+	jailfreepaths(&j);
 	close(cmdp[0]);
 	close(repp[1]);
 	close(outfd);
@@ -852,6 +843,15 @@ childstartwrapped(struct child *c, const char *const *wrapper, const char *harne
 	fcntl(c->repfd, F_SETFL, O_NONBLOCK);
 	signal(SIGPIPE, SIG_IGN);
 	return 0;
+fail:
+	for (int k = 0; k < 2; k++) {
+		if (cmdp[k] >= 0)
+			close(cmdp[k]);
+		if (repp[k] >= 0)
+			close(repp[k]);
+	}
+	close(outfd);
+	return -1;
 }
 
 int
@@ -950,19 +950,10 @@ childstop(struct child *c)
 	c->cmdfd = c->repfd = c->shmfd = -1;
 	c->shm = NULL;
 	if (c->scratch[0] && !c->stopped) { /* once: a second stop keeps what the first kept */
-		pid_t p;
 		childoutput(c, c->tail, sizeof c->tail);
 		c->stopped = 1;
-		p = fork();
-		if (p == 0) {
-			execl("/bin/rm", "rm", "-rf", c->scratch, (char *)NULL);
-			_exit(127);
-		}
-		if (p > 0)
-			waitpid(p, NULL, 0);
+		tempdone(c->scratch);
 	}
-	if (c->scratchfd >= 0) close(c->scratchfd);
-	c->scratchfd = -1;
 	return status;
 }
 

@@ -55,6 +55,8 @@ char *jailpath(const struct jail *j, const char *name);
 /* the paths of LD_LIBRARY_PATH and of the folders of the given programs
  * (argv0 of nvcc, say) that lie outside the minimal root, into j->ro */
 void jailaddpaths(struct jail *j, const char *const *progs);
+/* free what jailaddpaths put into j->ro */
+void jailfreepaths(struct jail *j);
 
 /*
  * Run argv (argv[0] an absolute path, as the jail sees it) with input on
@@ -85,12 +87,11 @@ int runcapture(char *const argv[], const char *dir, const char *input, const str
 
 struct child {
 	pid_t pid;
-	int cmdfd, repfd, shmfd, scratchfd;
+	int cmdfd, repfd, shmfd;
 	unsigned char *shm;
 	size_t shmlen;
 	char rbuf[8192];
 	size_t rlen;
-	char isolation[160];
 	char scratch[PATH_MAX];
 	int stopped;
 	char tail[4096];             /* the end of its output, kept at stop */

@@ -11,18 +11,74 @@
 
 /* ------------------------------------------------------------- reading */
 
+static int
+isid(int c)
+{
+	return isalnum(c) || c == '_';
+}
+
+/* s[i] == '\'' inside a number (a digit separator: 1'000), not a character literal */
+static int
+digitsep(const char *s, size_t i)
+{
+	size_t k = i;
+
+	if (!i || !isalnum((unsigned char)s[i - 1]) || !isalnum((unsigned char)s[i + 1]))
+		return 0;
+	while (k > 0 && (isalnum((unsigned char)s[k - 1]) || s[k - 1] == '\'' || s[k - 1] == '.'))
+		k--;
+	return isdigit((unsigned char)s[k]);
+}
+
+/* the end of a raw string literal (R"d(...)d", u8R"(...)" ...) at s[i], or 0 */
+static size_t
+rawend(const char *s, size_t n, size_t i)
+{
+	char close[20];
+	size_t k = i, j = i + 2, d;
+	const char *e;
+
+	if (s[i] != 'R' || s[i + 1] != '"')
+		return 0;
+	while (k > 0 && isid((unsigned char)s[k - 1]))
+		k--;
+	if (i - k > 2 || (i - k && strncmp(s + k, "u8", i - k) && strncmp(s + k, "u", i - k) &&
+	                  strncmp(s + k, "U", i - k) && strncmp(s + k, "L", i - k)))
+		return 0;
+	for (d = 0; j + d < n && d < 16 && s[j + d] != '(' && !isspace((unsigned char)s[j + d]) && s[j + d] != '\\' &&
+	            s[j + d] != ')';
+	     d++)
+		;
+	if (s[j + d] != '(')
+		return 0;
+	snprintf(close, sizeof close, ")%.*s\"", (int)d, s + j);
+	e = strstr(s + j + d + 1, close);
+	return e ? (size_t)(e - s) + strlen(close) : n;
+}
+
 /*
  * A copy of the text with comments and string and character literals
- * blanked (newlines kept, so line numbers hold), except that the literal
- * "C" of extern "C" survives.
+ * (raw strings too; not the digit separators of numbers) blanked
+ * (newlines kept, so line numbers hold), except that the literal "C" of
+ * extern "C" survives.
  */
 static char *
 blank(const char *src, size_t n)
 {
 	char *s = xstrndup(src, n);
-	size_t i = 0;
+	size_t i = 0, e;
 
 	while (i < n) {
+		if ((e = rawend(s, n, i))) {
+			for (; i < e; i++)
+				if (s[i] != '\n')
+					s[i] = ' ';
+			continue;
+		}
+		if (s[i] == '\'' && digitsep(s, i)) {
+			i++;
+			continue;
+		}
 		if (s[i] == '/' && s[i + 1] == '/') {
 			while (i < n && s[i] != '\n')
 				s[i++] = ' ';
@@ -56,12 +112,6 @@ blank(const char *src, size_t n)
 	return s;
 }
 
-static int
-isid(int c)
-{
-	return isalnum(c) || c == '_';
-}
-
 /* the next whole-word occurrence of word in s (NULL when none) */
 static const char *
 findword(const char *s, const char *word)
@@ -88,9 +138,16 @@ findprefix(const char *s, const char *base, const char *prefix)
 	return p;
 }
 
+/* p (in s) follows "std::": the C library's names in the std namespace are the same functions */
+static int
+afterstd(const char *s, const char *p)
+{
+	return p - s >= 5 && !strncmp(p - 5, "std::", 5) && (p - s == 5 || !isid((unsigned char)p[-6]));
+}
+
 /*
- * A call of the global function name: the name followed by '(', and not a
- * member (x.name, p->name) or another namespace's (std::name).
+ * A call of the global function name (or std::name): the name followed by
+ * '(', and not a member (x.name, p->name) or another namespace's (ns::name).
  */
 static const char *
 findcall(const char *s, const char *name)
@@ -100,7 +157,8 @@ findcall(const char *s, const char *name)
 	while ((p = findword(p, name))) {
 		const char *q = p + strlen(name);
 		int member = (p - s >= 1 && p[-1] == '.') || (p - s >= 2 && p[-1] == '>' && p[-2] == '-') ||
-		             (p - s >= 2 && p[-1] == ':' && p[-2] == ':' && (p - s == 2 || isid((unsigned char)p[-3])));
+		             (p - s >= 2 && p[-1] == ':' && p[-2] == ':' && (p - s == 2 || isid((unsigned char)p[-3])) &&
+		              !afterstd(s, p));
 		while (*q == ' ' || *q == '\t' || *q == '\n')
 			q++;
 		if (*q == '(' && !member)
@@ -463,10 +521,13 @@ headerbefore(const char *s, const char *brace, char *hdr, size_t cap)
 	snprintf(hdr, cap, "%.*s", (int)(n < cap - 1 ? n : cap - 1), p);
 }
 
-/* nvcc's preprocessor spells __global__ and __device__ as attributes */
+/* nvcc's preprocessor spells __global__ and __device__ as attributes; in
+ * the host's view a __host__ __device__ function is host code */
 static int
-devicehdr(const char *h)
+devicehdr(const char *h, int host)
 {
+	if (host && (strstr(h, "__host__") || strstr(h, "__attribute__((host))")))
+		return 0;
 	return strstr(h, "__global__") || strstr(h, "__device__") || strstr(h, "__attribute__((global))") ||
 	       strstr(h, "__attribute__((device))");
 }
@@ -596,9 +657,23 @@ definition(struct viol *v, const char *s, const char *p, const char *hdr, const 
 	        "CUDA runtime", name);
 }
 
+/* a constructor or destructor attribute between p and end (__attribute__((...)) or [[...]]) */
+static int
+ctorin(const char *p, const char *end)
+{
+	static const char *const words[] = { "constructor", "destructor", "__constructor__", "__destructor__" };
+
+	for (size_t k = 0; end && k < sizeof words / sizeof words[0]; k++) {
+		const char *w = findword(p, words[k]);
+		if (w && w < end)
+			return 1;
+	}
+	return 0;
+}
+
 /* walk the braces: function definitions, device code, asm, constructors */
 static void
-structure(struct viol *v, const char *s, const char *entry)
+structure(struct viol *v, const char *s, const char *entry, int host)
 {
 	int depth = 0, devicedepth = -1, externc = 0;
 	char hdr[1024];
@@ -621,7 +696,7 @@ structure(struct viol *v, const char *s, const char *entry)
 			else if (depth == 0 && strstr(hdr, "extern \"C\"") && !strchr(hdr, '('))
 				externc = 1; /* extern "C" { ... } */
 			/* a device function (or lambda) at any depth */
-			if (devicedepth < 0 && strchr(hdr, '(') && devicehdr(hdr))
+			if (devicedepth < 0 && strchr(hdr, '(') && devicehdr(hdr, host))
 				devicedepth = depth;
 			depth++;
 		} else if (*p == '}') {
@@ -639,33 +714,35 @@ structure(struct viol *v, const char *s, const char *entry)
 				        "__device__ or __global__ functions is allowed");
 		}
 	}
-	for (const char *p = s; (p = strstr(p, "__attribute__")); p += 13) {
-		const char *q = p + 13;
-		while (*q == ' ' || *q == '(')
-			q++;
-		if (!strncmp(q, "constructor", 11) || !strncmp(q, "destructor", 10) ||
-		    !strncmp(q, "__constructor__", 15) || !strncmp(q, "__destructor__", 14))
+	for (const char *p = s; (p = strstr(p, "__attribute__")); p += 13)
+		if (ctorin(p, strstr(p, "))")))
 			violate(v, "interposition", lineof(v, s, p), "%s", "runs code at load time (a constructor or "
 			        "destructor attribute)");
-	}
+	for (const char *p = s; (p = strstr(p, "[[")); p += 2) /* [[gnu::constructor]] */
+		if (ctorin(p, strstr(p, "]]")))
+			violate(v, "interposition", lineof(v, s, p), "%s", "runs code at load time (a constructor or "
+			        "destructor attribute)");
 }
 
+/* one view: the host's (host 1) holds the entry point and the launches */
 static void
-screenview(struct viol *v, const struct view *w, const char *entry)
+screenview(struct viol *v, const struct view *w, const char *entry, int host)
 {
 	char *s = blank(w->text.s, w->text.n);
 
 	v->view = w;
 	includes(v, w);
-	entrypoint(v, s, entry);
-	if (!strstr(s, "__global__") && !strstr(s, "__attribute__((global))"))
-		violate(v, "kernel", 1, "%s", "defines no __global__ kernel: the work must run on the GPU");
-	else if (!strstr(s, "<<<") && !findword(s, "cudaLaunchKernel") && !findword(s, "cudaLaunchKernelEx") &&
-	         !findword(s, "cudaLaunchCooperativeKernel"))
-		violate(v, "kernel", 1, "%s", "never launches a kernel (no <<<...>>> or cudaLaunchKernel)");
+	if (host) {
+		entrypoint(v, s, entry);
+		if (!strstr(s, "__global__") && !strstr(s, "__attribute__((global))"))
+			violate(v, "kernel", 1, "%s", "defines no __global__ kernel: the work must run on the GPU");
+		else if (!strstr(s, "<<<") && !findword(s, "cudaLaunchKernel") && !findword(s, "cudaLaunchKernelEx") &&
+		         !findword(s, "cudaLaunchCooperativeKernel"))
+			violate(v, "kernel", 1, "%s", "never launches a kernel (no <<<...>>> or cudaLaunchKernel)");
+	}
 	names(v, s);
 	strings(v, w->text.s);
-	structure(v, s, entry);
+	structure(v, s, entry, host);
 	free(s);
 }
 
@@ -677,8 +754,8 @@ screen(const char *devicei, const char *hosti, const char *file, const char *ent
 
 	viewload(&dv, devicei, file);
 	viewload(&hv, hosti, file);
-	screenview(&v, &dv, entry);
-	screenview(&v, &hv, entry);
+	screenview(&v, &dv, entry, 0);
+	screenview(&v, &hv, entry, 1);
 	viewfree(&dv);
 	viewfree(&hv);
 	return v.list;

@@ -508,10 +508,52 @@ tempdone(const char *path)
 {
 	for (int i = 0; i < MAXTEMPS; i++)
 		if (temps[i] && !strcmp(temps[i], path)) {
-			rmtree(temps[i]);
 			free(temps[i]);
 			temps[i] = NULL;
 		}
+	rmtree(path); /* listed or not (the list may have been full) */
+}
+
+int
+copytemp(const char *from, const char *to, mode_t mode)
+{
+	int in = open(from, O_RDONLY | O_CLOEXEC), out = -1, r = -1;
+	struct stat st;
+	off_t left;
+
+	if (in < 0 || fstat(in, &st) < 0 || (out = open(to, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)) < 0)
+		goto done;
+	for (left = st.st_size; left > 0;) {
+		ssize_t n = copy_file_range(in, NULL, out, NULL, (size_t)left, 0);
+		if (n < 0 && (errno == EXDEV || errno == ENOSYS || errno == EINVAL || errno == EOPNOTSUPP)) {
+			char buf[1 << 16]; /* across file systems some kernels refuse: plain reads */
+			n = read(in, buf, sizeof buf);
+			if (n > 0 && write(out, buf, (size_t)n) != n)
+				n = -1;
+		}
+		if (n <= 0)
+			goto done;
+		left -= n;
+	}
+	r = fchmod(out, mode);
+done:
+	if (in >= 0)
+		close(in);
+	if (out >= 0 && close(out) < 0)
+		r = -1;
+	return r;
+}
+
+int
+copyfile(const char *from, const char *to)
+{
+	struct buf b;
+	int r;
+
+	bufinit(&b, (size_t)1 << 31);
+	r = readfile(from, &b) < 0 ? -1 : writefile(to, b.s, b.n);
+	buffree(&b);
+	return r < 0 ? -1 : 0;
 }
 
 int

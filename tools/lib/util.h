@@ -85,12 +85,19 @@ int readrange(const char *path, off_t offset, size_t len, struct buf *b);
  * Returns 1 written, 0 unchanged, -1 error (errno set).
  */
 int writefile(const char *path, const void *data, size_t n);
+/* from's bytes into to as writefile writes them (atomic, unchanged bytes
+ * left alone; up to 2 GiB); 0, or -1 with errno */
+int copyfile(const char *from, const char *to);
+/* from into a new file to (mode) in a folder that is thrown away: kernel
+ * to kernel, no fsync (a scratch copy, made with the GPU held); 0 or -1 */
+int copytemp(const char *from, const char *to, mode_t mode);
 /* the same for a finished temporary file in path's folder: renamed into
  * place, or removed when path already holds its bytes; 1, 0, -1 */
 int movefile(const char *tmp, const char *path);
 /* rm -rf */
 int rmtree(const char *path);
-/* temporaries removed at exit (die() included) unless tempdone removes them first */
+/* temporaries removed at exit (die() included) unless tempdone removes them first
+ * (tempdone removes path, whether it was added or not) */
 void tempadd(const char *path);
 void tempdone(const char *path);
 

@@ -23,6 +23,7 @@ static struct {
 	cudaError_t (*tosymbol)(const void *, const void *, size_t, size_t, enum cudaMemcpyKind);
 	cudaError_t (*tosymbolasync)(const void *, const void *, size_t, size_t, enum cudaMemcpyKind, cudaStream_t);
 	cudaError_t (*memset)(void *, int, size_t);
+	cudaError_t (*memset2d)(void *, size_t, int, size_t, size_t);
 	cudaError_t (*memsetasync)(void *, int, size_t, cudaStream_t);
 	cudaError_t (*mallocasync)(void **, size_t, cudaStream_t);
 	cudaError_t (*freeasync)(void *, cudaStream_t);
@@ -46,6 +47,7 @@ guardinit(void)
 	R(tosymbol, "cudaMemcpyToSymbol");
 	R(tosymbolasync, "cudaMemcpyToSymbolAsync");
 	R(memset, "cudaMemset");
+	R(memset2d, "cudaMemset2D");
 	R(memsetasync, "cudaMemsetAsync");
 	R(mallocasync, "cudaMallocAsync");
 	R(freeasync, "cudaFreeAsync");
@@ -115,6 +117,13 @@ badcopy(void *dst, const void *src, enum cudaMemcpyKind kind, const char *call)
 	              call);
 }
 
+/* a memset must land in device memory */
+static int
+badset(void *p, const char *call)
+{
+	return active && p && !ondevice(p) && breach("host_compute", "%s on host memory: the work stays on the GPU", call);
+}
+
 #define NOTPERMITTED cudaErrorNotPermitted
 #define FORWARD(f, ...) (real.f ? real.f(__VA_ARGS__) : cudaErrorNotSupported)
 
@@ -127,9 +136,8 @@ __cudaLaunchKernel(const void *k, dim3 g, dim3 b, void **args, size_t shm, cudaS
 cudaError_t
 __cudaLaunchKernel_ptsz(const void *k, dim3 g, dim3 b, void **args, size_t shm, cudaStream_t s)
 {
-	if (active)
-		return breach("streams", "%s", "a launch on the per-thread default stream: use the legacy default stream")
-		       ? NOTPERMITTED : cudaSuccess;
+	if (active && breach("streams", "%s", "a launch on the per-thread default stream: use the legacy default stream"))
+		return NOTPERMITTED;
 	return FORWARD(launchpt, k, g, b, args, shm, s);
 }
 
@@ -194,16 +202,20 @@ cudaMemcpyToSymbolAsync(const void *sym, const void *s, size_t n, size_t off, en
 cudaError_t
 cudaMemset(void *p, int v, size_t n)
 {
-	return active && p && !ondevice(p) && breach("host_compute", "%s", "cudaMemset on host memory")
-	       ? NOTPERMITTED : FORWARD(memset, p, v, n);
+	return badset(p, "cudaMemset") ? NOTPERMITTED : FORWARD(memset, p, v, n);
+}
+
+cudaError_t
+cudaMemset2D(void *p, size_t pitch, int v, size_t w, size_t h)
+{
+	return badset(p, "cudaMemset2D") ? NOTPERMITTED : FORWARD(memset2d, p, pitch, v, w, h);
 }
 
 cudaError_t
 cudaMemsetAsync(void *p, int v, size_t n, cudaStream_t s)
 {
-	if (active && p && !ondevice(p))
-		return breach("host_compute", "%s", "cudaMemsetAsync on host memory") ? NOTPERMITTED : cudaSuccess;
-	return badstream(s, "cudaMemsetAsync") ? NOTPERMITTED : FORWARD(memsetasync, p, v, n, s);
+	return badstream(s, "cudaMemsetAsync") || badset(p, "cudaMemsetAsync") ? NOTPERMITTED
+	       : FORWARD(memsetasync, p, v, n, s);
 }
 
 cudaError_t

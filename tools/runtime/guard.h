@@ -2,9 +2,9 @@
  * guard.h - the CUDA runtime calls a candidate makes, seen at run time.
  *
  * The harness exports its own definitions of the runtime calls that take
- * a stream or a copy direction (guard.c, listed in guard.list for the
- * linker), so the candidate's references bind to them; each forwards to
- * the real one. Between guardbegin and guardend (the candidate's call),
+ * a stream, a copy direction or a destination (guard.c; GUARD_EXPORTS,
+ * the linker's list, which prepare writes beside harness.o), so the
+ * candidate's references bind to them; each forwards to the real one. Between guardbegin and guardend (the candidate's call),
  * they enforce the task contract: launches, copies and memsets only on
  * the default stream; copies only host to device or device to device,
  * into device memory; and the first breach is kept for guardviolation,
@@ -16,6 +16,13 @@
 #define RETORT_GUARD_H
 
 #include <stddef.h>
+
+/* every runtime call guard.c defines: a dynamic list for the linker */
+#define GUARD_EXPORTS                                                                                              \
+	"{\n\t__cudaLaunchKernel; __cudaLaunchKernel_ptsz; cudaLaunchKernel; cudaLaunchCooperativeKernel;\n"       \
+	"\tcudaLaunchKernelExC; cudaMemcpy; cudaMemcpyAsync; cudaMemcpy2D; cudaMemcpy2DAsync;\n"                    \
+	"\tcudaMemcpyToSymbol; cudaMemcpyToSymbolAsync; cudaMemset; cudaMemset2D; cudaMemsetAsync;\n"              \
+	"\tcudaMallocAsync; cudaFreeAsync; cudaStreamSynchronize;\n};\n"
 
 /* the real functions, resolved before the lockdown */
 void guardinit(void);

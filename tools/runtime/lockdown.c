@@ -22,7 +22,6 @@
 
 static pid_t mainthread;
 static volatile int denied = -1;     /* the main thread's first refused call since the reset */
-static volatile int others;          /* refused calls of other threads */
 
 static void
 onsys(int sig, siginfo_t *si, void *ctx)
@@ -30,12 +29,8 @@ onsys(int sig, siginfo_t *si, void *ctx)
 	ucontext_t *uc = ctx;
 
 	(void)sig;
-	if ((pid_t)syscall(SYS_gettid) == mainthread) {
-		if (denied < 0)
-			denied = si->si_syscall;
-	} else {
-		others++;
-	}
+	if ((pid_t)syscall(SYS_gettid) == mainthread && denied < 0)
+		denied = si->si_syscall;
 	uc->uc_mcontext.gregs[REG_RAX] = si->si_syscall == SYS_clone3 ? -ENOSYS : -EPERM;
 }
 
@@ -71,7 +66,7 @@ resolve(struct prog *p)
 	}
 }
 
-enum { L_TRAP, L_ALLOW, L_CLONE, L_EXEC, L_WX, L_FD, L_DUP2, L_FCNTL };
+enum { L_TRAP, L_ALLOW, L_CLONE, L_EXEC, L_WX, L_FD, L_DUP2, L_FCNTL, L_SIGSYS };
 #define NR offsetof(struct seccomp_data, nr)
 #define ARG(k) offsetof(struct seccomp_data, args[k]) /* the low 32 bits (little endian) */
 #define IS(nr, l) emit(p, BPF_JMP | BPF_JEQ | BPF_K, (nr), (l) + 1, 0)
@@ -105,9 +100,16 @@ common(struct prog *p)
 	IS(SYS_mprotect, L_EXEC);
 	IS(SYS_pkey_mprotect, L_EXEC);
 	IS(SYS_close, L_FD);
+#ifdef SYS_close_range
+	IS(SYS_close_range, L_FD);
+#endif
 	IS(SYS_dup2, L_DUP2);
 	IS(SYS_dup3, L_DUP2);
+	IS(SYS_rt_sigaction, L_SIGSYS);
 	ret(p, SECCOMP_RET_ALLOW);
+	label(p, L_SIGSYS); /* the handler that names refused calls stays ours */
+	ld(p, ARG(0));
+	emit(p, BPF_JMP | BPF_JEQ | BPF_K, SIGSYS, L_TRAP + 1, L_ALLOW + 1);
 	label(p, L_CLONE);
 	ld(p, ARG(0));
 	emit(p, BPF_JMP | BPF_JSET | BPF_K, CLONE_THREAD, L_ALLOW + 1, L_TRAP + 1);
@@ -209,6 +211,7 @@ callname(int nr)
 		{ SYS_pipe, "pipe" }, { SYS_pipe2, "pipe2" }, { SYS_fcntl, "fcntl (F_DUPFD)" }, { SYS_close, "close" },
 		{ SYS_ptrace, "ptrace" }, { SYS_memfd_create, "memfd_create" }, { SYS_bpf, "bpf" },
 		{ SYS_process_vm_readv, "process_vm_readv" }, { SYS_process_vm_writev, "process_vm_writev" },
+		{ SYS_rt_sigaction, "sigaction on SIGSYS" },
 	};
 	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
 		if (names[i].nr == nr)

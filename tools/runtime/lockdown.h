@@ -6,11 +6,17 @@
  * processes (fork, vfork, clone without CLONE_THREAD, execve), no
  * sockets, no ptrace or process_vm_*, no memfd_create, userfaultfd, bpf,
  * perf_event_open, io_uring, mount, unshare, setns, keyrings or modules,
- * no mmap or mprotect that makes memory executable, no closing or
- * dup2-ing onto descriptors 0-5. The main thread, where the candidate's
- * host code runs, besides: no threads at all (clone, clone3), no open,
- * openat or creat, no mprotect that makes memory writable (the harness's
- * GOT is read-only: -z relro -z now), no dup, dup2, dup3, F_DUPFD or pipes.
+ * no mmap or mprotect that makes memory executable, no closing
+ * (close, close_range) or dup2-ing onto descriptors 0-5, no sigaction on
+ * SIGSYS (the handler that names refused calls). The main thread, where
+ * the candidate's host code runs, besides: no threads at all (clone,
+ * clone3), no open, openat or creat, no mprotect that makes memory
+ * writable (the harness's GOT is read-only: -z relro -z now), no dup,
+ * dup2, dup3, F_DUPFD or pipes.
+ *
+ * Not refused, so not promised: mmap with MAP_FIXED over a read-only page
+ * (the CUDA driver maps fixed addresses during calls), mremap, shmat, and
+ * descriptors other than files and pipes (eventfd, epoll, timerfd).
  *
  * A denied call fails with EPERM (clone3 with ENOSYS, so that glibc tries
  * clone). Calls the main thread made since lockdownreset are reported by
