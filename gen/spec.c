@@ -444,6 +444,10 @@ parseargs(struct ctx *c, const struct ynode *seq)
 		err(c, seq, "'args' must be a non-empty list of the entry point's parameters");
 		return;
 	}
+	if (seq->n > MAXARGS) {
+		err(c, seq, "'args' has %zu parameters; the task ABI takes at most %d", seq->n, MAXARGS);
+		return;
+	}
 	c->args = xcalloc(seq->n, sizeof *c->args);
 	for (i = 0; i < seq->n; i++) {
 		struct ynode *m = seq->kid[i];
@@ -470,10 +474,7 @@ parseargs(struct ctx *c, const struct ynode *seq)
 		for (j = 0; j < c->nargs; j++)
 			if (strcmp(c->args[j].name, a->name) == 0)
 				err(c, yget(m, "name"), "duplicate arg name '%s'", a->name);
-		for (j = 0; argkinds[j]; j++)
-			if (strcmp(argkinds[j], kind) == 0)
-				break;
-		if (!argkinds[j]) {
+		if (argkindfind(kind) < 0) {
 			const char *near = closest(kind, argkinds);
 			err(c, yget(m, "kind"), "unknown arg kind '%s'%s%s%s (one of in, out, inout, size, scalar)",
 			    kind, near ? " (did you mean '" : "", near ? near : "", near ? "'?)" : "");
@@ -481,7 +482,7 @@ parseargs(struct ctx *c, const struct ynode *seq)
 			free(a->name);
 			continue;
 		}
-		a->kind = (int)j;
+		a->kind = argkindfind(kind);
 		free(kind);
 
 		dt = NULL;
@@ -516,8 +517,8 @@ parseargs(struct ctx *c, const struct ynode *seq)
 		if (a->kind == ARG_IN || a->kind == ARG_OUT || a->kind == ARG_INOUT) {
 			if (!a->shape)
 				err(c, m, "tensor arg '%s' needs a shape", a->name);
-			else if (a->shape->kind != Y_SEQ || a->shape->n == 0 || a->shape->n > 8)
-				err(c, a->shape, "shape must be a list of 1 to 8 dimension expressions");
+			else if (a->shape->kind != Y_SEQ || a->shape->n == 0 || a->shape->n > MAXDIMS)
+				err(c, a->shape, "shape must be a list of 1 to %d dimension expressions", MAXDIMS);
 			if (a->value)
 				err(c, a->value, "only scalar args take a value");
 		} else {

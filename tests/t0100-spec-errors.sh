@@ -112,4 +112,10 @@ test_expect_success 'a range on an output' '
 	cd p && spec bad bad && sed -i "s/dtype: f32, shape: \[n\]}$/dtype: f32, shape: [n], range: [0, 1]}/" tasks/bad.yaml &&
 	bad bad "tasks/bad.yaml:7:57: only input tensors and scalars have a .range."
 '
+test_expect_success 'more parameters than the task ABI takes' '
+	cd p && spec bad bad &&
+	for k in $(seq 30); do echo "  - {name: s$k, kind: scalar, dtype: f32, value: 1}"; done >extra &&
+	sed -i "/  - {name: n, kind: size}/r extra" tasks/bad.yaml &&
+	bad bad "tasks/bad.yaml:[0-9]*:[0-9]*: .args. has 33 parameters; the task ABI takes at most 32"
+'
 test_done

@@ -26,16 +26,17 @@
  *    of copies hold, at least 2; decided after each
  *    call returned: no budget the candidate can see run out) as device
  *    copies, with the hash of the call's outputs taken right after it;
- *    after timing they are fetched (a copy whose hash changed since is
- *    invalid), the candidate's harness ends, and the spec's baseline,
+ *    after timing they are fetched, the candidate's harness ends (a copy
+ *    whose hash then differs is invalid), and the spec's baseline,
  *    when verify's oracle check found it sound (BASELINE_JSON's oracle;
  *    baseline.so beside it), runs in a harness of its own on each kept
  *    call's inputs: every element is compared, with twice the tolerances
  *    (mismatch); without an oracle the record says so and is flagged;
  *  - the parent's clock: every call's round trip is timed here; after a
  *    timed call, at random one time in two, comes a call that runs
- *    nothing (the harness's own work: inputs drawn and hashed, the flush,
- *    the synchronize), at least 8 such pairs; the median of the pairs'
+ *    nothing on the same inputs (the harness's own work: inputs drawn and
+ *    hashed, the flush, the synchronize), at least 8 such pairs; the
+ *    median of the pairs'
  *    differences is what a call took beyond the harness's own work. Far
  *    more than the events say (1.5x + 0.1 ms) means the timer was
  *    tampered with or work ran outside the timed stream (invalid),
@@ -47,6 +48,10 @@
  *    cannot slow the calls that run nothing. Events that add up to more
  *    than the wall-clock time around them are forged (invalid); the
  *    host's time for the call far above the events' is flagged too.
+ *
+ * A case's status: measured, mismatch, invalid (a tampered reply too), or
+ * what the harness found (crash, timeout, violation, out_of_bounds,
+ * inputs_modified, load_error, no_room: tools/lib/proto.h).
  *
  * Each case records where this tool's time went, in seconds: starting the
  * harness (CUDA context, loading), setting up the case, the calls, the
@@ -102,7 +107,7 @@ static const char usage[] =
 	"       bench --baseline [...] -o BASELINE_JSON TASK_JSON HARNESS ORACLE_JSON BASELINE_SO\n"
 	"       bench --calibrate -o CALIBRATION_JSON CALIBRATE_PROGRAM\n";
 
-enum { MINCALLS = 20, MAXCALLS = 300, MINPAIRS = 8, MAXHELD = 16 };
+enum { MINCALLS = 20, MAXCALLS = 300, MINPAIRS = 8 };
 static const double WARMUP_MS = 25, MAXTIMED_MS = 3000, SPREAD = 0.02, SOL_MARGIN = 1.05;
 
 struct opts {
@@ -229,7 +234,7 @@ struct held {
 
 struct timing {
 	json_t *stats;               /* median etc. of the timed calls */
-	double median_ms, host_ms, parent_ms, overhead_ms, event_sum, wall_sum, span_ms;
+	double median_ms, host_ms, overhead_ms, event_sum, wall_sum;
 	double excess[MAXCALLS];     /* a timed call's round trip less the next no-op's */
 	int pairs;
 	double phase[4];             /* seconds: start, setup, calls, checks */
@@ -238,8 +243,8 @@ struct timing {
 	size_t keptlen, outbytes;    /* its size, and one call's outputs' */
 	const char *oracle;          /* what judged the kept calls: the baseline, or nothing (why) */
 	char problem[2048];          /* a failure, for feedback; empty when fine */
-	const char *status;          /* measured, mismatch, crash, timeout, violation, invalid */
-	struct held keep[MAXHELD];
+	const char *status;          /* measured, mismatch, invalid, or the harness's verdict (proto.h) */
+	struct held keep[HOLDS_MAX];
 };
 
 /* what a bench case needs to know */
@@ -261,14 +266,13 @@ choose(struct bcase *b, uint64_t n)
 	return rt_mix(b->rng) % n;
 }
 
-/* a step the candidate failed: its status and why; 1 */
+/* a step that failed: the harness's verdict (crash, timeout, violation,
+ * out_of_bounds, inputs_modified, load_error, no_room; a tampered reply is
+ * invalid) and why; 1 */
 static int
 failed(struct timing *tm, const struct hres *r)
 {
-	const char *v = r->verdict;
-
-	tm->status = !strcmp(v, "timeout") ? "timeout" : !strcmp(v, "sandbox") ? "invalid"
-	           : !strcmp(v, "violation") ? "violation" : "crash";
+	tm->status = !strcmp(r->verdict, "sandbox") ? "invalid" : r->verdict;
 	snprintf(tm->problem, sizeof tm->problem, "%s", r->why);
 	return 1;
 }
@@ -290,7 +294,7 @@ keep(struct bcase *b, struct harness *h, struct timing *tm, int n, int g, const 
 	struct hres r;
 	char err[1024];
 
-	if (slot >= h->holds || slot >= MAXHELD)
+	if (slot >= h->holds)
 		return 0;
 	if (step(hhold(h, g, slot, &r, err, sizeof err), &r, err, tm))
 		return -1;
@@ -355,7 +359,6 @@ calls(struct bcase *b, struct harness *h, int check, struct timing *tm, double *
 			break;
 	}
 	tm->overhead_ms = median(noops, tm->pairs);
-	tm->span_ms = (now() - tw) * 1000;
 	tm->calls = timed;
 	return 0;
 }
@@ -431,7 +434,7 @@ judge(struct bcase *b, const char *oracle, struct timing *tm)
 			if (!isoutput(a))
 				continue;
 			compare(tm->kept + (size_t)(s + 1) * tm->outbytes + h.outoff[i], a->dt, houtput(&h, 0, i), WANT_DTYPE,
-			        b->c->numel[i], a, 2, 1, &c);
+			        b->c->numel[i], a, ORACLE_SCALE, ORACLE_LENIENT, &c);
 			if (c.pass)
 				continue;
 			runtext(t, b->c, &tm->keep[s].in, text, sizeof text);
@@ -449,6 +452,23 @@ judge(struct bcase *b, const char *oracle, struct timing *tm)
 	}
 	hstop(&h);
 	return 0;
+}
+
+/* a review flag: a record kept out of train until a person looks */
+static void addreview(json_t *rec, const char *fmt, ...) PRINTF_LIKE(2, 3);
+static void
+addreview(json_t *rec, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+	json_t *r = json_object_get(rec, "review");
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	if (!r)
+		json_object_set_new(rec, "review", r = json_array());
+	json_array_append_new(r, json_string(msg));
 }
 
 /* the spread of v[0..n): 1.4826 x the median absolute deviation */
@@ -489,12 +509,8 @@ bound(const double *ev, struct timing *tm, json_t *cr, json_t *rec, const char *
 		         "(+- %.4f) beyond the harness's own work, but the CUDA events say %.4f ms: the timer was tampered "
 		         "with, or work ran outside the timed stream", mw, noise, me);
 	} else if (mw > 1.25 * me + 0.05 + noise) {
-		json_t *r = json_object_get(rec, "review");
-		if (!r)
-			json_object_set_new(rec, "review", r = json_array());
-		json_array_append_new(r, json_sprintf("at %s the calls took %.4f ms by the parent's clock (less the "
-		                      "harness's own work, +- %.4f), the events %.4f ms: work may run outside the timed "
-		                      "stream", label, mw, noise, me));
+		addreview(rec, "at %s the calls took %.4f ms by the parent's clock (less the harness's own work, +- %.4f), "
+		          "the events %.4f ms: work may run outside the timed stream", label, mw, noise, me);
 	}
 }
 
@@ -543,9 +559,10 @@ timecase(struct bcase *b, const char *so, const char *entry, const char *oracle,
 		tm->stats = stats(ev, tm->calls, host, wall);
 		tm->median_ms = jnum(tm->stats, "median_ms", 0);
 		tm->host_ms = jnum(tm->stats, "host_median_ms", 0);
-		tm->parent_ms = jnum(tm->stats, "parent_median_ms", 0);
 	}
 out:
+	if (tm->phase[2] > 0 && !tm->phase[3]) /* the checks ended it */
+		tm->phase[3] = now() - t0;
 	hstop(&h);
 	if (tm->kept)
 		munmap(tm->kept, tm->keptlen);
@@ -570,20 +587,6 @@ peakfor(const struct task *t)
 	return "fp32_tflops";
 }
 
-static void
-addreview(json_t *rec, const char *fmt, ...)
-{
-	char msg[512];
-	va_list ap;
-	json_t *r = json_object_get(rec, "review");
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof msg, fmt, ap);
-	va_end(ap);
-	if (!r)
-		json_object_set_new(rec, "review", r = json_array());
-	json_array_append_new(r, json_string(msg));
-}
 
 static int
 calibrate(const char *out, const char *program)
@@ -628,14 +631,6 @@ casesetup(struct bcase *b, const struct opts *o, const struct task *t, int ci, c
 	b->shm = hshmbytes(t, b->c, 1) * (size_t)(hholds(t, b->c) + 1);
 }
 
-static int
-emptyfile(const char *path)
-{
-	struct stat st;
-
-	return stat(path, &st) == 0 && st.st_size == 0;
-}
-
 /* the baseline, timed once per variant; its oracle check copied in */
 static int
 timebaseline(const struct opts *o, const char *taskpath, const char *harness, const char *oraclepath, const char *so)
@@ -653,15 +648,12 @@ timebaseline(const struct opts *o, const char *taskpath, const char *harness, co
 	                    ? json_pack("{s:s}", "status", "ok")
 	                    : json_pack("{s:s,s:s}", "status", "failed", "why", *jstr(orj, "feedback", "")
 	                                ? jstr(orj, "feedback", "") : jstr(orj, "verdict", "?")));
-	if (emptyfile(so)) {
-		/* the baseline did not build on this machine: its log says why */
-		char *lp = xasprintf("%s.log", so);
-		struct buf l;
-		bufinit(&l, 4096);
-		readfile(lp, &l);
-		json_object_set_new(rec, "error", json_string(l.n ? l.s : "the baseline did not build"));
+	if (filesize(so) == 0) {
+		/* the baseline did not build on this machine: its log's end says why */
+		char *lp = xasprintf("%s.log", so), *l = filetail(lp, 4096);
+		json_object_set_new(rec, "error", json_string(*l ? l : "the baseline did not build"));
 		json_object_set_new(rec, "oracle", json_pack("{s:s,s:s}", "status", "failed", "why", "it did not build"));
-		buffree(&l);
+		free(l);
 		free(lp);
 	} else if (!hasgpu()) {
 		json_object_set_new(rec, "status", json_string("skipped: no CUDA device"));
@@ -769,7 +761,7 @@ benchcase(const struct opts *o, const struct task *t, int ci, const char *harnes
 	if (strncmp(tm.oracle, "the spec", 8))
 		addreview(rec, "at %s the timed calls' outputs were not checked against an oracle (%s)", b.c->label, tm.oracle);
 	json_object_set(cr, "candidate", tm.stats);
-	json_object_set_new(cr, "overhead_ms", json_real(tm.overhead_ms));
+	json_object_set_new(cr, "overhead_ms", jsonnum(tm.overhead_ms));
 	if (tm.host_ms > 1.5 * tm.median_ms + 0.05)
 		addreview(rec, "at %s the host saw %.4f ms per call but the events %.4f ms: work may run outside the timed "
 		          "stream", b.c->label, tm.host_ms, tm.median_ms);
@@ -779,14 +771,6 @@ benchcase(const struct opts *o, const struct task *t, int ci, const char *harnes
 	bufputs(feedback, "\n");
 	json_decref(tm.stats);
 	return 0;
-}
-
-/* the oracle for the kept calls: the baseline, when verify's check found it sound */
-static char *
-oracleof(json_t *baseline, const char *baselinepath)
-{
-	return baseline && !strcmp(jstr(json_object_get(baseline, "oracle"), "status", ""), "ok")
-	       ? sibling(baselinepath, "baseline.so") : NULL;
 }
 
 static int
@@ -816,7 +800,7 @@ candidate(const struct opts *o, const char *const *in, int nin)
 	calib = jmustload(in[4]);
 	if (nin == 6)
 		baseline = jmustload(in[5]);
-	oracle = oracleof(baseline, nin == 6 ? in[5] : NULL);
+	oracle = horacle(baseline, nin == 6 ? in[5] : NULL);
 	so = sibling(in[2], "cand.so");
 	memset(&nv, 0, sizeof nv);
 	json_object_set_new(rec, "cases", json_array());

@@ -59,6 +59,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "lib/abi.h"
 #include "lib/artifact.h"
 #include "lib/json.h"
 #include "lib/nvcc.h"
@@ -208,11 +209,11 @@ pickblock(const struct block *b, size_t nb, const char *entry, int *defines, int
 /* the declarations appended after the candidate: nvcc then rejects a
  * definition whose parameter types differ from the spec's signature */
 static char *
-finalsource(const char *src, size_t n, json_t *task)
+finalsource(const char *src, size_t n, const struct task *task)
 {
 	return xasprintf("%.*s\n\n/* appended by retort: the signature the task asks for */\n"
 	                 "#include <cuda_fp16.h>\n#include <cuda_bf16.h>\n#include <cuda_fp8.h>\n"
-	                 "#include <stdint.h>\n%s;\n", (int)n, src, jstr(task, "signature", ""));
+	                 "#include <stdint.h>\n%s;\n", (int)n, src, task->signature);
 }
 
 /* a fresh folder path.build.XXXXXX beside path, by its absolute name */
@@ -380,12 +381,12 @@ cached(const char *cachedir, const char *key, const char *sopath)
 }
 
 static json_t *
-buildcandidate(const struct opts *o, json_t *task, const char *src, size_t srclen, const char *sopath)
+buildcandidate(const struct opts *o, const struct task *task, const char *src, size_t srclen, const char *sopath)
 {
 	char *full = finalsource(src, srclen, task), key[65], *dir, *flags, *keytext, *allowtext, *af;
 	char *version = nvccversion(o->nvcc);
-	json_t *rec, *viol, *reserved, *allow = json_object_get(task, "allow"), *none;
-	const char *entry = jstr(task, "entry", "");
+	json_t *rec, *viol, *reserved, *allow = json_object_get(task->json, "allow"), *none;
+	const char *entry = task->entry;
 
 	if (!version)
 		die(EXIT_RETRY, "cannot run '%s --version':", o->nvcc);
@@ -470,15 +471,18 @@ blockjson(const struct block *b, int pick, size_t nb, int defines, const char *e
 static int
 candidate(const struct opts *o, const char *taskpath, const char *resppath)
 {
-	char *sopath;
-	json_t *task = jmustload(taskpath), *resp = jmustload(resppath), *rec = NULL, *built;
+	char *sopath, err[1024];
+	struct task task;
+	json_t *resp = jmustload(resppath), *rec = NULL, *built;
 	const char *text, *entry;
 	struct block blocks[64];
 	size_t nb;
 	int pick, defines, others;
 
+	if (taskload(taskpath, &task, err, sizeof err) < 0)
+		die(EXIT_USAGE, "%s", err);
 	sopath = sibling(o->out, "cand.so");
-	entry = jstr(task, "entry", "");
+	entry = task.entry;
 	text = jstr(json_object_get(resp, "answer"), "text", "");
 	if (!strcmp(jstr(resp, "status", ""), "done")) {
 		rec = json_pack("{s:s}", "status", "done");
@@ -497,7 +501,7 @@ candidate(const struct opts *o, const char *taskpath, const char *resppath)
 		goto write;
 	}
 	rec = blockjson(&blocks[pick], pick, nb, defines, entry);
-	built = buildcandidate(o, task, blocks[pick].start, blocks[pick].len, sopath);
+	built = buildcandidate(o, &task, blocks[pick].start, blocks[pick].len, sopath);
 	json_object_update(rec, built);
 	json_decref(built);
 write:
@@ -506,7 +510,7 @@ write:
 	if (jwrite(o->out, rec) < 0)
 		die(EXIT_RETRY, "cannot write '%s':", o->out);
 	json_decref(rec);
-	json_decref(task);
+	taskfree(&task);
 	json_decref(resp);
 	free(sopath);
 	return 0;

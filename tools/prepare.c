@@ -271,7 +271,8 @@ reference(const struct opts *o, const struct task *t)
 {
 	static const char *const copies[][2] = { { "runtime/refrun.c", "refrun.c" }, { "lib/tensor.c", "tensor.c" },
 	                                         { "lib/tensor.h", "tensor.h" }, { "lib/draw.h", "draw.h" } };
-	char *work = workdir(o->out), *call = xasprintf("%s/call.c", work), *cc = findprog(o->cc);
+	char *work = workdir(o->out), *call = xasprintf("%s/call.c", work);
+	const char *progs[] = { o->cc, NULL };
 	struct jail j;
 	struct runlimits lim = { 300, 8192, 512, &j };
 	struct run r;
@@ -289,7 +290,8 @@ reference(const struct opts *o, const struct task *t)
 	callsource(t, 1, call);
 	memset(&j, 0, sizeof j);
 	j.work = work;
-	argv[k++] = cc ? cc : (char *)o->cc;
+	jailaddpaths(&j, progs); /* a compiler outside the minimal root */
+	argv[k++] = (char *)o->cc;
 	argv[k++] = "-std=gnu11";
 	argv[k++] = "-O2";
 	argv[k++] = "-w";
@@ -304,6 +306,7 @@ reference(const struct opts *o, const struct task *t)
 	argv[k] = NULL;
 	if (runcapture(argv, work, NULL, &lim, 1 << 20, &r) < 0)
 		die(EXIT_RETRY, "cannot run '%s':", o->cc);
+	jailfreepaths(&j);
 	if (r.status != 0) {
 		/* a reference that does not build is the spec's error */
 		fprintf(stderr, "%s", r.log.s);
@@ -319,7 +322,6 @@ reference(const struct opts *o, const struct task *t)
 	tempdone(work);
 	free(work);
 	free(call);
-	free(cc);
 	return 0;
 }
 
@@ -376,7 +378,7 @@ baseline(const struct opts *o, const struct task *t)
 			die(EXIT_RETRY, "cannot write '%s':", logpath);
 		free(so);
 	} else {
-		char *d = nvccdiagnostics(r.log.s, work);
+		char *d = r.timedout ? xasprintf("nvcc ran longer than %d s\n", o->timelimit) : nvccdiagnostics(r.log.s, work);
 		warn("the baseline of %s does not build here; it gives no oracle and no speedup (see %s)", t->id, logpath);
 		if (writefile(logpath, d, strlen(d)) < 0 || writefile(o->out, "", 0) < 0)
 			die(EXIT_RETRY, "cannot write '%s':", o->out);
@@ -432,7 +434,7 @@ main(int argc, char **argv)
 		die(EXIT_USAGE, "--arch looks like sm_90 or sm_90a: '%s'", o.arch);
 	if (mode ? nin != 1 : nin != 0)
 		die(EXIT_USAGE, "%s\n%s", mode ? "need TASK_JSON" : "--runtime takes no TASK_JSON", usage);
-	if (mode >= 2 && jailweak()) /* the reference and the baseline are the teacher's code */
+	if (mode >= 2 && jailweak()) /* the spec's reference and baseline: untrusted code too */
 		die(EXIT_USAGE, "%s", jailweak());
 	if ((nvcc = findprog(o.nvcc))) /* else as given: running it says what is wrong */
 		o.nvcc = nvcc;

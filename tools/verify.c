@@ -177,9 +177,8 @@ planline(struct buf *plan, const struct task *t, const struct tcase *c, const st
 			json_array_foreach(json_object_get(given, a->name), k, v)
 				putvalue(plan, v);
 		} else {
-			const struct draw *d = &in->d[i];
-			bufprintf(plan, " %d %d %lld %d %.17g %.17g %d %llu", a->kind, a->dt, (long long)c->numel[i], d->dist,
-			          d->lo, d->hi, d->special, (unsigned long long)d->seed);
+			bufprintf(plan, " %d %d %lld", a->kind, a->dt, (long long)c->numel[i]);
+			drawput(plan, &in->d[i]);
 		}
 	}
 	bufprintf(plan, " %d", c->nsizes);
@@ -223,6 +222,9 @@ examples(const struct task *t, const char *reference, const char *work)
 			size_t j;
 			if (!isoutput(a))
 				continue;
+			if (json_array_size(want) > (size_t)c.numel[i])
+				die(EXIT_USAGE, "%s: example %zu gives %zu values of '%s', which has %lld", t->id, k + 1,
+				    json_array_size(want), a->name, (long long)c.numel[i]);
 			json_array_foreach(want, j, w) {
 				double g = refvalue(got.s + off, a->dt, j);
 				double x = json_is_string(w) ? strtod(json_string_value(w), NULL) : json_number_value(w);
@@ -372,7 +374,7 @@ expected(const struct opts *o, const char *taskpath, const char *reference)
 	binpath = sibling(o->out, "expected.bin");
 	if (chmod(outbin, 0600) < 0 || movefile(outbin, binpath) < 0)
 		die(EXIT_RETRY, "cannot write '%s':", binpath);
-	out = json_pack("{s:i,s:s,s:s,s:o}", "version", 2, "task", t.id, "bin", "expected.bin", "runs", runs);
+	out = json_pack("{s:i,s:s,s:o}", "version", 2, "task", t.id, "runs", runs);
 	if (jwrite(o->out, out) < 0)
 		die(EXIT_RETRY, "cannot write '%s':", o->out);
 	tempdone(work);
@@ -459,22 +461,19 @@ checkrun(const struct task *t, struct vrun *v, const unsigned char *got, const s
 		if (r.pass)
 			continue;
 		if (!bad) {
-			char buf[2048];
-			size_t len = 0;
-			len += (size_t)snprintf(buf + len, sizeof buf - len, "Wrong results at %s (inputs %s%s): output '%s' "
-			                        "has %lld of %lld elements wrong; relative L2 error %.3g (allowed %g), max abs "
-			                        "error %.3g.", c->label, v->text, against, a->name, (long long)r.bad,
-			                        (long long)r.n, r.relnorm, a->rel_norm * scale, r.maxabs);
+			struct buf msg;
+			bufinit(&msg, 4096);
+			bufprintf(&msg, "Wrong results at %s (inputs %s%s): output '%s' has %lld of %lld elements wrong; "
+			          "relative L2 error %.3g (allowed %g), max abs error %.3g.", c->label, v->text, against, a->name,
+			          (long long)r.bad, (long long)r.n, r.relnorm, a->rel_norm * scale, r.maxabs);
 			if (r.unwritten)
-				len += (size_t)snprintf(buf + len, sizeof buf - len, " %lld elements were never written (they "
-				                        "still hold the NaN the harness filled them with).", (long long)r.unwritten);
-			for (k = 0; k < r.nfirst && k < 3 && len < sizeof buf; k++) {
-				char at[128];
-				coords(r.first[k].index, c->dims[i], c->ndims[i], at, sizeof at);
-				len += (size_t)snprintf(buf + len, sizeof buf - len, "%s %s%s = %.7g, expected %.7g",
-				                        k ? ";" : " First:", a->name, at, r.first[k].got, r.first[k].want);
-			}
-			verdict(res, "mismatch", "%s.\n", buf);
+				bufprintf(&msg, " %lld elements were never written (they still hold the NaN the harness filled "
+				          "them with).", (long long)r.unwritten);
+			for (k = 0; k < r.nfirst && k < 3; k++)
+				bufprintf(&msg, "%s %s%s = %.7g, expected %.7g", k ? ";" : " First:", a->name,
+				          jstr(json_array_get(first, (size_t)k), "at", ""), r.first[k].got, r.first[k].want);
+			verdict(res, "mismatch", "%s.\n", msg.s);
+			buffree(&msg);
 		}
 		bad = 1;
 	}
@@ -554,7 +553,7 @@ candidateruns(const struct opts *o, const struct task *t, const char *harness, c
 	for (k = 0; k < nrun && !strcmp(res->verdict, "correct"); k++) {
 		struct buf want;
 		double t1 = now();
-		if ((k == 0 || v[k].c != v[k - 1].c) && stepfailed(hcase(&h, v[k].c, &r, err, sizeof err), &r, err, res))
+		if (v[k].c != h.c && stepfailed(hcase(&h, v[k].c, &r, err, sizeof err), &r, err, res))
 			break;
 		res->phase[0] += now() - t1;
 		t1 = now();
@@ -592,7 +591,6 @@ oracleruns(const struct opts *o, const struct task *t, const char *harness, cons
 	struct harness h;
 	struct hres r;
 	char err[1024];
-	const struct tcase *set = NULL;
 	int k, rc, started = 0;
 
 	for (k = 0; k < nrun && !strcmp(res->verdict, "correct"); k++) {
@@ -606,13 +604,12 @@ oracleruns(const struct opts *o, const struct task *t, const char *harness, cons
 			if (rc)
 				goto broke;
 		}
-		if (v[k].c != set && (rc = hcase(&h, v[k].c, &r, err, sizeof err)))
+		if (v[k].c != h.c && (rc = hcase(&h, v[k].c, &r, err, sizeof err)))
 			goto broke;
-		set = v[k].c;
 		if ((rc = hcall(&h, 0, 0, &v[k].in, &r, err, sizeof err)) || (rc = hfetch(&h, 0, &r, err, sizeof err)))
 			goto broke;
-		checkrun(t, &v[k], v[k].saved, h.outoff, (const char *)h.ch.shm, h.outoff, WANT_DTYPE, 2, 1,
-		         ", checked against the spec's baseline on the GPU", res);
+		checkrun(t, &v[k], v[k].saved, h.outoff, (const char *)h.ch.shm, h.outoff, WANT_DTYPE, ORACLE_SCALE,
+		         ORACLE_LENIENT, ", checked against the spec's baseline on the GPU", res);
 	}
 	/* every saved run compared, or the oracle found the one that is wrong */
 	json_object_set_new(res->rec, "bench_checked", json_true());
@@ -677,21 +674,18 @@ static char *
 oraclepath(const char *baselinejson, struct result *res)
 {
 	json_t *b, *or;
-	char err[512];
+	char err[512], *path;
 
 	if (!baselinejson)
 		return NULL;
 	if (!(b = jload(baselinejson, err, sizeof err)))
 		die(EXIT_USAGE, "%s", err);
 	or = json_object_get(b, "oracle");
-	if (strcmp(jstr(or, "status", ""), "ok")) {
+	if (!(path = horacle(b, baselinejson)))
 		json_object_set_new(res->rec, "oracle", json_sprintf("not usable: %s", jstr(or, "why", jstr(b, "status",
 		                    "the baseline was not checked"))));
-		json_decref(b);
-		return NULL;
-	}
 	json_decref(b);
-	return sibling(baselinejson, "baseline.so");
+	return path;
 }
 
 static int
@@ -714,9 +708,8 @@ candidate(const struct opts *o, const char *taskpath, const char *compilepath, c
 	res.rec = json_object();
 	res.verdict = "correct";
 	if (o->baseline) {
-		struct stat st;
 		/* the spec's baseline, as a candidate would be */
-		comp = json_pack("{s:s}", "status", stat(baselineso, &st) == 0 && st.st_size > 0 ? "ok" : "not_built");
+		comp = json_pack("{s:s}", "status", filesize(baselineso) > 0 ? "ok" : "not_built");
 		sopath = xstrdup(baselineso);
 	} else {
 		comp = jmustload(compilepath);

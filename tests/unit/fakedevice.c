@@ -57,7 +57,6 @@ dv_error(int code)
 	return s;
 }
 
-int dv_lost(int code) { (void)code; return 0; }
 int dv_lasterror(void) { return 0; }
 
 int

@@ -108,6 +108,10 @@ taskload(const char *path, struct task *t, char *err, size_t errlen)
 	memset(t, 0, sizeof *t);
 	if (!(t->json = jload(path, err, errlen)))
 		return -1;
+	if (jint(t->json, "version", 0) != 1) {
+		snprintf(err, errlen, "%s: not a task.json of version 1 (rerun gen)", path);
+		return -1;
+	}
 	t->id = jstr(t->json, "id", "?");
 	t->entry = jstr(t->json, "entry", "");
 	t->signature = jstr(t->json, "signature", "");

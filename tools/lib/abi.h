@@ -1,8 +1,10 @@
 /*
  * abi.h - the task ABI: what one task variant is, as gen writes it into
- * out/v/<variant>/task.json and every tool reads it (through taskload and
- * nothing else), and the C that follows from it: the entry point's and
- * the reference's signatures and the generated call of either.
+ * out/v/<variant>/task.json (gen's args through the same kinds, dtypes
+ * and signatures) and compile, prepare, verify and bench read it (through
+ * taskload, which checks the version; query-llm and record read only its
+ * prompt and bookkeeping keys), and the C that follows from it: the entry
+ * point's and the reference's signatures and the generated call of either.
  *
  * task.json (version 1), the keys the tools read:
  *   id, spec, entry, description, tags, hints, prompt, allow, samples,

@@ -2,10 +2,8 @@
 #include "compare.h"
 
 #include <math.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "tensor.h"
 
@@ -35,7 +33,9 @@ asoutput(double w, int dt)
 	return isinf(dtget(h, dt, 0)) ? dtget(h, dt, 0) : w;
 }
 
-int
+/* the relative L2 test, to num = sum (got - want)^2 and den = sum want^2
+ * over the finite pairs (den 0: sqrt(num) within atol + rel_norm) */
+static int
 normok(double num, double den, const struct targ *a)
 {
 	return den > 0 ? sqrt(num / den) <= a->rel_norm : sqrt(num) <= a->atol + a->rel_norm;
@@ -115,12 +115,9 @@ void
 compare(const void *got, int dt, const void *want, int wantas, int64_t n, const struct targ *a0, double scale,
         int lenient, struct cmpres *r)
 {
-	enum { MAXTHREADS = 32 };
-	struct part p[MAXTHREADS];
-	pthread_t th[MAXTHREADS];
+	struct part p[PARTS_MAX];
 	struct targ a = *a0;
-	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-	int k, nt = n < (1 << 20) ? 1 : cpus < 1 ? 1 : cpus > MAXTHREADS ? MAXTHREADS : (int)cpus, started;
+	int k, nt = partsfor((size_t)n, (size_t)1 << 20, PARTS_MAX);
 	double num = 0, den = 0;
 
 	a.rtol *= scale;
@@ -140,14 +137,7 @@ compare(const void *got, int dt, const void *want, int wantas, int64_t n, const 
 		p[k].from = n / nt * k;
 		p[k].to = k == nt - 1 ? n : n / nt * (k + 1);
 	}
-	for (started = 1; started < nt; started++)
-		if (pthread_create(&th[started], NULL, comparepart, &p[started]) != 0)
-			break;
-	comparepart(&p[0]);
-	for (k = started; k < nt; k++)
-		comparepart(&p[k]);
-	while (--started > 0)
-		pthread_join(th[started], NULL);
+	runparts(comparepart, p, sizeof p[0], nt);
 	/* the slices in order: the first mismatches are the lowest indexes */
 	for (k = 0; k < nt; k++) {
 		struct cmpres *s = &p[k].r;

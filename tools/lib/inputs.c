@@ -37,8 +37,13 @@ secretload(const char *cachedir, unsigned char key[32], char *err, size_t errlen
 		fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 		if (fd >= 0 && write(fd, fresh, sizeof fresh) == (ssize_t)sizeof fresh && fsync(fd) == 0) {
 			close(fd);
-			if (link(tmp, path) < 0 && errno != EEXIST)
+			if (link(tmp, path) < 0 && errno != EEXIST) {
 				snprintf(err, errlen, "cannot link '%s': %s", path, strerror(errno));
+				unlink(tmp);
+				free(tmp);
+				free(path);
+				return -1;
+			}
 		} else if (fd >= 0) {
 			close(fd);
 		}
@@ -49,10 +54,13 @@ secretload(const char *cachedir, unsigned char key[32], char *err, size_t errlen
 	if (fd < 0) {
 		snprintf(err, errlen, "cannot read '%s': %s", path, strerror(errno));
 	} else {
-		n = read(fd, key, 32);
+		unsigned char got[33]; /* one more: a longer file is damaged too */
+		n = read(fd, got, sizeof got);
 		close(fd);
-		if (n == 32)
+		if (n == 32) {
+			memcpy(key, got, 32);
 			r = 0;
+		}
 		else
 			snprintf(err, errlen, "'%s' is damaged (not 32 bytes)", path);
 	}
@@ -84,13 +92,22 @@ deriveseed(const unsigned char key[32], const char *variant, const char *what, i
 static double
 scalarvalue(int dt, double lo, double hi, uint64_t seed)
 {
-	double v = lo + rt_unit(rt_word(seed, 0, 0)) * (hi - lo);
+	double v = rt_value(seed, 0, dtinfos[dt].isfloat ? DIST_UNIFORM : DIST_RANDINT, lo, hi, 0);
 
-	if (!dtinfos[dt].isfloat) {
-		v = floor(v);
-		return v >= hi ? hi - 1 : v;
-	}
-	return dt == DT_F64 ? v : (double)(float)v;
+	return !dtinfos[dt].isfloat || dt == DT_F64 ? v : (double)(float)v;
+}
+
+/* input arg i's draw: its case's range (an integer one at least 1 wide) */
+static void
+drawof(const struct targ *a, const struct tcase *c, int i, int dist, int special, uint64_t seed, struct draw *d)
+{
+	d->dist = dist;
+	d->lo = c->lo[i];
+	d->hi = c->hi[i];
+	d->special = special && a->special;
+	d->seed = seed;
+	if (dist == DIST_RANDINT && !dtinfos[a->dt].isfloat && d->hi - d->lo < 1)
+		d->hi = d->lo + 1;
 }
 
 void
@@ -109,16 +126,15 @@ runinputs(const struct task *t, const struct tcase *c, const unsigned char key[3
 			s++;
 			continue;
 		}
-		if (!isinput(a))
-			continue;
-		in->d[i].dist = a->dists[k % a->ndists];
-		in->d[i].lo = c->lo[i];
-		in->d[i].hi = c->hi[i];
-		in->d[i].special = special && a->special;
-		in->d[i].seed = deriveseed(key, t->id, what, ci, k, i);
-		if (in->d[i].dist == DIST_RANDINT && !dtinfos[a->dt].isfloat && in->d[i].hi - in->d[i].lo < 1)
-			in->d[i].hi = in->d[i].lo + 1;
+		if (isinput(a))
+			drawof(a, c, i, a->dists[k % a->ndists], special, deriveseed(key, t->id, what, ci, k, i), &in->d[i]);
 	}
+}
+
+void
+drawput(struct buf *b, const struct draw *d)
+{
+	bufprintf(b, " %d %.17g %.17g %d %llu", d->dist, d->lo, d->hi, d->special, (unsigned long long)d->seed);
 }
 
 json_t *
@@ -131,8 +147,8 @@ runjson(const struct task *t, const struct runin *in)
 	for (i = 0; i < t->nargs; i++) {
 		const struct targ *a = &t->args[i];
 		const struct draw *d = &in->d[i];
-		if (a->kind == ARG_SCALAR)
-			json_array_append_new(scalars, json_real(in->scalars[s++]));
+		if (a->kind == ARG_SCALAR) /* every bit of a double: JSON reals are written to 15 digits */
+			json_array_append_new(scalars, json_sprintf("%.17g", in->scalars[s++]));
 		if (!isinput(a))
 			continue;
 		snprintf(seed, sizeof seed, "%llu", (unsigned long long)d->seed);
@@ -156,16 +172,15 @@ runfromjson(const struct task *t, const struct tcase *c, json_t *j, struct runin
 				break;
 		if (i == t->nargs || !isinput(&t->args[i]) || distfind(jstr(d, "dist", "")) < 0)
 			return -1;
-		in->d[i].dist = distfind(jstr(d, "dist", ""));
-		in->d[i].lo = jnum(d, "lo", -1);
-		in->d[i].hi = jnum(d, "hi", 1);
-		in->d[i].special = jbool(d, "special", 0);
-		in->d[i].seed = strtoull(jstr(d, "seed", "0"), NULL, 10);
+		/* the range from the case, as the run drew it (the file's lo and hi are for reading) */
+		drawof(&t->args[i], c, i, distfind(jstr(d, "dist", "")), jbool(d, "special", 0),
+		       strtoull(jstr(d, "seed", "0"), NULL, 10), &in->d[i]);
 	}
 	for (i = 0; i < t->nargs; i++)
 		if (t->args[i].kind == ARG_SCALAR) {
 			json_t *v = json_array_get(sc, (size_t)s);
-			in->scalars[s] = json_is_number(v) ? json_number_value(v) : c->scalars[s];
+			in->scalars[s] = json_is_string(v) ? strtod(json_string_value(v), NULL)
+			                 : json_is_number(v) ? json_number_value(v) : c->scalars[s];
 			s++;
 		}
 	return 0;

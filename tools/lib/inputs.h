@@ -45,6 +45,8 @@ struct runin {
 void runinputs(const struct task *t, const struct tcase *c, const unsigned char key[32], const char *what,
                int ci, int k, int special, struct runin *in);
 /* the same, as expected.json records it, and back */
+/* " DIST LO HI SPECIAL SEED": a draw as the harness and the reference's runner read it */
+void drawput(struct buf *b, const struct draw *d);
 json_t *runjson(const struct task *t, const struct runin *in);
 int runfromjson(const struct task *t, const struct tcase *c, json_t *j, struct runin *in);
 /* the draws of one run for the teacher: "x: uniform in [-1, 1), alpha = 0.75"

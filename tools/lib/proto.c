@@ -1,18 +1,17 @@
 /* proto.c - see proto.h */
 #include "proto.h"
 
-#include <inttypes.h>
-#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "draw.h"
+#include "json.h"
 #include "tensor.h"
 #include "util.h"
 
-enum { HOLDS_MAX = 16, HOLDS_MIN = 2 };
+enum { HOLDS_MIN = 2 };
 static const double HOLD_BUDGET = 4.0 * (1 << 30); /* bytes of held copies a case may take */
 
 static size_t
@@ -53,6 +52,13 @@ size_t
 hkeep(const struct task *t, const struct tcase *c)
 {
 	return 4 * casebytes(t, c) + ((size_t)2 << 30);
+}
+
+char *
+horacle(json_t *baseline, const char *baselinepath)
+{
+	return baseline && !strcmp(jstr(json_object_get(baseline, "oracle"), "status", ""), "ok")
+	       ? sibling(baselinepath, "baseline.so") : NULL;
 }
 
 int
@@ -115,7 +121,7 @@ cudaerror(const char *line, const char *during, struct hres *r, char *err, size_
 {
 	int code = atoi(line + 5);
 
-	/* no device, devices unavailable, ECC uncorrectable, initialization error */
+	/* cudaErrorNoDevice, DevicesUnavailable, ECCUncorrectable, InitializationError */
 	if (code == 100 || code == 46 || code == 214 || code == 3)
 		return failed(err, cap, "the GPU failed: %s", line);
 	return verdict(r, "crash", "The call at %s failed with CUDA error %s.", during, line + 5);
@@ -132,7 +138,6 @@ hstart(struct harness *h, const struct task *t, const char *harness, const char 
 	memset(r, 0, sizeof *r);
 	h->t = t;
 	h->timeout = timeout;
-	h->started = now();
 	if (childshm(&h->ch, shm, err, cap) < 0 ||
 	    childstartwrapped(&h->ch, wrapper, harness, so, entry, device, extra, timeout * 4 + 120, err, cap) < 0)
 		return -1;
@@ -222,8 +227,7 @@ hcall(struct harness *h, int group, int noop, const struct runin *in, struct hre
 	bufprintf(&b, "call %d %d %d", group, noop, n);
 	for (i = 0; i < t->nargs; i++)
 		if (isinput(&t->args[i]))
-			bufprintf(&b, " %d %.17g %.17g %d %" PRIu64, in->d[i].dist, in->d[i].lo, in->d[i].hi, in->d[i].special,
-			          in->d[i].seed);
+			drawput(&b, &in->d[i]);
 	bufprintf(&b, " %d", c->nscalars);
 	for (i = 0; i < c->nscalars; i++)
 		bufprintf(&b, " %.17g", in->scalars[i]);
@@ -344,16 +348,14 @@ hashpart(void *arg)
 	return NULL;
 }
 
-/* the hash of one tensor of n bytes, on up to 16 threads */
+/* the hash of one tensor of n bytes, on the CPUs (any split sums the same) */
 static uint64_t
 hashtensor(const unsigned char *p, size_t n, uint64_t salt)
 {
-	enum { PARTS = 16 };
-	struct hashpart w[PARTS];
-	pthread_t th[PARTS];
+	struct hashpart w[PARTS_MAX];
 	size_t words = n / 8, per;
 	uint64_t sum = 0;
-	int k, parts = n < ((size_t)8 << 20) ? 1 : PARTS, started;
+	int k, parts = partsfor(n, (size_t)8 << 20, PARTS_MAX);
 
 	per = (words + (size_t)parts - 1) / (size_t)parts;
 	for (k = 0; k < parts; k++) {
@@ -363,14 +365,7 @@ hashtensor(const unsigned char *p, size_t n, uint64_t salt)
 		w[k].salt = salt;
 		w[k].first = (uint64_t)k * per;
 	}
-	for (started = 1; started < parts; started++)
-		if (pthread_create(&th[started], NULL, hashpart, &w[started]) != 0)
-			break;
-	hashpart(&w[0]);
-	for (k = started; k < parts; k++)
-		hashpart(&w[k]);
-	while (--started > 0)
-		pthread_join(th[started], NULL);
+	runparts(hashpart, w, sizeof w[0], parts);
 	for (k = 0; k < parts; k++)
 		sum += w[k].sum;
 	return sum;

@@ -42,7 +42,6 @@ struct harness {
 	const struct tcase *c;      /* the case set up */
 	size_t outoff[MAXARGS];     /* where each output comes back in shared memory */
 	int holds, timeout, calls;
-	double started;             /* now() at hstart */
 };
 
 struct hres {
@@ -60,6 +59,10 @@ size_t hshmbytes(const struct task *t, const struct tcase *cases, int n);
  * take more than 4 GiB, at least 2): the same in verify and bench */
 size_t hkeep(const struct task *t, const struct tcase *c);
 int hholds(const struct task *t, const struct tcase *c);
+enum { HOLDS_MAX = 16 };
+/* the GPU oracle: baseline.so beside BASELINE_JSON (baseline, loaded) when
+ * its "oracle" says verify --baseline found it sound, else NULL (malloc'd) */
+char *horacle(json_t *baseline, const char *baselinepath);
 
 /* the harness's extra argument for trusted code (the spec's baseline: its
  * libraries, cuBLAS and cuDNN, open parts of themselves on first use) and
@@ -88,7 +91,7 @@ unsigned char *htakeshm(struct harness *h, size_t *len);
 /* output arg i as fetched at off (0 for hfetch); the hash of the outputs
  * fetched to base (the shared memory plus their offset, taken or not), as
  * the harness computes it, so that a held copy can be checked against its
- * call, on up to 16 threads */
+ * call, on the CPUs */
 const void *houtput(const struct harness *h, size_t off, int i);
 uint64_t hhash(const struct harness *h, const unsigned char *base);
 

@@ -4,23 +4,27 @@
  * nothing of the host they do not need, and talk to the harness.
  *
  * A jail is what such a program sees: a root of its own holding only
- * /usr, /lib, /lib64, /bin and /sbin (read-only), /etc/ld.so.cache and
- * its configuration, /etc/alternatives (the compilers' symlinks), the folders the jail names read-only (a CUDA toolkit
- * outside /usr, LD_LIBRARY_PATH entries), a fresh /proc, an empty /tmp,
- * a /dev with null, zero, full, random, urandom and, with gpu, the NVIDIA
- * device nodes, and one writable folder at /work (its working folder).
- * Nothing else: no out/, no cache dir (no secret), no home. It runs as an
- * unprivileged uid in new user (bubblewrap) or network, mount, IPC, UTS and
- * PID namespaces, in a session of its own, with rlimits, and an
- * environment of PATH, HOME=/work, LC_ALL=C and LD_LIBRARY_PATH alone.
+ * /usr, /lib, /lib32, /lib64, /libx32, /bin and /sbin (read-only),
+ * /etc/ld.so.cache and its configuration, /etc/alternatives (the
+ * compilers' symlinks), the folders the jail names read-only (a CUDA
+ * toolkit or a compiler outside /usr, LD_LIBRARY_PATH entries), a fresh
+ * /proc, an empty /tmp, a /dev with null, zero, full, random, urandom, a
+ * small /dev/shm and, with gpu, the NVIDIA device nodes, and one writable
+ * folder at /work (its working folder). Nothing else: no out/, no cache
+ * dir (no secret), no home. It runs as an unprivileged uid in new user
+ * (bubblewrap) or network, mount, IPC, UTS and PID namespaces, in a
+ * process group of its own (bubblewrap: a session), with rlimits (set
+ * last, after every allocation), and an environment of PATH, HOME=/work,
+ * TMPDIR=/tmp, LC_ALL=C and LD_LIBRARY_PATH alone.
  *
  * Two ways to build it: as root, here (unshare, a tmpfs root, pivot_root,
  * then uid 65534); as another user, with bubblewrap when it is installed
  * (user namespaces; the program keeps that user's uid outside). A host
  * that refuses a PID namespace with its own /proc gets the host's /proc in
  * the minimal root; one that refuses namespaces, or a user who is not root
- * without bubblewrap, gets rlimits and the folder alone. jailkind() says
- * which, and verify records it.
+ * without bubblewrap, would get rlimits and the folder alone: jailweak()
+ * says so, and the tools refuse to run untrusted code there. jailkind()
+ * says which, and verify and bench record it.
  *
  * The harness child gets descriptors 3 (commands), 4 (replies) and 5
  * (shared memory); its stdout and stderr go to a capped file whose tail is

@@ -419,14 +419,16 @@ libheader(const char *h)
  * The name an included file has below a system include folder
  * (/usr/include/c++/12/vector is "vector", .../targets/x86_64-linux/
  * include/cccl/cuda/std/cmath is "cuda/std/cmath"); NULL for a file
- * outside them (the candidate's folder, anywhere else).
+ * outside them (the candidate's folder, /work in the jail nvcc ran in,
+ * which holds only the system's folders and the toolkit besides: one
+ * outside /usr, /opt/cuda say, counts as a system folder too).
  */
 static const char *
 headername(const char *path)
 {
 	const char *p = strstr(path, "/include/"), *q;
 
-	if (path[0] != '/' || !p || strncmp(path, "/usr/", 5) != 0)
+	if (path[0] != '/' || !p || !strncmp(path, "/work/", 6))
 		return NULL;
 	while ((q = strstr(p + 1, "/include/")))
 		p = q;
@@ -593,9 +595,10 @@ names(struct viol *v, const char *s)
 	                                   "cudaStreamEndCapture", "cudaGraph*", "cudaLaunchHostFunc",
 	                                   "cudaStreamAddCallback", "cudaStreamPerThread",
 	                                   "cudaStreamNonBlocking", "cudaStreamAttachMemAsync",
-	                                   "cudaStreamWaitEvent", "cudaGetDriverEntryPoint*", NULL };
+	                                   "cudaStreamWaitEvent", NULL };
 	static const char *const dev[] = { "cudaDeviceReset", "cudaSetDevice", "cudaIpc*", "cudaMemGetInfo",
-	                                   "cudaDeviceSetLimit", "cudaThreadExit", "cudaPointerGetAttributes", NULL };
+	                                   "cudaDeviceSetLimit", "cudaThreadExit", "cudaPointerGetAttributes",
+	                                   "cudaGetDriverEntryPoint*", NULL };
 
 	banwords(v, s, "library", lib, "uses a library (%s): write the kernel yourself");
 	banwords(v, s, "host_compute", hostc, "uses %s: the work must stay on the GPU, on the device pointers the "

@@ -2,8 +2,9 @@
  * tensor.h - dtypes, conversions, and the deterministic input generator
  * that the CPU reference and the harness share (they must agree bit for
  * bit; the generator itself is draw.h, written once for the CPU and the
- * GPU). Plain C, libc and libm only: it is linked into the trusted
- * programs that run on bare GPU hosts.
+ * GPU). Plain C, libc, libm and threads only (no util.c: it is copied
+ * beside the reference's runner, and linked into the trusted programs
+ * that run on bare GPU hosts).
  */
 #ifndef RETORT_TENSOR_H
 #define RETORT_TENSOR_H

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
+#include <pthread.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -241,38 +242,7 @@ readfile(const char *path, struct buf *b)
 int
 readfrom(const char *path, off_t offset, struct buf *b)
 {
-	char chunk[65536];
-	int fd;
-	ssize_t r;
-
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	if (offset > 0 && lseek(fd, offset, SEEK_SET) < 0)
-		goto fail;
-	for (;;) {
-		r = read(fd, chunk, sizeof chunk);
-		if (r < 0) {
-			if (errno == EINTR)
-				continue;
-			goto fail;
-		}
-		if (r == 0)
-			break;
-		if (bufput(b, chunk, (size_t)r) < 0) {
-			errno = EFBIG;
-			goto fail;
-		}
-	}
-	close(fd);
-	return 0;
-fail:
-	{
-		int err = errno;
-		close(fd);
-		errno = err;
-	}
-	return -1;
+	return readrange(path, offset, SIZE_MAX, b);
 }
 
 int
@@ -286,9 +256,12 @@ readrange(const char *path, off_t offset, size_t len, struct buf *b)
 		return -1;
 	while (got < len) {
 		size_t want = len - got < sizeof chunk ? len - got : sizeof chunk;
-		ssize_t r = pread(fd, chunk, want, offset + (off_t)got);
+		/* a whole file by read (a pipe has no offsets), a range by pread */
+		ssize_t r = !offset && len == SIZE_MAX ? read(fd, chunk, want) : pread(fd, chunk, want, offset + (off_t)got);
 		if (r < 0 && errno == EINTR)
 			continue;
+		if (r == 0 && len == SIZE_MAX)
+			break;
 		if (r <= 0 || bufput(b, chunk, (size_t)r) < 0) {
 			err = r < 0 ? errno : r == 0 ? EIO : EFBIG;
 			close(fd);
@@ -299,6 +272,27 @@ readrange(const char *path, off_t offset, size_t len, struct buf *b)
 	}
 	close(fd);
 	return 0;
+}
+
+off_t
+filesize(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 ? st.st_size : -1;
+}
+
+char *
+filetail(const char *path, size_t max)
+{
+	off_t n = filesize(path);
+	size_t take = n < 0 ? 0 : (size_t)n < max ? (size_t)n : max;
+	struct buf b;
+
+	bufinit(&b, max + 1);
+	if (take && readrange(path, n - (off_t)take, take, &b) < 0)
+		b.n = 0, b.s[0] = 0;
+	return bufdetach(&b);
 }
 
 /* 1 when the files at a and b hold the same bytes */
@@ -472,6 +466,36 @@ rmtree(const char *path)
 	if (!S_ISDIR(st.st_mode))
 		return unlink(path);
 	return nftw(path, rmentry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+int
+partsfor(size_t n, size_t min, int max)
+{
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	int k = cpus < 1 ? 1 : cpus > PARTS_MAX ? PARTS_MAX : (int)cpus;
+
+	if (max < k)
+		k = max;
+	return n < min || k < 1 ? 1 : k;
+}
+
+void
+runparts(void *(*fn)(void *), void *parts, size_t stride, int n)
+{
+	pthread_t th[PARTS_MAX];
+	char *p = parts;
+	int k, started;
+
+	if (n > PARTS_MAX)
+		n = PARTS_MAX;
+	for (started = 1; started < n; started++)
+		if (pthread_create(&th[started], NULL, fn, p + (size_t)started * stride) != 0)
+			break;
+	fn(p);
+	for (k = started; k < n; k++)
+		fn(p + (size_t)k * stride);
+	while (--started > 0)
+		pthread_join(th[started], NULL);
 }
 
 /* what an exit removes: temporaries a failed tool must not leave behind */

@@ -75,8 +75,12 @@ char *bufdetach(struct buf *b);
  */
 int readfile(const char *path, struct buf *b);
 int readfrom(const char *path, off_t offset, struct buf *b);
-/* exactly len bytes from offset (a short file is EIO) */
+/* exactly len bytes from offset (a short file is EIO; SIZE_MAX: to the end) */
 int readrange(const char *path, off_t offset, size_t len, struct buf *b);
+/* a file's size, or -1 when it cannot be looked at */
+off_t filesize(const char *path);
+/* its last bytes (up to max), as a string (malloc'd; "" when unreadable) */
+char *filetail(const char *path, size_t max);
 
 /*
  * Write data to path atomically: a temporary file in the same folder,
@@ -96,6 +100,17 @@ int copytemp(const char *from, const char *to, mode_t mode);
 int movefile(const char *tmp, const char *path);
 /* rm -rf */
 int rmtree(const char *path);
+/*
+ * Work spread over the CPUs: partsfor says how many parts n items make
+ * (one below min, else the CPUs online, at most max and PARTS_MAX);
+ * runparts runs fn on each of n parts (parts, stride bytes apart), the
+ * first here and the rest on threads of their own (a part no thread could
+ * be made for runs here too), and returns when all are done.
+ */
+enum { PARTS_MAX = 32 };
+int partsfor(size_t n, size_t min, int max);
+void runparts(void *(*fn)(void *), void *parts, size_t stride, int n);
+
 /* temporaries removed at exit (die() included) unless tempdone removes them first
  * (tempdone removes path, whether it was added or not) */
 void tempadd(const char *path);

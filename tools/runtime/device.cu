@@ -90,13 +90,6 @@ dv_error(int code)
 	return cudaGetErrorString((cudaError_t)code);
 }
 
-extern "C" int
-dv_lost(int code)
-{
-	return code == cudaErrorNoDevice || code == cudaErrorDevicesUnavailable || code == cudaErrorECCUncorrectable ||
-	       code == cudaErrorInitializationError;
-}
-
 extern "C" int dv_lasterror(void) { return (int)cudaGetLastError(); }
 extern "C" int dv_alloc(void **p, size_t n) { return (int)cudaMalloc(p, n ? n : 1); }
 extern "C" void dv_free(void *p) { cudaFree(p); }
@@ -129,18 +122,29 @@ dv_draw(void *p, int dt, size_t n, uint64_t seed, int dist, double lo, double hi
 	return (int)cudaGetLastError();
 }
 
+/* the word the kernel just launched reduced into scratch (zeroed before it) */
+static int
+scratchword(unsigned long long *v)
+{
+	cudaError_t e;
+
+	if ((e = cudaGetLastError()) != cudaSuccess || (e = cudaMemcpy(v, scratch, sizeof *v, cudaMemcpyDeviceToHost)) != cudaSuccess)
+		return (int)e;
+	return 0;
+}
+
 extern "C" int
 dv_hash(const void *p, size_t n, uint64_t salt, uint64_t *out)
 {
 	unsigned long long h = 0;
-	cudaError_t e;
+	int e;
 
-	if ((e = cudaMemset(scratch, 0, sizeof *scratch)) != cudaSuccess)
-		return (int)e;
+	if ((e = (int)cudaMemset(scratch, 0, sizeof *scratch)) != 0)
+		return e;
 	if (n)
 		hashkernel<<<blocksfor((n + 7) / 8), 256>>>((const unsigned char *)p, n, salt, scratch);
-	if ((e = cudaGetLastError()) != cudaSuccess || (e = cudaMemcpy(&h, scratch, sizeof h, cudaMemcpyDeviceToHost)) != cudaSuccess)
-		return (int)e;
+	if ((e = scratchword(&h)) != 0)
+		return e;
 	*out = h;
 	return 0;
 }
@@ -149,14 +153,14 @@ extern "C" int
 dv_check(const void *p, size_t n, int byte, int *bad)
 {
 	unsigned long long b = 0;
-	cudaError_t e;
+	int e;
 
-	if ((e = cudaMemset(scratch, 0, sizeof *scratch)) != cudaSuccess)
-		return (int)e;
+	if ((e = (int)cudaMemset(scratch, 0, sizeof *scratch)) != 0)
+		return e;
 	if (n)
 		checkkernel<<<blocksfor(n), 256>>>((const unsigned char *)p, n, (unsigned char)byte, scratch);
-	if ((e = cudaGetLastError()) != cudaSuccess || (e = cudaMemcpy(&b, scratch, sizeof b, cudaMemcpyDeviceToHost)) != cudaSuccess)
-		return (int)e;
+	if ((e = scratchword(&b)) != 0)
+		return e;
 	*bad = b != 0;
 	return 0;
 }

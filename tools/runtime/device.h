@@ -31,8 +31,6 @@ extern "C" {
 /* a context on device; what it is, into info */
 int dv_init(int device, struct dvinfo *info);
 const char *dv_error(int code);
-/* errors that mean the machine, not the candidate, failed */
-int dv_lost(int code);
 /* pending errors of the candidate's own calls (cudaGetLastError) */
 int dv_lasterror(void);
 int dv_alloc(void **p, size_t n);
