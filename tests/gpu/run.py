@@ -430,8 +430,10 @@ def main():
             print("bench median vs triton do_bench median: %d kernels, %d within 3%%, max |dev| %.1f%%, median |dev| %.1f%%"
                   % (len(devs), sum(abs(d) <= 3 for d in devs), max(abs(d) for d in devs),
                      statistics.median(abs(d) for d in devs)))
-    print("isolation: %s; lockdown: %s" % (" | ".join(sorted({r.get("isolation") or "?" for r in results})),
-                                           " | ".join(sorted({r.get("lockdown") or "?" for r in results}))))
+    # only answers that reached the GPU say how they were isolated
+    ran = [r for r in results if r.get("isolation") or r.get("lockdown")]
+    print("isolation: %s; lockdown: %s" % (" | ".join(sorted({r.get("isolation") or "?" for r in ran})) or "none ran",
+                                           " | ".join(sorted({r.get("lockdown") or "?" for r in ran})) or "none ran"))
     cheats = [r for r in results if r["kind"] == "cheat"]
     demo = [r for r in results if r["kind"] == "demo"]
     print("cheats rejected: %d of %d; honest accepted: %d of %d; demo answers as expected: %d of %d" % (
