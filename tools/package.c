@@ -339,6 +339,7 @@ main(int argc, char **argv)
 		const char *s = argv[a];
 #define VAL argval(argc, argv, &a, usage)
 		if (arghelp(s, usage)) {
+			json_decref(o.meta);
 			return 0;
 		} else if (!strcmp(s, "--project")) {
 			const char *dir = VAL;

@@ -110,7 +110,7 @@ main(int argc, char **argv)
 	double *speed, *sol, stage[MAX_ROUNDS + 1][5];
 	struct model *models = NULL;
 	struct taskstat *tasks = NULL;
-	json_t *outcomes = json_object();
+	json_t *outcomes;
 	struct buf b;
 	int r, a, maxround = 0;
 	const char *k;
@@ -129,6 +129,7 @@ main(int argc, char **argv)
 	}
 	if (!out)
 		die(EXIT_USAGE, "need -o REPORT_HTML\n%s", usage);
+	outcomes = json_object();
 	speed = xcalloc(nfiles + 1, sizeof *speed);
 	sol = xcalloc(nfiles + 1, sizeof *sol);
 	memset(stage, 0, sizeof stage);
