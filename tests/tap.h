@@ -44,6 +44,15 @@ tap_ok(int pass, const char *file, int line, const char *fmt, ...)
 		printf("#   got '%s', want '%s'\n", g_ ? g_ : "(null)", w_ ? w_ : "(null)"); \
 } while (0)
 
+/* a step the tests need that is not itself a test (a scratch folder):
+ * when it fails, the whole file stops, as TAP says */
+#define need(cond, what) do { \
+	if (!(cond)) { \
+		printf("Bail out! cannot %s\n", what); \
+		exit(1); \
+	} \
+} while (0)
+
 static int
 done_testing(void)
 {

@@ -216,7 +216,7 @@ finalsource(const char *src, size_t n, const struct task *task)
 	                 "#include <stdint.h>\n%s;\n", (int)n, src, task->signature);
 }
 
-/* a fresh folder path.build.XXXXXX beside path, by its absolute name */
+/* a fresh build folder beside path, by its absolute name (util tempdir; at exit it goes) */
 static char *
 absdir(const char *path)
 {
@@ -225,12 +225,13 @@ absdir(const char *path)
 	if (slash)
 		*slash = 0;
 	real = realpath(slash ? parent : ".", NULL);
-	d = real ? xasprintf("%s/%s.build.XXXXXX", real, slash ? slash + 1 : path) : NULL;
+	d = real ? xasprintf("%s/%s", real, slash ? slash + 1 : path) : NULL;
 	free(parent);
 	free(real);
-	if (d && !mkdtemp(d)) {
+	if (d) {
+		char *dir = tempdir(d, "build");
 		free(d);
-		return NULL;
+		d = dir;
 	}
 	return d;
 }
@@ -348,9 +349,10 @@ nvccbuild(const struct opts *o, const char *dir, const char *flags, json_t *rec)
 static void
 publish(const char *dir, const char *cachedir, const char *key, json_t *rec)
 {
-	char *dst = xasprintf("%s/build/%.2s/%s", cachedir, key, key), *tmp = xasprintf("%s.tmp.%ld", dst, (long)getpid());
+	char *dst = xasprintf("%s/build/%.2s/%s", cachedir, key, key), *tmp = tempname(dst, "tmp");
 	char *res = xasprintf("%s/result.json", tmp), *so = xasprintf("%s/cand.so", dir), *to = xasprintf("%s/cand.so", tmp);
 
+	tempsweep(dst, "tmp");
 	if (mkdirp(tmp) < 0 || jwrite(res, rec) < 0 || (!strcmp(jstr(rec, "status", ""), "ok") && copyfile(so, to) < 0))
 		die(EXIT_RETRY, "cannot write '%s':", tmp);
 	if (rename(tmp, dst) < 0)
@@ -404,7 +406,6 @@ buildcandidate(const struct opts *o, const struct task *task, const char *src, s
 	/* a build folder of our own beside the output, which nvcc sees as /work */
 	if (mkparent(sopath) < 0 || !(dir = absdir(sopath)))
 		die(EXIT_RETRY, "cannot create a folder beside '%s':", sopath);
-	tempadd(dir);
 	{
 		char *cu = xasprintf("%s/cand.cu", dir);
 		if (writefile(cu, full, strlen(full)) < 0)
@@ -522,7 +523,7 @@ checkfile(const struct opts *o, const char *path, int object, const char *entry,
 {
 	struct buf b;
 	json_t *allow = json_array(), *v, *rec = json_object(), *reserved = reservednamesof(o->nvcc);
-	char *copy, *t, *save = NULL, *s, dir[] = "/tmp/retort-screen.XXXXXX", *cu, err[512];
+	char *copy, *t, *save = NULL, *s, *dir, *cu, err[512];
 
 	if (allowlist) {
 		copy = xstrdup(allowlist);
@@ -537,9 +538,8 @@ checkfile(const struct opts *o, const char *path, int object, const char *entry,
 		bufinit(&b, MAX_BLOCK);
 		if (readfile(path, &b) < 0)
 			die(EXIT_USAGE, "cannot read '%s':", path);
-		if (!mkdtemp(dir))
-			die(EXIT_RETRY, "cannot create '%s':", dir);
-		tempadd(dir);
+		if (!(dir = tempdir("/tmp/retort-screen", "screen")))
+			die(EXIT_RETRY, "cannot create a folder in '/tmp':");
 		cu = xasprintf("%s/cand.cu", dir);
 		if (writefile(cu, b.s, b.n) < 0)
 			die(EXIT_RETRY, "cannot write '%s':", cu);
@@ -549,6 +549,7 @@ checkfile(const struct opts *o, const char *path, int object, const char *entry,
 			              json_object_get(rec, "diagnostics") ? json_object_get(rec, "diagnostics")
 			                                                  : json_object_get(rec, "reason"));
 		tempdone(dir);
+		free(dir);
 		free(cu);
 		buffree(&b);
 	}

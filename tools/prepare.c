@@ -121,11 +121,10 @@ workdir(const char *out)
 	if (mkparent(out) < 0)
 		die(EXIT_RETRY, "cannot create a folder for '%s':", out);
 	abs = absolute(out);
-	d = xasprintf("%s.work.XXXXXX", abs);
+	d = tempdir(abs, "work");
 	free(abs);
-	if (!mkdtemp(d))
+	if (!d)
 		die(EXIT_RETRY, "cannot create a folder for '%s':", out);
-	tempadd(d);
 	return d;
 }
 

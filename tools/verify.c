@@ -341,10 +341,8 @@ expected(const struct opts *o, const char *taskpath, const char *reference)
 	if (secretload(o->cachedir, key, err, sizeof err) < 0)
 		die(EXIT_RETRY, "%s", err);
 	/* a folder of our own next to the output, removed on every way out */
-	work = xasprintf("%s.work.XXXXXX", o->out);
-	if (mkparent(o->out) < 0 || !mkdtemp(work))
+	if (mkparent(o->out) < 0 || !(work = tempdir(o->out, "work")))
 		die(EXIT_RETRY, "cannot make a folder for '%s':", o->out);
-	tempadd(work);
 	examples(&t, reference, work);
 
 	bufinit(&plan, (size_t)1 << 28);

@@ -85,7 +85,7 @@ main(int argc, char **argv)
 	*strrchr(fake, '/') = 0;
 	strcat(fake, "/fake-harness");
 	(void)argc;
-	ok(mkdtemp(dir) != NULL, "scratch");
+	need(mkdtemp(dir) != NULL, "make a scratch folder");
 	snprintf(secret, sizeof secret, "%s/secret", dir);
 	snprintf(host, sizeof host, "%s/pwned", dir);
 	ok(writefile(secret, "s3cr3t", 6) == 1, "a file the candidate must not read");
@@ -175,7 +175,8 @@ main(int argc, char **argv)
 	{
 		char cmd[4200];
 		snprintf(cmd, sizeof cmd, "/bin/rm -rf %s", dir);
-		ok(system(cmd) == 0, "cleanup");
+		if (system(cmd) != 0)
+			fprintf(stderr, "# cannot remove %s\n", dir);
 	}
 	close(srv);
 	return done_testing();

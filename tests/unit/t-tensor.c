@@ -223,7 +223,7 @@ main(void)
 		char dir[] = "/tmp/t-tensor.XXXXXX";
 		unsigned char k1[32], k2[32];
 		char err[256], cmd[128];
-		ok(mkdtemp(dir) != NULL, "scratch");
+		need(mkdtemp(dir) != NULL, "make a scratch folder");
 		ok(secretload(dir, k1, err, sizeof err) == 0, "a secret is made");
 		ok(secretload(dir, k2, err, sizeof err) == 0 && !memcmp(k1, k2, 32), "and kept");
 		ok(deriveseed(k1, "a", "verify", 0, 0, 0) == deriveseed(k2, "a", "verify", 0, 0, 0), "seeds are deterministic");

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "../../tools/lib/json.h"
@@ -32,7 +33,7 @@ main(void)
 	ok(b.n > 40000 && strstr(b.s, "line 999 "), "buffer grows");
 	buffree(&b);
 
-	ok(mkdtemp(dir) != NULL, "scratch folder");
+	need(mkdtemp(dir) != NULL, "make a scratch folder");
 	snprintf(path, sizeof path, "%s/a/b/c.txt", dir);
 	is_int(writefile(path, "hello\n", 6), 1, "writefile creates folders and writes");
 	stat(path, &st1);
@@ -163,9 +164,44 @@ main(void)
 		free(t);
 	}
 	{
+		/* temporaries of a killed process are swept by the next; a live
+		 * one's, another host's and other names are left alone */
+		char host[256] = "", *x = xasprintf("%s/x", dir), *y = xasprintf("%s/y", dir), *p[5], *d;
+		pid_t dead = fork();
+		if (dead == 0)
+			_exit(0);
+		waitpid(dead, NULL, 0);
+		gethostname(host, sizeof host - 1);
+		p[0] = xasprintf("%s.tmp-%ld@%s", x, (long)dead, host);
+		p[1] = xasprintf("%s.tmp-1@%s", x, host);
+		p[2] = xasprintf("%s.tmp-%ld@%s.elsewhere", x, (long)dead, host);
+		p[3] = xasprintf("%s.tmpx-%ld@%s", x, (long)dead, host);
+		p[4] = xasprintf("%s.build-%ld@%s+abcdef", y, (long)dead, host);
+		for (int i = 0; i < 4; i++)
+			writefile(p[i], "t", 1);
+		mkdir(p[4], 0755);
+		d = xasprintf("%s/inside", p[4]);
+		writefile(d, "t", 1);
+		free(d);
+		ok(writefile(x, "x", 1) == 1 && access(p[0], F_OK) < 0, "writefile sweeps a dead process's temporary");
+		ok(access(p[1], F_OK) == 0 && access(p[2], F_OK) == 0 && access(p[3], F_OK) == 0,
+		   "a live process's, another host's and another kind's are left");
+		d = tempdir(y, "build");
+		ok(d && access(p[4], F_OK) < 0 && access(d, F_OK) == 0, "tempdir sweeps a dead process's folder and makes its own");
+		is_int(strncmp(d, p[4], strlen(y) + 7), 0, "tempdir's folder is named for its kind");
+		tempdone(d);
+		ok(access(d, F_OK) < 0, "tempdone removes it");
+		free(d);
+		for (int i = 0; i < 5; i++)
+			free(p[i]);
+		free(x);
+		free(y);
+	}
+	{
 		char cmd[300];
 		snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-		ok(system(cmd) == 0, "cleanup");
+		if (system(cmd) != 0)
+			fprintf(stderr, "# cannot remove %s\n", dir);
 	}
 	return done_testing();
 }

@@ -33,7 +33,7 @@ secretload(const char *cachedir, unsigned char key[32], char *err, size_t errlen
 			free(path);
 			return -1;
 		}
-		tmp = xasprintf("%s.tmp.%ld", path, (long)getpid());
+		tmp = tempname(path, "tmp");
 		fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 		if (fd >= 0 && write(fd, fresh, sizeof fresh) == (ssize_t)sizeof fresh && fsync(fd) == 0) {
 			close(fd);

@@ -726,16 +726,18 @@ childstart(struct child *c, const char *harness, const char *so, const char *ent
 static int
 scratchsetup(struct child *c, const char *harness, const char *so, int *outfd, char *err, size_t errlen)
 {
-	char *p;
+	char *p = tempdir(access("/var/tmp", W_OK) == 0 ? "/var/tmp/retort-sandbox" : "/tmp/retort-sandbox", "run");
 
-	snprintf(c->scratch, sizeof c->scratch, "%s/retort-sandbox.XXXXXX",
-	         access("/var/tmp", W_OK) == 0 ? "/var/tmp" : "/tmp");
-	if (!mkdtemp(c->scratch)) {
-		snprintf(err, errlen, "cannot make a scratch folder: %s", strerror(errno));
+	/* gone at exit, die() included, if childstop did not remove it; a
+	 * killed run's is swept by the next */
+	if (!p || strlen(p) >= sizeof c->scratch) {
+		snprintf(err, errlen, "cannot make a scratch folder: %s", p ? "name too long" : strerror(errno));
 		c->scratch[0] = 0;
+		free(p);
 		return -1;
 	}
-	tempadd(c->scratch); /* gone at exit, die() included, if childstop did not remove it */
+	strcpy(c->scratch, p);
+	free(p);
 	p = xasprintf("%s/harness", c->scratch);
 	if (copytemp(harness, p, 0755) < 0) {
 		snprintf(err, errlen, "cannot copy the harness '%s': %s", harness, strerror(errno));

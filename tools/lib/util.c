@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <dirent.h>
 #include <ftw.h>
 #include <pthread.h>
 #include <limits.h>
@@ -389,7 +390,8 @@ writefile(const char *path, const void *data, size_t n)
 		return 0;
 	if (mkparent(path) < 0)
 		return -1;
-	tmp = xasprintf("%s.tmp.%ld", path, (long)getpid());
+	tempsweep(path, "tmp");
+	tmp = tempname(path, "tmp");
 	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0) {
 		err = errno;
@@ -466,6 +468,86 @@ rmtree(const char *path)
 	if (!S_ISDIR(st.st_mode))
 		return unlink(path);
 	return nftw(path, rmentry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+/* this host's name, as temporaries carry it ('-' when it has none) */
+static const char *
+hostname(void)
+{
+	static char host[256];
+
+	if (!host[0] && (gethostname(host, sizeof host - 1) < 0 || !host[0] || strchr(host, '/')))
+		strcpy(host, "-");
+	return host;
+}
+
+char *
+tempname(const char *path, const char *kind)
+{
+	return xasprintf("%s.%s-%ld@%s", path, kind, (long)getpid(), hostname());
+}
+
+/* the maker of a temporary named for it (tail: what follows "KIND-"), if
+ * it was made on this host; 0 when it was not */
+static long
+tempmaker(const char *tail)
+{
+	const char *host = hostname();
+	char *end;
+	long pid = strtol(tail, &end, 10);
+	size_t n = strlen(host);
+
+	if (end == tail || pid <= 0 || *end != '@' || strncmp(end + 1, host, n))
+		return 0;
+	end += 1 + n;
+	return *end == 0 || (*end == '+' && strlen(end) == 7) ? pid : 0;
+}
+
+void
+tempsweep(const char *path, const char *kind)
+{
+	char *dir = xstrdup(path), *slash = strrchr(dir, '/'), *prefix;
+	const char *base = slash ? slash + 1 : path;
+	size_t n;
+	struct dirent *e;
+	DIR *d;
+
+	if (slash)
+		*slash = 0;
+	prefix = xasprintf("%s.%s-", base, kind);
+	n = strlen(prefix);
+	if ((d = opendir(slash ? (*dir ? dir : "/") : "."))) {
+		while ((e = readdir(d))) {
+			long pid = strncmp(e->d_name, prefix, n) ? 0 : tempmaker(e->d_name + n);
+			if (pid && pid != (long)getpid() && kill((pid_t)pid, 0) < 0 && errno == ESRCH) {
+				char *stale = slash ? xasprintf("%s/%s", dir, e->d_name) : xstrdup(e->d_name);
+				rmtree(stale);
+				free(stale);
+			}
+		}
+		closedir(d);
+	}
+	free(prefix);
+	free(dir);
+}
+
+char *
+tempdir(const char *path, const char *kind)
+{
+	char *name = tempname(path, kind), *d;
+	int err;
+
+	tempsweep(path, kind);
+	d = xasprintf("%s+XXXXXX", name); /* no host name has a '+' */
+	free(name);
+	if (!mkdtemp(d)) {
+		err = errno;
+		free(d);
+		errno = err;
+		return NULL;
+	}
+	tempadd(d);
+	return d;
 }
 
 int

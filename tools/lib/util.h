@@ -115,6 +115,18 @@ void runparts(void *(*fn)(void *), void *parts, size_t stride, int n);
  * (tempdone removes path, whether it was added or not) */
 void tempadd(const char *path);
 void tempdone(const char *path);
+/*
+ * Temporaries that outlive a SIGKILL are named for their maker:
+ * tempname gives PATH.KIND-PID@HOST (a file or folder beside PATH), and
+ * tempsweep, called before a tool makes its own, removes those beside
+ * PATH of that KIND whose process is gone from this host (another host's,
+ * on a shared folder, are left alone). tempdir sweeps, then makes the
+ * folder PATH.KIND-PID@HOST+XXXXXX and adds it to the temporaries (NULL
+ * with errno).
+ */
+char *tempname(const char *path, const char *kind);
+void tempsweep(const char *path, const char *kind);
+char *tempdir(const char *path, const char *kind);
 
 /* a verify verdict that says the candidate ran on a GPU: not skipped for
  * want of one, not unbuilt, not a round the teacher ended (done) */
