@@ -122,6 +122,14 @@ test_expect_success 'limits: nvcc past --time-limit is a timeout, and is not cac
 	field out/c/compile.json "d[\"reason\"]" | grep -q "longer than 1 s" &&
 	test -z "$(find "$T/slow" -name result.json)"
 '
+test_expect_success 'a SIGKILLed compile leaves its build folder; the next compile there sweeps it' '
+	"$RETORT_BIN/compile" --arch sm_90 --nvcc "$PWD/slow-nvcc" --time-limit 60 -o out/c/compile.json "$TASK" slow.json &
+	pid=$! && n=0 &&
+	until ls -d out/c/cand.so.build-$pid@* >/dev/null 2>&1 || test $n -ge 100; do sleep 0.1; n=$((n + 1)); done &&
+	kill -9 $pid && wait $pid; ls -d out/c/cand.so.build-$pid@* &&
+	build good.json && test "$(field out/c/compile.json "d[\"status\"]")" = ok &&
+	! ls -d out/c/cand.so.build-* 2>/dev/null
+'
 test_expect_success 'limits: an nvcc that outgrows --mem-limit fails as the candidate, not the tool' '
 	cat >big-nvcc <<-\EOF &&
 	#!/bin/sh
@@ -150,7 +158,7 @@ test_expect_success 'a compiler that is not there is a failure of the tool (exit
 	expect_fail 1 "cannot run" "$RETORT_BIN/prepare" --baseline --nvcc /nonexistent/nvcc -o x.so relu/v/relu/task.json &&
 	test ! -e x.so &&
 	expect_fail 1 "cannot run" "$RETORT_BIN/prepare" --reference --cc /nonexistent/cc --src "$RETORT_ROOT/tools" \
-		-o x.ref "$TASK" && test ! -e x.ref && ! ls x.ref.work.* 2>/dev/null
+		-o x.ref "$TASK" && test ! -e x.ref && ! ls x.ref.work* 2>/dev/null
 '
 test_expect_success 'an entry point named id: the baseline builds under its own name (not found inside void)' '
 	mkdir -p idp/tasks && ln -s "$RETORT_ROOT/tasks/prompts" idp/tasks/prompts && sed -e "s/^id: relu$/id: idtask/" -e "s/^entry: relu_forward$/entry: id/" \
