@@ -135,6 +135,18 @@ ran() { sed -n 's/^\[[0-9]*\/[0-9]*\] //p' "$1"; }
 # field FILE EXPR: a Python expression over the JSON file FILE as d
 field() { python3 -c "import json,sys; d = json.load(open('$1')); print(eval(sys.argv[1]))" "$2"; }
 
+# can_fill: whether onfull can mount a tmpfs (root, mount namespaces)
+can_fill() { test "$(id -u)" = 0 && unshare -m true 2>/dev/null; }
+# onfull SIZE CMD...: CMD with ./full a tmpfs of SIZE (in a mount
+# namespace of its own, so it is gone after); CMD's exit status and stderr
+# in ./rc and ./err, then what is left in full/ listed in ./left
+onfull() {
+	size=$1; shift
+	mkdir -p full &&
+	unshare -m sh -c 'mount -t tmpfs -o size="$0" tmpfs full && { "$@" 2>err; echo $? >rc; find full -mindepth 1 >left; }' "$size" "$@"
+	cat err; echo "exit $(cat rc); left: $(cat left)"
+}
+
 # mock ARGS...: control the mock teacher listening on the port in $T/port
 mock() { python3 "$RETORT_ROOT/tests/mock_llm.py" --ctl "$T/port" "$@"; }
 

@@ -95,6 +95,19 @@ test_expect_success 'ninja check notices a dataset that differs' '
 	cd p && sed -i "s/\"outcome\": \"unverified\"/\"outcome\": \"tampered\"/" out/v/alpha/s0/record.json &&
 	ninja dataset >/dev/null && ! ninja check >c.log 2>&1 && grep -q "differ" c.log
 '
+if can_fill; then
+	test_expect_success 'package on a full disk: exit 1; a new folder is not left, the last dataset stays whole' '
+		cd p && find out/v -name record.json | sort >recs &&
+		onfull 1M "$RETORT_BIN/package" -o full/ds @recs && test "$(cat rc)" = 1 &&
+		grep -q "not enough space" err && test ! -s left &&
+		onfull 40M sh -c "\"\$0\" -o full/ds @recs && cp full/ds/SHA256SUMS sums.before &&
+			head -c 12M /dev/zero >full/filler && \"\$0\" -o full/ds --meta changed=yes @recs; echo \$? >rc2;
+			cd full/ds && sha256sum -c ../../sums.before && cmp SHA256SUMS ../../sums.before" "$RETORT_BIN/package" &&
+		test "$(cat rc)" = 0 && test "$(cat rc2)" = 1 && grep -q "not enough space" err
+	'
+else
+	test_skip "package on a full disk: needs root and mount namespaces"
+fi
 test_expect_success 'ninja report writes a page' '
 	cd p && ninja report >/dev/null && grep -q "Pass rate per stage and round" out/report.html &&
 	grep -q "<td>2</td>" out/report.html

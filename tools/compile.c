@@ -47,8 +47,10 @@
  *                      and verify catch on their own)
  *   -h, --help
  *
- * Exit: 0 written (whatever became of the candidate); 1 cannot run nvcc or
- * write; 2 bad usage or input.
+ * Exit: 0 written (whatever became of the candidate); 1 cannot run nvcc,
+ * nvcc failed on a full disk (util nospace: that is no compile_error), or
+ * cannot write, and then neither cand.so nor a new COMPILE_JSON is left;
+ * 2 bad usage or input.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -279,7 +281,7 @@ screensource(const struct opts *o, const char *dir, const char *file, const char
 
 	free(raw);
 	if (nvccpreprocess(o->nvcc, o->arch, dir, file, o->timelimit, o->memlimit, &r) < 0)
-		die(EXIT_RETRY, "cannot run '%s':", o->nvcc);
+		die(EXIT_RETRY, "cannot run '%s' in '%s':", o->nvcc, dir);
 	dev = r.timedout || r.status ? NULL : slurp(dir, devname);
 	host = r.timedout || r.status ? NULL : slurp(dir, hostname);
 	if (!dev || !host) {
@@ -325,7 +327,7 @@ nvccbuild(const struct opts *o, const char *dir, const char *flags, json_t *rec)
 	args[ac++] = "cand.cu";
 	args[ac] = NULL;
 	if (nvccrun(o->nvcc, args, dir, o->timelimit, o->memlimit, &r) < 0)
-		die(EXIT_RETRY, "cannot run '%s':", o->nvcc);
+		die(EXIT_RETRY, "cannot run '%s' in '%s':", o->nvcc, dir);
 	free(copy);
 	json_object_set_new(rec, "seconds", json_real(r.seconds));
 	d = nvccdiagnostics(r.log.s, dir);
@@ -483,6 +485,7 @@ candidate(const struct opts *o, const char *taskpath, const char *resppath)
 	if (taskload(taskpath, &task, err, sizeof err) < 0)
 		die(EXIT_USAGE, "%s", err);
 	sopath = sibling(o->out, "cand.so");
+	tempadd(sopath); /* until the record is written: a failed run leaves no cand.so to be read as built */
 	entry = task.entry;
 	text = jstr(json_object_get(resp, "answer"), "text", "");
 	if (!strcmp(jstr(resp, "status", ""), "done")) {
@@ -510,6 +513,7 @@ write:
 		die(EXIT_RETRY, "cannot write '%s':", sopath);
 	if (jwrite(o->out, rec) < 0)
 		die(EXIT_RETRY, "cannot write '%s':", o->out);
+	tempkeep(sopath);
 	json_decref(rec);
 	taskfree(&task);
 	json_decref(resp);

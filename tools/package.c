@@ -37,8 +37,10 @@
  *   --shard-bytes B        (default 256 MiB)
  *   --archive-bytes B      (default 1 GiB)
  *
- * Exit: 0 written; 1 cannot write; 2 bad usage or input.
+ * Exit: 0 written; 1 cannot write (a full disk included: then nothing of
+ * the new dataset is left listed, see writedataset); 2 bad usage or input.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -150,20 +152,18 @@ towrite(struct archive *a, void *ud, const void *p, size_t n)
 	return bufput(ud, p, n) < 0 ? -1 : (la_ssize_t)n;
 }
 
-/* one archive (in memory, then written atomically); its sha256 into hex */
+/* one archive, in memory (out) */
 static void
-writearchive(const char *path, const char *card, const char *manifest, struct shard *sh, size_t from, size_t to,
-             char hex[65])
+makearchive(const char *card, const char *manifest, struct shard *sh, size_t from, size_t to, struct buf *out)
 {
 	struct archive *a = archive_write_new();
-	struct buf out;
 	size_t i;
 
-	bufinit(&out, (size_t)1 << 36);
+	bufinit(out, (size_t)1 << 36);
 	if (archive_write_set_format_ustar(a) != ARCHIVE_OK || archive_write_add_filter_gzip(a) != ARCHIVE_OK ||
 	    archive_write_set_options(a, "gzip:!timestamp") != ARCHIVE_OK ||
 	    archive_write_set_bytes_in_last_block(a, 1) != ARCHIVE_OK ||
-	    archive_write_open(a, &out, NULL, towrite, NULL) != ARCHIVE_OK)
+	    archive_write_open(a, out, NULL, towrite, NULL) != ARCHIVE_OK)
 		die(EXIT_RETRY, "libarchive: %s", archive_error_string(a));
 	/* members in a fixed order: the card, the manifest, the shards */
 	addentry(a, "README.md", card, strlen(card));
@@ -173,10 +173,65 @@ writearchive(const char *path, const char *card, const char *manifest, struct sh
 	if (archive_write_close(a) != ARCHIVE_OK)
 		die(EXIT_RETRY, "libarchive: %s", archive_error_string(a));
 	archive_write_free(a);
-	sha256hex(out.s, out.n, hex);
-	if (writefile(path, out.s, out.n) < 0)
-		die(EXIT_RETRY, "cannot write '%s':", path);
-	buffree(&out);
+}
+
+/*
+ * The archives (made in memory) into dir, SHA256SUMS last. Nothing is
+ * written when the disk lacks room for them (exit 1); a SHA256SUMS that
+ * changes is removed first, so that archives replaced half-way (the disk
+ * filled all the same, a kill) are never listed as a dataset; unchanged
+ * bytes are left alone (restat); a new folder goes again on failure.
+ */
+static void
+writedataset(const char *dir, const char *name, struct buf *arch, size_t narch)
+{
+	char *sums = xasprintf("%s/SHA256SUMS", dir), *path, hex[65];
+	struct buf sumbuf, old;
+	double grow = 0, largest = 0;
+	struct stat st;
+	size_t n;
+
+	if (stat(dir, &st) < 0)
+		tempadd(dir); /* made here: removed unless finished */
+	if (mkdirp(dir) < 0)
+		die(EXIT_RETRY, "cannot create '%s':", dir);
+	bufinit(&sumbuf, 1 << 20);
+	for (n = 0; n < narch; n++) {
+		path = xasprintf("%s/%s-%05zu.tar.gz", dir, name, n);
+		sha256hex(arch[n].s, arch[n].n, hex);
+		bufprintf(&sumbuf, "%s  %s-%05zu.tar.gz\n", hex, name, n);
+		grow += (double)arch[n].n - (stat(path, &st) == 0 ? (double)st.st_size : 0);
+		largest = (double)arch[n].n > largest ? (double)arch[n].n : largest;
+		free(path);
+	}
+	if (nospace(dir, (grow > 0 ? grow : 0) + largest + NOSPACE_MIN))
+		die(EXIT_RETRY, "not enough space in '%s' for the dataset: %.1f MiB more, and %.1f MiB are free", dir,
+		    (grow > 0 ? grow : 0) / (1 << 20), diskfree(dir) / (1 << 20));
+	bufinit(&old, 1 << 20);
+	if ((readfile(sums, &old) < 0 || old.n != sumbuf.n || memcmp(old.s, sumbuf.s, old.n)) && unlink(sums) < 0 &&
+	    errno != ENOENT)
+		die(EXIT_RETRY, "cannot remove '%s':", sums);
+	buffree(&old);
+	for (n = 0; n < narch; n++) {
+		path = xasprintf("%s/%s-%05zu.tar.gz", dir, name, n);
+		if (writefile(path, arch[n].s, arch[n].n) < 0)
+			die(EXIT_RETRY, "cannot write '%s':", path);
+		free(path);
+	}
+	/* archives from an earlier, larger build would linger: remove them */
+	for (;; n++) {
+		int gone;
+		path = xasprintf("%s/%s-%05zu.tar.gz", dir, name, n);
+		gone = unlink(path) < 0;
+		free(path);
+		if (gone)
+			break;
+	}
+	if (writefile(sums, sumbuf.s, sumbuf.n) < 0)
+		die(EXIT_RETRY, "cannot write '%s':", sums);
+	tempkeep(dir);
+	buffree(&sumbuf);
+	free(sums);
 }
 
 static char *
@@ -329,8 +384,9 @@ main(int argc, char **argv)
 	struct shard *sh = NULL;
 	json_t *manifest, *shards, *countj, *mfields;
 	const char *const *mk;
-	char *cardtext, *manitext, *sums;
-	struct buf sumbuf;
+	char *cardtext, *manitext;
+	struct buf *arch;
+	size_t narch = 0;
 	int k, a;
 
 	setprogname(argv[0]);
@@ -451,38 +507,21 @@ main(int argc, char **argv)
 	cardtext = card(&o, counts, manifest);
 
 	/* archives, at most archive-bytes of shards each (at least one shard) */
-	if (mkdirp(o.out) < 0)
-		die(EXIT_RETRY, "cannot create '%s':", o.out);
-	bufinit(&sumbuf, 1 << 20);
 	{
-		size_t from = 0, n = 0;
+		size_t from = 0;
+		arch = xcalloc(nsh + 1, sizeof *arch);
 		do {
 			size_t to = from, bytes = 0;
-			char *path;
-			char hex[65];
 			while (to < nsh && (to == from || bytes + sh[to].data.n <= o.archivebytes))
 				bytes += sh[to++].data.n;
-			path = xasprintf("%s/%s-%05zu.tar.gz", o.out, o.name, n);
-			writearchive(path, cardtext, manitext, sh, from, to, hex);
-			bufprintf(&sumbuf, "%s  %s-%05zu.tar.gz\n", hex, o.name, n);
-			free(path);
+			makearchive(cardtext, manitext, sh, from, to, &arch[narch++]);
 			from = to;
-			n++;
 		} while (from < nsh);
-		/* archives from an earlier, larger build would linger: remove them */
-		for (;; n++) {
-			char *path = xasprintf("%s/%s-%05zu.tar.gz", o.out, o.name, n);
-			int gone = unlink(path) < 0;
-			free(path);
-			if (gone)
-				break;
-		}
 	}
-	sums = xasprintf("%s/SHA256SUMS", o.out);
-	if (writefile(sums, sumbuf.s, sumbuf.n) < 0)
-		die(EXIT_RETRY, "cannot write '%s':", sums);
-	free(sums);
-	buffree(&sumbuf);
+	writedataset(o.out, o.name, arch, narch);
+	for (i = 0; i < narch; i++)
+		buffree(&arch[i]);
+	free(arch);
 	for (i = 0; i < nsh; i++)
 		buffree(&sh[i].data);
 	free(sh);

@@ -44,7 +44,9 @@
  *   -h, --help
  *
  * Exit: 0 written (a baseline that does not build is recorded); 1 cannot
- * run the compilers or write; 2 bad usage or input.
+ * run the compilers or write, or a compiler failed on a full disk (util
+ * nospace: no verdict on the spec then), and no output is left; 2 bad
+ * usage or input.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -99,7 +101,8 @@ build(char *const argv[], const char *dir, const char *what)
 		die(EXIT_RETRY, "cannot run '%s':", argv[0]);
 	if (r.status != 0) {
 		fprintf(stderr, "%s", r.log.s);
-		die(EXIT_RETRY, "building %s failed (status %d, above)", what, r.status);
+		die(EXIT_RETRY, "building %s failed (status %d, above)%s", what, r.status,
+		    nospace(dir, 0) ? ": the disk is full" : "");
 	}
 	buffree(&r.log);
 }
@@ -234,6 +237,7 @@ harness(const struct opts *o, const struct task *t)
 
 	if (mkdirp(dir) < 0)
 		die(EXIT_RETRY, "cannot create '%s':", dir);
+	tempadd(dir); /* the harness's source goes too when the harness is not built */
 	callsource(t, 0, call);
 	argv[k++] = (char *)o->cc;
 	argv[k++] = "-O2";
@@ -257,6 +261,7 @@ harness(const struct opts *o, const struct task *t)
 	argv[k] = NULL;
 	build(argv, work, "the harness");
 	publish(tmp, o->out, 0755);
+	tempkeep(dir);
 	tempdone(work);
 	free(out); free(dir); free(call); free(work); free(tmp); free(rt); free(list); free(marker); free(cuda); free(libdir);
 	free(rpath);
@@ -306,7 +311,10 @@ reference(const struct opts *o, const struct task *t)
 	if (runcapture(argv, work, NULL, &lim, 1 << 20, &r) < 0)
 		die(EXIT_RETRY, "cannot run '%s':", o->cc);
 	jailfreepaths(&j);
-	if (r.status != 0) {
+	if (r.status != 0 && nospace(work, 0)) {
+		fprintf(stderr, "%s", r.log.s);
+		die(EXIT_RETRY, "building the reference for %s failed: the disk is full ('%s')", t->id, work);
+	} else if (r.status != 0) {
 		/* a reference that does not build is the spec's error */
 		fprintf(stderr, "%s", r.log.s);
 		die(r.status > 0 && r.status < 128 && !r.timedout ? EXIT_USAGE : EXIT_RETRY,
@@ -352,6 +360,8 @@ baseline(const struct opts *o, const struct task *t)
 	                "#line 1 \"baseline\"\n%s\n%s;\n", jstr(b, "code", ""), decl);
 	if (writefile(cu, src, strlen(src)) < 0)
 		die(EXIT_RETRY, "cannot write '%s':", cu);
+	tempadd(o->out); /* both outputs, or neither: no empty baseline.so for a disk that was full */
+	tempadd(logpath);
 	args[ac++] = af;
 	args[ac++] = "-O3";
 	args[ac++] = "-std=c++17";
@@ -369,7 +379,7 @@ baseline(const struct opts *o, const struct task *t)
 			args[ac++] = xasprintf("-l%s", json_string_value(lib));
 	args[ac] = NULL;
 	if (nvccrun(o->nvcc, args, work, o->timelimit, o->memlimit, &r) < 0)
-		die(EXIT_RETRY, "cannot run '%s':", o->nvcc);
+		die(EXIT_RETRY, "cannot run '%s' in '%s':", o->nvcc, work);
 	if (r.status == 0 && !r.timedout) {
 		char *so = xasprintf("%s/baseline.so", work);
 		publish(so, o->out, 0755);
@@ -384,6 +394,8 @@ baseline(const struct opts *o, const struct task *t)
 		free(d);
 	}
 	buffree(&r.log);
+	tempkeep(o->out);
+	tempkeep(logpath);
 	tempdone(work);
 	while (ac > nfixed)
 		free(args[--ac]);

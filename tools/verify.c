@@ -115,6 +115,10 @@ runreference(const char *reference, const char *work, const char *plan, const ch
 	char *copy = xasprintf("%s/reference", work), *argv[3];
 	int rc = -1;
 
+	/* a full disk is the host's failure, not the reference's (exit 1) */
+	if (nospace(work, outbytes + NOSPACE_MIN))
+		die(EXIT_RETRY, "not enough space in '%s': the reference's outputs take %.1f MiB, and %.1f MiB are free",
+		    work, outbytes / (1 << 20), diskfree(work) / (1 << 20));
 	memset(&j, 0, sizeof j);
 	j.work = work;
 	lim.filemb = (long)(outbytes / (1 << 20)) + 64;
@@ -140,6 +144,8 @@ runreference(const char *reference, const char *work, const char *plan, const ch
 		bufprintf(log, "\n[the reference exited with status %d]\n", r.status);
 	rc = r.timedout || r.status != 0 ? -1 : 0;
 	buffree(&r.log);
+	if (rc < 0 && nospace(work, 0))
+		die(EXIT_RETRY, "the disk filled while the reference ran in '%s'", work);
 out:
 	free(copy);
 	return rc;
@@ -368,13 +374,16 @@ expected(const struct opts *o, const char *taskpath, const char *reference)
 		degenerate(&t, &t.verify[jint(big, "case", 0)], data.s);
 	buffree(&data);
 
-	/* the answers: for the owner's eyes only (the sandbox's uid cannot read them) */
+	/* the answers: for the owner's eyes only (the jailed reference wrote
+	 * them as the sandbox's uid, which must not read them) */
 	binpath = sibling(o->out, "expected.bin");
-	if (chmod(outbin, 0600) < 0 || movefile(outbin, binpath) < 0)
+	tempadd(binpath); /* until expected.json is written: both, or neither */
+	if (chown(outbin, getuid(), getgid()) < 0 || chmod(outbin, 0600) < 0 || movefile(outbin, binpath) < 0)
 		die(EXIT_RETRY, "cannot write '%s':", binpath);
 	out = json_pack("{s:i,s:s,s:o}", "version", 2, "task", t.id, "runs", runs);
 	if (jwrite(o->out, out) < 0)
 		die(EXIT_RETRY, "cannot write '%s':", o->out);
+	tempkeep(binpath);
 	tempdone(work);
 	json_decref(out);
 	buffree(&plan);

@@ -29,6 +29,11 @@ nvccrun(const char *nvcc, char *const args[], const char *dir, int seconds, long
 	argv[n] = NULL;
 	rc = runcapture(argv, dir, NULL, &lim, NVCC_MAX_LOG, r);
 	jailfreepaths(&j);
+	if (rc == 0 && r->status != 0 && !r->timedout && nospace(dir, 0)) {
+		buffree(&r->log); /* not the source's fault: the disk is full */
+		errno = ENOSPC;
+		return -1;
+	}
 	return rc;
 }
 

@@ -24,7 +24,8 @@ char *nvccroot(const char *nvcc);
 char *nvccversion(const char *nvcc);
 /* -arch=sm_90, or for arch-specific targets (sm_90a) the -gencode form (malloc'd) */
 char *archflag(const char *arch);
-/* run nvcc with args (after the program name) in dir, jailed; as runcapture */
+/* run nvcc with args (after the program name) in dir, jailed; as runcapture,
+ * and -1 with ENOSPC when it failed on a full disk (util nospace) */
 int nvccrun(const char *nvcc, char *const args[], const char *dir, int seconds, long memmb, struct run *r);
 /*
  * dir/file preprocessed as nvcc compiles it, twice: for the device

@@ -14,6 +14,7 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -470,6 +471,31 @@ rmtree(const char *path)
 	return nftw(path, rmentry, 16, FTW_DEPTH | FTW_PHYS);
 }
 
+double
+diskfree(const char *path)
+{
+	char *p = xstrdup(path), *slash;
+	struct statvfs v;
+	int rc;
+
+	while ((rc = statvfs(*p ? p : "/", &v)) < 0 && errno == ENOENT && (slash = strrchr(p, '/')))
+		*slash = 0;
+	if (rc < 0 && errno == ENOENT && !strchr(p, '/'))
+		rc = statvfs(".", &v);
+	free(p);
+	if (rc < 0)
+		return -1;
+	return v.f_files > 0 && v.f_favail < 64 ? 0 : (double)v.f_bavail * (double)v.f_frsize; /* no inodes: full */
+}
+
+int
+nospace(const char *path, double need)
+{
+	double fr = diskfree(path);
+
+	return fr >= 0 && fr < (need > NOSPACE_MIN ? need : NOSPACE_MIN); /* unknown: the child's failure stands */
+}
+
 /* this host's name, as temporaries carry it ('-' when it has none) */
 static const char *
 hostname(void)
@@ -607,6 +633,16 @@ tempadd(const char *path)
 		;
 	if (i < MAXTEMPS)
 		temps[i] = xstrdup(path);
+}
+
+void
+tempkeep(const char *path)
+{
+	for (int i = 0; i < MAXTEMPS; i++)
+		if (temps[i] && !strcmp(temps[i], path)) {
+			free(temps[i]);
+			temps[i] = NULL;
+		}
 }
 
 void

@@ -125,8 +125,22 @@ void tempdone(const char *path);
  * with errno).
  */
 char *tempname(const char *path, const char *kind);
+/* path, listed by tempadd, is finished output: no longer removed at exit */
+void tempkeep(const char *path);
 void tempsweep(const char *path, const char *kind);
 char *tempdir(const char *path, const char *kind);
+
+/*
+ * A full disk is the host's failure, never the candidate's or the spec's:
+ * nospace says whether the file system holding path (or its nearest
+ * existing folder) has less than need bytes, or NOSPACE_MIN, free, or
+ * almost no inodes; a tool whose child failed asks it before blaming the
+ * child.
+ */
+enum { NOSPACE_MIN = 32 << 20 };
+int nospace(const char *path, double need);
+/* the bytes free to us there (0 without inodes), -1 when it cannot tell */
+double diskfree(const char *path);
 
 /* a verify verdict that says the candidate ran on a GPU: not skipped for
  * want of one, not unbuilt, not a round the teacher ended (done) */
