@@ -29,6 +29,9 @@
  * package leaves them out of the projection that reproducibility checks
  * compare.
  *
+ * A round file that lacks a field record needs, or has one of another type
+ * (the fields table), is bad input.
+ *
  * Exit: 0 written; 1 cannot write; 2 bad usage or input.
  */
 #include <stdio.h>
@@ -68,6 +71,53 @@ classify(const char *path, int *round, const char **kind)
 	if (*p != 'r' || sscanf(p + 1, "%d", round) != 1 || *round < 1 || *round > MAX_ROUNDS)
 		return -1;
 	return k;
+}
+
+/*
+ * What record reads of each kind of round file, and its type: a file
+ * whose field has another type, or that lacks a required one, is refused
+ * (exit 2) rather than recorded as an empty conversation.
+ */
+enum { T_STR, T_NUM, T_INT, T_OBJ, T_ARR };
+static const struct field {
+	int kind; /* as classify: response, compile, verify, bench */
+	const char *key;
+	int type, required;
+} fields[] = {
+	{ 0, "status", T_STR, 1 }, { 0, "messages", T_ARR, 0 }, { 0, "answer", T_OBJ, 0 }, { 0, "system", T_STR, 0 },
+	{ 0, "key", T_STR, 0 }, { 0, "sample", T_INT, 0 }, { 0, "provider", T_STR, 0 }, { 0, "model", T_STR, 0 },
+	{ 0, "usage", T_OBJ, 0 }, { 0, "cost_usd", T_NUM, 0 },
+	{ 1, "status", T_STR, 1 }, { 1, "violations", T_ARR, 0 }, { 1, "source", T_STR, 0 },
+	{ 2, "verdict", T_STR, 1 }, { 2, "feedback", T_STR, 0 },
+	{ 3, "status", T_STR, 1 }, { 3, "speedup", T_NUM, 0 }, { 3, "cases", T_ARR, 0 }, { 3, "review", T_ARR, 0 },
+	{ 3, "gpu", T_OBJ, 0 },
+};
+
+static void
+checkfields(json_t *j, int kind, const char *path)
+{
+	static const char *const names[] = { "a string", "a number", "an integer", "an object", "an array" };
+	size_t i;
+
+	if (!json_is_object(j))
+		die(EXIT_USAGE, "not a JSON object: '%s'", path);
+	for (i = 0; i < sizeof fields / sizeof fields[0]; i++) {
+		const struct field *f = &fields[i];
+		json_t *v = json_object_get(j, f->key);
+		int ok;
+		if (f->kind != kind || (!v && !f->required) || (json_is_null(v) && f->type == T_NUM))
+			continue;
+		ok = f->type == T_STR ? json_is_string(v) : f->type == T_NUM ? json_is_number(v)
+		   : f->type == T_INT ? json_is_integer(v) : f->type == T_OBJ ? json_is_object(v) : json_is_array(v);
+		if (!v)
+			die(EXIT_USAGE, "no '%s' field (%s): '%s'", f->key, names[f->type], path);
+		if (!ok)
+			die(EXIT_USAGE, "field '%s' is not %s: '%s'", f->key, names[f->type], path);
+	}
+	if (kind == 0 && !strcmp(jstr(j, "status", ""), "answered") &&
+	    (!json_is_string(json_object_get(json_object_get(j, "answer"), "text")) ||
+	     !json_is_array(json_object_get(j, "messages"))))
+		die(EXIT_USAGE, "an answered response without its answer's text or its messages: '%s'", path);
 }
 
 /* an assistant turn's text and reasoning, whichever provider wrote it */
@@ -137,6 +187,7 @@ main(int argc, char **argv)
 			if (*slot)
 				die(EXIT_USAGE, "two %s files for round %d", kind, r);
 			*slot = jmustload(s);
+			checkfields(*slot, k, s);
 			if (r > n)
 				n = r;
 		}
