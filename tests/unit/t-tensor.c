@@ -327,6 +327,44 @@ main(void)
 		ok(r.pass, "bf16 accepts it (rel L2 %.2g)", r.relnorm);
 	}
 	{
+		/* compare decodes blocks of elements by tables: every bit pattern of
+		 * the narrow dtypes reads as dtget reads it, across block edges */
+		static const int dts[] = { DT_F16, DT_BF16, DT_F8E4M3, DT_F8E5M2 };
+		for (size_t k = 0; k < sizeof dts / sizeof dts[0]; k++) {
+			int dt = dts[k], size = dtinfos[dt].size, n = size == 2 ? 65536 : 256, same = 1;
+			unsigned char *g = xmalloc((size_t)n * 2 * size), *w = xmalloc((size_t)n * 2 * size);
+			struct targ t = out(dt);
+			t.atol = t.rtol = t.rel_norm = 0; /* exact */
+			for (int i = 0; i < 2 * n; i++) { /* the patterns, then again: a mismatch past the first block */
+				uint16_t v = (uint16_t)(i % n);
+				memcpy(g + (size_t)i * size, &v, (size_t)size);
+				memcpy(w + (size_t)i * size, &v, (size_t)size);
+			}
+			{
+				float *f = xmalloc((size_t)n * 2 * sizeof *f); /* what dtget reads, as the reference stores it */
+				for (int i = 0; i < 2 * n; i++)
+					f[i] = (float)dtget(g, dt, (size_t)i);
+				compare(g, dt, f, WANT_REF, 2 * n, &t, 1, 0, &r);
+				same = r.bad == 0;
+				free(f);
+			}
+			for (int i = 0; i < 2 * n; i++) { /* every element wrong: its first five as dtget reads them */
+				uint16_t v = (uint16_t)((i + 1) % n);
+				memcpy(w + (size_t)i * size, &v, (size_t)size);
+			}
+			compare(g, dt, w, WANT_DTYPE, 2 * n, &t, 1, 0, &r);
+			for (int j = 0; j < r.nfirst; j++) {
+				double gv = dtget(g, dt, (size_t)r.first[j].index), wv = dtget(w, dt, (size_t)r.first[j].index);
+				same &= (isnan(gv) ? isnan(r.first[j].got) : gv == r.first[j].got) &&
+				        (isnan(wv) ? isnan(r.first[j].want) : wv == r.first[j].want);
+			}
+			ok(same && r.nfirst == 5 && r.bad > n, "%s: all %d bit patterns decode as dtget does (%lld of %d wrong "
+			   "when shifted)", dtinfos[dt].name, n, (long long)r.bad, 2 * n);
+			free(g);
+			free(w);
+		}
+	}
+	{
 		char s[64];
 		int64_t dims[3] = { 4, 5, 6 };
 		coords(5 * 6 * 2 + 6 * 3 + 4, dims, 3, s, sizeof s);

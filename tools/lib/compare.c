@@ -2,6 +2,7 @@
 #include "compare.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -41,6 +42,69 @@ normok(double num, double den, const struct targ *a)
 	return den > 0 ? sqrt(num / den) <= a->rel_norm : sqrt(num) <= a->atol + a->rel_norm;
 }
 
+/* the narrow floating dtypes' values by their bits (exact as floats) */
+static float f16tab[65536], e4m3tab[256], e5m2tab[256];
+static pthread_once_t tabonce = PTHREAD_ONCE_INIT;
+
+static void
+maketables(void)
+{
+	for (unsigned k = 0; k < 65536; k++) {
+		uint16_t h = (uint16_t)k;
+		f16tab[k] = (float)dtget(&h, DT_F16, 0);
+	}
+	for (unsigned k = 0; k < 256; k++) {
+		uint8_t b = (uint8_t)k;
+		e4m3tab[k] = (float)dtget(&b, DT_F8E4M3, 0);
+		e5m2tab[k] = (float)dtget(&b, DT_F8E5M2, 0);
+	}
+}
+
+/* elements [i, i + n) of buf as doubles: in dtype dt, or (asref) as the
+ * reference stores that dtype (refvalue); the same values as dtget, a
+ * block at a time */
+static void
+decode(const void *buf, int dt, int asref, int64_t i, int n, double *out)
+{
+	const unsigned char *p = buf;
+	int k;
+
+	if (asref && dtinfos[dt].isfloat && dt != DT_F64)
+		dt = DT_F32;
+	switch (dt) {
+	case DT_F32:
+		for (k = 0; k < n; k++) {
+			float f;
+			memcpy(&f, p + (size_t)(i + k) * 4, 4);
+			out[k] = f;
+		}
+		return;
+	case DT_F16:
+	case DT_BF16:
+		for (k = 0; k < n; k++) {
+			uint16_t h;
+			memcpy(&h, p + (size_t)(i + k) * 2, 2);
+			if (dt == DT_F16) {
+				out[k] = f16tab[h];
+			} else {
+				uint32_t u = (uint32_t)h << 16;
+				float f;
+				memcpy(&f, &u, 4);
+				out[k] = f;
+			}
+		}
+		return;
+	case DT_F8E4M3:
+	case DT_F8E5M2:
+		for (k = 0; k < n; k++)
+			out[k] = (dt == DT_F8E4M3 ? e4m3tab : e5m2tab)[p[i + k]];
+		return;
+	default:
+		for (k = 0; k < n; k++)
+			out[k] = dtget(buf, dt, (size_t)(i + k));
+	}
+}
+
 /* one slice of the elements, on one thread */
 struct part {
 	const void *got, *want;
@@ -51,18 +115,16 @@ struct part {
 	struct cmpres r;
 };
 
-static void *
-comparepart(void *arg)
+/* elements [i0, i0 + n) of a slice, decoded */
+static void
+compareblock(struct part *p, int64_t i0, int n, const double *gs, const double *ws)
 {
-	struct part *p = arg;
 	struct cmpres *r = &p->r;
 	const struct targ *a = p->a;
-	int64_t i;
 
-	for (i = p->from; i < p->to; i++) {
-		double g = dtget(p->got, p->dt, (size_t)i), d;
-		double w = p->wantas == WANT_REF ? asoutput(refvalue(p->want, p->dt, (size_t)i), p->dt)
-		                                 : dtget(p->want, p->dt, (size_t)i);
+	for (int k = 0; k < n; k++) {
+		int64_t i = i0 + k;
+		double g = gs[k], w = ws[k], d;
 		int ok;
 		if (isfinite(w) && isfinite(g)) {
 			d = fabs(g - w);
@@ -89,6 +151,26 @@ comparepart(void *arg)
 			r->nfirst++;
 		}
 		r->bad++;
+	}
+}
+
+enum { BLOCK = 4096 };
+
+static void *
+comparepart(void *arg)
+{
+	struct part *p = arg;
+	int64_t i0;
+	double gs[BLOCK], ws[BLOCK];
+
+	for (i0 = p->from; i0 < p->to; i0 += BLOCK) {
+		int n = p->to - i0 < BLOCK ? (int)(p->to - i0) : BLOCK;
+		decode(p->got, p->dt, 0, i0, n, gs);
+		decode(p->want, p->dt, p->wantas == WANT_REF, i0, n, ws);
+		if (p->wantas == WANT_REF)
+			for (int k = 0; k < n; k++)
+				ws[k] = asoutput(ws[k], p->dt);
+		compareblock(p, i0, n, gs, ws);
 	}
 	return NULL;
 }
@@ -120,6 +202,7 @@ compare(const void *got, int dt, const void *want, int wantas, int64_t n, const 
 	int k, nt = partsfor((size_t)n, (size_t)1 << 20, PARTS_MAX);
 	double num = 0, den = 0;
 
+	pthread_once(&tabonce, maketables);
 	a.rtol *= scale;
 	a.atol *= scale;
 	a.rel_norm *= scale;
