@@ -3,7 +3,7 @@
 # teacher (tests/mock_llm.py) served to query-llm's first attempt, in four
 # configurations (anthropic and openai-compatible, streamed and plain), and
 # what came of it, next to what README's retry rules say should. Not a timed
-# test: run it by hand after `ninja` (about two minutes).
+# test: run it by hand after `ninja` (about two and a half minutes).
 #
 # usage: tests/bench/faults.sh [KIND...]
 #
