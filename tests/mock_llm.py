@@ -20,8 +20,26 @@ reply; {"reset": true} drop the connection; {"delay": S} answer after S
 seconds; {"malformed": true} a 200 whose body is not JSON;
 {"truncate": true} a stream cut before its end; {"stream_error": TYPE} an
 error event after HTTP 200; {"blank_lines": true} leading blank lines
-before the JSON (as DeepSeek sends under load); {"text": "..."} this answer.
+before the JSON (as DeepSeek sends under load); {"text": "..."} this answer;
+{"fault": KIND} one of the faults below, in the request's API family.
+
+Fault kinds: 429 (retry-after: 1), 429ms (retry-after-ms: 300), 429date
+(retry-after as an HTTP date 2 s ahead), 503noretry (x-should-retry: false),
+400retry (x-should-retry: true), quota (429 insufficient_quota), credit (400
+"credit balance is too low"), 401echo (the message echoes the key header),
+html502 (an HTML 502), reset (the connection closed, no reply), rst (a TCP
+RST), resetmid (half the promised body, then closed), timeout (nothing for
+8 s), stall (half the body, then 8 s of silence), badjson (a 200 whose JSON
+is cut), wrongshape (valid JSON of the wrong shape; a stream of message_start
+and message_stop alone), truncstream (a stream cut before its end), errevent
+(a server-side error event), nonutf8 (a raw 0xff byte in the text), midjunk
+(a cut data line in the middle of a stream), nofinish (no stop_reason /
+finish_reason), nodone (a stream that ends after its finish_reason: no
+usage chunk, no [DONE] or message_stop), slow (0.3 s, then the answer).
+Stream-only kinds (truncstream, errevent, midjunk, nodone) leave a plain
+JSON answer alone.
 """
+import email.utils
 import hashlib
 import json
 import re
@@ -110,9 +128,58 @@ class Handler(BaseHTTPRequestHandler):
             with LOCK:
                 INFLIGHT[0] -= 1
 
+    def error_body(self, anthropic, etype, message, code=None):
+        if anthropic:
+            return {"type": "error", "error": {"type": etype, "message": message}}
+        return {"error": {"type": etype, "message": message, "code": code}}
+
+    def fault(self, kind, body, anthropic):
+        """Serve the fault KIND; returns the step to answer with when the
+        fault is in the answer itself (or there is none), else None."""
+        key = self.headers.get("x-api-key") or self.headers.get("authorization") or ""
+        errors = {  # kind: status, headers, error type, message, code
+            "429": (429, {"retry-after": "1"}, "rate_limit_error", "slow down", None),
+            "429ms": (429, {"retry-after-ms": "300"}, "rate_limit_error", "slow down", None),
+            "429date": (429, {"retry-after": email.utils.formatdate(time.time() + 2, usegmt=True)},
+                        "rate_limit_error", "slow down", None),
+            "503noretry": (503, {"x-should-retry": "false"}, "api_error", "unavailable", None),
+            "400retry": (400, {"x-should-retry": "true"}, "invalid_request_error", "try again", None),
+            "quota": (429, {}, "insufficient_quota", "You exceeded your current quota", "insufficient_quota"),
+            "credit": (400, {}, "invalid_request_error",
+                       "Your credit balance is too low to access the Anthropic API.", None),
+            "401echo": (401, {}, "authentication_error", "Incorrect API key provided: %s" % key, "invalid_api_key"),
+        }
+        if kind.isdigit():
+            return {"status": int(kind)}
+        if kind in errors:
+            status, headers, etype, message, code = errors[kind]
+            return {"status": status, "headers": headers, "body": self.error_body(anthropic, etype, message, code)}
+        if kind == "html502":
+            self.reply(502, "<html><body><h1>502 Bad Gateway</h1></body></html>", ctype="text/html")
+        elif kind == "reset":
+            self.connection.shutdown(socket.SHUT_RDWR)
+            self.close_connection = True
+        elif kind == "rst":
+            return {"reset": True}
+        elif kind == "timeout":
+            time.sleep(8)
+            self.close_connection = True
+        elif kind == "badjson":
+            self.reply(200, '{"id": "msg_1", "content": [{"type": "text", "text": "cut')
+        elif kind == "slow":
+            time.sleep(0.3)
+            return {}
+        else:
+            return {kind: True}  # the answer itself is broken: resetmid, stall, wrongshape, ...
+        return None
+
     def answer(self, body, step):
         if LATENCY:
             time.sleep(LATENCY)
+        if "fault" in step:
+            step = self.fault(step["fault"], body, self.path.endswith("/messages"))
+            if step is None:
+                return
         if step.get("reset"):
             # RST instead of FIN: SO_LINGER with a zero timeout
             self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
@@ -149,72 +216,134 @@ class Handler(BaseHTTPRequestHandler):
                                             "reasoning_content": "Thinking about coalescing."}}],
                    "usage": {"prompt_tokens": 1200, "completion_tokens": 200, "total_tokens": 1400,
                              "prompt_tokens_details": {"cached_tokens": 400}}}
-        data = json.dumps(obj)
+        if step.get("wrongshape"):
+            obj = {"type": "message", "id": "msg_mock"} if anthropic else {"id": "chatcmpl-mock", "choices": []}
+        if step.get("nofinish"):
+            (obj if anthropic else obj["choices"][0])["stop_reason" if anthropic else "finish_reason"] = None
+        data = json.dumps(obj).encode()
+        if step.get("nonutf8"):
+            data = data.replace(b"one thread", b"one \xff thread", 1)
         if step.get("blank_lines"):
-            data = "\n\n \n" + data
+            data = b"\n\n \n" + data
+        if step.get("resetmid") or step.get("stall"):
+            return self.cut(data, "application/json", step)
         self.reply(200, data)
 
+    def cut(self, data, ctype, step):
+        """Promise len(data) bytes, send half; then close (resetmid) or
+        fall silent for 8 s (stall)."""
+        self.send_response(200)
+        self.send_header("content-type", ctype)
+        self.send_header("content-length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data[:len(data) // 2])
+        self.wfile.flush()
+        if step.get("stall"):
+            time.sleep(8)
+        self.connection.shutdown(socket.SHUT_RDWR)
+        self.close_connection = True
+
     def stream(self, anthropic, body, text, step):
+        events = self.anthropic_events(body, text, step) if anthropic else self.openai_events(body, text, step)
+        data = b"".join(events)
+        if step.get("resetmid") or step.get("stall"):
+            return self.cut(data, "text/event-stream", step)
         self.send_response(200)
         self.send_header("content-type", "text/event-stream")
         self.send_header("request-id", "req_mock_stream")
         self.send_header("connection", "close")
         self.end_headers()
         self.close_connection = True
-        half = len(text) // 2
-        if anthropic:
-            ev = [("message_start", {"type": "message_start", "message": {
-                "id": "msg_mock", "type": "message", "role": "assistant", "model": body["model"], "content": [],
-                "stop_reason": None, "usage": {"input_tokens": 1000, "output_tokens": 1,
-                                               "cache_creation_input_tokens": 300, "cache_read_input_tokens": 500}}}),
-                  ("ping", {"type": "ping"})]
-            i = 0
-            if body.get("thinking"):
-                ev += [("content_block_start", {"type": "content_block_start", "index": 0,
-                                                "content_block": {"type": "thinking", "thinking": "", "signature": ""}}),
-                       ("content_block_delta", {"type": "content_block_delta", "index": 0,
-                                                "delta": {"type": "thinking_delta", "thinking": "Let me think "}}),
-                       ("content_block_delta", {"type": "content_block_delta", "index": 0,
-                                                "delta": {"type": "thinking_delta", "thinking": "about coalescing."}}),
-                       ("content_block_delta", {"type": "content_block_delta", "index": 0,
-                                                "delta": {"type": "signature_delta", "signature": "c2lnbmF0dXJl"}}),
-                       ("content_block_stop", {"type": "content_block_stop", "index": 0})]
-                i = 1
-            ev += [("content_block_start", {"type": "content_block_start", "index": i,
-                                            "content_block": {"type": "text", "text": ""}}),
-                   ("content_block_delta", {"type": "content_block_delta", "index": i,
-                                            "delta": {"type": "text_delta", "text": text[:half]}})]
-            if step.get("stream_error"):
-                ev.append(("error", {"type": "error", "error": {"type": step["stream_error"], "message": "Overloaded"}}))
-            elif not step.get("truncate"):
-                ev += [("content_block_delta", {"type": "content_block_delta", "index": i,
-                                                "delta": {"type": "text_delta", "text": text[half:]}}),
-                       ("content_block_stop", {"type": "content_block_stop", "index": i}),
-                       ("message_delta", {"type": "message_delta", "delta": {"stop_reason": "end_turn",
-                                                                             "stop_sequence": None},
-                                          "usage": {"output_tokens": 200}}),
-                       ("message_stop", {"type": "message_stop"})]
-            out = "".join("event: %s\ndata: %s\n\n" % (e, json.dumps(d)) for e, d in ev)
-        else:
-            def chunk(delta, finish=None, usage=None, choices=True):
-                c = {"id": "chatcmpl-mock", "object": "chat.completion.chunk", "created": 0, "model": body["model"],
-                     "choices": [{"index": 0, "delta": delta, "finish_reason": finish}] if choices else []}
-                if usage:
-                    c["usage"] = usage
-                return "data: %s\n\n" % json.dumps(c)
-            out = ": keep-alive\n\n" + chunk({"role": "assistant", "content": ""})
-            out += chunk({"reasoning_content": "Thinking about coalescing."})
-            out += chunk({"content": text[:half]})
-            if step.get("stream_error"):
-                out += "data: %s\n\n" % json.dumps({"error": {"type": step["stream_error"], "message": "Overloaded"}})
-            elif not step.get("truncate"):
-                out += chunk({"content": text[half:]}) + chunk({}, "stop")
-                if (body.get("stream_options") or {}).get("include_usage"):
-                    out += chunk(None, usage={"prompt_tokens": 1200, "completion_tokens": 200, "total_tokens": 1400,
-                                              "prompt_tokens_details": {"cached_tokens": 400}}, choices=False)
-                out += "data: [DONE]\n\n"
-        self.wfile.write(out.encode())
+        self.wfile.write(data)
         self.wfile.flush()
+
+    @staticmethod
+    def sse(name, obj):
+        data = obj if isinstance(obj, bytes) else json.dumps(obj).encode()
+        return (b"event: %s\n" % name.encode() if name else b"") + b"data: " + data + b"\n\n"
+
+    @staticmethod
+    def broken(step):
+        """The stream's fault, if any: where it ends early and what it
+        says there (a list of events), or None for a whole stream."""
+        if step.get("truncate") or step.get("truncstream"):
+            return []
+        if step.get("stream_error") or step.get("errevent"):
+            return [step.get("stream_error") or "errevent"]
+        return None
+
+    def anthropic_events(self, body, text, step):
+        half = len(text) // 2
+        start = {"type": "message_start", "message": {
+            "id": "msg_mock", "type": "message", "role": "assistant", "model": body["model"], "content": [],
+            "stop_reason": None, "usage": {"input_tokens": 1000, "output_tokens": 1,
+                                           "cache_creation_input_tokens": 300, "cache_read_input_tokens": 500}}}
+        if step.get("wrongshape"):
+            return [self.sse("message_start", start), self.sse("message_stop", {"type": "message_stop"})]
+        ev = [self.sse("message_start", start), self.sse("ping", {"type": "ping"})]
+        i = 0
+
+        def delta(index, kind, field, value):
+            return self.sse("content_block_delta", {"type": "content_block_delta", "index": index,
+                                                    "delta": {"type": kind, field: value}})
+        if body.get("thinking"):
+            ev += [self.sse("content_block_start", {"type": "content_block_start", "index": 0, "content_block":
+                                                    {"type": "thinking", "thinking": "", "signature": ""}}),
+                   delta(0, "thinking_delta", "thinking", "Let me think "),
+                   delta(0, "thinking_delta", "thinking", "about coalescing."),
+                   delta(0, "signature_delta", "signature", "c2lnbmF0dXJl"),
+                   self.sse("content_block_stop", {"type": "content_block_stop", "index": 0})]
+            i = 1
+        ev += [self.sse("content_block_start", {"type": "content_block_start", "index": i,
+                                                "content_block": {"type": "text", "text": ""}}),
+               delta(i, "text_delta", "text", text[:half])]
+        if step.get("midjunk"):
+            ev.append(self.sse("content_block_delta", b'{"type": "content_block_delta", "index": %d, '
+                               b'"delta": {"type": "text_delta", "text": "LOST' % i))
+        end = self.broken(step)
+        if end is not None:
+            return ev + [self.sse("error", {"type": "error", "error": {
+                "type": "overloaded_error" if e == "errevent" else e, "message": "Overloaded"}}) for e in end]
+        last = delta(i, "text_delta", "text", text[half:])
+        if step.get("nonutf8"):
+            last = last.replace(b"```", b"\xff```", 1)
+        ev += [last, self.sse("content_block_stop", {"type": "content_block_stop", "index": i})]
+        if not step.get("nofinish"):
+            ev.append(self.sse("message_delta", {"type": "message_delta", "delta": {
+                "stop_reason": "end_turn", "stop_sequence": None}, "usage": {"output_tokens": 200}}))
+        return ev + ([] if step.get("nodone") else [self.sse("message_stop", {"type": "message_stop"})])
+
+    def openai_events(self, body, text, step):
+        half = len(text) // 2
+
+        def chunk(delta, finish=None, usage=None, choices=True):
+            c = {"id": "chatcmpl-mock", "object": "chat.completion.chunk", "created": 0, "model": body["model"],
+                 "choices": [{"index": 0, "delta": delta, "finish_reason": finish}] if choices else []}
+            if usage:
+                c["usage"] = usage
+            return self.sse(None, c)
+        if step.get("wrongshape"):
+            return [self.sse(None, {"id": "chatcmpl-mock", "choices": []}), b"data: [DONE]\n\n"]
+        ev = [b": keep-alive\n\n", chunk({"role": "assistant", "content": ""}),
+              chunk({"reasoning_content": "Thinking about coalescing."}), chunk({"content": text[:half]})]
+        if step.get("midjunk"):
+            ev.append(self.sse(None, b'{"id": "chatcmpl-mock", "choices": [{"index": 0, "delta": {"content": "LOST'))
+        end = self.broken(step)
+        if end is not None:
+            return ev + [self.sse(None, {"error": {"type": "server_error" if e == "errevent" else e,
+                                                   "message": "Overloaded"}}) for e in end]
+        last = chunk({"content": text[half:]})
+        if step.get("nonutf8"):
+            last = last.replace(b"```", b"\xff```", 1)
+        ev.append(last)
+        if not step.get("nofinish"):
+            ev.append(chunk({}, "stop"))
+        if step.get("nodone"):
+            return ev
+        if (body.get("stream_options") or {}).get("include_usage"):
+            ev.append(chunk(None, usage={"prompt_tokens": 1200, "completion_tokens": 200, "total_tokens": 1400,
+                                         "prompt_tokens_details": {"cached_tokens": 400}}, choices=False))
+        return ev + [b"data: [DONE]\n\n"]
 
 
 def ctl(portfile, verb, arg=None):

@@ -26,28 +26,56 @@
  *   --arch SM           the CUDA target the prompts name (e.g. sm_90)
  *   --offline           a request missing from the cache is an error
  *   --budget USD        refuse requests that could take the ledger's total
- *                       past USD (0: no limit; spending is recorded anyway)
+ *                       past USD (0: no limit; spending is recorded anyway);
+ *                       a model without prices cannot have one (exit 2)
  *   --log FILE          append one JSON line per edge run: hit or miss,
  *                       tokens, $ (out/llm.log; read by --report)
  *   --report DIR        print tokens and $ by model for every response
- *                       under DIR, and calls paid vs cached from --log
+ *                       under DIR ("price unknown" for a model without
+ *                       prices), and calls paid vs cached from --log
  *   -h, --help
  *
  * Environment: ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL, OPENAI_API_KEY,
  * OPENAI_BASE_URL (as the official SDKs read them). Keys are read only
- * here and sent only in request headers: never written anywhere.
+ * here and sent only in request headers: never written anywhere. The
+ * keys' values (8 bytes or more) are redacted from everything written
+ * (response, cache, log, ledger), and from every message also anything
+ * shaped like a key (sk-..., the token after "Bearer "), as a server may
+ * echo the key in its error message.
  *
  * The cache key is sha256 of the canonical request: API family, model,
  * every sampling parameter, the rendered system prompt and messages, and
- * the sample index; never a key or base URL. A hit makes no request.
+ * the sample index; never a key or base URL. A hit makes no request. A
+ * miss is asked under the key's lock (CACHE/locks/XX/KEY.lock): processes
+ * asking the same request at once pay once, the others wait and find the
+ * answer cached.
  *
  * Retries: HTTP 408, 409, 429, 5xx (529 too), connection errors, timeouts,
- * broken or truncated streams, malformed bodies, and a stream's error
- * event; honours retry-after-ms, retry-after (seconds or HTTP date) and
- * x-should-retry; otherwise exponential backoff with jitter, within the
- * model's retry.attempts and retry.max_wait_s. Fails at once, with the
- * provider's message, on 400, 401, 402, 403, 404, 413, 422 and exhausted
- * quota.
+ * malformed bodies, an answer without a stop reason (stop_reason,
+ * finish_reason), broken or truncated streams, and a stream's error event
+ * of the server's kind (overloaded, api_error, server_error, rate limits,
+ * timeouts: any but the client's). A stream is broken by a data line that
+ * is not JSON (cut, or not UTF-8); its keep-alives are comments, events
+ * without data and pings. It is whole with Anthropic's stop_reason and
+ * message_stop, or an OpenAI-compatible finish_reason followed by [DONE]
+ * or the usage chunk. Honours retry-after-ms, retry-after (seconds or HTTP
+ * date) and x-should-retry; otherwise exponential backoff with jitter,
+ * within the model's retry.attempts and retry.max_wait_s. Fails at once,
+ * with the provider's message, on 400, 401, 402, 403, 404, 413, 422,
+ * exhausted quota or credit, and a client-side error event (invalid
+ * request, authentication, permission, not found, quota).
+ *
+ * Money: every request to the network first opens a charge at its worst
+ * case (about 3.5 bytes a token in, max_tokens out) in CACHE/budget.json,
+ * with or without --budget, and settles it with the real cost in
+ * CACHE/ledger.jsonl. Attempts that were served (2xx) but unusable are
+ * charged an estimate (their input, and output by the bytes received; note
+ * "estimated"). A charge left open by a process that is gone (killed with
+ * the request in flight: the provider may have served it) is charged at
+ * its worst case by the next query-llm to use the ledger (note
+ * "unsettled"): the ledger may count high, never low. A model config
+ * without "prices" (an id not in models.yaml) has unknown prices: its
+ * costs are written null, and --report says "price unknown".
  *
  * Output (RESPONSE): task, sample, round, status (answered, refused,
  * truncated, or done when an earlier round already finished the sample),
@@ -57,7 +85,8 @@
  *
  * Exit: 0 written; 1 the model could not be asked (network, limits,
  * budget, an offline cache miss, a refused request): nothing written, the
- * edge stays dirty; 2 bad usage or input.
+ * edge stays dirty; 2 bad usage or input (a replay answer that is not
+ * UTF-8, --budget for a model without prices).
  */
 #include <ctype.h>
 #include <errno.h>
@@ -583,80 +612,81 @@ sseparse(const char *s, size_t n, int (*fn)(void *, const char *, const char *),
 struct stream {
 	int anthropic;
 	json_t *msg;          /* the assembled message */
-	int complete;         /* message_stop, [DONE] or a finish_reason seen */
+	int stopped;          /* anthropic: message_stop seen */
+	int done;             /* openai: [DONE] seen */
 	int error;            /* an error event */
 	char errtype[64], errmsg[400];
+	json_t *errcode;      /* the error event's code, when it has one */
+	char broken[200];     /* why the stream cannot be used: junk, a stray delta */
 	struct buf text, reasoning; /* openai */
 };
 
-static int
-onevent(void *ud, const char *event, const char *data)
+/* an OpenAI-compatible chunk: text, reasoning, the finish reason, usage */
+static void
+openaichunk(struct stream *st, json_t *j)
 {
-	struct stream *st = ud;
-	json_t *j, *content;
-	const char *type;
+	json_t *ch = json_array_get(json_object_get(j, "choices"), 0), *d = json_object_get(ch, "delta");
+	const char *s;
 
-	(void)event;
-	if (!strcmp(data, "[DONE]")) {
-		st->complete = 1;
-		return 0;
-	}
-	j = json_loads(data, 0, NULL);
-	if (!j)
-		return 0; /* keep-alive junk; a truncated body fails completeness */
-	if (json_object_get(j, "error")) {
-		json_t *e = json_object_get(j, "error");
-		st->error = 1;
-		snprintf(st->errtype, sizeof st->errtype, "%s", json_is_object(e) ? jstr(e, "type", "error") : "error");
-		snprintf(st->errmsg, sizeof st->errmsg, "%s", json_is_object(e) ? jstr(e, "message", "") : "");
-		json_decref(j);
+	if (!st->msg)
+		st->msg = json_pack("{s:s,s:s}", "id", jstr(j, "id", ""), "model", jstr(j, "model", ""));
+	if ((s = jstr(d, "content", NULL)))
+		bufputs(&st->text, s);
+	if ((s = jstr(d, "reasoning_content", NULL)) || (s = jstr(d, "reasoning", NULL)))
+		bufputs(&st->reasoning, s);
+	if (json_is_string(json_object_get(ch, "finish_reason")))
+		json_object_set(st->msg, "finish_reason", json_object_get(ch, "finish_reason"));
+	if (json_is_object(json_object_get(j, "usage")))
+		json_object_set(st->msg, "usage", json_object_get(j, "usage"));
+}
+
+/* an Anthropic content_block_delta: appended to its block; 1 when there is no such block */
+static int
+anthropicdelta(struct stream *st, json_t *j)
+{
+	json_t *blk = json_array_get(json_object_get(st->msg, "content"), (size_t)jint(j, "index", -1));
+	json_t *d = json_object_get(j, "delta");
+	const char *dt = jstr(d, "type", ""), *field = NULL; /* the delta's field and the block's */
+	char *cat;
+
+	if (!blk) {
+		snprintf(st->broken, sizeof st->broken, "a delta for content block %" JSON_INTEGER_FORMAT
+		         ", which was never started", jint(j, "index", -1));
 		return 1;
 	}
-	if (!st->anthropic) {
-		json_t *ch = json_array_get(json_object_get(j, "choices"), 0), *d = json_object_get(ch, "delta");
-		const char *s;
-		if (!st->msg)
-			st->msg = json_pack("{s:s,s:s}", "id", jstr(j, "id", ""), "model", jstr(j, "model", ""));
-		if ((s = jstr(d, "content", NULL)))
-			bufputs(&st->text, s);
-		if ((s = jstr(d, "reasoning_content", NULL)) || (s = jstr(d, "reasoning", NULL)))
-			bufputs(&st->reasoning, s);
-		if (json_is_string(json_object_get(ch, "finish_reason"))) {
-			json_object_set(st->msg, "finish_reason", json_object_get(ch, "finish_reason"));
-			st->complete = 1;
-		}
-		if (json_is_object(json_object_get(j, "usage")))
-			json_object_set(st->msg, "usage", json_object_get(j, "usage"));
-		json_decref(j);
-		return 0;
-	}
-	type = jstr(j, "type", "");
+	if (!strcmp(dt, "text_delta"))
+		field = "text";
+	else if (!strcmp(dt, "thinking_delta"))
+		field = "thinking";
+	else if (!strcmp(dt, "signature_delta"))
+		field = "signature";
+	if (!field)
+		return 0; /* a delta kind the answer does not keep (tool input, citations) */
+	cat = xasprintf("%s%s", jstr(blk, field, ""), jstr(d, field, ""));
+	json_object_set_new(blk, field, json_string(cat));
+	free(cat);
+	return 0;
+}
+
+/* an Anthropic event: message_start, content blocks and deltas, message_delta, message_stop */
+static int
+anthropicevent(struct stream *st, json_t *j)
+{
+	const char *type = jstr(j, "type", "");
+
 	if (!strcmp(type, "message_start")) {
 		json_decref(st->msg);
 		st->msg = json_deep_copy(json_object_get(j, "message"));
-		if (!st->msg)
+		if (!json_is_object(st->msg)) {
+			json_decref(st->msg);
 			st->msg = json_object();
+		}
 		if (!json_is_array(json_object_get(st->msg, "content")))
 			json_object_set_new(st->msg, "content", json_array());
 	} else if (st->msg && !strcmp(type, "content_block_start")) {
-		content = json_object_get(st->msg, "content");
-		json_array_append(content, json_object_get(j, "content_block"));
+		json_array_append(json_object_get(st->msg, "content"), json_object_get(j, "content_block"));
 	} else if (st->msg && !strcmp(type, "content_block_delta")) {
-		json_t *blk = json_array_get(json_object_get(st->msg, "content"),
-		                             (size_t)jint(j, "index", -1));
-		json_t *d = json_object_get(j, "delta");
-		const char *dt = jstr(d, "type", ""), *field = NULL; /* the delta's field and the block's */
-		if (!strcmp(dt, "text_delta"))
-			field = "text";
-		else if (!strcmp(dt, "thinking_delta"))
-			field = "thinking";
-		else if (!strcmp(dt, "signature_delta"))
-			field = "signature";
-		if (blk && field) {
-			char *cat = xasprintf("%s%s", jstr(blk, field, ""), jstr(d, field, ""));
-			json_object_set_new(blk, field, json_string(cat));
-			free(cat);
-		}
+		return anthropicdelta(st, j);
 	} else if (st->msg && !strcmp(type, "message_delta")) {
 		json_t *d = json_object_get(j, "delta"), *u = json_object_get(j, "usage"), *mu;
 		const char *k;
@@ -669,33 +699,127 @@ onevent(void *ud, const char *event, const char *data)
 		json_object_foreach(u, k, v) /* cumulative */
 			json_object_set(mu, k, v);
 	} else if (!strcmp(type, "message_stop")) {
-		st->complete = 1;
+		st->stopped = 1;
 	}
-	json_decref(j);
 	return 0;
 }
 
 /*
+ * One event. Keep-alives are skipped: comments (sseparse drops them), an
+ * event without data, Anthropic's ping. Any other data that is not JSON
+ * (cut, or not UTF-8) breaks the stream, as an error event does.
+ */
+static int
+onevent(void *ud, const char *event, const char *data)
+{
+	struct stream *st = ud;
+	json_t *j, *e;
+	int r;
+
+	(void)event;
+	if (!*data)
+		return 0;
+	if (!strcmp(data, "[DONE]")) {
+		st->done = 1;
+		return 0;
+	}
+	if (!(j = json_loads(data, 0, NULL))) {
+		snprintf(st->broken, sizeof st->broken, "a data line that is not JSON in the stream");
+		return 1;
+	}
+	if ((e = json_object_get(j, "error")) && !json_is_null(e)) {
+		st->error = 1;
+		snprintf(st->errtype, sizeof st->errtype, "%s", json_is_object(e) ? jstr(e, "type", "error") : "error");
+		snprintf(st->errmsg, sizeof st->errmsg, "%s", json_is_object(e) ? jstr(e, "message", "") :
+		         json_is_string(e) ? json_string_value(e) : "");
+		st->errcode = json_incref(json_object_get(e, "code"));
+		json_decref(j);
+		return 1;
+	}
+	r = 0;
+	if (st->anthropic)
+		r = anthropicevent(st, j);
+	else
+		openaichunk(st, j);
+	json_decref(j);
+	return r;
+}
+
+/*
+ * An error event the client caused (a bad request, a bad key, no money
+ * left): the same request would fail again. Everything else (overloaded,
+ * api_error, server_error, rate limits, timeouts, unknown types) is the
+ * server's trouble and is retried.
+ */
+static int
+clienterror(const char *type, const json_t *code)
+{
+	static const char *const client[] = {
+		"invalid_request_error", "authentication_error", "permission_error", "not_found_error",
+		"request_too_large", "billing_error", "insufficient_quota", "invalid_api_key",
+		"context_length_exceeded", "BadRequestError", "AuthenticationError", "PermissionDeniedError",
+		"NotFoundError",
+	};
+	size_t i;
+	json_int_t c = json_is_integer(code) ? json_integer_value(code) :
+	               json_is_string(code) ? strtol(json_string_value(code), NULL, 10) : 0;
+
+	if (json_is_string(code) && !strcmp(json_string_value(code), "insufficient_quota"))
+		return 1;
+	for (i = 0; i < sizeof client / sizeof client[0]; i++)
+		if (!strcmp(type, client[i]))
+			return 1;
+	return c >= 400 && c < 500 && c != 408 && c != 409 && c != 429;
+}
+
+/*
+ * Whether the stream ended as a whole answer ends: Anthropic's with a
+ * stop_reason and message_stop; an OpenAI-compatible one with a
+ * finish_reason and then [DONE] or the usage chunk. Returns NULL, or why not.
+ */
+static const char *
+incomplete(const struct stream *st)
+{
+	if (!st->msg)
+		return "stream ended before the message began";
+	if (st->anthropic) {
+		const char *stop = jstr(st->msg, "stop_reason", "");
+		if (!st->stopped)
+			return "stream ended before message_stop";
+		return *stop ? NULL : "stream ended without a stop_reason";
+	}
+	if (!json_is_string(json_object_get(st->msg, "finish_reason")))
+		return "stream ended without a finish_reason";
+	if (!st->done && !json_object_get(st->msg, "usage"))
+		return "stream ended after its finish_reason, before [DONE]";
+	return NULL;
+}
+
+/*
  * The assembled message, as the non-streaming API would have returned it;
- * NULL for a broken or truncated stream (with a reason in why).
+ * NULL for a broken or truncated stream (with a reason in why, and *fatal
+ * set when retrying cannot help).
  */
 static json_t *
 assemble(const struct model *m, const struct reply *r, char *why, size_t whylen, int *fatal)
 {
 	struct stream st;
-	json_t *msg;
+	json_t *msg = NULL;
+	const char *gap;
 
 	memset(&st, 0, sizeof st);
 	st.anthropic = !strcmp(m->provider, "anthropic");
 	bufinit(&st.text, MAX_BODY);
 	bufinit(&st.reasoning, MAX_BODY);
 	sseparse(r->body.s, r->body.n, onevent, &st);
+	*fatal = 0;
 	if (st.error) {
 		snprintf(why, whylen, "error event in the stream: %s: %s", st.errtype, st.errmsg);
-		msg = NULL;
-	} else if (!st.complete || !st.msg) {
-		snprintf(why, whylen, "stream ended before the message was complete");
-		msg = NULL;
+		*fatal = clienterror(st.errtype, st.errcode);
+	} else if (st.broken[0]) {
+		snprintf(why, whylen, "%s", st.broken);
+	} else if ((gap = incomplete(&st))) {
+		snprintf(why, whylen, "%s", gap);
 	} else if (!st.anthropic) {
 		json_t *message = json_pack("{s:s,s:s%}", "role", "assistant", "content", st.text.s, st.text.n);
 		if (st.reasoning.n)
@@ -707,10 +831,8 @@ assemble(const struct model *m, const struct reply *r, char *why, size_t whylen,
 	} else {
 		msg = json_incref(st.msg);
 	}
-	/* an error event is retried when it is the server's trouble */
-	*fatal = !msg && st.error && strcmp(st.errtype, "overloaded_error") && strcmp(st.errtype, "api_error") &&
-	         strcmp(st.errtype, "rate_limit_error") && strcmp(st.errtype, "timeout_error");
 	json_decref(st.msg);
+	json_decref(st.errcode);
 	buffree(&st.text);
 	buffree(&st.reasoning);
 	return msg;
@@ -722,15 +844,30 @@ struct answer {
 	json_t *message;     /* provider-native response message */
 	json_t *parsed;      /* text, reasoning, blocks, stop_reason */
 	json_t *usage;       /* normalized */
-	double cost;
+	double cost;         /* USD at the model's prices */
+	int priced;          /* 0: the model has no prices (cost unknown, written null) */
 	double latency;
 	char request_id[128];
 };
+
+/* a model config without "prices" (an id not in models.yaml) has unknown prices */
+static int
+priced(const json_t *cfg)
+{
+	return json_is_object(json_object_get(cfg, "prices"));
+}
 
 static double
 price(const json_t *cfg, const char *k)
 {
 	return jnum(json_object_get(cfg, "prices"), k, 0);
+}
+
+/* a cost as JSON: null when the prices are unknown */
+static json_t *
+jcost(double usd, int known)
+{
+	return known ? json_real(usd) : json_null();
 }
 
 /* parse a provider message into text, reasoning, blocks, stop reason, usage */
@@ -787,11 +924,25 @@ parsemessage(const struct model *m, json_t *msg, struct answer *a, char *why, si
 		out = (double)jint(u, "completion_tokens", 0);
 		rs = (double)jint(json_object_get(u, "completion_tokens_details"), "reasoning_tokens", 0);
 	}
+	if (!*stop) {
+		snprintf(why, whylen, "response has no %s", strcmp(m->provider, "anthropic") ? "finish_reason" :
+		         "stop_reason");
+		goto bad;
+	}
 	a->parsed = json_pack("{s:s%,s:s%,s:o,s:s}", "text", text.s, text.n, "reasoning", reasoning.s,
 	                      reasoning.n, "blocks", blocks, "stop_reason", stop);
+	blocks = NULL; /* the pack took it, or freed it on failure */
 	a->usage = json_pack("{s:I,s:I,s:I,s:I,s:I}", "input_tokens", (json_int_t)in,
 	                     "output_tokens", (json_int_t)out, "cache_write_tokens", (json_int_t)cw,
 	                     "cache_read_tokens", (json_int_t)cr, "reasoning_tokens", (json_int_t)rs);
+	if (!a->parsed || !a->usage) {
+		snprintf(why, whylen, "response text cannot be kept (not UTF-8?)");
+		json_decref(a->parsed);
+		json_decref(a->usage);
+		a->parsed = a->usage = NULL;
+		goto bad;
+	}
+	a->priced = priced(m->cfg);
 	a->cost = (in * price(m->cfg, "input") + out * price(m->cfg, "output") +
 	           cw * price(m->cfg, "cache_write") + cr * price(m->cfg, "cache_read")) / 1e6;
 	buffree(&text);
@@ -804,17 +955,111 @@ bad:
 	return -1;
 }
 
+/* -------------------------------------------------------------- secrets */
+
+static int
+tokenchar(int c)
+{
+	return isalnum(c) || c == '-' || c == '_';
+}
+
+/* the length of a key-shaped token at p (sk-..., at least 8 after the dash), or 0 */
+static size_t
+keyshape(const char *s, const char *p)
+{
+	size_t n;
+
+	if ((p > s && tokenchar((unsigned char)p[-1])) || strncmp(p, "sk-", 3))
+		return 0;
+	for (n = 3; tokenchar((unsigned char)p[n]); n++)
+		;
+	return n >= 11 ? n : 0;
+}
+
+/*
+ * s with every key replaced by "[redacted]" (malloc'd): the environment's
+ * key values (of 8 bytes or more: a local server's "EMPTY" is no secret)
+ * and, with shapes, anything shaped like a key: sk-..., and the token
+ * after "Bearer ". Messages from a server can echo the key it was sent.
+ */
+static char *
+redact(const char *s, int shapes)
+{
+	const char *keys[2] = { getenv("ANTHROPIC_API_KEY"), getenv("OPENAI_API_KEY") }, *p;
+	size_t len[2], i, n;
+	struct buf b;
+
+	for (i = 0; i < 2; i++)
+		len[i] = keys[i] && strlen(keys[i]) >= 8 ? strlen(keys[i]) : 0;
+	bufinit(&b, 2 * strlen(s) + 64);
+	for (p = s; *p; p += n) {
+		n = 0;
+		for (i = 0; i < 2 && !n; i++)
+			if (len[i] && *p == keys[i][0] && !strncmp(p, keys[i], len[i]))
+				n = len[i];
+		if (!n && shapes)
+			n = keyshape(s, p);
+		if (!n && shapes && !strncasecmp(p, "bearer ", 7) && (p == s || !tokenchar((unsigned char)p[-1]))) {
+			bufput(&b, p, 7);
+			p += 7;
+			while (*p == ' ')
+				bufputc(&b, *p++);
+			n = strcspn(p, " \t\r\n\"',;");
+			if (!n)
+				continue;
+		}
+		if (n)
+			bufputs(&b, "[redacted]");
+		else
+			bufputc(&b, *p), n = 1;
+	}
+	return bufdetach(&b);
+}
+
+/* redact msg in place (keys and key shapes: for anything printed) */
+static void
+scrub(char *msg, size_t cap)
+{
+	char *r = redact(msg, 1);
+
+	snprintf(msg, cap, "%s", r);
+	free(r);
+}
+
+/* jwrite, with the keys redacted from what is written */
+static int
+jwritesafe(const char *path, const json_t *j)
+{
+	char *d = jdumps(j, JFLAGS_FILE), *s = redact(d, 0);
+	size_t n = strlen(s);
+	int r;
+
+	s = xrealloc(s, n + 2);
+	s[n++] = '\n';
+	s[n] = 0;
+	r = writefile(path, s, n);
+	free(d);
+	free(s);
+	return r;
+}
+
 /* ------------------------------------------------------ locks and ledgers */
 
-/* an exclusive flock on DIR/NAME; returns the fd */
+/* an exclusive flock on DIR/NAME (waiting for it); returns the fd, or -1 (with quiet) or exits */
 static int
-lockfile(const char *dir, const char *name)
+lockfile(const char *dir, const char *name, int quiet)
 {
 	char *p = xasprintf("%s/%s", dir, name);
 	int fd = open(p, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
 
-	if (fd < 0 || flock(fd, LOCK_EX) < 0)
-		die(EXIT_RETRY, "cannot lock '%s':", p);
+	if (fd < 0 || flock(fd, LOCK_EX) < 0) {
+		if (!quiet)
+			die(EXIT_RETRY, "cannot lock '%s':", p);
+		warn("cannot lock '%s':", p);
+		if (fd >= 0)
+			close(fd);
+		fd = -1;
+	}
 	free(p);
 	return fd;
 }
@@ -865,7 +1110,7 @@ ratelimit(const struct opts *o, const struct model *m, double tokens)
 	if (tpm > 0 && tokens > tpm)
 		tokens = tpm;
 	for (;;) {
-		int fd = lockfile(o->cachedir, "limits.lock");
+		int fd = lockfile(o->cachedir, "limits.lock", 0);
 		json_t *st = loadstate(o->cachedir, "limits.json");
 		json_t *b = json_object_get(st, m->name);
 		double t = wallclock(), req, tok, last, wait = 0;
@@ -900,90 +1145,219 @@ ratelimit(const struct opts *o, const struct model *m, double tokens)
 	}
 }
 
-/* append one JSON line to path (O_APPEND: concurrent writers do not mix) */
-static void
+/* append one JSON line to path (O_APPEND: concurrent writers do not mix); 0 or -1 */
+static int
 appendline(const char *path, json_t *j)
 {
-	char *s = jdumps(j, JFLAGS_LINE);
+	char *d = jdumps(j, JFLAGS_LINE), *s = redact(d, 0);
 	size_t n = strlen(s);
-	int fd;
+	int fd, r = 0;
 
 	s = xrealloc(s, n + 2);
 	s[n] = '\n';
-	if (mkparent(path) < 0 || (fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644)) < 0)
-		die(EXIT_RETRY, "cannot open '%s':", path);
-	if (write(fd, s, n + 1) != (ssize_t)(n + 1))
-		die(EXIT_RETRY, "cannot append to '%s':", path);
-	close(fd);
+	if (mkparent(path) < 0 || (fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644)) < 0) {
+		warn("cannot open '%s':", path);
+		r = -1;
+	} else {
+		if (write(fd, s, n + 1) != (ssize_t)(n + 1)) {
+			warn("cannot append to '%s':", path);
+			r = -1;
+		}
+		close(fd);
+	}
+	free(d);
 	free(s);
-}
-
-/* every paid request, in the cache dir's ledger.jsonl */
-static void
-ledger(const struct opts *o, const struct model *m, const char *key, double usd, json_t *usage)
-{
-	char *p = xasprintf("%s/ledger.jsonl", o->cachedir);
-	json_t *line = json_pack("{s:s,s:s,s:O,s:f,s:f}", "key", key, "model", m->name,
-	                         "usage", usage, "cost_usd", usd, "time", wallclock());
-
-	appendline(p, line);
-	json_decref(line);
-	free(p);
+	return r;
 }
 
 /*
- * The $ budget: spent and reserved amounts in budget.json, under a file
- * lock. A request reserves its worst case before it is sent (when there
- * is a limit) and settles with its real cost (always: a later run with a
- * budget counts what was spent without one); reservations of dead
- * processes are dropped.
+ * One charge in the cache dir's ledger.jsonl: a paid request (usage and
+ * cost), or with note "unsettled" or "estimated" what could not be read
+ * from a response. 0 or -1.
  */
-static void
-budget(const struct opts *o, const struct model *m, double reserve, double spent,
-       const char *key, json_t *usage)
+static int
+ledger(const struct opts *o, const char *model, const char *key, double usd, int known, json_t *usage,
+       const char *note)
 {
-	int fd;
-	json_t *st, *res;
-	double total, held = 0;
-	char pid[32];
-	const char *k;
-	json_t *v;
+	char *p = xasprintf("%s/ledger.jsonl", o->cachedir);
+	json_t *line = json_pack("{s:s,s:s,s:o,s:f}", "key", key, "model", model, "cost_usd", jcost(usd, known),
+	                         "time", wallclock());
+	int r;
+
+	if (usage)
+		json_object_set(line, "usage", usage);
+	if (note)
+		json_object_set_new(line, "note", json_string(note));
+	r = appendline(p, line);
+	json_decref(line);
+	free(p);
+	return r;
+}
+
+/*
+ * The $ budget: budget.json, under budget.lock, holds spent_usd and the
+ * open charges ("reserved"), one per process with a request out, named
+ * PID@HOST: {usd, key, model}. Every request to the network opens one at
+ * its worst case before it is sent, with or without --budget, and settles
+ * it with its real cost and a ledger line. A charge whose process (on this
+ * host) is gone belongs to a query-llm killed with its request in flight,
+ * which the provider may have served: whoever takes the lock next charges
+ * it at that worst case (ledger note "unsettled"). So the ledger can count
+ * a killed request high, never low.
+ */
+struct charge {
+	int open;                /* this process's reservation is in budget.json */
+	int busy;                /* budget.lock is held (the exit handler must not wait on it) */
+	int exiting;             /* in the exit handler: failures warn, they cannot exit again */
+	char name[320];          /* PID@HOST */
+	const struct opts *o;
+	const struct model *m;
+	char key[65];
+	double served;           /* attempts that were served but unusable: their estimate */
+};
+static struct charge charge;
+
+/* charge the reservations of dead processes of this host; returns the others' total */
+static double
+reconcile(const struct opts *o, json_t *st)
+{
+	json_t *res = json_object_get(st, "reserved"), *v;
+	double held = 0, spent = jnum(st, "spent_usd", 0);
+	const char *k, *at;
+	char host[256] = "";
 	void *tmp;
 
-	if (o->budget <= 0 && !key)
-		return; /* no limit: nothing to reserve */
-	fd = lockfile(o->cachedir, "budget.lock");
-	st = loadstate(o->cachedir, "budget.json");
-	res = json_object_get(st, "reserved");
-	total = jnum(st, "spent_usd", 0);
-	if (!json_is_object(res))
-		json_object_set_new(st, "reserved", res = json_object());
+	gethostname(host, sizeof host - 1);
 	json_object_foreach_safe(res, tmp, k, v) {
-		if (kill((pid_t)atol(k), 0) < 0 && errno == ESRCH)
-			json_object_del(res, k);
-		else
-			held += json_number_value(v);
-	}
-	snprintf(pid, sizeof pid, "%ld", (long)getpid());
-	held -= jnum(res, pid, 0);
-	json_object_del(res, pid);
-	if (reserve > 0) {
-		if (o->budget > 0 && total + held + reserve > o->budget) {
-			savestate(o->cachedir, "budget.json", st);
-			close(fd);
-			die(EXIT_RETRY, "budget reached: $%.4f spent and $%.4f reserved of $%.2f; this request "
-			    "could cost $%.4f (raise it with ./configure --budget=USD)", total, held,
-			    o->budget, reserve);
+		long pid = atol(k);
+		double usd = json_is_number(v) ? json_number_value(v) : jnum(v, "usd", 0);
+		at = strchr(k, '@');
+		if (!strcmp(k, charge.name))
+			continue;
+		if ((at && strcmp(at + 1, host)) || pid <= 0 || !(kill((pid_t)pid, 0) < 0 && errno == ESRCH)) {
+			held += usd;
+			continue;
 		}
-		json_object_set_new(res, pid, json_real(reserve));
+		warn("charging $%.4f for the request of a query-llm that was killed (%s; its cost cannot be "
+		     "known: its worst case)", usd, k);
+		if (ledger(o, jstr(v, "model", "?"), jstr(v, "key", ""), usd, 1, NULL, "unsettled") < 0)
+			break; /* charged by the next one to try */
+		spent += usd;
+		json_object_del(res, k);
 	}
-	if (key) {
-		ledger(o, m, key, spent, usage);
-		json_object_set_new(st, "spent_usd", json_real(total + spent));
-	}
-	savestate(o->cachedir, "budget.json", st);
+	json_object_set_new(st, "spent_usd", json_real(spent));
+	return held;
+}
+
+/* lock and load budget.json, settling the dead; *held: the other processes' reservations */
+static int
+budgetopen(const struct opts *o, json_t **st, double *held)
+{
+	int fd = lockfile(o->cachedir, "budget.lock", charge.exiting);
+
+	if (fd < 0)
+		return -1;
+	charge.busy = 1;
+	*st = loadstate(o->cachedir, "budget.json");
+	if (!json_is_object(json_object_get(*st, "reserved")))
+		json_object_set_new(*st, "reserved", json_object());
+	*held = reconcile(o, *st);
+	return fd;
+}
+
+/* save and unlock; 0 or -1 */
+static int
+budgetclose(const struct opts *o, json_t *st, int fd)
+{
+	char *p = xasprintf("%s/budget.json", o->cachedir);
+	int r = jwrite(p, st) < 0 ? -1 : 0;
+
+	if (r < 0)
+		warn("cannot write '%s':", p);
+	free(p);
 	json_decref(st);
 	close(fd);
+	charge.busy = 0;
+	return r;
+}
+
+/*
+ * Settle this process's charge: usd (the answer's cost, known when its
+ * prices are) and what unusable attempts were estimated to cost. 0 or -1.
+ */
+static int
+settle(double usd, int known, json_t *usage)
+{
+	json_t *st;
+	double held;
+	int fd = budgetopen(charge.o, &st, &held), r = 0;
+
+	if (fd < 0)
+		return -1;
+	if (charge.served > 0 &&
+	    ledger(charge.o, charge.m->name, charge.key, charge.served, known, NULL, "estimated") < 0)
+		r = -1;
+	if (r == 0 && usage && ledger(charge.o, charge.m->name, charge.key, usd, known, usage, NULL) < 0)
+		r = -1;
+	if (r == 0) {
+		json_object_set_new(st, "spent_usd", json_real(jnum(st, "spent_usd", 0) + charge.served + usd));
+		json_object_del(json_object_get(st, "reserved"), charge.name);
+	}
+	if (budgetclose(charge.o, st, fd) < 0)
+		r = -1;
+	charge.open = r < 0; /* what could not be recorded stays open: the worst case later */
+	return r;
+}
+
+/* at exit (die included) with the charge still open: no answer, only what attempts were served */
+static void
+settleatexit(void)
+{
+	if (charge.open && !charge.busy) {
+		charge.exiting = 1;
+		settle(0, priced(charge.m->cfg), NULL);
+	}
+}
+
+/*
+ * Open this process's charge for the request of key at est $ (its worst
+ * case), or exit 1 when that could take the spending past --budget.
+ */
+static void
+reserve(const struct opts *o, const struct model *m, const char *key, double est)
+{
+	json_t *st, *res;
+	double held, total;
+	char host[256] = "";
+	int fd;
+
+	charge.o = o;
+	charge.m = m;
+	snprintf(charge.key, sizeof charge.key, "%s", key);
+	gethostname(host, sizeof host - 1);
+	snprintf(charge.name, sizeof charge.name, "%ld@%s", (long)getpid(), host);
+	fd = budgetopen(o, &st, &held);
+	res = json_object_get(st, "reserved");
+	total = jnum(st, "spent_usd", 0);
+	if (o->budget > 0 && total + held + est > o->budget) {
+		budgetclose(o, st, fd);
+		die(EXIT_RETRY, "budget reached: $%.4f spent and $%.4f reserved of $%.2f; this request "
+		    "could cost $%.4f (raise it with ./configure --budget=USD)", total, held, o->budget, est);
+	}
+	json_object_set_new(res, charge.name, json_pack("{s:f,s:s,s:s,s:f}", "usd", est, "key", key,
+	                                                "model", m->name, "time", wallclock()));
+	if (budgetclose(o, st, fd) < 0)
+		exit(EXIT_RETRY);
+	charge.open = 1;
+	if (atexit(settleatexit) != 0)
+		die(EXIT_RETRY, "atexit failed");
+}
+
+/* $ for inbytes of request (about 3.5 bytes a token) and outtokens of answer */
+static double
+estimate(const struct model *m, size_t inbytes, double outtokens)
+{
+	return ((double)inbytes / 3.5 * price(m->cfg, "input") + outtokens * price(m->cfg, "output")) / 1e6;
 }
 
 /* ---------------------------------------------------------- the request */
@@ -1043,6 +1417,36 @@ jitter(void)
 	return 0.75 + 0.25 * ((double)random() / RAND_MAX);
 }
 
+/*
+ * The message in a 2xx reply (a stream or a JSON body), parsed into a; or
+ * NULL with why (and *retryable cleared when retrying cannot help).
+ */
+static json_t *
+readanswer(const struct model *m, const struct reply *r, struct answer *a, char *why, size_t whylen,
+           int *retryable)
+{
+	json_t *msg;
+
+	if (strstr(r->ctype, "text/event-stream")) {
+		int fatal = 0;
+		msg = assemble(m, r, why, whylen, &fatal);
+		if (fatal)
+			*retryable = 0;
+	} else {
+		size_t skip = 0;
+		while (skip < r->body.n && isspace((unsigned char)r->body.s[skip]))
+			skip++; /* blank keep-alive lines before the JSON */
+		msg = json_loadb(r->body.s + skip, r->body.n - skip, 0, NULL);
+		if (!msg)
+			snprintf(why, whylen, "malformed JSON in a %ld response", r->status);
+	}
+	if (msg && parsemessage(m, msg, a, why, whylen) < 0) {
+		json_decref(msg);
+		msg = NULL;
+	}
+	return msg;
+}
+
 /* ask the model with the request body text; returns with a filled answer, or exits */
 static void
 ask(const struct model *m, const char *text, const char *taskid, struct answer *a)
@@ -1080,23 +1484,7 @@ ask(const struct model *m, const char *text, const char *taskid, struct answer *
 			retryable = r.cerr != CURLE_PEER_FAILED_VERIFICATION && r.cerr != CURLE_SSL_CACERT_BADFILE &&
 			            r.cerr != CURLE_URL_MALFORMAT && r.cerr != CURLE_UNSUPPORTED_PROTOCOL;
 		} else if (r.status >= 200 && r.status < 300) {
-			if (strstr(r.ctype, "text/event-stream")) {
-				int fatal = 0;
-				msg = assemble(m, &r, why, sizeof why, &fatal);
-				if (fatal)
-					retryable = 0;
-			} else {
-				size_t skip = 0;
-				while (skip < r.body.n && isspace((unsigned char)r.body.s[skip]))
-					skip++; /* blank keep-alive lines before the JSON */
-				msg = json_loadb(r.body.s + skip, r.body.n - skip, 0, NULL);
-				if (!msg)
-					snprintf(why, sizeof why, "malformed JSON in a %ld response", r.status);
-			}
-			if (msg && parsemessage(m, msg, a, why, sizeof why) < 0) {
-				json_decref(msg);
-				msg = NULL;
-			}
+			msg = readanswer(m, &r, a, why, sizeof why, &retryable);
 		} else {
 			errmessage(&r, emsg, sizeof emsg, etype, sizeof etype);
 			snprintf(why, sizeof why, "HTTP %ld%s%s%s%s", r.status, etype[0] ? " " : "", etype,
@@ -1106,6 +1494,10 @@ ask(const struct model *m, const char *text, const char *taskid, struct answer *
 				retryable = 0;
 			delay = retryafter(&r);
 		}
+		if (!msg && r.status >= 200 && r.status < 300) /* served, maybe billed, but of no use */
+			charge.served += estimate(m, strlen(text), fmin((double)r.body.n / 3.5,
+			                          (double)jint(m->cfg, "max_tokens", 16000)));
+		scrub(why, sizeof why);
 		if (!strcasecmp(r.should_retry, "true") && !msg)
 			retryable = 1;
 		else if (!strcasecmp(r.should_retry, "false"))
@@ -1164,6 +1556,7 @@ cacheget(const struct opts *o, const char *key, struct answer *a)
 	a->parsed = json_incref(json_object_get(e, "parsed"));
 	a->usage = json_incref(json_object_get(e, "usage"));
 	a->cost = jnum(e, "cost_usd", 0);
+	a->priced = json_is_number(json_object_get(e, "cost_usd"));
 	a->latency = jnum(e, "latency_s", 0);
 	snprintf(a->request_id, sizeof a->request_id, "%s", jstr(e, "request_id", ""));
 	json_decref(e);
@@ -1174,12 +1567,14 @@ static void
 cacheput(const struct opts *o, const struct model *m, const char *key, json_t *canon, struct answer *a)
 {
 	char *p = cachepath(o, key);
-	json_t *e = json_pack("{s:s,s:s,s:O,s:O,s:O,s:O,s:f,s:f,s:s}", "key", key, "model", m->name,
+	json_t *e = json_pack("{s:s,s:s,s:O,s:O,s:O,s:O,s:o,s:f,s:s}", "key", key, "model", m->name,
 	                      "request", canon, "response", a->message, "parsed", a->parsed,
-	                      "usage", a->usage, "cost_usd", a->cost, "latency_s", a->latency,
-	                      "request_id", a->request_id);
+	                      "usage", a->usage, "cost_usd", jcost(a->cost, a->priced),
+	                      "latency_s", a->latency, "request_id", a->request_id);
 
-	if (jwrite(p, e) < 0)
+	if (!e)
+		die(EXIT_RETRY, "cannot encode the cache entry for '%s'", key);
+	if (jwritesafe(p, e) < 0)
 		die(EXIT_RETRY, "cannot write the cache entry '%s':", p);
 	json_decref(e);
 	free(p);
@@ -1195,10 +1590,11 @@ logline(const struct opts *o, const char *taskid, const struct model *m, const c
 
 	if (!o->log)
 		return;
-	l = json_pack("{s:s,s:i,s:i,s:s,s:s,s:s,s:O?,s:f}", "task", taskid, "sample", o->sample,
+	l = json_pack("{s:s,s:i,s:i,s:s,s:s,s:s,s:O?,s:o}", "task", taskid, "sample", o->sample,
 	              "round", o->round, "model", m->name, "key", key ? key : "", "source", source,
-	              "usage", a ? a->usage : NULL, "cost_usd", a ? a->cost : 0.0);
-	appendline(o->log, l);
+	              "usage", a ? a->usage : NULL, "cost_usd", jcost(a ? a->cost : 0.0, a ? a->priced : 1));
+	if (appendline(o->log, l) < 0)
+		exit(EXIT_RETRY);
 	json_decref(l);
 }
 
@@ -1228,6 +1624,7 @@ statusof(const char *stop)
 struct tally {
 	char model[128];
 	double n, in, out, cw, cr, usd;
+	double unpriced; /* answers whose cost is unknown (the model had no prices) */
 };
 
 static struct tally *tallies;
@@ -1268,6 +1665,7 @@ onresponse(const char *path, const struct stat *st, int type, struct FTW *f)
 		t->cw += (double)jint(u, "cache_write_tokens", 0);
 		t->cr += (double)jint(u, "cache_read_tokens", 0);
 		t->usd += jnum(j, "cost_usd", 0);
+		t->unpriced += !json_is_number(json_object_get(j, "cost_usd"));
 	}
 	json_decref(j);
 	return 0;
@@ -1278,17 +1676,26 @@ report(const struct opts *o)
 {
 	size_t i;
 	FILE *f;
-	char line[65536];
-	double paid = 0, saved = 0, npaid = 0, nhit = 0, nreplay = 0;
+	char line[65536], unknown[64];
+	double paid = 0, saved = 0, npaid = 0, nhit = 0, nreplay = 0, nunknown = 0;
 
 	if (nftw(o->report, onresponse, 16, FTW_PHYS) < 0)
 		die(EXIT_USAGE, "cannot read '%s':", o->report);
 	printf("responses in %s (what the dataset's answers cost at the recorded prices):\n", o->report);
 	printf("  %-24s %8s %12s %12s %12s %12s %10s\n", "model", "answers", "input", "output",
 	       "cache write", "cache read", "USD");
-	for (i = 0; i < ntallies; i++)
-		printf("  %-24s %8.0f %12.0f %12.0f %12.0f %12.0f %10.4f\n", tallies[i].model, tallies[i].n,
-		       tallies[i].in, tallies[i].out, tallies[i].cw, tallies[i].cr, tallies[i].usd);
+	for (i = 0; i < ntallies; i++) {
+		struct tally *t = &tallies[i];
+		char usd[64];
+		if (t->unpriced == t->n)
+			snprintf(usd, sizeof usd, "price unknown");
+		else if (t->unpriced)
+			snprintf(usd, sizeof usd, "%.4f + %.0f of unknown price", t->usd, t->unpriced);
+		else
+			snprintf(usd, sizeof usd, "%10.4f", t->usd);
+		printf("  %-24s %8.0f %12.0f %12.0f %12.0f %12.0f %s\n", t->model, t->n, t->in, t->out, t->cw,
+		       t->cr, usd);
+	}
 	if (!ntallies)
 		printf("  (none)\n");
 	if (o->log && (f = fopen(o->log, "r"))) {
@@ -1296,7 +1703,7 @@ report(const struct opts *o)
 			json_t *j = json_loads(line, 0, NULL);
 			const char *src = jstr(j, "source", "");
 			if (!strcmp(src, "network"))
-				paid += jnum(j, "cost_usd", 0), npaid++;
+				paid += jnum(j, "cost_usd", 0), npaid++, nunknown += !json_is_number(json_object_get(j, "cost_usd"));
 			else if (!strcmp(src, "cache"))
 				saved += jnum(j, "cost_usd", 0), nhit++;
 			else if (!strcmp(src, "replay"))
@@ -1304,8 +1711,9 @@ report(const struct opts *o)
 			json_decref(j);
 		}
 		fclose(f);
-		printf("calls in %s: %.0f paid ($%.4f), %.0f answered from the cache ($%.4f not spent again), "
-		       "%.0f replayed\n", o->log, npaid, paid, nhit, saved, nreplay);
+		snprintf(unknown, sizeof unknown, ", and %.0f of unknown price", nunknown);
+		printf("calls in %s: %.0f paid ($%.4f%s), %.0f answered from the cache ($%.4f not spent "
+		       "again), %.0f replayed\n", o->log, npaid, paid, nunknown ? unknown : "", nhit, saved, nreplay);
 	}
 	free(tallies);
 	if (fflush(stdout) || ferror(stdout))
@@ -1314,6 +1722,122 @@ report(const struct opts *o)
 }
 
 /* ------------------------------------------------------------------ main */
+
+/*
+ * The conversation to send: round 1 from the templates; later rounds the
+ * previous one's and a repair message with its feedback. *prev gets the
+ * previous response; *finished is set when an earlier round ended the
+ * sample (nothing to ask).
+ */
+static json_t *
+conversation(const struct opts *o, json_t *task, json_t *vars, json_t **prev, int *finished)
+{
+	const char *taskid = jstr(task, "id", "?");
+	json_t *messages;
+	char *user, *fb, r[16];
+
+	*finished = 0;
+	*prev = NULL;
+	if (o->round == 1) {
+		user = renderfile(o->prompts, jstr(task, "prompt", "generate"), vars);
+		messages = json_pack("[{s:s,s:s}]", "role", "user", "content", user);
+		free(user);
+		return messages;
+	}
+	*prev = jmustload(o->prev[0]);
+	if (!json_is_array(json_object_get(*prev, "messages")))
+		die(EXIT_USAGE, "%s has no conversation", o->prev[0]);
+	messages = json_deep_copy(json_object_get(*prev, "messages"));
+	fb = feedback(o, task, finished);
+	if (!strcmp(jstr(*prev, "status", ""), "done"))
+		*finished = 1;
+	if (!*finished && !*fb)
+		die(EXIT_USAGE, "round %d of '%s': the previous round left no verdict to feed back",
+		    o->round, taskid);
+	if (!*finished) {
+		snprintf(r, sizeof r, "%d", o->round);
+		setvar(vars, "feedback", fb);
+		setvar(vars, "round", r);
+		user = renderfile(o->prompts, "repair", vars);
+		json_array_append_new(messages, json_pack("{s:s,s:s}", "role", "user", "content", user));
+		free(user);
+	}
+	free(fb);
+	return messages;
+}
+
+/* the hand-written answer in DIR/<variant>/s<sample>-r<round>.md, or exit 2 */
+static void
+fromreplay(const struct opts *o, const char *taskid, struct answer *a)
+{
+	char *p = xasprintf("%s/%s/s%d-r%d.md", o->replaydir, taskid, o->sample, o->round);
+	struct buf b;
+
+	bufinit(&b, MAX_BODY);
+	if (readfile(p, &b) < 0)
+		die(EXIT_USAGE, "no replay answer for '%s' sample %d round %d: write %s, or configure "
+		    "a real teacher (--provider=anthropic or openai)", taskid, o->sample, o->round, p);
+	a->message = json_pack("{s:s,s:s%}", "role", "assistant", "content", b.s, b.n);
+	a->parsed = json_pack("{s:s%,s:s,s:[],s:s}", "text", b.s, b.n, "reasoning", "",
+	                      "blocks", "stop_reason", "end_turn");
+	if (!a->message || !a->parsed) /* jansson takes UTF-8 text only */
+		die(EXIT_USAGE, "answer is not valid UTF-8: '%s'", p);
+	a->usage = json_pack("{s:i,s:i,s:i,s:i,s:i}", "input_tokens", 0, "output_tokens", 0,
+	                     "cache_write_tokens", 0, "cache_read_tokens", 0, "reasoning_tokens", 0);
+	a->priced = 1;
+	buffree(&b);
+	free(p);
+}
+
+/*
+ * A cache miss: ask the model, under the key's lock in the cache dir
+ * (locks/XX/KEY.lock), so that concurrent runs asking the same request
+ * pay once: whoever waited finds the answer cached. Returns the source,
+ * "network" or "cache".
+ */
+static const char *
+fromnetwork(const struct opts *o, const struct model *m, const char *key, json_t *canon, json_t *body,
+            const char *taskid, struct answer *a)
+{
+	char *name = xasprintf("locks/%.2s/%s.lock", key, key), *dir = xasprintf("%s/locks/%.2s", o->cachedir, key);
+	char *text;
+	int fd;
+	double in, out;
+
+	if (mkdirp(dir) < 0)
+		die(EXIT_RETRY, "cannot create '%s':", dir);
+	fd = lockfile(o->cachedir, name, 0);
+	free(name);
+	free(dir);
+	if (cacheget(o, key, a) == 0) {
+		close(fd);
+		return "cache";
+	}
+	text = jdumps(body, JSON_COMPACT | JSON_SORT_KEYS);
+	/* the worst case: about 3.5 bytes a token in, max_tokens out */
+	in = (double)strlen(text) / 3.5;
+	out = (double)jint(m->cfg, "max_tokens", 16000);
+	reserve(o, m, key, estimate(m, strlen(text), out));
+	ratelimit(o, m, in + out);
+	srandom((unsigned)(getpid() ^ (unsigned)time(NULL)));
+	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
+		die(EXIT_RETRY, "libcurl: cannot initialize");
+	ask(m, text, taskid, a);
+	if (!json_is_object(json_object_get(a->message, "usage")) && estimate(m, 1, 1) > 0) {
+		/* a server that reports no usage (no stream_options support): the ledger gets an estimate */
+		double est = estimate(m, strlen(text), (double)(strlen(jstr(a->parsed, "text", "")) +
+		                      strlen(jstr(a->parsed, "reasoning", ""))) / 3.5);
+		warn("%s: the response says nothing of usage; the ledger charges an estimate ($%.4f)", taskid, est);
+		charge.served += est;
+	}
+	free(text);
+	curl_global_cleanup();
+	if (settle(a->cost, a->priced, a->usage) < 0)
+		exit(EXIT_RETRY); /* not recorded: its reservation stays, charged at the worst case */
+	cacheput(o, m, key, canon, a);
+	close(fd);
+	return "network";
+}
 
 static const char *
 classify(const char *path)
@@ -1337,7 +1861,7 @@ main(int argc, char **argv)
 	struct model m;
 	struct answer a;
 	json_t *task, *vars, *prev = NULL, *messages, *canon, *body, *out;
-	char *system, *user, *keytext, *bodytext, key[65];
+	char *system, *keytext, key[65];
 	const char *taskid, *source, *status;
 	int i, finished = 0;
 
@@ -1394,39 +1918,17 @@ main(int argc, char **argv)
 	m.provider = jstr(m.cfg, "provider", "");
 	if (strcmp(m.provider, "anthropic") && strcmp(m.provider, "openai") && strcmp(m.provider, "replay"))
 		die(EXIT_USAGE, "%s: unknown provider '%s'", o.modelcfg, m.provider);
+	if (o.budget > 0 && !priced(m.cfg) && strcmp(m.provider, "replay"))
+		die(EXIT_USAGE, "--budget needs prices: model '%s' %s (add it under models: with prices: "
+		    "{input, output, cache_write, cache_read})", m.name,
+		    jbool(m.cfg, "listed", 1) ? "has no prices in models.yaml" : "is not in models.yaml");
 	task = jmustload(o.task);
 	taskid = jstr(task, "id", "?");
 	vars = taskvars(task, &o);
 
 	/* the conversation: round 1 from the templates, later rounds continue */
 	system = renderfile(o.prompts, "system", vars);
-	if (o.round == 1) {
-		user = renderfile(o.prompts, jstr(task, "prompt", "generate"), vars);
-		messages = json_pack("[{s:s,s:s}]", "role", "user", "content", user);
-		free(user);
-	} else {
-		char *fb;
-		prev = jmustload(o.prev[0]);
-		if (!json_is_array(json_object_get(prev, "messages")))
-			die(EXIT_USAGE, "%s has no conversation", o.prev[0]);
-		messages = json_deep_copy(json_object_get(prev, "messages"));
-		fb = feedback(&o, task, &finished);
-		if (!strcmp(jstr(prev, "status", ""), "done"))
-			finished = 1;
-		if (!finished && !*fb)
-			die(EXIT_USAGE, "round %d of '%s': the previous round left no verdict to feed back",
-			    o.round, taskid);
-		if (!finished) {
-			char r[16];
-			snprintf(r, sizeof r, "%d", o.round);
-			setvar(vars, "feedback", fb);
-			setvar(vars, "round", r);
-			user = renderfile(o.prompts, "repair", vars);
-			json_array_append_new(messages, json_pack("{s:s,s:s}", "role", "user", "content", user));
-			free(user);
-		}
-		free(fb);
-	}
+	messages = conversation(&o, task, vars, &prev, &finished);
 
 	out = json_pack("{s:s,s:i,s:i,s:s,s:s,s:s}", "task", taskid, "sample", o.sample, "round", o.round,
 	                "provider", m.provider, "model", m.name, "system", system);
@@ -1436,7 +1938,6 @@ main(int argc, char **argv)
 		json_object_set(out, "messages", messages);
 		json_object_set_new(out, "key", json_string(""));
 		logline(&o, taskid, &m, NULL, "done", NULL);
-		source = "done";
 		goto write;
 	}
 
@@ -1449,48 +1950,19 @@ main(int argc, char **argv)
 	free(keytext);
 
 	if (!strcmp(m.provider, "replay")) {
-		char *p = xasprintf("%s/%s/s%d-r%d.md", o.replaydir, taskid, o.sample, o.round);
-		struct buf b;
-		bufinit(&b, MAX_BODY);
-		if (readfile(p, &b) < 0)
-			die(EXIT_USAGE, "no replay answer for '%s' sample %d round %d: write %s, or configure "
-			    "a real teacher (--provider=anthropic or openai)", taskid, o.sample, o.round, p);
-		a.message = json_pack("{s:s,s:s%}", "role", "assistant", "content", b.s, b.n);
-		a.parsed = json_pack("{s:s%,s:s,s:[],s:s}", "text", b.s, b.n, "reasoning", "",
-		                     "blocks", "stop_reason", "end_turn");
-		a.usage = json_pack("{s:i,s:i,s:i,s:i,s:i}", "input_tokens", 0, "output_tokens", 0,
-		                    "cache_write_tokens", 0, "cache_read_tokens", 0, "reasoning_tokens", 0);
-		buffree(&b);
-		free(p);
+		fromreplay(&o, taskid, &a);
 		source = "replay";
 	} else if (cacheget(&o, key, &a) == 0) {
 		source = "cache";
 	} else {
-		double est;
 		if (o.offline)
 			die(EXIT_RETRY, "offline: no cached response for '%s' sample %d round %d (key %s)",
 			    taskid, o.sample, o.round, key);
 		if (mkdirp(o.cachedir) < 0)
 			die(EXIT_RETRY, "cannot create '%s':", o.cachedir);
 		body = httpbody(&m, system, messages, 0, o.sample);
-		bodytext = jdumps(body, JSON_COMPACT | JSON_SORT_KEYS);
-		{
-			/* the worst case: about 3.5 bytes a token in, max_tokens out */
-			double in = (double)strlen(bodytext) / 3.5, out = (double)jint(m.cfg, "max_tokens", 16000);
-			est = (in * price(m.cfg, "input") + out * price(m.cfg, "output")) / 1e6;
-			budget(&o, &m, est > 0 ? est : 1e-9, 0, NULL, NULL);
-			ratelimit(&o, &m, in + out);
-		}
-		srandom((unsigned)(getpid() ^ (unsigned)time(NULL)));
-		if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
-			die(EXIT_RETRY, "libcurl: cannot initialize");
-		ask(&m, bodytext, taskid, &a);
-		free(bodytext);
-		curl_global_cleanup();
-		budget(&o, &m, 0, a.cost, key, a.usage);
-		cacheput(&o, &m, key, canon, &a);
+		source = fromnetwork(&o, &m, key, canon, body, taskid, &a);
 		json_decref(body);
-		source = "network";
 	}
 	status = statusof(jstr(a.parsed, "stop_reason", ""));
 	json_array_append_new(messages, assistantturn(&m, &a));
@@ -1499,7 +1971,7 @@ main(int argc, char **argv)
 	json_object_set_new(out, "key", json_string(key));
 	json_object_set(out, "answer", a.parsed);
 	json_object_set(out, "usage", a.usage);
-	json_object_set_new(out, "cost_usd", json_real(a.cost));
+	json_object_set_new(out, "cost_usd", jcost(a.cost, a.priced));
 	json_object_set_new(out, "latency_s", json_real(a.latency));
 	json_object_set_new(out, "request_id", json_string(a.request_id));
 	logline(&o, taskid, &m, key, source, &a);
@@ -1508,7 +1980,7 @@ main(int argc, char **argv)
 	json_decref(a.parsed);
 	json_decref(a.usage);
 write:
-	if (jwrite(o.out, out) < 0)
+	if (jwritesafe(o.out, out) < 0)
 		die(EXIT_RETRY, "cannot write '%s':", o.out);
 	json_decref(out);
 	json_decref(messages);
