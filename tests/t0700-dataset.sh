@@ -109,6 +109,13 @@ test_expect_success 'record refuses round files with a field of the wrong type o
 	python3 -c "import json; p = \"bad/r1/response.json\"; d = json.load(open(p)); del d[\"status\"]; json.dump(d, open(p, \"w\"))" &&
 	expect_fail 2 "no .status. field (a string): .bad/r1/response.json." "$RETORT_BIN/record" -o bad/rec.json out/v/alpha/task.json bad/r1/*.json
 '
+test_expect_success 'a round of a model without prices: the record says cost null, the report "price unknown"' '
+	cd p && rm -rf unp && mkdir -p unp/r1 && cp out/v/alpha/s0/r1/*.json unp/r1/ &&
+	python3 -c "import json; p = \"unp/r1/response.json\"; d = json.load(open(p)); d[\"cost_usd\"] = None; json.dump(d, open(p, \"w\"))" &&
+	"$RETORT_BIN/record" -o unp/rec.json out/v/alpha/task.json unp/r1/*.json &&
+	test "$(field unp/rec.json "d[\"cost_usd\"]")" = None &&
+	"$RETORT_BIN/report" -o unp/report.html unp/rec.json && grep -q "price unknown for 1 samples" unp/report.html
+'
 if can_fill; then
 	test_expect_success 'package on a full disk: exit 1; a new folder is not left, the last dataset stays whole' '
 		cd p && find out/v -name record.json | sort >recs &&

@@ -22,7 +22,8 @@
  *   rounds        per round: status, compile status and screen rules,
  *                 verify verdict and feedback, bench status, speedup
  *   usage {input_tokens, output_tokens, cache_write_tokens,
- *         cache_read_tokens}, cost_usd, cache_keys, spec_sha256, generator
+ *         cache_read_tokens}, cost_usd (null when a round's model has no
+ *         prices in models.yaml), cache_keys, spec_sha256, generator
  *
  * Measured values (speedup, sol_percent, median_ms, review, and
  * final_kernel and final_round, chosen by speed) vary from run to run;
@@ -158,6 +159,7 @@ main(int argc, char **argv)
 	json_t *task, *rec, *messages, *rl, *keys, *best = NULL, *bestbench = NULL, *lastbuilt = NULL;
 	int i, n = 0, r, bestround = 0, anybuilt = 0, anyverified = 0, anycorrect = 0;
 	double bestms = 0, cost = 0, tokens[4] = { 0 };
+	int unpriced = 0; /* a round of a model without prices: the cost is unknown, not 0 */
 	static const char *const ukeys[4] = { "input_tokens", "output_tokens", "cache_write_tokens",
 	                                      "cache_read_tokens" };
 	char sha[65];
@@ -230,6 +232,7 @@ main(int argc, char **argv)
 		for (k = 0; k < 4; k++)
 			tokens[k] += (double)jint(json_object_get(d->resp, "usage"), ukeys[k], 0);
 		cost += jnum(d->resp, "cost_usd", 0);
+		unpriced |= json_is_null(json_object_get(d->resp, "cost_usd"));
 		json_array_foreach(json_object_get(d->comp, "violations"), k, v)
 			json_array_append_new(rules, json_string(jstr(v, "rule", "")));
 		round = json_pack("{s:i,s:s,s:s?,s:o,s:s?,s:s?,s:s?,s:o}", "round", r, "answer", status,
@@ -291,7 +294,7 @@ main(int argc, char **argv)
 	}
 	json_object_set_new(rec, "usage", json_pack("{s:I,s:I,s:I,s:I}", ukeys[0], (json_int_t)tokens[0],
 	                    ukeys[1], (json_int_t)tokens[1], ukeys[2], (json_int_t)tokens[2], ukeys[3], (json_int_t)tokens[3]));
-	json_object_set_new(rec, "cost_usd", json_real(cost));
+	json_object_set_new(rec, "cost_usd", unpriced ? json_null() : json_real(cost));
 	json_object_set_new(rec, "cache_keys", keys);
 	json_object_set_new(rec, "spec_sha256", json_string(sha));
 	json_object_set_new(rec, "generator", json_string(generator));

@@ -25,7 +25,7 @@ enum { BINS = 12 };
 
 struct model {
 	char name[128];
-	double samples, in, out, cw, cr, usd;
+	double samples, in, out, cw, cr, usd, unpriced; /* samples of unknown cost */
 };
 
 struct taskstat {
@@ -177,6 +177,7 @@ main(int argc, char **argv)
 		m->cw += jnum(t, "cache_write_tokens", 0);
 		m->cr += jnum(t, "cache_read_tokens", 0);
 		m->usd += jnum(rec, "cost_usd", 0);
+		m->unpriced += json_is_null(json_object_get(rec, "cost_usd"));
 		task = jstr(rec, "variant", "?");
 		for (j = 0; j < ntasks; j++)
 			if (!strcmp(tasks[j].name, task))
@@ -237,8 +238,12 @@ main(int argc, char **argv)
 	for (i = 0; i < nmodels; i++) {
 		bufputs(&b, "<tr><td>");
 		esc(&b, models[i].name);
-		bufprintf(&b, "</td><td>%.0f</td><td>%.0f</td><td>%.0f</td><td>%.0f</td><td>%.0f</td><td>%.4f</td></tr>\n",
-		          models[i].samples, models[i].in, models[i].out, models[i].cw, models[i].cr, models[i].usd);
+		bufprintf(&b, "</td><td>%.0f</td><td>%.0f</td><td>%.0f</td><td>%.0f</td><td>%.0f</td><td>", models[i].samples,
+		          models[i].in, models[i].out, models[i].cw, models[i].cr);
+		if (models[i].unpriced)
+			bufprintf(&b, "%.4f + price unknown for %.0f samples</td></tr>\n", models[i].usd, models[i].unpriced);
+		else
+			bufprintf(&b, "%.4f</td></tr>\n", models[i].usd);
 	}
 	bufputs(&b, "</table>\n<div class=\"grid\"><div><h2>Most failed tasks</h2>\n<table><tr><th>variant</th>"
 	        "<th>failed rounds</th><th>rounds</th></tr>\n");
