@@ -11,7 +11,9 @@
 
 #include <jansson.h>
 
-/* ---- diagnostics: "file:line:col: message", deduplicated, capped ---- */
+/* ---- diagnostics: "file:line:col: message", deduplicated, capped ----
+ * (line 0: "file: message"; file NULL: "gen: message", for what is no
+ * fault of the file, as a read error) */
 
 void diag(const char *file, int line, int col, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));

@@ -97,6 +97,48 @@ test_expect_success 'models.yaml: bad settings are file:line:col errors, exit 2,
 	grep -q "m.yaml:4:[0-9]*: unknown key .sales." err &&
 	grep -q "m.yaml:5:[0-9]*: .max_tokens. must be a non-negative number" err && test ! -e m.json
 '
+test_expect_success 'a list as a mapping key, then another key: an error, not a crash (in a build too)' '
+	cd p && cp "$RETORT_ROOT/tests/fuzz/regress/nonscalar-key-spec.yaml" tasks/bad.yaml &&
+	bad bad "tasks/bad.yaml:24:5: mapping keys must be plain names, not a list" &&
+	cp "$RETORT_ROOT/tests/fuzz/regress/nonscalar-key.yaml" tasks/bad.yaml &&
+	bad bad "tasks/bad.yaml:2:3: mapping keys must be plain names, not a list"
+'
+test_expect_success 'the fuzz findings: each is exit 0 or a file:line:col error, never a crash' '
+	mkdir -p fz && for f in "$RETORT_ROOT"/tests/fuzz/regress/*; do
+		cp "$f" fz/x.yaml && "$RETORT_BIN/gen" --split fz/x.yaml --all --tasks-dir fz --out fz/out 2>fz/err
+		rc=$? && cat fz/err && case $rc in
+		0) ;;
+		2) grep -q "^fz/x.yaml:[0-9]*:[0-9]*: " fz/err || { echo "no position: $f"; exit 1; } ;;
+		*) echo "exit $rc: $f"; exit 1 ;;
+		esac
+	done
+'
+test_expect_success 'models.yaml: a list as a key is an error, not a crash' '
+	printf "models:\n  ? [x]\n  : {provider: anthropic}\n  b: {provider: anthropic}\n" >mk.yaml &&
+	expect_fail 2 "^mk.yaml:2:5: mapping keys must be plain names, not a list$" \
+		"$RETORT_BIN/gen" --model-json mk.json --models mk.yaml --provider anthropic --model b &&
+	test ! -e mk.json
+'
+test_expect_success 'an alias used as a duplicate key is reported where the alias is' '
+	cd p && spec bad bad "x: &k id
+*k : again" &&
+	bad bad "tasks/bad.yaml:16:1: duplicate key .id. (first at line 1)"
+'
+test_expect_success 'read errors: gen: cannot read, quoted, with the reason' '
+	expect_fail 2 "^gen: cannot read .nope.yaml.: No such file or directory$" \
+		"$RETORT_BIN/gen" --split nope.yaml --all &&
+	mkdir -p d.yaml && expect_fail 2 "^gen: cannot read .d.yaml.: Is a directory$" \
+		"$RETORT_BIN/gen" --split d.yaml --all &&
+	expect_fail 2 "^gen: cannot read .nomodels.yaml.: No such file or directory$" \
+		"$RETORT_BIN/gen" --model-json m.json --models nomodels.yaml --provider anthropic --model x &&
+	test ! -e m.json
+'
+test_expect_success 'an empty models.yaml is an empty file, not an empty spec' '
+	: >m0.yaml &&
+	expect_fail 2 "^m0.yaml: empty file: no YAML document$" \
+		"$RETORT_BIN/gen" --model-json m.json --models m0.yaml --provider anthropic --model x &&
+	! grep -q spec "$T/.err"
+'
 test_expect_success 'after all that, the good build is intact' '
 	cd p && ninja >n.log && grep -q "no work to do" n.log && cmp build.ninja "$T/build.ninja.good"
 '
