@@ -109,6 +109,7 @@ struct specfile {
 
 enum {
 	MATRIX_MAX_VARIANTS = 20000,   /* per spec */
+	VARIANT_ID_MAX = 200,          /* characters: ids name folders under out/v */
 	TOTAL_MAX_VARIANTS = 200000,   /* per build */
 };
 

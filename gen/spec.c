@@ -86,14 +86,15 @@ err(struct ctx *c, const struct ynode *n, const char *fmt, ...)
 }
 
 /*
- * Replace {key} for each matrix key. *changed tells whether anything was
- * replaced, so errors about the result can name the variant.
+ * Replace {key} for each matrix key in n's text. *changed tells whether
+ * anything was replaced, so errors about the result can name the variant.
+ * NULL after an error when the result would be too large.
  */
 static char *
-subst(struct ctx *c, const char *s, int *changed)
+subst(struct ctx *c, const struct ynode *n, int *changed)
 {
 	struct buf b;
-	const char *p = s;
+	const char *s = n->s, *p = s;
 	size_t i;
 
 	if (changed)
@@ -110,7 +111,7 @@ subst(struct ctx *c, const char *s, int *changed)
 			}
 			if (i < c->nm) {
 				if (bufputs(&b, c->mvals[i]) < 0)
-					die(EXIT_USAGE, "%s: spec grows too large after substitution", c->path);
+					break;
 				p += strlen(c->mkeys[i]) + 2;
 				if (changed)
 					*changed = 1;
@@ -118,10 +119,18 @@ subst(struct ctx *c, const char *s, int *changed)
 			}
 		}
 		if (bufputc(&b, *p++) < 0)
-			die(EXIT_USAGE, "%s: spec grows too large after substitution", c->path);
+			break;
+	}
+	if (*p) {
+		err(c, n, "text grows past %zu bytes once the matrix values are put in (in variant '%s')",
+		    b.max, c->vid ? c->vid : "?");
+		buffree(&b);
+		return NULL;
 	}
 	return bufdetach(&b);
 }
+
+static size_t longestid(const char *specid, const struct ynode *matrix);
 
 /* ---- small checks ---- */
 
@@ -241,7 +250,7 @@ text(struct ctx *c, const struct ynode *n, const char *what, int *changed)
 		err(c, n, "%s must be a single value, not %s", what, ykindname(n->kind));
 		return NULL;
 	}
-	return subst(c, n->s, changed);
+	return subst(c, n, changed);
 }
 
 /* like err, naming the variant when the offending text came from the matrix */
@@ -1330,6 +1339,10 @@ specload(const char *path, struct specfile *sf)
 			total *= (double)vals->n;
 		}
 		c.nm = nkeys;
+		if (c.errors == e0 && longestid(specid, matrix) > VARIANT_ID_MAX)
+			err(&c, matrix, "variant ids would be up to %zu characters, more than %d "
+			    "(they name folders): shorten the matrix values", longestid(specid, matrix),
+			    VARIANT_ID_MAX);
 		if (total > MATRIX_MAX_VARIANTS)
 			err(&c, matrix, "matrix expands to %.0f variants, more than the cap of %d: "
 			    "drop values or split the spec", total, MATRIX_MAX_VARIANTS);
@@ -1382,6 +1395,28 @@ out:
 	free(len);
 	yfree(&doc);
 	return r;
+}
+
+/* the longest variant id a (checked) matrix gives: spec.key1val.val2... */
+static size_t
+longestid(const char *specid, const struct ynode *matrix)
+{
+	size_t n = strlen(specid), i, j;
+
+	for (i = 0; i + 1 < matrix->n; i += 2) {
+		const struct ynode *vals = matrix->kid[i + 1];
+		size_t most = 0;
+		for (j = 0; j < vals->n; j++) {
+			const struct ynode *v = vals->kid[j];
+			size_t l = v->len;
+			if (!v->quoted && isdigit((unsigned char)v->s[0]))
+				l += strlen(matrix->kid[i]->s);
+			if (l > most)
+				most = l;
+		}
+		n += 1 + most;
+	}
+	return n;
 }
 
 void

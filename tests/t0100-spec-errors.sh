@@ -139,6 +139,16 @@ test_expect_success 'an empty models.yaml is an empty file, not an empty spec' '
 		"$RETORT_BIN/gen" --model-json m.json --models m0.yaml --provider anthropic --model x &&
 	! grep -q spec "$T/.err"
 '
+test_expect_success 'matrix values too long for a folder name: a spec error, not a failed write' '
+	cd p && spec bad bad "hints: [\"{w}\"]
+matrix: {w: [a, $(printf "%0300d" 0 | tr 0 v)]}" &&
+	bad bad "tasks/bad.yaml:16:9: variant ids would be up to 304 characters, more than 200"
+'
+test_expect_success 'a text that grows too large once the matrix is put in points at the text' '
+	cd p && spec bad bad "hints: [\"$(python3 -c "print(\"{w}\" * 30000)")\"]
+matrix: {w: [$(printf "%0190d" 0 | tr 0 v)]}" &&
+	bad bad "tasks/bad.yaml:15:9: text grows past 4194304 bytes once the matrix values are put in"
+'
 test_expect_success 'after all that, the good build is intact' '
 	cd p && ninja >n.log && grep -q "no work to do" n.log && cmp build.ninja "$T/build.ninja.good"
 '
