@@ -20,6 +20,9 @@ void diag(const char *file, int line, int col, const char *fmt, ...)
 void vdiag(const char *file, int line, int col, const char *fmt, va_list ap);
 int diagcount(void);
 void diagreset(void); /* forget earlier messages (tests) */
+/* the closest of the NULL-terminated names to s (at most two edits, a swap
+ * of neighbours counting as one), or NULL: for "did you mean" */
+const char *closest(const char *s, const char *const *names);
 
 /* ---- YAML tree (yaml.c) ---- */
 
@@ -131,8 +134,12 @@ int variantmatch(const struct variant *v, const char *globs);
 
 /*
  * Validate the models file and resolve the first entry of provider whose
- * key (a glob) matches model, defaults merged. 0 or -1 after diagnostics.
+ * key (a glob) matches model, defaults merged. A model no key matches is
+ * accepted for anthropic (ids claude-...) and openai: the defaults alone,
+ * without "prices", with "listed": false, and *note (malloc'd) says so;
+ * *note is NULL for a listed model. 0 or -1 after diagnostics.
  */
-int modelresolve(const char *path, const char *provider, const char *model, json_t **out);
+int modelresolve(const char *path, const char *provider, const char *model, json_t **out,
+                 char **note);
 
 #endif

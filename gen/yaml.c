@@ -76,6 +76,48 @@ diagreset(void)
 	ndiag = 0;
 }
 
+static int
+levenshtein(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b), i, j;
+	int d[64][64];
+
+	if (la >= 64 || lb >= 64)
+		return 99;
+	for (i = 0; i <= la; i++)
+		d[i][0] = (int)i;
+	for (j = 0; j <= lb; j++)
+		d[0][j] = (int)j;
+	for (i = 1; i <= la; i++)
+		for (j = 1; j <= lb; j++) {
+			int sub = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
+			int del = d[i - 1][j] + 1, ins = d[i][j - 1] + 1;
+			int m = sub < del ? sub : del;
+			d[i][j] = m < ins ? m : ins;
+			/* a swap of two neighbours counts as one edit */
+			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
+			    d[i - 2][j - 2] + 1 < d[i][j])
+				d[i][j] = d[i - 2][j - 2] + 1;
+		}
+	return d[la][lb];
+}
+
+const char *
+closest(const char *s, const char *const *names)
+{
+	const char *best = NULL;
+	int bestd = 3;
+
+	for (; *names; names++) {
+		int d = levenshtein(s, *names);
+		if (d < bestd) {
+			bestd = d;
+			best = *names;
+		}
+	}
+	return best;
+}
+
 /* ---- tree ---- */
 
 struct anchor {

@@ -6,6 +6,7 @@ scratch_project "$T/p"
 cd "$T/p" || exit 1
 spec a alpha
 spec b beta '' 'test, demo'
+sq="'"
 
 test_expect_success '--help lists every option with its default' '
 	cd p && ./configure --help >help &&
@@ -51,6 +52,44 @@ test_expect_success 'gen --list prints the selected ids, --all every id' '
 	test "$("$RETORT_BIN/gen" --list --tasks "a*")" = alpha &&
 	test "$("$RETORT_BIN/gen" --list --all | tr "\n" " ")" = "alpha beta " &&
 	test "$("$RETORT_BIN/gen" --list --tasks demo)" = beta
+'
+
+test_expect_success 'an anthropic id models.yaml does not list: accepted with the defaults, prices unknown, a hint' '
+	cd p && rconfigure --provider=anthropic --model=claude-sonet-4-6 >cfg.log &&
+	cat cfg.log &&
+	grep -q "teacher    anthropic / claude-sonet-4-6, online" cfg.log &&
+	grep -q "^             model claude-sonet-4-6: not in models.yaml, using anthropic.s defaults; prices unknown (did you mean .claude-sonnet-4-6.?)$" cfg.log &&
+	grep -q "tasks      demo: 2 specs, 1 of 2 variants selected$" cfg.log &&
+	ninja out/model.json >/dev/null &&
+	python3 - out/model.json models.yaml <<-\EOS
+	import json, sys, yaml
+	m = json.load(open(sys.argv[1]))
+	d = yaml.safe_load(open(sys.argv[2]))["defaults"]
+	assert m.pop("listed") is False, m
+	assert "prices" not in m and "thinking" not in m and "effort" not in m and "entry" not in m, m
+	assert (m.pop("provider"), m.pop("name"), m.pop("api_model")) == ("anthropic",) + ("claude-sonet-4-6",) * 2, m
+	d.pop("prices")
+	assert m == d, (m, d)
+	EOS
+'
+test_expect_success 'a listed model: model.json as before (no listed key, its prices and settings)' '
+	cd p && rconfigure --provider=anthropic --model=claude-sonnet-4-6 >cfg.log &&
+	! grep -q "not in models.yaml" cfg.log && ninja out/model.json >/dev/null &&
+	test "$(field out/model.json "[\"listed\" in d, d[\"prices\"][\"input\"], d[\"thinking\"][\"type\"], d[\"entry\"]]")" = \
+		"[False, 3, ${sq}enabled${sq}, ${sq}claude-sonnet-4-6${sq}]"
+'
+test_expect_success 'an unlisted openai id (no catch-all entry): the defaults, prices unknown' '
+	cd p && cp models.yaml models.yaml.orig && sed -i "/^  \"\*\":/,\$d" models.yaml &&
+	rconfigure --provider=openai --model=my-served-model >cfg.log; rc=$?; mv models.yaml.orig models.yaml &&
+	test $rc = 0 &&
+	grep -q "model my-served-model: not in models.yaml, using openai.s defaults; prices unknown$" cfg.log
+'
+test_expect_success 'an id of no provider family is refused, with the nearest listed id' '
+	cd p && expect_fail 2 "no entry for model .gpt-5. with provider anthropic, and it is no Anthropic id (claude-...): add one under .models." \
+		rconfigure --provider=anthropic --model=gpt-5 &&
+	expect_fail 2 "no entry for model .dem. with provider replay: add one under .models. (did you mean .demo.?)" \
+		rconfigure --provider=replay --model=dem &&
+	rconfigure >/dev/null
 '
 
 # a pkg-config that lacks jansson until the fake apt-get "installs" it
