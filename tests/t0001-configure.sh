@@ -92,29 +92,62 @@ test_expect_success 'an id of no provider family is refused, with the nearest li
 	rconfigure >/dev/null
 '
 
-# a pkg-config that lacks jansson until the fake apt-get "installs" it
-mkdir -p "$T/fake"
+# a pkg-config that lacks jansson until the fake apt-get "installs" it, one
+# that knows nothing, and an ldd that, until then, finds no libjansson for
+# query-llm and record (and no libfoo when $T/foo exists)
+mkdir -p "$T/fake" "$T/nopc"
 cat > "$T/fake/pkg-config" <<EOS
 #!/bin/sh
 for a; do last=\$a; done
 if test "\$last" = jansson && test ! -f "$T/installed"; then exit 1; fi
 exec /usr/bin/pkg-config "\$@"
 EOS
+printf '#!/bin/sh\nexit 1\n' > "$T/nopc/pkg-config"
+cat > "$T/fake/ldd" <<EOS
+#!/bin/sh
+/usr/bin/ldd "\$@" || exit
+case \$1 in */query-llm|*/record)
+	test -f "$T/installed" || printf '\\tlibjansson.so.4 => not found\\n'
+	test ! -f "$T/foo" || printf '\\tlibfoo.so.9 => not found\\n' ;;
+esac
+EOS
 cat > "$T/fake/apt-get" <<EOS
 #!/bin/sh
 echo "\$*" >> "$T/apt.log"
 case "\$*" in *install*) touch "$T/installed" ;; esac
 EOS
-chmod +x "$T/fake/pkg-config" "$T/fake/apt-get"
+chmod +x "$T/fake/pkg-config" "$T/fake/ldd" "$T/fake/apt-get" "$T/nopc/pkg-config"
 
 test_expect_success 'a missing library prints the exact apt-get line and exits 1' '
-	cd p && PATH="$T/fake:$PATH" expect_fail 1 "apt-get install -y libjansson-dev" rconfigure
+	cd p && PATH="$T/fake:$PATH" expect_fail 1 "apt-get install -y libjansson-dev" \
+		./configure --cache-dir="$T/cache" &&
+	grep -q "checking for jansson... no" "$T/.out"
+'
+test_expect_success 'prebuilt tools: no pkg-config or development libraries needed' '
+	cd p && PATH="$T/nopc:$PATH" rconfigure >cfg.log &&
+	grep -q "checking for the shared libraries the tools in $RETORT_BIN load... yes" cfg.log &&
+	! grep -q "pkg-config\|yaml\|jansson\|libarchive\|prove\|python" cfg.log &&
+	grep -q "retort configured" cfg.log
+'
+test_expect_success 'prebuilt tools: a shared library they load that is missing, named with its users and package' '
+	cd p && PATH="$T/fake:$T/nopc:$PATH" expect_fail 1 "apt-get install -y libjansson4" rconfigure &&
+	grep -q "^configure: query-llm record cannot load .libjansson.so.4.: not on this host (package libjansson4\(t64\)\?)$" "$T/.err" &&
+	grep -q "load... no: libjansson.so.4$" "$T/.out" &&
+	! grep -q "dev" "$T/.err"
+'
+test_expect_success 'prebuilt tools: a library no package is known for, and a tool missing from the folder' '
+	cd p && touch "$T/foo" "$T/installed" &&
+	PATH="$T/fake:$T/nopc:$PATH" expect_fail 1 "cannot run here" rconfigure; rc=$?; rm -f "$T/foo" "$T/installed" &&
+	test $rc = 0 && grep -q "^configure: query-llm record cannot load .libfoo.so.9.: not on this host$" "$T/.err" &&
+	mkdir -p "$T/few" && cp "$RETORT_BIN/gen" "$RETORT_BIN/compile" "$T/few/" &&
+	expect_fail 2 "with-tools: .$T/few. lacks query-llm prepare verify bench record package" \
+		./configure --with-tools="$T/few" --cache-dir="$T/cache"
 '
 
 if test "$(id -u)" = 0; then
 	test_expect_success '--install-deps runs apt-get and continues' '
-		cd p && PATH="$T/fake:$PATH" rconfigure --install-deps >cfg.log &&
-		grep -q "install -y -q libjansson-dev" "$T/apt.log" &&
+		cd p && PATH="$T/fake:$T/nopc:$PATH" rconfigure --install-deps >cfg.log &&
+		grep -q "install -y -q libjansson4" "$T/apt.log" &&
 		grep -q "retort configured" cfg.log
 	'
 else
