@@ -61,15 +61,18 @@ test_expect_success 'an anthropic id models.yaml does not list: accepted with th
 	grep -q "^             model claude-sonet-4-6: not in models.yaml, using anthropic.s defaults; prices unknown (did you mean .claude-sonnet-4-6.?)$" cfg.log &&
 	grep -q "tasks      demo: 2 specs, 1 of 2 variants selected$" cfg.log &&
 	ninja out/model.json >/dev/null &&
-	python3 - out/model.json models.yaml <<-\EOS
-	import json, sys, yaml
-	m = json.load(open(sys.argv[1]))
-	d = yaml.safe_load(open(sys.argv[2]))["defaults"]
+	sed "s/^models:\$/models:\n  claude-sonet-4-6: {provider: anthropic}/" models.yaml >bare.yaml &&
+	"$RETORT_BIN/gen" --model-json bare.json --models bare.yaml --provider anthropic --model claude-sonet-4-6 &&
+	python3 - out/model.json bare.json <<-\EOS
+	import json, sys
+	# what it gets: an entry with no settings of its own, less prices
+	m, bare = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
 	assert m.pop("listed") is False, m
 	assert "prices" not in m and "thinking" not in m and "effort" not in m and "entry" not in m, m
-	assert (m.pop("provider"), m.pop("name"), m.pop("api_model")) == ("anthropic",) + ("claude-sonet-4-6",) * 2, m
-	d.pop("prices")
-	assert m == d, (m, d)
+	assert m["provider"] == "anthropic" and m["name"] == m["api_model"] == "claude-sonet-4-6", m
+	assert bare.pop("entry") == "claude-sonet-4-6" and "prices" in bare, bare
+	bare.pop("prices")
+	assert m == bare, (m, bare)
 	EOS
 '
 test_expect_success 'a listed model: model.json as before (no listed key, its prices and settings)' '
