@@ -149,6 +149,69 @@ test_expect_success 'a text that grows too large once the matrix is put in point
 matrix: {w: [$(printf "%0190d" 0 | tr 0 v)]}" &&
 	bad bad "tasks/bad.yaml:15:9: text grows past 4194304 bytes once the matrix values are put in"
 '
+# cutshort SPEC: SPEC cut short at every line end and 4 bytes before it. Each cut
+# is a spec error (exit 2), or a valid spec that lost nothing it checks (its
+# reference and examples those of the whole spec, or no reference at all
+# when the cut is before it: a spec without one, whose records are
+# unverified), or a spec whose reference fails its checks: it does not
+# build (prepare --reference) or disagrees with its examples (verify
+# --expected). Prints and leaves the counts; fails on anything else.
+cutshort() {
+	name=$(basename "$1") && rm -rf cut && mkdir -p cut/prompts &&
+	cp "$RETORT_ROOT"/tasks/prompts/*.md cut/prompts/ && cp "$1" cut/ &&
+	"$RETORT_BIN/gen" --split "cut/$name" --all --tasks-dir cut --out whole >/dev/null &&
+	id=$("$RETORT_BIN/gen" --list --all --tasks-dir cut | head -n 1) &&
+	refat=$(grep -b "^reference:" "$1" | cut -d: -f1) && test -n "$refat" &&
+	errors=0 intact=0 noref=0 unbuilt=0 wrong=0 &&
+	for o in $(awk "{ o += length(\$0) + 1; print o; if (length(\$0) > 4) print o - 4 }" "$1"); do
+		test "$o" -lt "$(wc -c <"$1")" || continue
+		head -c "$o" "$1" >"cut/$name" && rm -rf part &&
+		"$RETORT_BIN/gen" --split "cut/$name" --all --tasks-dir cut --out part >/dev/null 2>err
+		case $? in
+		2) errors=$((errors + 1)); continue ;;
+		0) ;;
+		*) cat err; echo "cut at $o: gen failed"; return 1 ;;
+		esac
+		what=$(python3 -c "import json, sys
+w, p = (json.load(open(f)) for f in sys.argv[1:])
+if not p.get(\"reference\"): print(\"noref\")
+elif p[\"reference\"] == w[\"reference\"] and p[\"examples\"] == w[\"examples\"][:len(p[\"examples\"])]: print(\"intact\")
+else: print(\"changed\")" "whole/v/$id/task.json" "part/v/$id/task.json") || return 1
+		case $what in
+		intact) intact=$((intact + 1)) ;;
+		noref) test "$o" -le "$refat" || { echo "cut at $o: the reference vanished"; return 1; }
+			noref=$((noref + 1)) ;;
+		changed)
+			if ! "$RETORT_BIN/prepare" --reference -o part/ref --src "$RETORT_ROOT/tools" \
+				"part/v/$id/task.json" >err 2>&1; then
+				unbuilt=$((unbuilt + 1))
+			elif ! "$RETORT_BIN/verify" --expected --no-bench --cache-dir cache -o part/e.json \
+				"part/v/$id/task.json" part/ref >err 2>&1; then
+				wrong=$((wrong + 1))
+			else
+				echo "cut at $o: a changed reference passed its checks"; cat err; return 1
+			fi ;;
+		esac
+	done &&
+	echo "$name: $errors spec errors; broken references: $unbuilt do not build, $wrong fail the" \
+		"examples; $intact lose nothing checked; $noref end before the reference"
+}
+test_expect_success 'the examples check: a reference that builds but disagrees with an example is refused' '
+	cd p && spec bad bad "examples:
+  - sizes: {n: 3}
+    in: {x: [1, 2, 3]}
+    out: {y: [2, 4, 6]}" && sed -i "s/y\[i\] = 2 \* x\[i\]; }$/y[i] = 2 * x[i] + (i == 2); }/" tasks/bad.yaml &&
+	"$RETORT_BIN/gen" --split tasks/bad.yaml --all >/dev/null &&
+	"$RETORT_BIN/prepare" --reference -o out/v/bad/reference --src tools out/v/bad/task.json &&
+	expect_fail 2 "bad: the reference disagrees with example 1: y\[2\] = 7, the example says 6" \
+		"$RETORT_BIN/verify" --expected --no-bench --cache-dir "$T/cache" -o ex.json out/v/bad/task.json \
+		out/v/bad/reference &&
+	test ! -e ex.json && rm -rf tasks/bad.yaml tasks/replay/bad out/v/bad
+'
+test_expect_success 'a real spec cut short is a spec error, a reference that fails its checks, or loses nothing' '
+	cutshort "$RETORT_ROOT/tasks/relu.yaml" && test $((unbuilt + wrong)) -gt 0 && test $errors -gt 0 &&
+	cutshort "$RETORT_ROOT/tasks/softmax.yaml" && test $errors -gt 0
+'
 test_expect_success 'after all that, the good build is intact' '
 	cd p && ninja >n.log && grep -q "no work to do" n.log && cmp build.ninja "$T/build.ninja.good"
 '
