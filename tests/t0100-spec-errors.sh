@@ -113,6 +113,15 @@ test_expect_success 'the fuzz findings: each is exit 0 or a file:line:col error,
 		esac
 	done
 '
+if command -v clang >/dev/null 2>&1 && printf 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n) { return 0; }\n' |
+	clang -fsanitize=fuzzer -x c -o "$T/fz-probe" - 2>/dev/null; then
+	test_expect_success 'the fuzz target builds and runs clean over the specs and past findings' '
+		FUZZ_OUT="$T/fuzz" "$RETORT_ROOT/tests/fuzz/run.sh" --build-only >fz.log 2>&1 || { cat fz.log; exit 1; }
+		grep -q "files found in $T/fuzz/seeds" fz.log && grep -q "^Done [0-9]* runs" fz.log
+	'
+else
+	test_skip 'the fuzz target builds: no clang with -fsanitize=fuzzer'
+fi
 test_expect_success 'models.yaml: a list as a key is an error, not a crash' '
 	printf "models:\n  ? [x]\n  : {provider: anthropic}\n  b: {provider: anthropic}\n" >mk.yaml &&
 	expect_fail 2 "^mk.yaml:2:5: mapping keys must be plain names, not a list$" \
