@@ -32,7 +32,7 @@ struct ynode {
 	enum ykind kind;
 	int line, col;        /* 1-based start of the node */
 	int quoted;           /* scalar written quoted or as a block: always a string */
-	char *s;              /* scalar text (NUL-terminated) */
+	char *s;              /* scalar text (NUL-terminated); NULL for SEQ and MAP */
 	size_t len;
 	struct ynode **kid;   /* SEQ: items; MAP: key, value, key, value, ... */
 	size_t n;             /* number of entries in kid */

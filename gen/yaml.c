@@ -5,7 +5,8 @@
  * Strictness: one document per file, UTF-8 only (libyaml rejects bad
  * octets), no duplicate keys, only scalar keys, no tags, aliases only to
  * complete anchored nodes and within a node budget (a "billion laughs"
- * file is refused, not expanded), nesting depth capped.
+ * file is refused, not expanded), nesting depth capped. A document that
+ * breaks a rule does not load, so in a loaded one every key has its text.
  */
 #include <errno.h>
 #include <stdarg.h>
