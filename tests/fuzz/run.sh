@@ -6,9 +6,10 @@
 #
 # From the checkout's root or anywhere: it works in the checkout. The
 # target goes to out/fuzz/fuzz_spec; the corpus grows in out/fuzz/corpus,
-# seeded with tasks/*.yaml and tests/fuzz/regress/* (past findings, kept
-# as inputs); a finding is written as out/fuzz/crash-* (or leak-*,
-# timeout-*, oom-*) and the run stops. SECONDS (default 60) is the run's
+# seeded with tasks/*.yaml, tests/fuzz/seeds/* (what the specs do not
+# show: anchors, aliases, integer tensors) and tests/fuzz/regress/* (past
+# findings, kept as inputs); a finding is written as out/fuzz/crash-* (or
+# leak-*, timeout-*, oom-*) and the run stops. SECONDS (default 60) is the run's
 # length; the machine is shared, so it runs one job under nice.
 # --build-only builds the target and runs it once over the seeds.
 #
@@ -37,7 +38,7 @@ $cc $flags $(pkg-config --cflags yaml-0.1 jansson) -o "$out/fuzz_spec" \
 	tools/lib/util.c tools/lib/json.c tools/lib/abi.c tools/lib/tensor.c \
 	$(pkg-config --libs yaml-0.1 jansson) -lm -lpthread ||
 	{ echo "fuzz: cannot build $out/fuzz_spec with $cc" >&2; exit 1; }
-cp tasks/*.yaml tests/fuzz/regress/* "$out/seeds/" || exit 1
+cp tasks/*.yaml tests/fuzz/seeds/* tests/fuzz/regress/* "$out/seeds/" || exit 1
 
 export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
