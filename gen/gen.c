@@ -10,11 +10,15 @@
  *
  *   --ninja FILE   write the task graph (build statements only; configure
  *                  puts it after the static part of build.ninja) to FILE,
- *                  atomically, and print a one-line summary
+ *                  atomically, and print a one-line summary (and a
+ *                  second line for a model models.yaml does not list)
  *   --list         print the selected variant ids, one per line
  *   --split SPEC   write out/v/<id>/task.json for the selected variants of
  *                  one spec file; unchanged files are not rewritten (restat)
- *   --model-json F resolve --provider/--model in --models into F (restat)
+ *   --model-json F resolve --provider/--model in --models into F (restat);
+ *                  an anthropic (claude-...) or openai id that no entry
+ *                  matches gets the defaults alone, "listed": false and no
+ *                  "prices" (its prices are unknown)
  *
  * options:
  *   --tasks GLOBS  comma-separated globs over variant ids, spec ids and
@@ -420,6 +424,7 @@ main(int argc, char **argv)
 {
 	struct opts o = { "tasks", "out", "demo", 0, 1, 3, NULL, NULL, NULL };
 	const char *mode = NULL, *modearg = NULL;
+	char *modelnote = NULL; /* an unlisted model: what it gets */
 	struct all A;
 	int i, r;
 
@@ -452,13 +457,14 @@ main(int argc, char **argv)
 		die(EXIT_USAGE, "--model-json needs --models, --provider and --model");
 	if (o.models) {
 		json_t *m;
-		if (modelresolve(o.models, o.provider, o.model, &m) < 0)
+		if (modelresolve(o.models, o.provider, o.model, &m, &modelnote) < 0)
 			return EXIT_USAGE;
 		if (!strcmp(mode, "--model-json")) {
 			r = jwrite(modearg, m) < 0 ? EXIT_RETRY : 0;
 			if (r)
 				warn("cannot write '%s':", modearg);
 			json_decref(m);
+			free(modelnote);
 			return r;
 		}
 		json_decref(m);
@@ -473,11 +479,13 @@ main(int argc, char **argv)
 	r = loadall(&o, !strcmp(mode, "--split") ? modearg : NULL, &A);
 	if (r < 0) {
 		freeall(&A);
+		free(modelnote);
 		return EXIT_USAGE;
 	}
 	if (!o.all && A.nselected == 0 && strcmp(mode, "--split") != 0) {
 		warn("--tasks '%s' selects none of the %zu variants", o.globs, A.nvariants);
 		freeall(&A);
+		free(modelnote);
 		return EXIT_USAGE;
 	}
 	if (!strcmp(mode, "--list")) {
@@ -490,12 +498,14 @@ main(int argc, char **argv)
 		if (writeninja(&o, &A, modearg) < 0)
 			r = EXIT_RETRY;
 		else
-			printf("%zu specs, %zu of %zu variants selected\n", A.nsf, A.nselected, A.nvariants);
+			printf("%zu specs, %zu of %zu variants selected\n%s%s", A.nsf, A.nselected,
+			       A.nvariants, modelnote ? modelnote : "", modelnote ? "\n" : "");
 	} else {
 		if (split(&o, &A) < 0)
 			r = EXIT_RETRY;
 	}
 	freeall(&A);
+	free(modelnote);
 	if (fflush(stdout) != 0 || ferror(stdout))
 		die(EXIT_RETRY, "cannot write to standard output:");
 	return r;

@@ -11,13 +11,18 @@
 
 #include <jansson.h>
 
-/* ---- diagnostics: "file:line:col: message", deduplicated, capped ---- */
+/* ---- diagnostics: "file:line:col: message", deduplicated, capped ----
+ * (line 0: "file: message"; file NULL: "gen: message", for what is no
+ * fault of the file, as a read error) */
 
 void diag(const char *file, int line, int col, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 void vdiag(const char *file, int line, int col, const char *fmt, va_list ap);
 int diagcount(void);
 void diagreset(void); /* forget earlier messages (tests) */
+/* the closest of the NULL-terminated names to s (at most two edits, a swap
+ * of neighbours counting as one), or NULL: for "did you mean" */
+const char *closest(const char *s, const char *const *names);
 
 /* ---- YAML tree (yaml.c) ---- */
 
@@ -27,7 +32,7 @@ struct ynode {
 	enum ykind kind;
 	int line, col;        /* 1-based start of the node */
 	int quoted;           /* scalar written quoted or as a block: always a string */
-	char *s;              /* scalar text (NUL-terminated) */
+	char *s;              /* scalar text (NUL-terminated); NULL for SEQ and MAP */
 	size_t len;
 	struct ynode **kid;   /* SEQ: items; MAP: key, value, key, value, ... */
 	size_t n;             /* number of entries in kid */
@@ -107,6 +112,7 @@ struct specfile {
 
 enum {
 	MATRIX_MAX_VARIANTS = 20000,   /* per spec */
+	VARIANT_ID_MAX = 200,          /* characters: ids name folders under out/v */
 	TOTAL_MAX_VARIANTS = 200000,   /* per build */
 };
 
@@ -128,8 +134,12 @@ int variantmatch(const struct variant *v, const char *globs);
 
 /*
  * Validate the models file and resolve the first entry of provider whose
- * key (a glob) matches model, defaults merged. 0 or -1 after diagnostics.
+ * key (a glob) matches model, defaults merged. A model no key matches is
+ * accepted for anthropic (ids claude-...) and openai: the defaults alone,
+ * without "prices", with "listed": false, and *note (malloc'd) says so;
+ * *note is NULL for a listed model. 0 or -1 after diagnostics.
  */
-int modelresolve(const char *path, const char *provider, const char *model, json_t **out);
+int modelresolve(const char *path, const char *provider, const char *model, json_t **out,
+                 char **note);
 
 #endif

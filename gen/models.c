@@ -172,8 +172,51 @@ merge(json_t *dst, json_t *src)
 	}
 }
 
+/*
+ * A model no entry names: an id of an API provider's family gets the
+ * defaults alone (nothing guessed: no thinking, no effort), no prices
+ * (the defaults' zeros would read as free) and "listed": false. *note
+ * says so, with the nearest listed id of that provider as a hint. Any
+ * other id is an error, with the same hint.
+ */
+static int
+unlisted(const char *path, const struct ynode *defs, const struct ynode *models,
+         const char *provider, const char *model, json_t **out, char **note)
+{
+	const char **ids = xcalloc(models->n / 2 + 1, sizeof *ids), *near;
+	size_t i, n = 0;
+	int family = !strcmp(provider, "openai") ||
+	             (!strcmp(provider, "anthropic") && !strncmp(model, "claude-", 7));
+	char hint[256] = "";
+
+	for (i = 0; i + 1 < models->n; i += 2) {
+		const struct ynode *p = yget(models->kid[i + 1], "provider");
+		if (p && p->kind == Y_SCALAR && !strcmp(p->s, provider) &&
+		    !strpbrk(models->kid[i]->s, "*?["))
+			ids[n++] = models->kid[i]->s;
+	}
+	if ((near = closest(model, ids)))
+		snprintf(hint, sizeof hint, " (did you mean '%s'?)", near);
+	free(ids);
+	if (!family) {
+		diag(path, models->line, models->col,
+		     "no entry for model '%s' with provider %s%s: add one under 'models'%s", model,
+		     provider, strcmp(provider, "anthropic") ? "" : ", and it is no Anthropic id (claude-...)",
+		     hint);
+		return -1;
+	}
+	*out = defs ? tojson(defs) : json_object();
+	json_object_del(*out, "prices");
+	json_object_set_new(*out, "provider", json_string(provider));
+	json_object_set_new(*out, "listed", json_false());
+	*note = xasprintf("model %s: not in models.yaml, using %s's defaults; prices unknown%s",
+	                  model, provider, hint);
+	return 0;
+}
+
 int
-modelresolve(const char *path, const char *provider, const char *model, json_t **out)
+modelresolve(const char *path, const char *provider, const char *model, json_t **out,
+             char **note)
 {
 	struct ydoc doc;
 	struct ynode *root, *defs, *models, *hit = NULL;
@@ -182,6 +225,7 @@ modelresolve(const char *path, const char *provider, const char *model, json_t *
 	int r = -1;
 
 	*out = NULL;
+	*note = NULL;
 	nerr = 0;
 	if (yloadfile(path, &doc) < 0)
 		goto out;
@@ -217,18 +261,16 @@ modelresolve(const char *path, const char *provider, const char *model, json_t *
 	if (nerr)
 		goto out;
 	if (!hit) {
-		diag(path, models->line, models->col,
-		     "no entry for model '%s' with provider %s: add one under 'models'", model, provider);
-		goto out;
-	}
-	*out = defs ? tojson(defs) : json_object();
-	{
+		if (unlisted(path, defs, models, provider, model, out, note) < 0)
+			goto out;
+	} else {
 		json_t *e = tojson(hit);
+		*out = defs ? tojson(defs) : json_object();
 		merge(*out, e);
 		json_decref(e);
+		json_object_set_new(*out, "entry", json_string(hitkey));
 	}
 	json_object_set_new(*out, "name", json_string(model));
-	json_object_set_new(*out, "entry", json_string(hitkey));
 	if (!json_object_get(*out, "api_model"))
 		json_object_set_new(*out, "api_model", json_string(model));
 	r = 0;

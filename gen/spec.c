@@ -86,14 +86,15 @@ err(struct ctx *c, const struct ynode *n, const char *fmt, ...)
 }
 
 /*
- * Replace {key} for each matrix key. *changed tells whether anything was
- * replaced, so errors about the result can name the variant.
+ * Replace {key} for each matrix key in n's text. *changed tells whether
+ * anything was replaced, so errors about the result can name the variant.
+ * NULL after an error when the result would be too large.
  */
 static char *
-subst(struct ctx *c, const char *s, int *changed)
+subst(struct ctx *c, const struct ynode *n, int *changed)
 {
 	struct buf b;
-	const char *p = s;
+	const char *s = n->s, *p = s;
 	size_t i;
 
 	if (changed)
@@ -110,7 +111,7 @@ subst(struct ctx *c, const char *s, int *changed)
 			}
 			if (i < c->nm) {
 				if (bufputs(&b, c->mvals[i]) < 0)
-					die(EXIT_USAGE, "%s: spec grows too large after substitution", c->path);
+					break;
 				p += strlen(c->mkeys[i]) + 2;
 				if (changed)
 					*changed = 1;
@@ -118,55 +119,20 @@ subst(struct ctx *c, const char *s, int *changed)
 			}
 		}
 		if (bufputc(&b, *p++) < 0)
-			die(EXIT_USAGE, "%s: spec grows too large after substitution", c->path);
+			break;
+	}
+	if (*p) {
+		err(c, n, "text grows past %zu bytes once the matrix values are put in (in variant '%s')",
+		    b.max, c->vid ? c->vid : "?");
+		buffree(&b);
+		return NULL;
 	}
 	return bufdetach(&b);
 }
 
+static size_t longestid(const char *specid, const struct ynode *matrix);
+
 /* ---- small checks ---- */
-
-static int
-levenshtein(const char *a, const char *b)
-{
-	size_t la = strlen(a), lb = strlen(b), i, j;
-	int d[64][64];
-
-	if (la >= 64 || lb >= 64)
-		return 99;
-	for (i = 0; i <= la; i++)
-		d[i][0] = (int)i;
-	for (j = 0; j <= lb; j++)
-		d[0][j] = (int)j;
-	for (i = 1; i <= la; i++)
-		for (j = 1; j <= lb; j++) {
-			int sub = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
-			int del = d[i - 1][j] + 1, ins = d[i][j - 1] + 1;
-			int m = sub < del ? sub : del;
-			d[i][j] = m < ins ? m : ins;
-			/* a swap of two neighbours counts as one edit */
-			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
-			    d[i - 2][j - 2] + 1 < d[i][j])
-				d[i][j] = d[i - 2][j - 2] + 1;
-		}
-	return d[la][lb];
-}
-
-/* the closest of names to s, or NULL when none is close */
-static const char *
-closest(const char *s, const char *const *names)
-{
-	const char *best = NULL;
-	int bestd = 3;
-
-	for (; *names; names++) {
-		int d = levenshtein(s, *names);
-		if (d < bestd) {
-			bestd = d;
-			best = *names;
-		}
-	}
-	return best;
-}
 
 static void
 checkkeys(struct ctx *c, const struct ynode *map, const char *where,
@@ -241,7 +207,7 @@ text(struct ctx *c, const struct ynode *n, const char *what, int *changed)
 		err(c, n, "%s must be a single value, not %s", what, ykindname(n->kind));
 		return NULL;
 	}
-	return subst(c, n->s, changed);
+	return subst(c, n, changed);
 }
 
 /* like err, naming the variant when the offending text came from the matrix */
@@ -1330,6 +1296,10 @@ specload(const char *path, struct specfile *sf)
 			total *= (double)vals->n;
 		}
 		c.nm = nkeys;
+		if (c.errors == e0 && longestid(specid, matrix) > VARIANT_ID_MAX)
+			err(&c, matrix, "variant ids would be up to %zu characters, more than %d "
+			    "(they name folders): shorten the matrix values", longestid(specid, matrix),
+			    VARIANT_ID_MAX);
 		if (total > MATRIX_MAX_VARIANTS)
 			err(&c, matrix, "matrix expands to %.0f variants, more than the cap of %d: "
 			    "drop values or split the spec", total, MATRIX_MAX_VARIANTS);
@@ -1382,6 +1352,28 @@ out:
 	free(len);
 	yfree(&doc);
 	return r;
+}
+
+/* the longest variant id a (checked) matrix gives: spec.key1val.val2... */
+static size_t
+longestid(const char *specid, const struct ynode *matrix)
+{
+	size_t n = strlen(specid), i, j;
+
+	for (i = 0; i + 1 < matrix->n; i += 2) {
+		const struct ynode *vals = matrix->kid[i + 1];
+		size_t most = 0;
+		for (j = 0; j < vals->n; j++) {
+			const struct ynode *v = vals->kid[j];
+			size_t l = v->len;
+			if (!v->quoted && isdigit((unsigned char)v->s[0]))
+				l += strlen(matrix->kid[i]->s);
+			if (l > most)
+				most = l;
+		}
+		n += 1 + most;
+	}
+	return n;
 }
 
 void

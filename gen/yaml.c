@@ -5,7 +5,8 @@
  * Strictness: one document per file, UTF-8 only (libyaml rejects bad
  * octets), no duplicate keys, only scalar keys, no tags, aliases only to
  * complete anchored nodes and within a node budget (a "billion laughs"
- * file is refused, not expanded), nesting depth capped.
+ * file is refused, not expanded), nesting depth capped. A document that
+ * breaks a rule does not load, so in a loaded one every key has its text.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -42,7 +43,9 @@ vdiag(const char *file, int line, int col, const char *fmt, va_list ap)
 	int i;
 
 	vsnprintf(msg, sizeof msg, fmt, ap);
-	if (line > 0)
+	if (!file)
+		snprintf(full, sizeof full, "%s: %s", argv0, msg);
+	else if (line > 0)
 		snprintf(full, sizeof full, "%s:%d:%d: %s", file, line, col, msg);
 	else
 		snprintf(full, sizeof full, "%s: %s", file, msg);
@@ -53,7 +56,7 @@ vdiag(const char *file, int line, int col, const char *fmt, va_list ap)
 		seen[ndiag] = xstrdup(full);
 		fprintf(stderr, "%s\n", full);
 	} else if (ndiag == DIAG_MAX) {
-		fprintf(stderr, "%s: too many errors, stopping\n", file);
+		fprintf(stderr, "%s: too many errors, stopping\n", file ? file : argv0);
 	}
 	ndiag++;
 }
@@ -72,6 +75,48 @@ diagreset(void)
 	for (i = 0; i < ndiag && i < DIAG_MAX; i++)
 		free(seen[i]);
 	ndiag = 0;
+}
+
+static int
+levenshtein(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b), i, j;
+	int d[64][64];
+
+	if (la >= 64 || lb >= 64)
+		return 99;
+	for (i = 0; i <= la; i++)
+		d[i][0] = (int)i;
+	for (j = 0; j <= lb; j++)
+		d[0][j] = (int)j;
+	for (i = 1; i <= la; i++)
+		for (j = 1; j <= lb; j++) {
+			int sub = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
+			int del = d[i - 1][j] + 1, ins = d[i][j - 1] + 1;
+			int m = sub < del ? sub : del;
+			d[i][j] = m < ins ? m : ins;
+			/* a swap of two neighbours counts as one edit */
+			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
+			    d[i - 2][j - 2] + 1 < d[i][j])
+				d[i][j] = d[i - 2][j - 2] + 1;
+		}
+	return d[la][lb];
+}
+
+const char *
+closest(const char *s, const char *const *names)
+{
+	const char *best = NULL;
+	int bestd = 3;
+
+	for (; *names; names++) {
+		int d = levenshtein(s, *names);
+		if (d < bestd) {
+			bestd = d;
+			best = *names;
+		}
+	}
+	return best;
 }
 
 /* ---- tree ---- */
@@ -204,6 +249,42 @@ hastag(struct loader *L, const yaml_char_t *tag, int implicit, yaml_mark_t m)
 	return 0;
 }
 
+/* a scalar reached through an alias, as a node of its own at m */
+static struct ynode *
+copyscalar(struct ydoc *doc, const struct ynode *src, yaml_mark_t m)
+{
+	struct ynode *n = newnode(doc, Y_SCALAR, m);
+
+	n->len = src->len;
+	n->s = xstrndup(src->s, src->len);
+	n->quoted = src->quoted;
+	return n;
+}
+
+/*
+ * k, at m, is the next key of map: a scalar, and not one map has already.
+ * A refused key stays in the tree (the loader fails at the end), so the
+ * comparison skips earlier keys that are not scalars: they have no text.
+ */
+static void
+checkkey(struct loader *L, const struct ynode *map, const struct ynode *k, yaml_mark_t m)
+{
+	size_t i;
+
+	if (k->kind != Y_SCALAR) {
+		diag(L->doc->path, (int)m.line + 1, (int)m.column + 1,
+		     "mapping keys must be plain names, not %s", ykindname(k->kind));
+		L->failed = 1;
+		return;
+	}
+	for (i = 0; i < map->n; i += 2)
+		if (map->kid[i]->kind == Y_SCALAR && strcmp(map->kid[i]->s, k->s) == 0) {
+			diag(L->doc->path, k->line, k->col, "duplicate key '%s' (first at line %d)",
+			     k->s, map->kid[i]->line);
+			L->failed = 1;
+		}
+}
+
 /* parse the node that ev starts; *out gets it. ev is consumed. */
 static int
 parsenode(struct loader *L, yaml_event_t *ev, int depth, struct ynode **out)
@@ -241,6 +322,8 @@ parsenode(struct loader *L, yaml_event_t *ev, int depth, struct ynode **out)
 			yaml_event_delete(ev);
 			return -1;
 		}
+		if (n->kind == Y_SCALAR) /* a copy where the alias is: messages point there */
+			n = copyscalar(L->doc, n, ev->start_mark);
 		yaml_event_delete(ev);
 		*out = n;
 		return 0;
@@ -285,6 +368,7 @@ parsenode(struct loader *L, yaml_event_t *ev, int depth, struct ynode **out)
 		}
 		for (;;) {
 			struct ynode *k;
+			yaml_mark_t at;
 
 			if (nextevent(L, &kid) < 0) {
 				free(anchor);
@@ -294,26 +378,13 @@ parsenode(struct loader *L, yaml_event_t *ev, int depth, struct ynode **out)
 				yaml_event_delete(&kid);
 				break;
 			}
+			at = kid.start_mark; /* an alias's own place, not its anchor's */
 			if (parsenode(L, &kid, depth + 1, &k) < 0) {
 				free(anchor);
 				return -1;
 			}
-			if (ismap && n->n % 2 == 0) {
-				if (k->kind != Y_SCALAR) {
-					diag(L->doc->path, k->line, k->col,
-					     "mapping keys must be plain names, not %s",
-					     ykindname(k->kind));
-					L->failed = 1;
-				} else {
-					for (i = 0; i < n->n; i += 2)
-						if (strcmp(n->kid[i]->s, k->s) == 0) {
-							diag(L->doc->path, k->line, k->col,
-							     "duplicate key '%s' (first at line %d)",
-							     k->s, n->kid[i]->line);
-							L->failed = 1;
-						}
-				}
-			}
+			if (ismap && n->n % 2 == 0)
+				checkkey(L, n, k, at);
 			addkid(n, k);
 		}
 		if (anchor) {
@@ -346,7 +417,7 @@ yloadfile(const char *path, struct ydoc *doc)
 	else if (errno == EFBIG)
 		diag(path, 0, 0, "file too large (at most %d bytes)", YAML_MAX_BYTES);
 	else
-		diag(path, 0, 0, "cannot read: %s", strerror(errno));
+		diag(NULL, 0, 0, "cannot read '%s': %s", path, strerror(errno));
 	buffree(&data);
 	return r;
 }
@@ -380,7 +451,7 @@ yload(const char *path, const char *data, size_t len, struct ydoc *doc)
 	if (nextevent(&L, &ev) < 0)
 		goto out;
 	if (ev.type == YAML_STREAM_END_EVENT) {
-		diag(path, 0, 0, "empty spec: no YAML document");
+		diag(path, 0, 0, "empty file: no YAML document");
 		yaml_event_delete(&ev);
 		goto out;
 	}
@@ -396,7 +467,7 @@ yload(const char *path, const char *data, size_t len, struct ydoc *doc)
 		goto out;
 	if (ev.type != YAML_STREAM_END_EVENT) {
 		diag(path, (int)ev.start_mark.line + 1, (int)ev.start_mark.column + 1,
-		     "one YAML document per spec file");
+		     "one YAML document per file");
 		yaml_event_delete(&ev);
 		goto out;
 	}

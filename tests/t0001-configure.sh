@@ -6,6 +6,7 @@ scratch_project "$T/p"
 cd "$T/p" || exit 1
 spec a alpha
 spec b beta '' 'test, demo'
+sq="'"
 
 test_expect_success '--help lists every option with its default' '
 	cd p && ./configure --help >help &&
@@ -53,29 +54,103 @@ test_expect_success 'gen --list prints the selected ids, --all every id' '
 	test "$("$RETORT_BIN/gen" --list --tasks demo)" = beta
 '
 
-# a pkg-config that lacks jansson until the fake apt-get "installs" it
-mkdir -p "$T/fake"
+test_expect_success 'an anthropic id models.yaml does not list: accepted with the defaults, prices unknown, a hint' '
+	cd p && rconfigure --provider=anthropic --model=claude-sonet-4-6 >cfg.log &&
+	cat cfg.log &&
+	grep -q "teacher    anthropic / claude-sonet-4-6, online" cfg.log &&
+	grep -q "^             model claude-sonet-4-6: not in models.yaml, using anthropic.s defaults; prices unknown (did you mean .claude-sonnet-4-6.?)$" cfg.log &&
+	grep -q "tasks      demo: 2 specs, 1 of 2 variants selected$" cfg.log &&
+	ninja out/model.json >/dev/null &&
+	sed "s/^models:\$/models:\n  claude-sonet-4-6: {provider: anthropic}/" models.yaml >bare.yaml &&
+	"$RETORT_BIN/gen" --model-json bare.json --models bare.yaml --provider anthropic --model claude-sonet-4-6 &&
+	python3 - out/model.json bare.json <<-\EOS
+	import json, sys
+	# what it gets: an entry with no settings of its own, less prices
+	m, bare = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+	assert m.pop("listed") is False, m
+	assert "prices" not in m and "thinking" not in m and "effort" not in m and "entry" not in m, m
+	assert m["provider"] == "anthropic" and m["name"] == m["api_model"] == "claude-sonet-4-6", m
+	assert bare.pop("entry") == "claude-sonet-4-6" and "prices" in bare, bare
+	bare.pop("prices")
+	assert m == bare, (m, bare)
+	EOS
+'
+test_expect_success 'a listed model: model.json as before (no listed key, its prices and settings)' '
+	cd p && rconfigure --provider=anthropic --model=claude-sonnet-4-6 >cfg.log &&
+	! grep -q "not in models.yaml" cfg.log && ninja out/model.json >/dev/null &&
+	test "$(field out/model.json "[\"listed\" in d, d[\"prices\"][\"input\"], d[\"thinking\"][\"type\"], d[\"entry\"]]")" = \
+		"[False, 3, ${sq}enabled${sq}, ${sq}claude-sonnet-4-6${sq}]"
+'
+test_expect_success 'an unlisted openai id (no catch-all entry): the defaults, prices unknown' '
+	cd p && cp models.yaml models.yaml.orig && sed -i "/^  \"\*\":/,\$d" models.yaml &&
+	rconfigure --provider=openai --model=my-served-model >cfg.log; rc=$?; mv models.yaml.orig models.yaml &&
+	test $rc = 0 &&
+	grep -q "model my-served-model: not in models.yaml, using openai.s defaults; prices unknown$" cfg.log
+'
+test_expect_success 'an id of no provider family is refused, with the nearest listed id' '
+	cd p && expect_fail 2 "no entry for model .gpt-5. with provider anthropic, and it is no Anthropic id (claude-...): add one under .models." \
+		rconfigure --provider=anthropic --model=gpt-5 &&
+	expect_fail 2 "no entry for model .dem. with provider replay: add one under .models. (did you mean .demo.?)" \
+		rconfigure --provider=replay --model=dem &&
+	rconfigure >/dev/null
+'
+
+# a pkg-config that lacks jansson until the fake apt-get "installs" it, one
+# that knows nothing, and an ldd that, until then, finds no libjansson for
+# query-llm and record (and no libfoo when $T/foo exists)
+mkdir -p "$T/fake" "$T/nopc"
 cat > "$T/fake/pkg-config" <<EOS
 #!/bin/sh
 for a; do last=\$a; done
 if test "\$last" = jansson && test ! -f "$T/installed"; then exit 1; fi
 exec /usr/bin/pkg-config "\$@"
 EOS
+printf '#!/bin/sh\nexit 1\n' > "$T/nopc/pkg-config"
+cat > "$T/fake/ldd" <<EOS
+#!/bin/sh
+/usr/bin/ldd "\$@" || exit
+case \$1 in */query-llm|*/record)
+	test -f "$T/installed" || printf '\\tlibjansson.so.4 => not found\\n'
+	test ! -f "$T/foo" || printf '\\tlibfoo.so.9 => not found\\n' ;;
+esac
+EOS
 cat > "$T/fake/apt-get" <<EOS
 #!/bin/sh
 echo "\$*" >> "$T/apt.log"
 case "\$*" in *install*) touch "$T/installed" ;; esac
 EOS
-chmod +x "$T/fake/pkg-config" "$T/fake/apt-get"
+chmod +x "$T/fake/pkg-config" "$T/fake/ldd" "$T/fake/apt-get" "$T/nopc/pkg-config"
 
 test_expect_success 'a missing library prints the exact apt-get line and exits 1' '
-	cd p && PATH="$T/fake:$PATH" expect_fail 1 "apt-get install -y libjansson-dev" rconfigure
+	cd p && PATH="$T/fake:$PATH" expect_fail 1 "apt-get install -y libjansson-dev" \
+		./configure --cache-dir="$T/cache" &&
+	grep -q "checking for jansson... no" "$T/.out"
+'
+test_expect_success 'prebuilt tools: no pkg-config or development libraries needed' '
+	cd p && PATH="$T/nopc:$PATH" rconfigure >cfg.log &&
+	grep -q "checking for the shared libraries the tools in $RETORT_BIN load... yes" cfg.log &&
+	! grep -q "pkg-config\|yaml\|jansson\|libarchive\|prove\|python" cfg.log &&
+	grep -q "retort configured" cfg.log
+'
+test_expect_success 'prebuilt tools: a shared library they load that is missing, named with its users and package' '
+	cd p && PATH="$T/fake:$T/nopc:$PATH" expect_fail 1 "apt-get install -y libjansson4" rconfigure &&
+	grep -q "^configure: query-llm record cannot load .libjansson.so.4.: not on this host (package libjansson4\(t64\)\?)$" "$T/.err" &&
+	grep -q "load... no: libjansson.so.4$" "$T/.out" &&
+	! grep -q "dev" "$T/.err"
+'
+test_expect_success 'prebuilt tools: a library no package is known for, and a tool missing from the folder' '
+	cd p && touch "$T/foo" "$T/installed" &&
+	PATH="$T/fake:$T/nopc:$PATH" expect_fail 1 "cannot run here" rconfigure; rc=$?; rm -f "$T/foo" "$T/installed" &&
+	test $rc = 0 && grep -q "^configure: query-llm record cannot load .libfoo.so.9.: not on this host$" "$T/.err" &&
+	mkdir -p "$T/few" && cp "$RETORT_BIN/gen" "$RETORT_BIN/compile" "$T/few/" &&
+	expect_fail 2 "with-tools: .$T/few. lacks query-llm prepare verify bench record package" \
+		./configure --with-tools="$T/few" --cache-dir="$T/cache"
 '
 
 if test "$(id -u)" = 0; then
 	test_expect_success '--install-deps runs apt-get and continues' '
-		cd p && PATH="$T/fake:$PATH" rconfigure --install-deps >cfg.log &&
-		grep -q "install -y -q libjansson-dev" "$T/apt.log" &&
+		cd p && PATH="$T/fake:$T/nopc:$PATH" rconfigure --install-deps >cfg.log &&
+		grep -q "install -y -q libjansson4" "$T/apt.log" &&
 		grep -q "retort configured" cfg.log
 	'
 else

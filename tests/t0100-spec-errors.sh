@@ -97,6 +97,130 @@ test_expect_success 'models.yaml: bad settings are file:line:col errors, exit 2,
 	grep -q "m.yaml:4:[0-9]*: unknown key .sales." err &&
 	grep -q "m.yaml:5:[0-9]*: .max_tokens. must be a non-negative number" err && test ! -e m.json
 '
+test_expect_success 'a list as a mapping key, then another key: an error, not a crash (in a build too)' '
+	cd p && cp "$RETORT_ROOT/tests/fuzz/regress/nonscalar-key-spec.yaml" tasks/bad.yaml &&
+	bad bad "tasks/bad.yaml:24:5: mapping keys must be plain names, not a list" &&
+	cp "$RETORT_ROOT/tests/fuzz/regress/nonscalar-key.yaml" tasks/bad.yaml &&
+	bad bad "tasks/bad.yaml:2:3: mapping keys must be plain names, not a list"
+'
+test_expect_success 'the fuzz findings: each is exit 0 or a file:line:col error, never a crash' '
+	mkdir -p fz && for f in "$RETORT_ROOT"/tests/fuzz/regress/*; do
+		cp "$f" fz/x.yaml && "$RETORT_BIN/gen" --split fz/x.yaml --all --tasks-dir fz --out fz/out 2>fz/err
+		rc=$? && cat fz/err && case $rc in
+		0) ;;
+		2) grep -q "^fz/x.yaml:[0-9]*:[0-9]*: " fz/err || { echo "no position: $f"; exit 1; } ;;
+		*) echo "exit $rc: $f"; exit 1 ;;
+		esac
+	done
+'
+if command -v clang >/dev/null 2>&1 && printf 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n) { return 0; }\n' |
+	clang -fsanitize=fuzzer -x c -o "$T/fz-probe" - 2>/dev/null; then
+	test_expect_success 'the fuzz target builds and runs clean over the specs and past findings' '
+		FUZZ_OUT="$T/fuzz" "$RETORT_ROOT/tests/fuzz/run.sh" --build-only >fz.log 2>&1 || { cat fz.log; exit 1; }
+		grep -q "files found in $T/fuzz/seeds" fz.log && grep -q "^Done [0-9]* runs" fz.log
+	'
+else
+	test_skip 'the fuzz target builds: no clang with -fsanitize=fuzzer'
+fi
+test_expect_success 'models.yaml: a list as a key is an error, not a crash' '
+	printf "models:\n  ? [x]\n  : {provider: anthropic}\n  b: {provider: anthropic}\n" >mk.yaml &&
+	expect_fail 2 "^mk.yaml:2:5: mapping keys must be plain names, not a list$" \
+		"$RETORT_BIN/gen" --model-json mk.json --models mk.yaml --provider anthropic --model b &&
+	test ! -e mk.json
+'
+test_expect_success 'an alias used as a duplicate key is reported where the alias is' '
+	cd p && spec bad bad "x: &k id
+*k : again" &&
+	bad bad "tasks/bad.yaml:16:1: duplicate key .id. (first at line 1)"
+'
+test_expect_success 'read errors: gen: cannot read, quoted, with the reason' '
+	expect_fail 2 "^gen: cannot read .nope.yaml.: No such file or directory$" \
+		"$RETORT_BIN/gen" --split nope.yaml --all &&
+	mkdir -p d.yaml && expect_fail 2 "^gen: cannot read .d.yaml.: Is a directory$" \
+		"$RETORT_BIN/gen" --split d.yaml --all &&
+	expect_fail 2 "^gen: cannot read .nomodels.yaml.: No such file or directory$" \
+		"$RETORT_BIN/gen" --model-json m.json --models nomodels.yaml --provider anthropic --model x &&
+	test ! -e m.json
+'
+test_expect_success 'an empty models.yaml is an empty file, not an empty spec' '
+	: >m0.yaml &&
+	expect_fail 2 "^m0.yaml: empty file: no YAML document$" \
+		"$RETORT_BIN/gen" --model-json m.json --models m0.yaml --provider anthropic --model x &&
+	! grep -q spec "$T/.err"
+'
+test_expect_success 'matrix values too long for a folder name: a spec error, not a failed write' '
+	cd p && spec bad bad "hints: [\"{w}\"]
+matrix: {w: [a, $(printf "%0300d" 0 | tr 0 v)]}" &&
+	bad bad "tasks/bad.yaml:16:9: variant ids would be up to 304 characters, more than 200"
+'
+test_expect_success 'a text that grows too large once the matrix is put in points at the text' '
+	cd p && spec bad bad "hints: [\"$(python3 -c "print(\"{w}\" * 30000)")\"]
+matrix: {w: [$(printf "%0190d" 0 | tr 0 v)]}" &&
+	bad bad "tasks/bad.yaml:15:9: text grows past 4194304 bytes once the matrix values are put in"
+'
+# cutshort SPEC: SPEC cut short at every line end and 4 bytes before it. Each cut
+# is a spec error (exit 2), or a valid spec that lost nothing it checks (its
+# reference and examples those of the whole spec, or no reference at all
+# when the cut is before it: a spec without one, whose records are
+# unverified), or a spec whose reference fails its checks: it does not
+# build (prepare --reference) or disagrees with its examples (verify
+# --expected). Prints and leaves the counts; fails on anything else.
+cutshort() {
+	name=$(basename "$1") && rm -rf cut && mkdir -p cut/prompts &&
+	cp "$RETORT_ROOT"/tasks/prompts/*.md cut/prompts/ && cp "$1" cut/ &&
+	"$RETORT_BIN/gen" --split "cut/$name" --all --tasks-dir cut --out whole >/dev/null &&
+	id=$("$RETORT_BIN/gen" --list --all --tasks-dir cut | head -n 1) &&
+	refat=$(grep -b "^reference:" "$1" | cut -d: -f1) && test -n "$refat" &&
+	errors=0 intact=0 noref=0 unbuilt=0 wrong=0 &&
+	for o in $(awk "{ o += length(\$0) + 1; print o; if (length(\$0) > 4) print o - 4 }" "$1"); do
+		test "$o" -lt "$(wc -c <"$1")" || continue
+		head -c "$o" "$1" >"cut/$name" && rm -rf part &&
+		"$RETORT_BIN/gen" --split "cut/$name" --all --tasks-dir cut --out part >/dev/null 2>err
+		case $? in
+		2) errors=$((errors + 1)); continue ;;
+		0) ;;
+		*) cat err; echo "cut at $o: gen failed"; return 1 ;;
+		esac
+		what=$(python3 -c "import json, sys
+w, p = (json.load(open(f)) for f in sys.argv[1:])
+if not p.get(\"reference\"): print(\"noref\")
+elif p[\"reference\"] == w[\"reference\"] and p[\"examples\"] == w[\"examples\"][:len(p[\"examples\"])]: print(\"intact\")
+else: print(\"changed\")" "whole/v/$id/task.json" "part/v/$id/task.json") || return 1
+		case $what in
+		intact) intact=$((intact + 1)) ;;
+		noref) test "$o" -le "$refat" || { echo "cut at $o: the reference vanished"; return 1; }
+			noref=$((noref + 1)) ;;
+		changed)
+			if ! "$RETORT_BIN/prepare" --reference -o part/ref --src "$RETORT_ROOT/tools" \
+				"part/v/$id/task.json" >err 2>&1; then
+				unbuilt=$((unbuilt + 1))
+			elif ! "$RETORT_BIN/verify" --expected --no-bench --cache-dir cache -o part/e.json \
+				"part/v/$id/task.json" part/ref >err 2>&1; then
+				wrong=$((wrong + 1))
+			else
+				echo "cut at $o: a changed reference passed its checks"; cat err; return 1
+			fi ;;
+		esac
+	done &&
+	echo "$name: $errors spec errors; broken references: $unbuilt do not build, $wrong fail the" \
+		"examples; $intact lose nothing checked; $noref end before the reference"
+}
+test_expect_success 'the examples check: a reference that builds but disagrees with an example is refused' '
+	cd p && spec bad bad "examples:
+  - sizes: {n: 3}
+    in: {x: [1, 2, 3]}
+    out: {y: [2, 4, 6]}" && sed -i "s/y\[i\] = 2 \* x\[i\]; }$/y[i] = 2 * x[i] + (i == 2); }/" tasks/bad.yaml &&
+	"$RETORT_BIN/gen" --split tasks/bad.yaml --all >/dev/null &&
+	"$RETORT_BIN/prepare" --reference -o out/v/bad/reference --src tools out/v/bad/task.json &&
+	expect_fail 2 "bad: the reference disagrees with example 1: y\[2\] = 7, the example says 6" \
+		"$RETORT_BIN/verify" --expected --no-bench --cache-dir "$T/cache" -o ex.json out/v/bad/task.json \
+		out/v/bad/reference &&
+	test ! -e ex.json && rm -rf tasks/bad.yaml tasks/replay/bad out/v/bad
+'
+test_expect_success 'a real spec cut short is a spec error, a reference that fails its checks, or loses nothing' '
+	cutshort "$RETORT_ROOT/tasks/relu.yaml" && test $((unbuilt + wrong)) -gt 0 && test $errors -gt 0 &&
+	cutshort "$RETORT_ROOT/tasks/softmax.yaml" && test $errors -gt 0
+'
 test_expect_success 'after all that, the good build is intact' '
 	cd p && ninja >n.log && grep -q "no work to do" n.log && cmp build.ninja "$T/build.ninja.good"
 '

@@ -194,4 +194,17 @@ test_expect_success 'bad usage exits 2' '
 	expect_fail 2 "time-limit must be an integer" "$RETORT_BIN/compile" --time-limit soon -o x.json "$TASK" good.json &&
 	expect_fail 2 "needs --entry" "$RETORT_BIN/compile" --screen "$SCREEN/honest-1.cu"
 '
+test_expect_success 'a JSON input that cannot be read: tool, what failed, the path once, quoted' '
+	mkdir -p folder.json &&
+	expect_fail 2 "^compile: cannot read .folder.json.: Is a directory$" \
+		"$RETORT_BIN/compile" --arch sm_90 -o out/c/f.json folder.json good.json &&
+	expect_fail 2 "^compile: cannot read .none.json.: No such file or directory$" \
+		"$RETORT_BIN/compile" --arch sm_90 -o out/c/f.json "$TASK" none.json &&
+	expect_fail 2 "^verify: cannot read .folder.json.: Is a directory$" \
+		"$RETORT_BIN/verify" --expected -o out/c/e.json folder.json ref &&
+	mkdir -p rr/r1/response.json &&
+	expect_fail 2 "^record: cannot read .rr/r1/response.json.: Is a directory$" \
+		"$RETORT_BIN/record" -o out/c/r.json "$TASK" rr/r1/response.json &&
+	test ! -e out/c/f.json && test ! -e out/c/e.json && test ! -e out/c/r.json
+'
 test_done

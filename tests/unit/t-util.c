@@ -80,6 +80,18 @@ main(void)
 	writefile(path, "{\"a\": 1,\n \"a\": 2}", 17);
 	j = jload(path, err, sizeof err);
 	ok(!j && strstr(err, "duplicate"), "duplicate keys rejected: %s", err);
+	{
+		char want[600];
+		snprintf(want, sizeof want, "%s:2:", path);
+		ok(!strncmp(err, want, strlen(want)), "bad JSON is path:line:col: %s", err);
+		snprintf(path, sizeof path, "%s/none.json", dir);
+		j = jload(path, err, sizeof err);
+		snprintf(want, sizeof want, "cannot read '%s': No such file or directory", path);
+		ok(!j && !strcmp(err, want), "a missing file: %s", err);
+		j = jload(dir, err, sizeof err);
+		snprintf(want, sizeof want, "cannot read '%s': Is a directory", dir);
+		ok(!j && !strcmp(err, want), "a folder: %s", err);
+	}
 
 	/* option values, programs on PATH, file lists */
 	ok(intarg("42", "--n", 1, 100) == 42 && intarg("-3", "--n", -5, 5) == -3, "intarg");

@@ -1,11 +1,12 @@
 /* json.c - see json.h */
 #include "json.h"
 
+#include <errno.h>
 #include <math.h>
-
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "util.h"
 
@@ -14,14 +15,31 @@ jload(const char *path, char *err, size_t errlen)
 {
 	json_error_t je;
 	json_t *j;
+	struct stat st;
+	FILE *f = fopen(path, "rb");
+	int e;
 
-	j = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
-	if (!j) {
-		if (je.line > 0)
-			snprintf(err, errlen, "%s:%d:%d: %s", path, je.line, je.column, je.text);
-		else
-			snprintf(err, errlen, "%s: %s", path, je.text);
+	if (!f) {
+		snprintf(err, errlen, "cannot read '%s': %s", path, strerror(errno));
+		return NULL;
 	}
+	if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
+		fclose(f);
+		snprintf(err, errlen, "cannot read '%s': %s", path, strerror(EISDIR));
+		errno = EISDIR;
+		return NULL;
+	}
+	errno = 0;
+	j = json_loadf(f, JSON_REJECT_DUPLICATES, &je);
+	e = errno;
+	if (!j && ferror(f))
+		snprintf(err, errlen, "cannot read '%s': %s", path, strerror(e ? e : EIO));
+	else if (!j && je.line > 0)
+		snprintf(err, errlen, "%s:%d:%d: %s", path, je.line, je.column, je.text);
+	else if (!j)
+		snprintf(err, errlen, "%s: %s", path, je.text);
+	fclose(f);
+	errno = e;
 	return j;
 }
 

@@ -12,8 +12,9 @@
 #define JFLAGS_LINE (JSON_SORT_KEYS | JSON_COMPACT | JSON_ENSURE_ASCII | JSON_REAL_PRECISION(15))
 
 /*
- * Load a JSON file. On failure returns NULL and writes a message
- * ("path:line:col: text" or "path: strerror") into err.
+ * Load a JSON file. On failure returns NULL and writes a message into err:
+ * "cannot read 'path': strerror" (a folder too: "Is a directory") or, for
+ * bad JSON, "path:line:col: text".
  */
 json_t *jload(const char *path, char *err, size_t errlen);
 /* the same, dying (exit 2: bad input) with that message */
