@@ -210,7 +210,8 @@ main(void)
 	{
 		char cmd[300];
 		snprintf(cmd, sizeof cmd, "rm -rf %s /tmp/t-spec.err", dir);
-		ok(system(cmd) == 0, "cleanup");
+		if (system(cmd) != 0)
+			fprintf(stderr, "# cannot remove the scratch files\n");
 	}
 	return done_testing();
 }

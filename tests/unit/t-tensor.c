@@ -232,7 +232,8 @@ main(void)
 		k2[0] ^= 1;
 		ok(deriveseed(k1, "a", "verify", 0, 0, 0) != deriveseed(k2, "a", "verify", 0, 0, 0), "another secret, other seeds");
 		snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-		ok(system(cmd) == 0, "cleanup");
+		if (system(cmd) != 0)
+			fprintf(stderr, "# cannot remove the scratch files\n");
 	}
 
 	/* the comparator */
