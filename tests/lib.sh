@@ -136,7 +136,10 @@ ran() { sed -n 's/^\[[0-9]*\/[0-9]*\] //p' "$1"; }
 field() { python3 -c "import json,sys; d = json.load(open('$1')); print(eval(sys.argv[1]))" "$2"; }
 
 # can_fill: whether onfull can mount a tmpfs (root, mount namespaces)
-can_fill() { test "$(id -u)" = 0 && unshare -m true 2>/dev/null; }
+can_fill() {
+	test "$(id -u)" = 0 && mkdir -p "$T/.fill" &&
+	unshare -m sh -c 'mount -t tmpfs -o size=64k tmpfs "$0"' "$T/.fill" 2>/dev/null
+}
 # onfull SIZE CMD...: CMD with ./full a tmpfs of SIZE (in a mount
 # namespace of its own, so it is gone after); CMD's exit status and stderr
 # in ./rc and ./err, then what is left in full/ listed in ./left
