@@ -143,6 +143,24 @@ user(json_t *m)
 	return json_pack("{s:s,s:s,s:n}", "role", "user", "content", "", "reasoning_content");
 }
 
+/* one round file into its place in rounds, checked; its round number */
+static int
+loadround(const char *path, struct round *rounds)
+{
+	const char *kind;
+	int r, k = classify(path, &r, &kind);
+	json_t **slot;
+
+	if (k < 0)
+		die(EXIT_USAGE, "cannot tell which round '%s' belongs to (.../r<k>/response.json etc.)", path);
+	slot = k == 0 ? &rounds[r].resp : k == 1 ? &rounds[r].comp : k == 2 ? &rounds[r].ver : &rounds[r].bench;
+	if (*slot)
+		die(EXIT_USAGE, "two %s files for round %d", kind, r);
+	*slot = jmustload(path);
+	checkfields(*slot, k, path);
+	return r;
+}
+
 static json_t *
 numornull(json_t *o, const char *key)
 {
@@ -178,19 +196,8 @@ main(int argc, char **argv)
 			arginput(s, NULL, NULL, 0, usage);
 			taskpath = s;
 		} else {
-			const char *kind;
-			int k;
-			json_t **slot;
 			arginput(s, NULL, NULL, 0, usage);
-			k = classify(s, &r, &kind);
-			if (k < 0)
-				die(EXIT_USAGE, "cannot tell which round '%s' belongs to (.../r<k>/response.json etc.)", s);
-			slot = k == 0 ? &rounds[r].resp : k == 1 ? &rounds[r].comp : k == 2 ? &rounds[r].ver : &rounds[r].bench;
-			if (*slot)
-				die(EXIT_USAGE, "two %s files for round %d", kind, r);
-			*slot = jmustload(s);
-			checkfields(*slot, k, s);
-			if (r > n)
+			if ((r = loadround(s, rounds)) > n)
 				n = r;
 		}
 	}
