@@ -117,14 +117,15 @@ test_expect_success 'a round of a model without prices: the record says cost nul
 	"$RETORT_BIN/report" -o unp/report.html unp/rec.json && grep -q "price unknown for 1 samples" unp/report.html
 '
 if can_fill; then
-	test_expect_success 'package on a full disk: exit 1; a new folder is not left, the last dataset stays whole' '
+	test_expect_success 'package on a full disk: exit 1; a new folder is not left, the last dataset stays whole, an unchanged one needs no room' '
 		cd p && find out/v -name record.json | sort >recs &&
 		onfull 1M "$RETORT_BIN/package" -o full/ds @recs && test "$(cat rc)" = 1 &&
 		grep -q "not enough space" err && test ! -s left &&
 		onfull 40M sh -c "\"\$0\" -o full/ds @recs && cp full/ds/SHA256SUMS sums.before &&
 			head -c 12M /dev/zero >full/filler && \"\$0\" -o full/ds --meta changed=yes @recs; echo \$? >rc2;
+			\"\$0\" -o full/ds @recs; echo \$? >rc3;
 			cd full/ds && sha256sum -c ../../sums.before && cmp SHA256SUMS ../../sums.before" "$RETORT_BIN/package" &&
-		test "$(cat rc)" = 0 && test "$(cat rc2)" = 1 && grep -q "not enough space" err
+		test "$(cat rc)" = 0 && test "$(cat rc2)" = 1 && grep -q "not enough space" err && test "$(cat rc3)" = 0
 	'
 else
 	test_skip "package on a full disk: needs root and mount namespaces"

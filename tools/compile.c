@@ -355,6 +355,7 @@ publish(const char *dir, const char *cachedir, const char *key, json_t *rec)
 	char *res = xasprintf("%s/result.json", tmp), *so = xasprintf("%s/cand.so", dir), *to = xasprintf("%s/cand.so", tmp);
 
 	tempsweep(dst, "tmp");
+	rmtree(tmp); /* a dead process of our pid's, not swept */
 	if (mkdirp(tmp) < 0 || jwrite(res, rec) < 0 || (!strcmp(jstr(rec, "status", ""), "ok") && copyfile(so, to) < 0))
 		die(EXIT_RETRY, "cannot write '%s':", tmp);
 	if (rename(tmp, dst) < 0)

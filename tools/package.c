@@ -200,13 +200,15 @@ writedataset(const char *dir, const char *name, struct buf *arch, size_t narch)
 		path = xasprintf("%s/%s-%05zu.tar.gz", dir, name, n);
 		sha256hex(arch[n].s, arch[n].n, hex);
 		bufprintf(&sumbuf, "%s  %s-%05zu.tar.gz\n", hex, name, n);
-		grow += (double)arch[n].n - (stat(path, &st) == 0 ? (double)st.st_size : 0);
-		largest = (double)arch[n].n > largest ? (double)arch[n].n : largest;
+		if (!samecontent(path, arch[n].s, arch[n].n)) { /* only what changes takes room */
+			grow += (double)arch[n].n - (stat(path, &st) == 0 ? (double)st.st_size : 0);
+			largest = (double)arch[n].n > largest ? (double)arch[n].n : largest;
+		}
 		free(path);
 	}
-	if (nospace(dir, (grow > 0 ? grow : 0) + largest + NOSPACE_MIN))
-		die(EXIT_RETRY, "not enough space in '%s' for the dataset: %.1f MiB more, and %.1f MiB are free", dir,
-		    (grow > 0 ? grow : 0) / (1 << 20), diskfree(dir) / (1 << 20));
+	if (largest > 0 && nospace(dir, (grow > 0 ? grow : 0) + largest + NOSPACE_MIN))
+		die(EXIT_RETRY, "not enough space in '%s' for the dataset: it needs %.1f MiB free, and %.1f MiB are", dir,
+		    ((grow > 0 ? grow : 0) + largest + NOSPACE_MIN) / (1 << 20), diskfree(dir) / (1 << 20));
 	bufinit(&old, 1 << 20);
 	if ((readfile(sums, &old) < 0 || old.n != sumbuf.n || memcmp(old.s, sumbuf.s, old.n)) && unlink(sums) < 0 &&
 	    errno != ENOENT)

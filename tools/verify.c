@@ -117,8 +117,9 @@ runreference(const char *reference, const char *work, const char *plan, const ch
 
 	/* a full disk is the host's failure, not the reference's (exit 1) */
 	if (nospace(work, outbytes + NOSPACE_MIN))
-		die(EXIT_RETRY, "not enough space in '%s': the reference's outputs take %.1f MiB, and %.1f MiB are free",
-		    work, outbytes / (1 << 20), diskfree(work) / (1 << 20));
+		die(EXIT_RETRY, "not enough space in '%s': the reference's outputs take %.1f MiB, which needs %.1f MiB "
+		    "free, and %.1f MiB are", work, outbytes / (1 << 20), (outbytes + NOSPACE_MIN) / (1 << 20),
+		    diskfree(work) / (1 << 20));
 	memset(&j, 0, sizeof j);
 	j.work = work;
 	lim.filemb = (long)(outbytes / (1 << 20)) + 64;

@@ -178,34 +178,37 @@ main(void)
 	{
 		/* temporaries of a killed process are swept by the next; a live
 		 * one's, another host's and other names are left alone */
-		char host[256] = "", *x = xasprintf("%s/x", dir), *y = xasprintf("%s/y", dir), *p[5], *d;
+		char *x = xasprintf("%s/x", dir), *y = xasprintf("%s/y", dir), *p[6], *d, *mine = tempname(x, "tmp");
+		const char *host = strchr(mine, '@') + 1; /* where it was made: this host and pid namespace */
 		pid_t dead = fork();
 		if (dead == 0)
 			_exit(0);
 		waitpid(dead, NULL, 0);
-		gethostname(host, sizeof host - 1);
 		p[0] = xasprintf("%s.tmp-%ld@%s", x, (long)dead, host);
 		p[1] = xasprintf("%s.tmp-1@%s", x, host);
 		p[2] = xasprintf("%s.tmp-%ld@%s.elsewhere", x, (long)dead, host);
 		p[3] = xasprintf("%s.tmpx-%ld@%s", x, (long)dead, host);
 		p[4] = xasprintf("%s.build-%ld@%s+abcdef", y, (long)dead, host);
-		for (int i = 0; i < 4; i++)
-			writefile(p[i], "t", 1);
+		p[5] = xasprintf("%s.tmp-+%ld@%s", x, (long)dead, host); /* not a name tempname makes */
+		for (int i = 0; i < 6; i++)
+			if (i != 4)
+				writefile(p[i], "t", 1);
 		mkdir(p[4], 0755);
 		d = xasprintf("%s/inside", p[4]);
 		writefile(d, "t", 1);
 		free(d);
 		ok(writefile(x, "x", 1) == 1 && access(p[0], F_OK) < 0, "writefile sweeps a dead process's temporary");
-		ok(access(p[1], F_OK) == 0 && access(p[2], F_OK) == 0 && access(p[3], F_OK) == 0,
-		   "a live process's, another host's and another kind's are left");
+		ok(access(p[1], F_OK) == 0 && access(p[2], F_OK) == 0 && access(p[3], F_OK) == 0 && access(p[5], F_OK) == 0,
+		   "a live process's, another place's, another kind's and an odd name are left");
 		d = tempdir(y, "build");
 		ok(d && access(p[4], F_OK) < 0 && access(d, F_OK) == 0, "tempdir sweeps a dead process's folder and makes its own");
 		is_int(strncmp(d, p[4], strlen(y) + 7), 0, "tempdir's folder is named for its kind");
 		tempdone(d);
 		ok(access(d, F_OK) < 0, "tempdone removes it");
 		free(d);
-		for (int i = 0; i < 5; i++)
+		for (int i = 0; i < 6; i++)
 			free(p[i]);
+		free(mine);
 		free(x);
 		free(y);
 	}

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <ctype.h>
 #include <dirent.h>
 #include <ftw.h>
 #include <pthread.h>
@@ -321,8 +322,7 @@ samefiles(const char *a, const char *b)
 	return same;
 }
 
-/* 1 when path holds exactly data[0..n) */
-static int
+int
 samecontent(const char *path, const void *data, size_t n)
 {
 	struct stat st;
@@ -496,34 +496,41 @@ nospace(const char *path, double need)
 	return fr >= 0 && fr < (need > NOSPACE_MIN ? need : NOSPACE_MIN); /* unknown: the child's failure stands */
 }
 
-/* this host's name, as temporaries carry it ('-' when it has none) */
+/* where pids mean what they mean here: this host's name and its pid
+ * namespace (containers may share a host name, not their pids), as
+ * temporaries carry it: HOST:NS ('-' for a host name that would not do) */
 static const char *
-hostname(void)
+makerplace(void)
 {
-	static char host[256];
+	static char place[320];
+	char host[256] = "";
+	struct stat st;
 
-	if (!host[0] && (gethostname(host, sizeof host - 1) < 0 || !host[0] || strchr(host, '/')))
+	if (place[0])
+		return place;
+	if (gethostname(host, sizeof host - 1) < 0 || !host[0] || strpbrk(host, "/+:"))
 		strcpy(host, "-");
-	return host;
+	snprintf(place, sizeof place, "%s:%lu", host, stat("/proc/self/ns/pid", &st) == 0 ? (unsigned long)st.st_ino : 0ul);
+	return place;
 }
 
 char *
 tempname(const char *path, const char *kind)
 {
-	return xasprintf("%s.%s-%ld@%s", path, kind, (long)getpid(), hostname());
+	return xasprintf("%s.%s-%ld@%s", path, kind, (long)getpid(), makerplace());
 }
 
 /* the maker of a temporary named for it (tail: what follows "KIND-"), if
- * it was made on this host; 0 when it was not */
+ * it was made here (this host, this pid namespace); 0 when it was not */
 static long
 tempmaker(const char *tail)
 {
-	const char *host = hostname();
+	const char *place = makerplace();
 	char *end;
-	long pid = strtol(tail, &end, 10);
-	size_t n = strlen(host);
+	long pid = isdigit((unsigned char)*tail) ? strtol(tail, &end, 10) : 0;
+	size_t n = strlen(place);
 
-	if (end == tail || pid <= 0 || *end != '@' || strncmp(end + 1, host, n))
+	if (pid <= 0 || pid > INT_MAX || *end != '@' || strncmp(end + 1, place, n))
 		return 0;
 	end += 1 + n;
 	return *end == 0 || (*end == '+' && strlen(end) == 7) ? pid : 0;
@@ -564,7 +571,7 @@ tempdir(const char *path, const char *kind)
 	int err;
 
 	tempsweep(path, kind);
-	d = xasprintf("%s+XXXXXX", name); /* no host name has a '+' */
+	d = xasprintf("%s+XXXXXX", name); /* makerplace has no "+" */
 	free(name);
 	if (!mkdtemp(d)) {
 		err = errno;

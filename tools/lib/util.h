@@ -89,6 +89,8 @@ char *filetail(const char *path, size_t max);
  * Returns 1 written, 0 unchanged, -1 error (errno set).
  */
 int writefile(const char *path, const void *data, size_t n);
+/* 1 when path holds exactly data[0..n) (what writefile leaves alone) */
+int samecontent(const char *path, const void *data, size_t n);
 /* from's bytes into to as writefile writes them (atomic, unchanged bytes
  * left alone; up to 2 GiB); 0, or -1 with errno */
 int copyfile(const char *from, const char *to);
@@ -117,11 +119,12 @@ void tempadd(const char *path);
 void tempdone(const char *path);
 /*
  * Temporaries that outlive a SIGKILL are named for their maker:
- * tempname gives PATH.KIND-PID@HOST (a file or folder beside PATH), and
- * tempsweep, called before a tool makes its own, removes those beside
- * PATH of that KIND whose process is gone from this host (another host's,
- * on a shared folder, are left alone). tempdir sweeps, then makes the
- * folder PATH.KIND-PID@HOST+XXXXXX and adds it to the temporaries (NULL
+ * tempname gives PATH.KIND-PID@HOST:NS (a file or folder beside PATH;
+ * NS the pid namespace), and tempsweep, called before a tool makes its
+ * own, removes those beside PATH of that KIND whose process is gone from
+ * here (another host's or container's, on a shared folder, are left
+ * alone). tempdir sweeps, then makes the
+ * folder PATH.KIND-PID@HOST:NS+XXXXXX and adds it to the temporaries (NULL
  * with errno).
  */
 char *tempname(const char *path, const char *kind);
