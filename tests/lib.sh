@@ -150,6 +150,24 @@ onfull() {
 	cat err; echo "exit $(cat rc); left: $(cat left)"
 }
 
+# for the query-llm tests (after one_variant):
+# model PROVIDER MODEL [python statements on dict m]: write m.json
+model() {
+	"$RETORT_BIN/gen" --model-json m.json --models "$RETORT_ROOT/models.yaml" --provider "$1" --model "$2" &&
+	python3 -c "import json; m = json.load(open('m.json')); m['limits'] = {'rpm': 0, 'tpm': 0}
+m['retry']['max_wait_s'] = 30
+${3:-}
+json.dump(m, open('m.json', 'w'))"
+}
+# q OUT [extra query-llm args]: one round-1 request for the variant in TASK
+q() {
+	out=$1; shift
+	"$RETORT_BIN/query-llm" -o "$out" --model-config m.json --prompts tasks/prompts \
+		--cache-dir "$T/cache" --sample 0 --round 1 --log "$T/llm.log" "$@" "$TASK"
+}
+# fresh: an empty response cache
+fresh() { rm -rf "$T/cache"; }
+
 # mock ARGS...: control the mock teacher listening on the port in $T/port
 mock() { python3 "$RETORT_ROOT/tests/mock_llm.py" --ctl "$T/port" "$@"; }
 

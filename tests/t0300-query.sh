@@ -8,20 +8,6 @@ one_variant
 
 start_mock
 
-# model PROVIDER MODEL [python statements on dict m]: write m.json
-model() {
-	"$RETORT_BIN/gen" --model-json m.json --models "$RETORT_ROOT/models.yaml" --provider "$1" --model "$2" &&
-	python3 -c "import json; m = json.load(open('m.json')); m['limits'] = {'rpm': 0, 'tpm': 0}
-m['retry']['max_wait_s'] = 30
-${3:-}
-json.dump(m, open('m.json', 'w'))"
-}
-# q OUT [extra query-llm args]: one round-1 request for alpha
-q() {
-	out=$1; shift
-	"$RETORT_BIN/query-llm" -o "$out" --model-config m.json --prompts tasks/prompts \
-		--cache-dir "$T/cache" --sample 0 --round 1 --log "$T/llm.log" "$@" "$TASK"
-}
 last() { mock requests | python3 -c "import json,sys; r = json.load(sys.stdin)[-1]; print(eval(sys.argv[1]))" "$1"; }
 
 test_expect_success 'anthropic: streamed request and response' '
@@ -90,7 +76,6 @@ test_expect_success 'reverting a prompt edit hits the old entry' '
 '
 
 # retries: each case clears the cache so that a request is made
-fresh() { rm -rf "$T/cache"; }
 test_expect_success 'round 2 after a compile timeout tells the teacher so' '
 	cd p && mock reset && model anthropic claude-sonnet-5-5 && mkdir -p r1dir &&
 	cp r1.json r1dir/response.json &&

@@ -9,21 +9,6 @@ one_variant
 
 start_mock
 
-# model PROVIDER MODEL [python statements on dict m]: write m.json
-model() {
-	"$RETORT_BIN/gen" --model-json m.json --models "$RETORT_ROOT/models.yaml" --provider "$1" --model "$2" &&
-	python3 -c "import json; m = json.load(open('m.json')); m['limits'] = {'rpm': 0, 'tpm': 0}
-m['retry']['max_wait_s'] = 30
-${3:-}
-json.dump(m, open('m.json', 'w'))"
-}
-# q OUT [extra query-llm args]: one round-1 request for alpha
-q() {
-	out=$1; shift
-	"$RETORT_BIN/query-llm" -o "$out" --model-config m.json --prompts tasks/prompts \
-		--cache-dir "$T/cache" --sample 0 --round 1 --log "$T/llm.log" "$@" "$TASK"
-}
-fresh() { rm -rf "$T/cache"; }
 # whole FILE: the response is answered and holds the mock's whole answer
 whole() {
 	python3 -c "import json, sys; d = json.load(open(sys.argv[1])); t = d['answer']['text']
