@@ -1031,13 +1031,8 @@ static int
 jwritesafe(const char *path, const json_t *j)
 {
 	char *d = jdumps(j, JFLAGS_FILE), *s = redact(d, 0);
-	size_t n = strlen(s);
-	int r;
+	int r = jwritetext(path, s);
 
-	s = xrealloc(s, n + 2);
-	s[n++] = '\n';
-	s[n] = 0;
-	r = writefile(path, s, n);
 	free(d);
 	free(s);
 	return r;

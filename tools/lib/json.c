@@ -65,16 +65,26 @@ jdumps(const json_t *j, size_t flags)
 }
 
 int
-jwrite(const char *path, const json_t *j)
+jwritetext(const char *path, const char *text)
 {
-	char *s = jdumps(j, JFLAGS_FILE);
-	size_t n = strlen(s);
+	size_t n = strlen(text);
+	char *s = xmalloc(n + 2);
 	int r;
 
-	s = xrealloc(s, n + 2);
+	memcpy(s, text, n);
 	s[n++] = '\n';
 	s[n] = 0;
 	r = writefile(path, s, n);
+	free(s);
+	return r;
+}
+
+int
+jwrite(const char *path, const json_t *j)
+{
+	char *s = jdumps(j, JFLAGS_FILE);
+	int r = jwritetext(path, s);
+
 	free(s);
 	return r;
 }

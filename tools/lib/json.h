@@ -22,6 +22,8 @@ json_t *jmustload(const char *path);
 
 /* dump j with JFLAGS_FILE plus a final newline; same return as writefile */
 int jwrite(const char *path, const json_t *j);
+/* text (JSON already dumped) plus a final newline, as jwrite writes it */
+int jwritetext(const char *path, const char *text);
 
 /* dump j into a new string with flags (never NULL: dies on OOM) */
 char *jdumps(const json_t *j, size_t flags);
