@@ -638,8 +638,9 @@ tempadd(const char *path)
 		registered = 1;
 	for (i = 0; i < MAXTEMPS && temps[i]; i++)
 		;
-	if (i < MAXTEMPS)
-		temps[i] = xstrdup(path);
+	if (i == MAXTEMPS) /* a failure would leave it behind: a tool that needs more is wrong */
+		die(EXIT_RETRY, "more than %d temporaries: '%s'", MAXTEMPS, path);
+	temps[i] = xstrdup(path);
 }
 
 void
@@ -655,12 +656,8 @@ tempkeep(const char *path)
 void
 tempdone(const char *path)
 {
-	for (int i = 0; i < MAXTEMPS; i++)
-		if (temps[i] && !strcmp(temps[i], path)) {
-			free(temps[i]);
-			temps[i] = NULL;
-		}
-	rmtree(path); /* listed or not (the list may have been full) */
+	tempkeep(path);
+	rmtree(path); /* listed or not */
 }
 
 int
