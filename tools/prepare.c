@@ -360,7 +360,7 @@ baseline(const struct opts *o, const struct task *t)
 	                "#line 1 \"baseline\"\n%s\n%s;\n", jstr(b, "code", ""), decl);
 	if (writefile(cu, src, strlen(src)) < 0)
 		die(EXIT_RETRY, "cannot write '%s':", cu);
-	tempadd(o->out); /* both outputs, or neither: no empty baseline.so for a disk that was full */
+	tempadd(o->out); /* neither output is left on exit 1: no empty baseline.so for a disk that was full */
 	tempadd(logpath);
 	args[ac++] = af;
 	args[ac++] = "-O3";

@@ -378,7 +378,7 @@ expected(const struct opts *o, const char *taskpath, const char *reference)
 	/* the answers: for the owner's eyes only (the jailed reference wrote
 	 * them as the sandbox's uid, which must not read them) */
 	binpath = sibling(o->out, "expected.bin");
-	tempadd(binpath); /* until expected.json is written: both, or neither */
+	tempadd(binpath); /* until expected.json is written: no new expected.bin without it */
 	if (chown(outbin, getuid(), getgid()) < 0 || chmod(outbin, 0600) < 0 || movefile(outbin, binpath) < 0)
 		die(EXIT_RETRY, "cannot write '%s':", binpath);
 	out = json_pack("{s:i,s:s,s:o}", "version", 2, "task", t.id, "runs", runs);
