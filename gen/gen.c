@@ -219,9 +219,9 @@ variantedges(struct buf *b, const struct opts *o, const struct variant *v)
 	if (v->hasbaseline) {
 		bufprintf(b, "build %s/v/%s/baseline.so: baseline %s/v/%s/task.json | $bindir/prepare\n", d, id, d, id);
 		if (v->hasref) {
-			bufprintf(b, "build %s/v/%s/oracle.json: oracle %s/v/%s/task.json %s/v/%s/harness %s/v/%s/expected.json "
-			          "%s/v/%s/baseline.so | %s/v/%s/expected.bin $bindir/verify\n", d, id, d, id, d, id, d, id, d, id,
-			          d, id);
+			bufprintf(b, "build %s/v/%s/oracle.json | %s/v/%s/oracle.bin: oracle %s/v/%s/task.json %s/v/%s/harness "
+			          "%s/v/%s/expected.json %s/v/%s/baseline.so | %s/v/%s/expected.bin $bindir/verify\n", d, id, d, id,
+			          d, id, d, id, d, id, d, id, d, id);
 			bufprintf(b, "build %s/v/%s/baseline.json: benchbase %s/v/%s/task.json %s/v/%s/harness "
 			          "%s/v/%s/oracle.json %s/v/%s/baseline.so | $bindir/bench\n", d, id, d, id, d, id, d, id, d, id);
 		}
@@ -289,12 +289,12 @@ sampleedges(struct buf *b, const struct opts *o, const struct variant *v, int s,
 			rounddir(b, o, v, s, r);
 			bufprintf(b, "/compile.json %s/v/%s/harness %s/v/%s/expected.json", d, id, d, id);
 			if (v->hasbaseline)
-				bufprintf(b, " %s/v/%s/baseline.json", d, id);
+				bufprintf(b, " %s/v/%s/oracle.json", d, id);
 			bufputs(b, " | ");
 			rounddir(b, o, v, s, r);
 			bufprintf(b, "/cand.so %s/v/%s/expected.bin", d, id);
-			if (v->hasbaseline) /* the oracle: the baseline.so beside baseline.json */
-				bufprintf(b, " %s/v/%s/baseline.so", d, id);
+			if (v->hasbaseline) /* the oracle's outputs, beside oracle.json */
+				bufprintf(b, " %s/v/%s/oracle.bin", d, id);
 			bufputs(b, " $bindir/verify\n");
 
 			bufputs(b, "build ");

@@ -37,7 +37,7 @@ candidate() {
 	d=out/v/$2 r=runs/$1.$2
 	mkdir -p $r && cc -shared -fPIC -O1 -o $r/cand.so "$FAKE/$1.c" && echo '{"status": "ok"}' >$r/compile.json &&
 	"$RETORT_BIN/verify" --timeout 3 --lock-dir gpu -o $r/verify.json $d/task.json $r/compile.json $d/harness \
-		$d/expected.json $d/baseline.json &&
+		$d/expected.json $d/oracle.json &&
 	"$RETORT_BIN/bench" --timeout 3 --lock-dir gpu -o $r/bench.json $d/task.json $r/verify.json $r/compile.json \
 		$d/harness calibration.json $d/baseline.json
 }
@@ -96,6 +96,23 @@ test_expect_success 'wrong only at a bench size the CPU cannot afford: the oracl
 	candidate wrong-bench fakeheavy; expect wrong-bench fakeheavy &&
 	field runs/wrong-bench.fakeheavy/verify.json "d[\"feedback\"]" | grep -q "checked against the spec'"'"'s baseline"
 '
+test_expect_success 'the oracle computes once per variant: its outputs in oracle.bin (the owner only), none at the CPU-checked runs' '
+	test "$(field out/v/fakeheavy/oracle.json "d[\"oracle_bytes\"]")" = "$(stat -c %s out/v/fakeheavy/oracle.bin)" &&
+	test "$(stat -c %a out/v/fakeheavy/oracle.bin)" = 600 &&
+	test "$(field out/v/fakeheavy/oracle.json "[r.get(\"oracle_offset\") for r in d[\"runs\"]]")" = \
+		"[None, None, None, None, None, None, 0]" &&
+	test "$(field out/v/fakescale/oracle.json "d[\"oracle_bytes\"]")" = 0 &&
+	test "$(field runs/ok.fakeheavy/verify.json "sorted(d[\"phase_seconds\"])")" = \
+		"['"'"'calls'"'"', '"'"'cases'"'"', '"'"'comparisons'"'"', '"'"'end'"'"', '"'"'fetches'"'"']" &&
+	test "$(field runs/ok.fakeheavy/bench.json "sorted(d[\"cases\"][0][\"check_seconds\"])")" = \
+		"['"'"'compare'"'"', '"'"'end'"'"', '"'"'fetch'"'"', '"'"'oracle_calls'"'"', '"'"'oracle_case'"'"', '"'"'oracle_start'"'"']"
+'
+test_expect_success 'an oracle.bin that is not its oracle.json'"'"'s: exit 2, named' '
+	mkdir -p stale && cp out/v/fakeheavy/oracle.json stale/ && head -c 100 out/v/fakeheavy/oracle.bin >stale/oracle.bin &&
+	{ "$RETORT_BIN/verify" --lock-dir gpu -o runs/stale.json out/v/fakeheavy/task.json runs/ok.fakeheavy/compile.json \
+		out/v/fakeheavy/harness out/v/fakeheavy/expected.json stale/oracle.json 2>err; test $? = 2; } &&
+	grep -q "stale/oracle.bin. is not the oracle.bin of" err && test ! -e runs/stale.json
+'
 test_expect_success 'a kept call is named in the feedback, with its inputs' '
 	field runs/late.fakescale/bench.json "d[\"feedback\"]" | grep -q "call [0-9]* of the timing run at n=65536 (inputs x: "
 '
@@ -103,11 +120,12 @@ test_expect_success 'the lockdown names what it refused' '
 	field runs/openfile.fakescale/verify.json "d[\"feedback\"]" | grep -q "rule lockdown.*openat"
 '
 test_expect_success 'without an oracle the kept calls are not judged, and the record says so' '
-	cp out/v/fakeheavy/baseline.json nobase.json &&
+	cp out/v/fakeheavy/baseline.json nobase.json && cp out/v/fakeheavy/oracle.json nooracle.json &&
 	python3 -c "import json; d = json.load(open(\"nobase.json\")); d[\"oracle\"] = {\"status\": \"failed\", \"why\": \"test\"}; json.dump(d, open(\"nobase.json\", \"w\"))" &&
+	python3 -c "import json; d = json.load(open(\"nooracle.json\")); d[\"verdict\"] = \"mismatch\"; json.dump(d, open(\"nooracle.json\", \"w\"))" &&
 	mkdir -p runs/noor && cp runs/ok.fakeheavy/cand.so runs/ok.fakeheavy/compile.json runs/noor/ &&
 	"$RETORT_BIN/verify" --lock-dir gpu -o runs/noor/verify.json out/v/fakeheavy/task.json runs/noor/compile.json \
-		out/v/fakeheavy/harness out/v/fakeheavy/expected.json nobase.json &&
+		out/v/fakeheavy/harness out/v/fakeheavy/expected.json nooracle.json &&
 	field runs/noor/verify.json "d[\"bench_checked\"]" | grep -q "^no:" &&
 	"$RETORT_BIN/bench" --lock-dir gpu -o runs/noor/bench.json out/v/fakeheavy/task.json runs/noor/verify.json \
 		runs/noor/compile.json out/v/fakeheavy/harness calibration.json nobase.json &&

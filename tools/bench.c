@@ -224,6 +224,10 @@ stable(const double *v, int n)
 
 /* ------------------------------------------------------------- a case */
 
+/* the parts of the checks, as the record names them */
+enum { CK_FETCH, CK_END, CK_ORACLE_START, CK_ORACLE_CASE, CK_ORACLE_CALLS, CK_COMPARE, CK_N };
+static const char *const checkpart[CK_N] = { "fetch", "end", "oracle_start", "oracle_case", "oracle_calls", "compare" };
+
 /* a call kept for the oracle: its inputs and its outputs' hash; its
  * outputs, fetched, at slot + 1 outputs' sizes into the shared memory */
 struct held {
@@ -238,6 +242,7 @@ struct timing {
 	double excess[MAXCALLS];     /* a timed call's round trip less the next no-op's */
 	int pairs;
 	double phase[4];             /* seconds: start, setup, calls, checks */
+	double check[CK_N];          /* the checks' seconds, by part */
 	int calls, held, checked;
 	unsigned char *kept;         /* the candidate's shared memory, kept after it ended */
 	size_t keptlen, outbytes;    /* its size, and one call's outputs' */
@@ -372,14 +377,18 @@ fetchkept(struct harness *h, struct timing *tm)
 	char err[1024];
 	int s;
 
+	double t0 = now();
+
 	if (step(hsync(h, &r, err, sizeof err), &r, err, tm))
 		return -1;
-	tm->outbytes = hshmbytes(h->t, h->c, 1);
 	for (s = 0; s < tm->held; s++)
 		if (step(hfetchhold(h, s, (size_t)(s + 1) * tm->outbytes, &r, err, sizeof err), &r, err, tm))
 			return -1;
 	tm->kept = htakeshm(h, &tm->keptlen);
+	tm->check[CK_FETCH] = now() - t0;
+	t0 = now();
 	hstop(h);
+	tm->check[CK_END] = now() - t0;
 	return 0;
 }
 
@@ -400,40 +409,48 @@ keptintact(const struct harness *h, struct timing *tm)
 	return 0;
 }
 
-/* the oracle on every kept call's inputs, in a harness of its own */
+/* the oracle on every kept call's inputs, in its own harness h (spawned
+ * when the timed calls ended, so that it loaded while the kept calls were
+ * fetched and the candidate's harness ended) */
 static int
-judge(struct bcase *b, const char *oracle, struct timing *tm)
+judge(struct bcase *b, struct harness *h, struct timing *tm)
 {
 	const struct task *t = b->t;
-	struct harness h;
 	struct hres r;
 	char err[1024];
 	int s, i, rc;
+	double t0 = now();
 
-	if ((rc = hstart(&h, t, b->harness, oracle, "baseline", b->device, tm->outbytes, NULL, HOPEN, b->o->timeout, &r,
-	                 err, sizeof err)) < 0 || (!rc && (rc = hcase(&h, b->c, &r, err, sizeof err)) < 0))
+	if ((rc = hready(h, &r, err, sizeof err)) < 0)
 		die(EXIT_RETRY, "%s", err);
+	tm->check[CK_ORACLE_START] = now() - t0;
+	t0 = now();
+	if (!rc && (rc = hcase(h, b->c, &r, err, sizeof err)) < 0)
+		die(EXIT_RETRY, "%s", err);
+	tm->check[CK_ORACLE_CASE] = now() - t0;
 	if (rc) {
 		/* not the candidate's failure: the kept calls are not judged */
 		tm->oracle = "none: the oracle failed to run";
-		hstop(&h);
 		return 0;
 	}
 	for (s = 0; s < tm->held; s++) {
-		if ((rc = hcall(&h, 0, 0, &tm->keep[s].in, &r, err, sizeof err)) ||
-		    (rc = hfetch(&h, 0, &r, err, sizeof err))) {
+		t0 = now();
+		if ((rc = hcall(h, 0, 0, &tm->keep[s].in, &r, err, sizeof err)) ||
+		    (rc = hfetch(h, 0, &r, err, sizeof err))) {
 			if (rc < 0)
 				die(EXIT_RETRY, "%s", err);
 			tm->oracle = "none: the oracle failed to run";
 			break;
 		}
+		tm->check[CK_ORACLE_CALLS] += now() - t0;
+		t0 = now();
 		for (i = 0; i < t->nargs; i++) {
 			const struct targ *a = &t->args[i];
 			struct cmpres c;
 			char text[512];
 			if (!isoutput(a))
 				continue;
-			compare(tm->kept + (size_t)(s + 1) * tm->outbytes + h.outoff[i], a->dt, houtput(&h, 0, i), WANT_DTYPE,
+			compare(tm->kept + (size_t)(s + 1) * tm->outbytes + h->outoff[i], a->dt, houtput(h, 0, i), WANT_DTYPE,
 			        b->c->numel[i], a, ORACLE_SCALE, ORACLE_LENIENT, &c);
 			if (c.pass)
 				continue;
@@ -445,12 +462,12 @@ judge(struct bcase *b, const char *oracle, struct timing *tm)
 			         "be checked: results must not depend on the call, the phase or earlier inputs",
 			         tm->keep[s].call + 1, b->c->label, text, a->name, (long long)c.bad, (long long)c.n,
 			         (long long)c.unwritten, c.relnorm);
-			hstop(&h);
+			tm->check[CK_COMPARE] += now() - t0;
 			return -1;
 		}
+		tm->check[CK_COMPARE] += now() - t0;
 		tm->checked++;
 	}
-	hstop(&h);
 	return 0;
 }
 
@@ -519,14 +536,17 @@ static void
 timecase(struct bcase *b, const char *so, const char *entry, const char *oracle, int check, struct timing *tm,
          json_t *cr, json_t *rec)
 {
-	struct harness h;
+	struct harness h, oh;
 	struct hres r;
 	char err[1024];
 	double ev[MAXCALLS], host[MAXCALLS], wall[MAXCALLS], t0 = now();
+	int judging = check && oracle;
 
 	memset(tm, 0, sizeof *tm);
+	memset(&oh, 0, sizeof oh);
 	tm->status = "measured";
 	tm->oracle = check ? "none: the spec has no baseline that passed its checks" : "not checked (the baseline)";
+	tm->outbytes = hshmbytes(b->t, b->c, 1);
 	if (getrandom(b->key, sizeof b->key, 0) != (ssize_t)sizeof b->key ||
 	    getrandom(&b->rng, sizeof b->rng, 0) != (ssize_t)sizeof b->rng)
 		die(EXIT_RETRY, "cannot draw a key:");
@@ -544,12 +564,17 @@ timecase(struct bcase *b, const char *so, const char *entry, const char *oracle,
 		goto out;
 	tm->phase[2] = now() - t0;
 	t0 = now();
+	/* the candidate's code runs only inside its calls, which are over:
+	 * the oracle may load beside it now */
+	if (judging && hspawn(&oh, b->t, b->harness, oracle, "baseline", b->device, tm->outbytes, NULL, HOPEN,
+	                      b->o->timeout, err, sizeof err) < 0)
+		die(EXIT_RETRY, "%s", err);
 	if (check && (fetchkept(&h, tm) < 0 || keptintact(&h, tm) < 0))
 		goto out;
 	hstop(&h);
-	if (check && oracle) {
+	if (judging) {
 		tm->oracle = "the spec's baseline, on the GPU";
-		if (judge(b, oracle, tm) < 0)
+		if (judge(b, &oh, tm) < 0)
 			goto out;
 	}
 	tm->phase[3] = now() - t0;
@@ -561,9 +586,11 @@ timecase(struct bcase *b, const char *so, const char *entry, const char *oracle,
 		tm->host_ms = jnum(tm->stats, "host_median_ms", 0);
 	}
 out:
+	hstop(&h);
+	if (judging)
+		hstop(&oh);
 	if (tm->phase[2] > 0 && !tm->phase[3]) /* the checks ended it */
 		tm->phase[3] = now() - t0;
-	hstop(&h);
 	if (tm->kept)
 		munmap(tm->kept, tm->keptlen);
 }
@@ -753,6 +780,12 @@ benchcase(const struct opts *o, const struct task *t, int ci, const char *harnes
 	                    tm.oracle));
 	json_object_set_new(cr, "seconds", json_pack("{s:f,s:f,s:f,s:f}", "start", tm.phase[0], "setup", tm.phase[1],
 	                    "calls", tm.phase[2], "checks", tm.phase[3]));
+	{
+		json_t *ck = json_object();
+		for (int k = 0; k < CK_N; k++)
+			json_object_set_new(ck, checkpart[k], json_real(tm.check[k]));
+		json_object_set_new(cr, "check_seconds", ck);
+	}
 	if (strcmp(tm.status, "measured")) {
 		json_object_set_new(rec, "status", json_string(tm.status));
 		bufprintf(feedback, "Timing at %s failed: %s.\n", b.c->label, tm.problem);

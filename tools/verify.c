@@ -3,7 +3,7 @@
  * task is verified and timed at, on inputs it could not predict?
  *
  * usage: verify --expected [--cache-dir DIR] [--no-bench] -o EXPECTED_JSON TASK_JSON REFERENCE
- *        verify [options] -o VERIFY_JSON TASK_JSON COMPILE_JSON HARNESS EXPECTED_JSON [BASELINE_JSON]
+ *        verify [options] -o VERIFY_JSON TASK_JSON COMPILE_JSON HARNESS EXPECTED_JSON [ORACLE_JSON]
  *        verify --baseline [options] -o ORACLE_JSON TASK_JSON HARNESS EXPECTED_JSON BASELINE_SO
  *
  * --expected (once per task variant, not per candidate): checks the spec's
@@ -29,11 +29,11 @@
  * fenced to the same free memory. The child never sees expected values.
  * Every element of every output is compared here, with per-dtype
  * tolerances (NaN and Inf strictly, every element written), against the
- * reference's outputs or, at a bench size the reference could not afford,
- * the outputs of the spec's baseline (BASELINE_JSON says whether it was
- * found sound as an oracle; baseline.so beside it) run in a harness of
- * its own after the candidate's has ended, on the same inputs, with twice
- * the tolerances. Inputs must come back unchanged. Writes VERIFY_JSON: the
+ * reference's outputs (expected.bin, mapped) or, at a bench size the
+ * reference could not afford, the outputs of the spec's baseline on the
+ * same inputs (oracle.bin beside ORACLE_JSON, when verify --baseline
+ * found it sound: ORACLE_JSON's verdict), with twice the tolerances.
+ * Inputs must come back unchanged. Writes VERIFY_JSON: the
  * verdict (correct, mismatch, crash, timeout, out_of_bounds,
  * inputs_modified, violation (the runtime guard or the lockdown refused a
  * call), load_error, sandbox (the harness's replies tampered with),
@@ -42,13 +42,19 @@
  * (whether every bench size was compared with an oracle, and if not why),
  * per-run errors, the first mismatches, the feedback the next round shows
  * the teacher, and timings (seconds in all, gpu_seconds with the GPU held,
- * start_seconds of those to start the harness and its CUDA context).
+ * start_seconds of those to start the harness and its CUDA context,
+ * phase_seconds: cases set up, calls, fetches, comparisons, the harness's
+ * end).
  *
  * --baseline (once per variant): the spec's baseline verified the same way
  * on every run the CPU reference computed: a baseline found correct there
- * is the GPU oracle of the bench sizes the reference cannot afford (bench
- * --baseline copies the verdict into baseline.json, which verify and bench
- * read). An empty BASELINE_SO (it did not build here) is not_built.
+ * is the GPU oracle of the bench sizes the reference cannot afford. Its
+ * outputs on those runs (the same inputs every candidate of the variant
+ * gets there) are written to oracle.bin beside ORACLE_JSON (readable by
+ * its owner only; each such run's oracle_offset and the oracle_bytes in
+ * ORACLE_JSON), so that no candidate's verify starts a harness for the
+ * oracle. bench --baseline copies the verdict into baseline.json, which
+ * bench reads. An empty BASELINE_SO (it did not build here) is not_built.
  *
  * options:
  *   --cache-dir DIR    where the secret lives (--expected)
@@ -70,6 +76,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -86,7 +93,7 @@
 static const char usage[] =
 	"usage: verify --expected [--cache-dir DIR] [--no-bench] -o EXPECTED_JSON TASK_JSON REFERENCE\n"
 	"       verify [--gpus N] [--lock-dir DIR] [--timeout S] [--sanitize]\n"
-	"              -o VERIFY_JSON TASK_JSON COMPILE_JSON HARNESS EXPECTED_JSON [BASELINE_JSON]\n"
+	"              -o VERIFY_JSON TASK_JSON COMPILE_JSON HARNESS EXPECTED_JSON [ORACLE_JSON]\n"
 	"       verify --baseline [...] -o ORACLE_JSON TASK_JSON HARNESS EXPECTED_JSON BASELINE_SO\n";
 
 enum { RUNS_PER_CASE = 3 };
@@ -428,7 +435,7 @@ struct vrun {
 	struct runin in;
 	int gpu;              /* checked against the GPU oracle */
 	char text[512];       /* its inputs, for the teacher */
-	void *saved;          /* the candidate's outputs, kept for the oracle */
+	long long oracleat;   /* where oracle.bin holds the oracle's outputs (-1: nowhere) */
 };
 
 /*
@@ -490,17 +497,6 @@ checkrun(const struct task *t, struct vrun *v, const unsigned char *got, const s
 	return bad ? -1 : 0;
 }
 
-/* a copy of the fetched outputs, for the oracle to judge later */
-static void *
-saveoutputs(const struct harness *h)
-{
-	size_t n = hshmbytes(h->t, h->c, 1);
-	void *p = xmalloc(n + 1);
-
-	memcpy(p, h->ch.shm, n);
-	return p;
-}
-
 /* the verify runs of expected.json, with their cases and inputs */
 static struct vrun *
 loadruns(const struct task *t, json_t *exp, json_t *rec, int *nrun)
@@ -519,6 +515,7 @@ loadruns(const struct task *t, json_t *exp, json_t *rec, int *nrun)
 		v[k].json = r;
 		v[k].c = bench ? &t->bench[ci] : &t->verify[ci];
 		v[k].gpu = !strcmp(jstr(r, "oracle", ""), "gpu");
+		v[k].oracleat = -1;
 		if (runfromjson(t, v[k].c, r, &v[k].in) < 0)
 			die(EXIT_USAGE, "expected.json: run %zu has bad draws", k + 1);
 		runtext(t, v[k].c, &v[k].in, v[k].text, sizeof v[k].text);
@@ -541,10 +538,48 @@ stepfailed(int rc, const struct hres *r, const char *err, struct result *res)
 	return rc != 0;
 }
 
-/* the candidate on every run; outputs of GPU-oracle runs saved for later */
+/* what the runs' outputs are checked against: the reference's (expected.bin)
+ * and the GPU oracle's (oracle.bin, NULL without one), both mapped; for
+ * verify --baseline, where the oracle's outputs are saved */
+struct wants {
+	const unsigned char *exp, *oracle;
+	size_t explen, oraclelen;
+	struct buf *save;
+};
+
+/* one run's outputs, fetched to h's shared memory, against what wants has
+ * for it (a GPU-oracle run without an oracle is not judged here) */
+static void
+judgerun(const struct opts *o, const struct task *t, struct vrun *v, const struct harness *h,
+         const struct wants *w, struct result *res)
+{
+	size_t n = hshmbytes(t, v->c, 1), at = (size_t)jint(v->json, "offset", 0);
+
+	if (v->gpu) {
+		if (w->save) { /* the baseline is not its own oracle: its outputs become the oracle's */
+			v->oracleat = (long long)w->save->n;
+			json_object_set_new(v->rec, "oracle_offset", json_integer(v->oracleat));
+			if (bufput(w->save, h->ch.shm, n) < 0)
+				die(EXIT_RETRY, "the oracle's outputs take more than %zu bytes", w->save->max);
+		} else if (w->oracle) {
+			if (v->oracleat < 0 || (size_t)v->oracleat + n > w->oraclelen)
+				die(EXIT_USAGE, "oracle.bin has no outputs for the run at %s: run ninja again (the oracle edge "
+				    "rebuilds it)", v->c->label);
+			checkrun(t, v, h->ch.shm, h->outoff, (const char *)w->oracle + v->oracleat, h->outoff, WANT_DTYPE,
+			         ORACLE_SCALE, ORACLE_LENIENT, ", checked against the spec's baseline on the GPU", res);
+		}
+		return;
+	}
+	if (at + refoutbytes(t, v->c) > w->explen)
+		die(EXIT_USAGE, "expected.bin is shorter than expected.json says: run ninja again");
+	/* the baseline, checked as the oracle, leniently: its float sums are no double reference */
+	checkrun(t, v, h->ch.shm, h->outoff, (const char *)w->exp + at, NULL, WANT_REF, 1, o->baseline, "", res);
+}
+
+/* the candidate on every run, each judged as it comes */
 static void
 candidateruns(const struct opts *o, const struct task *t, const char *harness, const char *so, int device,
-              struct vrun *v, int nrun, const char *binpath, size_t shm, struct result *res, double *startsec)
+              struct vrun *v, int nrun, const struct wants *w, size_t shm, struct result *res, double *startsec)
 {
 	struct harness h;
 	struct hres r;
@@ -559,7 +594,6 @@ candidateruns(const struct opts *o, const struct task *t, const char *harness, c
 	json_object_set_new(res->rec, "lockdown", json_string(h.gpu.lockdown));
 	*startsec = now() - t0;
 	for (k = 0; k < nrun && !strcmp(res->verdict, "correct"); k++) {
-		struct buf want;
 		double t1 = now();
 		if (v[k].c != h.c && stepfailed(hcase(&h, v[k].c, &r, err, sizeof err), &r, err, res))
 			break;
@@ -574,62 +608,13 @@ candidateruns(const struct opts *o, const struct task *t, const char *harness, c
 		res->phase[2] += now() - t1;
 		t1 = now();
 		json_object_set_new(v[k].rec, "host_ms", json_real(r.host_ms));
-		if (v[k].gpu) {
-			if (!o->baseline) /* the baseline is not its own oracle */
-				v[k].saved = saveoutputs(&h);
-			continue;
-		}
-		bufinit(&want, (size_t)1 << 34);
-		if (readrange(binpath, (off_t)jint(v[k].json, "offset", 0), refoutbytes(t, v[k].c), &want) < 0)
-			die(errno == EIO ? EXIT_USAGE : EXIT_RETRY, "cannot read '%s':", binpath);
-		/* the baseline, checked as the oracle, leniently: its float sums are no double reference */
-		checkrun(t, &v[k], h.ch.shm, h.outoff, want.s, NULL, WANT_REF, 1, o->baseline, "", res);
-		buffree(&want);
+		judgerun(o, t, &v[k], &h, w, res);
 		res->phase[3] += now() - t1;
 	}
 stop:
+	t0 = now();
 	hstop(&h);
-}
-
-/* the GPU-oracle runs: the baseline on the same inputs, in its own harness */
-static void
-oracleruns(const struct opts *o, const struct task *t, const char *harness, const char *oracle, int device,
-           struct vrun *v, int nrun, size_t shm, struct result *res)
-{
-	struct harness h;
-	struct hres r;
-	char err[1024];
-	int k, rc, started = 0;
-
-	for (k = 0; k < nrun && !strcmp(res->verdict, "correct"); k++) {
-		if (!v[k].saved)
-			continue;
-		if (!started) {
-			rc = hstart(&h, t, harness, oracle, "baseline", device, shm, NULL, HOPEN, o->timeout, &r, err, sizeof err);
-			if (rc < 0)
-				die(EXIT_RETRY, "%s", err);
-			started = 1;
-			if (rc)
-				goto broke;
-		}
-		if (v[k].c != h.c && (rc = hcase(&h, v[k].c, &r, err, sizeof err)))
-			goto broke;
-		if ((rc = hcall(&h, 0, 0, &v[k].in, &r, err, sizeof err)) || (rc = hfetch(&h, 0, &r, err, sizeof err)))
-			goto broke;
-		checkrun(t, &v[k], v[k].saved, h.outoff, (const char *)h.ch.shm, h.outoff, WANT_DTYPE, ORACLE_SCALE,
-		         ORACLE_LENIENT, ", checked against the spec's baseline on the GPU", res);
-	}
-	/* every saved run compared, or the oracle found the one that is wrong */
-	json_object_set_new(res->rec, "bench_checked", json_true());
-	if (started)
-		hstop(&h);
-	return;
-broke:
-	if (rc < 0)
-		die(EXIT_RETRY, "%s", err);
-	/* not the candidate's failure: its outputs there are not judged */
-	json_object_set_new(res->rec, "bench_checked", json_sprintf("no: the oracle failed: %s", r.why));
-	hstop(&h);
+	res->phase[4] = now() - t0;
 }
 
 /* compute-sanitizer on the first verify run: memcheck, then racecheck */
@@ -677,32 +662,63 @@ sanitize(const struct opts *o, const struct task *t, const char *harness, const 
 	free(cs);
 }
 
-/* where the GPU oracle is, when the spec's baseline proved sound as one */
-static char *
-oraclepath(const char *baselinejson, struct result *res)
+/* the GPU oracle's outputs (oracle.bin beside ORACLE_JSON) mapped into w,
+ * and where each run's are, when verify --baseline found the spec's
+ * baseline sound; else why not, in the record */
+static void
+oracleload(const char *oraclejson, struct vrun *v, int nrun, struct wants *w, struct result *res)
 {
-	json_t *b, *or;
-	char err[512], *path;
+	json_t *j, *runs;
+	char err[512], *bin;
+	int k;
 
-	if (!baselinejson)
-		return NULL;
-	if (!(b = jload(baselinejson, err, sizeof err)))
+	if (!oraclejson)
+		return;
+	if (!(j = jload(oraclejson, err, sizeof err)))
 		die(EXIT_USAGE, "%s", err);
-	or = json_object_get(b, "oracle");
-	if (!(path = horacle(b, baselinejson)))
-		json_object_set_new(res->rec, "oracle", json_sprintf("not usable: %s", jstr(or, "why", jstr(b, "status",
-		                    "the baseline was not checked"))));
-	json_decref(b);
-	return path;
+	if (strcmp(jstr(j, "verdict", ""), "correct")) {
+		json_object_set_new(res->rec, "oracle", json_sprintf("not usable: %s", *jstr(j, "feedback", "")
+		                    ? jstr(j, "feedback", "") : jstr(j, "verdict", "the baseline was not checked")));
+		json_decref(j);
+		return;
+	}
+	runs = json_object_get(j, "runs");
+	if ((int)json_array_size(runs) != nrun)
+		die(EXIT_USAGE, "'%s' has %zu runs and expected.json %d: run ninja again", oraclejson,
+		    json_array_size(runs), nrun);
+	for (k = 0; k < nrun; k++)
+		if (v[k].gpu)
+			v[k].oracleat = jint(json_array_get(runs, (size_t)k), "oracle_offset", -1);
+	bin = sibling(oraclejson, "oracle.bin");
+	if (!(w->oracle = mapfile(bin, &w->oraclelen)) || (json_int_t)w->oraclelen != jint(j, "oracle_bytes", -1))
+		die(EXIT_USAGE, "'%s' is not the oracle.bin of '%s'%s%s: run ninja again (the oracle edge rebuilds both)",
+		    bin, oraclejson, w->oracle ? "" : ": ", w->oracle ? "" : strerror(errno));
+	free(bin);
+	json_decref(j);
+}
+
+/* verify --baseline: the oracle's outputs written (0600: answers), before oracle.json */
+static char *
+oraclesave(const struct opts *o, const struct buf *save, json_t *rec)
+{
+	char *bin = sibling(o->out, "oracle.bin");
+
+	json_object_set_new(rec, "oracle_bytes", json_integer((json_int_t)save->n));
+	tempadd(bin); /* until oracle.json is written: no new oracle.bin without it */
+	if (writefilemode(bin, save->s, save->n, 0600) < 0)
+		die(EXIT_RETRY, "cannot write '%s':", bin);
+	return bin;
 }
 
 static int
 candidate(const struct opts *o, const char *taskpath, const char *compilepath, const char *harness,
-          const char *exppath, const char *baselinejson, const char *baselineso)
+          const char *exppath, const char *oraclejson, const char *baselineso)
 {
 	struct task t;
 	struct result res;
-	char err[1024], *sopath = NULL, *binpath = NULL, *oracle = NULL;
+	struct wants w;
+	struct buf save;
+	char err[1024], *sopath = NULL, *binpath = NULL, *savedbin = NULL;
 	json_t *comp, *exp = NULL;
 	struct vrun *v = NULL;
 	int nrun = 0, lockfd = -1, device = 0, k, needoracle = 0, nbench = 0;
@@ -712,13 +728,16 @@ candidate(const struct opts *o, const char *taskpath, const char *compilepath, c
 	if (taskload(taskpath, &t, err, sizeof err) < 0)
 		die(EXIT_USAGE, "%s", err);
 	memset(&res, 0, sizeof res);
+	memset(&w, 0, sizeof w);
 	bufinit(&res.feedback, 1 << 20);
+	bufinit(&save, (size_t)1 << 36);
 	res.rec = json_object();
 	res.verdict = "correct";
 	if (o->baseline) {
 		/* the spec's baseline, as a candidate would be */
 		comp = json_pack("{s:s}", "status", filesize(baselineso) > 0 ? "ok" : "not_built");
 		sopath = xstrdup(baselineso);
+		w.save = &save;
 	} else {
 		comp = jmustload(compilepath);
 		sopath = sibling(compilepath, "cand.so");
@@ -744,12 +763,19 @@ candidate(const struct opts *o, const char *taskpath, const char *compilepath, c
 		needoracle |= v[k].gpu;
 		nbench += v[k].c >= t.bench && v[k].c < t.bench + t.nbench;
 	}
+	if (!(w.exp = mapfile(binpath, &w.explen)) && errno != ENODATA)
+		die(errno == ENOENT ? EXIT_USAGE : EXIT_RETRY, "cannot read '%s':", binpath);
+	if (needoracle && !o->baseline)
+		oracleload(oraclejson, v, nrun, &w, &res);
 	if (needoracle && o->baseline)
 		json_object_set_new(res.rec, "bench_checked", json_string("no: the baseline is not its own oracle at a bench "
 		                    "size the CPU reference cannot afford"));
-	else if (needoracle && !(oracle = oraclepath(baselinejson, &res)))
+	else if (needoracle && !w.oracle)
 		json_object_set_new(res.rec, "bench_checked", json_string("no: no oracle at a bench size the CPU reference "
 		                    "cannot afford (no baseline, or one that failed its checks)"));
+	else
+		json_object_set_new(res.rec, "bench_checked", nbench ? json_true()
+		                    : json_string("no: expected.json has no bench-size runs (made with --no-bench)"));
 	shm = hshmbytes(&t, t.verify, t.nverify);
 	if (hshmbytes(&t, t.bench, t.nbench) > shm)
 		shm = hshmbytes(&t, t.bench, t.nbench);
@@ -757,18 +783,10 @@ candidate(const struct opts *o, const char *taskpath, const char *compilepath, c
 		die(EXIT_RETRY, "cannot take a GPU slot in '%s':", o->lockdir);
 	tlock = now();
 	json_object_set_new(res.rec, "isolation", json_string(jailkind()));
-	candidateruns(o, &t, harness, sopath, device, v, nrun, binpath, shm, &res, &startsec);
+	candidateruns(o, &t, harness, sopath, device, v, nrun, &w, shm, &res, &startsec);
 	json_object_set_new(res.rec, "start_seconds", json_real(startsec));
-	if (oracle && !strcmp(res.verdict, "correct")) {
-		double t1 = now();
-		oracleruns(o, &t, harness, oracle, device, v, nrun, shm, &res);
-		res.phase[4] = now() - t1;
-	} else if (!needoracle) {
-		json_object_set_new(res.rec, "bench_checked", nbench ? json_true()
-		                    : json_string("no: expected.json has no bench-size runs (made with --no-bench)"));
-	}
 	json_object_set_new(res.rec, "phase_seconds", json_pack("{s:f,s:f,s:f,s:f,s:f}", "cases", res.phase[0], "calls",
-	                    res.phase[1], "fetches", res.phase[2], "comparisons", res.phase[3], "oracle", res.phase[4]));
+	                    res.phase[1], "fetches", res.phase[2], "comparisons", res.phase[3], "end", res.phase[4]));
 	if (!strcmp(res.verdict, "correct") && o->sanitize)
 		sanitize(o, &t, harness, sopath, device, v, shm, &res);
 write:
@@ -780,18 +798,25 @@ write:
 	json_object_set_new(res.rec, "feedback", json_string(res.feedback.s));
 	if (verdictran(res.verdict))
 		json_object_set_new(res.rec, "seconds", json_real(now() - t0));
+	if (o->baseline)
+		savedbin = oraclesave(o, &save, res.rec);
 	if (jwrite(o->out, res.rec) < 0)
 		die(EXIT_RETRY, "cannot write '%s':", o->out);
-	for (k = 0; k < nrun; k++)
-		free(v[k].saved);
+	if (savedbin)
+		tempkeep(savedbin);
+	if (w.exp)
+		munmap((void *)w.exp, w.explen);
+	if (w.oracle)
+		munmap((void *)w.oracle, w.oraclelen);
 	free(v);
 	json_decref(res.rec);
 	json_decref(exp);
 	json_decref(comp);
 	buffree(&res.feedback);
+	buffree(&save);
 	free(sopath);
 	free(binpath);
-	free(oracle);
+	free(savedbin);
 	taskfree(&t);
 	return 0;
 }
@@ -836,6 +861,6 @@ main(int argc, char **argv)
 		return candidate(&o, in[0], NULL, in[1], in[2], NULL, in[3]);
 	}
 	if (nin != 4 && nin != 5)
-		die(EXIT_USAGE, "need TASK_JSON COMPILE_JSON HARNESS EXPECTED_JSON [BASELINE_JSON]\n%s", usage);
+		die(EXIT_USAGE, "need TASK_JSON COMPILE_JSON HARNESS EXPECTED_JSON [ORACLE_JSON]\n%s", usage);
 	return candidate(&o, in[0], in[1], in[2], in[3], in[4], NULL);
 }

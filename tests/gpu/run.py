@@ -175,8 +175,9 @@ class Suite:
         d = self.prepared[vid]
         self.baseline(vid)
         base = [d + "/baseline.json"] if os.path.exists(d + "/baseline.json") else []
+        orac = [d + "/oracle.json"] if os.path.exists(d + "/oracle.json") else []
         rc, out, row["verify_s"] = sh([BIN + "/verify", "--timeout", "20", "--lock-dir", self.work + "/gpu", "-o", run + "/verify.json",
-                                       d + "/task.json", run + "/compile.json", d + "/harness", d + "/expected.json"] + base, self.log)
+                                       d + "/task.json", run + "/compile.json", d + "/harness", d + "/expected.json"] + orac, self.log)
         ver = json.load(open(run + "/verify.json")) if rc == 0 else {"verdict": "tool failed: " + out[-300:]}
         row["verify"] = ver.get("verdict")
         row["gpu_s"] = ver.get("gpu_seconds", 0)
@@ -202,6 +203,8 @@ class Suite:
         row["bench_checked"] = ver.get("bench_checked")
         row["lockdown"] = ver.get("lockdown")
         row["bench_phases_s"] = case.get("seconds")
+        row["bench_check_s"] = case.get("check_seconds")
+        row["bench_gpu_s"] = ben.get("gpu_seconds")
         row["checks"] = case.get("checks")
         row["feedback"] = (ver.get("feedback") or "") + (ben.get("feedback") or "")
         row["so"] = run + "/cand.so"
@@ -417,7 +420,23 @@ def main():
         vph = [r["verify_phases_s"] for r in honest if r.get("verify_phases_s")]
         if vph:
             print("verify, median seconds: " + ", ".join("%s %.2f" % (k, statistics.median(p[k] for p in vph))
-                                                        for k in ("cases", "calls", "fetches", "comparisons", "oracle")))
+                                                        for k in ("cases", "calls", "fetches", "comparisons", "end")))
+        print("\nwhere the GPU time went, seconds (verify: start, cases, calls+fetches, comparisons, end; "
+              "bench: start, setup, calls, checks = fetch + end + oracle start, case, calls + compare)")
+        print("%-30s %5s %5s %5s %5s %5s %5s | %5s %5s %5s %5s %5s : %5s %5s %5s %5s %5s %5s" % (
+            "kernel", "v.gpu", "start", "cases", "calls", "cmp", "end", "b.gpu", "start", "setup", "calls", "checks",
+            "fetch", "end", "o.st", "o.case", "o.call", "cmp"))
+        for r in honest:
+            v, b, c = r.get("verify_phases_s") or {}, r.get("bench_phases_s") or {}, r.get("bench_check_s") or {}
+            f = lambda d, k: d.get(k, 0) or 0
+            print("%-30s %5.2f %5.2f %5.2f %5.2f %5.2f %5.2f | %5.2f %5.2f %5.2f %5.2f %5.2f : %5.2f %5.2f %5.2f %5.2f %5.2f %5.2f" % (
+                r["name"][:30], r.get("verify_gpu_s") or 0, r.get("verify_start_s") or 0, f(v, "cases"),
+                f(v, "calls") + f(v, "fetches"), f(v, "comparisons"), f(v, "end"), r.get("bench_gpu_s") or 0,
+                f(b, "start"), f(b, "setup"), f(b, "calls"), f(b, "checks"), f(c, "fetch"), f(c, "end"),
+                f(c, "oracle_start"), f(c, "oracle_case"), f(c, "oracle_calls"), f(c, "compare")), flush=True)
+        held_sorted = sorted(held)
+        print("GPU held per candidate: median %.2f s, p95 %.2f s, max %.2f s (%d kernels)" % (
+            statistics.median(held), held_sorted[min(len(held) - 1, int(0.95 * len(held)))], max(held), len(held)))
         if suite.oracle_s:
             print("per variant, once: oracle check + baseline timing median %.2f s (max %.2f s); CPU preparation "
                   "(harness, reference, expected outputs, baseline build) median %.2f s (max %.2f s)" % (

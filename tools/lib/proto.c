@@ -128,20 +128,28 @@ cudaerror(const char *line, const char *during, struct hres *r, char *err, size_
 }
 
 int
-hstart(struct harness *h, const struct task *t, const char *harness, const char *so, const char *entry, int device,
-       size_t shm, const char *const *wrapper, const char *extra, int timeout, struct hres *r, char *err, size_t cap)
+hspawn(struct harness *h, const struct task *t, const char *harness, const char *so, const char *entry, int device,
+       size_t shm, const char *const *wrapper, const char *extra, int timeout, char *err, size_t cap)
+{
+	memset(h, 0, sizeof *h);
+	h->t = t;
+	h->timeout = timeout;
+	h->open = extra && !strcmp(extra, HOPEN);
+	h->wrapped = wrapper != NULL;
+	if (childshm(&h->ch, shm, err, cap) < 0 ||
+	    childstartwrapped(&h->ch, wrapper, harness, so, entry, device, extra, timeout * 4 + 120, err, cap) < 0)
+		return -1;
+	return 0;
+}
+
+int
+hready(struct harness *h, struct hres *r, char *err, size_t cap)
 {
 	char line[8192];
 	struct gpuinfo *g = &h->gpu;
 
-	memset(h, 0, sizeof *h);
 	memset(r, 0, sizeof *r);
-	h->t = t;
-	h->timeout = timeout;
-	if (childshm(&h->ch, shm, err, cap) < 0 ||
-	    childstartwrapped(&h->ch, wrapper, harness, so, entry, device, extra, timeout * 4 + 120, err, cap) < 0)
-		return -1;
-	if (await(h, line, sizeof line, wrapper ? 300 : 120, "loading", r))
+	if (await(h, line, sizeof line, h->wrapped ? 300 : 120, "loading", r))
 		return 1;
 	if (!strncmp(line, "nodevice", 8))
 		return failed(err, cap, "the GPU is gone: %s", line + 9);
@@ -151,6 +159,16 @@ hstart(struct harness *h, const struct task *t, const char *harness, const char 
 	           &g->runtime, g->lockdown) != 7)
 		return verdict(r, "sandbox", "The harness's first reply was tampered with: '%.200s'", line);
 	return 0;
+}
+
+int
+hstart(struct harness *h, const struct task *t, const char *harness, const char *so, const char *entry, int device,
+       size_t shm, const char *const *wrapper, const char *extra, int timeout, struct hres *r, char *err, size_t cap)
+{
+	memset(r, 0, sizeof *r);
+	if (hspawn(h, t, harness, so, entry, device, shm, wrapper, extra, timeout, err, cap) < 0)
+		return -1;
+	return hready(h, r, err, cap);
 }
 
 int
@@ -164,7 +182,7 @@ hcase(struct harness *h, const struct tcase *c, struct hres *r, char *err, size_
 
 	memset(r, 0, sizeof *r);
 	h->c = c;
-	h->holds = hholds(t, c);
+	h->holds = h->open ? 0 : hholds(t, c);
 	bufinit(&b, 1 << 16);
 	bufprintf(&b, "case %d", ntensors(t));
 	for (i = 0; i < t->nargs; i++) {
@@ -179,7 +197,8 @@ hcase(struct harness *h, const struct tcase *c, struct hres *r, char *err, size_
 	bufprintf(&b, " %d", c->nsizes);
 	for (i = 0; i < c->nsizes; i++)
 		bufprintf(&b, " %lld", (long long)c->sizes[i]);
-	bufprintf(&b, " %d %zu", h->holds, hkeep(t, c));
+	/* KEEP -1: no fence */
+	bufprintf(&b, " %d %lld", h->holds, h->open ? -1ll : (long long)hkeep(t, c));
 	if (off > h->ch.shmlen) {
 		buffree(&b);
 		return failed(err, cap, "the shared memory is too small for the outputs at %s", c->label);

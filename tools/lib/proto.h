@@ -42,6 +42,7 @@ struct harness {
 	const struct tcase *c;      /* the case set up */
 	size_t outoff[MAXARGS];     /* where each output comes back in shared memory */
 	int holds, timeout, calls;
+	int open, wrapped;          /* started with HOPEN, under a wrapper */
 };
 
 struct hres {
@@ -66,14 +67,21 @@ char *horacle(json_t *baseline, const char *baselinepath);
 
 /* the harness's extra argument for trusted code (the spec's baseline: its
  * libraries, cuBLAS and cuDNN, open parts of themselves on first use) and
- * for compute-sanitizer: no lockdown */
+ * for compute-sanitizer: no lockdown; and its cases are not fenced and
+ * hold no copies (what keeps a candidate's phases alike and its outputs
+ * checkable is not needed there, and costs time: the fence alone 0.4 s) */
 #define HOPEN "open"
 
 /* start HARNESS on SO (entry ENTRY) on device, under wrapper (compute-sanitizer
- * and its options) or not (NULL); extra: HOPEN or NULL */
+ * and its options) or not (NULL); extra: HOPEN or NULL. hstart is hspawn
+ * (the process started) then hready (its first reply read): between the
+ * two the caller may do other work while the harness loads */
 int hstart(struct harness *h, const struct task *t, const char *harness, const char *so, const char *entry,
            int device, size_t shm, const char *const *wrapper, const char *extra, int timeout, struct hres *r,
            char *err, size_t cap);
+int hspawn(struct harness *h, const struct task *t, const char *harness, const char *so, const char *entry,
+           int device, size_t shm, const char *const *wrapper, const char *extra, int timeout, char *err, size_t cap);
+int hready(struct harness *h, struct hres *r, char *err, size_t cap);
 int hcase(struct harness *h, const struct tcase *c, struct hres *r, char *err, size_t cap);
 int hcall(struct harness *h, int group, int noop, const struct runin *in, struct hres *r, char *err, size_t cap);
 /* group's outputs into shared memory (at outoff) */

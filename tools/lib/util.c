@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -381,6 +382,12 @@ fsyncdir(const char *path)
 int
 writefile(const char *path, const void *data, size_t n)
 {
+	return writefilemode(path, data, n, 0644);
+}
+
+int
+writefilemode(const char *path, const void *data, size_t n, int mode)
+{
 	char *tmp;
 	const char *p = data;
 	size_t off = 0;
@@ -393,7 +400,7 @@ writefile(const char *path, const void *data, size_t n)
 		return -1;
 	tempsweep(path, "tmp");
 	tmp = tempname(path, "tmp");
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, (mode_t)mode);
 	if (fd < 0) {
 		err = errno;
 		free(tmp);
@@ -430,6 +437,33 @@ fail:
 	free(tmp);
 	errno = err;
 	return -1;
+}
+
+const unsigned char *
+mapfile(const char *path, size_t *len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC), err;
+	struct stat st;
+	void *p;
+
+	*len = 0;
+	if (fd < 0)
+		return NULL;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size == 0) {
+		err = fstat(fd, &st) < 0 ? errno : st.st_size == 0 ? ENODATA : EINVAL;
+		close(fd);
+		errno = err;
+		return NULL;
+	}
+	p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	err = errno;
+	close(fd);
+	if (p == MAP_FAILED) {
+		errno = err;
+		return NULL;
+	}
+	*len = (size_t)st.st_size;
+	return p;
 }
 
 int

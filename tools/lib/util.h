@@ -89,6 +89,11 @@ char *filetail(const char *path, size_t max);
  * Returns 1 written, 0 unchanged, -1 error (errno set).
  */
 int writefile(const char *path, const void *data, size_t n);
+/* writefile, a new file made with mode (writefile's: 0644) */
+int writefilemode(const char *path, const void *data, size_t n, int mode);
+/* path mapped read-only, whole (*len its size; NULL with errno when it
+ * cannot be, or is empty); munmap when done */
+const unsigned char *mapfile(const char *path, size_t *len);
 /* 1 when path holds exactly data[0..n) (what writefile leaves alone) */
 int samecontent(const char *path, const void *data, size_t n);
 /* from's bytes into to as writefile writes them (atomic, unchanged bytes

@@ -34,7 +34,8 @@
  *       device's: twice the L2, at least 256 MiB), HOLDS copies of the
  *       outputs; then the device is fenced so
  *       that KEEP bytes stay free (a runaway allocation fails, and every
- *       call of a case sees the same free memory, verify's or bench's).
+ *       call of a case sees the same free memory, verify's or bench's);
+ *       KEEP -1: no fence (trusted code, whose phases need not look alike).
  *       Reply: ok FREE | cuda CODE MESSAGE
  *   call G NOOP N {dist lo hi special seed}*N C {v}*C
  *       the N inputs (in and inout, in argument order) drawn into group
@@ -213,7 +214,7 @@ docase(size_t flushbytes)
 			goto bad;
 		C.sizes[i] = v;
 	}
-	if (fscanf(cmd, "%d %lld", &C.holds, &keep) != 2 || C.holds < 0 || C.holds > MAXHOLDS || keep < 0)
+	if (fscanf(cmd, "%d %lld", &C.holds, &keep) != 2 || C.holds < 0 || C.holds > MAXHOLDS || keep < -1)
 		goto bad;
 	{
 		/* room for this case's buffers, from the fence if need be */
@@ -234,7 +235,8 @@ docase(size_t flushbytes)
 	C.flushbytes = flushbytes;
 	if (fail(dv_alloc(&C.flush, C.flushbytes)))
 		return;
-	fenceto(keep);
+	if (keep >= 0)
+		fenceto(keep);
 	if (fail(dv_sync()) || fail(dv_meminfo(&fr, &tot)))
 		return;
 	/* pinned: this case's outputs' worth, where fetch copies them */
