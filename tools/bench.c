@@ -411,7 +411,9 @@ keptintact(const struct harness *h, struct timing *tm)
 
 /* the oracle on every kept call's inputs, in its own harness h (spawned
  * when the timed calls ended, so that it loaded while the kept calls were
- * fetched and the candidate's harness ended) */
+ * fetched and the candidate's harness ended; it shares the candidate's
+ * shared memory, where the kept outputs are), each output compared there
+ * on the device */
 static int
 judge(struct bcase *b, struct harness *h, struct timing *tm)
 {
@@ -446,12 +448,26 @@ judge(struct bcase *b, struct harness *h, struct timing *tm)
 		t0 = now();
 		for (i = 0; i < t->nargs; i++) {
 			const struct targ *a = &t->args[i];
+			const unsigned char *got = tm->kept + (size_t)(s + 1) * tm->outbytes + h->outoff[i];
+			struct targ tols;
 			struct cmpres c;
 			char text[512];
+			int64_t bad;
+			double num, den;
 			if (!isoutput(a))
 				continue;
-			compare(tm->kept + (size_t)(s + 1) * tm->outbytes + h->outoff[i], a->dt, houtput(h, 0, i), WANT_DTYPE,
-			        b->c->numel[i], a, ORACLE_SCALE, ORACLE_LENIENT, &c);
+			/* on the device, every element; the details, on the CPUs, only for a call that failed there */
+			comparetols(houtput(h, 0, i), a->dt, WANT_DTYPE, b->c->numel[i], a, ORACLE_SCALE, ORACLE_LENIENT, &tols);
+			if ((rc = hcompare(h, i, (size_t)(got - tm->kept), &tols, &r, &bad, &num, &den, err, sizeof err)) < 0)
+				die(EXIT_RETRY, "%s", err);
+			if (rc) {
+				tm->oracle = "none: the oracle failed to run";
+				tm->check[CK_COMPARE] += now() - t0;
+				return 0;
+			}
+			comparefrom(b->c->numel[i], bad, num, den, &tols, &c);
+			if (!c.pass)
+				compare(got, a->dt, houtput(h, 0, i), WANT_DTYPE, b->c->numel[i], a, ORACLE_SCALE, ORACLE_LENIENT, &c);
 			if (c.pass)
 				continue;
 			runtext(t, b->c, &tm->keep[s].in, text, sizeof text);
@@ -531,12 +547,13 @@ bound(const double *ev, struct timing *tm, json_t *cr, json_t *rec, const char *
 	}
 }
 
-/* one .so (candidate, or baseline with check 0) through the timing protocol */
+/* one .so (candidate, or baseline with check 0) through the timing
+ * protocol, in h (its shared memory made: hshm, b->shm) */
 static void
-timecase(struct bcase *b, const char *so, const char *entry, const char *oracle, int check, struct timing *tm,
-         json_t *cr, json_t *rec)
+timecase(struct bcase *b, struct harness *h, const char *so, const char *entry, const char *oracle, int check,
+         struct timing *tm, json_t *cr, json_t *rec)
 {
-	struct harness h, oh;
+	struct harness oh;
 	struct hres r;
 	char err[1024];
 	double ev[MAXCALLS], host[MAXCALLS], wall[MAXCALLS], t0 = now();
@@ -551,27 +568,29 @@ timecase(struct bcase *b, const char *so, const char *entry, const char *oracle,
 	    getrandom(&b->rng, sizeof b->rng, 0) != (ssize_t)sizeof b->rng)
 		die(EXIT_RETRY, "cannot draw a key:");
 	/* the baseline (check 0) is trusted code: no lockdown (its libraries load parts of themselves late) */
-	if (step(hstart(&h, b->t, b->harness, so, entry, b->device, b->shm, NULL, check ? NULL : HOPEN, b->o->timeout,
-	                &r, err, sizeof err), &r, err, tm))
+	if (hspawn(h, b->harness, so, entry, b->device, NULL, check ? NULL : HOPEN, b->o->timeout, err, sizeof err) < 0)
+		die(EXIT_RETRY, "%s", err);
+	if (step(hready(h, &r, err, sizeof err), &r, err, tm))
 		goto out;
 	tm->phase[0] = now() - t0;
 	t0 = now();
-	if (step(hcase(&h, b->c, &r, err, sizeof err), &r, err, tm))
+	if (step(hcase(h, b->c, &r, err, sizeof err), &r, err, tm))
 		goto out;
 	tm->phase[1] = now() - t0;
 	t0 = now();
-	if (calls(b, &h, check, tm, ev, host, wall) < 0)
+	if (calls(b, h, check, tm, ev, host, wall) < 0)
 		goto out;
 	tm->phase[2] = now() - t0;
 	t0 = now();
 	/* the candidate's code runs only inside its calls, which are over:
 	 * the oracle may load beside it now */
-	if (judging && hspawn(&oh, b->t, b->harness, oracle, "baseline", b->device, tm->outbytes, NULL, HOPEN,
-	                      b->o->timeout, err, sizeof err) < 0)
+	if (judging && (hshmshare(&oh, h, err, sizeof err) < 0 ||
+	                hspawn(&oh, b->harness, oracle, "baseline", b->device, NULL, HOPEN, b->o->timeout, err,
+	                       sizeof err) < 0))
 		die(EXIT_RETRY, "%s", err);
-	if (check && (fetchkept(&h, tm) < 0 || keptintact(&h, tm) < 0))
+	if (check && (fetchkept(h, tm) < 0 || keptintact(h, tm) < 0))
 		goto out;
-	hstop(&h);
+	hstop(h);
 	if (judging) {
 		tm->oracle = "the spec's baseline, on the GPU";
 		if (judge(b, &oh, tm) < 0)
@@ -586,7 +605,7 @@ timecase(struct bcase *b, const char *so, const char *entry, const char *oracle,
 		tm->host_ms = jnum(tm->stats, "host_median_ms", 0);
 	}
 out:
-	hstop(&h);
+	hstop(h);
 	if (judging)
 		hstop(&oh);
 	if (tm->phase[2] > 0 && !tm->phase[3]) /* the checks ended it */
@@ -646,7 +665,7 @@ calibrate(const char *out, const char *program)
 }
 
 static void
-casesetup(struct bcase *b, const struct opts *o, const struct task *t, int ci, const char *harness)
+casesetup(struct bcase *b, const struct opts *o, const struct task *t, int ci, const char *harness, int check)
 {
 	memset(b, 0, sizeof *b);
 	b->o = o;
@@ -654,8 +673,8 @@ casesetup(struct bcase *b, const struct opts *o, const struct task *t, int ci, c
 	b->c = &t->bench[ci];
 	b->ci = ci;
 	b->harness = harness;
-	/* a call's outputs, then room for every kept call's */
-	b->shm = hshmbytes(t, b->c, 1) * (size_t)(hholds(t, b->c) + 1);
+	/* a call's outputs, then room for every kept call's (the baseline keeps none) */
+	b->shm = hshmbytes(t, b->c, 1) * (size_t)(check ? hholds(t, b->c) + 1 : 1);
 }
 
 /* the baseline, timed once per variant; its oracle check copied in */
@@ -688,10 +707,13 @@ timebaseline(const struct opts *o, const char *taskpath, const char *harness, co
 		for (c = 0; c < t.nbench; c++) {
 			struct bcase b;
 			struct timing tm;
-			casesetup(&b, o, &t, c, harness);
+			struct harness h;
+			casesetup(&b, o, &t, c, harness, 0);
+			if (hshm(&h, &t, b.shm, err, sizeof err) < 0)
+				die(EXIT_RETRY, "%s", err);
 			if ((lockfd = gpulock(o->lockdir, o->gpus, &b.device)) < 0)
 				die(EXIT_RETRY, "cannot take a GPU slot in '%s':", o->lockdir);
-			timecase(&b, so, "baseline", NULL, 0, &tm, NULL, NULL);
+			timecase(&b, &h, so, "baseline", NULL, 0, &tm, NULL, NULL);
 			close(lockfd);
 			if (!strcmp(tm.status, "measured"))
 				json_array_append_new(cases, json_pack("{s:s,s:o}", "case", b.c->label, "baseline", tm.stats));
@@ -763,17 +785,21 @@ benchcase(const struct opts *o, const struct task *t, int ci, const char *harnes
 {
 	struct bcase b;
 	struct timing tm;
+	struct harness h;
 	json_t *cr, *cases = json_object_get(rec, "cases");
 	int lockfd;
 	double t0;
+	char err[1024];
 
-	casesetup(&b, o, t, ci, harness);
+	casesetup(&b, o, t, ci, harness, 1);
+	if (hshm(&h, t, b.shm, err, sizeof err) < 0)
+		die(EXIT_RETRY, "%s", err);
 	if ((lockfd = gpulock(o->lockdir, o->gpus, &b.device)) < 0)
 		die(EXIT_RETRY, "cannot take a GPU slot in '%s':", o->lockdir);
 	t0 = now();
 	cr = json_pack("{s:s}", "case", b.c->label);
 	json_array_append_new(cases, cr);
-	timecase(&b, so, t->entry, oracle, 1, &tm, cr, rec);
+	timecase(&b, &h, so, t->entry, oracle, 1, &tm, cr, rec);
 	close(lockfd);
 	*gpusec += now() - t0;
 	json_object_set_new(cr, "checks", json_pack("{s:i,s:i,s:s}", "kept", tm.held, "passed", tm.checked, "oracle",

@@ -576,44 +576,47 @@ judgerun(const struct opts *o, const struct task *t, struct vrun *v, const struc
 	checkrun(t, v, h->ch.shm, h->outoff, (const char *)w->exp + at, NULL, WANT_REF, 1, o->baseline, "", res);
 }
 
-/* the candidate on every run, each judged as it comes */
+/* the candidate on every run, each judged as it comes, in h (its shared
+ * memory made: hshm) */
 static void
 candidateruns(const struct opts *o, const struct task *t, const char *harness, const char *so, int device,
-              struct vrun *v, int nrun, const struct wants *w, size_t shm, struct result *res, double *startsec)
+              struct vrun *v, int nrun, const struct wants *w, struct harness *h, struct result *res,
+              double *startsec)
 {
-	struct harness h;
 	struct hres r;
 	char err[1024];
 	double t0 = now();
 	int k;
 
-	if (stepfailed(hstart(&h, t, harness, so, o->baseline ? "baseline" : t->entry, device, shm, NULL,
-	                      o->baseline ? HOPEN : NULL, o->timeout, &r, err, sizeof err), &r, err, res))
+	if (hspawn(h, harness, so, o->baseline ? "baseline" : t->entry, device, NULL, o->baseline ? HOPEN : NULL,
+	           o->timeout, err, sizeof err) < 0)
+		die(EXIT_RETRY, "%s", err);
+	if (stepfailed(hready(h, &r, err, sizeof err), &r, err, res))
 		goto stop;
-	json_object_set_new(res->rec, "gpu", gpujson(&h.gpu));
-	json_object_set_new(res->rec, "lockdown", json_string(h.gpu.lockdown));
+	json_object_set_new(res->rec, "gpu", gpujson(&h->gpu));
+	json_object_set_new(res->rec, "lockdown", json_string(h->gpu.lockdown));
 	*startsec = now() - t0;
 	for (k = 0; k < nrun && !strcmp(res->verdict, "correct"); k++) {
 		double t1 = now();
-		if (v[k].c != h.c && stepfailed(hcase(&h, v[k].c, &r, err, sizeof err), &r, err, res))
+		if (v[k].c != h->c && stepfailed(hcase(h, v[k].c, &r, err, sizeof err), &r, err, res))
 			break;
 		res->phase[0] += now() - t1;
 		t1 = now();
-		if (stepfailed(hcall(&h, k & 1, 0, &v[k].in, &r, err, sizeof err), &r, err, res))
+		if (stepfailed(hcall(h, k & 1, 0, &v[k].in, &r, err, sizeof err), &r, err, res))
 			break;
 		res->phase[1] += now() - t1;
 		t1 = now();
-		if (stepfailed(hfetch(&h, k & 1, &r, err, sizeof err), &r, err, res))
+		if (stepfailed(hfetch(h, k & 1, &r, err, sizeof err), &r, err, res))
 			break;
 		res->phase[2] += now() - t1;
 		t1 = now();
 		json_object_set_new(v[k].rec, "host_ms", json_real(r.host_ms));
-		judgerun(o, t, &v[k], &h, w, res);
+		judgerun(o, t, &v[k], h, w, res);
 		res->phase[3] += now() - t1;
 	}
 stop:
 	t0 = now();
-	hstop(&h);
+	hstop(h);
 	res->phase[4] = now() - t0;
 }
 
@@ -717,6 +720,7 @@ candidate(const struct opts *o, const char *taskpath, const char *compilepath, c
 	struct task t;
 	struct result res;
 	struct wants w;
+	struct harness h;
 	struct buf save;
 	char err[1024], *sopath = NULL, *binpath = NULL, *savedbin = NULL;
 	json_t *comp, *exp = NULL;
@@ -779,11 +783,13 @@ candidate(const struct opts *o, const char *taskpath, const char *compilepath, c
 	shm = hshmbytes(&t, t.verify, t.nverify);
 	if (hshmbytes(&t, t.bench, t.nbench) > shm)
 		shm = hshmbytes(&t, t.bench, t.nbench);
+	if (hshm(&h, &t, shm, err, sizeof err) < 0)
+		die(EXIT_RETRY, "%s", err);
 	if ((lockfd = gpulock(o->lockdir, o->gpus, &device)) < 0)
 		die(EXIT_RETRY, "cannot take a GPU slot in '%s':", o->lockdir);
 	tlock = now();
 	json_object_set_new(res.rec, "isolation", json_string(jailkind()));
-	candidateruns(o, &t, harness, sopath, device, v, nrun, &w, shm, &res, &startsec);
+	candidateruns(o, &t, harness, sopath, device, v, nrun, &w, &h, &res, &startsec);
 	json_object_set_new(res.rec, "start_seconds", json_real(startsec));
 	json_object_set_new(res.rec, "phase_seconds", json_pack("{s:f,s:f,s:f,s:f,s:f}", "cases", res.phase[0], "calls",
 	                    res.phase[1], "fetches", res.phase[2], "comparisons", res.phase[3], "end", res.phase[4]));

@@ -92,7 +92,25 @@ dv_meminfo(size_t *freebytes, size_t *total)
 int dv_memset(void *p, int byte, size_t n) { memset(p, byte, n); return 0; }
 int dv_copy(void *d, const void *s, size_t n) { memcpy(d, s, n); return 0; }
 int dv_fetch(void *h, const void *s, size_t n) { memcpy(h, s, n); return 0; }
+int dv_upload(void *d, const void *h, size_t n) { memcpy(d, h, n); return 0; }
 int dv_sync(void) { return 0; }
+
+int
+dv_compare(const void *got, const void *want, int dt, size_t n, double atol, double rtol, uint64_t *bad, double *num,
+           double *den)
+{
+	*bad = 0;
+	*num = *den = 0;
+	for (size_t i = 0; i < n; i++) {
+		double g = rt_load(got, dt, i), w = rt_load(want, dt, i);
+		if (isfinite(g) && isfinite(w)) {
+			*num += (g - w) * (g - w);
+			*den += w * w;
+		}
+		*bad += (uint64_t)rt_elembad(g, w, atol, rtol);
+	}
+	return 0;
+}
 void dv_pin(void *host, size_t n) { (void)host; (void)n; }
 void dv_unpin(void *host) { (void)host; }
 

@@ -366,6 +366,49 @@ main(void)
 		}
 	}
 	{
+		/* the device's check (rt_load, rt_elembad and the sums, then
+		 * comparefrom) says what compare says, every dtype, against the
+		 * oracle: twice the tolerances, leniently; NaN, Inf, wrong and
+		 * borderline elements in */
+		for (int dt = 0; dt < DT_COUNT; dt++) {
+			enum { N = 50000 };
+			int sz = dtinfos[dt].size, agree = 1, decoded = 1;
+			unsigned char *g = xmalloc((size_t)N * sz), *w = xmalloc((size_t)N * sz);
+			struct targ b = out(dt), tols;
+			struct cmpres host, dev;
+			for (int pass = 0; pass < 2; pass++) {
+				uint64_t bad = 0;
+				double num = 0, den = 0;
+				for (size_t i = 0; i < N; i++) {
+					double v = rt_value(7, i, DIST_NORMAL, 0, 1, dtinfos[dt].isfloat) * 10;
+					dtset(w, dt, i, v);
+					/* near the tolerance, either side; the second pass a few far off */
+					dtset(g, dt, i, pass && i % 9973 == 5 ? -v - 100
+					      : v * (1 + (i % 50 ? 0 : (double)(int)(i % 150 / 50 - 1) * 1.8 * b.rtol)));
+				}
+				comparetols(w, dt, WANT_DTYPE, N, &b, ORACLE_SCALE, ORACLE_LENIENT, &tols);
+				for (size_t i = 0; i < N; i++) {
+					double gv = rt_load(g, dt, i), wv = rt_load(w, dt, i);
+					decoded &= (isnan(gv) && isnan(dtget(g, dt, i))) || gv == dtget(g, dt, i);
+					if (isfinite(gv) && isfinite(wv)) {
+						num += (gv - wv) * (gv - wv);
+						den += wv * wv;
+					}
+					bad += (uint64_t)rt_elembad(gv, wv, tols.atol, tols.rtol);
+				}
+				comparefrom(N, (int64_t)bad, num, den, &tols, &dev);
+				compare(g, dt, w, WANT_DTYPE, N, &b, ORACLE_SCALE, ORACLE_LENIENT, &host);
+				/* the second pass must fail (the test is not vacuous) */
+				agree &= dev.pass == host.pass && dev.bad == host.bad && (!pass || !host.pass) &&
+				         fabs(dev.relnorm - host.relnorm) <= 1e-12 * (1 + host.relnorm);
+			}
+			ok(agree && decoded, "%s: the device's check says what compare says (rt_load decodes as dtget)",
+			   dtinfos[dt].name);
+			free(g);
+			free(w);
+		}
+	}
+	{
 		char s[64];
 		int64_t dims[3] = { 4, 5, 6 };
 		coords(5 * 6 * 2 + 6 * 3 + 4, dims, 3, s, sizeof s);

@@ -1,7 +1,9 @@
 /*
  * compare.h - is an output right? One output against its expected values
  * (from the CPU reference, in the reference's types, or from the GPU
- * oracle, in the output's own dtype), every element, on all CPUs.
+ * oracle, in the output's own dtype), every element, on all CPUs. The
+ * rule for one element is draw.h's rt_elembad, which the device's compare
+ * applies too.
  *
  * NaN and Inf must match exactly; every other element must be within
  * atol + rtol * |want|; the relative L2 error over finite elements within
@@ -47,6 +49,14 @@ enum { ORACLE_SCALE = 2, ORACLE_LENIENT = 1 };
 /* got (dtype dt) against want; scale multiplies the tolerances */
 void compare(const void *got, int dt, const void *want, int wantas, int64_t n, const struct targ *a,
              double scale, int lenient, struct cmpres *r);
+/* the tolerances compare applies (a's scaled, the lenient floor) into out */
+void comparetols(const void *want, int dt, int wantas, int64_t n, const struct targ *a, double scale, int lenient,
+                 struct targ *out);
+/* a check made elsewhere (on the device: proto.h's hcompare), from its
+ * count of wrong elements and its sums of squares over the finite pairs
+ * ((got - want)^2 and want^2), judged against tols (comparetols'): what
+ * compare would say but the details (maxima, the first mismatches) */
+void comparefrom(int64_t n, int64_t bad, double num, double den, const struct targ *tols, struct cmpres *r);
 /* element i of a reference output (floating types narrower than f64 are
  * stored as float there; the rest as their dtype) */
 double refvalue(const void *buf, int dt, size_t i);

@@ -1,6 +1,6 @@
 /*
- * draw.h - the input generator and the dtype encoders, as one piece of
- * code for the CPU and the GPU. The CPU reference (tools/runtime/refrun.c,
+ * draw.h - the input generator, the dtype encoders and decoders and the
+ * output check's element rule, as one piece of code for the CPU and the GPU. The CPU reference (tools/runtime/refrun.c,
  * through tensor.c) and the harness on the device (tools/runtime/device.cu)
  * must draw the same inputs bit for bit, so everything here uses only
  * integer arithmetic and IEEE double operations that are correctly rounded
@@ -351,6 +351,40 @@ RT_HD void
 rt_draw(void *buf, int dt, size_t i, uint64_t seed, int dist, double lo, double hi, int special)
 {
 	rt_store(buf, dt, i, rt_value(seed, i, dist, lo, hi, special));
+}
+
+/* element i of buf, of dtype dt, as a double (exact: every dtype's values are doubles) */
+RT_HD double
+rt_load(const void *buf, int dt, size_t i)
+{
+	const char *p = (const char *)buf;
+
+	switch (dt) {
+	case DT_F64: return ((const double *)p)[i];
+	case DT_F32: return ((const float *)p)[i];
+	case DT_F16: return rt_smalldec(((const uint16_t *)p)[i], rt_fmtof(DT_F16));
+	case DT_BF16: return rt_smalldec(((const uint16_t *)p)[i], rt_fmtof(DT_BF16));
+	case DT_F8E4M3: return rt_smalldec(((const uint8_t *)p)[i], rt_fmtof(DT_F8E4M3));
+	case DT_F8E5M2: return rt_smalldec(((const uint8_t *)p)[i], rt_fmtof(DT_F8E5M2));
+	case DT_I8: return ((const int8_t *)p)[i];
+	case DT_U8: return ((const uint8_t *)p)[i];
+	case DT_I16: return ((const int16_t *)p)[i];
+	case DT_I32: return ((const int32_t *)p)[i];
+	case DT_I64: return (double)((const int64_t *)p)[i];
+	}
+	return rt_frombits(0x7ff8000000000000ull);
+}
+
+/* ---- the output check's rule for one element (compare.c, and the device's compare) ---- */
+
+/* 1 when got g is wrong for want w: NaN and Inf must match exactly, every
+ * other value be within atol + rtol |w| */
+RT_HD int
+rt_elembad(double g, double w, double atol, double rtol)
+{
+	if (isfinite(w) && isfinite(g))
+		return !(fabs(rt_sub(g, w)) <= rt_add(atol, rt_mul(rtol, fabs(w))));
+	return isnan(w) ? !isnan(g) : g != w;
 }
 
 /* ---- the output hash ---- */

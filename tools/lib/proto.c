@@ -128,18 +128,30 @@ cudaerror(const char *line, const char *during, struct hres *r, char *err, size_
 }
 
 int
-hspawn(struct harness *h, const struct task *t, const char *harness, const char *so, const char *entry, int device,
-       size_t shm, const char *const *wrapper, const char *extra, int timeout, char *err, size_t cap)
+hshm(struct harness *h, const struct task *t, size_t shm, char *err, size_t cap)
 {
 	memset(h, 0, sizeof *h);
 	h->t = t;
+	return childshm(&h->ch, shm, err, cap);
+}
+
+int
+hshmshare(struct harness *h, const struct harness *from, char *err, size_t cap)
+{
+	memset(h, 0, sizeof *h);
+	h->t = from->t;
+	return childshmshare(&h->ch, &from->ch, err, cap);
+}
+
+int
+hspawn(struct harness *h, const char *harness, const char *so, const char *entry, int device,
+       const char *const *wrapper, const char *extra, int timeout, char *err, size_t cap)
+{
 	h->timeout = timeout;
 	h->open = extra && !strcmp(extra, HOPEN);
 	h->wrapped = wrapper != NULL;
-	if (childshm(&h->ch, shm, err, cap) < 0 ||
-	    childstartwrapped(&h->ch, wrapper, harness, so, entry, device, extra, timeout * 4 + 120, err, cap) < 0)
-		return -1;
-	return 0;
+	return childstartwrapped(&h->ch, wrapper, harness, so, entry, device, extra, timeout * 4 + 120, err, cap) < 0
+	       ? -1 : 0;
 }
 
 int
@@ -166,7 +178,7 @@ hstart(struct harness *h, const struct task *t, const char *harness, const char 
        size_t shm, const char *const *wrapper, const char *extra, int timeout, struct hres *r, char *err, size_t cap)
 {
 	memset(r, 0, sizeof *r);
-	if (hspawn(h, t, harness, so, entry, device, shm, wrapper, extra, timeout, err, cap) < 0)
+	if (hshm(h, t, shm, err, cap) < 0 || hspawn(h, harness, so, entry, device, wrapper, extra, timeout, err, cap) < 0)
 		return -1;
 	return hready(h, r, err, cap);
 }
@@ -321,6 +333,30 @@ int
 hfetchhold(struct harness *h, int slot, size_t off, struct hres *r, char *err, size_t cap)
 {
 	return simple(h, r, err, cap, "fetchhold %d %lld", slot, (long long)off);
+}
+
+int
+hcompare(struct harness *h, int arg, size_t off, const struct targ *tols, struct hres *r, int64_t *bad, double *num,
+         double *den, char *err, size_t cap)
+{
+	char line[4096];
+	long long b;
+	int k, n = 0;
+
+	memset(r, 0, sizeof *r);
+	for (k = 0; k < arg; k++)
+		n += istensor(&h->t->args[k]);
+	if (childsend(&h->ch, "compare %lld %d %a %a", (long long)off, n, tols->atol, tols->rtol) < 0 ||
+	    await(h, line, sizeof line, 300, h->c ? h->c->label : "?", r))
+		return r->verdict ? 1 : verdict(r, "crash", "The process running the oracle was gone.");
+	if (!strncmp(line, "cuda ", 5))
+		return cudaerror(line, h->c ? h->c->label : "?", r, err, cap);
+	if (!strncmp(line, "error", 5))
+		return failed(err, cap, "the harness rejected a command: %s", line);
+	if (sscanf(line, "cmp %lld %lf %lf", &b, num, den) != 3 || b < 0)
+		return verdict(r, "sandbox", "The harness's reply was not the one expected: '%.200s'", line);
+	*bad = b;
+	return 0;
 }
 
 int

@@ -73,14 +73,19 @@ char *horacle(json_t *baseline, const char *baselinepath);
 #define HOPEN "open"
 
 /* start HARNESS on SO (entry ENTRY) on device, under wrapper (compute-sanitizer
- * and its options) or not (NULL); extra: HOPEN or NULL. hstart is hspawn
- * (the process started) then hready (its first reply read): between the
- * two the caller may do other work while the harness loads */
+ * and its options) or not (NULL); extra: HOPEN or NULL. hstart is hshm
+ * (the shared memory outputs come back through, its pages made on all
+ * CPUs: do it before taking the GPU), hspawn (the process started) and
+ * hready (its first reply read): between the last two the caller may do
+ * other work while the harness loads. hshmshare gives h the shared memory
+ * of another harness (the oracle reads the candidate's kept outputs there) */
 int hstart(struct harness *h, const struct task *t, const char *harness, const char *so, const char *entry,
            int device, size_t shm, const char *const *wrapper, const char *extra, int timeout, struct hres *r,
            char *err, size_t cap);
-int hspawn(struct harness *h, const struct task *t, const char *harness, const char *so, const char *entry,
-           int device, size_t shm, const char *const *wrapper, const char *extra, int timeout, char *err, size_t cap);
+int hshm(struct harness *h, const struct task *t, size_t shm, char *err, size_t cap);
+int hshmshare(struct harness *h, const struct harness *from, char *err, size_t cap);
+int hspawn(struct harness *h, const char *harness, const char *so, const char *entry, int device,
+           const char *const *wrapper, const char *extra, int timeout, char *err, size_t cap);
 int hready(struct harness *h, struct hres *r, char *err, size_t cap);
 int hcase(struct harness *h, const struct tcase *c, struct hres *r, char *err, size_t cap);
 int hcall(struct harness *h, int group, int noop, const struct runin *in, struct hres *r, char *err, size_t cap);
@@ -90,6 +95,13 @@ int hhold(struct harness *h, int group, int slot, struct hres *r, char *err, siz
 /* held copy slot into shared memory at off (a multiple of 64) */
 int hfetchhold(struct harness *h, int slot, size_t off, struct hres *r, char *err, size_t cap);
 int hsync(struct harness *h, struct hres *r, char *err, size_t cap);
+/* output arg of group 0 against the bytes at off in shared memory, on the
+ * device, by draw.h's element rule with tols' atol and rtol (compare.h's
+ * comparetols): the wrong elements counted and the sums of squares over
+ * the finite pairs, for comparefrom (only trusted code's harness, the
+ * oracle's, is asked) */
+int hcompare(struct harness *h, int arg, size_t off, const struct targ *tols, struct hres *r, int64_t *bad, double *num,
+             double *den, char *err, size_t cap);
 /* the harness ended (its wait status; 0 once it had been stopped) */
 int hstop(struct harness *h);
 /* take the shared memory from the harness: it stays mapped after hstop

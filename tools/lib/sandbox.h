@@ -106,6 +106,8 @@ struct child {
  * childstop. childshm initializes *c. 0, or -1 with a message in err.
  */
 int childshm(struct child *c, size_t shmbytes, char *err, size_t errlen);
+/* the shared memory of from, shared (the same pages; from may stop first) */
+int childshmshare(struct child *c, const struct child *from, char *err, size_t errlen);
 /* start HARNESS on SO (entry point ENTRY, CUDA device DEVICE) in a jail
  * with the GPU; extra: one more argument for the harness, or NULL */
 int childstart(struct child *c, const char *harness, const char *so, const char *entry, int device,

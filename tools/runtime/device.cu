@@ -11,6 +11,11 @@
 #include "../lib/draw.h"
 
 static unsigned long long *scratch; /* one word on the device for hashes and checks */
+struct cmpsums {
+	unsigned long long bad;
+	double num, den;
+};
+static struct cmpsums *cmpscratch;
 static cudaEvent_t ev0, ev1;
 
 __global__ void
@@ -49,6 +54,35 @@ checkkernel(const unsigned char *p, size_t n, unsigned char byte, unsigned long 
 			*out = 1;
 }
 
+/* compare.c's check of one output, every element: the count by draw.h's
+ * rule, the sums as compare.c makes them (-fmad=false: no fused ops) */
+__global__ void
+comparekernel(const void *got, const void *want, int dt, size_t n, double atol, double rtol, struct cmpsums *out)
+{
+	unsigned long long bad = 0;
+	double num = 0, den = 0;
+
+	for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
+		double g = rt_load(got, dt, i), w = rt_load(want, dt, i);
+		if (isfinite(g) && isfinite(w)) {
+			double d = fabs(g - w);
+			num += d * d;
+			den += w * w;
+		}
+		bad += (unsigned long long)rt_elembad(g, w, atol, rtol);
+	}
+	for (int off = 16; off > 0; off /= 2) {
+		bad += __shfl_down_sync(0xffffffffu, bad, off);
+		num += __shfl_down_sync(0xffffffffu, num, off);
+		den += __shfl_down_sync(0xffffffffu, den, off);
+	}
+	if ((threadIdx.x & 31) == 0) {
+		atomicAdd(&out->bad, bad);
+		atomicAdd(&out->num, num);
+		atomicAdd(&out->den, den);
+	}
+}
+
 static unsigned
 blocksfor(size_t n)
 {
@@ -70,6 +104,7 @@ dv_init(int device, struct dvinfo *info)
 	if ((e = cudaSetDevice(device)) != cudaSuccess || (e = cudaFree(0)) != cudaSuccess ||
 	    (e = cudaGetDeviceProperties(&p, device)) != cudaSuccess ||
 	    (e = cudaMalloc((void **)&scratch, sizeof *scratch)) != cudaSuccess ||
+	    (e = cudaMalloc((void **)&cmpscratch, sizeof *cmpscratch)) != cudaSuccess ||
 	    (e = cudaEventCreate(&ev0)) != cudaSuccess || (e = cudaEventCreate(&ev1)) != cudaSuccess)
 		return (int)e;
 	snprintf(info->name, sizeof info->name, "%s", p.name);
@@ -97,6 +132,7 @@ extern "C" int dv_meminfo(size_t *f, size_t *t) { return (int)cudaMemGetInfo(f, 
 extern "C" int dv_memset(void *p, int byte, size_t n) { return (int)cudaMemset(p, byte, n); }
 extern "C" int dv_copy(void *d, const void *s, size_t n) { return (int)cudaMemcpy(d, s, n, cudaMemcpyDeviceToDevice); }
 extern "C" int dv_fetch(void *h, const void *s, size_t n) { return (int)cudaMemcpy(h, s, n, cudaMemcpyDeviceToHost); }
+extern "C" int dv_upload(void *d, const void *h, size_t n) { return (int)cudaMemcpy(d, h, n, cudaMemcpyHostToDevice); }
 extern "C" int dv_sync(void) { return (int)cudaDeviceSynchronize(); }
 
 extern "C" void
@@ -162,6 +198,26 @@ dv_check(const void *p, size_t n, int byte, int *bad)
 	if ((e = scratchword(&b)) != 0)
 		return e;
 	*bad = b != 0;
+	return 0;
+}
+
+extern "C" int
+dv_compare(const void *got, const void *want, int dt, size_t n, double atol, double rtol, uint64_t *bad, double *num,
+           double *den)
+{
+	struct cmpsums c;
+	cudaError_t e;
+
+	if ((e = cudaMemset(cmpscratch, 0, sizeof *cmpscratch)) != cudaSuccess)
+		return (int)e;
+	if (n)
+		comparekernel<<<blocksfor(n), 256>>>(got, want, dt, n, atol, rtol, cmpscratch);
+	if ((e = cudaGetLastError()) != cudaSuccess ||
+	    (e = cudaMemcpy(&c, cmpscratch, sizeof c, cudaMemcpyDeviceToHost)) != cudaSuccess)
+		return (int)e;
+	*bad = c.bad;
+	*num = c.num;
+	*den = c.den;
 	return 0;
 }
 

@@ -1,7 +1,8 @@
 /*
  * device.h - what the harness (harness.c) asks of the device: memory,
  * drawing inputs with draw.h's generator, poison, guard bytes, hashes,
- * copies, the L2 flush and events around a call.
+ * copies, the L2 flush, events around a call, and the oracle's output
+ * check.
  *
  * Two implementations: device.cu, on the GPU through the CUDA runtime
  * (the harness verify and bench run), and tests/unit/fakedevice.c, on the
@@ -45,6 +46,12 @@ int dv_hash(const void *p, size_t n, uint64_t salt, uint64_t *out);
 int dv_check(const void *p, size_t n, int byte, int *bad);
 int dv_copy(void *dst, const void *src, size_t n);          /* device to device */
 int dv_fetch(void *host, const void *src, size_t n);        /* device to host */
+int dv_upload(void *dst, const void *host, size_t n);       /* host to device */
+/* got against want, n elements of dtype dt, by draw.h's rt_elembad: the
+ * wrong elements counted, and over the finite pairs the sums of
+ * (got - want)^2 and want^2 */
+int dv_compare(const void *got, const void *want, int dt, size_t n, double atol, double rtol, uint64_t *bad,
+               double *num, double *den);
 int dv_sync(void);
 /* host memory pinned where it can be (copies run faster), and unpinned */
 void dv_pin(void *host, size_t n);
