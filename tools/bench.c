@@ -26,12 +26,16 @@
  *    of copies hold, at least 2; decided after each
  *    call returned: no budget the candidate can see run out) as device
  *    copies, with the hash of the call's outputs taken right after it;
- *    after timing they are fetched, the candidate's harness ends (a copy
- *    whose hash then differs is invalid), and the spec's baseline,
- *    when verify's oracle check found it sound (BASELINE_JSON's oracle;
- *    baseline.so beside it), runs in a harness of its own on each kept
- *    call's inputs: every element is compared, with twice the tolerances
- *    (mismatch); without an oracle the record says so and is flagged;
+ *    after timing they are fetched into the shared memory and the
+ *    candidate's harness ends; the spec's baseline, when verify's oracle
+ *    check found it sound (BASELINE_JSON's oracle; baseline.so beside it),
+ *    runs in a harness of its own (spawned when the timed calls are over,
+ *    so that it loads while they are fetched; it shares that memory) on
+ *    each kept call's inputs, and there, on the device, every element of
+ *    every output is compared with twice the tolerances (mismatch; the
+ *    details on the CPUs) and hashed (a copy whose hash differs from its
+ *    call's changed after the call returned: invalid); without an oracle
+ *    the record says so and is flagged, and the hashes are checked here;
  *  - the parent's clock: every call's round trip is timed here; after a
  *    timed call, at random one time in two, comes a call that runs
  *    nothing on the same inputs (the harness's own work: inputs drawn and
@@ -55,7 +59,9 @@
  *
  * Each case records where this tool's time went, in seconds: starting the
  * harness (CUDA context, loading), setting up the case, the calls, the
- * checks (fetches and the oracle).
+ * checks (seconds; check_seconds splits them: the fetch, the wait for the
+ * candidate's harness to end, the oracle's start (beyond what overlapped),
+ * its case, its calls, the comparisons).
  *
  * The baseline is timed in the same loop, without the checks (it is
  * trusted code: no kept calls, no pairs, no lockdown), once per variant:
@@ -369,15 +375,14 @@ calls(struct bcase *b, struct harness *h, int check, struct timing *tm, double *
 }
 
 /* the kept calls fetched, each into its own place in the shared memory,
- * which this process then takes; the harness is ended */
+ * which this process then takes; the harness is told to quit */
 static int
 fetchkept(struct harness *h, struct timing *tm)
 {
 	struct hres r;
 	char err[1024];
-	int s;
-
 	double t0 = now();
+	int s;
 
 	if (step(hsync(h, &r, err, sizeof err), &r, err, tm))
 		return -1;
@@ -385,106 +390,143 @@ fetchkept(struct harness *h, struct timing *tm)
 		if (step(hfetchhold(h, s, (size_t)(s + 1) * tm->outbytes, &r, err, sizeof err), &r, err, tm))
 			return -1;
 	tm->kept = htakeshm(h, &tm->keptlen);
+	hquit(h);
 	tm->check[CK_FETCH] = now() - t0;
-	t0 = now();
-	hstop(h);
-	tm->check[CK_END] = now() - t0;
 	return 0;
 }
 
-/* once nothing but this process can touch them, each kept call must still
- * hash as it did when its call returned */
+/* the candidate's harness ended: from now on only this process (and the
+ * oracle's) can touch the kept outputs */
+static void
+endcandidate(struct harness *h, struct timing *tm)
+{
+	double t0 = now();
+
+	hstop(h);
+	tm->check[CK_END] += now() - t0;
+}
+
+/* kept call s changed after it returned (its hash then and now differ) */
+static int
+changed(struct timing *tm, int s)
+{
+	tm->status = "invalid";
+	snprintf(tm->problem, sizeof tm->problem, "the outputs of call %d of the timing run changed after the call had "
+	         "returned: results must be final when the call returns", tm->keep[s].call + 1);
+	return -1;
+}
+
+/* each kept call must still hash as it did when its call returned (on the
+ * CPUs: where no oracle hashes them on the device) */
 static int
 keptintact(const struct harness *h, struct timing *tm)
 {
-	int s;
-
-	for (s = 0; s < tm->held; s++)
-		if (hhash(h, tm->kept + (size_t)(s + 1) * tm->outbytes) != tm->keep[s].hash) {
-			tm->status = "invalid";
-			snprintf(tm->problem, sizeof tm->problem, "the outputs of call %d of the timing run changed after the "
-			         "call had returned: results must be final when the call returns", tm->keep[s].call + 1);
-			return -1;
-		}
+	for (int s = 0; s < tm->held; s++)
+		if (hhash(h, tm->kept + (size_t)(s + 1) * tm->outbytes) != tm->keep[s].hash)
+			return changed(tm, s);
 	return 0;
 }
 
-/* the oracle on every kept call's inputs, in its own harness h (spawned
- * when the timed calls ended, so that it loaded while the kept calls were
- * fetched and the candidate's harness ended; it shares the candidate's
- * shared memory, where the kept outputs are), each output compared there
- * on the device */
+/* output i of kept call s, against the oracle's (fetched: houtput), where
+ * the device found it wrong: the details on the CPUs (they decide) */
 static int
-judge(struct bcase *b, struct harness *h, struct timing *tm)
+mismatch(struct bcase *b, const struct harness *oh, struct timing *tm, int s, int i)
 {
 	const struct task *t = b->t;
+	const struct targ *a = &t->args[i];
+	struct cmpres c;
+	char text[512];
+
+	compare(tm->kept + (size_t)(s + 1) * tm->outbytes + oh->outoff[i], a->dt, houtput(oh, 0, i), WANT_DTYPE,
+	        b->c->numel[i], a, ORACLE_SCALE, ORACLE_LENIENT, &c);
+	if (c.pass)
+		return 0;
+	runtext(t, b->c, &tm->keep[s].in, text, sizeof text);
+	tm->status = "mismatch";
+	snprintf(tm->problem, sizeof tm->problem, "call %d of the timing run at %s (inputs %s) gave wrong results, checked "
+	         "against the spec's baseline on the GPU: output '%s' has %lld of %lld elements wrong, %lld of them never "
+	         "written (relative L2 error of the written ones %.3g). Any call may be checked: results must not depend "
+	         "on the call, the phase or earlier inputs", tm->keep[s].call + 1, b->c->label, text, a->name,
+	         (long long)c.bad, (long long)c.n, (long long)c.unwritten, c.relnorm);
+	return -1;
+}
+
+/* kept call s judged in the oracle's harness oh, which just computed its
+ * outputs: on the device, every output against the oracle's and hashed
+ * (as the call's outputs were when it returned); 1 when the oracle failed */
+static int
+judgecall(struct bcase *b, struct harness *oh, struct timing *tm, int s)
+{
+	const struct task *t = b->t;
+	struct cmpres c[MAXARGS];
 	struct hres r;
 	char err[1024];
-	int s, i, rc;
+	uint64_t sum = 0;
+	int i, rc;
+
+	for (i = 0; i < t->nargs; i++) {
+		const struct targ *a = &t->args[i];
+		struct targ tols;
+		int64_t bad;
+		double num, den;
+		uint64_t h;
+		if (!isoutput(a))
+			continue;
+		comparetols(houtput(oh, 0, i), a->dt, WANT_DTYPE, b->c->numel[i], a, ORACLE_SCALE, ORACLE_LENIENT, &tols);
+		if ((rc = hcompare(oh, i, (size_t)(s + 1) * tm->outbytes + oh->outoff[i], &tols, &r, &bad, &num, &den, &h,
+		                   err, sizeof err)) < 0)
+			die(EXIT_RETRY, "%s", err);
+		if (rc)
+			return 1;
+		comparefrom(b->c->numel[i], bad, num, den, &tols, &c[i]);
+		sum += h;
+	}
+	if (sum != tm->keep[s].hash)
+		return changed(tm, s);
+	for (i = 0; i < t->nargs; i++)
+		if (isoutput(&t->args[i]) && !c[i].pass && mismatch(b, oh, tm, s, i) < 0)
+			return -1;
+	return 0;
+}
+
+/* the oracle on every kept call's inputs, in its own harness oh (spawned
+ * when the timed calls ended, on the candidate's shared memory, where the
+ * kept outputs are: it loads while they are fetched and the candidate's
+ * harness h ends); each kept call judged on the device */
+static int
+judge(struct bcase *b, struct harness *h, struct harness *oh, struct timing *tm)
+{
+	struct hres r;
+	char err[1024];
+	int s, rc;
 	double t0 = now();
 
-	if ((rc = hready(h, &r, err, sizeof err)) < 0)
+	if ((rc = hready(oh, &r, err, sizeof err)) < 0)
 		die(EXIT_RETRY, "%s", err);
 	tm->check[CK_ORACLE_START] = now() - t0;
 	t0 = now();
-	if (!rc && (rc = hcase(h, b->c, &r, err, sizeof err)) < 0)
+	if (!rc && (rc = hcase(oh, b->c, &r, err, sizeof err)) < 0)
 		die(EXIT_RETRY, "%s", err);
 	tm->check[CK_ORACLE_CASE] = now() - t0;
-	if (rc) {
-		/* not the candidate's failure: the kept calls are not judged */
-		tm->oracle = "none: the oracle failed to run";
-		return 0;
-	}
-	for (s = 0; s < tm->held; s++) {
+	endcandidate(h, tm);
+	for (s = 0; !rc && s < tm->held; s++) {
 		t0 = now();
-		if ((rc = hcall(h, 0, 0, &tm->keep[s].in, &r, err, sizeof err)) ||
-		    (rc = hfetch(h, 0, &r, err, sizeof err))) {
-			if (rc < 0)
-				die(EXIT_RETRY, "%s", err);
-			tm->oracle = "none: the oracle failed to run";
-			break;
-		}
+		if ((rc = hcall(oh, 0, 0, &tm->keep[s].in, &r, err, sizeof err)) == 0)
+			rc = hfetch(oh, 0, &r, err, sizeof err);
+		if (rc < 0)
+			die(EXIT_RETRY, "%s", err);
 		tm->check[CK_ORACLE_CALLS] += now() - t0;
 		t0 = now();
-		for (i = 0; i < t->nargs; i++) {
-			const struct targ *a = &t->args[i];
-			const unsigned char *got = tm->kept + (size_t)(s + 1) * tm->outbytes + h->outoff[i];
-			struct targ tols;
-			struct cmpres c;
-			char text[512];
-			int64_t bad;
-			double num, den;
-			if (!isoutput(a))
-				continue;
-			/* on the device, every element; the details, on the CPUs, only for a call that failed there */
-			comparetols(houtput(h, 0, i), a->dt, WANT_DTYPE, b->c->numel[i], a, ORACLE_SCALE, ORACLE_LENIENT, &tols);
-			if ((rc = hcompare(h, i, (size_t)(got - tm->kept), &tols, &r, &bad, &num, &den, err, sizeof err)) < 0)
-				die(EXIT_RETRY, "%s", err);
-			if (rc) {
-				tm->oracle = "none: the oracle failed to run";
-				tm->check[CK_COMPARE] += now() - t0;
-				return 0;
-			}
-			comparefrom(b->c->numel[i], bad, num, den, &tols, &c);
-			if (!c.pass)
-				compare(got, a->dt, houtput(h, 0, i), WANT_DTYPE, b->c->numel[i], a, ORACLE_SCALE, ORACLE_LENIENT, &c);
-			if (c.pass)
-				continue;
-			runtext(t, b->c, &tm->keep[s].in, text, sizeof text);
-			tm->status = "mismatch";
-			snprintf(tm->problem, sizeof tm->problem, "call %d of the timing run at %s (inputs %s) gave wrong "
-			         "results, checked against the spec's baseline on the GPU: output '%s' has %lld of %lld elements "
-			         "wrong, %lld of them never written (relative L2 error of the written ones %.3g). Any call may "
-			         "be checked: results must not depend on the call, the phase or earlier inputs",
-			         tm->keep[s].call + 1, b->c->label, text, a->name, (long long)c.bad, (long long)c.n,
-			         (long long)c.unwritten, c.relnorm);
-			tm->check[CK_COMPARE] += now() - t0;
+		if (!rc && (rc = judgecall(b, oh, tm, s)) < 0)
 			return -1;
-		}
 		tm->check[CK_COMPARE] += now() - t0;
-		tm->checked++;
+		tm->checked += !rc;
 	}
-	return 0;
+	if (!rc)
+		return 0;
+	/* not the candidate's failure: the kept calls are not judged, but must be intact */
+	tm->oracle = "none: the oracle failed to run";
+	return keptintact(h, tm);
 }
 
 /* a review flag: a record kept out of train until a person looks */
@@ -588,14 +630,18 @@ timecase(struct bcase *b, struct harness *h, const char *so, const char *entry, 
 	                hspawn(&oh, b->harness, oracle, "baseline", b->device, NULL, HOPEN, b->o->timeout, err,
 	                       sizeof err) < 0))
 		die(EXIT_RETRY, "%s", err);
-	if (check && (fetchkept(h, tm) < 0 || keptintact(h, tm) < 0))
+	if (check && fetchkept(h, tm) < 0)
 		goto out;
-	hstop(h);
 	if (judging) {
 		tm->oracle = "the spec's baseline, on the GPU";
-		if (judge(b, &oh, tm) < 0)
+		if (judge(b, h, &oh, tm) < 0)
+			goto out;
+	} else if (check) {
+		endcandidate(h, tm);
+		if (keptintact(h, tm) < 0)
 			goto out;
 	}
+	hstop(h);
 	tm->phase[3] = now() - t0;
 	if (check)
 		bound(ev, tm, cr, rec, b->c->label);

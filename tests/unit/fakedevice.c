@@ -112,7 +112,6 @@ dv_compare(const void *got, const void *want, int dt, size_t n, double atol, dou
 	return 0;
 }
 void dv_pin(void *host, size_t n) { (void)host; (void)n; }
-void dv_unpin(void *host) { (void)host; }
 
 int
 dv_draw(void *p, int dt, size_t n, uint64_t seed, int dist, double lo, double hi, int special)

@@ -337,10 +337,11 @@ hfetchhold(struct harness *h, int slot, size_t off, struct hres *r, char *err, s
 
 int
 hcompare(struct harness *h, int arg, size_t off, const struct targ *tols, struct hres *r, int64_t *bad, double *num,
-         double *den, char *err, size_t cap)
+         double *den, uint64_t *hash, char *err, size_t cap)
 {
 	char line[4096];
 	long long b;
+	unsigned long long hv;
 	int k, n = 0;
 
 	memset(r, 0, sizeof *r);
@@ -353,9 +354,10 @@ hcompare(struct harness *h, int arg, size_t off, const struct targ *tols, struct
 		return cudaerror(line, h->c ? h->c->label : "?", r, err, cap);
 	if (!strncmp(line, "error", 5))
 		return failed(err, cap, "the harness rejected a command: %s", line);
-	if (sscanf(line, "cmp %lld %lf %lf", &b, num, den) != 3 || b < 0)
+	if (sscanf(line, "cmp %lld %lf %lf %llu", &b, num, den, &hv) != 4 || b < 0)
 		return verdict(r, "sandbox", "The harness's reply was not the one expected: '%.200s'", line);
 	*bad = b;
+	*hash = hv;
 	return 0;
 }
 
@@ -363,6 +365,13 @@ int
 hsync(struct harness *h, struct hres *r, char *err, size_t cap)
 {
 	return simple(h, r, err, cap, "sync%.0d%.0lld", 0, 0);
+}
+
+void
+hquit(struct harness *h)
+{
+	if (h->ch.pid > 0)
+		childsend(&h->ch, "quit");
 }
 
 int

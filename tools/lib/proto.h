@@ -98,10 +98,12 @@ int hsync(struct harness *h, struct hres *r, char *err, size_t cap);
 /* output arg of group 0 against the bytes at off in shared memory, on the
  * device, by draw.h's element rule with tols' atol and rtol (compare.h's
  * comparetols): the wrong elements counted and the sums of squares over
- * the finite pairs, for comparefrom (only trusted code's harness, the
- * oracle's, is asked) */
+ * the finite pairs, for comparefrom, and those bytes' share of hhash (only
+ * trusted code's harness, the oracle's, is asked) */
 int hcompare(struct harness *h, int arg, size_t off, const struct targ *tols, struct hres *r, int64_t *bad, double *num,
-             double *den, char *err, size_t cap);
+             double *den, uint64_t *hash, char *err, size_t cap);
+/* told to quit (hstop then waits for it, and makes sure) */
+void hquit(struct harness *h);
 /* the harness ended (its wait status; 0 once it had been stopped) */
 int hstop(struct harness *h);
 /* take the shared memory from the harness: it stays mapped after hstop

@@ -142,13 +142,6 @@ dv_pin(void *host, size_t n)
 		cudaGetLastError(); /* pageable, then: slower, and the error is cleared */
 }
 
-extern "C" void
-dv_unpin(void *host)
-{
-	if (cudaHostUnregister(host) != cudaSuccess)
-		cudaGetLastError();
-}
-
 extern "C" int
 dv_draw(void *p, int dt, size_t n, uint64_t seed, int dist, double lo, double hi, int special)
 {

@@ -53,9 +53,8 @@ int dv_upload(void *dst, const void *host, size_t n);       /* host to device */
 int dv_compare(const void *got, const void *want, int dt, size_t n, double atol, double rtol, uint64_t *bad,
                double *num, double *den);
 int dv_sync(void);
-/* host memory pinned where it can be (copies run faster), and unpinned */
+/* host memory pinned where it can be (copies run faster) */
 void dv_pin(void *host, size_t n);
-void dv_unpin(void *host);
 /* events around fn(arg), then a device synchronize; the events' ms */
 int dv_timed(void (*fn)(void *), void *arg, float *ms);
 

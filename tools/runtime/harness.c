@@ -18,7 +18,8 @@
  * bounds the events' figures with its own clock), and the hashes of held
  * outputs (it recomputes them).
  *
- * Before the first reply: CUDA is initialised, SO is loaded (unless
+ * Before the first reply: CUDA is initialised, the shared memory pinned
+ * (where the platform lets it be), SO is loaded (unless
  * "open", with CUDA_MODULE_LOADING=EAGER, so that its modules load now), the guard's
  * interposed runtime calls are resolved, and, unless "open" is given (the
  * compute-sanitizer run), the process locks itself down (lockdown.c).
@@ -58,9 +59,10 @@
  *                      oracle's) tensor I of group 0 against the bytes at
  *                      shm OFF, copied into group 1's tensor I, on the
  *                      device by draw.h's rt_elembad (ATOL, RTOL as %a).
- *                      Reply: cmp BAD NUM DEN (the wrong elements, the
+ *                      Reply: cmp BAD NUM DEN HASH (the wrong elements, the
  *                      sums of (got - want)^2 and want^2 over the finite
- *                      pairs, as %a) | cuda CODE MESSAGE
+ *                      pairs, as %a; the copied bytes' hash, as call's)
+ *                      | cuda CODE MESSAGE
  *   sync               a device synchronize
  *   quit               exit at once (the candidate's destructors do not run)
  * fetch, hold, fetchhold, sync reply: ok | cuda CODE MESSAGE.
@@ -88,7 +90,7 @@ enum { MAXT = 32, MAXS = 32, CANARY = 4096, MAXHOLDS = 16, MAXFENCE = 256 };
 
 static FILE *cmd, *rep;
 static unsigned char *shm;
-static size_t shmlen, pinned;
+static size_t shmlen;
 static void *entry;
 
 static void
@@ -246,14 +248,6 @@ docase(size_t flushbytes)
 		fenceto(keep);
 	if (fail(dv_sync()) || fail(dv_meminfo(&fr, &tot)))
 		return;
-	/* pinned, once: all of the shared memory, where fetch copies outputs
-	 * and compare reads them (the parent made its pages: pinning them
-	 * costs 31 ms/GiB on an H200 host, copying into pages this process
-	 * has not touched yet 0.4 s/GiB) */
-	if (!pinned && shmlen) {
-		dv_pin(shm, shmlen);
-		pinned = shmlen;
-	}
 	reply("ok %zu", fr);
 	return;
 bad:
@@ -380,7 +374,7 @@ docompare(void)
 	long long off;
 	int i;
 	double atol, rtol, num = 0, den = 0;
-	uint64_t bad = 0;
+	uint64_t bad = 0, h = 0;
 
 	if (fscanf(cmd, "%lld %d %lf %lf", &off, &i, &atol, &rtol) != 4 || i < 0 || i >= C.nt || C.kind[i] == 0 ||
 	    off < 0 || (unsigned long long)off + C.bytes[i] > shmlen) {
@@ -388,9 +382,10 @@ docompare(void)
 		return;
 	}
 	if (fail(dv_upload(C.group[1][i], shm + off, C.bytes[i])) ||
-	    fail(dv_compare(C.group[1][i], C.group[0][i], C.dt[i], C.numel[i], atol, rtol, &bad, &num, &den)))
+	    fail(dv_compare(C.group[1][i], C.group[0][i], C.dt[i], C.numel[i], atol, rtol, &bad, &num, &den)) ||
+	    fail(dv_hash(C.group[1][i], C.bytes[i], (uint64_t)i, &h)))
 		return;
-	reply("cmp %llu %a %a", (unsigned long long)bad, num, den);
+	reply("cmp %llu %a %a %llu", (unsigned long long)bad, num, den, (unsigned long long)h);
 }
 
 static void
@@ -437,6 +432,12 @@ main(int argc, char **argv)
 		reply("nodevice %s", dv_error(e));
 		return 0;
 	}
+	/* pinned, once: all of the shared memory, where fetch copies outputs
+	 * and compare reads them (the parent made its pages: pinning them
+	 * costs 80 ms/GiB on an H200 host, copying into pages this process
+	 * has not touched 0.4 s/GiB: tests/bench/gpu-shm.cu) */
+	if (shmlen)
+		dv_pin(shm, shmlen);
 	guardinit();
 	so = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL);
 	if (!so) {
