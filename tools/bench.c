@@ -22,10 +22,13 @@
  *    calls and 8 pairs, below; at most 300 calls, or 3 s of calls once
  *    those are in); median, quartiles, mean and count are recorded;
  *  - every call, warm-up included, may be checked: reservoir sampling
- *    over all calls keeps a uniform choice of up to 16 (as many as 4 GiB
- *    of copies hold, at least 2; decided after each
+ *    over all calls keeps a uniform choice of up to 14 (as many as 4 GiB
+ *    of copies hold, less 2, at least 2; decided after each
  *    call returned: no budget the candidate can see run out) as device
  *    copies, with the hash of the call's outputs taken right after it;
+ *    then 2 more calls, untimed but made as every call is, are always
+ *    kept (a kernel that goes wrong after some number of calls, or on
+ *    every other one, is caught whatever the sample missed);
  *    after timing they are fetched into the shared memory and the
  *    candidate's harness ends; the spec's baseline, when verify's oracle
  *    check found it sound (BASELINE_JSON's oracle; baseline.so beside it),
@@ -113,7 +116,7 @@ static const char usage[] =
 	"       bench --baseline [...] -o BASELINE_JSON TASK_JSON HARNESS ORACLE_JSON BASELINE_SO\n"
 	"       bench --calibrate -o CALIBRATION_JSON CALIBRATE_PROGRAM\n";
 
-enum { MINCALLS = 20, MAXCALLS = 300, MINPAIRS = 8 };
+enum { MINCALLS = 20, MAXCALLS = 300, MINPAIRS = 8, TAILCALLS = 2 };
 static const double WARMUP_MS = 25, MAXTIMED_MS = 3000, SPREAD = 0.02, SOL_MARGIN = 1.05;
 
 struct opts {
@@ -296,16 +299,19 @@ step(int rc, const struct hres *r, const char *err, struct timing *tm)
 	return rc ? failed(tm, r) : 0;
 }
 
-/* reservoir sampling: after call n (from 0) returned, keep it or not */
+/* reservoir sampling: after call n (from 0) returned, keep it or not,
+ * in one of the first holds - TAILCALLS slots; a tail call (tail: made
+ * after the timed ones) always, in the next slot free */
 static int
 keep(struct bcase *b, struct harness *h, struct timing *tm, int n, int g, const struct runin *in,
-     const struct hres *call)
+     const struct hres *call, int tail)
 {
-	int slot = n < h->holds ? n : (int)choose(b, (uint64_t)n + 1);
+	int sampled = h->holds - TAILCALLS;
+	int slot = tail ? tm->held : n < sampled ? n : (int)choose(b, (uint64_t)n + 1);
 	struct hres r;
 	char err[1024];
 
-	if (slot >= h->holds)
+	if (slot >= (tail ? h->holds : sampled))
 		return 0;
 	if (step(hhold(h, g, slot, &r, err, sizeof err), &r, err, tm))
 		return -1;
@@ -350,7 +356,7 @@ calls(struct bcase *b, struct harness *h, int check, struct timing *tm, double *
 		runinputs(b->t, b->c, b->key, "bench", b->ci, n, 0, &in);
 		if (step(hcall(h, g, 0, &in, &r, err, sizeof err), &r, err, tm))
 			return -1;
-		if (check && keep(b, h, tm, n, g, &in, &r) < 0)
+		if (check && keep(b, h, tm, n, g, &in, &r, 0) < 0)
 			return -1;
 		if (!tw) { /* warming up */
 			if ((now() - t0) * 1000 >= WARMUP_MS && n >= 2)
@@ -368,6 +374,15 @@ calls(struct bcase *b, struct harness *h, int check, struct timing *tm, double *
 		if (timed >= MAXCALLS || (timed >= MINCALLS && (!check || tm->pairs >= MINPAIRS) &&
 		                          ((now() - tw) * 1000 > MAXTIMED_MS || stable(ev, timed))))
 			break;
+	}
+	/* the tail: calls the candidate cannot tell from timed ones, each kept
+	 * (a kernel that goes wrong after some number of calls, or every other
+	 * call, is caught whatever the sample missed) */
+	for (int k = 0; check && k < TAILCALLS; k++) {
+		int g = (int)choose(b, 2);
+		runinputs(b->t, b->c, b->key, "bench", b->ci, ++n, 0, &in);
+		if (step(hcall(h, g, 0, &in, &r, err, sizeof err), &r, err, tm) || keep(b, h, tm, n, g, &in, &r, 1) < 0)
+			return -1;
 	}
 	tm->overhead_ms = median(noops, tm->pairs);
 	tm->calls = timed;

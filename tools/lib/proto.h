@@ -57,7 +57,7 @@ struct hres {
 size_t hshmbytes(const struct task *t, const struct tcase *cases, int n);
 /* the memory a case leaves the candidate (4 x its tensors + 2 GiB), and
  * how many held copies of its outputs it gets (16, fewer when they would
- * take more than 4 GiB, at least 2): the same in verify and bench */
+ * take more than 4 GiB, at least 4): the same in verify and bench */
 size_t hkeep(const struct task *t, const struct tcase *c);
 int hholds(const struct task *t, const struct tcase *c);
 enum { HOLDS_MAX = 16 };
