@@ -67,7 +67,8 @@ test_expect_success 'no code and screen violations go back too; a finished sampl
 test_expect_success 'the record holds the conversation in chat form' '
 	cd p && r=out/v/alpha/s0/record.json &&
 	test "$(field $r "\" \".join(m[\"role\"] for m in d[\"messages\"])")" = "system user assistant user assistant" &&
-	test "$(field $r "d[\"outcome\"]")" = unverified && test "$(field $r "d[\"final_round\"]")" = None &&
+	test "$(field $r "d[\"outcome\"]")" = unverified && test "$(field $r "d[\"final_round\"]")" = 2 &&
+	test "$(field $r "\" \".join(\"%d%s\" % (m[\"round\"], \"T\" if m[\"training\"] else \"\") for m in d[\"messages\"])")" = "0 1 1 2 2T" &&
 	field $r "d[\"final_kernel\"]" | grep -q "y\[i\] = 2 \* x\[i\];" &&
 	test "$(field $r "\" \".join(x[\"compile\"] for x in d[\"rounds\"])")" = "compile_error ok" &&
 	test "$(field $r "sorted(d.keys())")" = "$(field out/v/beta/s0/record.json "sorted(d.keys())")"

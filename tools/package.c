@@ -404,8 +404,8 @@ cardtraining(struct buf *b, const struct stats st[NPARTS], int sft)
 	bufputs(b, "## Training\n\nEvery message has its `round`, and a `training` flag that is true on one "
 	        "assistant turn per record: the one whose kernel is `final_kernel` (`final_round`'s; the fastest "
 	        "correct round's in `train`). Earlier answers, wrong ones included, stay in the conversation as "
-	        "context with `training: false`; train on the flagged turn only. A record without a built kernel "
-	        "has no flagged turn. `messages[i]` for i > 0 alternate user and assistant: the user turn of round "
+	        "context with `training: false`; train on the flagged turn only. A record without a built kernel, "
+	        "or whose kernels all failed verify (outcome `incorrect`), has no flagged turn. `messages[i]` for i > 0 alternate user and assistant: the user turn of round "
 	        "k is the task (k = 1) or the feedback on round k-1, which is `rounds[k-2].feedback` wrapped in "
 	        "the repair prompt; the assistant turn of round k is `rounds[k-1]`'s answer.\n\n");
 	if (sft)
@@ -702,6 +702,7 @@ lengths(const struct opts *o, const struct rec *recs, size_t nrecs, struct stats
 				b[n] = recs[i].bytes[c];
 				t[n++] = recs[i].tokens[c] < 0 ? 0 : (size_t)recs[i].tokens[c];
 			}
+		memset(&st[k], 0, sizeof st[k]);
 		st[k].rows = n;
 		for (j = 0; j < 3; j++)
 			st[k].tokens[j] = -1;

@@ -17,7 +17,8 @@
  *                 user (the task, round 1), assistant (round 1), user
  *                 (feedback, round 2), assistant (round 2), ... (TRL and
  *                 Axolotl read this); training is true on one message
- *                 only, the assistant turn of final_round
+ *                 at most, the assistant turn of final_round, unless
+ *                 its kernel is known to be wrong (outcome incorrect)
  *   final_kernel  the fastest correct round's CUDA source (else the last
  *                 built one), final_round its round (both null when no
  *                 round built)
@@ -322,7 +323,8 @@ spending(json_t *rec, const struct round *rounds, int n)
 
 /*
  * The record of rounds 1..n (a "done" round and those after it were not
- * asked). The assistant turn of final_round is the one flagged training.
+ * asked). The assistant turn of final_round is the one flagged training,
+ * when its kernel is correct or could not be checked.
  */
 static json_t *
 makerecord(json_t *task, struct round *rounds, int n, const char *generator)
@@ -351,8 +353,9 @@ makerecord(json_t *task, struct round *rounds, int n, const char *generator)
 		consider(&c, d, r);
 	}
 	final = c.best ? c.best : c.lastbuilt;
+	/* the flag: on the final kernel's turn, unless that kernel is known to be wrong */
 	json_array_foreach(messages, k, m)
-		if (final && !strcmp(jstr(m, "role", ""), "assistant") && jint(m, "round", 0) == final)
+		if (final && (c.best || !c.anyverified) && !strcmp(jstr(m, "role", ""), "assistant") && jint(m, "round", 0) == final)
 			json_object_set_new(m, "training", json_true());
 
 	identity(rec, task, rounds[1].resp, generator);

@@ -14,8 +14,9 @@ const struct sfield schema_message[] = {
 	  "0 for the system prompt; k for round k's request (the task prompt in round 1, the feedback on "
 	  "round k-1 after) and for its answer" },
 	{ "training", S_BOOL, 0, NULL, S_MEASURED,
-	  "true only on the assistant turn whose kernel is final_kernel (the turn of final_round); false on "
-	  "every other message, failed answers included" },
+	  "true only on the assistant turn whose kernel is final_kernel (the turn of final_round), and only "
+	  "when that kernel is correct or could not be checked (outcome correct or unverified); false on every "
+	  "other message, failed answers included" },
 	END
 };
 
