@@ -54,6 +54,12 @@ test_expect_success 'tools/token-counts: a named tokenizer'"'"'s lengths in the 
 	expect_fail 2 "cannot load tokenizer" "$PY" "$RETORT_ROOT/tools/token-counts" --tokenizer "$T/none" -o x.json @gpuv/records &&
 	test ! -e x.json
 '
+test_expect_success 'configure --tokenizer: ninja dataset puts its counts in the card' '
+	cd p && PATH=$(dirname "$PY"):$PATH && export PATH &&
+	rconfigure --tokenizer="$T/tok" >c.log && grep -q "python3 with transformers (--tokenizer)... yes" c.log &&
+	ninja dataset >n.log 2>&1 && unpack out/dataset ../demotok && grep -q "tokens max" ../demotok/README.md &&
+	test "$(field ../demotok/manifest.json "d[\"tokenizer\"]")" = "$T/tok"
+'
 test_expect_success 'package refuses a record that does not fit the dataset'"'"'s fields (exit 2)' '
 	r=$(sed -n 1p gpuv/records) && mkdir -p bad && python3 -c "import json,sys; d = json.load(open(sys.argv[1])); d[\"messages\"][1][\"training\"] = \"yes\"; json.dump(d, open(\"bad/record.json\", \"w\"))" "$r" &&
 	expect_fail 2 "messages\[1\]\.training: not a boolean" "$RETORT_BIN/package" -o badds bad/record.json && test ! -e badds

@@ -28,7 +28,7 @@ os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
 
 TEMPLATE = (
     "{%- for m in messages -%}"
-    "<|im_start|>{{ m.role }}\n"
+    "<|im_start|>{{ m.role + '\\n' }}"
     "{%- if m.role == 'assistant' and m.training -%}"
     "{% generation %}{% if m.reasoning_content %}<think>\n{{ m.reasoning_content }}\n</think>\n{% endif %}"
     "{{ m.content }}{% endgeneration %}"
