@@ -4,7 +4,11 @@
  * usage: package [options] -o DATASET_DIR RECORD_JSON... (or @LISTFILE)
  *        package --project DATASET_DIR
  *
- * Splits (a record goes to every split it qualifies for):
+ * Every record must fit the dataset's fields (lib/schema.c's
+ * schema_record: every field, of its type; else exit 2, naming the field).
+ *
+ * The default config's splits (a record goes to every split it qualifies
+ * for: train and unverified are subsets of trajectories):
  *   train         correct final answers, verified on a GPU, nothing flagged
  *                 for review
  *   trajectories  every sample, every round, failures included (multi-turn
@@ -13,17 +17,32 @@
  *   test          every record of the held-out tasks, chosen by a hash of
  *                 the task id (--test-fraction), which appear in no other
  *                 split, so no task leaks between training and test
+ * The sft_final config (schema_sftfinal): for each record of train,
+ * unverified and test with a turn flagged training (a kernel correct or
+ * unchecked), one prompt/completion row in the same split: the messages
+ * before that turn, and that turn.
  *
  * Each split is cut into JSONL shards of at most --shard-records records
- * and --shard-bytes bytes (data/<split>-NNNNN.jsonl, records sorted by
- * id). Shards are packed into archives of at most --archive-bytes
- * (DATASET_DIR/<name>-NNNNN.tar.gz), each also carrying the dataset card
- * README.md (Hugging Face front matter: `datasets.load_dataset` works on
- * the extracted folder) and manifest.json (counts per split, sha256 per
- * shard, configuration incl. the nvcc version). DATASET_DIR/SHA256SUMS
- * lists the archives. Bytes are deterministic: a fixed member order, mtime from
- * SOURCE_DATE_EPOCH (else 0), uid and gid 0, no user or host names, gzip
- * without a timestamp: the same records give the same sha256.
+ * and --shard-bytes bytes (data/<split>-NNNNN.jsonl and
+ * data/sft_final/<split>-NNNNN.jsonl, rows sorted by id). Shards are packed
+ * into archives of at most --archive-bytes (DATASET_DIR/<name>-NNNNN.tar.gz),
+ * each also carrying the same dataset card README.md and manifest.json.
+ * The card's front matter lists both configs' files and their explicit
+ * features (dataset_info, from lib/schema.c: `datasets.load_dataset` on the
+ * folder of every archive extracted types every field the same way, in
+ * every run); its text gives the splits and how they overlap, the layout
+ * (one archive of several does not load on its own through the card), the
+ * lengths per split (p50, p95, max of the UTF-8 bytes of the messages'
+ * content and reasoning, and with --token-counts the named tokenizer's
+ * tokens), TRL and Axolotl settings with max_length from those lengths,
+ * which chat templates drop reasoning, the measured fields and every
+ * field's meaning. manifest.json: counts per split (sft_final_counts for
+ * sft_final), each shard's config, split, rows, bytes, sha256 and archive,
+ * the lengths, the tokenizer, configuration incl. the nvcc version.
+ * DATASET_DIR/SHA256SUMS lists the archives. Bytes are deterministic: a
+ * fixed member order, mtime from SOURCE_DATE_EPOCH (else 0), uid and gid 0,
+ * no user or host names, gzip without a timestamp: the same records (and
+ * counts) give the same sha256.
  *
  * --project prints the reproducible projection of a dataset: the records
  * of the trajectories and test splits (whose membership does not depend
@@ -36,6 +55,9 @@
  *   --shard-records N      (default 1000)
  *   --shard-bytes B        (default 256 MiB)
  *   --archive-bytes B      (default 1 GiB)
+ *   --token-counts FILE    a named tokenizer's count of each record and row
+ *                          (tools/token-counts writes it; a record it lacks
+ *                          is exit 2)
  *
  * Exit: 0 written; 1 cannot write (a full disk included: then nothing of
  * the new dataset is left listed, see writedataset); 2 bad usage or input.
@@ -59,6 +81,7 @@
 static const char usage[] =
 	"usage: package [--name NAME] [--meta KEY=VALUE]... [--test-fraction F]\n"
 	"               [--shard-records N] [--shard-bytes B] [--archive-bytes B]\n"
+	"               [--token-counts FILE]\n"
 	"               -o DATASET_DIR RECORD_JSON... (or @LISTFILE)\n"
 	"       package --project DATASET_DIR\n";
 
