@@ -1923,9 +1923,11 @@ main(int argc, char **argv)
 	} else if (cacheget(&o, key, &a) == 0) {
 		source = "cache";
 	} else {
-		if (o.offline)
+		if (o.offline) {
+			json_decref(out); /* not left for the leak check, whatever registers held it */
 			die(EXIT_RETRY, "offline: no cached response for '%s' sample %d round %d (key %s)",
 			    taskid, o.sample, o.round, key);
+		}
 		if (mkdirp(o.cachedir) < 0)
 			die(EXIT_RETRY, "cannot create '%s':", o.cachedir);
 		body = httpbody(&m, system, messages, 0, o.sample);
