@@ -67,10 +67,31 @@ test_expect_success 'no code and screen violations go back too; a finished sampl
 test_expect_success 'the record holds the conversation in chat form' '
 	cd p && r=out/v/alpha/s0/record.json &&
 	test "$(field $r "\" \".join(m[\"role\"] for m in d[\"messages\"])")" = "system user assistant user assistant" &&
-	test "$(field $r "d[\"outcome\"]")" = unverified && test "$(field $r "d[\"final_round\"]")" = None &&
+	test "$(field $r "d[\"outcome\"]")" = unverified && test "$(field $r "d[\"final_round\"]")" = 2 &&
+	test "$(field $r "\" \".join(\"%d%s\" % (m[\"round\"], \"T\" if m[\"training\"] else \"\") for m in d[\"messages\"])")" = "0 1 1 2 2T" &&
 	field $r "d[\"final_kernel\"]" | grep -q "y\[i\] = 2 \* x\[i\];" &&
 	test "$(field $r "\" \".join(x[\"compile\"] for x in d[\"rounds\"])")" = "compile_error ok" &&
 	test "$(field $r "sorted(d.keys())")" = "$(field out/v/beta/s0/record.json "sorted(d.keys())")"
+'
+test_expect_success 'each round keeps the feedback it was sent, and the diagnostics it came from' '
+	cd p && r=out/v/alpha/s0/record.json &&
+	field $r "d[\"rounds\"][0][\"feedback\"]" | grep -q "nvcc failed to compile" &&
+	field $r "d[\"rounds\"][0][\"diagnostics\"][\"compile\"]" | grep -q "expected a \"\;\"" &&
+	test "$(field $r "d[\"rounds\"][0][\"feedback\"] in d[\"messages\"][3][\"content\"]")" = True &&
+	test "$(field $r "repr(d[\"rounds\"][1][\"feedback\"])")" = "'"''"'" &&
+	b=out/v/beta/s0/record.json &&
+	field $b "d[\"rounds\"][0][\"feedback\"]" | grep -q "^Your answer had no usable CUDA source: the answer has no fenced code block\.$" &&
+	test "$(field $b "d[\"rounds\"][1][\"diagnostics\"][\"violations\"][0][\"rule\"]")" = environment
+'
+test_expect_success 'a last round keeps the feedback it would have been sent; the screen list is capped' '
+	cd p && rm -rf last && mkdir -p last/r1 last/r2 && cp out/v/beta/s0/r1/*.json last/r1/ && cp out/v/beta/s0/r2/*.json last/r2/ &&
+	"$RETORT_BIN/record" -o last/rec.json out/v/beta/task.json last/r*/*.json &&
+	field last/rec.json "d[\"rounds\"][1][\"feedback\"]" | grep -q "environment (getenv)" &&
+	python3 -c "import json; p = \"last/r2/compile.json\"; d = json.load(open(p)); d[\"violations\"] = d[\"violations\"][:1] * 14; json.dump(d, open(p, \"w\"))" &&
+	"$RETORT_BIN/record" -o last/rec.json out/v/beta/task.json last/r*/*.json &&
+	test "$(field last/rec.json "d[\"rounds\"][1][\"feedback\"].count(\"- environment\")")" = 10 &&
+	field last/rec.json "d[\"rounds\"][1][\"feedback\"]" | grep -q "^- and 4 more$" &&
+	test "$(field last/rec.json "len(d[\"rounds\"][1][\"diagnostics\"][\"violations\"])")" = 14
 '
 test_expect_success 'splits: no GPU, so unverified and trajectories; the manifest counts them' '
 	cd p && mkdir x && tar xzf out/dataset/retort-dataset-00000.tar.gz -C x &&

@@ -4,7 +4,11 @@
  * usage: package [options] -o DATASET_DIR RECORD_JSON... (or @LISTFILE)
  *        package --project DATASET_DIR
  *
- * Splits (a record goes to every split it qualifies for):
+ * Every record must fit the dataset's fields (lib/schema.c's
+ * schema_record: every field, of its type; else exit 2, naming the field).
+ *
+ * The default config's splits (a record goes to every split it qualifies
+ * for: train and unverified are subsets of trajectories):
  *   train         correct final answers, verified on a GPU, nothing flagged
  *                 for review
  *   trajectories  every sample, every round, failures included (multi-turn
@@ -13,17 +17,32 @@
  *   test          every record of the held-out tasks, chosen by a hash of
  *                 the task id (--test-fraction), which appear in no other
  *                 split, so no task leaks between training and test
+ * The sft_final config (schema_sftfinal): for each record of train,
+ * unverified and test with a turn flagged training (a kernel correct or
+ * unchecked), one prompt/completion row in the same split: the messages
+ * before that turn, and that turn.
  *
  * Each split is cut into JSONL shards of at most --shard-records records
- * and --shard-bytes bytes (data/<split>-NNNNN.jsonl, records sorted by
- * id). Shards are packed into archives of at most --archive-bytes
- * (DATASET_DIR/<name>-NNNNN.tar.gz), each also carrying the dataset card
- * README.md (Hugging Face front matter: `datasets.load_dataset` works on
- * the extracted folder) and manifest.json (counts per split, sha256 per
- * shard, configuration incl. the nvcc version). DATASET_DIR/SHA256SUMS
- * lists the archives. Bytes are deterministic: a fixed member order, mtime from
- * SOURCE_DATE_EPOCH (else 0), uid and gid 0, no user or host names, gzip
- * without a timestamp: the same records give the same sha256.
+ * and --shard-bytes bytes (data/<split>-NNNNN.jsonl and
+ * data/sft_final/<split>-NNNNN.jsonl, rows sorted by id). Shards are packed
+ * into archives of at most --archive-bytes (DATASET_DIR/<name>-NNNNN.tar.gz),
+ * each also carrying the same dataset card README.md and manifest.json.
+ * The card's front matter lists both configs' files and their explicit
+ * features (dataset_info, from lib/schema.c: `datasets.load_dataset` on the
+ * folder of every archive extracted types every field the same way, in
+ * every run); its text gives the splits and how they overlap, the layout
+ * (one archive of several does not load on its own through the card), the
+ * lengths per split (p50, p95, max of the UTF-8 bytes of the messages'
+ * content and reasoning, and with --token-counts the named tokenizer's
+ * tokens), TRL and Axolotl settings with max_length from those lengths,
+ * which chat templates drop reasoning, the measured fields and every
+ * field's meaning. manifest.json: counts per split (sft_final_counts for
+ * sft_final), each shard's config, split, rows, bytes, sha256 and archive,
+ * the lengths, the tokenizer, configuration incl. the nvcc version.
+ * DATASET_DIR/SHA256SUMS lists the archives. Bytes are deterministic: a
+ * fixed member order, mtime from SOURCE_DATE_EPOCH (else 0), uid and gid 0,
+ * no user or host names, gzip without a timestamp: the same records (and
+ * counts) give the same sha256.
  *
  * --project prints the reproducible projection of a dataset: the records
  * of the trajectories and test splits (whose membership does not depend
@@ -36,6 +55,9 @@
  *   --shard-records N      (default 1000)
  *   --shard-bytes B        (default 256 MiB)
  *   --archive-bytes B      (default 1 GiB)
+ *   --token-counts FILE    a named tokenizer's count of each record and row
+ *                          (tools/token-counts writes it; a record it lacks
+ *                          is exit 2)
  *
  * Exit: 0 written; 1 cannot write (a full disk included: then nothing of
  * the new dataset is left listed, see writedataset); 2 bad usage or input.
@@ -52,47 +74,67 @@
 #include <archive_entry.h>
 
 #include "lib/json.h"
+#include "lib/schema.h"
 #include "lib/sha.h"
 #include "lib/util.h"
 
 static const char usage[] =
 	"usage: package [--name NAME] [--meta KEY=VALUE]... [--test-fraction F]\n"
 	"               [--shard-records N] [--shard-bytes B] [--archive-bytes B]\n"
+	"               [--token-counts FILE]\n"
 	"               -o DATASET_DIR RECORD_JSON... (or @LISTFILE)\n"
 	"       package --project DATASET_DIR\n";
 
-enum { TRAIN, TRAJECTORIES, UNVERIFIED, TEST, NSPLITS };
-static const char *const splitnames[NSPLITS] = { "train", "trajectories", "unverified", "test" };
-
 /*
- * Measured fields: timings and what depends on them (final_kernel is the
- * fastest correct round's). The reproducible projection leaves them out;
- * the card and the manifest name them from here.
+ * The dataset's parts: each config's splits. The default config holds one
+ * record per sample (lib/schema.c's schema_record); sft_final one
+ * prompt/completion row (schema_sftfinal) per record of train, unverified
+ * and test that has a final kernel not known to be wrong.
  */
-static const char *const measured[] = { "speedup", "sol_percent", "median_ms", "review", "final_kernel",
-                                        "final_round", "rounds[].speedup", NULL };
+enum { TRAIN, TRAJECTORIES, UNVERIFIED, TEST, SFT_TRAIN, SFT_UNVERIFIED, SFT_TEST, NPARTS };
+enum { NSPLITS = 4 }; /* the default config's parts come first */
+static const struct part {
+	const char *config, *split, *prefix; /* prefix: the shards' path less -NNNNN.jsonl */
+	int from;                            /* sft_final: the default split its rows come from */
+} parts[NPARTS] = {
+	{ "default", "train", "data/train", TRAIN },
+	{ "default", "trajectories", "data/trajectories", TRAJECTORIES },
+	{ "default", "unverified", "data/unverified", UNVERIFIED },
+	{ "default", "test", "data/test", TEST },
+	{ "sft_final", "train", "data/sft_final/train", TRAIN },
+	{ "sft_final", "unverified", "data/sft_final/unverified", UNVERIFIED },
+	{ "sft_final", "test", "data/sft_final/test", TEST },
+};
 
+/* the measured fields (lib/schema.c), comma-separated */
 static void
 measuredlist(struct buf *b)
 {
-	const char *const *k;
+	json_t *m = json_array(), *v;
+	size_t i;
 
-	for (k = measured; *k; k++)
-		bufprintf(b, "%s%s", k == measured ? "" : ", ", *k);
+	schemameasured(schema_record, m);
+	json_array_foreach(m, i, v)
+		bufprintf(b, "%s%s", i ? ", " : "", json_string_value(v));
+	json_decref(m);
 }
 
 struct rec {
 	char *id;
 	char *line;      /* compact JSON */
-	int in[NSPLITS];
+	char *sftline;   /* its sft_final row, or NULL */
+	int in[NPARTS];
+	size_t bytes[2]; /* the text's UTF-8 bytes: the conversation, the sft_final row */
+	long tokens[2];  /* the same by the named tokenizer (--token-counts), -1 unknown */
 };
 
 struct shard {
-	char name[128];  /* data/<split>-NNNNN.jsonl */
-	int split;
+	char name[128];  /* data/<split>-NNNNN.jsonl, data/sft_final/<split>-NNNNN.jsonl */
+	int part;
 	struct buf data;
 	size_t records;
 	char sha[65];
+	size_t archive;
 };
 
 struct opts {
@@ -100,6 +142,14 @@ struct opts {
 	json_t *meta;
 	double testfraction;
 	size_t shardrecords, shardbytes, archivebytes;
+	json_t *tokens;  /* --token-counts: {tokenizer, default: {id: n}, sft_final: {id: n}} */
+};
+
+/* per part: rows, and their lengths' p50, p95 and max in bytes and tokens */
+struct stats {
+	size_t rows;
+	size_t bytes[3];
+	long tokens[3];  /* -1: not measured */
 };
 
 static int
@@ -236,26 +286,183 @@ writedataset(const char *dir, const char *name, struct buf *arch, size_t narch)
 	free(sums);
 }
 
-static char *
-card(const struct opts *o, size_t counts[NSPLITS], json_t *manifest)
-{
-	struct buf b;
-	int k, any = 0;
-	const char *key;
-	json_t *v;
+/* ------------------------------------------------------------------ card */
 
-	bufinit(&b, 1 << 20);
-	bufputs(&b, "---\nconfigs:\n- config_name: default\n  data_files:\n");
+/* the front matter: configs and their files, explicit features, tags */
+static void
+cardfront(struct buf *b, const struct opts *o, const size_t counts[NPARTS], int sft)
+{
+	int k, any = 0;
+
+	bufputs(b, "---\nconfigs:\n- config_name: default\n  data_files:\n");
 	for (k = 0; k < NSPLITS; k++)
 		if (counts[k]) {
-			bufprintf(&b, "  - split: %s\n    path: data/%s-*.jsonl\n", splitnames[k], splitnames[k]);
+			bufprintf(b, "  - split: %s\n    path: %s-*.jsonl\n", parts[k].split, parts[k].prefix);
 			any = 1;
 		}
 	if (!any)
-		bufputs(&b, "  []\n");
-	bufputs(&b, "task_categories:\n- text-generation\ntags:\n- cuda\n- code\n- gpu-kernels\n- distillation\n"
+		bufputs(b, "  []\n");
+	if (sft) {
+		bufputs(b, "- config_name: sft_final\n  data_files:\n");
+		for (k = NSPLITS; k < NPARTS; k++)
+			if (counts[k])
+				bufprintf(b, "  - split: %s\n    path: %s-*.jsonl\n", parts[k].split, parts[k].prefix);
+	}
+	bufputs(b, "dataset_info:\n- config_name: default\n  features:\n");
+	schemafeatures(b, schema_record, 2);
+	if (sft) {
+		bufputs(b, "- config_name: sft_final\n  features:\n");
+		schemafeatures(b, schema_sftfinal, 2);
+	}
+	bufputs(b, "task_categories:\n- text-generation\ntags:\n- cuda\n- code\n- gpu-kernels\n- distillation\n"
 	        "- retort\npretty_name: ");
-	bufprintf(&b, "%s\n---\n\n# %s\n\n", o->name, o->name);
+	bufprintf(b, "%s\n---\n\n", o->name);
+}
+
+static void
+cardsplits(struct buf *b, const struct opts *o, const size_t counts[NPARTS])
+{
+	bufputs(b, "| config | split | rows | what |\n|---|---|---|---|\n");
+	bufprintf(b, "| default | train | %zu | correct final answers, verified on a GPU, nothing flagged for review |\n",
+	          counts[TRAIN]);
+	bufprintf(b, "| default | trajectories | %zu | every sample and round, failures included |\n", counts[TRAJECTORIES]);
+	bufprintf(b, "| default | unverified | %zu | built, but no GPU was available to run them |\n", counts[UNVERIFIED]);
+	bufprintf(b, "| default | test | %zu | every record of the held-out tasks (%.0f%% of tasks, by hash) |\n",
+	          counts[TEST], o->testfraction * 100);
+	bufprintf(b, "| sft_final | train | %zu | train's records as prompt (the conversation up to the chosen turn) "
+	          "and completion (that turn) |\n", counts[SFT_TRAIN]);
+	bufprintf(b, "| sft_final | unverified | %zu | the same for unverified's records with a built kernel (not "
+	          "checked: no GPU) |\n", counts[SFT_UNVERIFIED]);
+	bufprintf(b, "| sft_final | test | %zu | the same for test's records whose kernel is correct or unverified |\n\n",
+	          counts[SFT_TEST]);
+	bufputs(b, "The splits overlap: `train` and `unverified` are subsets of `trajectories` (the same records, "
+	        "the whole conversation each); `test` shares no record and no task with the others; `sft_final` "
+	        "is derived from `default`, one row per record. Do not concatenate `train` with `trajectories`.\n\n");
+}
+
+/* the layout: archives, shards, and what one archive alone is */
+static void
+cardlayout(struct buf *b, size_t narch)
+{
+	bufprintf(b, "## Layout\n\nThe dataset is %zu archive%s (`<name>-NNNNN.tar.gz`, listed in `SHA256SUMS`), each "
+	          "with this card, the same `manifest.json` and some of the shards (`data/<split>-NNNNN.jsonl`, "
+	          "`data/sft_final/<split>-NNNNN.jsonl`, one JSON object a line; the manifest lists every shard with "
+	          "its archive, rows and sha256). Extract every archive into one folder and load that folder. ",
+	          narch, narch == 1 ? "" : "s");
+	if (narch == 1)
+		bufputs(b, "Here there is one archive: it loads on its own.\n\n");
+	else
+		bufputs(b, "One archive alone does not load through this card, which names splits whose shards are in "
+		        "other archives: load its shards by name with the json builder instead, e.g. "
+		        "`load_dataset(\"json\", data_files={\"trajectories\": \"x/data/trajectories-*.jsonl\"}, "
+		        "features=...)`, with the features of this card's front matter.\n\n");
+}
+
+static void
+statrow(struct buf *b, const char *config, const char *split, const struct stats *s)
+{
+	bufprintf(b, "| %s | %s | %zu | %zu | %zu | %zu |", config, split, s->rows, s->bytes[0], s->bytes[1],
+	          s->bytes[2]);
+	if (s->tokens[2] >= 0)
+		bufprintf(b, " %ld | %ld | %ld |", s->tokens[0], s->tokens[1], s->tokens[2]);
+	bufputs(b, "\n");
+}
+
+/* the longest row of a config (the tokenizer's count where there is one, else bytes) */
+static size_t
+longest(const struct stats st[NPARTS], int from, int to, int *bytokens)
+{
+	size_t n = 0;
+	int k;
+
+	*bytokens = 1;
+	for (k = from; k < to; k++)
+		if (st[k].rows && st[k].tokens[2] < 0)
+			*bytokens = 0;
+	for (k = from; k < to; k++)
+		if (st[k].rows)
+			n = *bytokens ? (size_t)st[k].tokens[2] > n ? (size_t)st[k].tokens[2] : n
+			              : st[k].bytes[2] > n ? st[k].bytes[2] : n;
+	return n;
+}
+
+/* a max_length with room for the chat template: the longest row, plus 10%, up to a multiple of 256 */
+static size_t
+maxlength(size_t n)
+{
+	return (n + n / 10 + 256 + 255) / 256 * 256;
+}
+
+static void
+cardlengths(struct buf *b, const struct stats st[NPARTS], const char *tokenizer)
+{
+	int k;
+
+	bufputs(b, "## Lengths\n\nPer row: `bytes` is the UTF-8 bytes of every message's `content` and "
+	        "`reasoning_content` (for `sft_final`, prompt and completion): the count of a byte-level tokenizer "
+	        "without merges, so at least the tokens of any byte-level BPE tokenizer, before the chat "
+	        "template's own tokens.");
+	if (tokenizer)
+		bufprintf(b, " `tokens` is `%s`'s count of the row rendered with its chat template.", tokenizer);
+	else
+		bufputs(b, " No named tokenizer's count was made (see retort's `tools/token-counts`).");
+	bufputs(b, "\n\n| config | split | rows | bytes p50 | bytes p95 | bytes max |");
+	if (tokenizer)
+		bufputs(b, " tokens p50 | tokens p95 | tokens max |");
+	bufputs(b, tokenizer ? "\n|---|---|---|---|---|---|---|---|---|\n" : "\n|---|---|---|---|---|---|\n");
+	for (k = 0; k < NPARTS; k++)
+		if (st[k].rows)
+			statrow(b, parts[k].config, parts[k].split, &st[k]);
+	bufputs(b, "\nSet the trainer's maximum length from this table: TRL's default `max_length` of 1024 "
+	        "truncates most rows.\n\n");
+}
+
+/* TRL and Axolotl, with max_length from the lengths */
+static void
+cardtraining(struct buf *b, const struct stats st[NPARTS], int sft)
+{
+	int tokd, toks;
+	size_t nd = maxlength(longest(st, 0, NSPLITS, &tokd)), ns = maxlength(longest(st, NSPLITS, NPARTS, &toks));
+
+	bufputs(b, "## Training\n\nEvery message has its `round`, and a `training` flag that is true on one "
+	        "assistant turn per record: the one whose kernel is `final_kernel` (`final_round`'s; the fastest "
+	        "correct round's in `train`). Earlier answers, wrong ones included, stay in the conversation as "
+	        "context with `training: false`; train on the flagged turn only. A record without a built kernel, "
+	        "or whose kernels all failed verify (outcome `incorrect`), has no flagged turn. `messages[i]` for i > 0 alternate user and assistant: the user turn of round "
+	        "k is the task (k = 1) or the feedback on round k-1, which is `rounds[k-2].feedback` wrapped in "
+	        "the repair prompt; the assistant turn of round k is `rounds[k-1]`'s answer.\n\n");
+	if (sft)
+		bufprintf(b, "TRL (`SFTTrainer`): train on `sft_final`, whose completion is the flagged turn (prompt and "
+		          "completion are conversational; TRL's completion-only loss is the default for them):\n\n"
+		          "```python\nfrom datasets import load_dataset\nfrom trl import SFTConfig, SFTTrainer\n"
+		          "train = load_dataset(\"path/to/folder\", \"sft_final\", split=\"train\")\n"
+		          "args = SFTConfig(max_length=%zu, completion_only_loss=True)  # the longest row, %s, with room\n"
+		          "```\n\n", ns, toks ? "in tokens" : "in bytes");
+	bufprintf(b, "Axolotl (`chat_template`): the whole conversation, masked by the flag:\n\n```yaml\n"
+	          "sequence_len: %zu  # the longest record, %s, with room\ndatasets:\n"
+	          "  - path: path/to/folder\n    split: train\n    type: chat_template\n"
+	          "    field_messages: messages\n    message_field_training: training\n"
+	          "    field_thinking: reasoning_content\n```\n\n", nd, tokd ? "in tokens" : "in bytes");
+	bufputs(b, "Reasoning (`reasoning_content`) reaches the model only through a chat template that reads it: "
+	        "the stock Qwen3 template keeps only the last assistant turn's reasoning (so in `messages` the "
+	        "flagged turn keeps its own when it is the last), TRL's patched Qwen3 training template keeps "
+	        "every turn's, and DeepSeek-R1 templates ignore the field (they expect `<think>` inside "
+	        "`content`). Check what your template renders before training.\n\n");
+}
+
+/* the dataset card: README.md in every archive */
+static char *
+card(const struct opts *o, const size_t counts[NPARTS], const struct stats st[NPARTS], json_t *manifest,
+     size_t narch)
+{
+	struct buf b;
+	const char *key;
+	json_t *v;
+	int sft = counts[SFT_TRAIN] + counts[SFT_UNVERIFIED] + counts[SFT_TEST] > 0;
+
+	bufinit(&b, 1 << 20);
+	cardfront(&b, o, counts, sft);
+	bufprintf(&b, "# %s\n\n", o->name);
 	bufputs(&b, "CUDA kernels written by a teacher model for precisely specified problems, each compiled, "
 	        "checked against a trusted CPU reference on inputs drawn from secret seeds, in a sandbox, and "
 	        "timed against a baseline; with the reasoning and the repair conversation that led to them. "
@@ -264,12 +471,10 @@ card(const struct opts *o, size_t counts[NSPLITS], json_t *manifest)
 		bufputs(&b, "**Demo data.** No model wrote these answers: they are the hand-written demo answers "
 		        "shipped in retort's `tasks/replay` (provider `replay`), some wrong on purpose so that every "
 		        "verdict path appears. Do not train on them.\n\n");
-	bufputs(&b, "| split | records | what |\n|---|---|---|\n");
-	bufprintf(&b, "| train | %zu | correct final answers, verified on a GPU, nothing flagged for review |\n", counts[TRAIN]);
-	bufprintf(&b, "| trajectories | %zu | every sample and round, failures included |\n", counts[TRAJECTORIES]);
-	bufprintf(&b, "| unverified | %zu | built, but no GPU was available to run them |\n", counts[UNVERIFIED]);
-	bufprintf(&b, "| test | %zu | every record of the held-out tasks (%.0f%% of tasks, by hash) |\n\n",
-	          counts[TEST], o->testfraction * 100);
+	cardsplits(&b, o, counts);
+	cardlayout(&b, narch);
+	cardlengths(&b, st, jstr(o->tokens, "tokenizer", NULL));
+	cardtraining(&b, st, sft);
 	bufputs(&b, "## Configuration\n\n");
 	json_object_foreach(json_object_get(manifest, "configuration"), key, v)
 		bufprintf(&b, "- %s: %s\n", key, json_string_value(v));
@@ -282,34 +487,18 @@ card(const struct opts *o, size_t counts[NSPLITS], json_t *manifest)
 	        "device-wide synchronize, the L2 flushed before every call, input sets rotated and outputs "
 	        "re-checked on calls chosen after they returned; median of repeated calls. Measured fields (");
 	measuredlist(&b);
-	bufputs(&b, ") vary from run to run.\n\n"
-	        "## Fields\n\n"
-	        "`id`, `messages` (role, content, reasoning_content: the conversation, as TRL and Axolotl read "
-	        "it), `final_kernel`, `final_round`, `outcome`, `verified_on_gpu`, `gpu`, `speedup`, "
-	        "`sol_percent`, `median_ms`, `review`, "
-	        "`rounds` (per round: compile status, screen rules, verify verdict and feedback, bench status), "
-	        "`teacher`, `task`, `variant`, `sample`, `usage`, `cost_usd`, `cache_keys`, `spec_sha256`, "
-	        "`generator`.\n\n"
-	        "## Loading\n\n```python\nfrom datasets import load_dataset\nds = load_dataset(\"path/to/extracted/folder\")\n```\n");
+	bufputs(&b, ") vary from run to run.\n\n## Fields\n\nThe `default` config, one record per sample (the "
+	        "front matter's `dataset_info` gives every field's type, so every run's shards load alike):\n\n");
+	schemadoc(&b, schema_record);
+	bufputs(&b, "\nThe `sft_final` config, one row per record with a chosen turn:\n\n");
+	schemadoc(&b, schema_sftfinal);
+	bufputs(&b, "\n## Loading\n\n```python\nfrom datasets import load_dataset\n"
+	        "ds = load_dataset(\"path/to/extracted/folder\")                # default: train, trajectories, ...\n"
+	        "sft = load_dataset(\"path/to/extracted/folder\", \"sft_final\")  # prompt/completion\n```\n");
 	return bufdetach(&b);
 }
 
 /* ------------------------------------------------------------ projection */
-
-static void
-strip(json_t *rec)
-{
-	const char *const *k;
-	json_t *r;
-	size_t i;
-
-	for (k = measured; *k; k++)
-		if (!strncmp(*k, "rounds[].", 9))
-			json_array_foreach(json_object_get(rec, "rounds"), i, r)
-				json_object_del(r, *k + 9);
-		else
-			json_object_del(rec, *k);
-}
 
 /* qsort's comparison of two char *: the strings, not the pointers */
 static int
@@ -357,7 +546,7 @@ project(const char *dir)
 				char *s;
 				if (!r)
 					die(EXIT_USAGE, "%s: %s has a line that is not JSON", names[i], p);
-				strip(r);
+				schemastrip(r, schema_record);
 				s = jdumps(r, JFLAGS_LINE);
 				printf("%s %s\n", p, s);
 				free(s);
@@ -374,22 +563,268 @@ project(const char *dir)
 	return 0;
 }
 
+
+/* --------------------------------------------------------------- records */
+
+/* the UTF-8 bytes of messages' text: content and reasoning */
+static size_t
+textbytes(const json_t *msgs)
+{
+	size_t i, n = 0;
+	json_t *m;
+
+	json_array_foreach(msgs, i, m)
+		n += json_string_length(json_object_get(m, "content")) +
+		     json_string_length(json_object_get(m, "reasoning_content"));
+	return n;
+}
+
+/*
+ * A record's sft_final row: the conversation up to its flagged turn, and
+ * that turn; NULL without one, or when the kernel is known to be wrong.
+ */
+static json_t *
+sftrow(json_t *r)
+{
+	const char *outcome = jstr(r, "outcome", "");
+	json_t *prompt, *m;
+	size_t i;
+
+	if (strcmp(outcome, "correct") && strcmp(outcome, "unverified"))
+		return NULL;
+	prompt = json_array();
+	json_array_foreach(json_object_get(r, "messages"), i, m) {
+		if (jbool(m, "training", 0))
+			return json_pack("{s:O,s:O,s:O,s:O,s:O,s:O,s:O,s:o,s:[O]}", "id", json_object_get(r, "id"), "task",
+			                 json_object_get(r, "task"), "variant", json_object_get(r, "variant"), "outcome",
+			                 json_object_get(r, "outcome"), "verified_on_gpu",
+			                 json_object_get(r, "verified_on_gpu"), "final_round",
+			                 json_object_get(r, "final_round"), "speedup", json_object_get(r, "speedup"),
+			                 "prompt", prompt, "completion", m);
+		json_array_append(prompt, m);
+	}
+	json_decref(prompt);
+	return NULL;
+}
+
+/* a row's count by the named tokenizer (--token-counts), -1 without one */
+static long
+tokencount(const struct opts *o, const char *config, const char *id)
+{
+	json_t *v;
+
+	if (!o->tokens)
+		return -1;
+	v = json_object_get(json_object_get(o->tokens, config), id);
+	if (!json_is_integer(v))
+		die(EXIT_USAGE, "the token counts have no %s count for '%s': make them again", config, id);
+	return (long)json_integer_value(v);
+}
+
+/* one record file, checked against the dataset's fields, with its parts */
+static void
+loadrecord(const struct opts *o, const char *path, struct rec *rec)
+{
+	char err[600];
+	json_t *r = jload(path, err, sizeof err), *sft;
+	const char *outcome;
+	int held, k;
+
+	if (!r)
+		die(EXIT_USAGE, "%s", err);
+	if (schemacheck(r, schema_record, err, sizeof err) < 0)
+		die(EXIT_USAGE, "not a record of this dataset's fields (lib/schema.c): %s: '%s'", err, path);
+	outcome = jstr(r, "outcome", "");
+	held = heldout(jstr(r, "task", ""), o->testfraction);
+	rec->id = xstrdup(jstr(r, "id", path));
+	rec->line = jdumps(r, JFLAGS_LINE);
+	rec->in[TEST] = held;
+	rec->in[TRAJECTORIES] = !held;
+	rec->in[UNVERIFIED] = !held && !strcmp(outcome, "unverified");
+	rec->in[TRAIN] = !held && !strcmp(outcome, "correct") && /* correct: verified on a GPU */
+	                 json_array_size(json_object_get(r, "review")) == 0;
+	rec->bytes[0] = textbytes(json_object_get(r, "messages"));
+	rec->tokens[0] = tokencount(o, "default", rec->id);
+	if ((sft = sftrow(r))) {
+		if (schemacheck(sft, schema_sftfinal, err, sizeof err) < 0)
+			die(EXIT_USAGE, "the sft_final row of '%s' does not fit its fields: %s", path, err);
+		rec->sftline = jdumps(sft, JFLAGS_LINE);
+		for (k = NSPLITS; k < NPARTS; k++)
+			rec->in[k] = rec->in[parts[k].from];
+		rec->bytes[1] = textbytes(json_object_get(sft, "prompt")) + textbytes(json_object_get(sft, "completion"));
+		rec->tokens[1] = tokencount(o, "sft_final", rec->id);
+		json_decref(sft);
+	}
+	json_decref(r);
+}
+
+/* each part's records cut into shards of at most shardrecords and shardbytes */
+static struct shard *
+makeshards(const struct opts *o, struct rec *recs, size_t nrecs, size_t counts[NPARTS], size_t *nsh)
+{
+	struct shard *sh = NULL;
+	size_t i;
+	int k;
+
+	for (k = 0; k < NPARTS; k++) {
+		struct shard *cur = NULL;
+		size_t idx = 0;
+		for (i = 0; i < nrecs; i++) {
+			const char *line = k < NSPLITS ? recs[i].line : recs[i].sftline;
+			size_t len;
+			if (!recs[i].in[k])
+				continue;
+			len = strlen(line) + 1;
+			if (!cur || cur->records >= o->shardrecords || (cur->data.n && cur->data.n + len > o->shardbytes)) {
+				sh = xreallocarray(sh, *nsh + 1, sizeof *sh);
+				cur = &sh[*nsh];
+				memset(cur, 0, sizeof *cur);
+				cur->part = k;
+				bufinit(&cur->data, (size_t)1 << 34);
+				snprintf(cur->name, sizeof cur->name, "%s-%05zu.jsonl", parts[k].prefix, idx++);
+				(*nsh)++;
+			}
+			bufputs(&cur->data, line);
+			bufputc(&cur->data, '\n');
+			cur->records++;
+			counts[k]++;
+		}
+	}
+	return sh;
+}
+
+static int
+cmpsize(const void *a, const void *b)
+{
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* p50, p95 and max (nearest rank) of n values, sorted in place */
+static void
+percentiles(size_t *v, size_t n, size_t out[3])
+{
+	qsort(v, n, sizeof *v, cmpsize);
+	out[0] = v[(n + 1) / 2 - 1];
+	out[1] = v[(95 * n + 99) / 100 - 1];
+	out[2] = v[n - 1];
+}
+
+/* each part's rows and lengths */
+static void
+lengths(const struct opts *o, const struct rec *recs, size_t nrecs, struct stats st[NPARTS])
+{
+	size_t *b = xcalloc(nrecs + 1, sizeof *b), *t = xcalloc(nrecs + 1, sizeof *t), i, n, tk[3];
+	int k, c, j;
+
+	for (k = 0; k < NPARTS; k++) {
+		c = k >= NSPLITS;
+		for (i = n = 0; i < nrecs; i++)
+			if (recs[i].in[k]) {
+				b[n] = recs[i].bytes[c];
+				t[n++] = recs[i].tokens[c] < 0 ? 0 : (size_t)recs[i].tokens[c];
+			}
+		memset(&st[k], 0, sizeof st[k]);
+		st[k].rows = n;
+		for (j = 0; j < 3; j++)
+			st[k].tokens[j] = -1;
+		if (!n)
+			continue;
+		percentiles(b, n, st[k].bytes);
+		if (o->tokens) {
+			percentiles(t, n, tk);
+			for (j = 0; j < 3; j++)
+				st[k].tokens[j] = (long)tk[j];
+		}
+	}
+	free(b);
+	free(t);
+}
+
+/* which archive each shard goes in: at most archive-bytes of shards each (at least one shard) */
+static size_t
+assignarchives(const struct opts *o, struct shard *sh, size_t nsh)
+{
+	size_t from = 0, narch = 0;
+
+	do {
+		size_t to = from, bytes = 0;
+		while (to < nsh && (to == from || bytes + sh[to].data.n <= o->archivebytes)) {
+			sh[to].archive = narch;
+			bytes += sh[to++].data.n;
+		}
+		narch++;
+		from = to;
+	} while (from < nsh);
+	return narch;
+}
+
+/* manifest.json: counts, shards and their archives, configuration, lengths, measured fields */
+static char *
+makemanifest(const struct opts *o, struct shard *sh, size_t nsh, const size_t counts[NPARTS],
+             const struct stats st[NPARTS], json_t **manifest)
+{
+	json_t *shards = json_array(), *countj = json_object(), *sftj = json_object(), *mfields = json_array();
+	json_t *len = json_object();
+	struct buf r;
+	size_t i;
+	int k;
+	char *text;
+
+	for (i = 0; i < nsh; i++) {
+		char *arch = xasprintf("%s-%05zu.tar.gz", o->name, sh[i].archive);
+		sha256hex(sh[i].data.s, sh[i].data.n, sh[i].sha);
+		json_array_append_new(shards, json_pack("{s:s,s:s,s:s,s:I,s:I,s:s,s:s}", "path", sh[i].name, "config",
+		                      parts[sh[i].part].config, "split", parts[sh[i].part].split, "records",
+		                      (json_int_t)sh[i].records, "bytes", (json_int_t)sh[i].data.n, "sha256", sh[i].sha,
+		                      "archive", arch));
+		free(arch);
+	}
+	for (k = 0; k < NPARTS; k++) {
+		json_t *l = json_pack("{s:I,s:[I,I,I]}", "rows", (json_int_t)st[k].rows, "bytes_p50_p95_max",
+		                      (json_int_t)st[k].bytes[0], (json_int_t)st[k].bytes[1], (json_int_t)st[k].bytes[2]);
+		if (st[k].tokens[2] >= 0)
+			json_object_set_new(l, "tokens_p50_p95_max", json_pack("[I,I,I]", (json_int_t)st[k].tokens[0],
+			                    (json_int_t)st[k].tokens[1], (json_int_t)st[k].tokens[2]));
+		json_object_set_new(k < NSPLITS ? countj : sftj, parts[k].split, json_integer((json_int_t)counts[k]));
+		if (!json_object_get(len, parts[k].config))
+			json_object_set_new(len, parts[k].config, json_object());
+		json_object_set_new(json_object_get(len, parts[k].config), parts[k].split, l);
+	}
+	schemameasured(schema_record, mfields);
+	bufinit(&r, 4096);
+	bufputs(&r, "Rebuilding from the response cache gives byte-identical shards except for measured "
+	        "fields (timings and what depends on them: ");
+	measuredlist(&r);
+	bufputs(&r, "; and so the train split's membership and the sft_final config). `ninja check` compares the "
+	        "trajectories and test splits without those fields.");
+	*manifest = json_pack("{s:s,s:o,s:o,s:o,s:O,s:f,s:o,s:s,s:o,s:o}", "name", o->name, "counts", countj,
+	                      "sft_final_counts", sftj, "shards", shards, "configuration", o->meta, "test_fraction",
+	                      o->testfraction, "measured_fields", mfields, "reproducibility", r.s, "lengths", len,
+	                      "tokenizer", o->tokens ? json_string(jstr(o->tokens, "tokenizer", "?")) : json_null());
+	buffree(&r);
+	text = jdumps(*manifest, JFLAGS_FILE);
+	text = xrealloc(text, strlen(text) + 2);
+	strcat(text, "\n");
+	return text;
+}
+
 /* ------------------------------------------------------------------ main */
 
 int
 main(int argc, char **argv)
 {
-	struct opts o = { NULL, "retort-dataset", NULL, 0.1, 1000, 256u << 20, (size_t)1 << 30 };
+	struct opts o = { NULL, "retort-dataset", NULL, 0.1, 1000, 256u << 20, (size_t)1 << 30, NULL };
 	char **files = NULL;
-	size_t nfiles = 0, i, nrecs = 0, nsh = 0, counts[NSPLITS] = { 0 };
+	size_t nfiles = 0, i, nsh = 0, counts[NPARTS] = { 0 }, narch;
 	struct rec *recs;
-	struct shard *sh = NULL;
-	json_t *manifest, *shards, *countj, *mfields;
-	const char *const *mk;
+	struct shard *sh;
+	struct stats st[NPARTS];
+	json_t *manifest;
 	char *cardtext, *manitext;
 	struct buf *arch;
-	size_t narch = 0;
-	int k, a;
+	int a;
 
 	setprogname(argv[0]);
 	o.meta = json_object();
@@ -409,6 +844,10 @@ main(int argc, char **argv)
 		} else if (!strcmp(s, "--shard-records")) { o.shardrecords = (size_t)numarg(VAL, s, 1, 1e12);
 		} else if (!strcmp(s, "--shard-bytes")) { o.shardbytes = (size_t)numarg(VAL, s, 1024, 1e15);
 		} else if (!strcmp(s, "--archive-bytes")) { o.archivebytes = (size_t)numarg(VAL, s, 1024, 1e15);
+		} else if (!strcmp(s, "--token-counts")) {
+			o.tokens = jmustload(VAL);
+			if (!json_is_string(json_object_get(o.tokens, "tokenizer")))
+				die(EXIT_USAGE, "token counts without their tokenizer's name: '%s'", argv[a]);
 		} else if (!strcmp(s, "--meta")) {
 			const char *kv = VAL, *eq = strchr(kv, '=');
 			char *key;
@@ -426,99 +865,29 @@ main(int argc, char **argv)
 	if (!o.out)
 		die(EXIT_USAGE, "need -o DATASET_DIR\n%s", usage);
 
-	/* the records and their splits */
 	recs = xcalloc(nfiles + 1, sizeof *recs);
 	for (i = 0; i < nfiles; i++) {
-		char err[512];
-		json_t *r = jload(files[i], err, sizeof err);
-		const char *outcome;
-		int held;
-		if (!r)
-			die(EXIT_USAGE, "%s", err);
-		outcome = jstr(r, "outcome", "");
-		held = heldout(jstr(r, "task", ""), o.testfraction);
-		recs[nrecs].id = xstrdup(jstr(r, "id", files[i]));
-		recs[nrecs].line = jdumps(r, JFLAGS_LINE);
-		recs[nrecs].in[TEST] = held;
-		recs[nrecs].in[TRAJECTORIES] = !held;
-		recs[nrecs].in[UNVERIFIED] = !held && !strcmp(outcome, "unverified");
-		recs[nrecs].in[TRAIN] = !held && !strcmp(outcome, "correct") && /* correct: verified on a GPU */
-		                        json_array_size(json_object_get(r, "review")) == 0;
-		nrecs++;
-		json_decref(r);
+		loadrecord(&o, files[i], &recs[i]);
 		free(files[i]);
 	}
 	free(files);
-	qsort(recs, nrecs, sizeof *recs, cmprec);
+	qsort(recs, nfiles, sizeof *recs, cmprec);
+	sh = makeshards(&o, recs, nfiles, counts, &nsh);
+	lengths(&o, recs, nfiles, st);
+	narch = assignarchives(&o, sh, nsh);
+	manitext = makemanifest(&o, sh, nsh, counts, st, &manifest);
+	cardtext = card(&o, counts, st, manifest, narch);
 
-	/* shards */
-	for (k = 0; k < NSPLITS; k++) {
-		struct shard *cur = NULL;
-		size_t idx = 0;
-		for (i = 0; i < nrecs; i++) {
-			size_t len;
-			if (!recs[i].in[k])
-				continue;
-			len = strlen(recs[i].line) + 1;
-			if (!cur || cur->records >= o.shardrecords || (cur->data.n && cur->data.n + len > o.shardbytes)) {
-				sh = xreallocarray(sh, nsh + 1, sizeof *sh);
-				cur = &sh[nsh];
-				memset(cur, 0, sizeof *cur);
-				cur->split = k;
-				bufinit(&cur->data, (size_t)1 << 34);
-				snprintf(cur->name, sizeof cur->name, "data/%s-%05zu.jsonl", splitnames[k], idx++);
-				nsh++;
-			}
-			bufputs(&cur->data, recs[i].line);
-			bufputc(&cur->data, '\n');
-			cur->records++;
-			counts[k]++;
-		}
-	}
-
-	/* the manifest and the card */
-	shards = json_array();
-	for (i = 0; i < nsh; i++) {
-		sha256hex(sh[i].data.s, sh[i].data.n, sh[i].sha);
-		json_array_append_new(shards, json_pack("{s:s,s:s,s:I,s:I,s:s}", "path", sh[i].name, "split",
-		                      splitnames[sh[i].split], "records", (json_int_t)sh[i].records,
-		                      "bytes", (json_int_t)sh[i].data.n, "sha256", sh[i].sha));
-	}
-	countj = json_object();
-	for (k = 0; k < NSPLITS; k++)
-		json_object_set_new(countj, splitnames[k], json_integer((json_int_t)counts[k]));
-	mfields = json_array();
-	for (mk = measured; *mk; mk++)
-		json_array_append_new(mfields, json_string(*mk));
+	arch = xcalloc(narch, sizeof *arch);
 	{
-		struct buf r;
-		bufinit(&r, 4096);
-		bufputs(&r, "Rebuilding from the response cache gives byte-identical shards except for measured "
-		        "fields (timings and what depends on them: ");
-		measuredlist(&r);
-		bufputs(&r, "; and so the train split's membership). `ninja check` compares the trajectories and "
-		        "test splits without those fields.");
-		manifest = json_pack("{s:s,s:o,s:o,s:O,s:f,s:o,s:s}", "name", o.name, "counts", countj, "shards",
-		                     shards, "configuration", o.meta, "test_fraction", o.testfraction, "measured_fields",
-		                     mfields, "reproducibility", r.s);
-		buffree(&r);
-	}
-	manitext = jdumps(manifest, JFLAGS_FILE);
-	manitext = xrealloc(manitext, strlen(manitext) + 2);
-	strcat(manitext, "\n");
-	cardtext = card(&o, counts, manifest);
-
-	/* archives, at most archive-bytes of shards each (at least one shard) */
-	{
-		size_t from = 0;
-		arch = xcalloc(nsh + 1, sizeof *arch);
-		do {
-			size_t to = from, bytes = 0;
-			while (to < nsh && (to == from || bytes + sh[to].data.n <= o.archivebytes))
-				bytes += sh[to++].data.n;
-			makearchive(cardtext, manitext, sh, from, to, &arch[narch++]);
+		size_t from = 0, n;
+		for (n = 0; n < narch; n++) {
+			size_t to = from;
+			while (to < nsh && sh[to].archive == n)
+				to++;
+			makearchive(cardtext, manitext, sh, from, to, &arch[n]);
 			from = to;
-		} while (from < nsh);
+		}
 	}
 	writedataset(o.out, o.name, arch, narch);
 	for (i = 0; i < narch; i++)
@@ -527,14 +896,16 @@ main(int argc, char **argv)
 	for (i = 0; i < nsh; i++)
 		buffree(&sh[i].data);
 	free(sh);
-	for (i = 0; i < nrecs; i++) {
+	for (i = 0; i < nfiles; i++) {
 		free(recs[i].id);
 		free(recs[i].line);
+		free(recs[i].sftline);
 	}
 	free(recs);
 	free(cardtext);
 	free(manitext);
 	json_decref(manifest);
 	json_decref(o.meta);
+	json_decref(o.tokens);
 	return 0;
 }

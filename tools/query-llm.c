@@ -20,7 +20,10 @@
  *   --prompts DIR       templates: system.md, <prompt>.md, repair.md
  *   --cache-dir DIR     the response cache (and the budget ledger, limiter)
  *   --replay-dir DIR    hand-written answers for provider replay:
- *                       DIR/<variant>/s<sample>-r<round>.md
+ *                       DIR/<variant>/s<sample>-r<round>.md (one that
+ *                       starts with a "<think>" line has a reasoning
+ *                       part up to a "</think>" line: the answer's
+ *                       reasoning, as a real teacher's thinking)
  *   --sample N          sample index (0-based); part of the cache key
  *   --round N           round (1-based)
  *   --arch SM           the CUDA target the prompts name (e.g. sm_90)
@@ -104,6 +107,7 @@
 
 #include <curl/curl.h>
 
+#include "lib/feedback.h"
 #include "lib/json.h"
 #include "lib/sha.h"
 #include "lib/util.h"
@@ -319,68 +323,22 @@ taskvars(json_t *task, const struct opts *o)
 /* --------------------------------------------------------- conversation */
 
 /*
- * The feedback for the next round, from the previous round's verdicts.
- * Returns "" when there is nothing to say, and sets *finished when the
- * sample is done (correct and fast enough).
+ * The feedback for the next round, from the previous round's verdicts
+ * (lib/feedback.c, which record shares). Returns "" when there is nothing
+ * to say, and sets *finished when the sample is done.
  */
 static char *
 feedback(const struct opts *o, json_t *task, int *finished)
 {
-	struct buf b;
 	json_t *c = o->prev[1] ? jmustload(o->prev[1]) : NULL;
 	json_t *v = o->prev[2] ? jmustload(o->prev[2]) : NULL;
 	json_t *bn = o->prev[3] ? jmustload(o->prev[3]) : NULL;
-	const char *st;
+	char *fb = roundfeedback(task, c, v, bn, finished);
 
-	*finished = 0;
-	bufinit(&b, MAX_BODY);
-	if (c) {
-		st = jstr(c, "status", "");
-		if (!strcmp(st, "no_code"))
-			bufprintf(&b, "Your answer had no usable CUDA source: %s\n"
-			          "Put the complete .cu file in one ```cuda fenced block.\n",
-			          jstr(c, "reason", ""));
-		else if (!strcmp(st, "screen_failed")) {
-			json_t *viol;
-			size_t i;
-			bufputs(&b, "The static screen refused the code:\n");
-			json_array_foreach(json_object_get(c, "violations"), i, viol)
-				bufprintf(&b, "- %s (line %" JSON_INTEGER_FORMAT "): %s\n", jstr(viol, "rule", ""),
-				          jint(viol, "line", 0), jstr(viol, "message", ""));
-		} else if (!strcmp(st, "compile_error"))
-			bufprintf(&b, "nvcc failed to compile the code:\n```\n%s\n```\n",
-			          jstr(c, "diagnostics", ""));
-		else if (!strcmp(st, "timeout"))
-			bufprintf(&b, "Compiling the code took too long (%s): simplify it, e.g. less unrolling "
-			          "or fewer template instantiations.\n", jstr(c, "reason", "nvcc timed out"));
-	}
-	if (v && !b.n) {
-		st = jstr(v, "verdict", "");
-		if (!strncmp(st, "skipped", 7))
-			*finished = 1; /* no GPU: nothing more to learn from another round */
-		else if (strcmp(st, "correct"))
-			bufprintf(&b, "%s\n", jstr(v, "feedback", st));
-	}
-	if (bn && !b.n && !*finished) {
-		st = jstr(bn, "status", "");
-		if (!strcmp(st, "measured")) {
-			/* fast enough, or no baseline to be faster than: done */
-			double sp = jnum(bn, "speedup", 0);
-			if (!json_object_get(bn, "speedup") || sp >= jnum(task, "target_speedup", 1))
-				*finished = 1;
-			else
-				bufprintf(&b, "%sThe target is %gx the baseline's speed: make it faster, and explain "
-				          "what limits it now.\n", jstr(bn, "feedback", ""), jnum(task, "target_speedup", 1));
-		} else if (strncmp(st, "skipped", 7) && strcmp(st, "done") && strcmp(st, "not_verified")) {
-			bufprintf(&b, "%s", jstr(bn, "feedback", ""));
-		}
-	}
-	if (v && !strcmp(jstr(v, "verdict", ""), "correct") && !bn)
-		*finished = 1;
 	json_decref(c);
 	json_decref(v);
 	json_decref(bn);
-	return bufdetach(&b);
+	return fb;
 }
 
 /* ------------------------------------------------------------- requests */
@@ -1761,20 +1719,35 @@ conversation(const struct opts *o, json_t *task, json_t *vars, json_t **prev, in
 	return messages;
 }
 
-/* the hand-written answer in DIR/<variant>/s<sample>-r<round>.md, or exit 2 */
+/*
+ * The hand-written answer in DIR/<variant>/s<sample>-r<round>.md, or exit
+ * 2. A file that starts with a line "<think>" has a reasoning part, up to
+ * a line "</think>": it becomes the answer's reasoning (where a real
+ * teacher's thinking goes), the rest its text.
+ */
 static void
 fromreplay(const struct opts *o, const char *taskid, struct answer *a)
 {
 	char *p = xasprintf("%s/%s/s%d-r%d.md", o->replaydir, taskid, o->sample, o->round);
 	struct buf b;
+	const char *text, *end;
+	size_t nthink = 0;
 
 	bufinit(&b, MAX_BODY);
 	if (readfile(p, &b) < 0)
 		die(EXIT_USAGE, "no replay answer for '%s' sample %d round %d: write %s, or configure "
 		    "a real teacher (--provider=anthropic or openai)", taskid, o->sample, o->round, p);
-	a->message = json_pack("{s:s,s:s%}", "role", "assistant", "content", b.s, b.n);
-	a->parsed = json_pack("{s:s%,s:s,s:[],s:s}", "text", b.s, b.n, "reasoning", "",
-	                      "blocks", "stop_reason", "end_turn");
+	text = b.s;
+	if (!strncmp(b.s, "<think>\n", 8)) {
+		if (!(end = strstr(b.s + 8, "\n</think>\n")))
+			die(EXIT_USAGE, "a reasoning part without its closing </think> line: '%s'", p);
+		nthink = (size_t)(end - (b.s + 8));
+		for (text = end + 10; *text == '\n'; text++)
+			;
+	}
+	a->message = json_pack("{s:s,s:s%}", "role", "assistant", "content", text, b.n - (size_t)(text - b.s));
+	a->parsed = json_pack("{s:s%,s:s%,s:[],s:s}", "text", text, b.n - (size_t)(text - b.s), "reasoning",
+	                      nthink ? b.s + 8 : "", nthink, "blocks", "stop_reason", "end_turn");
 	if (!a->message || !a->parsed) /* jansson takes UTF-8 text only */
 		die(EXIT_USAGE, "answer is not valid UTF-8: '%s'", p);
 	a->usage = json_pack("{s:i,s:i,s:i,s:i,s:i}", "input_tokens", 0, "output_tokens", 0,
@@ -1950,9 +1923,11 @@ main(int argc, char **argv)
 	} else if (cacheget(&o, key, &a) == 0) {
 		source = "cache";
 	} else {
-		if (o.offline)
+		if (o.offline) {
+			json_decref(out); /* not left for the leak check, whatever registers held it */
 			die(EXIT_RETRY, "offline: no cached response for '%s' sample %d round %d (key %s)",
 			    taskid, o.sample, o.round, key);
+		}
 		if (mkdirp(o.cachedir) < 0)
 			die(EXIT_RETRY, "cannot create '%s':", o.cachedir);
 		body = httpbody(&m, system, messages, 0, o.sample);

@@ -1,0 +1,288 @@
+/* schema.c - see schema.h */
+#include "schema.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#define END { NULL, 0, 0, NULL, 0, NULL }
+
+const struct sfield schema_message[] = {
+	{ "role", S_STRING, 0, NULL, 0, "system, user or assistant" },
+	{ "content", S_STRING, 0, NULL, 0, "the text" },
+	{ "reasoning_content", S_STRING, 0, NULL, S_NULL, "the teacher's thinking on an assistant turn (null when none)" },
+	{ "round", S_INT, 0, NULL, 0,
+	  "0 for the system prompt; k for round k's request (the task prompt in round 1, the feedback on "
+	  "round k-1 after) and for its answer" },
+	{ "training", S_BOOL, 0, NULL, S_MEASURED,
+	  "true only on the assistant turn whose kernel is final_kernel (the turn of final_round), and only "
+	  "when that kernel is correct or could not be checked (outcome correct or unverified); false on every "
+	  "other message, failed answers included" },
+	END
+};
+
+static const struct sfield teacher[] = {
+	{ "provider", S_STRING, 0, NULL, 0, "anthropic, openai or replay" },
+	{ "model", S_STRING, 0, NULL, 0, "the model's name in models.yaml" },
+	END
+};
+
+static const struct sfield violation[] = {
+	{ "rule", S_STRING, 0, NULL, 0, "the screen rule" },
+	{ "line", S_INT, 0, NULL, 0, "the source line" },
+	{ "message", S_STRING, 0, NULL, 0, "what the screen said" },
+	END
+};
+
+static const struct sfield diagnostics[] = {
+	{ "compile", S_STRING, 0, NULL, S_NULL, "nvcc's diagnostics on a compile error, or why there was no code or the "
+	  "compile timed out (null otherwise)" },
+	{ "violations", S_LIST, S_STRUCT, violation, 0, "the static screen's findings" },
+	{ "verify", S_STRING, 0, NULL, S_NULL, "verify's report: mismatches, crash, time-out (null when it did not run)" },
+	{ "bench", S_STRING, 0, NULL, S_NULL | S_MEASURED, "bench's report: timings, speedup (null when it did not run)" },
+	END
+};
+
+static const struct sfield round[] = {
+	{ "round", S_INT, 0, NULL, 0, "1, 2, ..." },
+	{ "answer", S_STRING, 0, NULL, 0, "answered, refused or truncated" },
+	{ "compile", S_STRING, 0, NULL, S_NULL, "ok, no_code, screen_failed, compile_error, timeout" },
+	{ "screen_rules", S_LIST, S_STRING, NULL, 0, "the rules the static screen found broken" },
+	{ "verify", S_STRING, 0, NULL, S_NULL, "the verdict: correct, mismatch, crash, ..., or skipped: why" },
+	{ "bench", S_STRING, 0, NULL, S_NULL, "measured, or why not" },
+	{ "speedup", S_FLOAT, 0, NULL, S_NULL | S_MEASURED, "over the baseline" },
+	{ "feedback", S_STRING, 0, NULL, S_MEASURED,
+	  "what the teacher was told about this round in the next request (for the last round: what it would "
+	  "have been told); empty when the round ended the sample" },
+	{ "diagnostics", S_STRUCT, 0, diagnostics, 0, "what the stages reported, from which the feedback was built" },
+	END
+};
+
+static const struct sfield usage[] = {
+	{ "input_tokens", S_INT, 0, NULL, 0, "" },
+	{ "output_tokens", S_INT, 0, NULL, 0, "" },
+	{ "cache_write_tokens", S_INT, 0, NULL, 0, "" },
+	{ "cache_read_tokens", S_INT, 0, NULL, 0, "" },
+	END
+};
+
+const struct sfield schema_record[] = {
+	{ "id", S_STRING, 0, NULL, 0, "variant/s<sample>" },
+	{ "task", S_STRING, 0, NULL, 0, "the spec" },
+	{ "variant", S_STRING, 0, NULL, 0, "the spec's variant (matrix values)" },
+	{ "sample", S_INT, 0, NULL, 0, "the sample index" },
+	{ "teacher", S_STRUCT, 0, teacher, 0, "who answered" },
+	{ "messages", S_LIST, S_STRUCT, schema_message, 0,
+	  "the whole conversation: system, user (task), assistant (round 1), user (feedback), assistant (round 2), ..." },
+	{ "final_kernel", S_STRING, 0, NULL, S_NULL | S_MEASURED,
+	  "the fastest correct round's CUDA source, else the last built one's (null when none built)" },
+	{ "final_round", S_INT, 0, NULL, S_NULL | S_MEASURED, "the round of final_kernel (null exactly when it is)" },
+	{ "outcome", S_STRING, 0, NULL, 0,
+	  "correct, incorrect (never passed verify), unverified (no GPU to check on), no_code" },
+	{ "verified_on_gpu", S_BOOL, 0, NULL, 0, "final_kernel passed verify on a GPU" },
+	{ "gpu", S_STRING, 0, NULL, S_NULL, "the GPU final_kernel was timed on" },
+	{ "speedup", S_FLOAT, 0, NULL, S_NULL | S_MEASURED, "final_kernel's speedup over the baseline" },
+	{ "sol_percent", S_FLOAT, 0, NULL, S_NULL | S_MEASURED, "its % of the speed of light" },
+	{ "median_ms", S_FLOAT, 0, NULL, S_NULL | S_MEASURED, "its median time at the first bench size" },
+	{ "review", S_LIST, S_STRING, NULL, S_MEASURED, "bench's review flags (a flagged record is not in train)" },
+	{ "rounds", S_LIST, S_STRUCT, round, 0, "per round, in order" },
+	{ "usage", S_STRUCT, 0, usage, 0, "the teacher's tokens over all rounds" },
+	{ "cost_usd", S_FLOAT, 0, NULL, S_NULL, "their cost (null when the model has no prices)" },
+	{ "cache_keys", S_LIST, S_STRING, NULL, 0, "the response cache's key of each round's request" },
+	{ "spec_sha256", S_STRING, 0, NULL, 0, "of the variant's task.json" },
+	{ "generator", S_STRING, 0, NULL, 0, "retort's version" },
+	END
+};
+
+const struct sfield schema_sftfinal[] = {
+	{ "id", S_STRING, 0, NULL, 0, "the record's id" },
+	{ "task", S_STRING, 0, NULL, 0, "the spec" },
+	{ "variant", S_STRING, 0, NULL, 0, "the spec's variant" },
+	{ "outcome", S_STRING, 0, NULL, 0, "correct or unverified" },
+	{ "verified_on_gpu", S_BOOL, 0, NULL, 0, "completion's kernel passed verify on a GPU" },
+	{ "final_round", S_INT, 0, NULL, S_MEASURED, "the round of the completion" },
+	{ "speedup", S_FLOAT, 0, NULL, S_NULL | S_MEASURED, "its speedup over the baseline" },
+	{ "prompt", S_LIST, S_STRUCT, schema_message, S_MEASURED,
+	  "the conversation up to the chosen turn: system, user, and the earlier rounds" },
+	{ "completion", S_LIST, S_STRUCT, schema_message, S_MEASURED,
+	  "the chosen assistant turn (training true), the one whose kernel is final_kernel" },
+	END
+};
+
+static const char *const typenames[] = { "a string", "an integer", "a number", "a boolean", "an object", "an array" };
+static const char *const dtypes[] = { "string", "int64", "float64", "bool" };
+
+static int
+typeok(const json_t *v, int type)
+{
+	switch (type) {
+	case S_STRING: return json_is_string(v);
+	case S_INT: return json_is_integer(v);
+	case S_FLOAT: return json_is_number(v);
+	case S_BOOL: return json_is_boolean(v);
+	case S_STRUCT: return json_is_object(v);
+	default: return json_is_array(v);
+	}
+}
+
+static int checkobject(const json_t *j, const struct sfield *t, char *path, size_t len, char *err, size_t errlen);
+
+/* one value of a field (type, with sub for structs), at path */
+static int
+checkvalue(const json_t *v, int type, const struct sfield *sub, int nullok, char *path, size_t len, char *err,
+           size_t errlen)
+{
+	if (json_is_null(v) && nullok)
+		return 0;
+	if (!typeok(v, type)) {
+		snprintf(err, errlen, "%s: not %s", path, typenames[type]);
+		return -1;
+	}
+	return type == S_STRUCT ? checkobject(v, sub, path, len, err, errlen) : 0;
+}
+
+static int
+checkfield(const json_t *v, const struct sfield *f, char *path, size_t len, char *err, size_t errlen)
+{
+	size_t at = strlen(path), i;
+	const json_t *x;
+
+	if (checkvalue(v, f->type, f->sub, f->flags & S_NULL, path, len, err, errlen) < 0)
+		return -1;
+	if (f->type != S_LIST || json_is_null(v))
+		return 0;
+	json_array_foreach(v, i, x) {
+		snprintf(path + at, len - at, "[%zu]", i);
+		if (checkvalue(x, f->item, f->sub, 0, path, len, err, errlen) < 0)
+			return -1;
+	}
+	path[at] = 0;
+	return 0;
+}
+
+static int
+checkobject(const json_t *j, const struct sfield *t, char *path, size_t len, char *err, size_t errlen)
+{
+	size_t at = strlen(path), n = 0;
+	const struct sfield *f;
+	const char *key;
+	json_t *v;
+
+	for (f = t; f->name; f++, n++) {
+		snprintf(path + at, len - at, "%s%s", at ? "." : "", f->name);
+		if (!(v = json_object_get(j, f->name))) {
+			snprintf(err, errlen, "%s: missing", path);
+			return -1;
+		}
+		if (checkfield(v, f, path, len, err, errlen) < 0)
+			return -1;
+	}
+	path[at] = 0;
+	if (json_object_size(j) == n)
+		return 0;
+	json_object_foreach((json_t *)j, key, v) {
+		for (f = t; f->name && strcmp(f->name, key); f++)
+			;
+		if (!f->name) {
+			snprintf(err, errlen, "%s%s%s: not a field of the dataset", path, at ? "." : "", key);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+int
+schemacheck(const json_t *j, const struct sfield *table, char *err, size_t errlen)
+{
+	char path[512] = "";
+
+	if (!json_is_object(j)) {
+		snprintf(err, errlen, "not a JSON object");
+		return -1;
+	}
+	return checkobject(j, table, path, sizeof path, err, errlen);
+}
+
+void
+schemafeatures(struct buf *b, const struct sfield *t, int indent)
+{
+	const struct sfield *f;
+
+	for (f = t; f->name; f++) {
+		bufprintf(b, "%*s- name: %s\n", indent, "", f->name);
+		if (f->type == S_STRUCT) {
+			bufprintf(b, "%*s  struct:\n", indent, "");
+			schemafeatures(b, f->sub, indent + 2);
+		} else if (f->type == S_LIST && f->item == S_STRUCT) {
+			bufprintf(b, "%*s  list:\n", indent, "");
+			schemafeatures(b, f->sub, indent + 2);
+		} else if (f->type == S_LIST) {
+			bufprintf(b, "%*s  list: %s\n", indent, "", dtypes[f->item]);
+		} else {
+			bufprintf(b, "%*s  dtype: %s\n", indent, "", dtypes[f->type]);
+		}
+	}
+}
+
+static void
+doc(struct buf *b, const struct sfield *t, int depth)
+{
+	const struct sfield *f;
+
+	for (f = t; f->name; f++) {
+		const char *ty = f->type == S_STRUCT ? "struct" : f->type != S_LIST ? dtypes[f->type]
+		               : f->item == S_STRUCT ? "list of struct" : "list of string";
+		bufprintf(b, "%*s- `%s` (%s%s)%s%s\n", 2 * depth, "", f->name, ty, f->flags & S_NULL ? " or null" : "",
+		          *f->doc ? ": " : "", f->doc);
+		if (f->sub)
+			doc(b, f->sub, depth + 1);
+	}
+}
+
+void
+schemadoc(struct buf *b, const struct sfield *table)
+{
+	doc(b, table, 0);
+}
+
+static void
+measured(const struct sfield *t, const char *prefix, json_t *out)
+{
+	const struct sfield *f;
+
+	for (f = t; f->name; f++) {
+		char *p = xasprintf("%s%s", prefix, f->name), *q;
+		if (f->flags & S_MEASURED) {
+			json_array_append_new(out, json_string(p));
+		} else if (f->sub) {
+			q = xasprintf("%s%s", p, f->type == S_LIST ? "[]." : ".");
+			measured(f->sub, q, out);
+			free(q);
+		}
+		free(p);
+	}
+}
+
+void
+schemameasured(const struct sfield *table, json_t *out)
+{
+	measured(table, "", out);
+}
+
+void
+schemastrip(json_t *j, const struct sfield *t)
+{
+	const struct sfield *f;
+	json_t *v, *x;
+	size_t i;
+
+	for (f = t; f->name; f++) {
+		if (f->flags & S_MEASURED)
+			json_object_del(j, f->name);
+		else if (f->type == S_STRUCT && json_is_object(v = json_object_get(j, f->name)))
+			schemastrip(v, f->sub);
+		else if (f->sub && json_is_array(v = json_object_get(j, f->name)))
+			json_array_foreach(v, i, x)
+				if (json_is_object(x))
+					schemastrip(x, f->sub);
+	}
+}
