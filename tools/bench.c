@@ -32,8 +32,8 @@
  *    after timing they are fetched into the shared memory and the
  *    candidate's harness ends; the spec's baseline, when verify's oracle
  *    check found it sound (BASELINE_JSON's oracle; baseline.so beside it),
- *    runs in a harness of its own (started beside the candidate's, it
- *    waits, idle, until the timed calls are over; it shares that memory) on
+ *    runs in a harness of its own (spawned when the timed calls are over,
+ *    so that it loads while they are fetched; it shares that memory) on
  *    each kept call's inputs, and there, on the device, every element of
  *    every output is compared with twice the tolerances (mismatch; the
  *    details on the CPUs) and hashed (a copy whose hash differs from its
@@ -62,10 +62,9 @@
  *
  * Each case records where this tool's time went, in seconds: starting the
  * harness (CUDA context, loading), setting up the case, the calls, the
- * checks (seconds; check_seconds splits them: the wait for the oracle's
- * harness before the timed calls (beyond what overlapped the candidate's
- * start), the fetch, the wait for the candidate's harness to end, the
- * oracle's case, its calls, the comparisons).
+ * checks (seconds; check_seconds splits them: the fetch, the wait for the
+ * candidate's harness to end, the oracle's start (beyond what overlapped),
+ * its case, its calls, the comparisons).
  *
  * The baseline is timed in the same loop, without the checks (it is
  * trusted code: no kept calls, no pairs, no lockdown), once per variant:
@@ -505,18 +504,22 @@ judgecall(struct bcase *b, struct harness *oh, struct timing *tm, int s)
 	return 0;
 }
 
-/* the oracle on every kept call's inputs, in its own harness oh (started
- * beside the candidate's, on its shared memory, where the kept outputs
- * are; rc: what its first reply said, 0 ready); each kept call judged on
- * the device once the candidate's harness h has ended */
+/* the oracle on every kept call's inputs, in its own harness oh (spawned
+ * when the timed calls ended, on the candidate's shared memory, where the
+ * kept outputs are: it loads while they are fetched and the candidate's
+ * harness h ends); each kept call judged on the device */
 static int
-judge(struct bcase *b, struct harness *h, struct harness *oh, int rc, struct timing *tm)
+judge(struct bcase *b, struct harness *h, struct harness *oh, struct timing *tm)
 {
 	struct hres r;
 	char err[1024];
-	int s;
+	int s, rc;
 	double t0 = now();
 
+	if ((rc = hready(oh, &r, err, sizeof err)) < 0)
+		die(EXIT_RETRY, "%s", err);
+	tm->check[CK_ORACLE_START] = now() - t0;
+	t0 = now();
 	if (!rc && (rc = hcase(oh, b->c, &r, err, sizeof err)) < 0)
 		die(EXIT_RETRY, "%s", err);
 	tm->check[CK_ORACLE_CASE] = now() - t0;
@@ -611,7 +614,7 @@ timecase(struct bcase *b, struct harness *h, const char *so, const char *entry, 
 	struct hres r;
 	char err[1024];
 	double ev[MAXCALLS], host[MAXCALLS], wall[MAXCALLS], t0 = now();
-	int judging = check && oracle, oready = 1;
+	int judging = check && oracle;
 
 	memset(tm, 0, sizeof *tm);
 	memset(&oh, 0, sizeof oh);
@@ -624,12 +627,6 @@ timecase(struct bcase *b, struct harness *h, const char *so, const char *entry, 
 	/* the baseline (check 0) is trusted code: no lockdown (its libraries load parts of themselves late) */
 	if (hspawn(h, b->harness, so, entry, b->device, NULL, check ? NULL : HOPEN, b->o->timeout, err, sizeof err) < 0)
 		die(EXIT_RETRY, "%s", err);
-	/* the oracle's harness loads beside the candidate's (on its shared
-	 * memory), then waits, idle, until the timed calls are over */
-	if (judging && (hshmshare(&oh, h, err, sizeof err) < 0 ||
-	                hspawn(&oh, b->harness, oracle, "baseline", b->device, NULL, HOPEN, b->o->timeout, err,
-	                       sizeof err) < 0))
-		die(EXIT_RETRY, "%s", err);
 	if (step(hready(h, &r, err, sizeof err), &r, err, tm))
 		goto out;
 	tm->phase[0] = now() - t0;
@@ -638,19 +635,21 @@ timecase(struct bcase *b, struct harness *h, const char *so, const char *entry, 
 		goto out;
 	tm->phase[1] = now() - t0;
 	t0 = now();
-	if (judging && (oready = hready(&oh, &r, err, sizeof err)) < 0)
-		die(EXIT_RETRY, "%s", err);
-	tm->check[CK_ORACLE_START] = now() - t0;
-	t0 = now();
 	if (calls(b, h, check, tm, ev, host, wall) < 0)
 		goto out;
 	tm->phase[2] = now() - t0;
-	t0 = now() - tm->check[CK_ORACLE_START];
+	t0 = now();
+	/* the candidate's code runs only inside its calls, which are over:
+	 * the oracle may load beside it now */
+	if (judging && (hshmshare(&oh, h, err, sizeof err) < 0 ||
+	                hspawn(&oh, b->harness, oracle, "baseline", b->device, NULL, HOPEN, b->o->timeout, err,
+	                       sizeof err) < 0))
+		die(EXIT_RETRY, "%s", err);
 	if (check && fetchkept(h, tm) < 0)
 		goto out;
 	if (judging) {
 		tm->oracle = "the spec's baseline, on the GPU";
-		if (judge(b, h, &oh, oready, tm) < 0)
+		if (judge(b, h, &oh, tm) < 0)
 			goto out;
 	} else if (check) {
 		endcandidate(h, tm);
