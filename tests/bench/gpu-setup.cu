@@ -7,24 +7,13 @@
 // memory. Prints a table of milliseconds. Not a timed test: on a GPU host,
 //
 //   nvcc -arch=sm_90 -O2 -o gpu-setup tests/bench/gpu-setup.cu && ./gpu-setup
-#include <cuda_runtime.h>
+#include "gpubench.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
-
-static double
-ms(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
-}
-
-#define CK(x) do { cudaError_t e_ = (x); if (e_ != cudaSuccess) { \
-	fprintf(stderr, "%s: %s\n", #x, cudaGetErrorString(e_)); exit(1); } } while (0)
 
 enum { MAXP = 512 };
 static void *piece[MAXP];
@@ -56,13 +45,6 @@ unfence(int n)
 {
 	while (n-- > 0)
 		CK(cudaFree(piece[n]));
-}
-
-static void
-row(const char *what, double v)
-{
-	printf("%-58s %10.2f ms\n", what, v);
-	fflush(stdout);
 }
 
 int

@@ -7,30 +7,13 @@
 // table of milliseconds. Not a timed test: on a GPU host,
 //
 //   nvcc -arch=sm_90 -O2 -o gpu-shm tests/bench/gpu-shm.cu && ./gpu-shm [GiB]
-#include <cuda_runtime.h>
+#include "gpubench.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
-
-static double
-ms(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
-}
-
-#define CK(x) do { cudaError_t e_ = (x); if (e_ != cudaSuccess) { \
-	fprintf(stderr, "%s: %s\n", #x, cudaGetErrorString(e_)); exit(1); } } while (0)
-
-static void
-row(const char *what, double v)
-{
-	printf("%-64s %9.1f ms\n", what, v);
-}
 
 static void
 show(const char *path)
@@ -57,6 +40,10 @@ mapit(int fd, size_t n, int flags)
 	return (unsigned char *)p;
 }
 
+/* a step timed, and its row: "[page size] label" */
+#define TIMED(label, stmt) do { double t_ = ms(); stmt; \
+	snprintf(what, sizeof what, "[%s] %s", tag, label); row(what, ms() - t_); } while (0)
+
 static void
 trial(size_t n, void *dev, int huge)
 {
@@ -64,7 +51,6 @@ trial(size_t n, void *dev, int huge)
 	const char *tag = huge ? "huge pages asked" : "4 KiB pages";
 	int fd = memfd_create("gpu-shm", MFD_CLOEXEC);
 	unsigned char *parent, *h;
-	double t;
 
 	if (fd < 0 || ftruncate(fd, (off_t)n) < 0) {
 		perror("memfd");
@@ -73,49 +59,22 @@ trial(size_t n, void *dev, int huge)
 	parent = mapit(fd, n, 0);
 	if (huge && madvise(parent, n, MADV_HUGEPAGE) < 0)
 		perror("madvise");
-	t = ms();
-	memset(parent, 0, n);
-	snprintf(what, sizeof what, "[%s] parent makes the pages (memset, one thread)", tag);
-	row(what, ms() - t);
+	TIMED("parent makes the pages (memset, one thread)", memset(parent, 0, n));
 
 	h = mapit(fd, n, 0);
-	t = ms();
-	CK(cudaMemcpy(h, dev, n, cudaMemcpyDeviceToHost));
-	snprintf(what, sizeof what, "[%s] copy device -> a fresh mapping (cold page tables)", tag);
-	row(what, ms() - t);
-	t = ms();
-	CK(cudaMemcpy(h, dev, n, cudaMemcpyDeviceToHost));
-	snprintf(what, sizeof what, "[%s]   again, the same mapping (warm)", tag);
-	row(what, ms() - t);
+	TIMED("copy device -> a fresh mapping (cold page tables)", CK(cudaMemcpy(h, dev, n, cudaMemcpyDeviceToHost)));
+	TIMED("  again, the same mapping (warm)", CK(cudaMemcpy(h, dev, n, cudaMemcpyDeviceToHost)));
 	munmap(h, n);
 
-	t = ms();
-	h = mapit(fd, n, MAP_POPULATE);
-	snprintf(what, sizeof what, "[%s] a fresh mapping with MAP_POPULATE", tag);
-	row(what, ms() - t);
-	t = ms();
-	CK(cudaMemcpy(h, dev, n, cudaMemcpyDeviceToHost));
-	snprintf(what, sizeof what, "[%s]   copy device -> it", tag);
-	row(what, ms() - t);
-	t = ms();
-	CK(cudaMemcpy(dev, h, n, cudaMemcpyHostToDevice));
-	snprintf(what, sizeof what, "[%s]   copy it -> device", tag);
-	row(what, ms() - t);
+	TIMED("a fresh mapping with MAP_POPULATE", h = mapit(fd, n, MAP_POPULATE));
+	TIMED("  copy device -> it", CK(cudaMemcpy(h, dev, n, cudaMemcpyDeviceToHost)));
+	TIMED("  copy it -> device", CK(cudaMemcpy(dev, h, n, cudaMemcpyHostToDevice)));
 	munmap(h, n);
 
 	h = mapit(fd, n, 0);
-	t = ms();
-	CK(cudaHostRegister(h, n, cudaHostRegisterDefault));
-	snprintf(what, sizeof what, "[%s] cudaHostRegister a fresh mapping", tag);
-	row(what, ms() - t);
-	t = ms();
-	CK(cudaMemcpy(h, dev, n, cudaMemcpyDeviceToHost));
-	snprintf(what, sizeof what, "[%s]   copy device -> it (pinned)", tag);
-	row(what, ms() - t);
-	t = ms();
-	CK(cudaHostUnregister(h));
-	snprintf(what, sizeof what, "[%s]   cudaHostUnregister", tag);
-	row(what, ms() - t);
+	TIMED("cudaHostRegister a fresh mapping", CK(cudaHostRegister(h, n, cudaHostRegisterDefault)));
+	TIMED("  copy device -> it (pinned)", CK(cudaMemcpy(h, dev, n, cudaMemcpyDeviceToHost)));
+	TIMED("  cudaHostUnregister", CK(cudaHostUnregister(h)));
 	munmap(h, n);
 	munmap(parent, n);
 	close(fd);
