@@ -31,6 +31,10 @@
  *   --models FILE  the models file (models.yaml); with --provider P and
  *                  --model M it is validated, and --ninja emits the
  *                  request edges for that teacher
+ *   --batch        with --ninja: a batch edge per round (out/batch/rN.json,
+ *                  query-llm --batch) that every request edge of the round
+ *                  waits for, order-only; the model needs batch_prices
+ *                  when it has prices (anthropic and openai only)
  *   -h, --help     the usage lines
  *
  * Exit: 0 written; 1 cannot write; 2 bad usage or a bad spec, reported as
@@ -49,14 +53,24 @@
 
 static const char usage[] =
 	"usage: gen [--tasks GLOBS | --all] [--tasks-dir DIR] [--out DIR]\n"
-	"           [--samples N] [--rounds N] [--models FILE --provider P --model M]\n"
+	"           [--samples N] [--rounds N] [--models FILE --provider P --model M [--batch]]\n"
 	"           (--ninja FILE | --list | --split SPEC | --model-json FILE)\n";
 
 struct opts {
 	const char *tasksdir, *outdir, *globs;
 	int all, samples, rounds;
 	const char *models, *provider, *model;
+	int batch;      /* --batch: each round's requests go through the provider's batch API */
 };
+
+/*
+ * With --batch, per round: the inputs of every request edge of the round
+ * and their outputs, for the round's batch edge (written after the rounds).
+ */
+static struct {
+	struct buf in[MAX_ROUNDS + 1], out[MAX_ROUNDS + 1];
+	int rounds;
+} batches;
 
 static int
 cmpstr(const void *a, const void *b)
@@ -243,6 +257,51 @@ roundinputs(struct buf *b, const struct opts *o, const struct variant *v, int s,
 }
 
 /*
+ * A request edge of round r waits for the round's batch edge (order-only:
+ * the batch fills the cache, the edge then finds its answer there), and
+ * its inputs and output join that edge's.
+ */
+static void
+batchround(struct buf *b, const struct opts *o, const struct variant *v, int s, int r, int checked)
+{
+	struct buf *in = &batches.in[r], *out = &batches.out[r];
+
+	bufprintf(b, " || %s/batch/r%d.json", o->outdir, r);
+	if (!in->s) {
+		bufinit(in, (size_t)1 << 34);
+		bufinit(out, (size_t)1 << 34);
+		if (r > 1)
+			bufprintf(in, " %s/prompts/repair.md", o->tasksdir);
+	}
+	if (r > batches.rounds)
+		batches.rounds = r;
+	if (r == 1 && s == 0) /* a variant's task and prompt, once (its samples share them) */
+		bufprintf(in, " $\n    %s/v/%s/task.json %s/prompts/%s.md", o->outdir, v->id, o->tasksdir, v->prompt);
+	if (r > 1) {
+		bufputs(in, " $\n   ");
+		roundinputs(in, o, v, s, r - 1, checked);
+	}
+	bufprintf(out, " $\n    %s/v/%s/s%d/r%d/response.json", o->outdir, v->id, s, r);
+}
+
+/* the batch edge of each round: every request of the round, in as few batches as the provider takes */
+static void
+batchedges(struct buf *b, const struct opts *o)
+{
+	int r;
+
+	for (r = 1; r <= batches.rounds; r++) {
+		if (!batches.in[r].s)
+			continue;
+		bufprintf(b, "build %s/batch/r%d.json: batch%s | $bindir/query-llm %s/model.json %s/prompts/system.md\n"
+		          "  r = %d\n  responses =%s\n", o->outdir, r, batches.in[r].s, o->outdir, o->tasksdir, r,
+		          batches.out[r].s);
+		buffree(&batches.in[r]);
+		buffree(&batches.out[r]);
+	}
+}
+
+/*
  * The edges of one sample, per round: ask (from round 2 with the previous
  * round's verdicts), compile, and, where the variant has a reference,
  * verify and bench. Rounds after the first need those verdicts.
@@ -272,6 +331,8 @@ sampleedges(struct buf *b, const struct opts *o, const struct variant *v, int s,
 		if (o->provider && !strcmp(o->provider, "replay") && access(replay, F_OK) == 0)
 			bufprintf(b, " %s", replay);
 		free(replay);
+		if (o->batch)
+			batchround(b, o, v, s, r, checked);
 		bufprintf(b, "\n  s = %d\n  r = %d\n", s, r);
 
 		bufputs(b, "build ");
@@ -375,6 +436,7 @@ writeninja(const struct opts *o, const struct all *A, const char *path)
 					sampleedges(&b, o, v, s, rounds, &responses);
 			}
 
+	batchedges(&b, o);
 	bufputs(&b, "\nbuild variants: phony");
 	for (i = 0; i < A->nsf; i++)
 		for (j = 0; j < A->sf[i].nv; j++)
@@ -422,7 +484,7 @@ split(const struct opts *o, const struct all *A)
 int
 main(int argc, char **argv)
 {
-	struct opts o = { "tasks", "out", "demo", 0, 1, 3, NULL, NULL, NULL };
+	struct opts o = { "tasks", "out", "demo", 0, 1, 3, NULL, NULL, NULL, 0 };
 	const char *mode = NULL, *modearg = NULL;
 	char *modelnote = NULL; /* an unlisted model: what it gets */
 	struct all A;
@@ -442,6 +504,7 @@ main(int argc, char **argv)
 		else if (!strcmp(a, "--models")) o.models = VAL;
 		else if (!strcmp(a, "--provider")) o.provider = VAL;
 		else if (!strcmp(a, "--model")) o.model = VAL;
+		else if (!strcmp(a, "--batch")) o.batch = 1;
 		else if (!strcmp(a, "--list")) mode = a;
 		else if (!strcmp(a, "--ninja") || !strcmp(a, "--split") || !strcmp(a, "--model-json"))
 			{ mode = a; modearg = VAL; }
@@ -455,10 +518,19 @@ main(int argc, char **argv)
 		die(EXIT_USAGE, "--models needs --provider and --model");
 	if (!strcmp(mode, "--model-json") && !o.models)
 		die(EXIT_USAGE, "--model-json needs --models, --provider and --model");
+	if (o.batch && (!o.provider || (strcmp(o.provider, "anthropic") && strcmp(o.provider, "openai"))))
+		die(EXIT_USAGE, "--batch is for the providers with a batch API: anthropic or openai");
 	if (o.models) {
 		json_t *m;
 		if (modelresolve(o.models, o.provider, o.model, &m, &modelnote) < 0)
 			return EXIT_USAGE;
+		if (o.batch && json_object_get(m, "prices") && !json_object_get(m, "batch_prices")) {
+			warn("--batch: model '%s' has prices but no batch_prices in %s: add the provider's batch "
+			     "rates there, or configure without --batch", o.model, o.models);
+			json_decref(m);
+			free(modelnote);
+			return EXIT_USAGE;
+		}
 		if (!strcmp(mode, "--model-json")) {
 			r = jwrite(modearg, m) < 0 ? EXIT_RETRY : 0;
 			if (r)

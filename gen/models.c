@@ -16,8 +16,8 @@
 
 static const char *const modelkeys[] = {
 	"provider", "api_model", "max_tokens", "temperature", "top_p", "thinking", "effort",
-	"reasoning_effort", "max_tokens_field", "stream", "stream_usage", "prices", "limits",
-	"retry", "timeout_s", "low_speed_s", NULL
+	"reasoning_effort", "max_tokens_field", "stream", "stream_usage", "prices", "batch_prices",
+	"limits", "retry", "batch", "timeout_s", "low_speed_s", NULL
 };
 
 static int nerr;
@@ -94,10 +94,12 @@ checkentry(const char *path, const struct ynode *e, int isdefaults)
 	static const char *const numkeys[] = { "max_tokens", "temperature", "top_p", "timeout_s",
 	                                       "low_speed_s", NULL };
 	static const char *const boolkeys[] = { "stream", "stream_usage", NULL };
-	static const char *const subkeys[][6] = {
+	static const char *const subkeys[][7] = {
 		{ "prices", "input", "output", "cache_write", "cache_read", NULL },
+		{ "batch_prices", "input", "output", "cache_write", "cache_read", NULL },
 		{ "limits", "rpm", "tpm", NULL },
 		{ "retry", "attempts", "max_wait_s", "retry_after_cap_s", NULL },
+		{ "batch", "max_requests", "max_mb", "poll_s", "poll_max_s", "attempts", NULL },
 	};
 	size_t i, k;
 
@@ -132,7 +134,8 @@ checkentry(const char *path, const struct ynode *e, int isdefaults)
 		} else if (!strcmp(key, "max_tokens_field")) {
 			if (v->kind != Y_SCALAR || (strcmp(v->s, "max_tokens") && strcmp(v->s, "max_completion_tokens")))
 				bad(path, v, "max_tokens_field is max_tokens or max_completion_tokens");
-		} else if (!strcmp(key, "prices") || !strcmp(key, "limits") || !strcmp(key, "retry")) {
+		} else if (!strcmp(key, "prices") || !strcmp(key, "batch_prices") || !strcmp(key, "limits") ||
+		           !strcmp(key, "retry") || !strcmp(key, "batch")) {
 			for (k = 0; strcmp(subkeys[k][0], key); k++)
 				;
 			if (v->kind != Y_MAP) {
@@ -207,6 +210,7 @@ unlisted(const char *path, const struct ynode *defs, const struct ynode *models,
 	}
 	*out = defs ? tojson(defs) : json_object();
 	json_object_del(*out, "prices");
+	json_object_del(*out, "batch_prices");
 	json_object_set_new(*out, "provider", json_string(provider));
 	json_object_set_new(*out, "listed", json_false());
 	*note = xasprintf("model %s: not in models.yaml, using %s's defaults; prices unknown%s",

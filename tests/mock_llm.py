@@ -4,8 +4,9 @@ Messages API (POST /v1/messages) and OpenAI's Chat Completions
 (POST /chat/completions, /v1/chat/completions), plain JSON and server-sent
 events, and injects faults on request.
 
-usage: mock_llm.py PORTFILE [--latency SECONDS]
-       mock_llm.py --ctl PORTFILE script JSON | requests | count | inflight | reset
+usage: mock_llm.py PORTFILE [--latency SECONDS] [--batch-seconds SECONDS]
+       mock_llm.py --ctl PORTFILE script JSON | batch_script JSON | requests | count | inflight |
+                   batches | reset
 
 Listens on 127.0.0.1 on a free port and writes the port to PORTFILE.
 Control (JSON bodies):
@@ -38,6 +39,21 @@ finish_reason), nodone (a stream that ends after its finish_reason: no
 usage chunk, no [DONE] or message_stop), slow (0.3 s, then the answer).
 Stream-only kinds (truncstream, errevent, midjunk, nodone) leave a plain
 JSON answer alone.
+
+Batch APIs: Anthropic's Message Batches (POST /v1/messages/batches, GET
+/v1/messages/batches[/ID[/results]]) and OpenAI's (POST /v1/files multipart,
+POST /v1/batches, GET /v1/batches[/ID], GET /v1/files/ID/content). A batch
+ends --batch-seconds (default 0.5) after it was made, its answers as the
+plain API gives them (usage with service_tier batch). Each batch made
+takes the next batch step (POST /_mock/batch_script [step, ...]):
+  {"seconds": S}      this one ends after S seconds
+  {"expire": true}    it ends expired: no request answered
+  {"expire_after": K} it ends expired after answering its first K
+  {"errors": {TYPE: N, ...}}  its first requests errored, N of each TYPE
+                      (overloaded_error: a server error, status 529 for
+                      OpenAI; invalid_request_error: the client's, 400)
+  {"create_delay": S} the batch exists at once, its id is sent S s later
+GET /_mock/batches lists the batches made: id, provider, requests.
 """
 import email.utils
 import hashlib
@@ -52,6 +68,10 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 LOCK = threading.Lock()
 STEPS = []
+BATCH_STEPS = []
+BATCHES = {}  # id: {"provider", "created", "seconds", "step", "requests": [(custom_id, body)], "metadata"}
+FILES = {}  # id: bytes
+BATCH_SECONDS = 0.5
 REQUESTS = []
 LATENCY = 0.0
 INFLIGHT = [0, 0]  # now, most at once
@@ -97,8 +117,151 @@ class Handler(BaseHTTPRequestHandler):
                 self.reply(200, REQUESTS)
         elif self.path == "/_mock/inflight":
             self.reply(200, INFLIGHT[1])
+        elif self.path == "/_mock/batches":
+            with LOCK:
+                self.reply(200, [{"id": k, "provider": b["provider"], "requests": len(b["requests"])}
+                                 for k, b in BATCHES.items()])
+        elif self.path.startswith("/v1/messages/batches") or self.path.startswith("/v1/batches") or \
+                self.path.startswith("/v1/files/"):
+            with LOCK:
+                REQUESTS.append({"path": self.path, "time": time.time(), "method": "GET", "body": None,
+                                 "headers": {k.lower(): v for k, v in self.headers.items()}})
+            self.batch_get()
         else:
             self.reply(404, {"error": "no such path"})
+
+    # ---- batches ----
+
+    def batch_view(self, bid):
+        """The batch as the provider shows it, now."""
+        b = BATCHES[bid]
+        n = len(b["requests"])
+        age = time.time() - b["created"]
+        ended = age >= b["seconds"]
+        done = n if ended else min(n, int(n * age / b["seconds"]))
+        iso = lambda t: time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(t)) + (".%06dZ" % int((t % 1) * 1e6))
+        outcomes = self.batch_outcomes(bid) if ended else None
+        if b["provider"] == "anthropic":
+            counts = {"processing": n - done, "succeeded": 0, "errored": 0, "canceled": 0, "expired": 0}
+            if ended:
+                for kind, _ in outcomes.values():
+                    counts[kind] += 1
+            return {"id": bid, "type": "message_batch", "processing_status": "ended" if ended else "in_progress",
+                    "request_counts": counts, "created_at": iso(b["created"]),
+                    "expires_at": iso(b["created"] + 86400), "ended_at": iso(b["created"] + b["seconds"]) if ended else None,
+                    "results_url": ("http://127.0.0.1:%d/v1/messages/batches/%s/results" % (self.server.server_address[1], bid))
+                    if ended else None}
+        expired = ended and any(kind == "expired" for kind, _ in outcomes.values())
+        completed = sum(1 for kind, _ in outcomes.values() if kind == "succeeded") if ended else done
+        failed = sum(1 for kind, _ in outcomes.values() if kind == "errored") if ended else 0
+        return {"id": bid, "object": "batch", "endpoint": "/v1/chat/completions", "input_file_id": b["file"],
+                "completion_window": "24h", "status": ("expired" if expired else "completed") if ended else "in_progress",
+                "output_file_id": ("file-out-" + bid) if ended else None,
+                "error_file_id": ("file-err-" + bid) if ended else None, "created_at": int(b["created"]),
+                "request_counts": {"total": n, "completed": completed, "failed": failed},
+                "metadata": b.get("metadata")}
+
+    def batch_outcomes(self, bid):
+        """custom_id: (succeeded | errored | expired, the message or the error type)."""
+        b = BATCHES[bid]
+        step = b["step"]
+        errors = [t for t, k in (step.get("errors") or {}).items() for _ in range(k)]
+        keep = len(b["requests"]) if not step.get("expire") else 0
+        if "expire_after" in step:
+            keep = step["expire_after"]
+        out = {}
+        for i, (cid, body) in enumerate(b["requests"]):
+            if i < len(errors):
+                out[cid] = ("errored", errors[i])
+            elif i >= keep:
+                out[cid] = ("expired", None)
+            else:
+                out[cid] = ("succeeded", self.message(body, b["provider"] == "anthropic", {}, batch=True))
+        return out
+
+    def batch_get(self):
+        path, _, query = self.path.partition("?")
+        parts = path.strip("/").split("/")
+        with LOCK:
+            if path in ("/v1/messages/batches", "/v1/batches"):
+                prov = "anthropic" if "messages" in path else "openai"
+                data = [self.batch_view(k) for k, b in sorted(BATCHES.items(), key=lambda kb: -kb[1]["created"])
+                        if b["provider"] == prov]
+                return self.reply(200, {"data": data, "has_more": False})
+            if parts[:3] == ["v1", "messages", "batches"] and len(parts) == 4 and parts[3] in BATCHES:
+                return self.reply(200, self.batch_view(parts[3]))
+            if parts[:2] == ["v1", "batches"] and len(parts) == 3 and parts[2] in BATCHES:
+                return self.reply(200, self.batch_view(parts[2]))
+            if parts[:3] == ["v1", "messages", "batches"] and len(parts) == 5 and parts[4] == "results" and \
+                    parts[3] in BATCHES and self.batch_view(parts[3])["processing_status"] == "ended":
+                lines = []
+                for cid, (kind, what) in self.batch_outcomes(parts[3]).items():
+                    if kind == "succeeded":
+                        res = {"type": "succeeded", "message": what}
+                    elif kind == "errored":
+                        res = {"type": "errored", "error": {"type": "error", "error": {"type": what, "message": "mock " + what}}}
+                    else:
+                        res = {"type": kind}
+                    lines.append(json.dumps({"custom_id": cid, "result": res}))
+                return self.reply(200, "\n".join(lines) + "\n", ctype="application/binary")
+            if parts[:2] == ["v1", "files"] and len(parts) == 4 and parts[3] == "content":
+                fid = parts[2]
+                if fid in FILES:
+                    return self.reply(200, FILES[fid], ctype="application/octet-stream")
+                for prefix, want in (("file-out-", "out"), ("file-err-", "err")):
+                    bid = fid[len(prefix):]
+                    if fid.startswith(prefix) and bid in BATCHES:
+                        lines = []
+                        for cid, (kind, what) in self.batch_outcomes(bid).items():
+                            if kind == "succeeded" and want == "out":
+                                lines.append({"id": "batch_req_" + cid[:8], "custom_id": cid, "error": None,
+                                              "response": {"status_code": 200, "request_id": "req_b", "body": what}})
+                            elif kind == "errored" and want == "err":
+                                status = 529 if what == "overloaded_error" else 400
+                                lines.append({"id": "batch_req_" + cid[:8], "custom_id": cid, "error": None,
+                                              "response": {"status_code": status, "request_id": "req_b",
+                                                           "body": {"error": {"type": what, "message": "mock", "code": None}}}})
+                            elif kind == "expired" and want == "err":
+                                lines.append({"id": "batch_req_" + cid[:8], "custom_id": cid, "response": None,
+                                              "error": {"code": "batch_expired", "message": "This request could not be executed before the completion window expired."}})
+                        return self.reply(200, "".join(json.dumps(l) + "\n" for l in lines), ctype="application/octet-stream")
+        self.reply(404, {"type": "error", "error": {"type": "not_found_error", "message": self.path}})
+
+    def batch_create(self, raw):
+        """POST /v1/messages/batches, /v1/files, /v1/batches."""
+        with LOCK:
+            REQUESTS.append({"path": self.path, "time": time.time(), "method": "POST",
+                             "body": None if self.path == "/v1/files" else json.loads(raw),
+                             "headers": {k.lower(): v for k, v in self.headers.items()}})
+            if self.path == "/v1/files":
+                m = re.search(rb'name="file"; filename="[^"]*"\r\nContent-Type: [^\r]*\r\n\r\n(.*)\r\n--', raw, re.S)
+                if not m or b"purpose\"\r\n\r\nbatch" not in raw:
+                    return self.reply(400, {"error": {"type": "invalid_request_error", "message": "bad upload", "code": None}})
+                fid = "file-%d" % (len(FILES) + 1)
+                FILES[fid] = m.group(1)
+                return self.reply(200, {"id": fid, "object": "file", "bytes": len(m.group(1)), "purpose": "batch",
+                                        "filename": "batch.jsonl", "status": "processed", "created_at": int(time.time())})
+            body = json.loads(raw)
+            step = BATCH_STEPS.pop(0) if BATCH_STEPS else {}
+            if self.path == "/v1/messages/batches":
+                reqs = [(r["custom_id"], r["params"]) for r in body["requests"]]
+                bid = "msgbatch_mock%d" % (len(BATCHES) + 1)
+                prov, fileid = "anthropic", None
+            else:
+                data = FILES.get(body.get("input_file_id"))
+                if data is None:
+                    return self.reply(400, {"error": {"type": "invalid_request_error", "message": "no such file", "code": None}})
+                reqs = [(l["custom_id"], l["body"]) for l in map(json.loads, data.decode().splitlines()) if l]
+                bid = "batch_mock%d" % (len(BATCHES) + 1)
+                prov, fileid = "openai", body["input_file_id"]
+            if len({c for c, _ in reqs}) != len(reqs):
+                return self.reply(400, {"error": {"type": "invalid_request_error", "message": "custom_id not unique"}})
+            BATCHES[bid] = {"provider": prov, "created": time.time(), "seconds": step.get("seconds", BATCH_SECONDS),
+                            "step": step, "requests": reqs, "file": fileid, "metadata": body.get("metadata")}
+            view = self.batch_view(bid)
+        if step.get("create_delay"):
+            time.sleep(step["create_delay"])
+        self.reply(200, view)
 
     def do_POST(self):
         n = int(self.headers.get("content-length", "0"))
@@ -107,11 +270,16 @@ class Handler(BaseHTTPRequestHandler):
             with LOCK:
                 if self.path == "/_mock/script":
                     STEPS.extend(json.loads(raw))
+                elif self.path == "/_mock/batch_script":
+                    BATCH_STEPS.extend(json.loads(raw))
                 elif self.path == "/_mock/reset":
                     STEPS.clear()
+                    BATCH_STEPS.clear()
                     REQUESTS.clear()
                     INFLIGHT[1] = 0
             return self.reply(200, {"ok": True})
+        if self.path in ("/v1/messages/batches", "/v1/files", "/v1/batches"):
+            return self.batch_create(raw)
         try:
             body = json.loads(raw)
         except ValueError:
@@ -199,23 +367,7 @@ class Handler(BaseHTTPRequestHandler):
         text = step.get("text") or answer_text(body)
         if body.get("stream"):
             return self.stream(anthropic, body, text, step)
-        if anthropic:
-            content = []
-            if body.get("thinking"):
-                content.append({"type": "thinking", "thinking": "Let me think about coalescing.",
-                                "signature": "c2lnbmF0dXJl"})
-            content.append({"type": "text", "text": text})
-            obj = {"id": "msg_mock", "type": "message", "role": "assistant", "model": body["model"],
-                   "content": content, "stop_reason": "end_turn", "stop_sequence": None,
-                   "usage": {"input_tokens": 1000, "output_tokens": 200,
-                             "cache_creation_input_tokens": 300, "cache_read_input_tokens": 500}}
-        else:
-            obj = {"id": "chatcmpl-mock", "object": "chat.completion", "created": 0, "model": body["model"],
-                   "choices": [{"index": 0, "finish_reason": "stop",
-                                "message": {"role": "assistant", "content": text,
-                                            "reasoning_content": "Thinking about coalescing."}}],
-                   "usage": {"prompt_tokens": 1200, "completion_tokens": 200, "total_tokens": 1400,
-                             "prompt_tokens_details": {"cached_tokens": 400}}}
+        obj = self.message(body, anthropic, step)
         if step.get("wrongshape"):
             obj = {"type": "message", "id": "msg_mock"} if anthropic else {"id": "chatcmpl-mock", "choices": []}
         if step.get("nofinish"):
@@ -228,6 +380,29 @@ class Handler(BaseHTTPRequestHandler):
         if step.get("resetmid") or step.get("stall"):
             return self.cut(data, "application/json", step)
         self.reply(200, data)
+
+    @staticmethod
+    def message(body, anthropic, step, batch=False):
+        """The whole answer to body, as the plain (not streamed) API gives it."""
+        text = step.get("text") or answer_text(body)
+        if anthropic:
+            content = []
+            if body.get("thinking"):
+                content.append({"type": "thinking", "thinking": "Let me think about coalescing.",
+                                "signature": "c2lnbmF0dXJl"})
+            content.append({"type": "text", "text": text})
+            usage = {"input_tokens": 1000, "output_tokens": 200,
+                     "cache_creation_input_tokens": 300, "cache_read_input_tokens": 500}
+            if batch:
+                usage["service_tier"] = "batch"
+            return {"id": "msg_mock", "type": "message", "role": "assistant", "model": body["model"],
+                    "content": content, "stop_reason": "end_turn", "stop_sequence": None, "usage": usage}
+        return {"id": "chatcmpl-mock", "object": "chat.completion", "created": 0, "model": body["model"],
+                "choices": [{"index": 0, "finish_reason": "stop",
+                             "message": {"role": "assistant", "content": text,
+                                         "reasoning_content": "Thinking about coalescing."}}],
+                "usage": {"prompt_tokens": 1200, "completion_tokens": 200, "total_tokens": 1400,
+                          "prompt_tokens_details": {"cached_tokens": 400}}}
 
     def cut(self, data, ctype, step):
         """Promise len(data) bytes, send half; then close (resetmid) or
@@ -351,9 +526,9 @@ def ctl(portfile, verb, arg=None):
     import urllib.request
     port = open(portfile).read().strip()
     url = "http://127.0.0.1:%s/_mock/%s" % (port, "requests" if verb in ("requests", "count") else verb)
-    if verb == "inflight":
+    if verb in ("inflight", "batches"):
         with urllib.request.urlopen(url) as r:
-            print(json.load(r))
+            print(json.dumps(json.load(r)))
         return
     data = arg.encode() if arg is not None else (b"{}" if verb in ("script", "reset") else None)
     with urllib.request.urlopen(urllib.request.Request(url, data=data)) as r:
@@ -368,8 +543,11 @@ def main():
     global LATENCY
     if sys.argv[1] == "--ctl":
         return ctl(sys.argv[2], sys.argv[3], sys.argv[4] if len(sys.argv) > 4 else None)
+    global BATCH_SECONDS
     if "--latency" in sys.argv:
         LATENCY = float(sys.argv[sys.argv.index("--latency") + 1])
+    if "--batch-seconds" in sys.argv:
+        BATCH_SECONDS = float(sys.argv[sys.argv.index("--batch-seconds") + 1])
     ThreadingHTTPServer.daemon_threads = True
     # clients that time out leave broken pipes behind: not worth a traceback
     ThreadingHTTPServer.handle_error = lambda self, request, address: None

@@ -107,8 +107,10 @@
 
 #include <curl/curl.h>
 
+#include "lib/batch.h"
 #include "lib/feedback.h"
 #include "lib/json.h"
+#include "lib/llm.h"
 #include "lib/sha.h"
 #include "lib/util.h"
 
@@ -119,10 +121,10 @@ static const char usage[] =
 	"                 -o RESPONSE TASK_JSON [PREVIOUS_ROUND_FILES...]\n"
 	"       query-llm --report OUT_DIR [--log FILE]\n";
 
-enum { MAX_BODY = 64 << 20, MAX_TEMPLATE = 1 << 20 };
+enum { MAX_TEMPLATE = 1 << 20 };
 
 struct opts {
-	const char *out, *modelcfg, *prompts, *cachedir, *replaydir, *arch, *log, *report;
+	const char *out, *modelcfg, *prompts, *cachedir, *replaydir, *arch, *log, *report, *batch;
 	int sample, round, offline;
 	double budget;
 	const char *task, *prev[4]; /* response, compile, verify, bench */
@@ -343,10 +345,6 @@ feedback(const struct opts *o, json_t *task, int *finished)
 
 /* ------------------------------------------------------------- requests */
 
-struct model {
-	json_t *cfg;
-	const char *name, *api_model, *provider;
-};
 
 /*
  * The canonical request (what the key hashes) and the HTTP body. The
@@ -394,117 +392,6 @@ httpbody(const struct model *m, const char *system, json_t *messages, int forkey
 			json_object_set_new(b, "stream_options", json_pack("{s:b}", "include_usage", 1));
 	}
 	return b;
-}
-
-/* ------------------------------------------------------------------ HTTP */
-
-struct reply {
-	long status;
-	struct buf body;
-	char retry_after[64], retry_after_ms[64], should_retry[16], request_id[128], ctype[128];
-	CURLcode cerr;
-	char errbuf[CURL_ERROR_SIZE];
-	double seconds;
-};
-
-static size_t
-onbody(char *p, size_t size, size_t n, void *ud)
-{
-	struct reply *r = ud;
-
-	if (bufput(&r->body, p, size * n) < 0)
-		return 0; /* over the cap: curl fails the transfer */
-	return size * n;
-}
-
-static void
-keepheader(const char *line, size_t len, const char *name, char *dst, size_t cap)
-{
-	size_t nl = strlen(name), vl;
-
-	if (len <= nl + 1 || strncasecmp(line, name, nl) != 0 || line[nl] != ':')
-		return;
-	line += nl + 1;
-	len -= nl + 1;
-	while (len && (*line == ' ' || *line == '\t'))
-		line++, len--;
-	while (len && (line[len - 1] == '\r' || line[len - 1] == '\n' || line[len - 1] == ' '))
-		len--;
-	vl = len < cap - 1 ? len : cap - 1;
-	memcpy(dst, line, vl);
-	dst[vl] = 0;
-}
-
-static size_t
-onheader(char *p, size_t size, size_t n, void *ud)
-{
-	struct reply *r = ud;
-	size_t len = size * n;
-
-	if (len > 5 && !strncmp(p, "HTTP/", 5)) { /* a new response (after 100 Continue) */
-		r->retry_after[0] = r->retry_after_ms[0] = r->should_retry[0] = 0;
-		r->request_id[0] = r->ctype[0] = 0;
-	}
-	keepheader(p, len, "retry-after", r->retry_after, sizeof r->retry_after);
-	keepheader(p, len, "retry-after-ms", r->retry_after_ms, sizeof r->retry_after_ms);
-	keepheader(p, len, "x-should-retry", r->should_retry, sizeof r->should_retry);
-	keepheader(p, len, "request-id", r->request_id, sizeof r->request_id);
-	if (!r->request_id[0])
-		keepheader(p, len, "x-request-id", r->request_id, sizeof r->request_id);
-	keepheader(p, len, "content-type", r->ctype, sizeof r->ctype);
-	return len;
-}
-
-static void
-post(const struct model *m, const char *url, const char *key, const char *body, struct reply *r)
-{
-	CURL *c = curl_easy_init();
-	struct curl_slist *h = NULL;
-	char *auth = NULL;
-	double t0 = now();
-
-	if (!c)
-		die(EXIT_RETRY, "libcurl: cannot create a handle");
-	r->status = 0;
-	bufinit(&r->body, MAX_BODY);
-	r->errbuf[0] = 0;
-	h = curl_slist_append(h, "content-type: application/json");
-	if (!strcmp(m->provider, "anthropic")) {
-		auth = xasprintf("x-api-key: %s", key);
-		h = curl_slist_append(h, auth);
-		h = curl_slist_append(h, "anthropic-version: 2023-06-01");
-	} else if (key && *key) {
-		auth = xasprintf("authorization: Bearer %s", key);
-		h = curl_slist_append(h, auth);
-	}
-	curl_easy_setopt(c, CURLOPT_URL, url);
-	curl_easy_setopt(c, CURLOPT_HTTPHEADER, h);
-	curl_easy_setopt(c, CURLOPT_POSTFIELDS, body);
-	curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)strlen(body));
-	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, onbody);
-	curl_easy_setopt(c, CURLOPT_WRITEDATA, r);
-	curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, onheader);
-	curl_easy_setopt(c, CURLOPT_HEADERDATA, r);
-	curl_easy_setopt(c, CURLOPT_ERRORBUFFER, r->errbuf);
-	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, 20L);
-	curl_easy_setopt(c, CURLOPT_TIMEOUT, (long)jint(m->cfg, "timeout_s", 1800));
-	curl_easy_setopt(c, CURLOPT_LOW_SPEED_LIMIT, 1L);
-	curl_easy_setopt(c, CURLOPT_LOW_SPEED_TIME, (long)jint(m->cfg, "low_speed_s", 300));
-	curl_easy_setopt(c, CURLOPT_TCP_KEEPALIVE, 1L);
-	curl_easy_setopt(c, CURLOPT_USERAGENT, "retort-query-llm/1");
-#if LIBCURL_VERSION_NUM >= 0x075500
-	curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
-#endif
-	r->cerr = curl_easy_perform(c);
-	curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &r->status);
-	r->seconds = now() - t0;
-	curl_slist_free_all(h);
-	if (auth) {
-		memset(auth, 0, strlen(auth));
-		free(auth);
-	}
-	curl_easy_cleanup(c);
 }
 
 /* ----------------------------------------------------- server-sent events */
@@ -703,32 +590,6 @@ onevent(void *ud, const char *event, const char *data)
 	return r;
 }
 
-/*
- * An error event the client caused (a bad request, a bad key, no money
- * left): the same request would fail again. Everything else (overloaded,
- * api_error, server_error, rate limits, timeouts, unknown types) is the
- * server's trouble and is retried.
- */
-static int
-clienterror(const char *type, const json_t *code)
-{
-	static const char *const client[] = {
-		"invalid_request_error", "authentication_error", "permission_error", "not_found_error",
-		"request_too_large", "billing_error", "insufficient_quota", "invalid_api_key",
-		"context_length_exceeded", "BadRequestError", "AuthenticationError", "PermissionDeniedError",
-		"NotFoundError",
-	};
-	size_t i;
-	json_int_t c = json_is_integer(code) ? json_integer_value(code) :
-	               json_is_string(code) ? strtol(json_string_value(code), NULL, 10) : 0;
-
-	if (json_is_string(code) && !strcmp(json_string_value(code), "insufficient_quota"))
-		return 1;
-	for (i = 0; i < sizeof client / sizeof client[0]; i++)
-		if (!strcmp(type, client[i]))
-			return 1;
-	return c >= 400 && c < 500 && c != 408 && c != 409 && c != 429;
-}
 
 /*
  * Whether the stream ended as a whole answer ends: Anthropic's with a
@@ -796,580 +657,6 @@ assemble(const struct model *m, const struct reply *r, char *why, size_t whylen,
 	return msg;
 }
 
-/* ---------------------------------------------------------------- answers */
-
-struct answer {
-	json_t *message;     /* provider-native response message */
-	json_t *parsed;      /* text, reasoning, blocks, stop_reason */
-	json_t *usage;       /* normalized */
-	double cost;         /* USD at the model's prices */
-	int priced;          /* 0: the model has no prices (cost unknown, written null) */
-	double latency;
-	char request_id[128];
-};
-
-/* a model config without "prices" (an id not in models.yaml) has unknown prices */
-static int
-priced(const json_t *cfg)
-{
-	return json_is_object(json_object_get(cfg, "prices"));
-}
-
-static double
-price(const json_t *cfg, const char *k)
-{
-	return jnum(json_object_get(cfg, "prices"), k, 0);
-}
-
-/* a cost as JSON: null when the prices are unknown */
-static json_t *
-jcost(double usd, int known)
-{
-	return known ? json_real(usd) : json_null();
-}
-
-/* parse a provider message into text, reasoning, blocks, stop reason, usage */
-static int
-parsemessage(const struct model *m, json_t *msg, struct answer *a, char *why, size_t whylen)
-{
-	struct buf text, reasoning;
-	json_t *u = json_object_get(msg, "usage"), *blocks = json_array();
-	double in = 0, out = 0, cw = 0, cr = 0, rs = 0;
-	const char *stop = "";
-
-	bufinit(&text, MAX_BODY);
-	bufinit(&reasoning, MAX_BODY);
-	if (!strcmp(m->provider, "anthropic")) {
-		json_t *content = json_object_get(msg, "content"), *blk;
-		size_t i;
-		if (!json_is_array(content)) {
-			snprintf(why, whylen, "response has no content list");
-			goto bad;
-		}
-		json_array_foreach(content, i, blk) {
-			const char *t = jstr(blk, "type", "");
-			if (!strcmp(t, "text"))
-				bufputs(&text, jstr(blk, "text", ""));
-			else if (!strcmp(t, "thinking"))
-				bufprintf(&reasoning, "%s%s", reasoning.n ? "\n\n" : "", jstr(blk, "thinking", ""));
-			if (!strcmp(t, "text") || !strcmp(t, "thinking") || !strcmp(t, "redacted_thinking"))
-				json_array_append(blocks, blk);
-		}
-		stop = jstr(msg, "stop_reason", "");
-		in = (double)jint(u, "input_tokens", 0);
-		out = (double)jint(u, "output_tokens", 0);
-		cw = (double)jint(u, "cache_creation_input_tokens", 0);
-		cr = (double)jint(u, "cache_read_input_tokens", 0);
-		rs = (double)jint(json_object_get(u, "output_tokens_details"), "thinking_tokens", 0);
-	} else {
-		json_t *ch = json_array_get(json_object_get(msg, "choices"), 0);
-		json_t *mm = json_object_get(ch, "message");
-		const char *s;
-		if (!json_is_object(mm)) {
-			snprintf(why, whylen, "response has no choices[0].message");
-			goto bad;
-		}
-		if ((s = jstr(mm, "content", NULL)))
-			bufputs(&text, s);
-		if ((s = jstr(mm, "reasoning_content", NULL)) || (s = jstr(mm, "reasoning", NULL)))
-			bufputs(&reasoning, s);
-		if ((s = jstr(mm, "refusal", NULL)) && !text.n)
-			bufputs(&text, s);
-		stop = jstr(ch, "finish_reason", "");
-		cr = (double)jint(json_object_get(u, "prompt_tokens_details"), "cached_tokens", 0);
-		cw = (double)jint(json_object_get(u, "prompt_tokens_details"), "cache_write_tokens", 0);
-		in = (double)jint(u, "prompt_tokens", 0) - cr - cw;
-		out = (double)jint(u, "completion_tokens", 0);
-		rs = (double)jint(json_object_get(u, "completion_tokens_details"), "reasoning_tokens", 0);
-	}
-	if (!*stop) {
-		snprintf(why, whylen, "response has no %s", strcmp(m->provider, "anthropic") ? "finish_reason" :
-		         "stop_reason");
-		goto bad;
-	}
-	a->parsed = json_pack("{s:s%,s:s%,s:o,s:s}", "text", text.s, text.n, "reasoning", reasoning.s,
-	                      reasoning.n, "blocks", blocks, "stop_reason", stop);
-	blocks = NULL; /* the pack took it, or freed it on failure */
-	a->usage = json_pack("{s:I,s:I,s:I,s:I,s:I}", "input_tokens", (json_int_t)in,
-	                     "output_tokens", (json_int_t)out, "cache_write_tokens", (json_int_t)cw,
-	                     "cache_read_tokens", (json_int_t)cr, "reasoning_tokens", (json_int_t)rs);
-	if (!a->parsed || !a->usage) {
-		snprintf(why, whylen, "response text cannot be kept (not UTF-8?)");
-		json_decref(a->parsed);
-		json_decref(a->usage);
-		a->parsed = a->usage = NULL;
-		goto bad;
-	}
-	a->priced = priced(m->cfg);
-	a->cost = (in * price(m->cfg, "input") + out * price(m->cfg, "output") +
-	           cw * price(m->cfg, "cache_write") + cr * price(m->cfg, "cache_read")) / 1e6;
-	buffree(&text);
-	buffree(&reasoning);
-	return 0;
-bad:
-	json_decref(blocks);
-	buffree(&text);
-	buffree(&reasoning);
-	return -1;
-}
-
-/* -------------------------------------------------------------- secrets */
-
-static int
-tokenchar(int c)
-{
-	return isalnum(c) || c == '-' || c == '_';
-}
-
-/* the length of a key-shaped token at p (sk-..., at least 8 after the dash), or 0 */
-static size_t
-keyshape(const char *s, const char *p)
-{
-	size_t n;
-
-	if ((p > s && tokenchar((unsigned char)p[-1])) || strncmp(p, "sk-", 3))
-		return 0;
-	for (n = 3; tokenchar((unsigned char)p[n]); n++)
-		;
-	return n >= 11 ? n : 0;
-}
-
-/*
- * s with every key replaced by "[redacted]" (malloc'd): the environment's
- * key values (of 8 bytes or more: a local server's "EMPTY" is no secret)
- * and, with shapes, anything shaped like a key: sk-..., and the token
- * after "Bearer ". Messages from a server can echo the key it was sent.
- */
-static char *
-redact(const char *s, int shapes)
-{
-	const char *keys[2] = { getenv("ANTHROPIC_API_KEY"), getenv("OPENAI_API_KEY") }, *p;
-	size_t len[2], i, n;
-	struct buf b;
-
-	for (i = 0; i < 2; i++)
-		len[i] = keys[i] && strlen(keys[i]) >= 8 ? strlen(keys[i]) : 0;
-	bufinit(&b, 2 * strlen(s) + 64);
-	for (p = s; *p; p += n) {
-		n = 0;
-		for (i = 0; i < 2 && !n; i++)
-			if (len[i] && *p == keys[i][0] && !strncmp(p, keys[i], len[i]))
-				n = len[i];
-		if (!n && shapes)
-			n = keyshape(s, p);
-		if (!n && shapes && !strncasecmp(p, "bearer ", 7) && (p == s || !tokenchar((unsigned char)p[-1]))) {
-			bufput(&b, p, 7);
-			p += 7;
-			while (*p == ' ')
-				bufputc(&b, *p++);
-			n = strcspn(p, " \t\r\n\"',;");
-			if (!n)
-				continue;
-		}
-		if (n)
-			bufputs(&b, "[redacted]");
-		else
-			bufputc(&b, *p), n = 1;
-	}
-	return bufdetach(&b);
-}
-
-/* redact msg in place (keys and key shapes: for anything printed) */
-static void
-scrub(char *msg, size_t cap)
-{
-	char *r = redact(msg, 1);
-
-	snprintf(msg, cap, "%s", r);
-	free(r);
-}
-
-/* jwrite, with the keys redacted from what is written */
-static int
-jwritesafe(const char *path, const json_t *j)
-{
-	char *d = jdumps(j, JFLAGS_FILE), *s = redact(d, 0);
-	int r = jwritetext(path, s);
-
-	free(d);
-	free(s);
-	return r;
-}
-
-/* ------------------------------------------------------ locks and ledgers */
-
-/* an exclusive flock on DIR/NAME (waiting for it); returns the fd, or -1 (with quiet) or exits */
-static int
-lockfile(const char *dir, const char *name, int quiet)
-{
-	char *p = xasprintf("%s/%s", dir, name);
-	int fd = open(p, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-
-	if (fd < 0 || flock(fd, LOCK_EX) < 0) {
-		if (!quiet)
-			die(EXIT_RETRY, "cannot lock '%s':", p);
-		warn("cannot lock '%s':", p);
-		if (fd >= 0)
-			close(fd);
-		fd = -1;
-	}
-	free(p);
-	return fd;
-}
-
-static double
-wallclock(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static json_t *
-loadstate(const char *dir, const char *name)
-{
-	char *p = xasprintf("%s/%s", dir, name), err[256];
-	json_t *j = NULL;
-
-	if (access(p, F_OK) == 0 && !(j = jload(p, err, sizeof err)))
-		warn("ignoring a damaged state file: %s", err);
-	free(p);
-	return json_is_object(j) ? j : (json_decref(j), json_object());
-}
-
-static void
-savestate(const char *dir, const char *name, json_t *j)
-{
-	char *p = xasprintf("%s/%s", dir, name);
-
-	if (jwrite(p, j) < 0)
-		die(EXIT_RETRY, "cannot write '%s':", p);
-	free(p);
-}
-
-/*
- * Requests and tokens per minute, shared by every query-llm using this
- * cache: a token bucket per model in limits.json, under a file lock.
- */
-static void
-ratelimit(const struct opts *o, const struct model *m, double tokens)
-{
-	json_t *lim = json_object_get(m->cfg, "limits");
-	double rpm = jnum(lim, "rpm", 0), tpm = jnum(lim, "tpm", 0);
-
-	if (rpm <= 0 && tpm <= 0)
-		return;
-	if (tpm > 0 && tokens > tpm)
-		tokens = tpm;
-	for (;;) {
-		int fd = lockfile(o->cachedir, "limits.lock", 0);
-		json_t *st = loadstate(o->cachedir, "limits.json");
-		json_t *b = json_object_get(st, m->name);
-		double t = wallclock(), req, tok, last, wait = 0;
-
-		if (!b)
-			json_object_set_new(st, m->name, b = json_pack("{s:f,s:f,s:f}", "t", t,
-			                    "req", rpm, "tok", tpm));
-		last = jnum(b, "t", t);
-		req = jnum(b, "req", rpm) + (rpm > 0 ? (t - last) * rpm / 60 : 0);
-		tok = jnum(b, "tok", tpm) + (tpm > 0 ? (t - last) * tpm / 60 : 0);
-		if (rpm > 0 && req > rpm)
-			req = rpm;
-		if (tpm > 0 && tok > tpm)
-			tok = tpm;
-		if (rpm > 0 && req < 1)
-			wait = (1 - req) * 60 / rpm;
-		if (tpm > 0 && tok < tokens && (tokens - tok) * 60 / tpm > wait)
-			wait = (tokens - tok) * 60 / tpm;
-		if (wait <= 0) {
-			req -= rpm > 0 ? 1 : 0;
-			tok -= tpm > 0 ? tokens : 0;
-		}
-		json_object_set_new(b, "t", json_real(t));
-		json_object_set_new(b, "req", json_real(req));
-		json_object_set_new(b, "tok", json_real(tok));
-		savestate(o->cachedir, "limits.json", st);
-		json_decref(st);
-		close(fd);
-		if (wait <= 0)
-			return;
-		usleep((useconds_t)(fmin(wait, 5.0) * 1e6) + 1000);
-	}
-}
-
-/* append one JSON line to path (O_APPEND: concurrent writers do not mix); 0 or -1 */
-static int
-appendline(const char *path, json_t *j)
-{
-	char *d = jdumps(j, JFLAGS_LINE), *s = redact(d, 0);
-	size_t n = strlen(s);
-	int fd, r = 0;
-
-	s = xrealloc(s, n + 2);
-	s[n] = '\n';
-	if (mkparent(path) < 0 || (fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644)) < 0) {
-		warn("cannot open '%s':", path);
-		r = -1;
-	} else {
-		if (write(fd, s, n + 1) != (ssize_t)(n + 1)) {
-			warn("cannot append to '%s':", path);
-			r = -1;
-		}
-		close(fd);
-	}
-	free(d);
-	free(s);
-	return r;
-}
-
-/*
- * One charge in the cache dir's ledger.jsonl: a paid request (usage and
- * cost), or with note "unsettled" or "estimated" what could not be read
- * from a response. 0 or -1.
- */
-static int
-ledger(const struct opts *o, const char *model, const char *key, double usd, int known, json_t *usage,
-       const char *note)
-{
-	char *p = xasprintf("%s/ledger.jsonl", o->cachedir);
-	json_t *line = json_pack("{s:s,s:s,s:o,s:f}", "key", key, "model", model, "cost_usd", jcost(usd, known),
-	                         "time", wallclock());
-	int r;
-
-	if (usage)
-		json_object_set(line, "usage", usage);
-	if (note)
-		json_object_set_new(line, "note", json_string(note));
-	r = appendline(p, line);
-	json_decref(line);
-	free(p);
-	return r;
-}
-
-/*
- * The $ budget: budget.json, under budget.lock, holds spent_usd and the
- * open charges ("reserved"), one per process with a request out, named
- * PID@HOST: {usd, key, model}. Every request to the network opens one at
- * its worst case before it is sent, with or without --budget, and settles
- * it with its real cost and a ledger line. A charge whose process (on this
- * host) is gone belongs to a query-llm killed with its request in flight,
- * which the provider may have served: whoever takes the lock next charges
- * it at that worst case (ledger note "unsettled"). So the ledger can count
- * a killed request high, never low.
- */
-struct charge {
-	int open;                /* this process's reservation is in budget.json */
-	int busy;                /* budget.lock is held (the exit handler must not wait on it) */
-	int exiting;             /* in the exit handler: failures warn, they cannot exit again */
-	char name[320];          /* PID@HOST */
-	const struct opts *o;
-	const struct model *m;
-	char key[65];
-	double served;           /* attempts that were served but unusable: their estimate */
-};
-static struct charge charge;
-
-/* charge the reservations of dead processes of this host; returns the others' total */
-static double
-reconcile(const struct opts *o, json_t *st)
-{
-	json_t *res = json_object_get(st, "reserved"), *v;
-	double held = 0, spent = jnum(st, "spent_usd", 0);
-	const char *k, *at;
-	char host[256] = "";
-	void *tmp;
-
-	gethostname(host, sizeof host - 1);
-	json_object_foreach_safe(res, tmp, k, v) {
-		long pid = atol(k);
-		double usd = json_is_number(v) ? json_number_value(v) : jnum(v, "usd", 0);
-		at = strchr(k, '@');
-		if (!strcmp(k, charge.name))
-			continue;
-		if ((at && strcmp(at + 1, host)) || pid <= 0 || !(kill((pid_t)pid, 0) < 0 && errno == ESRCH)) {
-			held += usd;
-			continue;
-		}
-		warn("charging $%.4f for the request of a query-llm that was killed (%s; its cost cannot be "
-		     "known: its worst case)", usd, k);
-		if (ledger(o, jstr(v, "model", "?"), jstr(v, "key", ""), usd, 1, NULL, "unsettled") < 0)
-			break; /* charged by the next one to try */
-		spent += usd;
-		json_object_del(res, k);
-	}
-	json_object_set_new(st, "spent_usd", json_real(spent));
-	return held;
-}
-
-/* lock and load budget.json, settling the dead; *held: the other processes' reservations */
-static int
-budgetopen(const struct opts *o, json_t **st, double *held)
-{
-	int fd = lockfile(o->cachedir, "budget.lock", charge.exiting);
-
-	if (fd < 0)
-		return -1;
-	charge.busy = 1;
-	*st = loadstate(o->cachedir, "budget.json");
-	if (!json_is_object(json_object_get(*st, "reserved")))
-		json_object_set_new(*st, "reserved", json_object());
-	*held = reconcile(o, *st);
-	return fd;
-}
-
-/* save and unlock; 0 or -1 */
-static int
-budgetclose(const struct opts *o, json_t *st, int fd)
-{
-	char *p = xasprintf("%s/budget.json", o->cachedir);
-	int r = jwrite(p, st) < 0 ? -1 : 0;
-
-	if (r < 0)
-		warn("cannot write '%s':", p);
-	free(p);
-	json_decref(st);
-	close(fd);
-	charge.busy = 0;
-	return r;
-}
-
-/*
- * Settle this process's charge: usd (the answer's cost, known when its
- * prices are) and what unusable attempts were estimated to cost. 0 or -1.
- */
-static int
-settle(double usd, int known, json_t *usage)
-{
-	json_t *st;
-	double held;
-	int fd = budgetopen(charge.o, &st, &held), r = 0;
-
-	if (fd < 0)
-		return -1;
-	if (charge.served > 0 &&
-	    ledger(charge.o, charge.m->name, charge.key, charge.served, known, NULL, "estimated") < 0)
-		r = -1;
-	if (r == 0 && usage && ledger(charge.o, charge.m->name, charge.key, usd, known, usage, NULL) < 0)
-		r = -1;
-	if (r == 0) {
-		json_object_set_new(st, "spent_usd", json_real(jnum(st, "spent_usd", 0) + charge.served + usd));
-		json_object_del(json_object_get(st, "reserved"), charge.name);
-	}
-	if (budgetclose(charge.o, st, fd) < 0)
-		r = -1;
-	charge.open = r < 0; /* what could not be recorded stays open: the worst case later */
-	return r;
-}
-
-/* at exit (die included) with the charge still open: no answer, only what attempts were served */
-static void
-settleatexit(void)
-{
-	if (charge.open && !charge.busy) {
-		charge.exiting = 1;
-		settle(0, priced(charge.m->cfg), NULL);
-	}
-}
-
-/*
- * Open this process's charge for the request of key at est $ (its worst
- * case), or exit 1 when that could take the spending past --budget.
- */
-static void
-reserve(const struct opts *o, const struct model *m, const char *key, double est)
-{
-	json_t *st, *res;
-	double held, total;
-	char host[256] = "";
-	int fd;
-
-	charge.o = o;
-	charge.m = m;
-	snprintf(charge.key, sizeof charge.key, "%s", key);
-	gethostname(host, sizeof host - 1);
-	snprintf(charge.name, sizeof charge.name, "%ld@%s", (long)getpid(), host);
-	fd = budgetopen(o, &st, &held);
-	res = json_object_get(st, "reserved");
-	total = jnum(st, "spent_usd", 0);
-	if (o->budget > 0 && total + held + est > o->budget) {
-		budgetclose(o, st, fd);
-		die(EXIT_RETRY, "budget reached: $%.4f spent and $%.4f reserved of $%.2f; this request "
-		    "could cost $%.4f (raise it with ./configure --budget=USD)", total, held, o->budget, est);
-	}
-	json_object_set_new(res, charge.name, json_pack("{s:f,s:s,s:s,s:f}", "usd", est, "key", key,
-	                                                "model", m->name, "time", wallclock()));
-	if (budgetclose(o, st, fd) < 0)
-		exit(EXIT_RETRY);
-	charge.open = 1;
-	if (atexit(settleatexit) != 0)
-		die(EXIT_RETRY, "atexit failed");
-}
-
-/* $ for inbytes of request (about 3.5 bytes a token) and outtokens of answer */
-static double
-estimate(const struct model *m, size_t inbytes, double outtokens)
-{
-	return ((double)inbytes / 3.5 * price(m->cfg, "input") + outtokens * price(m->cfg, "output")) / 1e6;
-}
-
-/* ---------------------------------------------------------- the request */
-
-/* seconds the server asks us to wait, or -1 */
-static double
-retryafter(const struct reply *r)
-{
-	char *end;
-	double d;
-	time_t t;
-
-	if (r->retry_after_ms[0]) {
-		d = strtod(r->retry_after_ms, &end);
-		if (end != r->retry_after_ms && !*end && isfinite(d))
-			return d / 1000;
-	}
-	if (r->retry_after[0]) {
-		d = strtod(r->retry_after, &end);
-		if (end != r->retry_after && !*end && isfinite(d))
-			return d;
-		t = curl_getdate(r->retry_after, NULL);
-		if (t > 0)
-			return difftime(t, time(NULL));
-	}
-	return -1;
-}
-
-/* the provider's error message from a JSON error body */
-static void
-errmessage(const struct reply *r, char *msg, size_t len, char *type, size_t tlen)
-{
-	json_t *j = json_loadb(r->body.s, r->body.n, 0, NULL), *e;
-
-	msg[0] = type[0] = 0;
-	e = json_object_get(j, "error");
-	if (json_is_object(e)) {
-		snprintf(msg, len, "%s", jstr(e, "message", ""));
-		snprintf(type, tlen, "%s", jstr(e, "type", ""));
-		if (!strcmp(jstr(e, "code", ""), "insufficient_quota"))
-			snprintf(type, tlen, "insufficient_quota");
-	} else if (json_is_string(e)) {
-		snprintf(msg, len, "%s", json_string_value(e));
-	} else {
-		size_t n = r->body.n < 200 ? r->body.n : 200, i;
-		snprintf(msg, len, "%.*s", (int)n, r->body.s);
-		for (i = 0; msg[i]; i++)
-			if (!isprint((unsigned char)msg[i]))
-				msg[i] = ' ';
-	}
-	json_decref(j);
-}
-
-static double
-jitter(void)
-{
-	return 0.75 + 0.25 * ((double)random() / RAND_MAX);
-}
-
 /*
  * The message in a 2xx reply (a stream or a JSON body), parsed into a; or
  * NULL with why (and *retryable cleared when retrying cannot help).
@@ -1431,7 +718,7 @@ ask(const struct model *m, const char *text, const char *taskid, struct answer *
 		json_t *msg = NULL;
 
 		memset(&r, 0, sizeof r);
-		post(m, url, key, text, &r);
+		httpdo(m, "POST", url, key, text, strlen(text), NULL, &r);
 		if (r.cerr != CURLE_OK) {
 			snprintf(why, sizeof why, "%s", r.errbuf[0] ? r.errbuf : curl_easy_strerror(r.cerr));
 			retryable = r.cerr != CURLE_PEER_FAILED_VERIFICATION && r.cerr != CURLE_SSL_CACERT_BADFILE &&
@@ -1448,8 +735,8 @@ ask(const struct model *m, const char *text, const char *taskid, struct answer *
 			delay = retryafter(&r);
 		}
 		if (!msg && r.status >= 200 && r.status < 300) /* served, maybe billed, but of no use */
-			charge.served += estimate(m, strlen(text), fmin((double)r.body.n / 3.5,
-			                          (double)jint(m->cfg, "max_tokens", 16000)));
+			chargeserved(estimate(m, strlen(text), fmin((double)r.body.n / 3.5,
+			                      (double)jint(m->cfg, "max_tokens", 16000))));
 		scrub(why, sizeof why);
 		if (!strcasecmp(r.should_retry, "true") && !msg)
 			retryable = 1;
@@ -1478,59 +765,6 @@ ask(const struct model *m, const char *text, const char *taskid, struct answer *
 		waited += delay;
 	}
 	free(url);
-}
-
-/* ------------------------------------------------------------- the cache */
-
-static char *
-cachepath(const struct opts *o, const char *key)
-{
-	return xasprintf("%s/llm/%.2s/%s.json", o->cachedir, key, key);
-}
-
-static int
-cacheget(const struct opts *o, const char *key, struct answer *a)
-{
-	char *p = cachepath(o, key), err[512];
-	json_t *e;
-
-	if (access(p, F_OK) < 0) {
-		free(p);
-		return -1;
-	}
-	e = jload(p, err, sizeof err);
-	free(p);
-	if (!e || !json_is_object(json_object_get(e, "parsed")) || strcmp(jstr(e, "key", ""), key)) {
-		warn("ignoring a damaged cache entry for %s%s%s", key, e ? "" : ": ", e ? "" : err);
-		json_decref(e);
-		return -1;
-	}
-	a->message = json_incref(json_object_get(e, "response"));
-	a->parsed = json_incref(json_object_get(e, "parsed"));
-	a->usage = json_incref(json_object_get(e, "usage"));
-	a->cost = jnum(e, "cost_usd", 0);
-	a->priced = json_is_number(json_object_get(e, "cost_usd"));
-	a->latency = jnum(e, "latency_s", 0);
-	snprintf(a->request_id, sizeof a->request_id, "%s", jstr(e, "request_id", ""));
-	json_decref(e);
-	return 0;
-}
-
-static void
-cacheput(const struct opts *o, const struct model *m, const char *key, json_t *canon, struct answer *a)
-{
-	char *p = cachepath(o, key);
-	json_t *e = json_pack("{s:s,s:s,s:O,s:O,s:O,s:O,s:o,s:f,s:s}", "key", key, "model", m->name,
-	                      "request", canon, "response", a->message, "parsed", a->parsed,
-	                      "usage", a->usage, "cost_usd", jcost(a->cost, a->priced),
-	                      "latency_s", a->latency, "request_id", a->request_id);
-
-	if (!e)
-		die(EXIT_RETRY, "cannot encode the cache entry for '%s'", key);
-	if (jwritesafe(p, e) < 0)
-		die(EXIT_RETRY, "cannot write the cache entry '%s':", p);
-	json_decref(e);
-	free(p);
 }
 
 /* ---------------------------------------------------------------- output */
@@ -1630,7 +864,8 @@ report(const struct opts *o)
 	size_t i;
 	FILE *f;
 	char line[65536], unknown[64];
-	double paid = 0, saved = 0, npaid = 0, nhit = 0, nreplay = 0, nunknown = 0;
+	double paid = 0, saved = 0, npaid = 0, nhit = 0, nreplay = 0, nunknown = 0, batched = 0, nbatch = 0;
+	json_t *fresh = json_object(); /* keys a batch answered, until their first cache hit */
 
 	if (nftw(o->report, onresponse, 16, FTW_PHYS) < 0)
 		die(EXIT_USAGE, "cannot read '%s':", o->report);
@@ -1655,8 +890,15 @@ report(const struct opts *o)
 		while (fgets(line, sizeof line, f)) {
 			json_t *j = json_loads(line, 0, NULL);
 			const char *src = jstr(j, "source", "");
+			const char *key = jstr(j, "key", "");
+			if (!strcmp(src, "network") || !strcmp(src, "batch"))
+				nunknown += !json_is_number(json_object_get(j, "cost_usd"));
 			if (!strcmp(src, "network"))
-				paid += jnum(j, "cost_usd", 0), npaid++, nunknown += !json_is_number(json_object_get(j, "cost_usd"));
+				paid += jnum(j, "cost_usd", 0), npaid++;
+			else if (!strcmp(src, "batch"))
+				batched += jnum(j, "cost_usd", 0), nbatch++, json_object_set_new(fresh, key, json_true());
+			else if (!strcmp(src, "cache") && json_object_get(fresh, key))
+				json_object_del(fresh, key); /* the query edge of a batched request: paid above */
 			else if (!strcmp(src, "cache"))
 				saved += jnum(j, "cost_usd", 0), nhit++;
 			else if (!strcmp(src, "replay"))
@@ -1666,8 +908,14 @@ report(const struct opts *o)
 		fclose(f);
 		snprintf(unknown, sizeof unknown, ", and %.0f of unknown price", nunknown);
 		printf("calls in %s: %.0f paid ($%.4f%s), %.0f answered from the cache ($%.4f not spent "
-		       "again), %.0f replayed\n", o->log, npaid, paid, nunknown ? unknown : "", nhit, saved, nreplay);
+		       "again), %.0f replayed\n", o->log, npaid + nbatch, paid + batched, nunknown ? unknown : "",
+		       nhit, saved, nreplay);
+		if (nbatch)
+			printf("  of the paid: %.0f in batches ($%.4f at batch prices)\n", nbatch, batched);
 	}
+	json_decref(fresh);
+	if (o->cachedir)
+		batchreport(o->cachedir);
 	free(tallies);
 	if (fflush(stdout) || ferror(stdout))
 		die(EXIT_RETRY, "cannot write the report:");
@@ -1777,7 +1025,7 @@ fromnetwork(const struct opts *o, const struct model *m, const char *key, json_t
 	fd = lockfile(o->cachedir, name, 0);
 	free(name);
 	free(dir);
-	if (cacheget(o, key, a) == 0) {
+	if (cacheget(o->cachedir, key, a) == 0) {
 		close(fd);
 		return "cache";
 	}
@@ -1785,8 +1033,8 @@ fromnetwork(const struct opts *o, const struct model *m, const char *key, json_t
 	/* the worst case: about 3.5 bytes a token in, max_tokens out */
 	in = (double)strlen(text) / 3.5;
 	out = (double)jint(m->cfg, "max_tokens", 16000);
-	reserve(o, m, key, estimate(m, strlen(text), out));
-	ratelimit(o, m, in + out);
+	reserve(o->cachedir, o->budget, m, key, estimate(m, strlen(text), out));
+	ratelimit(o->cachedir, m, in + out);
 	srandom((unsigned)(getpid() ^ (unsigned)time(NULL)));
 	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
 		die(EXIT_RETRY, "libcurl: cannot initialize");
@@ -1796,13 +1044,13 @@ fromnetwork(const struct opts *o, const struct model *m, const char *key, json_t
 		double est = estimate(m, strlen(text), (double)(strlen(jstr(a->parsed, "text", "")) +
 		                      strlen(jstr(a->parsed, "reasoning", ""))) / 3.5);
 		warn("%s: the response says nothing of usage; the ledger charges an estimate ($%.4f)", taskid, est);
-		charge.served += est;
+		chargeserved(est);
 	}
 	free(text);
 	curl_global_cleanup();
 	if (settle(a->cost, a->priced, a->usage) < 0)
 		exit(EXIT_RETRY); /* not recorded: its reservation stays, charged at the worst case */
-	cacheput(o, m, key, canon, a);
+	cacheput(o->cachedir, m, key, canon, a);
 	close(fd);
 	return "network";
 }
@@ -1821,17 +1069,306 @@ classify(const char *path)
 	return NULL;
 }
 
+/* the round's inputs make sense */
+static void
+checkround(const struct opts *o)
+{
+	if (o->round < 1)
+		die(EXIT_USAGE, "--round starts at 1");
+	if (o->round > 1 && !o->prev[0])
+		die(EXIT_USAGE, "round %d needs the previous round's response.json", o->round);
+	if (!o->cachedir)
+		die(EXIT_USAGE, "need --cache-dir");
+}
+
+/* the model config (--model-config) into m */
+static void
+loadmodel(const struct opts *o, struct model *m)
+{
+	memset(m, 0, sizeof *m);
+	m->cfg = jmustload(o->modelcfg);
+	m->name = jstr(m->cfg, "name", "?");
+	m->api_model = jstr(m->cfg, "api_model", m->name);
+	m->provider = jstr(m->cfg, "provider", "");
+	if (strcmp(m->provider, "anthropic") && strcmp(m->provider, "openai") && strcmp(m->provider, "replay"))
+		die(EXIT_USAGE, "%s: unknown provider '%s'", o->modelcfg, m->provider);
+	if (o->budget > 0 && !priced(m->cfg) && strcmp(m->provider, "replay"))
+		die(EXIT_USAGE, "--budget needs prices: model '%s' %s (add it under models: with prices: "
+		    "{input, output, cache_write, cache_read})", m->name,
+		    jbool(m->cfg, "listed", 1) ? "has no prices in models.yaml" : "is not in models.yaml");
+}
+
+/* one edge's request, rendered */
+struct request {
+	json_t *task, *vars, *prev, *messages, *canon;
+	const char *taskid;
+	char *system;
+	char key[65];
+	int finished;        /* an earlier round finished the sample: nothing to ask (no canon, no key) */
+};
+
+/* render the request of the edge that o describes: its conversation, canonical form and key */
+static void
+prepare(const struct opts *o, const struct model *m, struct request *rq)
+{
+	char *keytext;
+
+	memset(rq, 0, sizeof *rq);
+	rq->task = jmustload(o->task);
+	rq->taskid = jstr(rq->task, "id", "?");
+	rq->vars = taskvars(rq->task, o);
+	/* the conversation: round 1 from the templates, later rounds continue */
+	rq->system = renderfile(o->prompts, "system", rq->vars);
+	rq->messages = conversation(o, rq->task, rq->vars, &rq->prev, &rq->finished);
+	if (rq->finished)
+		return;
+	/* the key: sha256 of the canonical request */
+	rq->canon = httpbody(m, rq->system, rq->messages, 1, o->sample);
+	if (!strcmp(m->provider, "replay"))
+		json_object_set_new(rq->canon, "api", json_string("replay"));
+	keytext = jdumps(rq->canon, JFLAGS_LINE);
+	sha256hex(keytext, strlen(keytext), rq->key);
+	free(keytext);
+}
+
+static void
+requestfree(struct request *rq)
+{
+	json_decref(rq->canon);
+	json_decref(rq->messages);
+	json_decref(rq->prev);
+	json_decref(rq->vars);
+	json_decref(rq->task);
+	free(rq->system);
+	memset(rq, 0, sizeof *rq);
+}
+
+/* the answer to rq (replay, cache or network) and the conversation with it, into out */
+static void
+answer(const struct opts *o, const struct model *m, struct request *rq, json_t *out)
+{
+	struct answer a;
+	const char *source;
+	json_t *body;
+
+	memset(&a, 0, sizeof a);
+	if (!strcmp(m->provider, "replay")) {
+		fromreplay(o, rq->taskid, &a);
+		source = "replay";
+	} else if (cacheget(o->cachedir, rq->key, &a) == 0) {
+		source = "cache";
+	} else {
+		if (o->offline) {
+			json_decref(out); /* not left for the leak check, whatever registers held it */
+			die(EXIT_RETRY, "offline: no cached response for '%s' sample %d round %d (key %s)",
+			    rq->taskid, o->sample, o->round, rq->key);
+		}
+		if (mkdirp(o->cachedir) < 0)
+			die(EXIT_RETRY, "cannot create '%s':", o->cachedir);
+		body = httpbody(m, rq->system, rq->messages, 0, o->sample);
+		source = fromnetwork(o, m, rq->key, rq->canon, body, rq->taskid, &a);
+		json_decref(body);
+	}
+	json_array_append_new(rq->messages, assistantturn(m, &a));
+	json_object_set_new(out, "status", json_string(statusof(jstr(a.parsed, "stop_reason", ""))));
+	json_object_set(out, "messages", rq->messages);
+	json_object_set_new(out, "key", json_string(rq->key));
+	json_object_set(out, "answer", a.parsed);
+	json_object_set(out, "usage", a.usage);
+	json_object_set_new(out, "cost_usd", jcost(a.cost, a.priced));
+	json_object_set_new(out, "latency_s", json_real(a.latency));
+	json_object_set_new(out, "request_id", json_string(a.request_id));
+	logline(o, rq->taskid, m, rq->key, source, &a);
+	json_decref(a.message);
+	json_decref(a.parsed);
+	json_decref(a.usage);
+}
+
+/* ------------------------------------------------------------- batches */
+
+/*
+ * The edge a round's response path stands for: out/v/<variant>/s<S>/r<R>/
+ * response.json is sample S, round R of out/v/<variant>/task.json, after
+ * the files of round R-1 beside it (those that exist). 0, or -1 for a path
+ * of another shape.
+ */
+static int
+edgeof(const char *path, struct opts *o, char **files)
+{
+	char *d = xstrdup(path), *p, *sdir, *rdir;
+	int i;
+
+	if (!endswith(d, "/response.json") || !(p = strrchr(d, '/')))
+		goto bad;
+	*p = 0;
+	if (!(rdir = strrchr(d, '/')) || rdir[1] != 'r')
+		goto bad;
+	*rdir++ = 0;
+	if (!(sdir = strrchr(d, '/')) || sdir[1] != 's')
+		goto bad;
+	*sdir++ = 0;
+	o->round = intarg(rdir + 1, path, 1, MAX_ROUNDS);
+	o->sample = intarg(sdir + 1, path, 0, 1000000);
+	files[0] = xasprintf("%s/task.json", d);
+	o->task = files[0];
+	for (i = 0; i < 4; i++) {
+		static const char *const names[] = { "response.json", "compile.json", "verify.json", "bench.json" };
+		files[i + 1] = o->round > 1 ? xasprintf("%s/s%d/r%d/%s", d, o->sample, o->round - 1, names[i]) : NULL;
+		o->prev[i] = files[i + 1] && access(files[i + 1], F_OK) == 0 ? files[i + 1] : NULL;
+	}
+	free(d);
+	return 0;
+bad:
+	free(d);
+	return -1;
+}
+
+/* the model for --batch: an API provider's, costed at its batch prices */
+static void
+batchmodel(const struct opts *o, struct model *m)
+{
+	loadmodel(o, m);
+	if (strcmp(m->provider, "anthropic") && strcmp(m->provider, "openai"))
+		die(EXIT_USAGE, "--batch: provider %s has no batch API (anthropic and openai have)", m->provider);
+	if (priced(m->cfg) && !json_is_object(json_object_get(m->cfg, "batch_prices")))
+		die(EXIT_USAGE, "--batch: model '%s' has prices but no batch_prices in models.yaml: add the "
+		    "provider's batch rates there (they would be charged at the wrong price)", m->name);
+	m->table = "batch_prices";
+	if (!priced(m->cfg))
+		json_object_del(m->cfg, "batch_prices"); /* unknown prices stay unknown */
+}
+
+/*
+ * query-llm --batch STATE @RESPONSES: render every request of the round
+ * the response paths name (as their query edges will), put the ones the
+ * cache does not hold into the provider's batches, wait, fill the cache,
+ * and write STATE (what the round came to). The query edges then find
+ * their answers cached.
+ */
+/* the list's entries split at blanks (a rspfile's one line of paths), the list freed */
+static char **
+words(char **list, size_t n, size_t *nw)
+{
+	char **w = NULL, *save, *t;
+	size_t i;
+
+	*nw = 0;
+	for (i = 0; i < n; i++) {
+		for (t = strtok_r(list[i], " \t\n", &save); t; t = strtok_r(NULL, " \t\n", &save)) {
+			w = xreallocarray(w, *nw + 1, sizeof *w);
+			w[(*nw)++] = xstrdup(t);
+		}
+		free(list[i]);
+	}
+	free(list);
+	return w;
+}
+
+static int
+batchmain(struct opts *o, size_t n, char **paths)
+{
+	struct model m;
+	struct batchreq *reqs;
+	struct batchctx c;
+	struct batchsum sum;
+	json_t *seen = json_object(), *state;
+	size_t i, nreq = 0, ncached = 0, ndone = 0;
+	char label[64];
+	int round = 0;
+
+	if (!o->cachedir)
+		die(EXIT_USAGE, "need --cache-dir");
+	paths = words(paths, n, &n);
+	reqs = xcalloc(n + 1, sizeof *reqs);
+	batchmodel(o, &m);
+	for (i = 0; i < n; i++) {
+		struct opts e = *o;
+		struct request rq;
+		struct answer a;
+		char *files[5];
+		size_t f;
+		if (edgeof(paths[i], &e, files) < 0)
+			die(EXIT_USAGE, "--batch: '%s' is not a round's response path (out/v/VARIANT/sS/rR/response.json)",
+			    paths[i]);
+		checkround(&e);
+		round = e.round;
+		prepare(&e, &m, &rq);
+		memset(&a, 0, sizeof a);
+		if (rq.finished) {
+			ndone++;
+		} else if (json_object_get(seen, rq.key)) {
+			ncached++; /* the same request twice: asked once */
+		} else if (cacheget(o->cachedir, rq.key, &a) == 0) {
+			ncached++;
+			json_decref(a.message);
+			json_decref(a.parsed);
+			json_decref(a.usage);
+		} else {
+			struct batchreq *b = &reqs[nreq++];
+			memcpy(b->key, rq.key, sizeof b->key);
+			b->task = xstrdup(rq.taskid);
+			b->sample = e.sample;
+			b->round = e.round;
+			b->canon = json_incref(rq.canon);
+			b->body = httpbody(&m, rq.system, rq.messages, 0, e.sample);
+			json_object_del(b->body, "stream"); /* a batch answers whole */
+			json_object_del(b->body, "stream_options");
+		}
+		if (!rq.finished)
+			json_object_set_new(seen, rq.key, json_true());
+		requestfree(&rq);
+		for (f = 0; f < 5; f++)
+			free(files[f]);
+	}
+	snprintf(label, sizeof label, "round %d", round);
+	memset(&sum, 0, sizeof sum);
+	fprintf(stderr, "query-llm: %s: %zu requests: %zu cached, %zu finished earlier, %zu to ask in batches\n",
+	        label, n, ncached, ndone, nreq);
+	if (nreq && o->offline)
+		die(EXIT_RETRY, "offline: %zu requests of %s are not in the cache", nreq, label);
+	if (nreq || !o->offline) {
+		memset(&c, 0, sizeof c);
+		c.cachedir = o->cachedir;
+		c.log = o->log;
+		c.label = label;
+		c.budget = o->budget;
+		c.m = &m;
+		if (mkdirp(o->cachedir) < 0)
+			die(EXIT_RETRY, "cannot create '%s':", o->cachedir);
+		batchrun(&c, reqs, nreq, &sum);
+	}
+	state = json_pack("{s:i,s:I,s:I,s:I,s:I,s:I,s:I,s:o,s:o}", "round", round, "requests", (json_int_t)n,
+	                  "cached", (json_int_t)ncached, "finished", (json_int_t)ndone, "batched", (json_int_t)sum.sent,
+	                  "answered", (json_int_t)sum.answered, "left", (json_int_t)sum.left, "cost_usd",
+	                  jcost(sum.usd, priced(m.cfg)), "batches", sum.batches ? sum.batches : json_array());
+	if (jwrite(o->batch, state) < 0)
+		die(EXIT_RETRY, "cannot write '%s':", o->batch);
+	json_decref(state);
+	for (i = 0; i < nreq; i++) {
+		free((char *)reqs[i].task);
+		json_decref(reqs[i].canon);
+		json_decref(reqs[i].body);
+	}
+	free(reqs);
+	for (i = 0; i < n; i++)
+		free(paths[i]);
+	free(paths);
+	json_decref(seen);
+	json_decref(m.cfg);
+	return 0;
+}
+
 int
 main(int argc, char **argv)
 {
 	struct opts o = { NULL, "out/model.json", "tasks/prompts", NULL, "tasks/replay", "sm_90",
-	                  NULL, NULL, 0, 1, 0, 0, NULL, { NULL, NULL, NULL, NULL } };
+	                  NULL, NULL, NULL, 0, 1, 0, 0, NULL, { NULL, NULL, NULL, NULL } };
 	struct model m;
-	struct answer a;
-	json_t *task, *vars, *prev = NULL, *messages, *canon, *body, *out;
-	char *system, *keytext, key[65];
-	const char *taskid, *source, *status;
-	int i, finished = 0;
+	struct request rq;
+	json_t *out;
+	char **batchin = NULL;
+	size_t nbatch = 0;
+	int i;
 
 	setprogname(argv[0]);
 	for (i = 1; i < argc; i++) {
@@ -1851,6 +1388,9 @@ main(int argc, char **argv)
 		} else if (!strcmp(s, "--budget")) { o.budget = numarg(VAL, s, 0, 1e12);
 		} else if (!strcmp(s, "--log")) { o.log = VAL;
 		} else if (!strcmp(s, "--report")) { o.report = VAL;
+		} else if (!strcmp(s, "--batch")) { o.batch = VAL;
+		} else if (*s == '@' || (o.batch && endswith(s, "/response.json"))) {
+			listarg(s, &batchin, &nbatch);
 		} else {
 			const char *kind;
 			arginput(s, NULL, NULL, 0, usage);
@@ -1868,96 +1408,30 @@ main(int argc, char **argv)
 	}
 	if (o.report)
 		return report(&o);
+	if (o.batch)
+		return batchmain(&o, nbatch, batchin);
+	if (nbatch)
+		die(EXIT_USAGE, "a list of responses (@FILE) is for --batch\n%s", usage);
 	if (!o.out || !o.task)
 		die(EXIT_USAGE, "need -o RESPONSE and a task.json\n%s", usage);
-	if (o.round < 1)
-		die(EXIT_USAGE, "--round starts at 1");
-	if (o.round > 1 && !o.prev[0])
-		die(EXIT_USAGE, "round %d needs the previous round's response.json", o.round);
-	if (!o.cachedir)
-		die(EXIT_USAGE, "need --cache-dir");
-
-	/* the model and the task */
-	memset(&m, 0, sizeof m);
-	memset(&a, 0, sizeof a);
-	m.cfg = jmustload(o.modelcfg);
-	m.name = jstr(m.cfg, "name", "?");
-	m.api_model = jstr(m.cfg, "api_model", m.name);
-	m.provider = jstr(m.cfg, "provider", "");
-	if (strcmp(m.provider, "anthropic") && strcmp(m.provider, "openai") && strcmp(m.provider, "replay"))
-		die(EXIT_USAGE, "%s: unknown provider '%s'", o.modelcfg, m.provider);
-	if (o.budget > 0 && !priced(m.cfg) && strcmp(m.provider, "replay"))
-		die(EXIT_USAGE, "--budget needs prices: model '%s' %s (add it under models: with prices: "
-		    "{input, output, cache_write, cache_read})", m.name,
-		    jbool(m.cfg, "listed", 1) ? "has no prices in models.yaml" : "is not in models.yaml");
-	task = jmustload(o.task);
-	taskid = jstr(task, "id", "?");
-	vars = taskvars(task, &o);
-
-	/* the conversation: round 1 from the templates, later rounds continue */
-	system = renderfile(o.prompts, "system", vars);
-	messages = conversation(&o, task, vars, &prev, &finished);
-
-	out = json_pack("{s:s,s:i,s:i,s:s,s:s,s:s}", "task", taskid, "sample", o.sample, "round", o.round,
-	                "provider", m.provider, "model", m.name, "system", system);
-	if (finished) {
+	checkround(&o);
+	loadmodel(&o, &m);
+	prepare(&o, &m, &rq);
+	out = json_pack("{s:s,s:i,s:i,s:s,s:s,s:s}", "task", rq.taskid, "sample", o.sample, "round", o.round,
+	                "provider", m.provider, "model", m.name, "system", rq.system);
+	if (rq.finished) {
 		/* an earlier round finished the sample: no request */
 		json_object_set_new(out, "status", json_string("done"));
-		json_object_set(out, "messages", messages);
+		json_object_set(out, "messages", rq.messages);
 		json_object_set_new(out, "key", json_string(""));
-		logline(&o, taskid, &m, NULL, "done", NULL);
-		goto write;
-	}
-
-	/* the key: sha256 of the canonical request */
-	canon = httpbody(&m, system, messages, 1, o.sample);
-	if (!strcmp(m.provider, "replay"))
-		json_object_set_new(canon, "api", json_string("replay"));
-	keytext = jdumps(canon, JFLAGS_LINE);
-	sha256hex(keytext, strlen(keytext), key);
-	free(keytext);
-
-	if (!strcmp(m.provider, "replay")) {
-		fromreplay(&o, taskid, &a);
-		source = "replay";
-	} else if (cacheget(&o, key, &a) == 0) {
-		source = "cache";
+		logline(&o, rq.taskid, &m, NULL, "done", NULL);
 	} else {
-		if (o.offline) {
-			json_decref(out); /* not left for the leak check, whatever registers held it */
-			die(EXIT_RETRY, "offline: no cached response for '%s' sample %d round %d (key %s)",
-			    taskid, o.sample, o.round, key);
-		}
-		if (mkdirp(o.cachedir) < 0)
-			die(EXIT_RETRY, "cannot create '%s':", o.cachedir);
-		body = httpbody(&m, system, messages, 0, o.sample);
-		source = fromnetwork(&o, &m, key, canon, body, taskid, &a);
-		json_decref(body);
+		answer(&o, &m, &rq, out);
 	}
-	status = statusof(jstr(a.parsed, "stop_reason", ""));
-	json_array_append_new(messages, assistantturn(&m, &a));
-	json_object_set_new(out, "status", json_string(status));
-	json_object_set(out, "messages", messages);
-	json_object_set_new(out, "key", json_string(key));
-	json_object_set(out, "answer", a.parsed);
-	json_object_set(out, "usage", a.usage);
-	json_object_set_new(out, "cost_usd", jcost(a.cost, a.priced));
-	json_object_set_new(out, "latency_s", json_real(a.latency));
-	json_object_set_new(out, "request_id", json_string(a.request_id));
-	logline(&o, taskid, &m, key, source, &a);
-	json_decref(canon);
-	json_decref(a.message);
-	json_decref(a.parsed);
-	json_decref(a.usage);
-write:
 	if (jwritesafe(o.out, out) < 0)
 		die(EXIT_RETRY, "cannot write '%s':", o.out);
 	json_decref(out);
-	json_decref(messages);
-	json_decref(prev);
-	json_decref(vars);
-	json_decref(task);
+	requestfree(&rq);
 	json_decref(m.cfg);
-	free(system);
 	return 0;
 }

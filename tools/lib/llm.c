@@ -1,0 +1,856 @@
+/* llm.c - see llm.h */
+#include "llm.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+/* ------------------------------------------------------------------ HTTP */
+
+static size_t
+onbody(char *p, size_t size, size_t n, void *ud)
+{
+	struct reply *r = ud;
+	size_t len = size * n, i, start = 0;
+
+	if (!r->online) {
+		if (bufput(&r->body, p, len) < 0)
+			return 0; /* over the cap: curl fails the transfer */
+		return len;
+	}
+	for (i = 0; i < len; i++) /* whole lines to the callback; the partial one stays */
+		if (p[i] == '\n') {
+			if (bufput(&r->body, p + start, i - start) < 0 || r->online(r->lineud, r->body.s, r->body.n) < 0)
+				return 0;
+			bufreset(&r->body);
+			start = i + 1;
+		}
+	if (bufput(&r->body, p + start, len - start) < 0)
+		return 0;
+	return len;
+}
+
+static void
+keepheader(const char *line, size_t len, const char *name, char *dst, size_t cap)
+{
+	size_t nl = strlen(name), vl;
+
+	if (len <= nl + 1 || strncasecmp(line, name, nl) != 0 || line[nl] != ':')
+		return;
+	line += nl + 1;
+	len -= nl + 1;
+	while (len && (*line == ' ' || *line == '\t'))
+		line++, len--;
+	while (len && (line[len - 1] == '\r' || line[len - 1] == '\n' || line[len - 1] == ' '))
+		len--;
+	vl = len < cap - 1 ? len : cap - 1;
+	memcpy(dst, line, vl);
+	dst[vl] = 0;
+}
+
+static size_t
+onheader(char *p, size_t size, size_t n, void *ud)
+{
+	struct reply *r = ud;
+	size_t len = size * n;
+
+	if (len > 5 && !strncmp(p, "HTTP/", 5)) { /* a new response (after 100 Continue) */
+		r->retry_after[0] = r->retry_after_ms[0] = r->should_retry[0] = 0;
+		r->request_id[0] = r->ctype[0] = 0;
+	}
+	keepheader(p, len, "retry-after", r->retry_after, sizeof r->retry_after);
+	keepheader(p, len, "retry-after-ms", r->retry_after_ms, sizeof r->retry_after_ms);
+	keepheader(p, len, "x-should-retry", r->should_retry, sizeof r->should_retry);
+	keepheader(p, len, "request-id", r->request_id, sizeof r->request_id);
+	if (!r->request_id[0])
+		keepheader(p, len, "x-request-id", r->request_id, sizeof r->request_id);
+	keepheader(p, len, "content-type", r->ctype, sizeof r->ctype);
+	return len;
+}
+
+void
+httpdo(const struct model *m, const char *method, const char *url, const char *key, const char *body,
+       size_t len, const char *ctype, struct reply *r)
+{
+	CURL *c = curl_easy_init();
+	struct curl_slist *h = NULL;
+	char *auth = NULL;
+	double t0 = now();
+
+	if (!c)
+		die(EXIT_RETRY, "libcurl: cannot create a handle");
+	r->status = 0;
+	bufinit(&r->body, r->online ? MAX_BODY : r->max ? r->max : MAX_BODY);
+	r->errbuf[0] = 0;
+	if (body) {
+		char *ct = xasprintf("content-type: %s", ctype ? ctype : "application/json");
+		h = curl_slist_append(h, ct);
+		free(ct);
+	}
+	if (!strcmp(m->provider, "anthropic")) {
+		auth = xasprintf("x-api-key: %s", key);
+		h = curl_slist_append(h, auth);
+		h = curl_slist_append(h, "anthropic-version: 2023-06-01");
+	} else if (key && *key) {
+		auth = xasprintf("authorization: Bearer %s", key);
+		h = curl_slist_append(h, auth);
+	}
+	curl_easy_setopt(c, CURLOPT_URL, url);
+	curl_easy_setopt(c, CURLOPT_HTTPHEADER, h);
+	if (body) {
+		curl_easy_setopt(c, CURLOPT_POSTFIELDS, body);
+		curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)len);
+	}
+	if (strcmp(method, body ? "POST" : "GET"))
+		curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, method);
+	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, onbody);
+	curl_easy_setopt(c, CURLOPT_WRITEDATA, r);
+	curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, onheader);
+	curl_easy_setopt(c, CURLOPT_HEADERDATA, r);
+	curl_easy_setopt(c, CURLOPT_ERRORBUFFER, r->errbuf);
+	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, 20L);
+	curl_easy_setopt(c, CURLOPT_TIMEOUT, (long)jint(m->cfg, "timeout_s", 1800));
+	curl_easy_setopt(c, CURLOPT_LOW_SPEED_LIMIT, 1L);
+	curl_easy_setopt(c, CURLOPT_LOW_SPEED_TIME, (long)jint(m->cfg, "low_speed_s", 300));
+	curl_easy_setopt(c, CURLOPT_TCP_KEEPALIVE, 1L);
+	curl_easy_setopt(c, CURLOPT_USERAGENT, "retort-query-llm/1");
+#if LIBCURL_VERSION_NUM >= 0x075500
+	curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
+#endif
+	r->cerr = curl_easy_perform(c);
+	curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &r->status);
+	r->seconds = now() - t0;
+	curl_slist_free_all(h);
+	if (auth) {
+		memset(auth, 0, strlen(auth));
+		free(auth);
+	}
+	curl_easy_cleanup(c);
+}
+
+/* ------------------------------------------------------------ the API */
+
+const char *
+apikey(const struct model *m)
+{
+	return getenv(strcmp(m->provider, "anthropic") ? "OPENAI_API_KEY" : "ANTHROPIC_API_KEY");
+}
+
+char *
+apiurl(const struct model *m, const char *path)
+{
+	int anthropic = !strcmp(m->provider, "anthropic");
+	const char *base = getenv(anthropic ? "ANTHROPIC_BASE_URL" : "OPENAI_BASE_URL");
+
+	if (!base || !*base)
+		base = anthropic ? "https://api.anthropic.com" : "https://api.openai.com/v1";
+	return xasprintf("%s%s%s", base, base[strlen(base) - 1] == '/' ? "" : "/", path);
+}
+
+int
+ownergone(const char *name)
+{
+	char host[256] = "";
+	const char *at = strchr(name, '@');
+	long pid = atol(name);
+
+	gethostname(host, sizeof host - 1);
+	if (!at || strcmp(at + 1, host) || pid <= 0)
+		return 0; /* another host's, or no process's: cannot tell */
+	return kill((pid_t)pid, 0) < 0 && errno == ESRCH;
+}
+
+void
+ownername(char *dst, size_t cap)
+{
+	char host[256] = "";
+
+	gethostname(host, sizeof host - 1);
+	snprintf(dst, cap, "%ld@%s", (long)getpid(), host);
+}
+
+/* ---------------------------------------------------------------- answers */
+
+
+/* a model config without "prices" (an id not in models.yaml) has unknown prices */
+int
+priced(const json_t *cfg)
+{
+	return json_is_object(json_object_get(cfg, "prices"));
+}
+
+double
+price(const json_t *cfg, const char *k)
+{
+	return jnum(json_object_get(cfg, "prices"), k, 0);
+}
+
+/* a cost as JSON: null when the prices are unknown */
+json_t *
+jcost(double usd, int known)
+{
+	return known ? json_real(usd) : json_null();
+}
+
+/* parse a provider message into text, reasoning, blocks, stop reason, usage */
+int
+parsemessage(const struct model *m, json_t *msg, struct answer *a, char *why, size_t whylen)
+{
+	struct buf text, reasoning;
+	json_t *u = json_object_get(msg, "usage"), *blocks = json_array(), *pr;
+	double in = 0, out = 0, cw = 0, cr = 0, rs = 0;
+	const char *stop = "";
+
+	bufinit(&text, MAX_BODY);
+	bufinit(&reasoning, MAX_BODY);
+	if (!strcmp(m->provider, "anthropic")) {
+		json_t *content = json_object_get(msg, "content"), *blk;
+		size_t i;
+		if (!json_is_array(content)) {
+			snprintf(why, whylen, "response has no content list");
+			goto bad;
+		}
+		json_array_foreach(content, i, blk) {
+			const char *t = jstr(blk, "type", "");
+			if (!strcmp(t, "text"))
+				bufputs(&text, jstr(blk, "text", ""));
+			else if (!strcmp(t, "thinking"))
+				bufprintf(&reasoning, "%s%s", reasoning.n ? "\n\n" : "", jstr(blk, "thinking", ""));
+			if (!strcmp(t, "text") || !strcmp(t, "thinking") || !strcmp(t, "redacted_thinking"))
+				json_array_append(blocks, blk);
+		}
+		stop = jstr(msg, "stop_reason", "");
+		in = (double)jint(u, "input_tokens", 0);
+		out = (double)jint(u, "output_tokens", 0);
+		cw = (double)jint(u, "cache_creation_input_tokens", 0);
+		cr = (double)jint(u, "cache_read_input_tokens", 0);
+		rs = (double)jint(json_object_get(u, "output_tokens_details"), "thinking_tokens", 0);
+	} else {
+		json_t *ch = json_array_get(json_object_get(msg, "choices"), 0);
+		json_t *mm = json_object_get(ch, "message");
+		const char *s;
+		if (!json_is_object(mm)) {
+			snprintf(why, whylen, "response has no choices[0].message");
+			goto bad;
+		}
+		if ((s = jstr(mm, "content", NULL)))
+			bufputs(&text, s);
+		if ((s = jstr(mm, "reasoning_content", NULL)) || (s = jstr(mm, "reasoning", NULL)))
+			bufputs(&reasoning, s);
+		if ((s = jstr(mm, "refusal", NULL)) && !text.n)
+			bufputs(&text, s);
+		stop = jstr(ch, "finish_reason", "");
+		cr = (double)jint(json_object_get(u, "prompt_tokens_details"), "cached_tokens", 0);
+		cw = (double)jint(json_object_get(u, "prompt_tokens_details"), "cache_write_tokens", 0);
+		in = (double)jint(u, "prompt_tokens", 0) - cr - cw;
+		out = (double)jint(u, "completion_tokens", 0);
+		rs = (double)jint(json_object_get(u, "completion_tokens_details"), "reasoning_tokens", 0);
+	}
+	if (!*stop) {
+		snprintf(why, whylen, "response has no %s", strcmp(m->provider, "anthropic") ? "finish_reason" :
+		         "stop_reason");
+		goto bad;
+	}
+	a->parsed = json_pack("{s:s%,s:s%,s:o,s:s}", "text", text.s, text.n, "reasoning", reasoning.s,
+	                      reasoning.n, "blocks", blocks, "stop_reason", stop);
+	blocks = NULL; /* the pack took it, or freed it on failure */
+	a->usage = json_pack("{s:I,s:I,s:I,s:I,s:I}", "input_tokens", (json_int_t)in,
+	                     "output_tokens", (json_int_t)out, "cache_write_tokens", (json_int_t)cw,
+	                     "cache_read_tokens", (json_int_t)cr, "reasoning_tokens", (json_int_t)rs);
+	if (!a->parsed || !a->usage) {
+		snprintf(why, whylen, "response text cannot be kept (not UTF-8?)");
+		json_decref(a->parsed);
+		json_decref(a->usage);
+		a->parsed = a->usage = NULL;
+		goto bad;
+	}
+	pr = json_object_get(m->cfg, m->table ? m->table : "prices");
+	a->priced = json_is_object(pr);
+	a->cost = (in * jnum(pr, "input", 0) + out * jnum(pr, "output", 0) + cw * jnum(pr, "cache_write", 0) +
+	           cr * jnum(pr, "cache_read", 0)) / 1e6;
+	buffree(&text);
+	buffree(&reasoning);
+	return 0;
+bad:
+	json_decref(blocks);
+	buffree(&text);
+	buffree(&reasoning);
+	return -1;
+}
+
+/*
+ * An error event the client caused (a bad request, a bad key, no money
+ * left): the same request would fail again. Everything else (overloaded,
+ * api_error, server_error, rate limits, timeouts, unknown types) is the
+ * server's trouble and is retried.
+ */
+int
+clienterror(const char *type, const json_t *code)
+{
+	static const char *const client[] = {
+		"invalid_request_error", "authentication_error", "permission_error", "not_found_error",
+		"request_too_large", "billing_error", "insufficient_quota", "invalid_api_key",
+		"context_length_exceeded", "BadRequestError", "AuthenticationError", "PermissionDeniedError",
+		"NotFoundError",
+	};
+	size_t i;
+	json_int_t c = json_is_integer(code) ? json_integer_value(code) :
+	               json_is_string(code) ? strtol(json_string_value(code), NULL, 10) : 0;
+
+	if (json_is_string(code) && !strcmp(json_string_value(code), "insufficient_quota"))
+		return 1;
+	for (i = 0; i < sizeof client / sizeof client[0]; i++)
+		if (!strcmp(type, client[i]))
+			return 1;
+	return c >= 400 && c < 500 && c != 408 && c != 409 && c != 429;
+}
+
+/* -------------------------------------------------------------- secrets */
+
+static int
+tokenchar(int c)
+{
+	return isalnum(c) || c == '-' || c == '_';
+}
+
+/* the length of a key-shaped token at p (sk-..., at least 8 after the dash), or 0 */
+static size_t
+keyshape(const char *s, const char *p)
+{
+	size_t n;
+
+	if ((p > s && tokenchar((unsigned char)p[-1])) || strncmp(p, "sk-", 3))
+		return 0;
+	for (n = 3; tokenchar((unsigned char)p[n]); n++)
+		;
+	return n >= 11 ? n : 0;
+}
+
+/*
+ * s with every key replaced by "[redacted]" (malloc'd): the environment's
+ * key values (of 8 bytes or more: a local server's "EMPTY" is no secret)
+ * and, with shapes, anything shaped like a key: sk-..., and the token
+ * after "Bearer ". Messages from a server can echo the key it was sent.
+ */
+char *
+redact(const char *s, int shapes)
+{
+	const char *keys[2] = { getenv("ANTHROPIC_API_KEY"), getenv("OPENAI_API_KEY") }, *p;
+	size_t len[2], i, n;
+	struct buf b;
+
+	for (i = 0; i < 2; i++)
+		len[i] = keys[i] && strlen(keys[i]) >= 8 ? strlen(keys[i]) : 0;
+	bufinit(&b, 2 * strlen(s) + 64);
+	for (p = s; *p; p += n) {
+		n = 0;
+		for (i = 0; i < 2 && !n; i++)
+			if (len[i] && *p == keys[i][0] && !strncmp(p, keys[i], len[i]))
+				n = len[i];
+		if (!n && shapes)
+			n = keyshape(s, p);
+		if (!n && shapes && !strncasecmp(p, "bearer ", 7) && (p == s || !tokenchar((unsigned char)p[-1]))) {
+			bufput(&b, p, 7);
+			p += 7;
+			while (*p == ' ')
+				bufputc(&b, *p++);
+			n = strcspn(p, " \t\r\n\"',;");
+			if (!n)
+				continue;
+		}
+		if (n)
+			bufputs(&b, "[redacted]");
+		else
+			bufputc(&b, *p), n = 1;
+	}
+	return bufdetach(&b);
+}
+
+/* redact msg in place (keys and key shapes: for anything printed) */
+void
+scrub(char *msg, size_t cap)
+{
+	char *r = redact(msg, 1);
+
+	snprintf(msg, cap, "%s", r);
+	free(r);
+}
+
+/* jwrite, with the keys redacted from what is written */
+int
+jwritesafe(const char *path, const json_t *j)
+{
+	char *d = jdumps(j, JFLAGS_FILE), *s = redact(d, 0);
+	int r = jwritetext(path, s);
+
+	free(d);
+	free(s);
+	return r;
+}
+
+/* ------------------------------------------------------ locks and ledgers */
+
+/* an exclusive flock on DIR/NAME (waiting for it); returns the fd, or -1 (with quiet) or exits */
+int
+lockfile(const char *dir, const char *name, int quiet)
+{
+	char *p = xasprintf("%s/%s", dir, name);
+	int fd = open(p, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+
+	if (fd < 0 || flock(fd, LOCK_EX) < 0) {
+		if (!quiet)
+			die(EXIT_RETRY, "cannot lock '%s':", p);
+		warn("cannot lock '%s':", p);
+		if (fd >= 0)
+			close(fd);
+		fd = -1;
+	}
+	free(p);
+	return fd;
+}
+
+double
+wallclock(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+json_t *
+loadstate(const char *dir, const char *name)
+{
+	char *p = xasprintf("%s/%s", dir, name), err[256];
+	json_t *j = NULL;
+
+	if (access(p, F_OK) == 0 && !(j = jload(p, err, sizeof err)))
+		warn("ignoring a damaged state file: %s", err);
+	free(p);
+	return json_is_object(j) ? j : (json_decref(j), json_object());
+}
+
+void
+savestate(const char *dir, const char *name, json_t *j)
+{
+	char *p = xasprintf("%s/%s", dir, name);
+
+	if (jwrite(p, j) < 0)
+		die(EXIT_RETRY, "cannot write '%s':", p);
+	free(p);
+}
+
+/*
+ * Requests and tokens per minute, shared by every query-llm using this
+ * cache: a token bucket per model in limits.json, under a file lock.
+ */
+void
+ratelimit(const char *cachedir, const struct model *m, double tokens)
+{
+	json_t *lim = json_object_get(m->cfg, "limits");
+	double rpm = jnum(lim, "rpm", 0), tpm = jnum(lim, "tpm", 0);
+
+	if (rpm <= 0 && tpm <= 0)
+		return;
+	if (tpm > 0 && tokens > tpm)
+		tokens = tpm;
+	for (;;) {
+		int fd = lockfile(cachedir, "limits.lock", 0);
+		json_t *st = loadstate(cachedir, "limits.json");
+		json_t *b = json_object_get(st, m->name);
+		double t = wallclock(), req, tok, last, wait = 0;
+
+		if (!b)
+			json_object_set_new(st, m->name, b = json_pack("{s:f,s:f,s:f}", "t", t,
+			                    "req", rpm, "tok", tpm));
+		last = jnum(b, "t", t);
+		req = jnum(b, "req", rpm) + (rpm > 0 ? (t - last) * rpm / 60 : 0);
+		tok = jnum(b, "tok", tpm) + (tpm > 0 ? (t - last) * tpm / 60 : 0);
+		if (rpm > 0 && req > rpm)
+			req = rpm;
+		if (tpm > 0 && tok > tpm)
+			tok = tpm;
+		if (rpm > 0 && req < 1)
+			wait = (1 - req) * 60 / rpm;
+		if (tpm > 0 && tok < tokens && (tokens - tok) * 60 / tpm > wait)
+			wait = (tokens - tok) * 60 / tpm;
+		if (wait <= 0) {
+			req -= rpm > 0 ? 1 : 0;
+			tok -= tpm > 0 ? tokens : 0;
+		}
+		json_object_set_new(b, "t", json_real(t));
+		json_object_set_new(b, "req", json_real(req));
+		json_object_set_new(b, "tok", json_real(tok));
+		savestate(cachedir, "limits.json", st);
+		json_decref(st);
+		close(fd);
+		if (wait <= 0)
+			return;
+		usleep((useconds_t)(fmin(wait, 5.0) * 1e6) + 1000);
+	}
+}
+
+/* the lines to path (O_APPEND, one write: concurrent writers do not mix); 0 or -1 */
+int
+appendlines(const char *path, json_t *lines)
+{
+	struct buf b;
+	json_t *j;
+	size_t i;
+	int fd, r = 0;
+
+	bufinit(&b, (size_t)1 << 40);
+	json_array_foreach(lines, i, j) {
+		char *d = jdumps(j, JFLAGS_LINE), *s = redact(d, 0);
+		bufputs(&b, s);
+		bufputc(&b, '\n');
+		free(d);
+		free(s);
+	}
+	if (mkparent(path) < 0 || (fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644)) < 0) {
+		warn("cannot open '%s':", path);
+		r = -1;
+	} else {
+		if (write(fd, b.s, b.n) != (ssize_t)b.n) { /* one write: concurrent appenders do not mix */
+			warn("cannot append to '%s':", path);
+			r = -1;
+		}
+		close(fd);
+	}
+	buffree(&b);
+	return r;
+}
+
+int
+appendline(const char *path, json_t *j)
+{
+	json_t *a = json_pack("[O]", j);
+	int r = appendlines(path, a);
+
+	json_decref(a);
+	return r;
+}
+
+/*
+ * One charge in the cache dir's ledger.jsonl: a paid request (usage and
+ * cost), or with note "unsettled" or "estimated" what could not be read
+ * from a response. 0 or -1.
+ */
+json_t *
+ledgerline(const char *model, const char *key, double usd, int known, json_t *usage, const char *note)
+{
+	json_t *line = json_pack("{s:s,s:s,s:o,s:f}", "key", key, "model", model, "cost_usd", jcost(usd, known),
+	                         "time", wallclock());
+
+	if (usage)
+		json_object_set(line, "usage", usage);
+	if (note)
+		json_object_set_new(line, "note", json_string(note));
+	return line;
+}
+
+int
+ledger(const char *cachedir, const char *model, const char *key, double usd, int known, json_t *usage,
+       const char *note)
+{
+	char *p = xasprintf("%s/ledger.jsonl", cachedir);
+	json_t *line = ledgerline(model, key, usd, known, usage, note);
+	int r;
+
+	r = appendline(p, line);
+	json_decref(line);
+	free(p);
+	return r;
+}
+
+/*
+ * The $ budget: budget.json, under budget.lock, holds spent_usd and the
+ * open charges ("reserved"), one per process with a request out, named
+ * PID@HOST: {usd, key, model}. Every request to the network opens one at
+ * its worst case before it is sent, with or without --budget, and settles
+ * it with its real cost and a ledger line. A charge whose process (on this
+ * host) is gone belongs to a query-llm killed with its request in flight,
+ * which the provider may have served: whoever takes the lock next charges
+ * it at that worst case (ledger note "unsettled"). So the ledger can count
+ * a killed request high, never low.
+ */
+struct charge {
+	int open;                /* this process's reservation is in budget.json */
+	int busy;                /* budget.lock is held (the exit handler must not wait on it) */
+	int exiting;             /* in the exit handler: failures warn, they cannot exit again */
+	char name[320];          /* PID@HOST */
+	const char *cachedir;
+	const struct model *m;
+	char key[65];
+	double served;           /* attempts that were served but unusable: their estimate */
+};
+static struct charge charge;
+
+void
+chargeserved(double usd)
+{
+	charge.served += usd;
+}
+
+/* charge the reservations of dead processes of this host; returns the others' total */
+static double
+reconcile(const char *cachedir, json_t *st)
+{
+	json_t *res = json_object_get(st, "reserved"), *v;
+	double held = 0, spent = jnum(st, "spent_usd", 0);
+	const char *k;
+	void *tmp;
+
+	json_object_foreach_safe(res, tmp, k, v) {
+		double usd = json_is_number(v) ? json_number_value(v) : jnum(v, "usd", 0);
+		if (!strcmp(k, charge.name))
+			continue;
+		if (!ownergone(k)) { /* alive, another host's, or a batch's (batch:ID, settled by its poller) */
+			held += usd;
+			continue;
+		}
+		warn("charging $%.4f for the request of a query-llm that was killed (%s; its cost cannot be "
+		     "known: its worst case)", usd, k);
+		if (ledger(cachedir, jstr(v, "model", "?"), jstr(v, "key", ""), usd, 1, NULL, "unsettled") < 0)
+			break; /* charged by the next one to try */
+		spent += usd;
+		json_object_del(res, k);
+	}
+	json_object_set_new(st, "spent_usd", json_real(spent));
+	return held;
+}
+
+/* lock and load budget.json, settling the dead; *held: the other processes' reservations */
+int
+budgetopen(const char *cachedir, json_t **st, double *held)
+{
+	int fd = lockfile(cachedir, "budget.lock", charge.exiting);
+
+	if (fd < 0)
+		return -1;
+	charge.busy = 1;
+	*st = loadstate(cachedir, "budget.json");
+	if (!json_is_object(json_object_get(*st, "reserved")))
+		json_object_set_new(*st, "reserved", json_object());
+	*held = reconcile(cachedir, *st);
+	return fd;
+}
+
+/* save and unlock; 0 or -1 */
+int
+budgetclose(const char *cachedir, json_t *st, int fd)
+{
+	char *p = xasprintf("%s/budget.json", cachedir);
+	int r = jwrite(p, st) < 0 ? -1 : 0;
+
+	if (r < 0)
+		warn("cannot write '%s':", p);
+	free(p);
+	json_decref(st);
+	close(fd);
+	charge.busy = 0;
+	return r;
+}
+
+/*
+ * Settle this process's charge: usd (the answer's cost, known when its
+ * prices are) and what unusable attempts were estimated to cost. 0 or -1.
+ */
+int
+settle(double usd, int known, json_t *usage)
+{
+	json_t *st;
+	double held;
+	int fd = budgetopen(charge.cachedir, &st, &held), r = 0;
+
+	if (fd < 0)
+		return -1;
+	if (charge.served > 0 &&
+	    ledger(charge.cachedir, charge.m->name, charge.key, charge.served, known, NULL, "estimated") < 0)
+		r = -1;
+	if (r == 0 && usage && ledger(charge.cachedir, charge.m->name, charge.key, usd, known, usage, NULL) < 0)
+		r = -1;
+	if (r == 0) {
+		json_object_set_new(st, "spent_usd", json_real(jnum(st, "spent_usd", 0) + charge.served + usd));
+		json_object_del(json_object_get(st, "reserved"), charge.name);
+	}
+	if (budgetclose(charge.cachedir, st, fd) < 0)
+		r = -1;
+	charge.open = r < 0; /* what could not be recorded stays open: the worst case later */
+	return r;
+}
+
+/* at exit (die included) with the charge still open: no answer, only what attempts were served */
+static void
+settleatexit(void)
+{
+	if (charge.open && !charge.busy) {
+		charge.exiting = 1;
+		settle(0, priced(charge.m->cfg), NULL);
+	}
+}
+
+/*
+ * Open this process's charge for the request of key at est $ (its worst
+ * case), or exit 1 when that could take the spending past --budget.
+ */
+void
+reserve(const char *cachedir, double budget, const struct model *m, const char *key, double est)
+{
+	json_t *st, *res;
+	double held, total;
+	char host[256] = "";
+	int fd;
+
+	charge.cachedir = cachedir;
+	charge.m = m;
+	snprintf(charge.key, sizeof charge.key, "%s", key);
+	gethostname(host, sizeof host - 1);
+	snprintf(charge.name, sizeof charge.name, "%ld@%s", (long)getpid(), host);
+	fd = budgetopen(cachedir, &st, &held);
+	res = json_object_get(st, "reserved");
+	total = jnum(st, "spent_usd", 0);
+	if (budget > 0 && total + held + est > budget) {
+		budgetclose(cachedir, st, fd);
+		die(EXIT_RETRY, "budget reached: $%.4f spent and $%.4f reserved of $%.2f; this request "
+		    "could cost $%.4f (raise it with ./configure --budget=USD)", total, held, budget, est);
+	}
+	json_object_set_new(res, charge.name, json_pack("{s:f,s:s,s:s,s:f}", "usd", est, "key", key,
+	                                                "model", m->name, "time", wallclock()));
+	if (budgetclose(cachedir, st, fd) < 0)
+		exit(EXIT_RETRY);
+	charge.open = 1;
+	if (atexit(settleatexit) != 0)
+		die(EXIT_RETRY, "atexit failed");
+}
+
+/* $ for inbytes of request (about 3.5 bytes a token) and outtokens of answer */
+double
+estimate(const struct model *m, size_t inbytes, double outtokens)
+{
+	json_t *pr = json_object_get(m->cfg, m->table ? m->table : "prices");
+
+	return ((double)inbytes / 3.5 * jnum(pr, "input", 0) + outtokens * jnum(pr, "output", 0)) / 1e6;
+}
+
+/* ---------------------------------------------------------- the request */
+
+/* seconds the server asks us to wait, or -1 */
+double
+retryafter(const struct reply *r)
+{
+	char *end;
+	double d;
+	time_t t;
+
+	if (r->retry_after_ms[0]) {
+		d = strtod(r->retry_after_ms, &end);
+		if (end != r->retry_after_ms && !*end && isfinite(d))
+			return d / 1000;
+	}
+	if (r->retry_after[0]) {
+		d = strtod(r->retry_after, &end);
+		if (end != r->retry_after && !*end && isfinite(d))
+			return d;
+		t = curl_getdate(r->retry_after, NULL);
+		if (t > 0)
+			return difftime(t, time(NULL));
+	}
+	return -1;
+}
+
+/* the provider's error message from a JSON error body */
+void
+errmessage(const struct reply *r, char *msg, size_t len, char *type, size_t tlen)
+{
+	json_t *j = json_loadb(r->body.s, r->body.n, 0, NULL), *e;
+
+	msg[0] = type[0] = 0;
+	e = json_object_get(j, "error");
+	if (json_is_object(e)) {
+		snprintf(msg, len, "%s", jstr(e, "message", ""));
+		snprintf(type, tlen, "%s", jstr(e, "type", ""));
+		if (!strcmp(jstr(e, "code", ""), "insufficient_quota"))
+			snprintf(type, tlen, "insufficient_quota");
+	} else if (json_is_string(e)) {
+		snprintf(msg, len, "%s", json_string_value(e));
+	} else {
+		size_t n = r->body.n < 200 ? r->body.n : 200, i;
+		snprintf(msg, len, "%.*s", (int)n, r->body.s);
+		for (i = 0; msg[i]; i++)
+			if (!isprint((unsigned char)msg[i]))
+				msg[i] = ' ';
+	}
+	json_decref(j);
+}
+
+double
+jitter(void)
+{
+	return 0.75 + 0.25 * ((double)random() / RAND_MAX);
+}
+
+/* ------------------------------------------------------------- the cache */
+
+char *
+cachepath(const char *cachedir, const char *key)
+{
+	return xasprintf("%s/llm/%.2s/%s.json", cachedir, key, key);
+}
+
+int
+cacheget(const char *cachedir, const char *key, struct answer *a)
+{
+	char *p = cachepath(cachedir, key), err[512];
+	json_t *e;
+
+	if (access(p, F_OK) < 0) {
+		free(p);
+		return -1;
+	}
+	e = jload(p, err, sizeof err);
+	free(p);
+	if (!e || !json_is_object(json_object_get(e, "parsed")) || strcmp(jstr(e, "key", ""), key)) {
+		warn("ignoring a damaged cache entry for %s%s%s", key, e ? "" : ": ", e ? "" : err);
+		json_decref(e);
+		return -1;
+	}
+	a->message = json_incref(json_object_get(e, "response"));
+	a->parsed = json_incref(json_object_get(e, "parsed"));
+	a->usage = json_incref(json_object_get(e, "usage"));
+	a->cost = jnum(e, "cost_usd", 0);
+	a->priced = json_is_number(json_object_get(e, "cost_usd"));
+	a->latency = jnum(e, "latency_s", 0);
+	snprintf(a->request_id, sizeof a->request_id, "%s", jstr(e, "request_id", ""));
+	json_decref(e);
+	return 0;
+}
+
+void
+cacheput(const char *cachedir, const struct model *m, const char *key, json_t *canon, struct answer *a)
+{
+	char *p = cachepath(cachedir, key);
+	json_t *e = json_pack("{s:s,s:s,s:O,s:O,s:O,s:O,s:o,s:f,s:s}", "key", key, "model", m->name,
+	                      "request", canon, "response", a->message, "parsed", a->parsed,
+	                      "usage", a->usage, "cost_usd", jcost(a->cost, a->priced),
+	                      "latency_s", a->latency, "request_id", a->request_id);
+
+	if (!e)
+		die(EXIT_RETRY, "cannot encode the cache entry for '%s'", key);
+	if (jwritesafe(p, e) < 0)
+		die(EXIT_RETRY, "cannot write the cache entry '%s':", p);
+	json_decref(e);
+	free(p);
+}
+
