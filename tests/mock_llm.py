@@ -14,7 +14,7 @@ Control (JSON bodies):
                         with none left, it gets a normal answer
   GET  /_mock/requests  every API request so far: path, headers, body, time
   GET  /_mock/inflight  the most API requests that were in flight at once
-  POST /_mock/reset     forget requests and steps
+  POST /_mock/reset     forget requests, steps, batches and files
 
 Steps: {"status": N, "headers": {...}, "body": <json or string>} an error
 reply; {"reset": true} drop the connection; {"delay": S} answer after S
@@ -275,6 +275,8 @@ class Handler(BaseHTTPRequestHandler):
                 elif self.path == "/_mock/reset":
                     STEPS.clear()
                     BATCH_STEPS.clear()
+                    BATCHES.clear()
+                    FILES.clear()
                     REQUESTS.clear()
                     INFLIGHT[1] = 0
             return self.reply(200, {"ok": True})

@@ -2,7 +2,8 @@
  * query-llm - ask the teacher model for one round of one sample
  *
  * usage: query-llm [options] -o RESPONSE TASK_JSON [PREVIOUS_ROUND_FILES...]
- *        query-llm --report OUT_DIR [--log LOG]
+ *        query-llm [options] --batch STATE @RESPONSES
+ *        query-llm --report OUT_DIR [--log LOG] [--cache-dir DIR]
  *
  * Renders the request for one graph edge (task variant, sample, round) from
  * the variant's task.json and the prompt templates; from round 2 on, from
@@ -35,7 +36,22 @@
  *                       tokens, $ (out/llm.log; read by --report)
  *   --report DIR        print tokens and $ by model for every response
  *                       under DIR ("price unknown" for a model without
- *                       prices), and calls paid vs cached from --log
+ *                       prices), calls paid (batches among them) vs cached
+ *                       from --log, and with --cache-dir the batches not
+ *                       yet taken in: done/total, failed, age, worst case
+ *   --batch STATE       a round's batch edge: RESPONSES (a file of paths,
+ *                       out/v/VARIANT/sS/rR/response.json: the outputs of
+ *                       the round's request edges) name the requests; each
+ *                       is rendered as its edge will render it, and those
+ *                       the cache lacks go through the provider's batch API
+ *                       (tools/lib/batch.h: the protocol, the limits, what
+ *                       is asked again), waited for with a progress line
+ *                       at every look, and their answers cached; STATE
+ *                       gets the counts and the provider's batch ids. The
+ *                       model must be anthropic or openai, and have
+ *                       batch_prices when it has prices (exit 2); its
+ *                       answers are costed at them. With --offline nothing
+ *                       is sent: a miss is exit 1
  *   -h, --help
  *
  * Environment: ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL, OPENAI_API_KEY,
@@ -86,10 +102,17 @@
  * this round's answer (text, reasoning, blocks, stop_reason), usage,
  * cost_usd, latency_s, request_id.
  *
+ * Batches (--batch) are charged as tools/lib/batch.h says: a charge
+ * batch:ID at the batch's worst case at batch prices, open until its
+ * results are in (counted against --budget meanwhile; never charged as
+ * "unsettled", as its poller settles it), then a ledger line per answer
+ * (note "batch:ID") and llm.log lines with source "batch".
+ *
  * Exit: 0 written; 1 the model could not be asked (network, limits,
  * budget, an offline cache miss, a refused request): nothing written, the
  * edge stays dirty; 2 bad usage or input (a replay answer that is not
- * UTF-8, --budget for a model without prices).
+ * UTF-8, --budget for a model without prices, --batch for a model with
+ * prices but no batch_prices).
  */
 #include <ctype.h>
 #include <errno.h>
@@ -119,7 +142,8 @@ static const char usage[] =
 	"                 [--replay-dir DIR] [--sample N] [--round N] [--arch SM]\n"
 	"                 [--offline] [--budget USD] [--log FILE]\n"
 	"                 -o RESPONSE TASK_JSON [PREVIOUS_ROUND_FILES...]\n"
-	"       query-llm --report OUT_DIR [--log FILE]\n";
+	"       query-llm [options] --batch STATE @RESPONSES\n"
+	"       query-llm --report OUT_DIR [--log FILE] [--cache-dir DIR]\n";
 
 enum { MAX_TEMPLATE = 1 << 20 };
 

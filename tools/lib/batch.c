@@ -836,7 +836,7 @@ claim(const struct batchctx *c, const struct settings *st, struct batchreq **r, 
 	json_object_foreach(recs, id, v) {
 		int mine = 0;
 		json_array_foreach(json_object_get(v, "keys"), j, k)
-			json_object_set(inflight, json_string_value(k), json_string(id));
+			json_object_set_new(inflight, json_string_value(k), json_string(id));
 		for (i = 0; i < n && !mine; i++)
 			mine = json_object_get(inflight, r[i]->key) &&
 			       !strcmp(jstr(inflight, r[i]->key, ""), id);
