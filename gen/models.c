@@ -17,7 +17,7 @@
 static const char *const modelkeys[] = {
 	"provider", "api_model", "max_tokens", "temperature", "top_p", "thinking", "effort",
 	"reasoning_effort", "max_tokens_field", "stream", "stream_usage", "prices", "batch_prices",
-	"limits", "retry", "batch", "timeout_s", "low_speed_s", NULL
+	"limits", "retry", "batch", "timeout_s", "low_speed_s", "cache_warm_s", NULL
 };
 
 static int nerr;
@@ -92,7 +92,7 @@ checkentry(const char *path, const struct ynode *e, int isdefaults)
 {
 	static const char *const providers[] = { "anthropic", "openai", "replay", NULL };
 	static const char *const numkeys[] = { "max_tokens", "temperature", "top_p", "timeout_s",
-	                                       "low_speed_s", NULL };
+	                                       "low_speed_s", "cache_warm_s", NULL };
 	static const char *const boolkeys[] = { "stream", "stream_usage", NULL };
 	static const char *const subkeys[][7] = {
 		{ "prices", "input", "output", "cache_write", "cache_read", NULL },

@@ -5,6 +5,7 @@ Messages API (POST /v1/messages) and OpenAI's Chat Completions
 events, and injects faults on request.
 
 usage: mock_llm.py PORTFILE [--latency SECONDS] [--batch-seconds SECONDS]
+                   [--prompt-cache MIN_TOKENS] [--answer-pad BYTES]
        mock_llm.py --ctl PORTFILE script JSON | batch_script JSON | requests | count | inflight |
                    batches | reset
 
@@ -54,6 +55,20 @@ takes the next batch step (POST /_mock/batch_script [step, ...]):
                       OpenAI; invalid_request_error: the client's, 400)
   {"create_delay": S} the batch exists at once, its id is sent S s later
 GET /_mock/batches lists the batches made: id, provider, requests.
+
+Prompt caching (--prompt-cache MIN_TOKENS; else every answer reports the
+same fixed usage): tokens are counted as 4 bytes each. Anthropic: the
+prompt is its blocks in cache order (system blocks, then each message's
+content blocks; cache_control left out of what is compared), a breakpoint
+at each block with cache_control (the top-level one: the last block); a
+request reads the longest prefix ending at a block, at most 20 blocks
+before a breakpoint, that an earlier request wrote and that has not
+expired (5m or 1h, refreshed by each read), and writes the prefix up to
+each later breakpoint of at least MIN_TOKENS. OpenAI: automatic, the
+longest common prefix with an earlier prompt of the same model, in
+128-token steps from 1,024. Both decide hits when the request arrives and
+write when the answer starts (after --latency), as a cache entry is only
+usable once the first response begins: requests sent at once all miss.
 """
 import email.utils
 import hashlib
@@ -72,6 +87,9 @@ BATCH_STEPS = []
 BATCHES = {}  # id: {"provider", "created", "seconds", "step", "requests": [(custom_id, body)], "metadata"}
 FILES = {}  # id: bytes
 BATCH_SECONDS = 0.5
+PROMPT_CACHE = 0  # --prompt-cache MIN: account cache reads and writes as the providers do (0: fixed usage)
+CACHED = {}  # anthropic: prefix hash: expiry time; openai: prompt text: expiry time
+ANSWER_PAD = 0  # --answer-pad N: N more bytes of explanation in every answer
 REQUESTS = []
 LATENCY = 0.0
 INFLIGHT = [0, 0]  # now, most at once
@@ -82,6 +100,10 @@ def answer_text(body):
     scale-by-two tasks (x, y, n), a kernel that builds and is right, so a
     sample finishes in round 1; otherwise a stub."""
     digest = hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest()[:12]
+    if ANSWER_PAD:  # a realistic length: design paragraphs before the code
+        para = ("The design maps the work onto blocks of 256 threads, each warp reading contiguous, "
+                "coalesced elements; the bound is memory bandwidth (mock %s). " % digest)
+        return (para * (ANSWER_PAD // len(para) + 1))[:ANSWER_PAD] + ("\n\n```cuda\nextern \"C\" void mock_%s(void) {}\n```\n" % digest)
     m = re.search(r'extern "C" void (\w+)\(const float\* x, float\* y, int n\)', json.dumps(body).replace('\\"', '"'))
     if not m:
         return ("I will use one thread per element (mock %s).\n\n```cuda\n"
@@ -91,6 +113,75 @@ def answer_text(body):
             "{ int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) y[i] = 2 * x[i]; }\n"
             "extern \"C\" void %s(const float* x, float* y, int n) { twice<<<(n + 255) / 256, 256>>>(x, y, n); }\n"
             "```\n" % (digest, m.group(1)))
+
+
+
+def ntok(text):
+    return max(1, len(text) // 4)
+
+
+def prompt_blocks(body):
+    """Anthropic: the prompt's blocks in cache order, as (text, ttl of its
+    breakpoint or None)."""
+    out = []
+    system = body.get("system") or []
+    if isinstance(system, str):
+        system = [{"type": "text", "text": system}]
+    for b in system:
+        cc = b.get("cache_control")
+        out.append((b.get("text", ""), (cc.get("ttl") or "5m") if cc else None))
+    for m in body.get("messages", []):
+        content = m["content"] if isinstance(m["content"], list) else [{"type": "text", "text": m["content"]}]
+        for b in content:
+            cc = b.get("cache_control")
+            rest = {k: v for k, v in b.items() if k != "cache_control"}
+            out.append((m["role"] + ":" + json.dumps(rest, sort_keys=True), (cc.get("ttl") or "5m") if cc else None))
+    if body.get("cache_control") and out:
+        out[-1] = (out[-1][0], body["cache_control"].get("ttl") or "5m")
+    return out
+
+
+def cache_usage(body, anthropic, now):
+    """The usage of body's prompt under the cache as it is now, and what
+    the request will write (applied when its answer starts)."""
+    seconds = {"5m": 300, "1h": 3600}
+    if anthropic:
+        blocks = prompt_blocks(body)
+        h, tok, acc, total = hashlib.sha256(body["model"].encode()), [], [], 0
+        for text, _ in blocks:
+            h.update(b"\0" + text.encode())
+            acc.append(h.hexdigest())
+            total += ntok(text)
+            tok.append(total)
+        bps = [i for i, (_, ttl) in enumerate(blocks) if ttl]
+        hit = -1
+        for b in bps:
+            for j in range(b, max(-1, b - 20), -1):
+                if CACHED.get(acc[j], 0) > now:
+                    hit = max(hit, j)
+                    break
+        read = tok[hit] if hit >= 0 else 0
+        writes = [(acc[b], seconds[blocks[b][1]]) for b in bps if b > hit and tok[b] >= PROMPT_CACHE]
+        if hit >= 0:
+            writes.append((acc[hit], max(seconds[blocks[b][1]] for b in bps)))  # a read refreshes it
+        wrote = max([tok[b] for b in bps if b > hit and tok[b] >= PROMPT_CACHE] or [read]) - read
+        usage = {"input_tokens": total - read - wrote, "cache_creation_input_tokens": wrote,
+                 "cache_read_input_tokens": read}
+        return usage, writes
+    text = "".join(m["role"] + ":" + (m["content"] if isinstance(m["content"], str) else json.dumps(m["content"]))
+                   + "\n" for m in body.get("messages", []))
+    total = ntok(text)
+    best = 0
+    for other, until in CACHED.items():
+        if until > now and other[0] == body["model"]:
+            p = other[1]
+            n = 0
+            while n < min(len(p), len(text)) and p[n] == text[n]:
+                n += 1
+            best = max(best, n // 4)
+    cached = 1024 + (best - 1024) // 128 * 128 if best >= 1024 else 0
+    return ({"prompt_tokens": total, "prompt_tokens_details": {"cached_tokens": cached}},
+            [((body["model"], text), 600)] if total >= 1024 else [])
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -176,7 +267,8 @@ class Handler(BaseHTTPRequestHandler):
             elif i >= keep:
                 out[cid] = ("expired", None)
             else:
-                out[cid] = ("succeeded", self.message(body, b["provider"] == "anthropic", {}, batch=True))
+                out[cid] = ("succeeded", self.message(body, b["provider"] == "anthropic", {}, batch=True,
+                                                      usage_now=b["usage"].get(cid)))
         return out
 
     def batch_get(self):
@@ -256,8 +348,15 @@ class Handler(BaseHTTPRequestHandler):
                 prov, fileid = "openai", body["input_file_id"]
             if len({c for c, _ in reqs}) != len(reqs):
                 return self.reply(400, {"error": {"type": "invalid_request_error", "message": "custom_id not unique"}})
+            usage = {}
+            for cid, b in reqs:  # the batch's requests in turn, each after the one before began
+                if PROMPT_CACHE:
+                    usage[cid], writes = cache_usage(b, prov == "anthropic", time.time())
+                    for k, ttl in writes:
+                        CACHED[k] = time.time() + ttl
             BATCHES[bid] = {"provider": prov, "created": time.time(), "seconds": step.get("seconds", BATCH_SECONDS),
-                            "step": step, "requests": reqs, "file": fileid, "metadata": body.get("metadata")}
+                            "step": step, "requests": reqs, "file": fileid, "metadata": body.get("metadata"),
+                            "usage": usage}
             view = self.batch_view(bid)
         if step.get("create_delay"):
             time.sleep(step["create_delay"])
@@ -344,8 +443,16 @@ class Handler(BaseHTTPRequestHandler):
         return None
 
     def answer(self, body, step):
+        self.usage = None
+        writes = []
+        if PROMPT_CACHE and self.path.endswith(("/messages", "/chat/completions")):
+            with LOCK:
+                self.usage, writes = cache_usage(body, self.path.endswith("/messages"), time.time())
         if LATENCY:
             time.sleep(LATENCY)
+        with LOCK:  # the answer starts: what it wrote is there for the next ones
+            for k, ttl in writes:
+                CACHED[k] = time.time() + ttl
         if "fault" in step:
             step = self.fault(step["fault"], body, self.path.endswith("/messages"))
             if step is None:
@@ -369,7 +476,7 @@ class Handler(BaseHTTPRequestHandler):
         text = step.get("text") or answer_text(body)
         if body.get("stream"):
             return self.stream(anthropic, body, text, step)
-        obj = self.message(body, anthropic, step)
+        obj = self.message(body, anthropic, step, usage_now=self.usage)
         if step.get("wrongshape"):
             obj = {"type": "message", "id": "msg_mock"} if anthropic else {"id": "chatcmpl-mock", "choices": []}
         if step.get("nofinish"):
@@ -384,8 +491,9 @@ class Handler(BaseHTTPRequestHandler):
         self.reply(200, data)
 
     @staticmethod
-    def message(body, anthropic, step, batch=False):
-        """The whole answer to body, as the plain (not streamed) API gives it."""
+    def message(body, anthropic, step, batch=False, usage_now=None):
+        """The whole answer to body, as the plain (not streamed) API gives it
+        (usage_now: the prompt's usage under the prompt cache)."""
         text = step.get("text") or answer_text(body)
         if anthropic:
             content = []
@@ -395,16 +503,22 @@ class Handler(BaseHTTPRequestHandler):
             content.append({"type": "text", "text": text})
             usage = {"input_tokens": 1000, "output_tokens": 200,
                      "cache_creation_input_tokens": 300, "cache_read_input_tokens": 500}
+            if usage_now:
+                usage = dict(usage_now, output_tokens=ntok(text))
             if batch:
                 usage["service_tier"] = "batch"
             return {"id": "msg_mock", "type": "message", "role": "assistant", "model": body["model"],
                     "content": content, "stop_reason": "end_turn", "stop_sequence": None, "usage": usage}
+        usage = {"prompt_tokens": 1200, "completion_tokens": 200, "total_tokens": 1400,
+                 "prompt_tokens_details": {"cached_tokens": 400}}
+        if usage_now:
+            usage = dict(usage_now, completion_tokens=ntok(text),
+                         total_tokens=usage_now["prompt_tokens"] + ntok(text))
         return {"id": "chatcmpl-mock", "object": "chat.completion", "created": 0, "model": body["model"],
                 "choices": [{"index": 0, "finish_reason": "stop",
                              "message": {"role": "assistant", "content": text,
                                          "reasoning_content": "Thinking about coalescing."}}],
-                "usage": {"prompt_tokens": 1200, "completion_tokens": 200, "total_tokens": 1400,
-                          "prompt_tokens_details": {"cached_tokens": 400}}}
+                "usage": usage}
 
     def cut(self, data, ctype, step):
         """Promise len(data) bytes, send half; then close (resetmid) or
@@ -453,8 +567,8 @@ class Handler(BaseHTTPRequestHandler):
         half = len(text) // 2
         start = {"type": "message_start", "message": {
             "id": "msg_mock", "type": "message", "role": "assistant", "model": body["model"], "content": [],
-            "stop_reason": None, "usage": {"input_tokens": 1000, "output_tokens": 1,
-                                           "cache_creation_input_tokens": 300, "cache_read_input_tokens": 500}}}
+            "stop_reason": None, "usage": dict(self.usage or {"input_tokens": 1000, "cache_creation_input_tokens": 300,
+                                                              "cache_read_input_tokens": 500}, output_tokens=1)}}
         if step.get("wrongshape"):
             return [self.sse("message_start", start), self.sse("message_stop", {"type": "message_stop"})]
         ev = [self.sse("message_start", start), self.sse("ping", {"type": "ping"})]
@@ -487,7 +601,7 @@ class Handler(BaseHTTPRequestHandler):
         ev += [last, self.sse("content_block_stop", {"type": "content_block_stop", "index": i})]
         if not step.get("nofinish"):
             ev.append(self.sse("message_delta", {"type": "message_delta", "delta": {
-                "stop_reason": "end_turn", "stop_sequence": None}, "usage": {"output_tokens": 200}}))
+                "stop_reason": "end_turn", "stop_sequence": None}, "usage": {"output_tokens": ntok(text) if self.usage else 200}}))
         return ev + ([] if step.get("nodone") else [self.sse("message_stop", {"type": "message_stop"})])
 
     def openai_events(self, body, text, step):
@@ -518,8 +632,11 @@ class Handler(BaseHTTPRequestHandler):
         if step.get("nodone"):
             return ev
         if (body.get("stream_options") or {}).get("include_usage"):
-            ev.append(chunk(None, usage={"prompt_tokens": 1200, "completion_tokens": 200, "total_tokens": 1400,
-                                         "prompt_tokens_details": {"cached_tokens": 400}}, choices=False))
+            usage = {"prompt_tokens": 1200, "completion_tokens": 200, "total_tokens": 1400,
+                     "prompt_tokens_details": {"cached_tokens": 400}}
+            if self.usage:
+                usage = dict(self.usage, completion_tokens=ntok(text), total_tokens=self.usage["prompt_tokens"] + ntok(text))
+            ev.append(chunk(None, usage=usage, choices=False))
         return ev + [b"data: [DONE]\n\n"]
 
 
@@ -550,6 +667,11 @@ def main():
         LATENCY = float(sys.argv[sys.argv.index("--latency") + 1])
     if "--batch-seconds" in sys.argv:
         BATCH_SECONDS = float(sys.argv[sys.argv.index("--batch-seconds") + 1])
+    global PROMPT_CACHE, ANSWER_PAD
+    if "--prompt-cache" in sys.argv:
+        PROMPT_CACHE = int(sys.argv[sys.argv.index("--prompt-cache") + 1])
+    if "--answer-pad" in sys.argv:
+        ANSWER_PAD = int(sys.argv[sys.argv.index("--answer-pad") + 1])
     ThreadingHTTPServer.daemon_threads = True
     # clients that time out leave broken pipes behind: not worth a traceback
     ThreadingHTTPServer.handle_error = lambda self, request, address: None

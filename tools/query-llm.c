@@ -371,6 +371,36 @@ feedback(const struct opts *o, json_t *task, int *finished)
 
 
 /*
+ * Anthropic's prompt cache: a breakpoint (cache_control) on the system
+ * prompt (httpbody), on the first user message and on the last message.
+ * The system prompt is shared by every request of a build; the first
+ * message, the task, by every sample and round of a variant; the whole
+ * conversation by the sample's next round. A copy of messages with those
+ * marks (a marked message's text becomes a block); the cache key never
+ * sees them.
+ */
+static json_t *
+breakpoints(json_t *messages)
+{
+	json_t *c = json_deep_copy(messages), *last = json_array_get(c, json_array_size(c) - 1);
+	json_t *marks[2] = { json_array_get(c, 0), last };
+	size_t i;
+
+	for (i = 0; i < 2; i++) {
+		json_t *content = json_object_get(marks[i], "content"), *blk;
+		if (json_is_string(content)) {
+			blk = json_pack("{s:s,s:O}", "type", "text", "text", content);
+			json_object_set_new(marks[i], "content", json_pack("[o]", blk));
+		} else {
+			blk = json_array_get(content, json_array_size(content) - 1);
+		}
+		if (json_is_object(blk))
+			json_object_set_new(blk, "cache_control", json_pack("{s:s}", "type", "ephemeral"));
+	}
+	return c;
+}
+
+/*
  * The canonical request (what the key hashes) and the HTTP body. The
  * conversation is in the provider's own message form.
  */
@@ -387,7 +417,7 @@ httpbody(const struct model *m, const char *system, json_t *messages, int forkey
 		if (!forkey)
 			json_object_set_new(sys, "cache_control", json_pack("{s:s}", "type", "ephemeral"));
 		json_object_set_new(b, "system", json_pack("[o]", sys));
-		json_object_set(b, "messages", messages);
+		json_object_set_new(b, "messages", forkey ? json_incref(messages) : breakpoints(messages));
 		json_object_set_new(b, "max_tokens", json_integer(jint(cfg, "max_tokens", 16000)));
 		if ((v = json_object_get(cfg, "thinking")))
 			json_object_set(b, "thinking", v);
@@ -711,6 +741,34 @@ readanswer(const struct model *m, const struct reply *r, struct answer *a, char 
 	return msg;
 }
 
+/*
+ * A prompt cache entry can be read only once the answer of the request
+ * that writes it has begun: requests sent at once with the same prefix all
+ * pay to write it. So the first request of a prefix (the system prompt and
+ * the task: what a variant's samples and rounds share) goes alone: it
+ * holds CACHE/warm/XX/ID.lock until its answer's first bytes arrive, then
+ * stamps CACHE/warm/XX/ID; the others wait on the lock (at most
+ * cache_warm_s, default 30 s) and, finding the stamp less than 4 minutes
+ * old (entries live 5), go at once.
+ */
+static struct {
+	int fd;              /* the lock held while this request goes first, or -1 */
+	char *stamp;
+} warm = { -1, NULL };
+
+static void
+warmed(void)
+{
+	int fd;
+
+	if (warm.fd < 0)
+		return;
+	if ((fd = open(warm.stamp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)) >= 0)
+		close(fd); /* its mtime says when: no data */
+	close(warm.fd);
+	warm.fd = -1;
+}
+
 /* ask the model with the request body text; returns with a filled answer, or exits */
 static void
 ask(const struct model *m, const char *text, const char *taskid, struct answer *a)
@@ -742,6 +800,7 @@ ask(const struct model *m, const char *text, const char *taskid, struct answer *
 		json_t *msg = NULL;
 
 		memset(&r, 0, sizeof r);
+		r.onfirst = warmed;
 		httpdo(m, "POST", url, key, text, strlen(text), NULL, &r);
 		if (r.cerr != CURLE_OK) {
 			snprintf(why, sizeof why, "%s", r.errbuf[0] ? r.errbuf : curl_easy_strerror(r.cerr));
@@ -1029,6 +1088,43 @@ fromreplay(const struct opts *o, const char *taskid, struct answer *a)
 	free(p);
 }
 
+/* wait, if need be, for the first request of canon's prefix (the system prompt and the task) */
+static void
+warmup(const struct opts *o, const struct model *m, json_t *canon)
+{
+	json_t *msgs = json_object_get(canon, "messages"), *sys = json_object_get(canon, "system"), *prefix;
+	char id[65], *dir, *text, *lock;
+	double t0 = now(), wait = jnum(m->cfg, "cache_warm_s", 30);
+	struct stat st;
+	int fd;
+
+	/* anthropic: system blocks, then the task; openai: the system message, then the task */
+	prefix = json_pack("[s,O?,O?,O?]", m->api_model, sys, json_array_get(msgs, 0),
+	                   sys ? NULL : json_array_get(msgs, 1));
+	text = jdumps(prefix, JFLAGS_LINE);
+	sha256hex(text, strlen(text), id);
+	free(text);
+	json_decref(prefix);
+	dir = xasprintf("%s/warm/%.2s", o->cachedir, id);
+	warm.stamp = xasprintf("%s/%s", dir, id);
+	lock = xasprintf("%s.lock", warm.stamp);
+	fd = -1;
+	if (wait <= 0 || (stat(warm.stamp, &st) == 0 && difftime(time(NULL), st.st_mtime) < 240) ||
+	    mkdirp(dir) < 0 || (fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0644)) < 0) {
+		free(dir);
+		free(lock);
+		return; /* warm already, or no way to tell: go */
+	}
+	free(dir);
+	free(lock);
+	while (flock(fd, LOCK_EX | LOCK_NB) < 0 && now() - t0 < wait)
+		usleep(50000);
+	if (stat(warm.stamp, &st) == 0 && difftime(time(NULL), st.st_mtime) < 240)
+		close(fd); /* the first one's answer began: the cache has the prefix */
+	else
+		warm.fd = fd; /* this one goes first (or the first took too long) */
+}
+
 /*
  * A cache miss: ask the model, under the key's lock in the cache dir
  * (locks/XX/KEY.lock), so that concurrent runs asking the same request
@@ -1062,7 +1158,14 @@ fromnetwork(const struct opts *o, const struct model *m, const char *key, json_t
 	srandom((unsigned)(getpid() ^ (unsigned)time(NULL)));
 	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
 		die(EXIT_RETRY, "libcurl: cannot initialize");
+	warmup(o, m, canon);
 	ask(m, text, taskid, a);
+	if (warm.fd >= 0) { /* answered with no body: the lock goes all the same */
+		close(warm.fd);
+		warm.fd = -1;
+	}
+	free(warm.stamp);
+	warm.stamp = NULL;
 	if (!json_is_object(json_object_get(a->message, "usage")) && estimate(m, 1, 1) > 0) {
 		/* a server that reports no usage (no stream_options support): the ledger gets an estimate */
 		double est = estimate(m, strlen(text), (double)(strlen(jstr(a->parsed, "text", "")) +

@@ -23,6 +23,11 @@ onbody(char *p, size_t size, size_t n, void *ud)
 	struct reply *r = ud;
 	size_t len = size * n, i, start = 0;
 
+	if (r->onfirst) {
+		r->onfirst();
+		r->onfirst = NULL;
+	}
+
 	if (!r->online) {
 		if (bufput(&r->body, p, len) < 0)
 			return 0; /* over the cap: curl fails the transfer */

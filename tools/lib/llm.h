@@ -32,6 +32,7 @@ struct reply {
 	/* when set, the body goes line by line to online (a line of n bytes); -1 fails the transfer */
 	int (*online)(void *ud, const char *line, size_t n);
 	void *lineud;
+	void (*onfirst)(void);   /* when set, called once, when the body's first bytes arrive */
 	char retry_after[64], retry_after_ms[64], should_retry[16], request_id[128], ctype[128];
 	CURLcode cerr;
 	char errbuf[CURL_ERROR_SIZE];
