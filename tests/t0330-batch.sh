@@ -133,6 +133,15 @@ test_expect_success 'killed while the batch was being sent: found among the prov
 	grep -q "was sent before its sender stopped: it is msgbatch_mock1" n.log && test "$(reserved)" = "{}" &&
 	test "$(ledger_lines "\"note\":\"batch:")" = 4
 '
+test_expect_success 'two builds sharing the cache batch the same round at once: one batch, both answered' '
+	cd p && fresh && mock reset && mock batch_script "[{\"seconds\": 1}]" && rm -rf out &&
+	ninja out/model.json out/v/alpha/task.json out/v/beta/task.json >/dev/null &&
+	printf "%s\n" $R >rsp && for i in 1 2; do "$RETORT_BIN/query-llm" --batch st$i.json --model-config out/model.json \
+		--prompts tasks/prompts --cache-dir "$T/cache" --log "$T/llm.log" @rsp 2>b$i.log & done; wait &&
+	cat b1.log b2.log && test "$(creates)" = 1 && test "$(direct)" = 0 && test "$(reserved)" = "{}" &&
+	test "$(ledger_lines "\"note\":\"batch:")" = 4 &&
+	test "$(( $(field st1.json "d[\"answered\"]") + $(field st2.json "d[\"answered\"]") ))" = 4
+'
 test_expect_success 'a model with prices but no batch_prices is refused, not charged the wrong price' '
 	cd p && expect_fail 2 "model .claude-mid-1. has prices but no batch_prices" sh -c "
 		printf \"  claude-mid-1:\n    provider: anthropic\n    prices: {input: 1, output: 2, cache_write: 1, cache_read: 0.1}\n\" >>models.yaml &&

@@ -945,6 +945,39 @@ batchreport(const char *cachedir)
 
 /* ---------------------------------------------------------------- run */
 
+/*
+ * Whether this process is to send *rec (new) or find it (submitting): it
+ * made it, or took it over from a sender that is gone (under batch.lock,
+ * *rec reloaded). A live sender's record is only waited for.
+ */
+static int
+mine(const struct batchctx *c, json_t **rec)
+{
+	char owner[320], *dir;
+	json_t *now;
+	int fd, r = 0;
+
+	ownername(owner, sizeof owner);
+	if (!strcmp(jstr(*rec, "owner", ""), owner))
+		return 1;
+	if (!ownergone(jstr(*rec, "owner", "")))
+		return 0;
+	dir = xasprintf("%s/batch", c->cachedir);
+	fd = lockfile(dir, "batch.lock", 0);
+	if ((now = recload(c, jstr(*rec, "id", ""))) && ownergone(jstr(now, "owner", ""))) {
+		json_object_set_new(now, "owner", json_string(owner));
+		recsave(c, now);
+		r = 1;
+	}
+	if (now) {
+		json_decref(*rec);
+		*rec = now;
+	}
+	close(fd);
+	free(dir);
+	return r;
+}
+
 /* wait for the watched records, taking each in when it ends; the keys to ask again into retry */
 static void
 await(const struct batchctx *c, const struct settings *st, json_t *watch, json_t *retry, struct batchsum *s)
@@ -966,11 +999,9 @@ await(const struct batchctx *c, const struct settings *st, json_t *watch, json_t
 				json_array_remove(watch, i);
 				continue;
 			}
-			if (!strcmp(jstr(rec, "state", ""), "new"))
-				submit(c, rec);
-			else if (!strcmp(jstr(rec, "state", ""), "submitting"))
+			if (!strcmp(jstr(rec, "state", ""), "submitting") && mine(c, &rec))
 				recover(c, rec, recs);
-			if (!strcmp(jstr(rec, "state", ""), "new"))
+			if (!strcmp(jstr(rec, "state", ""), "new") && mine(c, &rec))
 				submit(c, rec);
 			if (!strcmp(jstr(rec, "state", ""), "submitted") && (r = poll(c, rec)) < 0)
 				fails++;
