@@ -38,7 +38,7 @@ bconf() { rconfigure --all --samples=2 --rounds=1 --batch "$@" >/dev/null; }
 
 test_expect_success 'anthropic: the round in one batch, at batch prices, progress shown' '
 	cd p && bconf --provider=anthropic --model=claude-sonnet-5-5 && grep -q "build out/batch/r1.json: batch" build.ninja &&
-	ninja $R >n.log 2>&1 && cat n.log && test "$(creates)" = 1 && test "$(direct)" = 0 &&
+	mock batch_script "[{\"seconds\": 1.5}]" && ninja $R >n.log 2>&1 && cat n.log && test "$(creates)" = 1 && test "$(direct)" = 0 &&
 	grep -q "BATCH round 1" n.log && grep -q "msgbatch_mock1 (submitted, in_progress, attempt 1): [0-9]/4 done" n.log &&
 	grep -q "batch msgbatch_mock1 ended (ended): 4 answered" n.log &&
 	for f in $R; do test "$(field $f "\" \".join(map(str, (d[\"status\"], round(d[\"cost_usd\"], 6), d[\"request_id\"])))")" = "answered 0.002425 msgbatch_mock1" || exit 1; done &&

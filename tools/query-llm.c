@@ -69,6 +69,12 @@
  * asking the same request at once pay once, the others wait and find the
  * answer cached.
  *
+ * Prompt cache: Anthropic requests mark three cache_control breakpoints
+ * (the system prompt, the first user message, the last message; never in
+ * the key), and the first request of a prefix (the system prompt and the
+ * task) goes alone until its answer begins, its siblings waiting up to the
+ * model's cache_warm_s (CACHE/warm/), so that they read what it wrote.
+ *
  * Retries: HTTP 408, 409, 429, 5xx (529 too), connection errors, timeouts,
  * malformed bodies, an answer without a stop reason (stop_reason,
  * finish_reason), broken or truncated streams, and a stream's error event

@@ -293,14 +293,18 @@ upload(const struct batchctx *c, const char *jsonl, long *status)
 	return id;
 }
 
-/* a record done with: its requests, then itself, then its lock (held by the caller or by none) */
+/*
+ * A record done with: its requests, then itself (under ID.lock, held by
+ * the caller; the lock file stays, so that whoever waits on it or comes
+ * later locks the same file and finds the record gone)
+ */
 static void
 removerecord(const struct batchctx *c, const char *id)
 {
-	static const char *const ext[] = { ".jsonl", ".json", ".lock" };
+	static const char *const ext[] = { ".jsonl", ".json" };
 	size_t i;
 
-	for (i = 0; i < 3; i++) {
+	for (i = 0; i < 2; i++) {
 		char *p = recpath(c, id, ext[i]);
 		unlink(p);
 		free(p);
@@ -433,6 +437,20 @@ recover(const struct batchctx *c, json_t *rec, json_t *recs)
 	json_decref(l);
 }
 
+/* the counts into the record file, unless another process took the batch in meanwhile (under ID.lock) */
+static void
+savepolled(const struct batchctx *c, json_t *rec)
+{
+	char *lockname = xasprintf("batch/%s.lock", jstr(rec, "id", "")), *p = recpath(c, jstr(rec, "id", ""), ".json");
+	int fd = lockfile(c->cachedir, lockname, 0);
+
+	if (access(p, F_OK) == 0)
+		recsave(c, rec);
+	close(fd);
+	free(p);
+	free(lockname);
+}
+
 /*
  * Look at a submitted batch: its counts into the record (the progress
  * `ninja cost` shows). 1 when it has ended (results ready), 0 when not,
@@ -470,7 +488,7 @@ poll(const struct batchctx *c, json_t *rec)
 	json_object_set_new(rec, "status", json_string(st));
 	json_object_set_new(rec, "counts", counts);
 	json_object_set_new(rec, "polled", json_real(wallclock()));
-	recsave(c, rec);
+	savepolled(c, rec);
 	json_decref(j);
 	return ended;
 }
@@ -841,8 +859,10 @@ claim(const struct batchctx *c, const struct settings *st, struct batchreq **r, 
 			mine = json_object_get(inflight, r[i]->key) &&
 			       !strcmp(jstr(inflight, r[i]->key, ""), id);
 		if (ownergone(jstr(v, "owner", ""))) { /* its sender is gone: ours to finish */
-			json_object_set_new(v, "owner", json_string(owner));
-			recsave(c, v);
+			if (!strcmp(jstr(v, "state", ""), "new") || !strcmp(jstr(v, "state", ""), "submitting")) {
+				json_object_set_new(v, "owner", json_string(owner)); /* and to send, or find */
+				recsave(c, v);
+			}
 			mine = 1;
 		}
 		if (mine && strcmp(jstr(v, "state", ""), "failed"))

@@ -14,7 +14,9 @@
  *              counts as last polled, and what the results came to
  *   batch.lock held while batches are claimed: a key already in a batch
  *              that is not settled is never sent again, it is waited for
- *   ID.lock    held while a batch's results are taken in
+ *   ID.lock    held while a batch's results are taken in, and while a
+ *              poller saves the counts it saw (never into a record that
+ *              is gone); the file stays after the record
  *
  * States: new (written, not sent) -> submitting (being sent) -> submitted
  * (the provider has it: api_id) -> settled (results cached, charged).
