@@ -50,6 +50,7 @@ struct ydoc {
 enum {
 	YAML_MAX_BYTES = 1 << 20,        /* one spec file */
 	YAML_MAX_NODES = 100000,         /* nodes after alias expansion */
+	YAML_MAX_COPIED = 16 << 20,      /* bytes of text aliases to scalars copy */
 	YAML_MAX_DEPTH = 64,
 };
 

@@ -118,8 +118,9 @@ subst(struct ctx *c, const struct ynode *n, int *changed)
 				continue;
 			}
 		}
-		if (bufputc(&b, *p++) < 0)
+		if (bufputc(&b, *p) < 0)
 			break;
+		p++;
 	}
 	if (*p) {
 		err(c, n, "text grows past %zu bytes once the matrix values are put in (in variant '%s')",

@@ -4,8 +4,9 @@
  *
  * Strictness: one document per file, UTF-8 only (libyaml rejects bad
  * octets), no duplicate keys, only scalar keys, no tags, aliases only to
- * complete anchored nodes and within a node budget (a "billion laughs"
- * file is refused, not expanded), nesting depth capped. A document that
+ * complete anchored nodes and within a node budget and a budget of the
+ * text they copy (a "billion laughs" file is refused, not expanded),
+ * nesting depth capped. A document that
  * breaks a rule does not load, so in a loaded one every key has its text.
  */
 #include <errno.h>
@@ -132,6 +133,7 @@ struct loader {
 	struct anchor *anchors;
 	size_t nanchors;
 	size_t nodes; /* running total with aliases expanded */
+	size_t copied; /* bytes of text copied for aliases to scalars */
 	const char *data;
 	size_t len;
 	int failed;
@@ -319,6 +321,13 @@ parsenode(struct loader *L, yaml_event_t *ev, int depth, struct ynode **out)
 			return -1;
 		}
 		if (checkbudget(L, n->weight, ev->start_mark) < 0) {
+			yaml_event_delete(ev);
+			return -1;
+		}
+		if (n->kind == Y_SCALAR && (L->copied += n->len) > YAML_MAX_COPIED) {
+			diag(L->doc->path, (int)ev->start_mark.line + 1, (int)ev->start_mark.column + 1,
+			     "document too large: aliases copy more than %d MiB of text", YAML_MAX_COPIED >> 20);
+			L->failed = 1;
 			yaml_event_delete(ev);
 			return -1;
 		}

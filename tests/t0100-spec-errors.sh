@@ -67,6 +67,11 @@ x4: &e [*d, *d, *d, *d, *d, *d, *d, *d, *d, *d]
 x5: &f [*e, *e, *e, *e, *e, *e, *e, *e, *e, *e]" &&
 	bad bad "tasks/bad.yaml:[0-9]*:[0-9]*: document too large: more than 100000 nodes once aliases are expanded"
 '
+test_expect_success 'anchors and aliases: a long text aliased many times is refused' '
+	cd p && python3 -c "import sys; sys.stdout.write(\"x0: &a \" + \"l\" * 700000 + \"\\nx1: [\" + \", \".join([\"*a\"] * 30) + \"]\\n\")" \
+		>tasks/bad.yaml && test "$(wc -c <tasks/bad.yaml)" -lt 1048576 &&
+	bad bad "tasks/bad.yaml:[0-9]*:[0-9]*: document too large: aliases copy more than 16 MiB of text"
+'
 test_expect_success 'non-UTF-8 text' '
 	cd p && spec bad bad && printf "hints: [\"caf\351\"]\n" >> tasks/bad.yaml &&
 	bad bad "tasks/bad.yaml:16:[0-9]*: not valid UTF-8 text"
