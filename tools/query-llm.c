@@ -1371,13 +1371,6 @@ batchmodel(const struct opts *o, struct model *m)
 		json_object_del(m->cfg, "batch_prices"); /* unknown prices stay unknown */
 }
 
-/*
- * query-llm --batch STATE @RESPONSES: render every request of the round
- * the response paths name (as their query edges will), put the ones the
- * cache does not hold into the provider's batches, wait, fill the cache,
- * and write STATE (what the round came to). The query edges then find
- * their answers cached.
- */
 /* the list's entries split at blanks (a rspfile's one line of paths), the list freed */
 static char **
 words(char **list, size_t n, size_t *nw)
@@ -1397,6 +1390,13 @@ words(char **list, size_t n, size_t *nw)
 	return w;
 }
 
+/*
+ * query-llm --batch STATE @RESPONSES: render every request of the round
+ * the response paths name (as their query edges will), put the ones the
+ * cache does not hold into the provider's batches, wait, fill the cache,
+ * and write STATE (what the round came to). The query edges then find
+ * their answers cached.
+ */
 static int
 batchmain(struct opts *o, size_t n, char **paths)
 {
@@ -1459,7 +1459,7 @@ batchmain(struct opts *o, size_t n, char **paths)
 	        label, n, ncached, ndone, nreq);
 	if (nreq && o->offline)
 		die(EXIT_RETRY, "offline: %zu requests of %s are not in the cache", nreq, label);
-	if (nreq || !o->offline) {
+	if (!o->offline) {
 		memset(&c, 0, sizeof c);
 		c.cachedir = o->cachedir;
 		c.log = o->log;

@@ -94,7 +94,7 @@ recstate(const struct batchctx *c, json_t *rec, const char *state)
 	recsave(c, rec);
 }
 
-/* the records not settled, by id */
+/* the records of this model (every one on disk is not yet taken in), by id */
 static json_t *
 records(const struct batchctx *c)
 {
@@ -107,7 +107,7 @@ records(const struct batchctx *c)
 	for (i = 0; i < n; i++) {
 		char *id = xstrndup(names[i], strlen(names[i]) - 5);
 		json_t *r = recload(c, id);
-		if (r && strcmp(jstr(r, "state", ""), "settled") && !strcmp(jstr(r, "model", ""), c->m->name))
+		if (r && !strcmp(jstr(r, "model", ""), c->m->name))
 			json_object_set_new(all, id, r);
 		else
 			json_decref(r);
@@ -232,7 +232,7 @@ rfc3339(const char *s)
 
 /* the requests' lines (ID.jsonl) as the provider's batch: Anthropic's body, or OpenAI's input file */
 static char *
-payload(const struct batchctx *c, json_t *reqs, int anthropic)
+payload(json_t *reqs, int anthropic)
 {
 	struct buf b;
 	const char *k;
@@ -254,7 +254,6 @@ payload(const struct batchctx *c, json_t *reqs, int anthropic)
 	}
 	if (anthropic)
 		bufputs(&b, "]}");
-	(void)c;
 	return bufdetach(&b);
 }
 
@@ -339,7 +338,7 @@ submit(const struct batchctx *c, json_t *rec)
 {
 	int anthropic = !strcmp(c->m->provider, "anthropic");
 	json_t *reqs = requests(c, jstr(rec, "id", "")), *j = NULL;
-	char *text = payload(c, reqs, anthropic);
+	char *text = payload(reqs, anthropic);
 	long status = 0;
 
 	recstate(c, rec, "submitting");
@@ -503,7 +502,6 @@ struct intake {
 	json_t *retry, *left;    /* keys: for a new batch; for the direct path */
 	json_t *charges;         /* ledger lines */
 	double usd, latency;
-	int priced;
 	size_t answered;
 };
 
@@ -547,7 +545,6 @@ answered(struct intake *in, const char *key, json_t *msg)
 	cacheput(c->cachedir, c->m, key, json_object_get(req, "canon"), &a);
 	json_array_append_new(in->charges, ledgerline(c->m->name, key, a.cost, a.priced, a.usage, note));
 	in->usd += a.cost;
-	in->priced = a.priced;
 	in->answered++;
 	if (c->log) {
 		json_t *l = json_pack("{s:s,s:I,s:I,s:s,s:s,s:s,s:O,s:o}", "task", jstr(req, "task", ""),
@@ -706,7 +703,6 @@ intake(const struct batchctx *c, const char *id, json_t *retry, struct batchsum 
 	in.retry = json_array();
 	in.left = json_array();
 	in.charges = json_array();
-	in.priced = priced(c->m->cfg);
 	in.latency = wallclock() - jnum(rec, "submitted", wallclock());
 	if (anthropic) {
 		path = xasprintf("v1/messages/batches/%s/results", jstr(rec, "api_id", ""));
@@ -737,7 +733,6 @@ intake(const struct batchctx *c, const char *id, json_t *retry, struct batchsum 
 		left = (long)json_array_size(in.left);
 		s->answered += in.answered;
 		s->usd += in.usd;
-		s->priced = in.priced;
 		fprintf(stderr, "%s: batch %s ended (%s): %zu answered ($%.4f at batch prices), %zu to ask again, "
 		        "%ld left to the direct path\n", argv0, jstr(rec, "api_id", ""), jstr(rec, "status", ""),
 		        in.answered, in.usd, json_array_size(in.retry), left);
@@ -827,8 +822,8 @@ room(const struct batchctx *c)
 }
 
 /*
- * Claim the requests, under batch.lock: those in a batch that is not
- * settled are waited for (its id into watch; one whose owner is gone is
+ * Claim the requests, under batch.lock: those in a batch not yet taken in
+ * are waited for (its id into watch; one whose owner is gone is
  * taken over); the others go into new records, as many per batch as the
  * provider takes and the budget leaves room for. Returns how many were
  * left out for the budget.
@@ -865,7 +860,7 @@ claim(const struct batchctx *c, const struct settings *st, struct batchreq **r, 
 			}
 			mine = 1;
 		}
-		if (mine && strcmp(jstr(v, "state", ""), "failed"))
+		if (mine) /* a record on disk is never failed: a refused batch is removed */
 			json_array_append_new(watch, json_string(id));
 	}
 	for (i = 0; i < n; i++)

@@ -9,18 +9,19 @@
  *              round, canon (the canonical request the cache entry keeps)
  *              and body (what is sent); written before anything is sent
  *   ID.json    the batch's record, rewritten at every step: state, owner
- *              (PID@HOST), provider, model, attempt, keys, worst-case $
+ *              (PID@HOST:NS), provider, model, attempt, keys, worst-case $
  *              (reserve_usd), the provider's batch id (api_id) and its
- *              counts as last polled, and what the results came to
+ *              counts as last polled
  *   batch.lock held while batches are claimed: a key already in a batch
- *              that is not settled is never sent again, it is waited for
+ *              not yet taken in is never sent again, it is waited for
  *   ID.lock    held while a batch's results are taken in, and while a
  *              poller saves the counts it saw (never into a record that
  *              is gone); the file stays after the record
  *
  * States: new (written, not sent) -> submitting (being sent) -> submitted
- * (the provider has it: api_id) -> settled (results cached, charged).
- * failed: the provider refused it whole (its keys go to the direct path).
+ * (the provider has it: api_id) -> removed, once its results are taken in
+ * (cached, charged). A batch the provider refused whole is removed too
+ * (its keys go to the direct path).
  * A record whose owner is gone is taken over by whoever sees it: a new one
  * is sent; a submitting one is looked for among the provider's batches
  * (OpenAI: by the metadata retort_batch = ID; Anthropic: a batch of the
@@ -73,7 +74,6 @@ struct batchsum {
 	size_t answered;        /* answers cached from batches */
 	size_t left;            /* left to the query edges (refused, over budget, past the attempts) */
 	double usd;             /* their cost at batch prices */
-	int priced;
 	json_t *batches;        /* the provider's batch ids */
 };
 
@@ -86,7 +86,7 @@ struct batchsum {
  */
 int batchrun(const struct batchctx *c, struct batchreq *r, size_t n, struct batchsum *s);
 
-/* the batches not yet settled in the cache dir, for the cost report (stdout) */
+/* the batches not yet taken in, in the cache dir, for the cost report (stdout) */
 void batchreport(const char *cachedir);
 
 #endif

@@ -95,7 +95,7 @@ httpdo(const struct model *m, const char *method, const char *url, const char *k
 	if (!c)
 		die(EXIT_RETRY, "libcurl: cannot create a handle");
 	r->status = 0;
-	bufinit(&r->body, r->online ? MAX_BODY : r->max ? r->max : MAX_BODY);
+	bufinit(&r->body, MAX_BODY);
 	r->errbuf[0] = 0;
 	if (body) {
 		char *ct = xasprintf("content-type: %s", ctype ? ctype : "application/json");
@@ -166,23 +166,18 @@ apiurl(const struct model *m, const char *path)
 int
 ownergone(const char *name)
 {
-	char host[256] = "";
 	const char *at = strchr(name, '@');
 	long pid = atol(name);
 
-	gethostname(host, sizeof host - 1);
-	if (!at || strcmp(at + 1, host) || pid <= 0)
-		return 0; /* another host's, or no process's: cannot tell */
+	if (!at || strcmp(at + 1, makerplace()) || pid <= 0)
+		return 0; /* another host's or container's, or no process's: cannot tell */
 	return kill((pid_t)pid, 0) < 0 && errno == ESRCH;
 }
 
 void
 ownername(char *dst, size_t cap)
 {
-	char host[256] = "";
-
-	gethostname(host, sizeof host - 1);
-	snprintf(dst, cap, "%ld@%s", (long)getpid(), host);
+	snprintf(dst, cap, "%ld@%s", (long)getpid(), makerplace());
 }
 
 /* ---------------------------------------------------------------- answers */
@@ -193,12 +188,6 @@ int
 priced(const json_t *cfg)
 {
 	return json_is_object(json_object_get(cfg, "prices"));
-}
-
-double
-price(const json_t *cfg, const char *k)
-{
-	return jnum(json_object_get(cfg, "prices"), k, 0);
 }
 
 /* a cost as JSON: null when the prices are unknown */
@@ -548,9 +537,9 @@ appendline(const char *path, json_t *j)
 }
 
 /*
- * One charge in the cache dir's ledger.jsonl: a paid request (usage and
- * cost), or with note "unsettled" or "estimated" what could not be read
- * from a response. 0 or -1.
+ * One charge, as a line of the cache dir's ledger.jsonl: a paid request
+ * (usage and cost), or with note "unsettled" or "estimated" what could not
+ * be read from a response.
  */
 json_t *
 ledgerline(const char *model, const char *key, double usd, int known, json_t *usage, const char *note)
@@ -582,7 +571,7 @@ ledger(const char *cachedir, const char *model, const char *key, double usd, int
 /*
  * The $ budget: budget.json, under budget.lock, holds spent_usd and the
  * open charges ("reserved"), one per process with a request out, named
- * PID@HOST: {usd, key, model}. Every request to the network opens one at
+ * PID@HOST:NS: {usd, key, model}. Every request to the network opens one at
  * its worst case before it is sent, with or without --budget, and settles
  * it with its real cost and a ledger line. A charge whose process (on this
  * host) is gone belongs to a query-llm killed with its request in flight,
@@ -594,7 +583,7 @@ struct charge {
 	int open;                /* this process's reservation is in budget.json */
 	int busy;                /* budget.lock is held (the exit handler must not wait on it) */
 	int exiting;             /* in the exit handler: failures warn, they cannot exit again */
-	char name[320];          /* PID@HOST */
+	char name[384];          /* PID@HOST:NS (ownername) */
 	const char *cachedir;
 	const struct model *m;
 	char key[65];
@@ -715,14 +704,12 @@ reserve(const char *cachedir, double budget, const struct model *m, const char *
 {
 	json_t *st, *res;
 	double held, total;
-	char host[256] = "";
 	int fd;
 
 	charge.cachedir = cachedir;
 	charge.m = m;
 	snprintf(charge.key, sizeof charge.key, "%s", key);
-	gethostname(host, sizeof host - 1);
-	snprintf(charge.name, sizeof charge.name, "%ld@%s", (long)getpid(), host);
+	ownername(charge.name, sizeof charge.name);
 	fd = budgetopen(cachedir, &st, &held);
 	res = json_object_get(st, "reserved");
 	total = jnum(st, "spent_usd", 0);

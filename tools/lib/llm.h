@@ -28,7 +28,6 @@ struct model {
 struct reply {
 	long status;
 	struct buf body;     /* the body (with online: the unfinished last line) */
-	size_t max;          /* the body's cap (0: MAX_BODY) */
 	/* when set, the body goes line by line to online (a line of n bytes); -1 fails the transfer */
 	int (*online)(void *ud, const char *line, size_t n);
 	void *lineud;
@@ -64,9 +63,9 @@ char *apiurl(const struct model *m, const char *path);
  * server's trouble.
  */
 int clienterror(const char *type, const json_t *code);
-/* this process's name for the files it owns: PID@HOST */
+/* this process's name for the files it owns: PID@HOST:NS (util makerplace) */
 void ownername(char *dst, size_t cap);
-/* 1 when the owner PID@HOST is a process of this host that is gone */
+/* 1 when the owner PID@HOST:NS is a process of this host and pid namespace that is gone */
 int ownergone(const char *name);
 
 /* ---- answers ---- */
@@ -84,7 +83,6 @@ struct answer {
 /* whether the model config has prices (an id not in models.yaml has none) */
 int priced(const json_t *cfg);
 /* its standard price of k (input, output, cache_write, cache_read) per million tokens */
-double price(const json_t *cfg, const char *k);
 /* a cost as JSON: null when the prices are unknown */
 json_t *jcost(double usd, int known);
 /* a provider message into a (text, reasoning, blocks, stop reason, usage, cost); 0, or -1 with why */
