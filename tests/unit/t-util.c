@@ -178,7 +178,8 @@ main(void)
 	{
 		/* temporaries of a killed process are swept by the next; a live
 		 * one's, another host's and other names are left alone */
-		char *x = xasprintf("%s/x", dir), *y = xasprintf("%s/y", dir), *p[6], *d, *mine = tempname(x, "tmp");
+		char *sub = xasprintf("%s/sweep", dir), *x = xasprintf("%s/x", sub), *y = xasprintf("%s/y", sub), *p[7], *d;
+		char *mine = tempname(x, "tmp");
 		const char *host = strchr(mine, '@') + 1; /* where it was made: this host and pid namespace */
 		pid_t dead = fork();
 		if (dead == 0)
@@ -190,14 +191,17 @@ main(void)
 		p[3] = xasprintf("%s.tmpx-%ld@%s", x, (long)dead, host);
 		p[4] = xasprintf("%s.build-%ld@%s+abcdef", y, (long)dead, host);
 		p[5] = xasprintf("%s.tmp-+%ld@%s", x, (long)dead, host); /* not a name tempname makes */
-		for (int i = 0; i < 6; i++)
-			if (i != 4)
-				writefile(p[i], "t", 1);
+		p[6] = xasprintf("%s/z.tmp-%ld@%s", sub, (long)dead, host);
+		mkdir(sub, 0755);
 		mkdir(p[4], 0755);
-		d = xasprintf("%s/inside", p[4]);
-		writefile(d, "t", 1);
-		free(d);
+		for (int i = 0; i < 7; i++) { /* not by writefile: its first write in sub is the one tested */
+			FILE *f = fopen(i == 4 ? (d = xasprintf("%s/inside", p[4])) : p[i], "w");
+			need(f && fputs("t", f) >= 0 && fclose(f) == 0, "make a leftover");
+			if (i == 4)
+				free(d);
+		}
 		ok(writefile(x, "x", 1) == 1 && access(p[0], F_OK) < 0, "writefile sweeps a dead process's temporary");
+		ok(access(p[6], F_OK) < 0, "and, at its first write in a folder, every file's there");
 		ok(access(p[1], F_OK) == 0 && access(p[2], F_OK) == 0 && access(p[3], F_OK) == 0 && access(p[5], F_OK) == 0,
 		   "a live process's, another place's, another kind's and an odd name are left");
 		d = tempdir(y, "build");
@@ -206,11 +210,12 @@ main(void)
 		tempdone(d);
 		ok(access(d, F_OK) < 0, "tempdone removes it");
 		free(d);
-		for (int i = 0; i < 6; i++)
+		for (int i = 0; i < 7; i++)
 			free(p[i]);
 		free(mine);
 		free(x);
 		free(y);
+		free(sub);
 	}
 	{
 		char cmd[300];

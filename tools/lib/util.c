@@ -385,6 +385,8 @@ writefile(const char *path, const void *data, size_t n)
 	return writefilemode(path, data, n, 0644);
 }
 
+static void sweeponce(const char *path);
+
 int
 writefilemode(const char *path, const void *data, size_t n, int mode)
 {
@@ -398,7 +400,7 @@ writefilemode(const char *path, const void *data, size_t n, int mode)
 		return 0;
 	if (mkparent(path) < 0)
 		return -1;
-	tempsweep(path, "tmp");
+	sweeponce(path);
 	tmp = tempname(path, "tmp");
 	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, (mode_t)mode);
 	if (fd < 0) {
@@ -449,8 +451,8 @@ mapfile(const char *path, size_t *len)
 	*len = 0;
 	if (fd < 0)
 		return NULL;
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size == 0) {
-		err = fstat(fd, &st) < 0 ? errno : st.st_size == 0 ? ENODATA : EINVAL;
+	err = fstat(fd, &st) < 0 ? errno : !S_ISREG(st.st_mode) ? EINVAL : st.st_size == 0 ? ENODATA : 0;
+	if (err) {
 		close(fd);
 		errno = err;
 		return NULL;
@@ -533,7 +535,7 @@ nospace(const char *path, double need)
 /* where pids mean what they mean here: this host's name and its pid
  * namespace (containers may share a host name, not their pids), as
  * temporaries carry it: HOST:NS ('-' for a host name that would not do) */
-static const char *
+const char *
 makerplace(void)
 {
 	static char place[320];
@@ -570,8 +572,10 @@ tempmaker(const char *tail)
 	return *end == 0 || (*end == '+' && strlen(end) == 7) ? pid : 0;
 }
 
-void
-tempsweep(const char *path, const char *kind)
+/* the temporaries of kind beside path whose maker is gone: path's own, or
+ * (all) every file's in its folder */
+static void
+sweep(const char *path, const char *kind, int all)
 {
 	char *dir = xstrdup(path), *slash = strrchr(dir, '/'), *prefix;
 	const char *base = slash ? slash + 1 : path;
@@ -581,11 +585,12 @@ tempsweep(const char *path, const char *kind)
 
 	if (slash)
 		*slash = 0;
-	prefix = xasprintf("%s.%s-", base, kind);
+	prefix = all ? xasprintf(".%s-", kind) : xasprintf("%s.%s-", base, kind);
 	n = strlen(prefix);
 	if ((d = opendir(slash ? (*dir ? dir : "/") : "."))) {
 		while ((e = readdir(d))) {
-			long pid = strncmp(e->d_name, prefix, n) ? 0 : tempmaker(e->d_name + n);
+			const char *at = all ? strstr(e->d_name, prefix) : strncmp(e->d_name, prefix, n) ? NULL : e->d_name;
+			long pid = at ? tempmaker(at + n) : 0;
 			if (pid && pid != (long)getpid() && kill((pid_t)pid, 0) < 0 && errno == ESRCH) {
 				char *stale = slash ? xasprintf("%s/%s", dir, e->d_name) : xstrdup(e->d_name);
 				rmtree(stale);
@@ -596,6 +601,36 @@ tempsweep(const char *path, const char *kind)
 	}
 	free(prefix);
 	free(dir);
+}
+
+void
+tempsweep(const char *path, const char *kind)
+{
+	sweep(path, kind, 0);
+}
+
+/* writefile's sweep: once per folder in a process, every file's leftovers
+ * at once (a folder of many files, the response cache's, is read once,
+ * not at every write) */
+static void
+sweeponce(const char *path)
+{
+	static char *swept[64];
+	static int nswept;
+	const char *slash = strrchr(path, '/');
+	char *dir = slash ? xstrndup(path, (size_t)(slash - path)) : xstrdup(".");
+	int i;
+
+	for (i = 0; i < nswept; i++)
+		if (!strcmp(swept[i], dir)) {
+			free(dir);
+			return;
+		}
+	sweep(path, "tmp", 1);
+	if (nswept < 64)
+		swept[nswept++] = dir;
+	else
+		free(dir);
 }
 
 char *

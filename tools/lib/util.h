@@ -128,11 +128,16 @@ void tempdone(const char *path);
  * NS the pid namespace), and tempsweep, called before a tool makes its
  * own, removes those beside PATH of that KIND whose process is gone from
  * here (another host's or container's, on a shared folder, are left
- * alone). tempdir sweeps, then makes the
+ * alone; writefile sweeps a folder's "tmp" ones once per process, at its
+ * first write there, whichever file they were for). tempdir sweeps, then
+ * makes the
  * folder PATH.KIND-PID@HOST:NS+XXXXXX and adds it to the temporaries (NULL
  * with errno).
  */
 char *tempname(const char *path, const char *kind);
+/* HOST:NS, where a pid means what it means here (see above; the owners
+ * of query-llm's reservations and batches are PID@HOST:NS too) */
+const char *makerplace(void);
 /* path, listed by tempadd, is finished output: no longer removed at exit */
 void tempkeep(const char *path);
 void tempsweep(const char *path, const char *kind);
