@@ -236,40 +236,41 @@ static void
 writedataset(const char *dir, const char *name, struct buf *arch, size_t narch)
 {
 	char *sums = xasprintf("%s/SHA256SUMS", dir), *path, hex[65];
-	struct buf sumbuf, old;
-	double grow = 0, largest = 0;
+	struct buf sumbuf;
+	double grow = 0, largest = 0, need;
 	struct stat st;
 	size_t n;
+	char *same;
 
 	if (stat(dir, &st) < 0)
 		tempadd(dir); /* made here: removed unless finished */
 	if (mkdirp(dir) < 0)
 		die(EXIT_RETRY, "cannot create '%s':", dir);
 	bufinit(&sumbuf, 1 << 20);
+	same = xcalloc(narch + 1, 1);
 	for (n = 0; n < narch; n++) {
 		path = xasprintf("%s/%s-%05zu.tar.gz", dir, name, n);
 		sha256hex(arch[n].s, arch[n].n, hex);
 		bufprintf(&sumbuf, "%s  %s-%05zu.tar.gz\n", hex, name, n);
-		if (!samecontent(path, arch[n].s, arch[n].n)) { /* only what changes takes room */
+		if (!(same[n] = (char)samecontent(path, arch[n].s, arch[n].n))) { /* only what changes takes room */
 			grow += (double)arch[n].n - (stat(path, &st) == 0 ? (double)st.st_size : 0);
 			largest = (double)arch[n].n > largest ? (double)arch[n].n : largest;
 		}
 		free(path);
 	}
-	if (largest > 0 && nospace(dir, (grow > 0 ? grow : 0) + largest + NOSPACE_MIN))
+	need = (grow > 0 ? grow : 0) + largest + NOSPACE_MIN;
+	if (largest > 0 && nospace(dir, need))
 		die(EXIT_RETRY, "not enough space in '%s' for the dataset: it needs %.1f MiB free, and %.1f MiB are", dir,
-		    ((grow > 0 ? grow : 0) + largest + NOSPACE_MIN) / (1 << 20), diskfree(dir) / (1 << 20));
-	bufinit(&old, 1 << 20);
-	if ((readfile(sums, &old) < 0 || old.n != sumbuf.n || memcmp(old.s, sumbuf.s, old.n)) && unlink(sums) < 0 &&
-	    errno != ENOENT)
+		    need / (1 << 20), diskfree(dir) / (1 << 20));
+	if (!samecontent(sums, sumbuf.s, sumbuf.n) && unlink(sums) < 0 && errno != ENOENT)
 		die(EXIT_RETRY, "cannot remove '%s':", sums);
-	buffree(&old);
 	for (n = 0; n < narch; n++) {
 		path = xasprintf("%s/%s-%05zu.tar.gz", dir, name, n);
-		if (writefile(path, arch[n].s, arch[n].n) < 0)
+		if (!same[n] && writefile(path, arch[n].s, arch[n].n) < 0)
 			die(EXIT_RETRY, "cannot write '%s':", path);
 		free(path);
 	}
+	free(same);
 	/* archives from an earlier, larger build would linger: remove them */
 	for (;; n++) {
 		int gone;

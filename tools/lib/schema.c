@@ -75,7 +75,7 @@ const struct sfield schema_record[] = {
 	  "the whole conversation: system, user (task), assistant (round 1), user (feedback), assistant (round 2), ..." },
 	{ "final_kernel", S_STRING, 0, NULL, S_NULL | S_MEASURED,
 	  "the fastest correct round's CUDA source, else the last built one's (null when none built)" },
-	{ "final_round", S_INT, 0, NULL, S_NULL | S_MEASURED, "the round of final_kernel (null exactly when it is)" },
+	{ "final_round", S_INT, 0, NULL, S_NULL | S_MEASURED, "the round of final_kernel (set whenever final_kernel is)" },
 	{ "outcome", S_STRING, 0, NULL, 0,
 	  "correct, incorrect (never passed verify), unverified (no GPU to check on), no_code" },
 	{ "verified_on_gpu", S_BOOL, 0, NULL, 0, "final_kernel passed verify on a GPU" },

@@ -61,11 +61,17 @@ f16init(void)
 		f16table[h] = (float)rt_smalldec(h, rt_fmtof(DT_F16));
 }
 
+const float *
+f16values(void)
+{
+	pthread_once(&f16once, f16init);
+	return f16table;
+}
+
 float
 f16tof(uint16_t h)
 {
-	pthread_once(&f16once, f16init);
-	return f16table[h];
+	return f16values()[h];
 }
 
 uint16_t ftof16(float f) { return (uint16_t)rt_ieeeenc(f, rt_fmtof(DT_F16)); }

@@ -43,6 +43,8 @@ void toref(const void *src, int dt, void *dst, size_t n);
 
 /* IEEE half, bfloat16 and the two fp8 formats */
 float f16tof(uint16_t h);
+/* every f16's value, by its bits (the table f16tof reads) */
+const float *f16values(void);
 uint16_t ftof16(float f);
 float bf16tof(uint16_t h);
 uint16_t ftobf16(float f);
