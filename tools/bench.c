@@ -64,7 +64,7 @@
  * harness (CUDA context, loading), setting up the case, the calls, the
  * checks (seconds; check_seconds splits them: the fetch, the wait for the
  * candidate's harness to end, the oracle's start (beyond what overlapped),
- * its case, its calls, the comparisons).
+ * its case, its calls, the comparisons, its end).
  *
  * The baseline is timed in the same loop, without the checks (it is
  * trusted code: no kept calls, no pairs, no lockdown), once per variant:
@@ -234,8 +234,9 @@ stable(const double *v, int n)
 /* ------------------------------------------------------------- a case */
 
 /* the parts of the checks, as the record names them */
-enum { CK_FETCH, CK_END, CK_ORACLE_START, CK_ORACLE_CASE, CK_ORACLE_CALLS, CK_COMPARE, CK_N };
-static const char *const checkpart[CK_N] = { "fetch", "end", "oracle_start", "oracle_case", "oracle_calls", "compare" };
+enum { CK_FETCH, CK_END, CK_ORACLE_START, CK_ORACLE_CASE, CK_ORACLE_CALLS, CK_COMPARE, CK_ORACLE_END, CK_N };
+static const char *const checkpart[CK_N] = { "fetch", "end", "oracle_start", "oracle_case", "oracle_calls", "compare",
+                                             "oracle_end" };
 
 /* a call kept for the oracle: its inputs and its outputs' hash; its
  * outputs, fetched, at slot + 1 outputs' sizes into the shared memory */
@@ -657,6 +658,11 @@ timecase(struct bcase *b, struct harness *h, const char *so, const char *entry, 
 			goto out;
 	}
 	hstop(h);
+	if (judging) {
+		double t1 = now();
+		hstop(&oh);
+		tm->check[CK_ORACLE_END] = now() - t1;
+	}
 	tm->phase[3] = now() - t0;
 	if (check)
 		bound(ev, tm, cr, rec, b->c->label);

@@ -731,8 +731,9 @@ childshm(struct child *c, size_t shmbytes, char *err, size_t errlen)
 		snprintf(err, errlen, "cannot map shared memory: %s", strerror(errno));
 		return -1;
 	}
-	/* its pages made now, on all CPUs, not one by one as the harness first
-	 * writes them (0.75 s/GiB on an H200 host, with the GPU held) */
+	/* its pages made now, on all CPUs, before the GPU is taken, not as the
+	 * harness first pins or copies into them (a cold copy 0.42 s/GiB on
+	 * an H200 host, pinning them once made 0.08: tests/bench/gpu-shm.cu) */
 	for (k = 0; k < parts; k++) {
 		size_t from = (size_t)k * per < shmbytes ? (size_t)k * per : shmbytes;
 		t[k].p = c->shm + from;

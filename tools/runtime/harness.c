@@ -14,15 +14,17 @@
  * that outputs come back through). It never receives expected values; it
  * receives each call's seeds only with that call. It is trusted code, but
  * the candidate runs in the same process, so the parent believes only
- * what it can check: outputs (it compares them itself), the time (it
- * bounds the events' figures with its own clock), and the hashes of held
- * outputs (it recomputes them).
+ * what it can check: outputs (it compares them itself, or has the
+ * oracle's harness compare them), the time (it bounds the events' figures
+ * with its own clock), and the hashes of held outputs (recomputed the same
+ * way).
  *
  * Before the first reply: CUDA is initialised, the shared memory pinned
- * (where the platform lets it be), SO is loaded (unless
- * "open", with CUDA_MODULE_LOADING=EAGER, so that its modules load now), the guard's
- * interposed runtime calls are resolved, and, unless "open" is given (the
- * compute-sanitizer run), the process locks itself down (lockdown.c).
+ * (where the platform lets it be), SO is loaded, the guard's interposed
+ * runtime calls are resolved, and, unless "open" is given (trusted code:
+ * the spec's baseline; the compute-sanitizer run), SO's modules are loaded
+ * at once (CUDA_MODULE_LOADING=EAGER) and the process locks itself down
+ * (lockdown.c).
  *
  * The first reply: "ready NAME|CC|L2|SMS|DRIVER|RUNTIME|LOCKDOWN", or
  * "nodevice MESSAGE", "loaderror MESSAGE", "noentry NAME".
@@ -408,12 +410,13 @@ main(int argc, char **argv)
 {
 	struct stat st;
 	struct dvinfo info;
-	char word[32], lock[256] = "none: open (the compute-sanitizer run)";
+	char word[32], lock[256] = "none: open (trusted code, or the compute-sanitizer run)";
 	void *so;
-	int e;
+	int e, isopen;
 
 	if (argc < 4 || argc > 5)
 		return 2;
+	isopen = argc == 5 && !strcmp(argv[4], "open");
 	cmd = fdopen(3, "r");
 	rep = fdopen(4, "w");
 	if (!cmd || !rep || fstat(5, &st) < 0)
@@ -425,7 +428,7 @@ main(int argc, char **argv)
 	/* the candidate's modules load now, before the lockdown; trusted
 	 * code's libraries (cuBLAS, cuDNN) load what they use when they use
 	 * it: eagerly, cuDNN alone takes seconds */
-	if (argc < 5 || strcmp(argv[4], "open"))
+	if (!isopen)
 		setenv("CUDA_MODULE_LOADING", "EAGER", 1);
 	memset(&info, 0, sizeof info);
 	if ((e = dv_init(atoi(argv[3]), &info)) != 0) {
@@ -452,7 +455,7 @@ main(int argc, char **argv)
 	}
 	dv_sync(); /* its modules registered and loaded before the lockdown */
 	dv_lasterror();
-	if (argc < 5 || strcmp(argv[4], "open"))
+	if (!isopen)
 		lockdown(lock, sizeof lock);
 	reply("ready %s|%d.%d|%ld|%d|%d|%d|%s", info.name, info.major, info.minor, info.l2, info.sms, info.driver,
 	      info.runtime, lock);
