@@ -454,7 +454,7 @@ mismatch(struct bcase *b, const struct harness *oh, struct timing *tm, int s, in
 	char text[512];
 
 	compare(tm->kept + (size_t)(s + 1) * tm->outbytes + oh->outoff[i], a->dt, houtput(oh, 0, i), WANT_DTYPE,
-	        b->c->numel[i], a, ORACLE_SCALE, ORACLE_LENIENT, &c);
+	        b->c->numel[i], a, ORACLE_SCALE, &c);
 	if (c.pass)
 		return 0;
 	runtext(t, b->c, &tm->keep[s].in, text, sizeof text);
@@ -488,7 +488,7 @@ judgecall(struct bcase *b, struct harness *oh, struct timing *tm, int s)
 		uint64_t h;
 		if (!isoutput(a))
 			continue;
-		comparetols(houtput(oh, 0, i), a->dt, WANT_DTYPE, b->c->numel[i], a, ORACLE_SCALE, ORACLE_LENIENT, &tols);
+		comparetols(houtput(oh, 0, i), a->dt, WANT_DTYPE, b->c->numel[i], a, ORACLE_SCALE, &tols);
 		if ((rc = hcompare(oh, i, (size_t)(s + 1) * tm->outbytes + oh->outoff[i], &tols, &r, &bad, &num, &den, &h,
 		                   err, sizeof err)) < 0)
 			die(EXIT_RETRY, "%s", err);

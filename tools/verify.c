@@ -283,7 +283,7 @@ degenerate(const struct task *t, const struct tcase *c, const char *data)
 		constant = xmalloc(n * (size_t)dtinfos[a->dt].size + 1);
 		for (j = 0; j < n; j++)
 			dtset(constant, a->dt, j, mean);
-		compare(constant, a->dt, data + off, WANT_REF, (int64_t)n, a, 1, 0, &res);
+		compare(constant, a->dt, data + off, WANT_REF, (int64_t)n, a, 1, &res);
 		free(constant);
 		off += n * (size_t)refsize(a->dt);
 		if (finite >= 16 && res.pass)
@@ -445,7 +445,7 @@ struct vrun {
  */
 static int
 checkrun(const struct task *t, struct vrun *v, const unsigned char *got, const size_t *gotoff, const char *want,
-         const size_t *wantoff, int wantas, double scale, int lenient, const char *against, struct result *res)
+         const size_t *wantoff, int wantas, double scale, const char *against, struct result *res)
 {
 	const struct tcase *c = v->c;
 	json_t *outs = json_object();
@@ -461,7 +461,7 @@ checkrun(const struct task *t, struct vrun *v, const unsigned char *got, const s
 			continue;
 		first = json_array();
 		compare(got + gotoff[i], a->dt, want + (wantas == WANT_REF ? roff : wantoff[i]), wantas, c->numel[i], a,
-		        scale, lenient, &r);
+		        scale, &r);
 		roff += (size_t)c->numel[i] * (size_t)refsize(a->dt);
 		for (k = 0; k < r.nfirst; k++) {
 			char at[128];
@@ -550,7 +550,7 @@ struct wants {
 /* one run's outputs, fetched to h's shared memory, against what wants has
  * for it (a GPU-oracle run without an oracle is not judged here) */
 static void
-judgerun(const struct opts *o, const struct task *t, struct vrun *v, const struct harness *h,
+judgerun(const struct task *t, struct vrun *v, const struct harness *h,
          const struct wants *w, struct result *res)
 {
 	size_t n = hshmbytes(t, v->c, 1), at = (size_t)jint(v->json, "offset", 0);
@@ -566,14 +566,13 @@ judgerun(const struct opts *o, const struct task *t, struct vrun *v, const struc
 				die(EXIT_USAGE, "oracle.bin has no outputs for the run at %s: run ninja again (the oracle edge "
 				    "rebuilds it)", v->c->label);
 			checkrun(t, v, h->ch.shm, h->outoff, (const char *)w->oracle + v->oracleat, h->outoff, WANT_DTYPE,
-			         ORACLE_SCALE, ORACLE_LENIENT, ", checked against the spec's baseline on the GPU", res);
+			         ORACLE_SCALE, ", checked against the spec's baseline on the GPU", res);
 		}
 		return;
 	}
 	if (at + refoutbytes(t, v->c) > w->explen)
 		die(EXIT_USAGE, "expected.bin is shorter than expected.json says: run ninja again");
-	/* the baseline, checked as the oracle, leniently: its float sums are no double reference */
-	checkrun(t, v, h->ch.shm, h->outoff, (const char *)w->exp + at, NULL, WANT_REF, 1, o->baseline, "", res);
+	checkrun(t, v, h->ch.shm, h->outoff, (const char *)w->exp + at, NULL, WANT_REF, 1, "", res);
 }
 
 /* the candidate on every run, each judged as it comes, in h (its shared
@@ -611,7 +610,7 @@ candidateruns(const struct opts *o, const struct task *t, const char *harness, c
 		res->phase[2] += now() - t1;
 		t1 = now();
 		json_object_set_new(v[k].rec, "host_ms", json_real(r.host_ms));
-		judgerun(o, t, &v[k], h, w, res);
+		judgerun(t, &v[k], h, w, res);
 		res->phase[3] += now() - t1;
 	}
 stop:

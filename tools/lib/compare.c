@@ -190,15 +190,13 @@ rms(const void *want, int dt, int wantas, int64_t n)
 }
 
 void
-comparetols(const void *want, int dt, int wantas, int64_t n, const struct targ *a, double scale, int lenient,
-            struct targ *out)
+comparetols(const void *want, int dt, int wantas, int64_t n, const struct targ *a, double scale, struct targ *out)
 {
 	*out = *a;
 	out->rtol *= scale;
 	out->atol *= scale;
 	out->rel_norm *= scale;
-	if (lenient)
-		out->atol = fmax(out->atol, out->rtol * rms(want, dt, wantas, n) / 10);
+	out->atol = fmax(out->atol, out->rtol * rms(want, dt, wantas, n) / 10);
 }
 
 void
@@ -213,7 +211,7 @@ comparefrom(int64_t n, int64_t bad, double num, double den, const struct targ *t
 
 void
 compare(const void *got, int dt, const void *want, int wantas, int64_t n, const struct targ *a0, double scale,
-        int lenient, struct cmpres *r)
+        struct cmpres *r)
 {
 	struct part p[PARTS_MAX];
 	struct targ a;
@@ -221,7 +219,7 @@ compare(const void *got, int dt, const void *want, int wantas, int64_t n, const 
 	double num = 0, den = 0;
 
 	pthread_once(&tabonce, maketables);
-	comparetols(want, dt, wantas, n, a0, scale, lenient, &a);
+	comparetols(want, dt, wantas, n, a0, scale, &a);
 	memset(r, 0, sizeof *r);
 	r->n = n;
 	for (k = 0; k < nt; k++) {
