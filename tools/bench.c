@@ -106,6 +106,7 @@
 #include "lib/inputs.h"
 #include "lib/json.h"
 #include "lib/proto.h"
+#include "lib/round.h"
 #include "lib/sandbox.h"
 #include "lib/tensor.h"
 #include "lib/util.h"
@@ -258,7 +259,7 @@ struct timing {
 	size_t keptlen, outbytes;    /* its size, and one call's outputs' */
 	const char *oracle;          /* what judged the kept calls: the baseline, or nothing (why) */
 	char problem[2048];          /* a failure, for feedback; empty when fine */
-	const char *status;          /* measured, mismatch, invalid, or the harness's verdict (proto.h) */
+	enum status status;          /* measured, mismatch, invalid, or the harness's verdict (proto.h) */
 	struct held keep[HOLDS_MAX];
 };
 
@@ -287,7 +288,7 @@ choose(struct bcase *b, uint64_t n)
 static int
 failed(struct timing *tm, const struct hres *r)
 {
-	tm->status = !strcmp(r->verdict, "sandbox") ? "invalid" : r->verdict;
+	tm->status = r->verdict == ST_SANDBOX ? ST_INVALID : r->verdict;
 	snprintf(tm->problem, sizeof tm->problem, "%s", r->why);
 	return 1;
 }
@@ -426,7 +427,7 @@ endcandidate(struct harness *h, struct timing *tm)
 static int
 changed(struct timing *tm, int s)
 {
-	tm->status = "invalid";
+	tm->status = ST_INVALID;
 	snprintf(tm->problem, sizeof tm->problem, "the outputs of call %d of the timing run changed after the call had "
 	         "returned: results must be final when the call returns", tm->keep[s].call + 1);
 	return -1;
@@ -458,7 +459,7 @@ mismatch(struct bcase *b, const struct harness *oh, struct timing *tm, int s, in
 	if (c.pass)
 		return 0;
 	runtext(t, b->c, &tm->keep[s].in, text, sizeof text);
-	tm->status = "mismatch";
+	tm->status = ST_MISMATCH;
 	snprintf(tm->problem, sizeof tm->problem, "call %d of the timing run at %s (inputs %s) gave wrong results, checked "
 	         "against the spec's baseline on the GPU: output '%s' has %lld of %lld elements wrong, %lld of them never "
 	         "written (relative L2 error of the written ones %.3g). Any call may be checked: results must not depend "
@@ -591,11 +592,11 @@ bound(const double *ev, struct timing *tm, json_t *cr, json_t *rec, const char *
 	json_object_set_new(cr, "parent_clock", json_pack("{s:f,s:f,s:i}", "excess_ms", mw, "noise_ms", noise, "pairs",
 	                    tm->pairs));
 	if (tm->event_sum > tm->wall_sum * 1.01 + 1) {
-		tm->status = "invalid";
+		tm->status = ST_INVALID;
 		snprintf(tm->problem, sizeof tm->problem, "the timed calls claim %.3f ms in all, more than the %.3f ms "
 		         "that passed: the timer was tampered with", tm->event_sum, tm->wall_sum);
 	} else if (mw > 1.5 * me + 0.1 + noise) {
-		tm->status = "invalid";
+		tm->status = ST_INVALID;
 		snprintf(tm->problem, sizeof tm->problem, "by the harness's parent's clock the calls took %.4f ms each "
 		         "(+- %.4f) beyond the harness's own work, but the CUDA events say %.4f ms: the timer was tampered "
 		         "with, or work ran outside the timed stream", mw, noise, me);
@@ -619,7 +620,7 @@ timecase(struct bcase *b, struct harness *h, const char *so, const char *entry, 
 
 	memset(tm, 0, sizeof *tm);
 	memset(&oh, 0, sizeof oh);
-	tm->status = "measured";
+	tm->status = ST_MEASURED;
 	tm->oracle = check ? "none: the spec has no baseline that passed its checks" : "not checked (the baseline)";
 	tm->outbytes = hshmbytes(b->t, b->c, 1);
 	if (getrandom(b->key, sizeof b->key, 0) != (ssize_t)sizeof b->key ||
@@ -666,7 +667,7 @@ timecase(struct bcase *b, struct harness *h, const char *so, const char *entry, 
 	tm->phase[3] = now() - t0;
 	if (check)
 		bound(ev, tm, cr, rec, b->c->label);
-	if (!strcmp(tm->status, "measured")) {
+	if (tm->status == ST_MEASURED) {
 		tm->stats = stats(ev, tm->calls, host, wall);
 		tm->median_ms = jnum(tm->stats, "median_ms", 0);
 		tm->host_ms = jnum(tm->stats, "host_median_ms", 0);
@@ -757,7 +758,7 @@ timebaseline(const struct opts *o, const char *taskpath, const char *harness, co
 		die(EXIT_USAGE, "%s", err);
 	orj = jmustload(oraclepath);
 	json_object_set_new(rec, "cases", cases);
-	json_object_set_new(rec, "oracle", !strcmp(jstr(orj, "verdict", ""), "correct")
+	json_object_set_new(rec, "oracle", statusof(orj, STAGE_VERIFY) == ST_CORRECT
 	                    ? json_pack("{s:s}", "status", "ok")
 	                    : json_pack("{s:s,s:s}", "status", "failed", "why", *jstr(orj, "feedback", "")
 	                                ? jstr(orj, "feedback", "") : jstr(orj, "verdict", "?")));
@@ -769,7 +770,7 @@ timebaseline(const struct opts *o, const char *taskpath, const char *harness, co
 		free(l);
 		free(lp);
 	} else if (!hasgpu()) {
-		json_object_set_new(rec, "status", json_string("skipped: no CUDA device"));
+		setstatus(rec, STAGE_BENCH, ST_SKIPPED);
 	} else {
 		for (c = 0; c < t.nbench; c++) {
 			struct bcase b;
@@ -782,12 +783,12 @@ timebaseline(const struct opts *o, const char *taskpath, const char *harness, co
 				die(EXIT_RETRY, "cannot take a GPU slot in '%s':", o->lockdir);
 			timecase(&b, &h, so, "baseline", NULL, 0, &tm, NULL, NULL);
 			close(lockfd);
-			if (!strcmp(tm.status, "measured"))
+			if (tm.status == ST_MEASURED)
 				json_array_append_new(cases, json_pack("{s:s,s:o}", "case", b.c->label, "baseline", tm.stats));
 			else
 				json_array_append_new(cases, json_pack("{s:s,s:s}", "case", b.c->label, "error", tm.problem));
 		}
-		json_object_set_new(rec, "status", json_string("measured"));
+		setstatus(rec, STAGE_BENCH, ST_MEASURED);
 	}
 	if (jwrite(o->out, rec) < 0)
 		die(EXIT_RETRY, "cannot write '%s':", o->out);
@@ -879,8 +880,8 @@ benchcase(const struct opts *o, const struct task *t, int ci, const char *harnes
 			json_object_set_new(ck, checkpart[k], json_real(tm.check[k]));
 		json_object_set_new(cr, "check_seconds", ck);
 	}
-	if (strcmp(tm.status, "measured")) {
-		json_object_set_new(rec, "status", json_string(tm.status));
+	if (tm.status != ST_MEASURED) {
+		setstatus(rec, STAGE_BENCH, tm.status);
 		bufprintf(feedback, "Timing at %s failed: %s.\n", b.c->label, tm.problem);
 		return -1;
 	}
@@ -909,18 +910,17 @@ candidate(const struct opts *o, const char *const *in, int nin)
 	struct buf feedback;
 	double logsum = 0, gpusec = 0;
 	int c, nspeed = 0;
-	const char *v;
+	enum status v;
 
 	if (taskload(in[0], &t, err, sizeof err) < 0)
 		die(EXIT_USAGE, "%s", err);
 	ver = jmustload(in[1]);
 	rec = json_object();
 	bufinit(&feedback, 1 << 16);
-	v = jstr(ver, "verdict", "");
-	if (strcmp(v, "correct")) {
+	v = statusof(ver, STAGE_VERIFY);
+	if (v != ST_CORRECT) {
 		/* only verified candidates are timed */
-		json_object_set_new(rec, "status", json_string(!strncmp(v, "skipped", 7) ? v : !strcmp(v, "done") ? "done"
-		                                               : "not_verified"));
+		setstatus(rec, STAGE_BENCH, v == ST_SKIPPED || v == ST_DONE ? v : ST_NOT_VERIFIED);
 		goto write;
 	}
 	calib = jmustload(in[4]);
@@ -930,7 +930,7 @@ candidate(const struct opts *o, const char *const *in, int nin)
 	so = sibling(in[2], "cand.so");
 	memset(&nv, 0, sizeof nv);
 	json_object_set_new(rec, "cases", json_array());
-	json_object_set_new(rec, "status", json_string("measured"));
+	setstatus(rec, STAGE_BENCH, ST_MEASURED);
 	{
 		/* the GPU this candidate gets: its clock and driver */
 		char drv[80] = "";

@@ -65,6 +65,7 @@
 #include "lib/artifact.h"
 #include "lib/json.h"
 #include "lib/nvcc.h"
+#include "lib/round.h"
 #include "lib/screen.h"
 #include "lib/sha.h"
 #include "lib/util.h"
@@ -295,7 +296,7 @@ screensource(const struct opts *o, const char *dir, const char *file, const char
 		char *d = nvccdiagnostics(r.log.s, dir);
 		json_decref(v);
 		v = NULL;
-		json_object_set_new(rec, "status", json_string(r.timedout ? "timeout" : "compile_error"));
+		setstatus(rec, STAGE_COMPILE, r.timedout ? ST_TIMEOUT : ST_COMPILE_ERROR);
 		json_object_set_new(rec, r.timedout ? "reason" : "diagnostics", r.timedout
 		                    ? json_sprintf("nvcc ran longer than %d s", o->timelimit) : json_string(d));
 		free(d);
@@ -333,10 +334,10 @@ nvccbuild(const struct opts *o, const char *dir, const char *flags, json_t *rec)
 	d = nvccdiagnostics(r.log.s, dir);
 	ok = !r.timedout && r.status == 0;
 	if (r.timedout) {
-		json_object_set_new(rec, "status", json_string("timeout"));
+		setstatus(rec, STAGE_COMPILE, ST_TIMEOUT);
 		json_object_set_new(rec, "reason", json_sprintf("nvcc ran longer than %d s", o->timelimit));
 	} else {
-		json_object_set_new(rec, "status", json_string(ok ? "ok" : "compile_error"));
+		setstatus(rec, STAGE_COMPILE, ok ? ST_OK : ST_COMPILE_ERROR);
 		json_object_set_new(rec, "diagnostics", json_string(d)); /* errors, or warnings */
 		if (ok)
 			json_object_set_new(rec, "resources", nvccresources(r.log.s));
@@ -356,7 +357,7 @@ publish(const char *dir, const char *cachedir, const char *key, json_t *rec)
 
 	tempsweep(dst, "tmp");
 	rmtree(tmp); /* a dead process of our pid's, not swept */
-	if (mkdirp(tmp) < 0 || jwrite(res, rec) < 0 || (!strcmp(jstr(rec, "status", ""), "ok") && copyfile(so, to) < 0))
+	if (mkdirp(tmp) < 0 || jwrite(res, rec) < 0 || (statusof(rec, STAGE_COMPILE) == ST_OK && copyfile(so, to) < 0))
 		die(EXIT_RETRY, "cannot write '%s':", tmp);
 	if (rename(tmp, dst) < 0)
 		rmtree(tmp);
@@ -375,7 +376,7 @@ cached(const char *cachedir, const char *key, const char *sopath)
 	char *so = xasprintf("%s/cand.so", dir), err[512];
 	json_t *hit = access(res, F_OK) == 0 ? jload(res, err, sizeof err) : NULL;
 
-	if (hit && !strcmp(jstr(hit, "status", ""), "ok") && copyfile(so, sopath) < 0) {
+	if (hit && statusof(hit, STAGE_COMPILE) == ST_OK && copyfile(so, sopath) < 0) {
 		json_decref(hit);
 		hit = NULL;
 	}
@@ -419,7 +420,7 @@ buildcandidate(const struct opts *o, const struct task *task, const char *src, s
 	reserved = o->noscreen ? NULL : reservednamesof(o->nvcc);
 	viol = o->noscreen ? json_array() : screensource(o, dir, "cand.cu", entry, allow, reserved, rec);
 	if (viol && json_array_size(viol)) {
-		json_object_set_new(rec, "status", json_string("screen_failed"));
+		setstatus(rec, STAGE_COMPILE, ST_SCREEN_FAILED);
 	} else if (viol && nvccbuild(o, dir, flags, rec) == 0 && !o->noscreen) {
 		char err[512], *so = xasprintf("%s/cand.so", dir);
 		json_t *obj;
@@ -427,20 +428,20 @@ buildcandidate(const struct opts *o, const struct task *task, const char *src, s
 			die(EXIT_RETRY, "%s", err);
 		json_array_extend(viol, obj);
 		if (json_array_size(obj))
-			json_object_set_new(rec, "status", json_string("screen_failed"));
+			setstatus(rec, STAGE_COMPILE, ST_SCREEN_FAILED);
 		json_decref(obj);
 		free(so);
 	}
 	if (viol)
 		json_object_set_new(rec, "violations", viol);
-	if (!strcmp(jstr(rec, "status", ""), "ok")) {
+	if (statusof(rec, STAGE_COMPILE) == ST_OK) {
 		char *so = xasprintf("%s/cand.so", dir);
 		if (copyfile(so, sopath) < 0)
 			die(EXIT_RETRY, "cannot copy the built candidate to '%s':", sopath);
 		free(so);
 	}
 	/* a timeout depends on --time-limit, which is not in the key */
-	if (o->cachedir && strcmp(jstr(rec, "status", ""), "timeout"))
+	if (o->cachedir && statusof(rec, STAGE_COMPILE) != ST_TIMEOUT)
 		publish(dir, o->cachedir, key, rec);
 	tempdone(dir);
 	free(dir);
@@ -489,20 +490,21 @@ candidate(const struct opts *o, const char *taskpath, const char *resppath)
 	tempadd(sopath); /* until the record is written: a failed run leaves no cand.so to be read as built */
 	entry = task.entry;
 	text = jstr(json_object_get(resp, "answer"), "text", "");
-	if (!strcmp(jstr(resp, "status", ""), "done")) {
-		rec = json_pack("{s:s}", "status", "done");
+	if (statusof(resp, STAGE_ANSWER) == ST_DONE) {
+		setstatus(rec = json_object(), STAGE_COMPILE, ST_DONE);
 		goto write;
 	}
 	if (strlen(text) > MAX_ANSWER) {
-		rec = json_pack("{s:s,s:s}", "status", "no_code", "reason", "the answer is larger than 2 MiB");
+		rec = json_pack("{s:s}", "reason", "the answer is larger than 2 MiB");
+		setstatus(rec, STAGE_COMPILE, ST_NO_CODE);
 		goto write;
 	}
 	nb = findblocks(text, blocks, sizeof blocks / sizeof blocks[0]);
 	if ((pick = pickblock(blocks, nb, entry, &defines, &others)) < 0) {
-		rec = json_pack("{s:s,s:s}", "status", "no_code", "reason",
-		                nb == 0 ? "the answer has no fenced code block"
+		rec = json_pack("{s:s}", "reason", nb == 0 ? "the answer has no fenced code block"
 		                : others ? "no C/CUDA code block (the blocks are in other languages, or too large)"
 		                         : "no usable code block");
+		setstatus(rec, STAGE_COMPILE, ST_NO_CODE);
 		goto write;
 	}
 	rec = blockjson(&blocks[pick], pick, nb, defines, entry);
@@ -510,7 +512,7 @@ candidate(const struct opts *o, const char *taskpath, const char *resppath)
 	json_object_update(rec, built);
 	json_decref(built);
 write:
-	if (strcmp(jstr(rec, "status", ""), "ok") && writefile(sopath, "", 0) < 0)
+	if (statusof(rec, STAGE_COMPILE) != ST_OK && writefile(sopath, "", 0) < 0)
 		die(EXIT_RETRY, "cannot write '%s':", sopath);
 	if (jwrite(o->out, rec) < 0)
 		die(EXIT_RETRY, "cannot write '%s':", o->out);
@@ -550,7 +552,7 @@ checkfile(const struct opts *o, const char *path, int object, const char *entry,
 			die(EXIT_RETRY, "cannot write '%s':", cu);
 		v = screensource(o, dir, "cand.cu", entry, allow, reserved, rec);
 		if (!v) /* nvcc refused it: its diagnostics */
-			v = json_pack("[{s:s,s:i,s:O}]", "rule", jstr(rec, "status", "compile_error"), "line", 0, "message",
+			v = json_pack("[{s:s,s:i,s:O}]", "rule", statusname(statusof(rec, STAGE_COMPILE)), "line", 0, "message",
 			              json_object_get(rec, "diagnostics") ? json_object_get(rec, "diagnostics")
 			                                                  : json_object_get(rec, "reason"));
 		tempdone(dir);

@@ -74,6 +74,7 @@
 #include <archive_entry.h>
 
 #include "lib/json.h"
+#include "lib/round.h"
 #include "lib/schema.h"
 #include "lib/sha.h"
 #include "lib/util.h"
@@ -587,11 +588,11 @@ textbytes(const json_t *msgs)
 static json_t *
 sftrow(json_t *r)
 {
-	const char *outcome = jstr(r, "outcome", "");
+	enum outcome outcome = outcomeof(r);
 	json_t *prompt, *m;
 	size_t i;
 
-	if (strcmp(outcome, "correct") && strcmp(outcome, "unverified"))
+	if (outcome != OUTCOME_CORRECT && outcome != OUTCOME_UNVERIFIED)
 		return NULL;
 	prompt = json_array();
 	json_array_foreach(json_object_get(r, "messages"), i, m) {
@@ -628,21 +629,21 @@ loadrecord(const struct opts *o, const char *path, struct rec *rec)
 {
 	char err[600];
 	json_t *r = jload(path, err, sizeof err), *sft;
-	const char *outcome;
+	enum outcome outcome;
 	int held, k;
 
 	if (!r)
 		die(EXIT_USAGE, "%s", err);
 	if (schemacheck(r, schema_record, err, sizeof err) < 0)
 		die(EXIT_USAGE, "not a record of this dataset's fields (lib/schema.c): %s: '%s'", err, path);
-	outcome = jstr(r, "outcome", "");
+	outcome = outcomeof(r);
 	held = heldout(jstr(r, "task", ""), o->testfraction);
 	rec->id = xstrdup(jstr(r, "id", path));
 	rec->line = jdumps(r, JFLAGS_LINE);
 	rec->in[TEST] = held;
 	rec->in[TRAJECTORIES] = !held;
-	rec->in[UNVERIFIED] = !held && !strcmp(outcome, "unverified");
-	rec->in[TRAIN] = !held && !strcmp(outcome, "correct") && /* correct: verified on a GPU */
+	rec->in[UNVERIFIED] = !held && outcome == OUTCOME_UNVERIFIED;
+	rec->in[TRAIN] = !held && outcome == OUTCOME_CORRECT && /* correct: verified on a GPU */
 	                 json_array_size(json_object_get(r, "review")) == 0;
 	rec->bytes[0] = textbytes(json_object_get(r, "messages"));
 	rec->tokens[0] = tokencount(o, "default", rec->id);

@@ -137,9 +137,9 @@
 #include <curl/curl.h>
 
 #include "lib/batch.h"
-#include "lib/feedback.h"
 #include "lib/json.h"
 #include "lib/llm.h"
+#include "lib/round.h"
 #include "lib/sha.h"
 #include "lib/util.h"
 
@@ -356,7 +356,7 @@ taskvars(json_t *task, const struct opts *o)
 
 /*
  * The feedback for the next round, from the previous round's verdicts
- * (lib/feedback.c, which record shares). Returns "" when there is nothing
+ * (lib/round.c, which record shares). Returns "" when there is nothing
  * to say, and sets *finished when the sample is done.
  */
 static char *
@@ -365,7 +365,9 @@ feedback(const struct opts *o, json_t *task, int *finished)
 	json_t *c = o->prev[1] ? jmustload(o->prev[1]) : NULL;
 	json_t *v = o->prev[2] ? jmustload(o->prev[2]) : NULL;
 	json_t *bn = o->prev[3] ? jmustload(o->prev[3]) : NULL;
-	char *fb = roundfeedback(task, c, v, bn, finished);
+	char *fb = roundfeedback(task, c, v, bn);
+
+	*finished = roundfinished(task, c, v, bn);
 
 	json_decref(c);
 	json_decref(v);
@@ -884,15 +886,15 @@ assistantturn(const struct model *m, const struct answer *a)
 	return json_pack("{s:s,s:O}", "role", "assistant", "content", json_object_get(a->parsed, "text"));
 }
 
-static const char *
-statusof(const char *stop)
+static enum status
+answerstatus(const char *stop)
 {
 	if (!strcmp(stop, "refusal") || !strcmp(stop, "content_filter"))
-		return "refused";
+		return ST_REFUSED;
 	if (!strcmp(stop, "max_tokens") || !strcmp(stop, "length") ||
 	    !strcmp(stop, "model_context_window_exceeded"))
-		return "truncated";
-	return "answered";
+		return ST_TRUNCATED;
+	return ST_ANSWERED;
 }
 
 /* ---------------------------------------------------------------- report */
@@ -932,7 +934,7 @@ onresponse(const char *path, const struct stat *st, int type, struct FTW *f)
 		return 0;
 	if (!(j = jload(path, err, sizeof err)))
 		return 0;
-	if (strcmp(jstr(j, "status", ""), "done")) {
+	if (statusof(j, STAGE_ANSWER) != ST_DONE) {
 		t = tallyfor(jstr(j, "model", "?"));
 		u = json_object_get(j, "usage");
 		t->n++;
@@ -1039,7 +1041,7 @@ conversation(const struct opts *o, json_t *task, json_t *vars, json_t **prev, in
 		die(EXIT_USAGE, "%s has no conversation", o->prev[0]);
 	messages = json_deep_copy(json_object_get(*prev, "messages"));
 	fb = feedback(o, task, finished);
-	if (!strcmp(jstr(*prev, "status", ""), "done"))
+	if (statusof(*prev, STAGE_ANSWER) == ST_DONE)
 		*finished = 1;
 	if (!*finished && !*fb)
 		die(EXIT_USAGE, "round %d of '%s': the previous round left no verdict to feed back",
@@ -1303,7 +1305,7 @@ answer(const struct opts *o, const struct model *m, struct request *rq, json_t *
 		json_decref(body);
 	}
 	json_array_append_new(rq->messages, assistantturn(m, &a));
-	json_object_set_new(out, "status", json_string(statusof(jstr(a.parsed, "stop_reason", ""))));
+	setstatus(out, STAGE_ANSWER, answerstatus(jstr(a.parsed, "stop_reason", "")));
 	json_object_set(out, "messages", rq->messages);
 	json_object_set_new(out, "key", json_string(rq->key));
 	json_object_set(out, "answer", a.parsed);
@@ -1554,7 +1556,7 @@ main(int argc, char **argv)
 	                "provider", m.provider, "model", m.name, "system", rq.system);
 	if (rq.finished) {
 		/* an earlier round finished the sample: no request */
-		json_object_set_new(out, "status", json_string("done"));
+		setstatus(out, STAGE_ANSWER, ST_DONE);
 		json_object_set(out, "messages", rq.messages);
 		json_object_set_new(out, "key", json_string(""));
 		logline(&o, rq.taskid, &m, NULL, "done", NULL);

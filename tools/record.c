@@ -28,7 +28,7 @@
  *   median_ms, gpu (of the fastest correct round)
  *   rounds        per round: answer status, compile status and screen
  *                 rules, verify verdict, bench status, speedup, feedback
- *                 (what lib/feedback.c made of the round's verdicts: what
+ *                 (what lib/round.c made of the round's verdicts: what
  *                 the next round was sent, or for the last round would
  *                 have been; "" when the round ended the sample) and
  *                 diagnostics {compile, violations, verify, bench}: the
@@ -51,8 +51,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/feedback.h"
 #include "lib/json.h"
+#include "lib/round.h"
 #include "lib/schema.h"
 #include "lib/sha.h"
 #include "lib/util.h"
@@ -130,7 +130,7 @@ checkfields(json_t *j, int kind, const char *path)
 		if (!ok)
 			die(EXIT_USAGE, "field '%s' is not %s: '%s'", f->key, names[f->type], path);
 	}
-	if (kind == 0 && !strcmp(jstr(j, "status", ""), "answered") &&
+	if (kind == 0 && statusof(j, STAGE_ANSWER) == ST_ANSWERED &&
 	    (!json_is_string(json_object_get(json_object_get(j, "answer"), "text")) ||
 	     !json_is_array(json_object_get(j, "messages"))))
 		die(EXIT_USAGE, "an answered response without its answer's text or its messages: '%s'", path);
@@ -207,14 +207,13 @@ static json_t *
 diagnostics(const struct round *d)
 {
 	json_t *viol = json_array(), *v;
-	const char *cst = jstr(d->comp, "status", "");
 	size_t k;
 
 	json_array_foreach(json_object_get(d->comp, "violations"), k, v)
 		json_array_append_new(viol, json_pack("{s:s,s:I,s:s}", "rule", jstr(v, "rule", ""), "line",
 		                      jint(v, "line", 0), "message", jstr(v, "message", "")));
 	return json_pack("{s:o,s:o,s:o,s:o}", "compile",
-	                 !strcmp(cst, "compile_error") ? textornull(d->comp, "diagnostics") : textornull(d->comp, "reason"),
+	                 statusof(d->comp, STAGE_COMPILE) == ST_COMPILE_ERROR ? textornull(d->comp, "diagnostics") : textornull(d->comp, "reason"),
 	                 "violations", viol, "verify", textornull(d->ver, "feedback"), "bench",
 	                 textornull(d->bench, "feedback"));
 }
@@ -224,8 +223,7 @@ static json_t *
 roundentry(json_t *task, const struct round *d, int r)
 {
 	json_t *rules = json_array(), *v;
-	int finished;
-	char *fb = roundfeedback(task, d->comp, d->ver, d->bench, &finished);
+	char *fb = roundfeedback(task, d->comp, d->ver, d->bench);
 	json_t *round;
 	size_t k;
 
@@ -250,11 +248,11 @@ struct choice {
 static void
 consider(struct choice *c, const struct round *d, int r)
 {
-	if (!strcmp(jstr(d->comp, "status", ""), "ok"))
+	if (statusof(d->comp, STAGE_COMPILE) == ST_OK)
 		c->lastbuilt = r;
-	if (verdictran(jstr(d->ver, "verdict", NULL)))
+	if (gpujudged(statusof(d->ver, STAGE_VERIFY)))
 		c->anyverified = 1;
-	if (!strcmp(jstr(d->ver, "verdict", ""), "correct")) {
+	if (statusof(d->ver, STAGE_VERIFY) == ST_CORRECT) {
 		/* the fastest correct round is the answer */
 		json_t *c0 = json_array_get(json_object_get(d->bench, "cases"), 0);
 		double ms = jnum(json_object_get(c0, "candidate"), "median_ms", 0);
@@ -340,7 +338,7 @@ makerecord(json_t *task, struct round *rounds, int n, const char *generator)
 		struct round *d = &rounds[r];
 		json_t *msgs = json_object_get(d->resp, "messages"), *u;
 		size_t nm = json_array_size(msgs);
-		if (!strcmp(jstr(d->resp, "status", ""), "done"))
+		if (statusof(d->resp, STAGE_ANSWER) == ST_DONE)
 			break;
 		/* the user turn this round added: the prompt, or the feedback */
 		u = nm >= 2 ? json_array_get(msgs, nm - 2) : NULL;
@@ -361,8 +359,8 @@ makerecord(json_t *task, struct round *rounds, int n, const char *generator)
 	identity(rec, task, rounds[1].resp, generator);
 	json_object_set_new(rec, "messages", messages);
 	json_object_set_new(rec, "rounds", rl);
-	json_object_set_new(rec, "outcome", json_string(c.best ? "correct" : c.anyverified ? "incorrect"
-	                    : c.lastbuilt ? "unverified" : "no_code"));
+	json_object_set_new(rec, "outcome", json_string(outcomename(c.best ? OUTCOME_CORRECT : c.anyverified
+	                    ? OUTCOME_INCORRECT : c.lastbuilt ? OUTCOME_UNVERIFIED : OUTCOME_NO_CODE)));
 	json_object_set_new(rec, "verified_on_gpu", json_boolean(c.best));
 	json_object_set_new(rec, "final_kernel", final ? strornull(rounds[final].comp, "source") : json_null());
 	json_object_set_new(rec, "final_round", final ? json_integer(final) : json_null());

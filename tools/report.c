@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "lib/json.h"
+#include "lib/round.h"
 #include "lib/util.h"
 
 static const char usage[] = "usage: report -o REPORT_HTML RECORD_JSON... (or @LISTFILE)\n";
@@ -155,10 +156,10 @@ main(int argc, char **argv)
 			if (r > maxround)
 				maxround = r;
 			stage[r][0]++;
-			stage[r][1] += !strcmp(jstr(rd, "compile", ""), "ok");
-			stage[r][2] += verdictran(jstr(rd, "verify", NULL));
-			stage[r][3] += !strcmp(jstr(rd, "verify", ""), "correct");
-			stage[r][4] += !strcmp(jstr(rd, "bench", ""), "measured");
+			stage[r][1] += statusnamed(jstr(rd, "compile", "")) == ST_OK;
+			stage[r][2] += gpujudged(statusnamed(jstr(rd, "verify", "")));
+			stage[r][3] += statusnamed(jstr(rd, "verify", "")) == ST_CORRECT;
+			stage[r][4] += statusnamed(jstr(rd, "bench", "")) == ST_MEASURED;
 		}
 		model = jstr(json_object_get(rec, "teacher"), "model", "?");
 		for (j = 0; j < nmodels; j++)
@@ -190,11 +191,11 @@ main(int argc, char **argv)
 			ts->best = INFINITY;
 		}
 		json_array_foreach(json_object_get(rec, "rounds"), j, rd) {
+			enum status v = statusnamed(jstr(rd, "verify", ""));
 			ts->rounds++;
-			ts->failures += strcmp(jstr(rd, "compile", ""), "ok") ||
-			                (verdictran(jstr(rd, "verify", NULL)) && strcmp(jstr(rd, "verify", ""), "correct"));
+			ts->failures += statusnamed(jstr(rd, "compile", "")) != ST_OK || (gpujudged(v) && v != ST_CORRECT);
 		}
-		if (!strcmp(oc, "correct")) {
+		if (outcomeof(rec) == OUTCOME_CORRECT) {
 			ts->correct = 1;
 			if (json_is_number(json_object_get(rec, "speedup")) && jnum(rec, "speedup", 0) < ts->best)
 				ts->best = jnum(rec, "speedup", 0);

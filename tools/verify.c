@@ -86,6 +86,7 @@
 #include "lib/inputs.h"
 #include "lib/json.h"
 #include "lib/proto.h"
+#include "lib/round.h"
 #include "lib/sandbox.h"
 #include "lib/tensor.h"
 #include "lib/util.h"
@@ -408,15 +409,15 @@ expected(const struct opts *o, const char *taskpath, const char *reference)
 struct result {
 	json_t *rec;           /* verify.json */
 	struct buf feedback;
-	const char *verdict;
+	enum status verdict;
 	double phase[5];       /* seconds: cases set up, calls, fetches, comparisons (with reading expected.bin), the oracle */
 };
 
 static void
-verdict(struct result *res, const char *v, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+verdict(struct result *res, enum status v, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 static void
-verdict(struct result *res, const char *v, const char *fmt, ...)
+verdict(struct result *res, enum status v, const char *fmt, ...)
 {
 	char msg[4096];
 	va_list ap;
@@ -487,7 +488,7 @@ checkrun(const struct task *t, struct vrun *v, const unsigned char *got, const s
 			for (k = 0; k < r.nfirst && k < 3; k++)
 				bufprintf(&msg, "%s %s%s = %.7g, expected %.7g", k ? ";" : " First:", a->name,
 				          jstr(json_array_get(first, (size_t)k), "at", ""), r.first[k].got, r.first[k].want);
-			verdict(res, "mismatch", "%s.\n", msg.s);
+			verdict(res, ST_MISMATCH, "%s.\n", msg.s);
 			buffree(&msg);
 		}
 		bad = 1;
@@ -595,7 +596,7 @@ candidateruns(const struct opts *o, const struct task *t, const char *harness, c
 	json_object_set_new(res->rec, "gpu", gpujson(&h->gpu));
 	json_object_set_new(res->rec, "lockdown", json_string(h->gpu.lockdown));
 	*startsec = now() - t0;
-	for (k = 0; k < nrun && !strcmp(res->verdict, "correct"); k++) {
+	for (k = 0; k < nrun && res->verdict == ST_CORRECT; k++) {
 		double t1 = now();
 		if (v[k].c != h->c && stepfailed(hcase(h, v[k].c, &r, err, sizeof err), &r, err, res))
 			break;
@@ -630,7 +631,7 @@ sanitize(const struct opts *o, const struct task *t, const char *harness, const 
 	size_t ti;
 
 	json_object_set_new(res->rec, "sanitizer", cs ? san : json_string("not found"));
-	for (ti = 0; cs && ti < 2 && !strcmp(res->verdict, "correct"); ti++) {
+	for (ti = 0; cs && ti < 2 && res->verdict == ST_CORRECT; ti++) {
 		const char *w[] = { cs, "--tool", tools[ti], "--error-exitcode", "86", "--print-limit", "5", NULL };
 		char err[1024], out[4096];
 		struct harness h;
@@ -651,7 +652,7 @@ sanitize(const struct opts *o, const struct task *t, const char *harness, const 
 		st = hstop(&h);
 		childoutput(&h.ch, out, sizeof out);
 		if (WIFEXITED(st) && WEXITSTATUS(st) == 86) {
-			verdict(res, "memcheck", "compute-sanitizer %s found errors at %s:\n%s\n", tools[ti], v[0].c->label, out);
+			verdict(res, ST_MEMCHECK, "compute-sanitizer %s found errors at %s:\n%s\n", tools[ti], v[0].c->label, out);
 			json_object_set_new(san, tools[ti], json_string("errors"));
 		} else if (rc) {
 			json_object_set_new(san, tools[ti], json_sprintf("could not run: %s", r.why));
@@ -735,10 +736,10 @@ candidate(const struct opts *o, const char *taskpath, const char *compilepath, c
 	bufinit(&res.feedback, 1 << 20);
 	bufinit(&save, (size_t)1 << 36);
 	res.rec = json_object();
-	res.verdict = "correct";
+	res.verdict = ST_CORRECT;
 	if (o->baseline) {
 		/* the spec's baseline, as a candidate would be */
-		comp = json_pack("{s:s}", "status", filesize(baselineso) > 0 ? "ok" : "not_built");
+		setstatus(comp = json_object(), STAGE_COMPILE, filesize(baselineso) > 0 ? ST_OK : ST_NOT_BUILT);
 		sopath = xstrdup(baselineso);
 		w.save = &save;
 	} else {
@@ -746,17 +747,17 @@ candidate(const struct opts *o, const char *taskpath, const char *compilepath, c
 		sopath = sibling(compilepath, "cand.so");
 	}
 
-	if (!strcmp(jstr(comp, "status", ""), "done")) {
-		res.verdict = "done";
+	if (statusof(comp, STAGE_COMPILE) == ST_DONE) {
+		res.verdict = ST_DONE;
 		goto write;
 	}
-	if (strcmp(jstr(comp, "status", ""), "ok")) {
-		res.verdict = "not_built";
+	if (statusof(comp, STAGE_COMPILE) != ST_OK) {
+		res.verdict = ST_NOT_BUILT;
 		json_object_set_new(res.rec, "reason", json_string(jstr(comp, "status", "?")));
 		goto write;
 	}
 	if (!hasgpu()) {
-		res.verdict = "skipped: no CUDA device";
+		res.verdict = ST_SKIPPED;
 		goto write;
 	}
 	exp = jmustload(exppath);
@@ -792,16 +793,16 @@ candidate(const struct opts *o, const char *taskpath, const char *compilepath, c
 	json_object_set_new(res.rec, "start_seconds", json_real(startsec));
 	json_object_set_new(res.rec, "phase_seconds", json_pack("{s:f,s:f,s:f,s:f,s:f}", "cases", res.phase[0], "calls",
 	                    res.phase[1], "fetches", res.phase[2], "comparisons", res.phase[3], "end", res.phase[4]));
-	if (!strcmp(res.verdict, "correct") && o->sanitize)
+	if (res.verdict == ST_CORRECT && o->sanitize)
 		sanitize(o, &t, harness, sopath, device, v, shm, &res);
 write:
 	if (lockfd >= 0) {
 		json_object_set_new(res.rec, "gpu_seconds", json_real(now() - tlock));
 		close(lockfd);
 	}
-	json_object_set_new(res.rec, "verdict", json_string(res.verdict));
+	setstatus(res.rec, STAGE_VERIFY, res.verdict);
 	json_object_set_new(res.rec, "feedback", json_string(res.feedback.s));
-	if (verdictran(res.verdict))
+	if (gpujudged(res.verdict))
 		json_object_set_new(res.rec, "seconds", json_real(now() - t0));
 	if (o->baseline)
 		savedbin = oraclesave(o, &save, res.rec);

@@ -75,10 +75,10 @@ hholds(const struct task *t, const struct tcase *c)
 }
 
 static int
-verdict(struct hres *r, const char *v, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+verdict(struct hres *r, enum status v, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 static int
-verdict(struct hres *r, const char *v, const char *fmt, ...)
+verdict(struct hres *r, enum status v, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -104,12 +104,12 @@ await(struct harness *h, char *line, size_t lcap, double seconds, const char *du
 	char what[128], out[1024];
 
 	if (rc == -1)
-		return verdict(r, "timeout", "The call at %s did not finish within %.0f s (an endless loop, a deadlock, or "
+		return verdict(r, ST_TIMEOUT, "The call at %s did not finish within %.0f s (an endless loop, a deadlock, or "
 		               "far too slow).", during, seconds);
 	if (rc == -2) {
 		describestatus(childstop(&h->ch), what, sizeof what);
 		childoutput(&h->ch, out, sizeof out);
-		return verdict(r, "crash", "The process running the kernel %s during the call at %s. Its output ended "
+		return verdict(r, ST_CRASH, "The process running the kernel %s during the call at %s. Its output ended "
 		               "with:\n%s", what, during, out);
 	}
 	return 0;
@@ -124,7 +124,7 @@ cudaerror(const char *line, const char *during, struct hres *r, char *err, size_
 	/* cudaErrorNoDevice, DevicesUnavailable, ECCUncorrectable, InitializationError */
 	if (code == 100 || code == 46 || code == 214 || code == 3)
 		return failed(err, cap, "the GPU failed: %s", line);
-	return verdict(r, "crash", "The call at %s failed with CUDA error %s.", during, line + 5);
+	return verdict(r, ST_CRASH, "The call at %s failed with CUDA error %s.", during, line + 5);
 }
 
 int
@@ -166,10 +166,10 @@ hready(struct harness *h, struct hres *r, char *err, size_t cap)
 	if (!strncmp(line, "nodevice", 8))
 		return failed(err, cap, "the GPU is gone: %s", line + 9);
 	if (!strncmp(line, "loaderror", 9) || !strncmp(line, "noentry", 7))
-		return verdict(r, "load_error", "The shared object could not be loaded: %s", line);
+		return verdict(r, ST_LOAD_ERROR, "The shared object could not be loaded: %s", line);
 	if (sscanf(line, "ready %127[^|]|%15[^|]|%ld|%d|%d|%d|%159[^\n]", g->name, g->cc, &g->l2, &g->sms, &g->driver,
 	           &g->runtime, g->lockdown) != 7)
-		return verdict(r, "sandbox", "The harness's first reply was tampered with: '%.200s'", line);
+		return verdict(r, ST_SANDBOX, "The harness's first reply was tampered with: '%.200s'", line);
 	return 0;
 }
 
@@ -218,13 +218,13 @@ hcase(struct harness *h, const struct tcase *c, struct hres *r, char *err, size_
 	i = childsend(&h->ch, "%s", b.s);
 	buffree(&b);
 	if (i < 0 || await(h, line, sizeof line, 300, c->label, r))
-		return r->verdict ? 1 : verdict(r, "crash", "The harness was gone before the case at %s.", c->label);
+		return r->verdict ? 1 : verdict(r, ST_CRASH, "The harness was gone before the case at %s.", c->label);
 	if (!strncmp(line, "cuda ", 5))
-		return verdict(r, h->calls ? "crash" : "no_room", "Setting up the case at %s failed with CUDA error %s%s.",
+		return verdict(r, h->calls ? ST_CRASH : ST_NO_ROOM, "Setting up the case at %s failed with CUDA error %s%s.",
 		               c->label, line + 5, h->calls ? " (memory the kernel took and did not give back counts "
 		               "against the case's room)" : "");
 	if (strncmp(line, "ok ", 3))
-		return strncmp(line, "error", 5) ? verdict(r, "sandbox", "The harness's reply was tampered with: '%.200s'", line)
+		return strncmp(line, "error", 5) ? verdict(r, ST_SANDBOX, "The harness's reply was tampered with: '%.200s'", line)
 		                                 : failed(err, cap, "the harness rejected a command: %s", line);
 	return 0;
 }
@@ -267,7 +267,7 @@ hcall(struct harness *h, int group, int noop, const struct runin *in, struct hre
 	rc = childsend(&h->ch, "%s", b.s);
 	buffree(&b);
 	if (rc < 0 || await(h, line, sizeof line, h->timeout, c->label, r))
-		return r->verdict ? 1 : verdict(r, "crash", "The process running the kernel was gone before the call at %s.",
+		return r->verdict ? 1 : verdict(r, ST_CRASH, "The process running the kernel was gone before the call at %s.",
 		                                 c->label);
 	r->wall_ms = (now() - t0) * 1e3;
 	if (!strncmp(line, "cuda ", 5))
@@ -276,26 +276,26 @@ hcall(struct harness *h, int group, int noop, const struct runin *in, struct hre
 		char rule[64] = "?";
 		int off = 0;
 		if (sscanf(line + 10, "%63s %n", rule, &off) < 1 || !off)
-			return verdict(r, "sandbox", "The harness's reply was tampered with: '%.200s'", line);
-		return verdict(r, "violation", "At %s the harness refused what the host code did (rule %s): %s.", c->label,
+			return verdict(r, ST_SANDBOX, "The harness's reply was tampered with: '%.200s'", line);
+		return verdict(r, ST_VIOLATION, "At %s the harness refused what the host code did (rule %s): %s.", c->label,
 		               rule, line + 10 + off);
 	}
 	if (!strncmp(line, "error", 5))
 		return failed(err, cap, "the harness rejected a command: %s", line);
 	if (sscanf(line, "t %lf %lf %llu %31s %d", &r->event_ms, &r->host_ms, &hash, status, &k) < 4 ||
 	    !(r->event_ms >= 0) || !(r->host_ms >= 0))
-		return verdict(r, "sandbox", "The harness's reply was tampered with: '%.200s'", line);
+		return verdict(r, ST_SANDBOX, "The harness's reply was tampered with: '%.200s'", line);
 	r->hash = hash;
 	if (!strcmp(status, "ok"))
 		return 0;
 	i = tensorindex(t, k);
 	if (!strcmp(status, "canary") && i >= 0)
-		return verdict(r, "out_of_bounds", "The kernel wrote past the end of '%s' at %s: the guard bytes after it "
+		return verdict(r, ST_OUT_OF_BOUNDS, "The kernel wrote past the end of '%s' at %s: the guard bytes after it "
 		               "were changed. Check the bounds of every store.", t->args[i].name, c->label);
 	if (!strcmp(status, "input") && i >= 0)
-		return verdict(r, "inputs_modified", "The kernel changed its input '%s' at %s. Inputs are const: leave "
+		return verdict(r, ST_INPUTS_MODIFIED, "The kernel changed its input '%s' at %s. Inputs are const: leave "
 		               "them as they are.", t->args[i].name, c->label);
-	return verdict(r, "sandbox", "The harness's reply was tampered with: '%.200s'", line);
+	return verdict(r, ST_SANDBOX, "The harness's reply was tampered with: '%.200s'", line);
 }
 
 /* a command whose reply is "ok" */
@@ -306,14 +306,14 @@ simple(struct harness *h, struct hres *r, char *err, size_t cap, const char *fmt
 
 	memset(r, 0, sizeof *r);
 	if (childsend(&h->ch, fmt, a, b) < 0 || await(h, line, sizeof line, 300, h->c ? h->c->label : "?", r))
-		return r->verdict ? 1 : verdict(r, "crash", "The process running the kernel was gone.");
+		return r->verdict ? 1 : verdict(r, ST_CRASH, "The process running the kernel was gone.");
 	if (!strcmp(line, "ok"))
 		return 0;
 	if (!strncmp(line, "cuda ", 5))
 		return cudaerror(line, h->c ? h->c->label : "?", r, err, cap);
 	if (!strncmp(line, "error", 5))
 		return failed(err, cap, "the harness rejected a command: %s", line);
-	return verdict(r, "sandbox", "The harness's reply was not the one expected: '%.200s' (an extra or forged "
+	return verdict(r, ST_SANDBOX, "The harness's reply was not the one expected: '%.200s' (an extra or forged "
 	               "reply)", line);
 }
 
@@ -349,13 +349,13 @@ hcompare(struct harness *h, int arg, size_t off, const struct targ *tols, struct
 		n += istensor(&h->t->args[k]);
 	if (childsend(&h->ch, "compare %lld %d %a %a", (long long)off, n, tols->atol, tols->rtol) < 0 ||
 	    await(h, line, sizeof line, 300, h->c ? h->c->label : "?", r))
-		return r->verdict ? 1 : verdict(r, "crash", "The process running the oracle was gone.");
+		return r->verdict ? 1 : verdict(r, ST_CRASH, "The process running the oracle was gone.");
 	if (!strncmp(line, "cuda ", 5))
 		return cudaerror(line, h->c ? h->c->label : "?", r, err, cap);
 	if (!strncmp(line, "error", 5))
 		return failed(err, cap, "the harness rejected a command: %s", line);
 	if (sscanf(line, "cmp %lld %lf %lf %llu", &b, num, den, &hv) != 4 || b < 0)
-		return verdict(r, "sandbox", "The harness's reply was not the one expected: '%.200s'", line);
+		return verdict(r, ST_SANDBOX, "The harness's reply was not the one expected: '%.200s'", line);
 	*bad = b;
 	*hash = hv;
 	return 0;

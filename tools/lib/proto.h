@@ -26,6 +26,7 @@
 
 #include "abi.h"
 #include "inputs.h"
+#include "round.h"
 #include "sandbox.h"
 
 struct gpuinfo {
@@ -46,7 +47,7 @@ struct harness {
 };
 
 struct hres {
-	const char *verdict;        /* NULL: fine */
+	enum status verdict;        /* ST_NONE: fine (round.h) */
 	char why[2048];
 	double event_ms, host_ms;   /* the harness's figures for a call */
 	double wall_ms;             /* the parent's: from the command sent to the reply read */

@@ -883,12 +883,6 @@ arginput(const char *arg, const char **in, int *n, int max, const char *usage)
 	in[(*n)++] = arg;
 }
 
-int
-verdictran(const char *v)
-{
-	return v && *v && strncmp(v, "skipped", 7) && strcmp(v, "not_built") && strcmp(v, "done");
-}
-
 char *
 sibling(const char *path, const char *name)
 {

@@ -155,9 +155,6 @@ int nospace(const char *path, double need);
 /* the bytes free to us there (0 without inodes), -1 when it cannot tell */
 double diskfree(const char *path);
 
-/* a verify verdict that says the candidate ran on a GPU: not skipped for
- * want of one, not unbuilt, not a round the teacher ended (done) */
-int verdictran(const char *verdict);
 /* path's folder joined with name */
 char *sibling(const char *path, const char *name);
 /* mkdir -p of path's parent folder (or of path itself with mkdirp) */

@@ -1,0 +1,151 @@
+/* t-round.c - a round's outcome (tools/lib/round.c): the status names,
+ * the stop rule, the feedback, a record's outcome */
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../tools/lib/json.h"
+#include "../../tools/lib/round.h"
+#include "../../tools/lib/util.h"
+#include "../tap.h"
+
+static json_t *
+rec(const char *text)
+{
+	json_error_t e;
+	json_t *j = json_loads(text, 0, &e);
+
+	need(j != NULL, "parse a test record");
+	return j;
+}
+
+/* the feedback and the stop rule for one round, the records given as JSON text ("" for none) */
+static char *
+judge(const char *task, const char *c, const char *v, const char *b, int *finished)
+{
+	json_t *tj = rec(task), *cj = *c ? rec(c) : NULL, *vj = *v ? rec(v) : NULL, *bj = *b ? rec(b) : NULL;
+	char *fb = roundfeedback(tj, cj, vj, bj);
+
+	*finished = roundfinished(tj, cj, vj, bj);
+	json_decref(tj);
+	json_decref(cj);
+	json_decref(vj);
+	json_decref(bj);
+	return fb;
+}
+
+static void
+names(void)
+{
+	int s, same = 1;
+	json_t *j = json_object();
+
+	for (s = ST_NONE + 1; s < ST_UNKNOWN; s++)
+		same &= (int)statusnamed(statusname((enum status)s)) == s;
+	ok(same, "every status's name reads back as that status");
+	is_int(statusnamed("skipped: no CUDA device"), ST_SKIPPED, "the skipped verdict's full text");
+	is_int(statusnamed("skipped"), ST_UNKNOWN, "a name no stage writes is unknown");
+	is_int(statusnamed(NULL), ST_NONE, "no name: none");
+	is_int(statusof(NULL, STAGE_BENCH), ST_NONE, "a stage that did not run: none");
+	setstatus(j, STAGE_VERIFY, ST_OUT_OF_BOUNDS);
+	is_str(jstr(j, "verdict", ""), "out_of_bounds", "verify's status is its verdict field");
+	setstatus(j, STAGE_COMPILE, ST_SCREEN_FAILED);
+	is_str(jstr(j, "status", ""), "screen_failed", "the other stages' is status");
+	is_int(statusof(j, STAGE_COMPILE), ST_SCREEN_FAILED, "and reads back");
+	json_decref(j);
+	ok(gpujudged(ST_CORRECT) && gpujudged(ST_CRASH) && gpujudged(ST_UNKNOWN), "a GPU judged correct, crash, unknown");
+	ok(!gpujudged(ST_SKIPPED) && !gpujudged(ST_NOT_BUILT) && !gpujudged(ST_DONE) && !gpujudged(ST_NONE),
+	   "but not skipped, not_built, done or nothing");
+}
+
+static void
+stoprule(void)
+{
+	const char *task = "{\"target_speedup\": 2}", *ok_ = "{\"status\": \"ok\"}", *right = "{\"verdict\": \"correct\"}";
+	int fin;
+	char *fb;
+
+	fb = judge(task, ok_, right, "{\"status\": \"measured\", \"speedup\": 2.5}", &fin);
+	ok(fin && !*fb, "correct and fast enough: finished, nothing to say");
+	free(fb);
+	fb = judge(task, ok_, right, "{\"status\": \"measured\", \"speedup\": 1.5, \"feedback\": \"1.5x.\\n\"}", &fin);
+	ok(!fin && !strcmp(fb, "1.5x.\nThe target is 2x the baseline's speed: make it faster, and explain what limits "
+	   "it now.\n"), "correct but slow: another round, asked to go faster");
+	free(fb);
+	fb = judge(task, ok_, right, "{\"status\": \"measured\"}", &fin);
+	ok(fin && !*fb, "correct with no baseline to be faster than: finished");
+	free(fb);
+	fb = judge(task, ok_, right, "", &fin);
+	ok(fin && !*fb, "correct where nothing times it: finished");
+	free(fb);
+	fb = judge(task, ok_, "{\"verdict\": \"skipped: no CUDA device\"}", "{\"status\": \"skipped: no CUDA device\"}", &fin);
+	ok(fin && !*fb, "no GPU to check on: finished, nothing to say");
+	free(fb);
+	fb = judge(task, ok_, "{\"verdict\": \"mismatch\", \"feedback\": \"Wrong at n=3.\"}", "{\"status\": \"not_verified\"}",
+	           &fin);
+	ok(!fin && !strcmp(fb, "Wrong at n=3.\n"), "a mismatch: its feedback, another round");
+	free(fb);
+	fb = judge(task, ok_, "{\"verdict\": \"crash\"}", "", &fin);
+	ok(!fin && !strcmp(fb, "crash\n"), "a verdict without feedback: its name");
+	free(fb);
+	fb = judge(task, ok_, right, "{\"status\": \"invalid\", \"feedback\": \"Tampered.\\n\"}", &fin);
+	ok(!fin && !strcmp(fb, "Tampered.\n"), "correct but its timing invalid: bench's feedback");
+	free(fb);
+}
+
+static void
+buildfeedback(void)
+{
+	const char *task = "{}";
+	int fin;
+	char *fb;
+	struct buf v;
+
+	fb = judge(task, "{\"status\": \"no_code\", \"reason\": \"no fenced block\"}", "{\"verdict\": \"not_built\"}", "",
+	           &fin);
+	ok(!fin && !strncmp(fb, "Your answer had no usable CUDA source: no fenced block.\n", 56), "no code: why");
+	free(fb);
+	fb = judge(task, "{\"status\": \"compile_error\", \"diagnostics\": \"x.cu(3): error\"}", "", "", &fin);
+	ok(!fin && strstr(fb, "nvcc failed to compile the code:\n```\nx.cu(3): error\n```\n") == fb, "nvcc's errors");
+	free(fb);
+	fb = judge(task, "{\"status\": \"timeout\"}", "", "", &fin);
+	ok(!fin && strstr(fb, "took too long (nvcc timed out)"), "a compile time-out");
+	free(fb);
+	bufinit(&v, 1 << 16);
+	bufputs(&v, "{\"status\": \"screen_failed\", \"violations\": [");
+	for (int i = 0; i < 12; i++)
+		bufprintf(&v, "%s{\"rule\": \"environment\", \"line\": %d, \"message\": \"getenv\"}", i ? "," : "", i + 1);
+	bufputs(&v, "]}");
+	fb = judge(task, v.s, "", "", &fin);
+	ok(!fin && strstr(fb, "- environment (line 10): getenv\n- and 2 more\n") && !strstr(fb, "(line 11)"),
+	   "the screen's violations, capped at %d", FEEDBACK_MAX_VIOLATIONS);
+	free(fb);
+	buffree(&v);
+	fb = judge(task, "{\"status\": \"screen_failed\", \"violations\": []}", "{\"verdict\": \"skipped: no CUDA device\"}",
+	           "", &fin);
+	ok(!fin, "a failed build never finishes the sample, GPU or not");
+	free(fb);
+}
+
+static void
+outcomes(void)
+{
+	json_t *r = rec("{\"outcome\": \"unverified\"}");
+
+	is_int(outcomeof(r), OUTCOME_UNVERIFIED, "a record's outcome reads back");
+	json_object_set_new(r, "outcome", json_string(outcomename(OUTCOME_NO_CODE)));
+	is_str(jstr(r, "outcome", ""), "no_code", "and is written by name");
+	json_object_set_new(r, "outcome", json_string("great"));
+	is_int(outcomeof(r), OUTCOME_UNKNOWN, "another word is unknown");
+	json_decref(r);
+}
+
+int
+main(void)
+{
+	setprogname("t-round");
+	names();
+	stoprule();
+	buildfeedback();
+	outcomes();
+	return done_testing();
+}
