@@ -4,6 +4,7 @@
  * usage: gen [options] --ninja FILE
  *        gen [options] --list
  *        gen [options] --split SPEC
+ *        gen --models FILE --provider P --model M --model-json FILE
  *
  * Reads every tasks/NAME.yaml (sorted), validates each strictly, expands each
  * spec's matrix into variants, and selects variants with --tasks.
@@ -20,22 +21,12 @@
  *                  matches gets the defaults alone, "listed": false and no
  *                  "prices" (its prices are unknown)
  *
- * options:
- *   --tasks GLOBS  comma-separated globs over variant ids, spec ids and
- *                  tags (default: demo)
- *   --all          select every variant
- *   --tasks-dir D  folder of specs (default: tasks); templates in D/prompts
- *   --out D        output folder (default: out)
- *   --samples N    samples per variant unless a spec says (default 1)
- *   --rounds N     rounds per sample unless a spec says (default 3)
- *   --models FILE  the models file (models.yaml); with --provider P and
- *                  --model M it is validated, and --ninja emits the
- *                  request edges for that teacher
- *   --batch        with --ninja: a batch edge per round (out/batch/rN.json,
- *                  query-llm --batch) that every request edge of the round
- *                  waits for, order-only; the model needs batch_prices
- *                  when it has prices (anthropic and openai only)
- *   -h, --help     the usage lines
+ * With --models FILE, --provider P and --model M, the models file is
+ * validated and --ninja emits the request edges for that teacher; with
+ * --batch too, a batch edge per round (out/batch/rN.json, query-llm
+ * --batch) that every request edge of the round waits for, order-only: the
+ * model needs batch_prices when it has prices (anthropic and openai only).
+ * The options are the table in main() (lib/opts.h), which --help prints.
  *
  * Exit: 0 written; 1 cannot write; 2 bad usage or a bad spec, reported as
  * "file:line:col: message", with nothing written.
@@ -48,19 +39,24 @@
 #include <unistd.h>
 
 #include "../tools/lib/json.h"
+#include "../tools/lib/opts.h"
 #include "../tools/lib/util.h"
 #include "gen.h"
 
 static const char usage[] =
-	"usage: gen [--tasks GLOBS | --all] [--tasks-dir DIR] [--out DIR]\n"
-	"           [--samples N] [--rounds N] [--models FILE --provider P --model M [--batch]]\n"
-	"           (--ninja FILE | --list | --split SPEC | --model-json FILE)\n";
+	"usage: gen [options] --ninja FILE\n"
+	"       gen [options] --list\n"
+	"       gen [options] --split SPEC\n"
+	"       gen --models FILE --provider P --model M --model-json FILE\n";
 
 struct opts {
 	const char *tasksdir, *outdir, *globs;
 	int all, samples, rounds;
 	const char *models, *provider, *model;
 	int batch;      /* --batch: each round's requests go through the provider's batch API */
+	/* what to do: one of them */
+	const char *ninja, *split, *modeljson;
+	int list;
 };
 
 /*
@@ -481,60 +477,29 @@ split(const struct opts *o, const struct all *A)
 	return r;
 }
 
-int
-main(int argc, char **argv)
+/* the graph, the list, the split or the resolved model, as o says; the exit status */
+static int
+run(const struct opts *o)
 {
-	struct opts o = { "tasks", "out", "demo", 0, 1, 3, NULL, NULL, NULL, 0 };
-	const char *mode = NULL, *modearg = NULL;
 	char *modelnote = NULL; /* an unlisted model: what it gets */
 	struct all A;
-	int i, r;
+	int r;
 
-	setprogname(argv[0]);
-	for (i = 1; i < argc; i++) {
-		const char *a = argv[i];
-#define VAL argval(argc, argv, &i, usage)
-		if (arghelp(a, usage)) return 0;
-		else if (!strcmp(a, "--tasks")) o.globs = VAL;
-		else if (!strcmp(a, "--all")) o.all = 1;
-		else if (!strcmp(a, "--tasks-dir")) o.tasksdir = VAL;
-		else if (!strcmp(a, "--out")) o.outdir = VAL;
-		else if (!strcmp(a, "--samples")) o.samples = intarg(VAL, a, 1, 1000);
-		else if (!strcmp(a, "--rounds")) o.rounds = intarg(VAL, a, 1, MAX_ROUNDS);
-		else if (!strcmp(a, "--models")) o.models = VAL;
-		else if (!strcmp(a, "--provider")) o.provider = VAL;
-		else if (!strcmp(a, "--model")) o.model = VAL;
-		else if (!strcmp(a, "--batch")) o.batch = 1;
-		else if (!strcmp(a, "--list")) mode = a;
-		else if (!strcmp(a, "--ninja") || !strcmp(a, "--split") || !strcmp(a, "--model-json"))
-			{ mode = a; modearg = VAL; }
-		else die(EXIT_USAGE, "unknown option '%s'\n%s", a, usage);
-#undef VAL
-	}
-	if (!mode)
-		die(EXIT_USAGE, "say what to do: --ninja FILE, --list, --split SPEC or --model-json FILE\n%s",
-		    usage);
-	if (o.models && (!o.provider || !o.model))
-		die(EXIT_USAGE, "--models needs --provider and --model");
-	if (!strcmp(mode, "--model-json") && !o.models)
-		die(EXIT_USAGE, "--model-json needs --models, --provider and --model");
-	if (o.batch && (!o.provider || (strcmp(o.provider, "anthropic") && strcmp(o.provider, "openai"))))
-		die(EXIT_USAGE, "--batch is for the providers with a batch API: anthropic or openai");
-	if (o.models) {
+	if (o->models) {
 		json_t *m;
-		if (modelresolve(o.models, o.provider, o.model, &m, &modelnote) < 0)
+		if (modelresolve(o->models, o->provider, o->model, &m, &modelnote) < 0)
 			return EXIT_USAGE;
-		if (o.batch && json_object_get(m, "prices") && !json_object_get(m, "batch_prices")) {
+		if (o->batch && json_object_get(m, "prices") && !json_object_get(m, "batch_prices")) {
 			warn("--batch: model '%s' has prices but no batch_prices in %s: add the provider's batch "
-			     "rates there, or configure without --batch", o.model, o.models);
+			     "rates there, or configure without --batch", o->model, o->models);
 			json_decref(m);
 			free(modelnote);
 			return EXIT_USAGE;
 		}
-		if (!strcmp(mode, "--model-json")) {
-			r = jwrite(modearg, m) < 0 ? EXIT_RETRY : 0;
+		if (o->modeljson) {
+			r = jwrite(o->modeljson, m) < 0 ? EXIT_RETRY : 0;
 			if (r)
-				warn("cannot write '%s':", modearg);
+				warn("cannot write '%s':", o->modeljson);
 			json_decref(m);
 			free(modelnote);
 			return r;
@@ -543,41 +508,81 @@ main(int argc, char **argv)
 	}
 	{
 		static char promptdir[4096];
-		snprintf(promptdir, sizeof promptdir, "%s/prompts", o.tasksdir);
+		snprintf(promptdir, sizeof promptdir, "%s/prompts", o->tasksdir);
 		specpromptdir = promptdir;
 	}
 
-	speckeepjson = !strcmp(mode, "--split");
-	r = loadall(&o, !strcmp(mode, "--split") ? modearg : NULL, &A);
+	speckeepjson = o->split != NULL;
+	r = loadall(o, o->split, &A);
 	if (r < 0) {
 		freeall(&A);
 		free(modelnote);
 		return EXIT_USAGE;
 	}
-	if (!o.all && A.nselected == 0 && strcmp(mode, "--split") != 0) {
-		warn("--tasks '%s' selects none of the %zu variants", o.globs, A.nvariants);
+	if (!o->all && A.nselected == 0 && !o->split) {
+		warn("--tasks '%s' selects none of the %zu variants", o->globs, A.nvariants);
 		freeall(&A);
 		free(modelnote);
 		return EXIT_USAGE;
 	}
-	if (!strcmp(mode, "--list")) {
+	if (o->list) {
 		size_t a, b;
 		for (a = 0; a < A.nsf; a++)
 			for (b = 0; b < A.sf[a].nv; b++)
 				if (A.sf[a].v[b].selected)
 					printf("%s\n", A.sf[a].v[b].id);
-	} else if (!strcmp(mode, "--ninja")) {
-		if (writeninja(&o, &A, modearg) < 0)
+	} else if (o->ninja) {
+		if (writeninja(o, &A, o->ninja) < 0)
 			r = EXIT_RETRY;
 		else
 			printf("%zu specs, %zu of %zu variants selected\n%s%s", A.nsf, A.nselected,
 			       A.nvariants, modelnote ? modelnote : "", modelnote ? "\n" : "");
 	} else {
-		if (split(&o, &A) < 0)
+		if (split(o, &A) < 0)
 			r = EXIT_RETRY;
 	}
 	freeall(&A);
 	free(modelnote);
+	return r;
+}
+
+int
+main(int argc, char **argv)
+{
+	struct opts o = { "tasks", "out", "demo", 0, 1, 3, NULL, NULL, NULL, 0, NULL, NULL, NULL, 0 };
+	struct optlist in;
+	int r;
+	struct opt tab[] = {
+		{ "--ninja", "FILE", OPT_STR, &o.ninja, 0, 0, "write the task graph to FILE and print a summary" },
+		{ "--list", NULL, OPT_FLAG, &o.list, 0, 0, "print the selected variant ids, one per line" },
+		{ "--split", "SPEC", OPT_STR, &o.split, 0, 0, "write OUT/v/<id>/task.json for SPEC's selected variants" },
+		{ "--model-json", "FILE", OPT_STR, &o.modeljson, 0, 0, "resolve --provider and --model in --models into FILE" },
+		{ "--tasks", "GLOBS", OPT_STR, &o.globs, 0, 0, "comma-separated globs over variant ids, spec ids and tags "
+		  "(default: demo)" },
+		{ "--all", NULL, OPT_FLAG, &o.all, 0, 0, "select every variant" },
+		{ "--tasks-dir", "DIR", OPT_STR, &o.tasksdir, 0, 0, "the specs (default: tasks); templates in DIR/prompts" },
+		{ "--out", "DIR", OPT_STR, &o.outdir, 0, 0, "the output folder (default: out)" },
+		{ "--samples", "N", OPT_INT, &o.samples, 1, 1000, "samples per variant unless a spec says (default 1)" },
+		{ "--rounds", "N", OPT_INT, &o.rounds, 1, MAX_ROUNDS, "rounds per sample unless a spec says (default 3)" },
+		{ "--models", "FILE", OPT_STR, &o.models, 0, 0, "the models file (models.yaml), with --provider and --model" },
+		{ "--provider", "P", OPT_STR, &o.provider, 0, 0, "the teacher's provider" },
+		{ "--model", "M", OPT_STR, &o.model, 0, 0, "the teacher model" },
+		{ "--batch", NULL, OPT_FLAG, &o.batch, 0, 0, "--ninja: a batch edge per round (query-llm --batch)" },
+		{ 0 }
+	};
+	const struct optspec spec = { usage, tab, 0, 0 };
+
+	setprogname(argv[0]);
+	optparse(&spec, argc, argv, &in);
+	if (!!o.ninja + o.list + !!o.split + !!o.modeljson != 1)
+		optdie(&spec, "say what to do: one of --ninja FILE, --list, --split SPEC or --model-json FILE");
+	if (o.models && (!o.provider || !o.model))
+		die(EXIT_USAGE, "--models needs --provider and --model");
+	if (o.modeljson && !o.models)
+		die(EXIT_USAGE, "--model-json needs --models, --provider and --model");
+	if (o.batch && (!o.provider || (strcmp(o.provider, "anthropic") && strcmp(o.provider, "openai"))))
+		die(EXIT_USAGE, "--batch is for the providers with a batch API: anthropic or openai");
+	r = run(&o);
 	if (fflush(stdout) != 0 || ferror(stdout))
 		die(EXIT_RETRY, "cannot write to standard output:");
 	return r;

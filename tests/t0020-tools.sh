@@ -1,14 +1,17 @@
 #!/bin/sh
 # t0020: every tool's manual basics, under the sanitizer build: --help
-# prints the usage on stdout and exits 0 with nothing on stderr (package
-# and report leaked there, so ASan made --help exit 1); an unknown option
-# exits 2 and names it.
+# prints the usage and the options (lib/opts.c, from the tool's table) on
+# stdout and exits 0 with nothing on stderr (package and report leaked
+# there, so ASan made --help exit 1); an unknown option exits 2 and names
+# it.
 . "$(dirname "$0")/lib.sh"
 
 for t in bench compile gen package prepare query-llm record report verify; do
 	test_expect_success "$t --help: usage on stdout, exit 0, nothing on stderr" '
 		"$RETORT_BIN/'$t'" --help >out 2>err &&
-		grep -q "^usage: '$t'" out && test ! -s err
+		grep -q "^usage: '$t'" out && grep -q "^options:$" out &&
+		test "$(grep -c "^  -[a-z-]" out)" -ge 2 && grep -q "^  -h, --help  *this text$" out &&
+		test ! -s err
 	'
 	test_expect_success "$t --no-such-option: exit 2, the option named" '
 		"$RETORT_BIN/'$t'" --no-such-option >out 2>err; test $? = 2 &&

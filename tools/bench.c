@@ -82,10 +82,7 @@
  * measures the GPU once per build (tools/runtime/calibrate.cu); without a
  * GPU it records none.
  *
- * options:
- *   --gpus N, --lock-dir DIR   GPU slots, as verify
- *   --timeout S                per call (default 30)
- *   -h, --help
+ * The options are the table in main() (lib/opts.h), which --help prints.
  *
  * Exit: 0 written; 1 infrastructure (GPU lost); 2 bad usage or input.
  */
@@ -105,6 +102,7 @@
 #include "lib/draw.h"
 #include "lib/inputs.h"
 #include "lib/json.h"
+#include "lib/opts.h"
 #include "lib/proto.h"
 #include "lib/round.h"
 #include "lib/sandbox.h"
@@ -112,9 +110,9 @@
 #include "lib/util.h"
 
 static const char usage[] =
-	"usage: bench [--gpus N] [--lock-dir DIR] [--timeout S] -o BENCH_JSON TASK_JSON VERIFY_JSON\n"
-	"             COMPILE_JSON HARNESS CALIBRATION_JSON [BASELINE_JSON]\n"
-	"       bench --baseline [...] -o BASELINE_JSON TASK_JSON HARNESS ORACLE_JSON BASELINE_SO\n"
+	"usage: bench [options] -o BENCH_JSON TASK_JSON VERIFY_JSON COMPILE_JSON HARNESS\n"
+	"             CALIBRATION_JSON [BASELINE_JSON]\n"
+	"       bench --baseline [options] -o BASELINE_JSON TASK_JSON HARNESS ORACLE_JSON BASELINE_SO\n"
 	"       bench --calibrate -o CALIBRATION_JSON CALIBRATE_PROGRAM\n";
 
 enum { MINCALLS = 20, MAXCALLS = 300, MINPAIRS = 8, TAILCALLS = 2 };
@@ -901,7 +899,7 @@ benchcase(const struct opts *o, const struct task *t, int ci, const char *harnes
 }
 
 static int
-candidate(const struct opts *o, const char *const *in, int nin)
+candidate(const struct opts *o, char *const *in, size_t nin)
 {
 	struct task t;
 	json_t *rec, *ver, *calib = NULL, *baseline = NULL;
@@ -971,38 +969,34 @@ int
 main(int argc, char **argv)
 {
 	struct opts o = { NULL, "out/gpu", 1, 30 };
-	const char *in[7] = { 0 };
-	int i, nin = 0, cal = 0, base = 0;
+	struct optlist in;
+	int cal = 0, base = 0, r;
+	struct opt tab[] = {
+		{ "-o", "FILE", OPT_STR, &o.out, 0, 0, "the output: BENCH_JSON, BASELINE_JSON or CALIBRATION_JSON" },
+		{ "--baseline", NULL, OPT_FLAG, &base, 0, 0, "time the spec's baseline (once per variant)" },
+		{ "--calibrate", NULL, OPT_FLAG, &cal, 0, 0, "measure the GPU's ceilings (once per build)" },
+		{ "--gpus", "N", OPT_INT, &o.gpus, 1, 1024, "GPU slots, one flock each in --lock-dir (default 1)" },
+		{ "--lock-dir", "DIR", OPT_STR, &o.lockdir, 0, 0, "the GPU slots' locks (default out/gpu)" },
+		{ "--timeout", "S", OPT_INT, &o.timeout, 1, 86400, "seconds per call (default 30)" },
+		{ 0 }
+	};
+	const struct optspec spec = { usage, tab, 6, 0 };
+	char **v;
 
 	setprogname(argv[0]);
-	for (i = 1; i < argc; i++) {
-		const char *s = argv[i];
-#define VAL argval(argc, argv, &i, usage)
-		if (arghelp(s, usage)) return 0;
-		else if (!strcmp(s, "-o")) o.out = VAL;
-		else if (!strcmp(s, "--lock-dir")) o.lockdir = VAL;
-		else if (!strcmp(s, "--gpus")) o.gpus = intarg(VAL, s, 1, 1024);
-		else if (!strcmp(s, "--timeout")) o.timeout = intarg(VAL, s, 1, 86400);
-		else if (!strcmp(s, "--calibrate")) cal = 1;
-		else if (!strcmp(s, "--baseline")) base = 1;
-		else arginput(s, in, &nin, 7, usage);
-#undef VAL
-	}
+	optparse(&spec, argc, argv, &in);
+	v = in.v;
 	if (!o.out)
-		die(EXIT_USAGE, "need -o\n%s", usage);
-	if (cal) {
-		if (nin != 1)
-			die(EXIT_USAGE, "--calibrate needs the calibration program\n%s", usage);
-		return calibrate(o.out, in[0]);
-	}
-	if (jailweak())
+		optdie(&spec, "need -o");
+	if (cal && in.n != 1)
+		optdie(&spec, "--calibrate needs the calibration program");
+	if (!cal && base && in.n != 4)
+		optdie(&spec, "--baseline needs TASK_JSON HARNESS ORACLE_JSON BASELINE_SO");
+	if (!cal && !base && in.n != 5 && in.n != 6)
+		optdie(&spec, "need TASK_JSON VERIFY_JSON COMPILE_JSON HARNESS CALIBRATION_JSON [BASELINE_JSON]");
+	if (!cal && jailweak())
 		die(EXIT_USAGE, "%s", jailweak());
-	if (base) {
-		if (nin != 4)
-			die(EXIT_USAGE, "--baseline needs TASK_JSON HARNESS ORACLE_JSON BASELINE_SO\n%s", usage);
-		return timebaseline(&o, in[0], in[1], in[2], in[3]);
-	}
-	if (nin != 5 && nin != 6)
-		die(EXIT_USAGE, "need TASK_JSON VERIFY_JSON COMPILE_JSON HARNESS CALIBRATION_JSON [BASELINE_JSON]\n%s", usage);
-	return candidate(&o, in, nin);
+	r = cal ? calibrate(o.out, v[0]) : base ? timebaseline(&o, v[0], v[1], v[2], v[3]) : candidate(&o, v, in.n);
+	optfree(&in);
+	return r;
 }

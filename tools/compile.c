@@ -2,8 +2,8 @@
  * compile - from a teacher's answer to a built candidate
  *
  * usage: compile [options] -o COMPILE_JSON TASK_JSON RESPONSE_JSON
- *        compile --screen FILE.cu --entry NAME [--allow RULE,...] [--nvcc PATH]
- *        compile --object FILE.so [--allow RULE,...] [--nvcc PATH]
+ *        compile --screen FILE.cu --entry NAME [options]
+ *        compile --object FILE.so [options]
  *
  * Takes the CUDA source out of the answer (fenced code blocks: the last
  * one that defines the entry point, else the last C/CUDA one; which block
@@ -35,17 +35,10 @@
  * screen corpus in tests/screen runs through it. --object prints the
  * object check's of a built shared object (t0400 builds its cases).
  *
- * options:
- *   -o FILE            output
- *   --nvcc PATH        nvcc (default: nvcc)
- *   --arch SM          sm_90, sm_90a, ... (default sm_90)
- *   --cache-dir DIR    build cache (default: no cache)
- *   --time-limit S     nvcc wall-clock limit (default 120)
- *   --mem-limit MB     nvcc address-space limit (default 8192)
- *   --no-screen        skip the screen and the object check (the GPU test
- *                      suite uses it to show what the sandbox, the harness
- *                      and verify catch on their own)
- *   -h, --help
+ * --no-screen skips the screen and the object check: the GPU test suite
+ * uses it to show what the sandbox, the harness and verify catch on their
+ * own. The options are the table in main() (lib/opts.h), which --help
+ * prints.
  *
  * Exit: 0 written (whatever became of the candidate); 1 cannot run nvcc,
  * nvcc failed on a full disk (util nospace: that is no compile_error), or
@@ -65,16 +58,16 @@
 #include "lib/artifact.h"
 #include "lib/json.h"
 #include "lib/nvcc.h"
+#include "lib/opts.h"
 #include "lib/round.h"
 #include "lib/screen.h"
 #include "lib/sha.h"
 #include "lib/util.h"
 
 static const char usage[] =
-	"usage: compile [--nvcc PATH] [--arch SM] [--cache-dir DIR] [--time-limit S]\n"
-	"               [--mem-limit MB] [--no-screen] -o COMPILE_JSON TASK_JSON RESPONSE_JSON\n"
-	"       compile --screen FILE.cu --entry NAME [--allow RULE,...] [--nvcc PATH] [--arch SM]\n"
-	"       compile --object FILE.so [--allow RULE,...] [--nvcc PATH]\n";
+	"usage: compile [options] -o COMPILE_JSON TASK_JSON RESPONSE_JSON\n"
+	"       compile --screen FILE.cu --entry NAME [options]\n"
+	"       compile --object FILE.so [options]\n";
 
 enum {
 	MAX_ANSWER = 2 << 20,    /* answers larger than this are refused */
@@ -576,29 +569,28 @@ int
 main(int argc, char **argv)
 {
 	struct opts o = { NULL, "nvcc", "sm_90", NULL, 120, 8192, 0 };
-	const char *in[2] = { NULL, NULL }, *screenpath = NULL, *objpath = NULL, *entry = NULL, *allow = NULL;
+	const char *screenpath = NULL, *objpath = NULL, *entry = NULL, *allow = NULL;
+	struct optlist in;
 	char *nvcc;
-	int i, nin = 0, r;
+	int r;
+	struct opt tab[] = {
+		{ "-o", "FILE", OPT_STR, &o.out, 0, 0, "the output, COMPILE_JSON (cand.so goes beside it)" },
+		{ "--nvcc", "PATH", OPT_STR, &o.nvcc, 0, 0, "nvcc (default: nvcc)" },
+		{ "--arch", "SM", OPT_STR, &o.arch, 0, 0, "sm_90, sm_90a, ... (default sm_90)" },
+		{ "--cache-dir", "DIR", OPT_STR, &o.cachedir, 0, 0, "the build cache (default: no cache)" },
+		{ "--time-limit", "S", OPT_INT, &o.timelimit, 1, 86400, "nvcc's wall-clock limit (default 120)" },
+		{ "--mem-limit", "MB", OPT_INT, &o.memlimit, 256, 1 << 20, "nvcc's address-space limit (default 8192)" },
+		{ "--no-screen", NULL, OPT_FLAG, &o.noscreen, 0, 0, "skip the screen and the object check (the GPU suite)" },
+		{ "--screen", "FILE.cu", OPT_STR, &screenpath, 0, 0, "print the screen's violations of one file" },
+		{ "--entry", "NAME", OPT_STR, &entry, 0, 0, "--screen: the entry point's name" },
+		{ "--object", "FILE.so", OPT_STR, &objpath, 0, 0, "print the object check's violations of a built object" },
+		{ "--allow", "RULE,...", OPT_STR, &allow, 0, 0, "--screen, --object: the rules the task allows" },
+		{ 0 }
+	};
+	const struct optspec spec = { usage, tab, 2, 0 };
 
 	setprogname(argv[0]);
-	for (i = 1; i < argc; i++) {
-		const char *s = argv[i];
-#define VAL argval(argc, argv, &i, usage)
-		if (arghelp(s, usage)) return 0;
-		else if (!strcmp(s, "-o")) o.out = VAL;
-		else if (!strcmp(s, "--nvcc")) o.nvcc = VAL;
-		else if (!strcmp(s, "--arch")) o.arch = VAL;
-		else if (!strcmp(s, "--cache-dir")) o.cachedir = VAL;
-		else if (!strcmp(s, "--time-limit")) o.timelimit = intarg(VAL, s, 1, 86400);
-		else if (!strcmp(s, "--mem-limit")) o.memlimit = intarg(VAL, s, 256, 1 << 20);
-		else if (!strcmp(s, "--screen")) screenpath = VAL;
-		else if (!strcmp(s, "--object")) objpath = VAL;
-		else if (!strcmp(s, "--entry")) entry = VAL;
-		else if (!strcmp(s, "--allow")) allow = VAL;
-		else if (!strcmp(s, "--no-screen")) o.noscreen = 1;
-		else arginput(s, in, &nin, 2, usage);
-#undef VAL
-	}
+	optparse(&spec, argc, argv, &in);
 	if (strncmp(o.arch, "sm_", 3) || !isdigit((unsigned char)o.arch[3]))
 		die(EXIT_USAGE, "--arch looks like sm_90 or sm_90a: '%s'", o.arch);
 	if (screenpath && !entry)
@@ -606,15 +598,16 @@ main(int argc, char **argv)
 	if (screenpath && objpath)
 		die(EXIT_USAGE, "--screen or --object, not both");
 	if (!screenpath && !objpath && !o.out)
-		die(EXIT_USAGE, "need -o\n%s", usage);
-	if (!screenpath && !objpath && nin != 2)
-		die(EXIT_USAGE, "need TASK_JSON and RESPONSE_JSON\n%s", usage);
+		optdie(&spec, "need -o");
+	if (!screenpath && !objpath && in.n != 2)
+		optdie(&spec, "need TASK_JSON and RESPONSE_JSON");
 	if (!screenpath && !objpath && jailweak())
 		die(EXIT_USAGE, "%s", jailweak());
 	if ((nvcc = findprog(o.nvcc))) /* else as given: running it says what is wrong */
 		o.nvcc = nvcc;
 	r = screenpath || objpath ? checkfile(&o, screenpath ? screenpath : objpath, !screenpath, entry, allow)
-	                          : candidate(&o, in[0], in[1]);
+	                          : candidate(&o, in.v[0], in.v[1]);
 	free(nvcc);
+	optfree(&in);
 	return r;
 }

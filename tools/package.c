@@ -48,16 +48,11 @@
  * of the trajectories and test splits (whose membership does not depend
  * on timing) without measured fields. `ninja check` compares it.
  *
- * options:
- *   --name NAME            archive and card name (default retort-dataset)
- *   --meta KEY=VALUE       configuration recorded in the manifest and card
- *   --test-fraction F      share of tasks held out (default 0.1)
- *   --shard-records N      (default 1000)
- *   --shard-bytes B        (default 256 MiB)
- *   --archive-bytes B      (default 1 GiB)
- *   --token-counts FILE    a named tokenizer's count of each record and row
- *                          (tools/token-counts writes it; a record it lacks
- *                          is exit 2)
+ * --meta KEY=VALUE (repeatable) is configuration recorded in the manifest
+ * and the card. --token-counts FILE gives a named tokenizer's count of
+ * each record and row (tools/token-counts writes it; a record it lacks is
+ * exit 2). The options are the table in main() (lib/opts.h), which --help
+ * prints.
  *
  * Exit: 0 written; 1 cannot write (a full disk included: then nothing of
  * the new dataset is left listed, see writedataset); 2 bad usage or input.
@@ -74,16 +69,14 @@
 #include <archive_entry.h>
 
 #include "lib/json.h"
+#include "lib/opts.h"
 #include "lib/round.h"
 #include "lib/schema.h"
 #include "lib/sha.h"
 #include "lib/util.h"
 
 static const char usage[] =
-	"usage: package [--name NAME] [--meta KEY=VALUE]... [--test-fraction F]\n"
-	"               [--shard-records N] [--shard-bytes B] [--archive-bytes B]\n"
-	"               [--token-counts FILE]\n"
-	"               -o DATASET_DIR RECORD_JSON... (or @LISTFILE)\n"
+	"usage: package [options] -o DATASET_DIR RECORD_JSON... (or @LISTFILE)\n"
 	"       package --project DATASET_DIR\n";
 
 /*
@@ -814,71 +807,27 @@ makemanifest(const struct opts *o, struct shard *sh, size_t nsh, const size_t co
 
 /* ------------------------------------------------------------------ main */
 
-int
-main(int argc, char **argv)
+/* the dataset of the records (files, nfiles of them) written to o->out */
+static int
+package(const struct opts *o, char *const *files, size_t nfiles)
 {
-	struct opts o = { NULL, "retort-dataset", NULL, 0.1, 1000, 256u << 20, (size_t)1 << 30, NULL };
-	char **files = NULL;
-	size_t nfiles = 0, i, nsh = 0, counts[NPARTS] = { 0 }, narch;
+	size_t i, nsh = 0, counts[NPARTS] = { 0 }, narch;
 	struct rec *recs;
 	struct shard *sh;
 	struct stats st[NPARTS];
 	json_t *manifest;
 	char *cardtext, *manitext;
 	struct buf *arch;
-	int a;
-
-	setprogname(argv[0]);
-	o.meta = json_object();
-	for (a = 1; a < argc; a++) {
-		const char *s = argv[a];
-#define VAL argval(argc, argv, &a, usage)
-		if (arghelp(s, usage)) {
-			json_decref(o.meta);
-			return 0;
-		} else if (!strcmp(s, "--project")) {
-			const char *dir = VAL;
-			json_decref(o.meta);
-			return project(dir);
-		} else if (!strcmp(s, "-o")) { o.out = VAL;
-		} else if (!strcmp(s, "--name")) { o.name = VAL;
-		} else if (!strcmp(s, "--test-fraction")) { o.testfraction = numarg(VAL, s, 0, 0.99);
-		} else if (!strcmp(s, "--shard-records")) { o.shardrecords = (size_t)numarg(VAL, s, 1, 1e12);
-		} else if (!strcmp(s, "--shard-bytes")) { o.shardbytes = (size_t)numarg(VAL, s, 1024, 1e15);
-		} else if (!strcmp(s, "--archive-bytes")) { o.archivebytes = (size_t)numarg(VAL, s, 1024, 1e15);
-		} else if (!strcmp(s, "--token-counts")) {
-			o.tokens = jmustload(VAL);
-			if (!json_is_string(json_object_get(o.tokens, "tokenizer")))
-				die(EXIT_USAGE, "token counts without their tokenizer's name: '%s'", argv[a]);
-		} else if (!strcmp(s, "--meta")) {
-			const char *kv = VAL, *eq = strchr(kv, '=');
-			char *key;
-			if (!eq)
-				die(EXIT_USAGE, "--meta takes KEY=VALUE: '%s'", kv);
-			key = xstrndup(kv, (size_t)(eq - kv));
-			json_object_set_new(o.meta, key, json_string(eq + 1));
-			free(key);
-		} else {
-			arginput(s, NULL, NULL, 0, usage);
-			listarg(s, &files, &nfiles);
-		}
-#undef VAL
-	}
-	if (!o.out)
-		die(EXIT_USAGE, "need -o DATASET_DIR\n%s", usage);
 
 	recs = xcalloc(nfiles + 1, sizeof *recs);
-	for (i = 0; i < nfiles; i++) {
-		loadrecord(&o, files[i], &recs[i]);
-		free(files[i]);
-	}
-	free(files);
+	for (i = 0; i < nfiles; i++)
+		loadrecord(o, files[i], &recs[i]);
 	qsort(recs, nfiles, sizeof *recs, cmprec);
-	sh = makeshards(&o, recs, nfiles, counts, &nsh);
-	lengths(&o, recs, nfiles, st);
-	narch = assignarchives(&o, sh, nsh);
-	manitext = makemanifest(&o, sh, nsh, counts, st, &manifest);
-	cardtext = card(&o, counts, st, manifest, narch);
+	sh = makeshards(o, recs, nfiles, counts, &nsh);
+	lengths(o, recs, nfiles, st);
+	narch = assignarchives(o, sh, nsh);
+	manitext = makemanifest(o, sh, nsh, counts, st, &manifest);
+	cardtext = card(o, counts, st, manifest, narch);
 
 	arch = xcalloc(narch, sizeof *arch);
 	{
@@ -891,7 +840,7 @@ main(int argc, char **argv)
 			from = to;
 		}
 	}
-	writedataset(o.out, o.name, arch, narch);
+	writedataset(o->out, o->name, arch, narch);
 	for (i = 0; i < narch; i++)
 		buffree(&arch[i]);
 	free(arch);
@@ -907,7 +856,53 @@ main(int argc, char **argv)
 	free(cardtext);
 	free(manitext);
 	json_decref(manifest);
+	return 0;
+}
+
+int
+main(int argc, char **argv)
+{
+	struct opts o = { NULL, "retort-dataset", NULL, 0.1, 1000, 256u << 20, (size_t)1 << 30, NULL };
+	const char *projectdir = NULL, *tokens = NULL;
+	struct optlist in, meta = { NULL, 0, 0 };
+	size_t i;
+	int r;
+	struct opt tab[] = {
+		{ "-o", "DIR", OPT_STR, &o.out, 0, 0, "the output, DATASET_DIR" },
+		{ "--project", "DIR", OPT_STR, &projectdir, 0, 0, "print the dataset's reproducible projection" },
+		{ "--name", "NAME", OPT_STR, &o.name, 0, 0, "the archives' and the card's name (default retort-dataset)" },
+		{ "--meta", "KEY=VALUE", OPT_LIST, &meta, 0, 0, "configuration for the manifest and the card (repeatable)" },
+		{ "--test-fraction", "F", OPT_NUM, &o.testfraction, 0, 0.99, "the share of tasks held out (default 0.1)" },
+		{ "--shard-records", "N", OPT_SIZE, &o.shardrecords, 1, 1e12, "records a shard at most (default 1000)" },
+		{ "--shard-bytes", "B", OPT_SIZE, &o.shardbytes, 1024, 1e15, "bytes a shard at most (default 256 MiB)" },
+		{ "--archive-bytes", "B", OPT_SIZE, &o.archivebytes, 1024, 1e15, "bytes an archive at most (default 1 GiB)" },
+		{ "--token-counts", "FILE", OPT_STR, &tokens, 0, 0, "a named tokenizer's counts (tools/token-counts)" },
+		{ 0 }
+	};
+	const struct optspec spec = { usage, tab, OPT_ANY, 1 };
+
+	setprogname(argv[0]);
+	optparse(&spec, argc, argv, &in);
+	if (!projectdir && !o.out)
+		optdie(&spec, "need -o DATASET_DIR");
+	for (i = 0; i < meta.n; i++)
+		if (!strchr(meta.v[i], '='))
+			die(EXIT_USAGE, "--meta takes KEY=VALUE: '%s'", meta.v[i]);
+	if (tokens && !projectdir) {
+		o.tokens = jmustload(tokens);
+		if (!json_is_string(json_object_get(o.tokens, "tokenizer")))
+			die(EXIT_USAGE, "token counts without their tokenizer's name: '%s'", tokens);
+	}
+	o.meta = json_object();
+	for (i = 0; i < meta.n; i++) {
+		char *eq = strchr(meta.v[i], '=');
+		*eq = 0;
+		json_object_set_new(o.meta, meta.v[i], json_string(eq + 1));
+	}
+	r = projectdir ? project(projectdir) : package(&o, in.v, in.n);
 	json_decref(o.meta);
 	json_decref(o.tokens);
-	return 0;
+	optfree(&meta);
+	optfree(&in);
+	return r;
 }

@@ -2,11 +2,10 @@
  * prepare - the programs each task variant needs, built once per variant
  * (and the harness's runtime, once per build)
  *
- * usage: prepare --runtime -o OBJECT [--nvcc PATH] [--arch SM] [--cc CC] [--src DIR] [--fake FILE.c]
- *        prepare --harness -o BINARY [--object OBJECT] [--cc CC] [--nvcc PATH] TASK_JSON
- *        prepare --reference -o BINARY [--cc CC] [--src DIR] TASK_JSON
- *        prepare --baseline -o BASELINE_SO [--nvcc PATH] [--arch SM] [--cudart KIND]
- *                [--time-limit S] [--mem-limit MB] TASK_JSON
+ * usage: prepare --runtime [options] -o OBJECT
+ *        prepare --harness [options] -o BINARY TASK_JSON
+ *        prepare --reference [options] -o BINARY TASK_JSON
+ *        prepare --baseline [options] -o BASELINE_SO TASK_JSON
  *
  * --runtime links the harness's fixed parts into one relocatable OBJECT:
  * tools/runtime/harness.c (the protocol), lockdown.c (seccomp), guard.c
@@ -31,17 +30,7 @@
  * library missing on this machine), the .so is left empty and the reason
  * is in BASELINE_SO.log: the variant has no oracle and no speedup then.
  *
- * options:
- *   -o FILE            output
- *   --nvcc PATH        nvcc (default: nvcc)
- *   --arch SM          sm_90, sm_90a, ... (default sm_90)
- *   --cc CC            C compiler (default cc)
- *   --src DIR          retort's tools folder (default tools)
- *   --object OBJECT    the harness's runtime, for --harness (default out/runtime/harness.o)
- *   --cudart KIND      the baseline's CUDA runtime, shared or static (default shared)
- *   --time-limit S     nvcc's wall-clock limit (default 360)
- *   --mem-limit MB     nvcc's address-space limit (default 8192)
- *   -h, --help
+ * The options are the table in main() (lib/opts.h), which --help prints.
  *
  * Exit: 0 written (a baseline that does not build is recorded); 1 cannot
  * run the compilers or write, or a compiler failed on a full disk (util
@@ -60,16 +49,16 @@
 #include "lib/abi.h"
 #include "lib/json.h"
 #include "lib/nvcc.h"
+#include "lib/opts.h"
 #include "lib/sandbox.h"
 #include "lib/util.h"
 #include "runtime/guard.h"
 
 static const char usage[] =
-	"usage: prepare --runtime -o OBJECT [--nvcc PATH] [--arch SM] [--cc CC] [--src DIR] [--fake FILE.c]\n"
-	"       prepare --harness -o BINARY [--object OBJECT] [--cc CC] [--nvcc PATH] TASK_JSON\n"
-	"       prepare --reference -o BINARY [--cc CC] [--src DIR] TASK_JSON\n"
-	"       prepare --baseline -o BASELINE_SO [--nvcc PATH] [--arch SM] [--cudart shared|static]\n"
-	"               [--time-limit S] [--mem-limit MB] TASK_JSON\n";
+	"usage: prepare --runtime [options] -o OBJECT\n"
+	"       prepare --harness [options] -o BINARY TASK_JSON\n"
+	"       prepare --reference [options] -o BINARY TASK_JSON\n"
+	"       prepare --baseline [options] -o BASELINE_SO TASK_JSON\n";
 
 struct opts {
 	const char *out, *nvcc, *arch, *cc, *src, *runtime, *cudart, *fake;
@@ -407,45 +396,43 @@ int
 main(int argc, char **argv)
 {
 	struct opts o = { NULL, "nvcc", "sm_90", "cc", "tools", "out/runtime/harness.o", "shared", NULL, 360, 8192 };
-	const char *in[1] = { NULL };
+	struct optlist in;
 	char *nvcc, *cc, *src, *fake = NULL;
-	int i, nin = 0, mode = -1, r;
+	int run = 0, harn = 0, ref = 0, base = 0, r;
 	struct task t;
 	char err[512];
+	struct opt tab[] = {
+		{ "-o", "FILE", OPT_STR, &o.out, 0, 0, "the output: OBJECT, BINARY or BASELINE_SO" },
+		{ "--runtime", NULL, OPT_FLAG, &run, 0, 0, "build the harness's runtime (once per build)" },
+		{ "--harness", NULL, OPT_FLAG, &harn, 0, 0, "build the variant's harness" },
+		{ "--reference", NULL, OPT_FLAG, &ref, 0, 0, "build the variant's CPU reference" },
+		{ "--baseline", NULL, OPT_FLAG, &base, 0, 0, "build the spec's baseline" },
+		{ "--nvcc", "PATH", OPT_STR, &o.nvcc, 0, 0, "nvcc (default: nvcc)" },
+		{ "--arch", "SM", OPT_STR, &o.arch, 0, 0, "sm_90, sm_90a, ... (default sm_90)" },
+		{ "--cc", "CC", OPT_STR, &o.cc, 0, 0, "the C compiler (default cc)" },
+		{ "--src", "DIR", OPT_STR, &o.src, 0, 0, "retort's tools folder (default tools)" },
+		{ "--fake", "FILE.c", OPT_STR, &o.fake, 0, 0, "--runtime: FILE.c on the CPU for the device and the guard" },
+		{ "--object", "OBJECT", OPT_STR, &o.runtime, 0, 0, "--harness: the runtime (default out/runtime/harness.o)" },
+		{ "--cudart", "KIND", OPT_STR, &o.cudart, 0, 0, "--baseline: its CUDA runtime, shared or static (default shared)" },
+		{ "--time-limit", "S", OPT_INT, &o.timelimit, 1, 86400, "--baseline: nvcc's wall-clock limit (default 360)" },
+		{ "--mem-limit", "MB", OPT_INT, &o.memlimit, 256, 1 << 20, "--baseline: nvcc's address-space limit (default 8192)" },
+		{ 0 }
+	};
+	const struct optspec spec = { usage, tab, 1, 0 };
 
 	setprogname(argv[0]);
-	for (i = 1; i < argc; i++) {
-		const char *s = argv[i];
-#define VAL argval(argc, argv, &i, usage)
-		if (arghelp(s, usage)) return 0;
-		else if (!strcmp(s, "-o")) o.out = VAL;
-		else if (!strcmp(s, "--nvcc")) o.nvcc = VAL;
-		else if (!strcmp(s, "--arch")) o.arch = VAL;
-		else if (!strcmp(s, "--cc")) o.cc = VAL;
-		else if (!strcmp(s, "--src")) o.src = VAL;
-		else if (!strcmp(s, "--runtime")) mode = 0;
-		else if (!strcmp(s, "--object")) o.runtime = VAL;
-		else if (!strcmp(s, "--fake")) o.fake = VAL;
-		else if (!strcmp(s, "--cudart")) o.cudart = VAL;
-		else if (!strcmp(s, "--time-limit")) o.timelimit = intarg(VAL, s, 1, 86400);
-		else if (!strcmp(s, "--mem-limit")) o.memlimit = intarg(VAL, s, 256, 1 << 20);
-		else if (!strcmp(s, "--harness")) mode = 1;
-		else if (!strcmp(s, "--reference")) mode = 2;
-		else if (!strcmp(s, "--baseline")) mode = 3;
-		else arginput(s, in, &nin, 1, usage);
-#undef VAL
-	}
-	if (mode < 0)
-		die(EXIT_USAGE, "say what to build: --runtime, --harness, --reference or --baseline\n%s", usage);
+	optparse(&spec, argc, argv, &in);
+	if (run + harn + ref + base != 1)
+		optdie(&spec, "say what to build: one of --runtime, --harness, --reference or --baseline");
 	if (!o.out)
-		die(EXIT_USAGE, "need -o\n%s", usage);
+		optdie(&spec, "need -o");
 	if (strcmp(o.cudart, "shared") && strcmp(o.cudart, "static"))
 		die(EXIT_USAGE, "--cudart is shared or static: '%s'", o.cudart);
 	if (strncmp(o.arch, "sm_", 3) || !isdigit((unsigned char)o.arch[3]))
 		die(EXIT_USAGE, "--arch looks like sm_90 or sm_90a: '%s'", o.arch);
-	if (mode ? nin != 1 : nin != 0)
-		die(EXIT_USAGE, "%s\n%s", mode ? "need TASK_JSON" : "--runtime takes no TASK_JSON", usage);
-	if (mode >= 2 && jailweak()) /* the spec's reference and baseline: untrusted code too */
+	if (run ? in.n != 0 : in.n != 1)
+		optdie(&spec, "%s", run ? "--runtime takes no TASK_JSON" : "need TASK_JSON");
+	if ((ref || base) && jailweak()) /* the spec's reference and baseline: untrusted code too */
 		die(EXIT_USAGE, "%s", jailweak());
 	if ((nvcc = findprog(o.nvcc))) /* else as given: running it says what is wrong */
 		o.nvcc = nvcc;
@@ -455,17 +442,18 @@ main(int argc, char **argv)
 	o.src = src;
 	if (o.fake)
 		o.fake = fake = absolute(o.fake);
-	if (mode == 0) {
+	if (run) {
 		r = runtime(&o);
 	} else {
-		if (taskload(in[0], &t, err, sizeof err) < 0)
+		if (taskload(in.v[0], &t, err, sizeof err) < 0)
 			die(EXIT_USAGE, "%s", err);
-		r = mode == 1 ? harness(&o, &t) : mode == 2 ? reference(&o, &t) : baseline(&o, &t);
+		r = harn ? harness(&o, &t) : ref ? reference(&o, &t) : baseline(&o, &t);
 		taskfree(&t);
 	}
 	free(nvcc);
 	free(cc);
 	free(src);
 	free(fake);
+	optfree(&in);
 	return r;
 }

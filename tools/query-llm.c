@@ -3,7 +3,7 @@
  *
  * usage: query-llm [options] -o RESPONSE TASK_JSON [PREVIOUS_ROUND_FILES...]
  *        query-llm [options] --batch STATE @RESPONSES
- *        query-llm --report OUT_DIR [--log LOG] [--cache-dir DIR]
+ *        query-llm --report OUT_DIR [--log FILE] [--cache-dir DIR]
  *
  * Renders the request for one graph edge (task variant, sample, round) from
  * the variant's task.json and the prompt templates; from round 2 on, from
@@ -15,44 +15,31 @@
  * Inputs are told apart by file name: task.json, response.json,
  * compile.json, verify.json, bench.json.
  *
- * options:
- *   -o FILE             the response file to write (atomically)
- *   --model-config F    the resolved model (out/model.json, from models.yaml)
- *   --prompts DIR       templates: system.md, <prompt>.md, repair.md
- *   --cache-dir DIR     the response cache (and the budget ledger, limiter)
- *   --replay-dir DIR    hand-written answers for provider replay:
- *                       DIR/<variant>/s<sample>-r<round>.md (one that
- *                       starts with a "<think>" line has a reasoning
- *                       part up to a "</think>" line: the answer's
- *                       reasoning, as a real teacher's thinking)
- *   --sample N          sample index (0-based); part of the cache key
- *   --round N           round (1-based)
- *   --arch SM           the CUDA target the prompts name (e.g. sm_90)
- *   --offline           a request missing from the cache is an error
- *   --budget USD        refuse requests that could take the ledger's total
- *                       past USD (0: no limit; spending is recorded anyway);
- *                       a model without prices cannot have one (exit 2)
- *   --log FILE          append one JSON line per edge run: hit or miss,
- *                       tokens, $ (out/llm.log; read by --report)
- *   --report DIR        print tokens and $ by model for every response
- *                       under DIR ("price unknown" for a model without
- *                       prices), calls paid (batches among them) vs cached
- *                       from --log, and with --cache-dir the batches not
- *                       yet taken in: done/total, failed, age, worst case
- *   --batch STATE       a round's batch edge: RESPONSES (a file of paths,
- *                       out/v/VARIANT/sS/rR/response.json: the outputs of
- *                       the round's request edges) name the requests; each
- *                       is rendered as its edge will render it, and those
- *                       the cache lacks go through the provider's batch API
- *                       (tools/lib/batch.h: the protocol, the limits, what
- *                       is asked again), waited for with a progress line
- *                       at every look, and their answers cached; STATE
- *                       gets the counts and the provider's batch ids. The
- *                       model must be anthropic or openai, and have
- *                       batch_prices when it has prices (exit 2); its
- *                       answers are costed at them. With --offline nothing
- *                       is sent: a miss is exit 1
- *   -h, --help
+ * Replay answers (provider replay) are DIR/<variant>/s<sample>-r<round>.md
+ * in --replay-dir; one that starts with a "<think>" line has a reasoning
+ * part up to a "</think>" line: the answer's reasoning, as a real
+ * teacher's thinking. --budget USD refuses requests that could take the
+ * ledger's total past USD (0: no limit; spending is recorded anyway); a
+ * model without prices cannot have one (exit 2). --log FILE gets one JSON
+ * line per edge run: hit or miss, tokens, $ (out/llm.log).
+ *
+ * --report DIR prints tokens and $ by model for every response under DIR
+ * ("price unknown" for a model without prices), calls paid (batches among
+ * them) vs cached from --log, and with --cache-dir the batches not yet
+ * taken in: done/total, failed, age, worst case.
+ *
+ * --batch STATE is a round's batch edge: RESPONSES (a file of paths,
+ * out/v/VARIANT/sS/rR/response.json: the outputs of the round's request
+ * edges; every input is one) name the requests; each is rendered as its
+ * edge will render it, and those the cache lacks go through the
+ * provider's batch API (tools/lib/batch.h: the protocol, the limits, what
+ * is asked again), waited for with a progress line at every look, and
+ * their answers cached; STATE gets the counts and the provider's batch
+ * ids. The model must be anthropic or openai, and have batch_prices when
+ * it has prices (exit 2); its answers are costed at them. With --offline
+ * nothing is sent: a miss is exit 1.
+ *
+ * The options are the table in main() (lib/opts.h), which --help prints.
  *
  * Environment: ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL, OPENAI_API_KEY,
  * OPENAI_BASE_URL (as the official SDKs read them). Keys are read only
@@ -139,15 +126,13 @@
 #include "lib/batch.h"
 #include "lib/json.h"
 #include "lib/llm.h"
+#include "lib/opts.h"
 #include "lib/round.h"
 #include "lib/sha.h"
 #include "lib/util.h"
 
 static const char usage[] =
-	"usage: query-llm [--model-config F] [--prompts DIR] [--cache-dir DIR]\n"
-	"                 [--replay-dir DIR] [--sample N] [--round N] [--arch SM]\n"
-	"                 [--offline] [--budget USD] [--log FILE]\n"
-	"                 -o RESPONSE TASK_JSON [PREVIOUS_ROUND_FILES...]\n"
+	"usage: query-llm [options] -o RESPONSE TASK_JSON [PREVIOUS_ROUND_FILES...]\n"
 	"       query-llm [options] --batch STATE @RESPONSES\n"
 	"       query-llm --report OUT_DIR [--log FILE] [--cache-dir DIR]\n";
 
@@ -1373,7 +1358,8 @@ batchmodel(const struct opts *o, struct model *m)
 		json_object_del(m->cfg, "batch_prices"); /* unknown prices stay unknown */
 }
 
-/* the list's entries split at blanks (a rspfile's one line of paths), the list freed */
+/* the list's entries split at blanks (a rspfile's one line of paths; the
+ * entries are cut up) */
 static char **
 words(char **list, size_t n, size_t *nw)
 {
@@ -1381,14 +1367,11 @@ words(char **list, size_t n, size_t *nw)
 	size_t i;
 
 	*nw = 0;
-	for (i = 0; i < n; i++) {
+	for (i = 0; i < n; i++)
 		for (t = strtok_r(list[i], " \t\n", &save); t; t = strtok_r(NULL, " \t\n", &save)) {
 			w = xreallocarray(w, *nw + 1, sizeof *w);
 			w[(*nw)++] = xstrdup(t);
 		}
-		free(list[i]);
-	}
-	free(list);
 	return w;
 }
 
@@ -1493,80 +1476,92 @@ batchmain(struct opts *o, size_t n, char **paths)
 	return 0;
 }
 
-int
-main(int argc, char **argv)
+/* the inputs of one round's edge, told apart by file name */
+static void
+roundfiles(struct opts *o, char *const *v, size_t n)
 {
-	struct opts o = { NULL, "out/model.json", "tasks/prompts", NULL, "tasks/replay", "sm_90",
-	                  NULL, NULL, NULL, 0, 1, 0, 0, NULL, { NULL, NULL, NULL, NULL } };
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		const char *kind = classify(v[i]);
+		if (!kind)
+			die(EXIT_USAGE, "cannot tell what input '%s' is (task.json, response.json, "
+			    "compile.json, verify.json or bench.json)", v[i]);
+		if (!strcmp(kind, "task.json")) o->task = v[i];
+		else if (!strcmp(kind, "response.json")) o->prev[0] = v[i];
+		else if (!strcmp(kind, "compile.json")) o->prev[1] = v[i];
+		else if (!strcmp(kind, "verify.json")) o->prev[2] = v[i];
+		else o->prev[3] = v[i];
+	}
+}
+
+/* one round of one sample: the request, its answer, RESPONSE written */
+static int
+query(struct opts *o)
+{
 	struct model m;
 	struct request rq;
 	json_t *out;
-	char **batchin = NULL;
-	size_t nbatch = 0;
-	int i;
 
-	setprogname(argv[0]);
-	for (i = 1; i < argc; i++) {
-		const char *s = argv[i];
-#define VAL argval(argc, argv, &i, usage)
-		if (arghelp(s, usage)) {
-			return 0;
-		} else if (!strcmp(s, "-o")) { o.out = VAL;
-		} else if (!strcmp(s, "--model-config")) { o.modelcfg = VAL;
-		} else if (!strcmp(s, "--prompts")) { o.prompts = VAL;
-		} else if (!strcmp(s, "--cache-dir")) { o.cachedir = VAL;
-		} else if (!strcmp(s, "--replay-dir")) { o.replaydir = VAL;
-		} else if (!strcmp(s, "--sample")) { o.sample = intarg(VAL, s, 0, 1000000);
-		} else if (!strcmp(s, "--round")) { o.round = intarg(VAL, s, 0, 1000000);
-		} else if (!strcmp(s, "--arch")) { o.arch = VAL;
-		} else if (!strcmp(s, "--offline")) { o.offline = 1;
-		} else if (!strcmp(s, "--budget")) { o.budget = numarg(VAL, s, 0, 1e12);
-		} else if (!strcmp(s, "--log")) { o.log = VAL;
-		} else if (!strcmp(s, "--report")) { o.report = VAL;
-		} else if (!strcmp(s, "--batch")) { o.batch = VAL;
-		} else if (*s == '@' || (o.batch && endswith(s, "/response.json"))) {
-			listarg(s, &batchin, &nbatch);
-		} else {
-			const char *kind;
-			arginput(s, NULL, NULL, 0, usage);
-			kind = classify(s);
-			if (!kind)
-				die(EXIT_USAGE, "cannot tell what input '%s' is (task.json, response.json, "
-				    "compile.json, verify.json or bench.json)", s);
-			if (!strcmp(kind, "task.json")) o.task = s;
-			else if (!strcmp(kind, "response.json")) o.prev[0] = s;
-			else if (!strcmp(kind, "compile.json")) o.prev[1] = s;
-			else if (!strcmp(kind, "verify.json")) o.prev[2] = s;
-			else o.prev[3] = s;
-		}
-#undef VAL
-	}
-	if (o.report)
-		return report(&o);
-	if (o.batch)
-		return batchmain(&o, nbatch, batchin);
-	if (nbatch)
-		die(EXIT_USAGE, "a list of responses (@FILE) is for --batch\n%s", usage);
-	if (!o.out || !o.task)
-		die(EXIT_USAGE, "need -o RESPONSE and a task.json\n%s", usage);
-	checkround(&o);
-	loadmodel(&o, &m);
-	prepare(&o, &m, &rq);
-	out = json_pack("{s:s,s:i,s:i,s:s,s:s,s:s}", "task", rq.taskid, "sample", o.sample, "round", o.round,
+	checkround(o);
+	loadmodel(o, &m);
+	prepare(o, &m, &rq);
+	out = json_pack("{s:s,s:i,s:i,s:s,s:s,s:s}", "task", rq.taskid, "sample", o->sample, "round", o->round,
 	                "provider", m.provider, "model", m.name, "system", rq.system);
 	if (rq.finished) {
 		/* an earlier round finished the sample: no request */
 		setstatus(out, STAGE_ANSWER, ST_DONE);
 		json_object_set(out, "messages", rq.messages);
 		json_object_set_new(out, "key", json_string(""));
-		logline(&o, rq.taskid, &m, NULL, "done", NULL);
+		logline(o, rq.taskid, &m, NULL, "done", NULL);
 	} else {
-		answer(&o, &m, &rq, out);
+		answer(o, &m, &rq, out);
 	}
-	if (jwritesafe(o.out, out) < 0)
-		die(EXIT_RETRY, "cannot write '%s':", o.out);
+	if (jwritesafe(o->out, out) < 0)
+		die(EXIT_RETRY, "cannot write '%s':", o->out);
 	json_decref(out);
 	requestfree(&rq);
 	json_decref(m.cfg);
 	return 0;
+}
+
+int
+main(int argc, char **argv)
+{
+	struct opts o = { NULL, "out/model.json", "tasks/prompts", NULL, "tasks/replay", "sm_90",
+	                  NULL, NULL, NULL, 0, 1, 0, 0, NULL, { NULL, NULL, NULL, NULL } };
+	struct optlist in;
+	int r;
+	struct opt tab[] = {
+		{ "-o", "FILE", OPT_STR, &o.out, 0, 0, "the response file to write (atomically)" },
+		{ "--model-config", "F", OPT_STR, &o.modelcfg, 0, 0, "the resolved model (default out/model.json)" },
+		{ "--prompts", "DIR", OPT_STR, &o.prompts, 0, 0, "templates: system.md, <prompt>.md, repair.md "
+		  "(default tasks/prompts)" },
+		{ "--cache-dir", "DIR", OPT_STR, &o.cachedir, 0, 0, "the response cache (and the budget ledger, limiter)" },
+		{ "--replay-dir", "DIR", OPT_STR, &o.replaydir, 0, 0, "provider replay's answers (default tasks/replay)" },
+		{ "--sample", "N", OPT_INT, &o.sample, 0, 1000000, "sample index (0-based); part of the cache key" },
+		{ "--round", "N", OPT_INT, &o.round, 0, 1000000, "round (1-based; default 1)" },
+		{ "--arch", "SM", OPT_STR, &o.arch, 0, 0, "the CUDA target the prompts name (default sm_90)" },
+		{ "--offline", NULL, OPT_FLAG, &o.offline, 0, 0, "a request missing from the cache is an error" },
+		{ "--budget", "USD", OPT_NUM, &o.budget, 0, 1e12, "refuse requests that could take the ledger past USD "
+		  "(0: no limit)" },
+		{ "--log", "FILE", OPT_STR, &o.log, 0, 0, "append one JSON line per edge run (read by --report)" },
+		{ "--report", "DIR", OPT_STR, &o.report, 0, 0, "print tokens and $ by model for the responses under DIR" },
+		{ "--batch", "STATE", OPT_STR, &o.batch, 0, 0, "a round's batch edge: ask for the responses listed, "
+		  "through the batch API" },
+		{ 0 }
+	};
+	const struct optspec spec = { usage, tab, OPT_ANY, 1 };
+
+	setprogname(argv[0]);
+	optparse(&spec, argc, argv, &in);
+	if (!o.report && !o.batch && in.listed)
+		optdie(&spec, "a list of responses (@FILE) is for --batch");
+	if (!o.batch)
+		roundfiles(&o, in.v, in.n);
+	if (!o.report && !o.batch && (!o.out || !o.task))
+		optdie(&spec, "need -o RESPONSE and a task.json");
+	r = o.report ? report(&o) : o.batch ? batchmain(&o, in.n, in.v) : query(&o);
+	optfree(&in);
+	return r;
 }

@@ -1,7 +1,7 @@
 /*
  * record - one sample's rounds into one dataset record
  *
- * usage: record [--generator VERSION] -o RECORD_JSON TASK_JSON ROUND_FILES...
+ * usage: record [options] -o RECORD_JSON TASK_JSON ROUND_FILES...
  *
  * ROUND_FILES are every round's response.json, compile.json, verify.json
  * and bench.json (by folder: .../r<round>/<name>.json; a round may lack
@@ -52,13 +52,13 @@
 #include <string.h>
 
 #include "lib/json.h"
+#include "lib/opts.h"
 #include "lib/round.h"
 #include "lib/schema.h"
 #include "lib/sha.h"
 #include "lib/util.h"
 
-static const char usage[] =
-	"usage: record [--generator VERSION] -o RECORD_JSON TASK_JSON ROUND_FILES...\n";
+static const char usage[] = "usage: record [options] -o RECORD_JSON TASK_JSON ROUND_FILES...\n";
 
 
 struct round {
@@ -370,36 +370,20 @@ makerecord(json_t *task, struct round *rounds, int n, const char *generator)
 	return rec;
 }
 
-int
-main(int argc, char **argv)
+/* the record of task's rounds (files, nfiles of them) written to out */
+static int
+record(const char *out, const char *taskpath, char *const *files, size_t nfiles, const char *generator)
 {
-	const char *out = NULL, *taskpath = NULL, *generator = "retort";
 	struct round rounds[MAX_ROUNDS + 1];
 	json_t *task, *rec;
-	int i, n = 0, r;
+	size_t i;
+	int n = 0, r;
 	char err[600];
 
-	setprogname(argv[0]);
 	memset(rounds, 0, sizeof rounds);
-	for (i = 1; i < argc; i++) {
-		const char *s = argv[i];
-		if (arghelp(s, usage)) {
-			return 0;
-		} else if (!strcmp(s, "-o")) {
-			out = argval(argc, argv, &i, usage);
-		} else if (!strcmp(s, "--generator")) {
-			generator = argval(argc, argv, &i, usage);
-		} else if (!taskpath) {
-			arginput(s, NULL, NULL, 0, usage);
-			taskpath = s;
-		} else {
-			arginput(s, NULL, NULL, 0, usage);
-			if ((r = loadround(s, rounds)) > n)
-				n = r;
-		}
-	}
-	if (!out || !taskpath || n == 0)
-		die(EXIT_USAGE, "need -o, a task.json and round files\n%s", usage);
+	for (i = 0; i < nfiles; i++)
+		if ((r = loadround(files[i], rounds)) > n)
+			n = r;
 	for (r = 1; r <= n; r++)
 		if (!rounds[r].resp)
 			die(EXIT_USAGE, "round %d has no response.json", r);
@@ -418,4 +402,27 @@ main(int argc, char **argv)
 		json_decref(rounds[r].bench);
 	}
 	return 0;
+}
+
+int
+main(int argc, char **argv)
+{
+	const char *out = NULL, *generator = "retort";
+	struct optlist in;
+	int r;
+	struct opt tab[] = {
+		{ "-o", "FILE", OPT_STR, &out, 0, 0, "the output, RECORD_JSON" },
+		{ "--generator", "VERSION", OPT_STR, &generator, 0, 0, "what made the record (default retort)" },
+		{ 0 }
+	};
+	/* the task and four files a round */
+	const struct optspec spec = { usage, tab, 1 + 4 * MAX_ROUNDS, 0 };
+
+	setprogname(argv[0]);
+	optparse(&spec, argc, argv, &in);
+	if (!out || in.n < 2)
+		optdie(&spec, "need -o, a task.json and round files");
+	r = record(out, in.v[0], in.v + 1, in.n - 1, generator);
+	optfree(&in);
+	return r;
 }

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "lib/json.h"
+#include "lib/opts.h"
 #include "lib/round.h"
 #include "lib/util.h"
 
@@ -102,34 +103,20 @@ cmpslow(const void *a, const void *b)
 	return x->best > y->best ? 1 : x->best < y->best ? -1 : strcmp(x->name, y->name);
 }
 
-int
-main(int argc, char **argv)
+/* the page about the records (files, nfiles of them) written to out */
+static int
+report(const char *out, char *const *files, size_t nfiles)
 {
-	const char *out = NULL;
-	char **files = NULL;
-	size_t nfiles = 0, i, nsp = 0, nsol = 0, nmodels = 0, ntasks = 0;
+	size_t i, nsp = 0, nsol = 0, nmodels = 0, ntasks = 0;
 	double *speed, *sol, stage[MAX_ROUNDS + 1][5];
 	struct model *models = NULL;
 	struct taskstat *tasks = NULL;
 	json_t *outcomes;
 	struct buf b;
-	int r, a, maxround = 0;
+	int r, maxround = 0;
 	const char *k;
 	json_t *v;
 
-	setprogname(argv[0]);
-	for (a = 1; a < argc; a++) {
-		if (arghelp(argv[a], usage)) {
-			return 0;
-		} else if (!strcmp(argv[a], "-o")) {
-			out = argval(argc, argv, &a, usage);
-		} else {
-			arginput(argv[a], NULL, NULL, 0, usage);
-			listarg(argv[a], &files, &nfiles);
-		}
-	}
-	if (!out)
-		die(EXIT_USAGE, "need -o REPORT_HTML\n%s", usage);
 	outcomes = json_object();
 	speed = xcalloc(nfiles + 1, sizeof *speed);
 	sol = xcalloc(nfiles + 1, sizeof *sol);
@@ -201,9 +188,7 @@ main(int argc, char **argv)
 				ts->best = jnum(rec, "speedup", 0);
 		}
 		json_decref(rec);
-		free(files[i]);
 	}
-	free(files);
 
 	bufinit(&b, (size_t)1 << 30);
 	bufputs(&b, "<!doctype html>\n<html><head><meta charset=\"utf-8\"><title>retort report</title><style>"
@@ -274,4 +259,25 @@ main(int argc, char **argv)
 	free(tasks);
 	json_decref(outcomes);
 	return 0;
+}
+
+int
+main(int argc, char **argv)
+{
+	const char *out = NULL;
+	struct optlist in;
+	int r;
+	struct opt tab[] = {
+		{ "-o", "FILE", OPT_STR, &out, 0, 0, "the output, REPORT_HTML" },
+		{ 0 }
+	};
+	const struct optspec spec = { usage, tab, OPT_ANY, 1 };
+
+	setprogname(argv[0]);
+	optparse(&spec, argc, argv, &in);
+	if (!out)
+		optdie(&spec, "need -o REPORT_HTML");
+	r = report(out, in.v, in.n);
+	optfree(&in);
+	return r;
 }

@@ -2,7 +2,7 @@
  * verify - does a candidate compute the task's function, at every size the
  * task is verified and timed at, on inputs it could not predict?
  *
- * usage: verify --expected [--cache-dir DIR] [--no-bench] -o EXPECTED_JSON TASK_JSON REFERENCE
+ * usage: verify --expected [options] -o EXPECTED_JSON TASK_JSON REFERENCE
  *        verify [options] -o VERIFY_JSON TASK_JSON COMPILE_JSON HARNESS EXPECTED_JSON [ORACLE_JSON]
  *        verify --baseline [options] -o ORACLE_JSON TASK_JSON HARNESS EXPECTED_JSON BASELINE_SO
  *
@@ -56,15 +56,7 @@
  * oracle. bench --baseline copies the verdict into baseline.json, which
  * bench reads. An empty BASELINE_SO (it did not build here) is not_built.
  *
- * options:
- *   --cache-dir DIR    where the secret lives (--expected)
- *   --no-bench         --expected without the bench sizes (checking specs)
- *   --gpus N           GPU slots (one flock each in --lock-dir; default 1)
- *   --lock-dir DIR     default out/gpu
- *   --timeout S        per call (default 30)
- *   --sanitize         also run compute-sanitizer memcheck and racecheck on
- *                      the spec's first verify size, when compute-sanitizer is found
- *   -h, --help
+ * The options are the table in main() (lib/opts.h), which --help prints.
  *
  * Exit: 0 written (whatever the candidate did); 1 infrastructure (the GPU
  * is gone, cannot write); 2 bad usage or input, a reference that fails its
@@ -85,6 +77,7 @@
 #include "lib/compare.h"
 #include "lib/inputs.h"
 #include "lib/json.h"
+#include "lib/opts.h"
 #include "lib/proto.h"
 #include "lib/round.h"
 #include "lib/sandbox.h"
@@ -92,10 +85,9 @@
 #include "lib/util.h"
 
 static const char usage[] =
-	"usage: verify --expected [--cache-dir DIR] [--no-bench] -o EXPECTED_JSON TASK_JSON REFERENCE\n"
-	"       verify [--gpus N] [--lock-dir DIR] [--timeout S] [--sanitize]\n"
-	"              -o VERIFY_JSON TASK_JSON COMPILE_JSON HARNESS EXPECTED_JSON [ORACLE_JSON]\n"
-	"       verify --baseline [...] -o ORACLE_JSON TASK_JSON HARNESS EXPECTED_JSON BASELINE_SO\n";
+	"usage: verify --expected [options] -o EXPECTED_JSON TASK_JSON REFERENCE\n"
+	"       verify [options] -o VERIFY_JSON TASK_JSON COMPILE_JSON HARNESS EXPECTED_JSON [ORACLE_JSON]\n"
+	"       verify --baseline [options] -o ORACLE_JSON TASK_JSON HARNESS EXPECTED_JSON BASELINE_SO\n";
 
 enum { RUNS_PER_CASE = 3 };
 /* what the CPU reference runs at a bench size */
@@ -831,42 +823,40 @@ int
 main(int argc, char **argv)
 {
 	struct opts o = { NULL, NULL, "out/gpu", 1, 30, 0, 0, 0 };
-	const char *in[5] = { NULL };
-	int i, nin = 0, exp = 0;
-
+	struct optlist in;
+	int exp = 0, r;
+	struct opt tab[] = {
+		{ "-o", "FILE", OPT_STR, &o.out, 0, 0, "the output: EXPECTED_JSON, VERIFY_JSON or ORACLE_JSON" },
+		{ "--expected", NULL, OPT_FLAG, &exp, 0, 0, "run the CPU reference: the expected outputs" },
+		{ "--baseline", NULL, OPT_FLAG, &o.baseline, 0, 0, "verify the spec's baseline: the GPU oracle" },
+		{ "--cache-dir", "DIR", OPT_STR, &o.cachedir, 0, 0, "where the secret lives (--expected)" },
+		{ "--no-bench", NULL, OPT_FLAG, &o.nobench, 0, 0, "--expected without the bench sizes (checking specs)" },
+		{ "--gpus", "N", OPT_INT, &o.gpus, 1, 1024, "GPU slots, one flock each in --lock-dir (default 1)" },
+		{ "--lock-dir", "DIR", OPT_STR, &o.lockdir, 0, 0, "the GPU slots' locks (default out/gpu)" },
+		{ "--timeout", "S", OPT_INT, &o.timeout, 1, 86400, "seconds per call (default 30)" },
+		{ "--sanitize", NULL, OPT_FLAG, &o.sanitize, 0, 0,
+		  "also compute-sanitizer memcheck and racecheck at the first verify size, when found" },
+		{ 0 }
+	};
+	const struct optspec spec = { usage, tab, 5, 0 };
+	char **v;
 
 	setprogname(argv[0]);
-	for (i = 1; i < argc; i++) {
-		const char *s = argv[i];
-#define VAL argval(argc, argv, &i, usage)
-		if (arghelp(s, usage)) return 0;
-		else if (!strcmp(s, "-o")) o.out = VAL;
-		else if (!strcmp(s, "--cache-dir")) o.cachedir = VAL;
-		else if (!strcmp(s, "--lock-dir")) o.lockdir = VAL;
-		else if (!strcmp(s, "--gpus")) o.gpus = intarg(VAL, s, 1, 1024);
-		else if (!strcmp(s, "--timeout")) o.timeout = intarg(VAL, s, 1, 86400);
-		else if (!strcmp(s, "--sanitize")) o.sanitize = 1;
-		else if (!strcmp(s, "--no-bench")) o.nobench = 1;
-		else if (!strcmp(s, "--expected")) exp = 1;
-		else if (!strcmp(s, "--baseline")) o.baseline = 1;
-		else arginput(s, in, &nin, 5, usage);
-#undef VAL
-	}
+	optparse(&spec, argc, argv, &in);
+	v = in.v;
 	if (!o.out)
-		die(EXIT_USAGE, "need -o\n%s", usage);
+		optdie(&spec, "need -o");
+	if (exp && in.n != 2)
+		optdie(&spec, "--expected needs TASK_JSON and REFERENCE");
+	if (!exp && o.baseline && in.n != 4)
+		optdie(&spec, "--baseline needs TASK_JSON HARNESS EXPECTED_JSON BASELINE_SO");
+	if (!exp && !o.baseline && in.n != 4 && in.n != 5)
+		optdie(&spec, "need TASK_JSON COMPILE_JSON HARNESS EXPECTED_JSON [ORACLE_JSON]");
 	if (jailweak())
 		die(EXIT_USAGE, "%s", jailweak());
-	if (exp) {
-		if (nin != 2)
-			die(EXIT_USAGE, "--expected needs TASK_JSON and REFERENCE\n%s", usage);
-		return expected(&o, in[0], in[1]);
-	}
-	if (o.baseline) {
-		if (nin != 4)
-			die(EXIT_USAGE, "--baseline needs TASK_JSON HARNESS EXPECTED_JSON BASELINE_SO\n%s", usage);
-		return candidate(&o, in[0], NULL, in[1], in[2], NULL, in[3]);
-	}
-	if (nin != 4 && nin != 5)
-		die(EXIT_USAGE, "need TASK_JSON COMPILE_JSON HARNESS EXPECTED_JSON [ORACLE_JSON]\n%s", usage);
-	return candidate(&o, in[0], in[1], in[2], in[3], in[4], NULL);
+	r = exp ? expected(&o, v[0], v[1])
+	    : o.baseline ? candidate(&o, v[0], NULL, v[1], v[2], NULL, v[3])
+	    : candidate(&o, v[0], v[1], v[2], v[3], v[4], NULL);
+	optfree(&in);
+	return r;
 }

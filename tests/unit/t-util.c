@@ -93,9 +93,7 @@ main(void)
 		ok(!j && !strcmp(err, want), "a folder: %s", err);
 	}
 
-	/* option values, programs on PATH, file lists */
-	ok(intarg("42", "--n", 1, 100) == 42 && intarg("-3", "--n", -5, 5) == -3, "intarg");
-	ok(numarg("0.25", "--f", 0, 1) == 0.25 && numarg("1e3", "--f", 0, 1e4) == 1000, "numarg");
+	/* programs on PATH (option values and file lists: t-opts) */
 	{
 		char *sh = findprog("sh"), *none = findprog("retort-no-such-program");
 		ok(sh && sh[0] == '/' && !none, "findprog: %s", sh ? sh : "(none)");
@@ -103,19 +101,6 @@ main(void)
 		sh = findprog("/bin/sh");
 		ok(sh && !strcmp(sh, "/bin/sh") && !findprog("/nonexistent/sh"), "findprog with a path");
 		free(sh);
-	}
-	{
-		char **v = NULL, list[300];
-		size_t n = 0, i;
-		snprintf(list, sizeof list, "@%s/list", dir);
-		writefile(list + 1, "a.json\nb.json\n\nc.json\n", 23);
-		listarg("first.json", &v, &n);
-		listarg(list, &v, &n);
-		ok(n == 4 && !strcmp(v[0], "first.json") && !strcmp(v[1], "a.json") && !strcmp(v[3], "c.json"),
-		   "listarg: an argument, then an @rspfile's lines (%zu)", n);
-		for (i = 0; i < n; i++)
-			free(v[i]);
-		free(v);
 	}
 	{
 		/* runcapture: output and status, stdin, the clock, what cannot start */

@@ -833,88 +833,12 @@ now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-void
-listarg(const char *arg, char ***v, size_t *n)
-{
-	struct buf b;
-	char *line, *save = NULL;
-
-	if (arg[0] != '@') {
-		*v = xreallocarray(*v, *n + 1, sizeof **v);
-		(*v)[(*n)++] = xstrdup(arg);
-		return;
-	}
-	bufinit(&b, (size_t)1 << 30);
-	if (readfile(arg + 1, &b) < 0)
-		die(EXIT_USAGE, "cannot read '%s':", arg + 1);
-	for (line = strtok_r(b.s, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		*v = xreallocarray(*v, *n + 1, sizeof **v);
-		(*v)[(*n)++] = xstrdup(line);
-	}
-	buffree(&b);
-}
-
-int
-arghelp(const char *arg, const char *usage)
-{
-	if (strcmp(arg, "-h") && strcmp(arg, "--help"))
-		return 0;
-	fputs(usage, stdout);
-	return 1;
-}
-
-const char *
-argval(int argc, char **argv, int *i, const char *usage)
-{
-	if (*i + 1 >= argc)
-		die(EXIT_USAGE, "%s needs a value\n%s", argv[*i], usage);
-	return argv[++*i];
-}
-
-void
-arginput(const char *arg, const char **in, int *n, int max, const char *usage)
-{
-	if (arg[0] == '-' && arg[1])
-		die(EXIT_USAGE, "unknown option '%s'\n%s", arg, usage);
-	if (max == 0)
-		return;
-	if (*n >= max)
-		die(EXIT_USAGE, "too many inputs\n%s", usage);
-	in[(*n)++] = arg;
-}
-
 char *
 sibling(const char *path, const char *name)
 {
 	const char *slash = strrchr(path, '/');
 
 	return slash ? xasprintf("%.*s/%s", (int)(slash - path), path, name) : xstrdup(name);
-}
-
-int
-intarg(const char *s, const char *option, int lo, int hi)
-{
-	char *end;
-	long v;
-
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (!*s || *end || errno || v < lo || v > hi)
-		die(EXIT_USAGE, "%s must be an integer from %d to %d: '%s'", option, lo, hi, s);
-	return (int)v;
-}
-
-double
-numarg(const char *s, const char *option, double lo, double hi)
-{
-	char *end;
-	double v;
-
-	errno = 0;
-	v = strtod(s, &end);
-	if (!*s || *end || errno || !(v >= lo && v <= hi))
-		die(EXIT_USAGE, "%s must be a number from %g to %g: '%s'", option, lo, hi, s);
-	return v;
 }
 
 char *

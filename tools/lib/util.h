@@ -161,29 +161,6 @@ char *sibling(const char *path, const char *name);
 int mkparent(const char *path);
 int mkdirp(const char *path);
 
-/*
- * A tool's file-list argument: "@FILE" (a ninja rspfile) adds FILE's lines
- * to *v, anything else adds itself. Dies (exit 2) when FILE is unreadable.
- */
-void listarg(const char *arg, char ***v, size_t *n);
-
-/*
- * The command line, read the same way by every tool (usage: its usage
- * text). arghelp: -h or --help prints usage and returns 1. argval: the
- * value after the option at argv[*i], stepping *i over it, or exit 2.
- * arginput: a plain argument ("-" counts as one) into in[*n], or exit 2
- * for an unknown option or more than max inputs; with max 0 it only
- * refuses unknown options, and the caller keeps the argument.
- */
-int arghelp(const char *arg, const char *usage);
-const char *argval(int argc, char **argv, int *i, const char *usage);
-void arginput(const char *arg, const char **in, int *n, int max, const char *usage);
-
-/* an integer option's value in [lo, hi], or die (exit 2) naming the option */
-int intarg(const char *s, const char *option, int lo, int hi);
-/* a number option's value in [lo, hi], or die (exit 2) naming the option */
-double numarg(const char *s, const char *option, double lo, double hi);
-
 /* the path of program name on PATH (malloc'd), or NULL; a name with a '/'
  * is taken as it is when executable */
 char *findprog(const char *name);
