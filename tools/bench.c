@@ -981,11 +981,9 @@ main(int argc, char **argv)
 		{ 0 }
 	};
 	const struct optspec spec = { usage, tab, 6, 0 };
-	char **v;
 
 	setprogname(argv[0]);
 	optparse(&spec, argc, argv, &in);
-	v = in.v;
 	if (!o.out)
 		optdie(&spec, "need -o");
 	if (cal && in.n != 1)
@@ -996,7 +994,9 @@ main(int argc, char **argv)
 		optdie(&spec, "need TASK_JSON VERIFY_JSON COMPILE_JSON HARNESS CALIBRATION_JSON [BASELINE_JSON]");
 	if (!cal && jailweak())
 		die(EXIT_USAGE, "%s", jailweak());
-	r = cal ? calibrate(o.out, v[0]) : base ? timebaseline(&o, v[0], v[1], v[2], v[3]) : candidate(&o, v, in.n);
+	r = cal ? calibrate(o.out, in.v[0])
+	    : base ? timebaseline(&o, in.v[0], in.v[1], in.v[2], in.v[3])
+	    : candidate(&o, in.v, in.n);
 	optfree(&in);
 	return r;
 }

@@ -885,19 +885,18 @@ main(int argc, char **argv)
 	optparse(&spec, argc, argv, &in);
 	if (!projectdir && !o.out)
 		optdie(&spec, "need -o DATASET_DIR");
-	for (i = 0; i < meta.n; i++)
-		if (!strchr(meta.v[i], '='))
+	o.meta = json_object();
+	for (i = 0; i < meta.n; i++) {
+		char *eq = strchr(meta.v[i], '=');
+		if (!eq)
 			die(EXIT_USAGE, "--meta takes KEY=VALUE: '%s'", meta.v[i]);
+		*eq = 0;
+		json_object_set_new(o.meta, meta.v[i], json_string(eq + 1));
+	}
 	if (tokens && !projectdir) {
 		o.tokens = jmustload(tokens);
 		if (!json_is_string(json_object_get(o.tokens, "tokenizer")))
 			die(EXIT_USAGE, "token counts without their tokenizer's name: '%s'", tokens);
-	}
-	o.meta = json_object();
-	for (i = 0; i < meta.n; i++) {
-		char *eq = strchr(meta.v[i], '=');
-		*eq = 0;
-		json_object_set_new(o.meta, meta.v[i], json_string(eq + 1));
 	}
 	r = projectdir ? project(projectdir) : package(&o, in.v, in.n);
 	json_decref(o.meta);

@@ -839,11 +839,9 @@ main(int argc, char **argv)
 		{ 0 }
 	};
 	const struct optspec spec = { usage, tab, 5, 0 };
-	char **v;
 
 	setprogname(argv[0]);
 	optparse(&spec, argc, argv, &in);
-	v = in.v;
 	if (!o.out)
 		optdie(&spec, "need -o");
 	if (exp && in.n != 2)
@@ -854,9 +852,9 @@ main(int argc, char **argv)
 		optdie(&spec, "need TASK_JSON COMPILE_JSON HARNESS EXPECTED_JSON [ORACLE_JSON]");
 	if (jailweak())
 		die(EXIT_USAGE, "%s", jailweak());
-	r = exp ? expected(&o, v[0], v[1])
-	    : o.baseline ? candidate(&o, v[0], NULL, v[1], v[2], NULL, v[3])
-	    : candidate(&o, v[0], v[1], v[2], v[3], v[4], NULL);
+	r = exp ? expected(&o, in.v[0], in.v[1])
+	    : o.baseline ? candidate(&o, in.v[0], NULL, in.v[1], in.v[2], NULL, in.v[3])
+	    : candidate(&o, in.v[0], in.v[1], in.v[2], in.v[3], in.v[4], NULL);
 	optfree(&in);
 	return r;
 }

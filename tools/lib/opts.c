@@ -115,7 +115,7 @@ optparse(const struct optspec *s, int argc, char **argv, struct optlist *in)
 		for (o = s->opt; o->name && strcmp(o->name, a); o++)
 			;
 		if (o->name && o->kind != OPT_FLAG && i + 1 >= argc)
-			optdie(s, "%s needs a value (%s)", a, o->meta ? o->meta : "one");
+			optdie(s, "%s needs a value (%s)", a, o->meta ? o->meta : "VALUE");
 		if (o->name)
 			store(o, o->kind == OPT_FLAG ? NULL : argv[++i]);
 		else if (a[0] == '-' && a[1])

@@ -20,10 +20,11 @@
  * option, and the next argument its value when it takes one (any kind but
  * OPT_FLAG); the value is stored as it is seen, so the last of a repeated
  * option wins (OPT_LIST keeps them all). -h or --help prints optusage on
- * stdout and exits 0. Any other argument that starts with '-' (but "-"
- * itself) is an unknown option; the rest are the inputs, in order, at most
- * maxin of them; with lists, an input "@FILE" stands for FILE's lines (a
- * ninja rspfile; empty lines skipped).
+ * stdout and exits 0 (1 when stdout cannot be written). Any other
+ * argument that starts with '-' (but "-" itself) is an unknown option;
+ * the rest are the inputs, in order, at most maxin of them; with lists,
+ * an input "@FILE" stands for FILE's lines (a ninja rspfile; empty lines
+ * skipped). There is no "--opt=value" and no "--".
  *
  * What it refuses exits 2 (EXIT_USAGE) with "tool: what failed: 'operand'"
  * on stderr: an unknown option, a missing value and too many inputs with
