@@ -402,10 +402,157 @@ static const char *const argkeys[] = {
 	"name", "kind", "dtype", "shape", "dist", "range", "special", "value", NULL
 };
 
+/* an arg's name and kind into a; -1 when the entry is skipped (no name, or no kind) */
+static int
+argnamekind(struct ctx *c, const struct ynode *m, struct arg *a)
+{
+	char *kind;
+	size_t j;
+
+	a->scalar = NAN;
+	a->name = getstr(c, m, "name", 1);
+	kind = getstr(c, m, "kind", 1);
+	if (!a->name || !kind) {
+		free(a->name);
+		free(kind);
+		return -1;
+	}
+	if (!iscname(a->name))
+		err(c, yget(m, "name"), "arg name '%s' is not a usable C identifier", a->name);
+	for (j = 0; j < c->nargs; j++)
+		if (strcmp(c->args[j].name, a->name) == 0)
+			err(c, yget(m, "name"), "duplicate arg name '%s'", a->name);
+	if (argkindfind(kind) < 0) {
+		const char *near = closest(kind, argkinds);
+		err(c, yget(m, "kind"), "unknown arg kind '%s'%s%s%s (one of in, out, inout, size, scalar)",
+		    kind, near ? " (did you mean '" : "", near ? near : "", near ? "'?)" : "");
+		free(kind);
+		free(a->name);
+		return -1;
+	}
+	a->kind = argkindfind(kind);
+	free(kind);
+	return 0;
+}
+
+/* an arg's dtype into a->dt (a size arg's defaults to i32) */
+static void
+argdtype(struct ctx *c, const struct ynode *m, struct arg *a)
+{
+	char *dt = NULL;
+	int changed;
+	size_t j;
+
+	if (yget(m, "dtype")) {
+		dt = text(c, yget(m, "dtype"), "dtype", &changed);
+		if (dt && !(a->dt = finddtype(dt))) {
+			char msg[300];
+			const char *names[DT_COUNT + 1];
+			const char *near;
+			for (j = 0; j < DT_COUNT; j++)
+				names[j] = dtinfos[j].name;
+			names[DT_COUNT] = NULL;
+			near = closest(dt, names);
+			snprintf(msg, sizeof msg, "unknown dtype '%s'%s%s%s (known: f64, f32, f16, bf16, "
+			         "f8e4m3, f8e5m2, i8, u8, i16, i32, i64)", dt,
+			         near ? " (did you mean '" : "", near ? near : "", near ? "'?)" : "");
+			verr(c, yget(m, "dtype"), changed, msg);
+		}
+		free(dt);
+	}
+	if (a->kind == ARG_SIZE) {
+		if (!a->dt)
+			a->dt = finddtype("i32");
+		else if (strcmp(a->dt->name, "i32") && strcmp(a->dt->name, "i64"))
+			err(c, yget(m, "dtype"), "a size arg's dtype is i32 or i64");
+	} else if (!a->dt && !yget(m, "dtype")) {
+		err(c, m, "arg '%s' needs a dtype", a->name);
+	}
+}
+
+/* an arg's shape, value and range nodes into a, checked against its kind */
+static void
+argshape(struct ctx *c, const struct ynode *m, struct arg *a)
+{
+	a->shape = yget(m, "shape");
+	a->value = yget(m, "value");
+	a->range = yget(m, "range");
+	if (a->kind == ARG_IN || a->kind == ARG_OUT || a->kind == ARG_INOUT) {
+		if (!a->shape)
+			err(c, m, "tensor arg '%s' needs a shape", a->name);
+		else if (a->shape->kind != Y_SEQ || a->shape->n == 0 || a->shape->n > MAXDIMS)
+			err(c, a->shape, "shape must be a list of 1 to %d dimension expressions", MAXDIMS);
+		if (a->value)
+			err(c, a->value, "only scalar args take a value");
+	} else {
+		if (a->shape)
+			err(c, a->shape, "only tensor args (in, out, inout) have a shape");
+		if (a->kind == ARG_SCALAR && !a->value)
+			err(c, m, "scalar arg '%s' needs a value", a->name);
+		if (a->kind == ARG_SIZE && a->value)
+			err(c, a->value, "size args take their values from 'sizes', not 'value'");
+	}
+}
+
+/* an input tensor's dists (the defaults for its dtype when none), range and special */
+static void
+inputdraw(struct ctx *c, const struct ynode *m, struct arg *a)
+{
+	struct ynode *s = yget(m, "special");
+	size_t j;
+
+	a->dists = getlist(c, m, "dist", 1);
+	for (j = 0; j < json_array_size(a->dists); j++) {
+		const char *d = json_string_value(json_array_get(a->dists, j));
+		if (distfind(d) < 0)
+			err(c, yget(m, "dist"), "unknown dist '%s' (one of normal, uniform, heavy, randint)", d);
+		else if (a->dt && !a->dt->isfloat && strcmp(d, "randint") != 0)
+			err(c, yget(m, "dist"), "integer tensor '%s' can only use dist randint", a->name);
+	}
+	if (json_array_size(a->dists) == 0) {
+		if (a->dt && !a->dt->isfloat)
+			json_array_append_new(a->dists, json_string("randint"));
+		else {
+			json_array_append_new(a->dists, json_string("normal"));
+			json_array_append_new(a->dists, json_string("uniform"));
+			json_array_append_new(a->dists, json_string("heavy"));
+		}
+	}
+	if (a->range && (a->range->kind != Y_SEQ || a->range->n != 2))
+		err(c, a->range, "range must be a list [lo, hi]");
+	if (s) {
+		char *v = text(c, s, "special", NULL);
+		if (v && strcmp(v, "true") && strcmp(v, "false"))
+			err(c, s, "'special' must be true or false");
+		a->special = v && strcmp(v, "true") == 0;
+		if (a->special && a->dt && !a->dt->isfloat)
+			err(c, s, "special values (NaN, Inf) need a floating dtype");
+		free(v);
+	}
+}
+
+/* how an arg's values are drawn: input tensors' dists, range and special; a scalar's range */
+static void
+argdraw(struct ctx *c, const struct ynode *m, struct arg *a)
+{
+	if (a->kind != ARG_IN && a->kind != ARG_INOUT) {
+		if (yget(m, "dist"))
+			err(c, yget(m, "dist"), "only input tensors have a 'dist'");
+		if (a->range && a->kind != ARG_SCALAR)
+			err(c, a->range, "only input tensors and scalars have a 'range'");
+		else if (a->range && (a->range->kind != Y_SEQ || a->range->n != 2))
+			err(c, a->range, "range must be a list [lo, hi]");
+		if (yget(m, "special"))
+			err(c, yget(m, "special"), "only input tensors have 'special'");
+	} else {
+		inputdraw(c, m, a);
+	}
+}
+
 static void
 parseargs(struct ctx *c, const struct ynode *seq)
 {
-	size_t i, j;
+	size_t i;
 
 	if (seq->kind != Y_SEQ || seq->n == 0) {
 		err(c, seq, "'args' must be a non-empty list of the entry point's parameters");
@@ -419,8 +566,6 @@ parseargs(struct ctx *c, const struct ynode *seq)
 	for (i = 0; i < seq->n; i++) {
 		struct ynode *m = seq->kid[i];
 		struct arg *a = &c->args[c->nargs];
-		char *kind, *dt;
-		int changed;
 
 		if (m->kind != Y_MAP) {
 			err(c, m, "each entry of 'args' must be a mapping like "
@@ -428,114 +573,11 @@ parseargs(struct ctx *c, const struct ynode *seq)
 			continue;
 		}
 		checkkeys(c, m, "an arg", argkeys, (const char *const[]){ "name", "kind", NULL });
-		a->scalar = NAN;
-		a->name = getstr(c, m, "name", 1);
-		kind = getstr(c, m, "kind", 1);
-		if (!a->name || !kind) {
-			free(a->name);
-			free(kind);
+		if (argnamekind(c, m, a) < 0)
 			continue;
-		}
-		if (!iscname(a->name))
-			err(c, yget(m, "name"), "arg name '%s' is not a usable C identifier", a->name);
-		for (j = 0; j < c->nargs; j++)
-			if (strcmp(c->args[j].name, a->name) == 0)
-				err(c, yget(m, "name"), "duplicate arg name '%s'", a->name);
-		if (argkindfind(kind) < 0) {
-			const char *near = closest(kind, argkinds);
-			err(c, yget(m, "kind"), "unknown arg kind '%s'%s%s%s (one of in, out, inout, size, scalar)",
-			    kind, near ? " (did you mean '" : "", near ? near : "", near ? "'?)" : "");
-			free(kind);
-			free(a->name);
-			continue;
-		}
-		a->kind = argkindfind(kind);
-		free(kind);
-
-		dt = NULL;
-		if (yget(m, "dtype")) {
-			dt = text(c, yget(m, "dtype"), "dtype", &changed);
-			if (dt && !(a->dt = finddtype(dt))) {
-				char msg[300];
-				const char *names[DT_COUNT + 1];
-				const char *near;
-				for (j = 0; j < DT_COUNT; j++)
-					names[j] = dtinfos[j].name;
-				names[DT_COUNT] = NULL;
-				near = closest(dt, names);
-				snprintf(msg, sizeof msg, "unknown dtype '%s'%s%s%s (known: f64, f32, f16, bf16, "
-				         "f8e4m3, f8e5m2, i8, u8, i16, i32, i64)", dt,
-				         near ? " (did you mean '" : "", near ? near : "", near ? "'?)" : "");
-				verr(c, yget(m, "dtype"), changed, msg);
-			}
-			free(dt);
-		}
-		if (a->kind == ARG_SIZE) {
-			if (!a->dt)
-				a->dt = finddtype("i32");
-			else if (strcmp(a->dt->name, "i32") && strcmp(a->dt->name, "i64"))
-				err(c, yget(m, "dtype"), "a size arg's dtype is i32 or i64");
-		} else if (!a->dt && !yget(m, "dtype")) {
-			err(c, m, "arg '%s' needs a dtype", a->name);
-		}
-		a->shape = yget(m, "shape");
-		a->value = yget(m, "value");
-		a->range = yget(m, "range");
-		if (a->kind == ARG_IN || a->kind == ARG_OUT || a->kind == ARG_INOUT) {
-			if (!a->shape)
-				err(c, m, "tensor arg '%s' needs a shape", a->name);
-			else if (a->shape->kind != Y_SEQ || a->shape->n == 0 || a->shape->n > MAXDIMS)
-				err(c, a->shape, "shape must be a list of 1 to %d dimension expressions", MAXDIMS);
-			if (a->value)
-				err(c, a->value, "only scalar args take a value");
-		} else {
-			if (a->shape)
-				err(c, a->shape, "only tensor args (in, out, inout) have a shape");
-			if (a->kind == ARG_SCALAR && !a->value)
-				err(c, m, "scalar arg '%s' needs a value", a->name);
-			if (a->kind == ARG_SIZE && a->value)
-				err(c, a->value, "size args take their values from 'sizes', not 'value'");
-		}
-		if (a->kind != ARG_IN && a->kind != ARG_INOUT) {
-			if (yget(m, "dist"))
-				err(c, yget(m, "dist"), "only input tensors have a 'dist'");
-			if (a->range && a->kind != ARG_SCALAR)
-				err(c, a->range, "only input tensors and scalars have a 'range'");
-			else if (a->range && (a->range->kind != Y_SEQ || a->range->n != 2))
-				err(c, a->range, "range must be a list [lo, hi]");
-			if (yget(m, "special"))
-				err(c, yget(m, "special"), "only input tensors have 'special'");
-		} else {
-			struct ynode *s = yget(m, "special");
-			a->dists = getlist(c, m, "dist", 1);
-			for (j = 0; j < json_array_size(a->dists); j++) {
-				const char *d = json_string_value(json_array_get(a->dists, j));
-				if (distfind(d) < 0)
-					err(c, yget(m, "dist"), "unknown dist '%s' (one of normal, uniform, heavy, randint)", d);
-				else if (a->dt && !a->dt->isfloat && strcmp(d, "randint") != 0)
-					err(c, yget(m, "dist"), "integer tensor '%s' can only use dist randint", a->name);
-			}
-			if (json_array_size(a->dists) == 0) {
-				if (a->dt && !a->dt->isfloat)
-					json_array_append_new(a->dists, json_string("randint"));
-				else {
-					json_array_append_new(a->dists, json_string("normal"));
-					json_array_append_new(a->dists, json_string("uniform"));
-					json_array_append_new(a->dists, json_string("heavy"));
-				}
-			}
-			if (a->range && (a->range->kind != Y_SEQ || a->range->n != 2))
-				err(c, a->range, "range must be a list [lo, hi]");
-			if (s) {
-				char *v = text(c, s, "special", NULL);
-				if (v && strcmp(v, "true") && strcmp(v, "false"))
-					err(c, s, "'special' must be true or false");
-				a->special = v && strcmp(v, "true") == 0;
-				if (a->special && a->dt && !a->dt->isfloat)
-					err(c, s, "special values (NaN, Inf) need a floating dtype");
-				free(v);
-			}
-		}
+		argdtype(c, m, a);
+		argshape(c, m, a);
+		argdraw(c, m, a);
 		c->nargs++;
 	}
 }
@@ -564,20 +606,25 @@ signature(struct ctx *c, const char *entry)
 static const double MAX_VERIFY_BYTES = 1024.0 * 1024 * 1024;
 static const double MAX_BENCH_BYTES = 32.0 * 1024 * 1024 * 1024;
 
-/* evaluate one sizes entry into a case object; NULL after errors */
-static json_t *
-evalcase(struct ctx *c, const struct ynode *m, int bench)
+/* forget the sizes of the case that was evaluated */
+static void
+dropsizes(struct ctx *c)
 {
-	json_t *cs, *sizes, *shapes, *scalars, *ranges;
-	size_t i, j, nsize = 0;
-	double total = 0;
-	int e0 = c->errors;
-	struct ynode *cost = yget(c->root, "cost");
+	free(c->snames);
+	free(c->svals);
+	c->snames = NULL;
+	c->svals = NULL;
+	c->nsizes = 0;
+}
 
-	if (m->kind != Y_MAP) {
-		err(c, m, "each sizes entry must be a mapping of size args to values, like {n: 1024}");
-		return NULL;
-	}
+/* a sizes entry's values into c->snames/svals, as a sizes object; NULL after errors */
+static json_t *
+casesizes(struct ctx *c, const struct ynode *m)
+{
+	json_t *sizes;
+	size_t i, nsize = 0;
+	int e0 = c->errors;
+
 	for (i = 0; i < c->nargs; i++)
 		if (c->args[i].kind == ARG_SIZE)
 			nsize++;
@@ -620,15 +667,19 @@ evalcase(struct ctx *c, const struct ynode *m, int bench)
 	}
 	if (c->errors > e0) {
 		json_decref(sizes);
-		free(c->snames);
-		free(c->svals);
-		c->snames = NULL;
-		c->svals = NULL;
-		c->nsizes = 0;
+		dropsizes(c);
 		return NULL;
 	}
-	/* scalars, in order, each may use sizes and earlier scalars */
-	scalars = json_object();
+	return sizes;
+}
+
+/* the case's scalars, in order, each may use sizes and earlier scalars */
+static json_t *
+casescalars(struct ctx *c)
+{
+	json_t *scalars = json_object();
+	size_t i;
+
 	for (i = 0; i < c->nargs; i++)
 		c->args[i].scalar = NAN;
 	for (i = 0; i < c->nargs; i++) {
@@ -645,8 +696,17 @@ evalcase(struct ctx *c, const struct ynode *m, int bench)
 		a->scalar = v;
 		json_object_set_new(scalars, a->name, a->dt->isfloat ? json_real(v) : jnumber(v));
 	}
-	/* shapes */
-	shapes = json_object();
+	return scalars;
+}
+
+/* the case's tensor shapes (into each arg's dims), within the caps on one case (m's) */
+static json_t *
+caseshapes(struct ctx *c, const struct ynode *m, int bench)
+{
+	json_t *shapes = json_object();
+	double total = 0;
+	size_t i, j;
+
 	for (i = 0; i < c->nargs; i++) {
 		struct arg *a = &c->args[i];
 		json_t *dims;
@@ -685,8 +745,16 @@ evalcase(struct ctx *c, const struct ynode *m, int bench)
 		err(c, m, "this %s case moves %.3g GiB of tensors (at most %g GiB)",
 		    bench ? "bench" : "verify", total / (1 << 30),
 		    (bench ? MAX_BENCH_BYTES : MAX_VERIFY_BYTES) / (1 << 30));
-	/* ranges of input distributions, and of scalars drawn anew each run */
-	ranges = json_object();
+	return shapes;
+}
+
+/* the case's ranges of input distributions, and of scalars drawn anew each run */
+static json_t *
+caseranges(struct ctx *c)
+{
+	json_t *ranges = json_object();
+	size_t i;
+
 	for (i = 0; i < c->nargs; i++) {
 		struct arg *a = &c->args[i];
 		double lo, hi;
@@ -717,37 +785,58 @@ evalcase(struct ctx *c, const struct ynode *m, int bench)
 		}
 		json_object_set_new(ranges, a->name, json_pack("[oo]", jnumber(lo), jnumber(hi)));
 	}
+	return ranges;
+}
+
+/* the case's flops and bytes (the spec's cost, bytes by default the tensors' own) into cs */
+static void
+casecost(struct ctx *c, json_t *cs)
+{
+	struct ynode *cost = yget(c->root, "cost");
+	double flops = 0, bytes = 0;
+	struct ynode *fn = cost ? yget(cost, "flops") : NULL;
+	struct ynode *bn = cost ? yget(cost, "bytes") : NULL;
+	size_t i;
+
+	if (fn && evalnode(c, fn, "flops", &flops) == 0 && flops < 0)
+		err(c, fn, "flops must not be negative");
+	if (bn) {
+		if (evalnode(c, bn, "bytes", &bytes) == 0 && bytes < 0)
+			err(c, bn, "bytes must not be negative");
+	} else {
+		/* default: every input read once, every output written once */
+		for (i = 0; i < c->nargs; i++) {
+			struct arg *a = &c->args[i];
+			double v;
+			if (a->ndim == 0 || scopetensor(c, "nbytes", a->name, &v) < 0)
+				continue;
+			bytes += a->kind == ARG_INOUT ? 2 * v : v;
+		}
+	}
+	json_object_set_new(cs, "flops", jnumber(flops));
+	json_object_set_new(cs, "bytes", jnumber(bytes));
+}
+
+/* evaluate one sizes entry into a case object; NULL after errors */
+static json_t *
+evalcase(struct ctx *c, const struct ynode *m, int bench)
+{
+	json_t *cs, *sizes, *shapes, *scalars, *ranges;
+	int e0 = c->errors;
+
+	if (m->kind != Y_MAP) {
+		err(c, m, "each sizes entry must be a mapping of size args to values, like {n: 1024}");
+		return NULL;
+	}
+	if (!(sizes = casesizes(c, m)))
+		return NULL;
+	scalars = casescalars(c);
+	shapes = caseshapes(c, m, bench);
+	ranges = caseranges(c);
 	cs = json_pack("{s:o,s:o,s:o,s:o}", "sizes", sizes, "scalars", scalars,
 	               "shapes", shapes, "ranges", ranges);
-	/* cost */
-	{
-		double flops = 0, bytes = 0;
-		struct ynode *fn = cost ? yget(cost, "flops") : NULL;
-		struct ynode *bn = cost ? yget(cost, "bytes") : NULL;
-
-		if (fn && evalnode(c, fn, "flops", &flops) == 0 && flops < 0)
-			err(c, fn, "flops must not be negative");
-		if (bn) {
-			if (evalnode(c, bn, "bytes", &bytes) == 0 && bytes < 0)
-				err(c, bn, "bytes must not be negative");
-		} else {
-			/* default: every input read once, every output written once */
-			for (i = 0; i < c->nargs; i++) {
-				struct arg *a = &c->args[i];
-				double v;
-				if (a->ndim == 0 || scopetensor(c, "nbytes", a->name, &v) < 0)
-					continue;
-				bytes += a->kind == ARG_INOUT ? 2 * v : v;
-			}
-		}
-		json_object_set_new(cs, "flops", jnumber(flops));
-		json_object_set_new(cs, "bytes", jnumber(bytes));
-	}
-	free(c->snames);
-	free(c->svals);
-	c->snames = NULL;
-	c->svals = NULL;
-	c->nsizes = 0;
+	casecost(c, cs);
+	dropsizes(c);
 	if (c->errors > e0) {
 		json_decref(cs);
 		return NULL;
@@ -1006,26 +1095,12 @@ freeargs(struct ctx *c)
 	c->nargs = 0;
 }
 
-/* resolve the variant selected by c->mkeys/mvals into v; 0 or -1 */
-static int
-resolve(struct ctx *c, struct variant *v, const char *specid)
+/* the spec's prompt template name (default "generate"), checked against tasks/prompts */
+static char *
+promptname(struct ctx *c)
 {
-	json_t *j, *tags, *hints, *cases;
-	struct ynode *n, *sizes;
-	char *desc, *entry, *prompt, *ref = NULL;
-	double num;
-	int e0 = c->errors;
-	size_t i, nout = 0;
+	char *prompt = getstr(c, c->root, "prompt", 0);
 
-	memset(v, 0, sizeof *v);
-	desc = getstr(c, c->root, "description", 1);
-	entry = getstr(c, c->root, "entry", 1);
-	if (entry && !iscname(entry))
-		verr(c, yget(c->root, "entry"), 1, "entry must be a C identifier (and not a keyword or "
-		     "main, reference, baseline)");
-	tags = getlist(c, c->root, "tags", 1);
-	hints = getlist(c, c->root, "hints", 0);
-	prompt = getstr(c, c->root, "prompt", 0);
 	if (!prompt)
 		prompt = xstrdup("generate");
 	if (!isname(prompt, 1, 64))
@@ -1039,6 +1114,152 @@ resolve(struct ctx *c, struct variant *v, const char *specid)
 			                             : "default prompt template tasks/prompts/generate.md not found");
 		free(t);
 	}
+	return prompt;
+}
+
+/* the screen rules (compile's static screen) this task may break: 'allow' */
+static json_t *
+allowjson(struct ctx *c)
+{
+	static const char *const screenrules[] = { "library", "host_compute", "timing",
+	                                           "streams", "threads", "asm", NULL };
+	json_t *allow = getlist(c, c->root, "allow", 1);
+	size_t i;
+
+	for (i = 0; i < json_array_size(allow); i++) {
+		const char *r = json_string_value(json_array_get(allow, i));
+		const char *const *k;
+		for (k = screenrules; *k && strcmp(*k, r); k++)
+			;
+		if (!*k)
+			err(c, yget(c->root, "allow"), "'%s' cannot be allowed (one of library, host_compute, "
+			    "timing, streams, threads, asm)", r);
+	}
+	return allow;
+}
+
+/* this variant's matrix assignment, as an object */
+static json_t *
+matrixjson(struct ctx *c)
+{
+	json_t *mx = json_object();
+	size_t i;
+
+	for (i = 0; i < c->nm; i++)
+		json_object_set_new(mx, c->mkeys[i], json_string(c->mvals[i]));
+	return mx;
+}
+
+/* the verify and bench cases into j's "cases", when the spec had no errors since e0 */
+static void
+setcases(struct ctx *c, json_t *j, int e0)
+{
+	struct ynode *sizes = yget(c->root, "sizes");
+	json_t *cases;
+
+	if (sizes && sizes->kind != Y_MAP) {
+		err(c, sizes, "'sizes' must be a mapping with 'verify' and 'bench' lists");
+		sizes = NULL;
+	}
+	if (sizes && c->errors == e0) {
+		checkkeys(c, sizes, "sizes", (const char *const[]){ "verify", "bench", NULL }, NULL);
+		cases = json_object();
+		json_object_set_new(cases, "verify", evalcases(c, sizes, "verify", 0));
+		json_object_set_new(cases, "bench", evalcases(c, sizes, "bench", 1));
+		json_object_set_new(j, "cases", cases);
+	}
+}
+
+/* the spec's reference code, checked; JSON null without one */
+static json_t *
+referencejson(struct ctx *c)
+{
+	char *ref = NULL;
+	json_t *r;
+
+	if (yget(c->root, "reference")) {
+		ref = getstr(c, c->root, "reference", 1);
+		if (ref && strlen(ref) > 256 * 1024)
+			err(c, yget(c->root, "reference"), "reference is longer than 256 KiB");
+		if (ref && !strstr(ref, "reference"))
+			err(c, yget(c->root, "reference"), "reference must define 'void reference(...)'");
+	}
+	r = ref ? json_string(ref) : json_null();
+	free(ref);
+	return r;
+}
+
+/* the spec's baseline {code, libs}, checked; JSON null without one, NULL when it is no mapping */
+static json_t *
+baselinejson(struct ctx *c)
+{
+	static const char *const libs[] = { "cublas", "cublasLt", "cudnn", "curand", "cufft", NULL };
+	struct ynode *n = yget(c->root, "baseline");
+	json_t *l, *b;
+	char *code;
+	size_t i;
+
+	if (!n)
+		return json_null();
+	if (n->kind != Y_MAP) {
+		err(c, n, "'baseline' must be a mapping {code: ..., libs: [...]}");
+		return NULL;
+	}
+	checkkeys(c, n, "baseline", (const char *const[]){ "code", "libs", NULL },
+	          (const char *const[]){ "code", NULL });
+	code = getstr(c, n, "code", 1);
+	l = getlist(c, n, "libs", 1);
+	for (i = 0; i < json_array_size(l); i++) {
+		const char *s = json_string_value(json_array_get(l, i));
+		const char *const *k;
+		for (k = libs; *k && strcmp(*k, s); k++)
+			;
+		if (!*k)
+			err(c, yget(n, "libs"), "unknown baseline lib '%s' (cublas, cublasLt, cudnn, curand, cufft)", s);
+	}
+	if (code && !strstr(code, "baseline"))
+		err(c, yget(n, "code"), "baseline code must define extern \"C\" void baseline(...)");
+	b = json_pack("{s:s,s:o}", "code", code ? code : "", "libs", l);
+	free(code);
+	return b;
+}
+
+/* samples, rounds and target_speedup into v and j */
+static void
+setnumbers(struct ctx *c, struct variant *v, json_t *j)
+{
+	double num = 0;
+
+	if (getnum(c, c->root, "samples", 1, 1000, 1, &num) == 0)
+		v->samples = (int)num;
+	json_object_set_new(j, "samples", v->samples ? json_integer(v->samples) : json_null());
+	if (getnum(c, c->root, "rounds", 1, MAX_ROUNDS, 1, &num) == 0)
+		v->rounds = (int)num;
+	json_object_set_new(j, "rounds", v->rounds ? json_integer(v->rounds) : json_null());
+	num = 1.0;
+	getnum(c, c->root, "target_speedup", 0.001, 1000, 0, &num);
+	json_object_set_new(j, "target_speedup", json_real(num));
+}
+
+/* resolve the variant selected by c->mkeys/mvals into v; 0 or -1 */
+static int
+resolve(struct ctx *c, struct variant *v, const char *specid)
+{
+	json_t *j, *tags, *hints, *b;
+	struct ynode *n;
+	char *desc, *entry, *prompt;
+	int e0 = c->errors;
+	size_t i, nout = 0;
+
+	memset(v, 0, sizeof *v);
+	desc = getstr(c, c->root, "description", 1);
+	entry = getstr(c, c->root, "entry", 1);
+	if (entry && !iscname(entry))
+		verr(c, yget(c->root, "entry"), 1, "entry must be a C identifier (and not a keyword or "
+		     "main, reference, baseline)");
+	tags = getlist(c, c->root, "tags", 1);
+	hints = getlist(c, c->root, "hints", 0);
+	prompt = promptname(c);
 	if ((n = yget(c->root, "args")))
 		parseargs(c, n);
 	for (i = 0; i < c->nargs; i++)
@@ -1055,48 +1276,16 @@ resolve(struct ctx *c, struct variant *v, const char *specid)
 	json_object_set_new(j, "entry", json_string(entry ? entry : ""));
 	json_object_set(j, "tags", tags);
 	json_object_set_new(j, "hints", hints);
-	{
-		/* screen rules (compile's static screen) this task may break */
-		static const char *const screenrules[] = { "library", "host_compute", "timing",
-		                                           "streams", "threads", "asm", NULL };
-		json_t *allow = getlist(c, c->root, "allow", 1);
-		for (i = 0; i < json_array_size(allow); i++) {
-			const char *r = json_string_value(json_array_get(allow, i));
-			const char *const *k;
-			for (k = screenrules; *k && strcmp(*k, r); k++)
-				;
-			if (!*k)
-				err(c, yget(c->root, "allow"), "'%s' cannot be allowed (one of library, host_compute, "
-				    "timing, streams, threads, asm)", r);
-		}
-		json_object_set_new(j, "allow", allow);
-	}
+	json_object_set_new(j, "allow", allowjson(c));
 	json_object_set_new(j, "prompt", json_string(prompt));
-	{
-		json_t *mx = json_object();
-		for (i = 0; i < c->nm; i++)
-			json_object_set_new(mx, c->mkeys[i], json_string(c->mvals[i]));
-		json_object_set_new(j, "matrix", mx);
-	}
+	json_object_set_new(j, "matrix", matrixjson(c));
 	if (c->errors == e0) {
 		char *sig = signature(c, entry);
 		json_object_set_new(j, "signature", json_string(sig));
 		free(sig);
 	}
 	json_object_set_new(j, "args", argsjson(c));
-
-	sizes = yget(c->root, "sizes");
-	if (sizes && sizes->kind != Y_MAP) {
-		err(c, sizes, "'sizes' must be a mapping with 'verify' and 'bench' lists");
-		sizes = NULL;
-	}
-	if (sizes && c->errors == e0) {
-		checkkeys(c, sizes, "sizes", (const char *const[]){ "verify", "bench", NULL }, NULL);
-		cases = json_object();
-		json_object_set_new(cases, "verify", evalcases(c, sizes, "verify", 0));
-		json_object_set_new(cases, "bench", evalcases(c, sizes, "bench", 1));
-		json_object_set_new(j, "cases", cases);
-	}
+	setcases(c, j, e0);
 	json_object_set_new(j, "tolerance", tolerances(c));
 	if (c->errors == e0)
 		json_object_set_new(j, "examples", examples(c));
@@ -1105,58 +1294,16 @@ resolve(struct ctx *c, struct variant *v, const char *specid)
 	if (json_array_size(json_object_get(j, "examples")) && !yget(c->root, "reference"))
 		err(c, yget(c->root, "examples"), "examples test the reference: this spec has none");
 
-	if (yget(c->root, "reference")) {
-		ref = getstr(c, c->root, "reference", 1);
-		if (ref && strlen(ref) > 256 * 1024)
-			err(c, yget(c->root, "reference"), "reference is longer than 256 KiB");
-		if (ref && !strstr(ref, "reference"))
-			err(c, yget(c->root, "reference"), "reference must define 'void reference(...)'");
-	}
-	json_object_set_new(j, "reference", ref ? json_string(ref) : json_null());
-	free(ref);
-	if ((n = yget(c->root, "baseline"))) {
-		if (n->kind != Y_MAP) {
-			err(c, n, "'baseline' must be a mapping {code: ..., libs: [...]}");
-		} else {
-			static const char *const libs[] = { "cublas", "cublasLt", "cudnn", "curand", "cufft", NULL };
-			json_t *l;
-			char *code;
-			checkkeys(c, n, "baseline", (const char *const[]){ "code", "libs", NULL },
-			          (const char *const[]){ "code", NULL });
-			code = getstr(c, n, "code", 1);
-			l = getlist(c, n, "libs", 1);
-			for (i = 0; i < json_array_size(l); i++) {
-				const char *s = json_string_value(json_array_get(l, i));
-				const char *const *k;
-				for (k = libs; *k && strcmp(*k, s); k++)
-					;
-				if (!*k)
-					err(c, yget(n, "libs"), "unknown baseline lib '%s' (cublas, cublasLt, cudnn, curand, cufft)", s);
-			}
-			if (code && !strstr(code, "baseline"))
-				err(c, yget(n, "code"), "baseline code must define extern \"C\" void baseline(...)");
-			json_object_set_new(j, "baseline", json_pack("{s:s,s:o}", "code", code ? code : "", "libs", l));
-			free(code);
-		}
-	} else {
-		json_object_set_new(j, "baseline", json_null());
-	}
+	json_object_set_new(j, "reference", referencejson(c));
+	if ((b = baselinejson(c)))
+		json_object_set_new(j, "baseline", b);
 	if ((n = yget(c->root, "cost"))) {
 		if (n->kind != Y_MAP)
 			err(c, n, "'cost' must be a mapping {flops: expr, bytes: expr}");
 		else
 			checkkeys(c, n, "cost", (const char *const[]){ "flops", "bytes", NULL }, NULL);
 	}
-	num = 0;
-	if (getnum(c, c->root, "samples", 1, 1000, 1, &num) == 0)
-		v->samples = (int)num;
-	json_object_set_new(j, "samples", v->samples ? json_integer(v->samples) : json_null());
-	if (getnum(c, c->root, "rounds", 1, MAX_ROUNDS, 1, &num) == 0)
-		v->rounds = (int)num;
-	json_object_set_new(j, "rounds", v->rounds ? json_integer(v->rounds) : json_null());
-	num = 1.0;
-	getnum(c, c->root, "target_speedup", 0.001, 1000, 0, &num);
-	json_object_set_new(j, "target_speedup", json_real(num));
+	setnumbers(c, v, j);
 
 	v->hasref = json_is_string(json_object_get(j, "reference"));
 	v->hasbaseline = json_is_object(json_object_get(j, "baseline"));
@@ -1212,38 +1359,16 @@ uses(const struct ydoc *doc, const char *key)
 	return 0;
 }
 
-int
-specload(const char *path, struct specfile *sf)
+/* the spec's id (its line and column into sf); "?" when it has none or a bad one */
+static char *
+specidof(struct ctx *c, const struct ynode *root, struct specfile *sf)
 {
-	struct ydoc doc;
-	struct ctx c;
-	struct ynode *root, *matrix, *idn;
+	struct ynode *idn = yget(root, "id");
 	char *specid = NULL;
-	size_t i, nkeys = 0, *idx = NULL, *len = NULL;
-	double total = 1;
-	int r = -1, e0;
 
-	memset(sf, 0, sizeof *sf);
-	memset(&c, 0, sizeof c);
-	sf->path = xstrdup(path);
-	sf->idline = sf->idcol = 0;
-	c.path = sf->path;
-	if (yloadfile(path, &doc) < 0) {
-		yfree(&doc);
-		return -1;
-	}
-	root = doc.root;
-	c.root = root;
-	if (!root || root->kind != Y_MAP) {
-		diag(path, root ? root->line : 0, root ? root->col : 0,
-		     "a task spec is a mapping of keys (id, description, entry, args, sizes, ...)");
-		goto out;
-	}
-	checkkeys(&c, root, NULL, topkeys, topreq);
-	idn = yget(root, "id");
 	if (idn) {
 		if (idn->kind != Y_SCALAR || !isname(idn->s, 1, 64) || !islower((unsigned char)idn->s[0]))
-			err(&c, idn, "id must start with a lowercase letter and use only letters, digits, "
+			err(c, idn, "id must start with a lowercase letter and use only letters, digits, "
 			    "'_' and '-' (at most 64)");
 		else {
 			specid = xstrdup(idn->s);
@@ -1253,77 +1378,101 @@ specload(const char *path, struct specfile *sf)
 	}
 	if (!specid)
 		specid = xstrdup("?"); /* keep checking; the file fails anyway */
+	return specid;
+}
 
-	/* the matrix: keys in file order, the first varying slowest */
-	matrix = yget(root, "matrix");
-	e0 = c.errors;
-	if (matrix) {
-		if (matrix->kind != Y_MAP || matrix->n == 0) {
-			err(&c, matrix, "'matrix' must be a non-empty mapping of name: [values]");
-			goto out;
+/* one matrix key's values: plain names or integers, none twice */
+static void
+matrixvalues(struct ctx *c, const struct ynode *vals)
+{
+	size_t j, l;
+
+	for (j = 0; j < vals->n; j++)
+		if (vals->kid[j]->kind != Y_SCALAR || !*vals->kid[j]->s ||
+		    strspn(vals->kid[j]->s,
+		        "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") != vals->kid[j]->len)
+			err(c, vals->kid[j], "matrix values must be plain names or integers "
+			    "(letters, digits, '_', '-'), they become part of variant ids");
+	for (j = 0; j < vals->n; j++)
+		for (l = 0; l < j; l++)
+			if (vals->kid[j]->kind == Y_SCALAR && vals->kid[l]->kind == Y_SCALAR &&
+			    strcmp(vals->kid[j]->s, vals->kid[l]->s) == 0)
+				err(c, vals->kid[j], "duplicate matrix value '%s'", vals->kid[j]->s);
+}
+
+/*
+ * Check the matrix and set up its expansion: the keys into c->mkeys (and
+ * room in c->mvals), each key's count of values into len, and the
+ * number of variants into *total. 0, or -1 after errors.
+ */
+static int
+matrixsetup(struct ctx *c, const struct ydoc *doc, const struct ynode *matrix, const char *specid,
+            size_t *len, double *total)
+{
+	size_t i, nkeys = matrix->n / 2;
+	int e0 = c->errors;
+
+	for (i = 0; i < nkeys; i++) {
+		struct ynode *k = matrix->kid[2 * i], *vals = matrix->kid[2 * i + 1];
+		if (!isname(k->s, 0, 32))
+			err(c, k, "matrix key '%s' must be an identifier", k->s);
+		else if (!uses(doc, k->s))
+			err(c, k, "matrix key '%s' is never used as {%s}: its variants would all be the same",
+			    k->s, k->s);
+		if (vals->kind != Y_SEQ || vals->n == 0) {
+			err(c, vals, "matrix '%s' must be a non-empty list of values", k->s);
+			continue;
 		}
-		nkeys = matrix->n / 2;
-		c.mkeys = xcalloc(nkeys, sizeof *c.mkeys);
-		c.mvals = xcalloc(nkeys, sizeof *c.mvals);
-		idx = xcalloc(nkeys, sizeof *idx);
-		len = xcalloc(nkeys, sizeof *len);
-		for (i = 0; i < nkeys; i++) {
-			struct ynode *k = matrix->kid[2 * i], *vals = matrix->kid[2 * i + 1];
-			size_t j;
-			if (!isname(k->s, 0, 32))
-				err(&c, k, "matrix key '%s' must be an identifier", k->s);
-			else if (!uses(&doc, k->s))
-				err(&c, k, "matrix key '%s' is never used as {%s}: its variants would all be the same",
-				    k->s, k->s);
-			if (vals->kind != Y_SEQ || vals->n == 0) {
-				err(&c, vals, "matrix '%s' must be a non-empty list of values", k->s);
-				continue;
-			}
-			for (j = 0; j < vals->n; j++)
-				if (vals->kid[j]->kind != Y_SCALAR || !*vals->kid[j]->s ||
-				    strspn(vals->kid[j]->s,
-				        "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") != vals->kid[j]->len)
-					err(&c, vals->kid[j], "matrix values must be plain names or integers "
-					    "(letters, digits, '_', '-'), they become part of variant ids");
-			for (j = 0; j < vals->n; j++) {
-				size_t l;
-				for (l = 0; l < j; l++)
-					if (vals->kid[j]->kind == Y_SCALAR && vals->kid[l]->kind == Y_SCALAR &&
-					    strcmp(vals->kid[j]->s, vals->kid[l]->s) == 0)
-						err(&c, vals->kid[j], "duplicate matrix value '%s'", vals->kid[j]->s);
-			}
-			c.mkeys[i] = k->s;
-			len[i] = vals->n;
-			total *= (double)vals->n;
-		}
-		c.nm = nkeys;
-		if (c.errors == e0 && longestid(specid, matrix) > VARIANT_ID_MAX)
-			err(&c, matrix, "variant ids would be up to %zu characters, more than %d "
-			    "(they name folders): shorten the matrix values", longestid(specid, matrix),
-			    VARIANT_ID_MAX);
-		if (total > MATRIX_MAX_VARIANTS)
-			err(&c, matrix, "matrix expands to %.0f variants, more than the cap of %d: "
-			    "drop values or split the spec", total, MATRIX_MAX_VARIANTS);
-		if (c.errors > e0)
-			goto out;
+		matrixvalues(c, vals);
+		c->mkeys[i] = k->s;
+		len[i] = vals->n;
+		*total *= (double)vals->n;
 	}
+	c->nm = nkeys;
+	if (c->errors == e0 && longestid(specid, matrix) > VARIANT_ID_MAX)
+		err(c, matrix, "variant ids would be up to %zu characters, more than %d "
+		    "(they name folders): shorten the matrix values", longestid(specid, matrix),
+		    VARIANT_ID_MAX);
+	if (*total > MATRIX_MAX_VARIANTS)
+		err(c, matrix, "matrix expands to %.0f variants, more than the cap of %d: "
+		    "drop values or split the spec", *total, MATRIX_MAX_VARIANTS);
+	return c->errors > e0 ? -1 : 0;
+}
+
+/* the id of the variant idx selects (its values into c->mvals): spec.key1val.val2... */
+static void
+variantid(struct ctx *c, const struct ynode *matrix, const char *specid, size_t nkeys, const size_t *idx,
+          struct buf *id)
+{
+	size_t k;
+
+	bufinit(id, 4096);
+	bufputs(id, specid);
+	for (k = 0; k < nkeys; k++) {
+		struct ynode *val = matrix->kid[2 * k + 1]->kid[idx[k]];
+		c->mvals[k] = val->s;
+		bufputc(id, '.');
+		if (!val->quoted && isdigit((unsigned char)val->s[0]))
+			bufputs(id, c->mkeys[k]);
+		bufputs(id, val->s);
+	}
+}
+
+/* resolve every variant of the matrix into sf (nkeys keys of len values each; none: the one variant) */
+static void
+expand(struct ctx *c, struct specfile *sf, const struct ynode *matrix, const char *specid, size_t nkeys,
+       const size_t *len, double total)
+{
+	size_t *idx = xcalloc(nkeys, sizeof *idx);
+
 	sf->v = xcalloc((size_t)total, sizeof *sf->v);
 	for (;;) {
 		struct buf id;
 		size_t k;
 
-		bufinit(&id, 4096);
-		bufputs(&id, specid);
-		for (k = 0; k < nkeys; k++) {
-			struct ynode *val = matrix->kid[2 * k + 1]->kid[idx[k]];
-			c.mvals[k] = val->s;
-			bufputc(&id, '.');
-			if (!val->quoted && isdigit((unsigned char)val->s[0]))
-				bufputs(&id, c.mkeys[k]);
-			bufputs(&id, val->s);
-		}
-		c.vid = id.s;
-		if (resolve(&c, &sf->v[sf->nv], specid) < 0) {
+		variantid(c, matrix, specid, nkeys, idx, &id);
+		c->vid = id.s;
+		if (resolve(c, &sf->v[sf->nv], specid) < 0) {
 			freevariant(&sf->v[sf->nv]);
 		} else {
 			if (!speckeepjson) {
@@ -1342,6 +1491,54 @@ specload(const char *path, struct specfile *sf)
 		if (k == 0 || diagcount() > 100)
 			break;
 	}
+	free(idx);
+}
+
+int
+specload(const char *path, struct specfile *sf)
+{
+	struct ydoc doc;
+	struct ctx c;
+	struct ynode *root, *matrix;
+	char *specid = NULL;
+	size_t nkeys = 0, *len = NULL;
+	double total = 1;
+	int r = -1;
+
+	memset(sf, 0, sizeof *sf);
+	memset(&c, 0, sizeof c);
+	sf->path = xstrdup(path);
+	sf->idline = sf->idcol = 0;
+	c.path = sf->path;
+	if (yloadfile(path, &doc) < 0) {
+		yfree(&doc);
+		return -1;
+	}
+	root = doc.root;
+	c.root = root;
+	if (!root || root->kind != Y_MAP) {
+		diag(path, root ? root->line : 0, root ? root->col : 0,
+		     "a task spec is a mapping of keys (id, description, entry, args, sizes, ...)");
+		goto out;
+	}
+	checkkeys(&c, root, NULL, topkeys, topreq);
+	specid = specidof(&c, root, sf);
+
+	/* the matrix: keys in file order, the first varying slowest */
+	matrix = yget(root, "matrix");
+	if (matrix) {
+		if (matrix->kind != Y_MAP || matrix->n == 0) {
+			err(&c, matrix, "'matrix' must be a non-empty mapping of name: [values]");
+			goto out;
+		}
+		nkeys = matrix->n / 2;
+		c.mkeys = xcalloc(nkeys, sizeof *c.mkeys);
+		c.mvals = xcalloc(nkeys, sizeof *c.mvals);
+		len = xcalloc(nkeys, sizeof *len);
+		if (matrixsetup(&c, &doc, matrix, specid, len, &total) < 0)
+			goto out;
+	}
+	expand(&c, sf, matrix, specid, nkeys, len, total);
 	r = 0;
 out:
 	if (c.errors)
@@ -1349,7 +1546,6 @@ out:
 	free(specid);
 	free(c.mkeys);
 	free(c.mvals);
-	free(idx);
 	free(len);
 	yfree(&doc);
 	return r;
