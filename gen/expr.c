@@ -89,10 +89,137 @@ isident(int c)
 	return isalnum(c) || c == '_';
 }
 
+/* '(' expr ')', at the '(' */
+static struct expr *
+parseparen(struct parser *P)
+{
+	struct expr *e;
+
+	P->pos++;
+	e = parseexpr(P);
+	skipspace(P);
+	if (!P->failed && P->s[P->pos] != ')')
+		fail(P, "expected ')'");
+	if (!P->failed)
+		P->pos++;
+	P->depth--;
+	return e;
+}
+
+/* a number, not run into a name */
+static struct expr *
+parsenumber(struct parser *P)
+{
+	struct expr *e;
+	char *end;
+	double v = strtod(P->s + P->pos, &end);
+
+	if (end == P->s + P->pos || !isfinite(v)) {
+		fail(P, "bad number");
+		return NULL;
+	}
+	if (isident((unsigned char)*end)) {
+		fail(P, "bad number");
+		return NULL;
+	}
+	P->pos = (int)(end - P->s);
+	e = node(E_NUM);
+	e->num = v;
+	P->depth--;
+	return e;
+}
+
+/* a call's arguments, after its '(' and up to its ')', into e (funcs[f] says their kind); -1 when it failed */
+static int
+parsecallargs(struct parser *P, struct expr *e, size_t f)
+{
+	for (;;) {
+		struct expr *arg;
+
+		skipspace(P);
+		if (funcs[f].tensorarg) {
+			int s0 = P->pos;
+			while (isident((unsigned char)P->s[P->pos]))
+				P->pos++;
+			if (P->pos == s0 || !isident0((unsigned char)P->s[s0])) {
+				P->pos = s0;
+				fail(P, "expected a tensor argument's name");
+				return -1;
+			}
+			arg = node(E_VAR);
+			arg->name = xstrndup(P->s + s0, (size_t)(P->pos - s0));
+		} else {
+			arg = parseexpr(P);
+		}
+		if (e->nargs < 2)
+			e->a[e->nargs] = arg;
+		else
+			exprfree(arg);
+		e->nargs++;
+		if (P->failed)
+			return -1;
+		skipspace(P);
+		if (P->s[P->pos] == ',') {
+			P->pos++;
+			continue;
+		}
+		if (P->s[P->pos] != ')') {
+			fail(P, "expected ',' or ')'");
+			return -1;
+		}
+		P->pos++;
+		return 0;
+	}
+}
+
+/* the call of the function e names (it started at start), at its '(' */
+static struct expr *
+parsecall(struct parser *P, struct expr *e, int start)
+{
+	size_t i;
+
+	e->op = E_CALL;
+	for (i = 0; i < sizeof funcs / sizeof funcs[0]; i++)
+		if (strcmp(funcs[i].name, e->name) == 0)
+			break;
+	if (i == sizeof funcs / sizeof funcs[0]) {
+		P->pos = start;
+		fail(P, "unknown function (known: min, max, ceil_div, pow, sqrt, log2, numel, nbytes)");
+		return e;
+	}
+	P->pos++;
+	if (parsecallargs(P, e, i) < 0)
+		return e;
+	if (e->nargs != funcs[i].nargs) {
+		P->pos = start;
+		fail(P, funcs[i].nargs == 1 ? "function takes 1 argument"
+		                            : "function takes 2 arguments");
+	}
+	P->depth--;
+	return e;
+}
+
+/* a name: a variable, or a function's call */
+static struct expr *
+parsename(struct parser *P, int start)
+{
+	struct expr *e;
+
+	while (isident((unsigned char)P->s[P->pos]))
+		P->pos++;
+	e = node(E_VAR);
+	e->name = xstrndup(P->s + start, (size_t)(P->pos - start));
+	skipspace(P);
+	if (P->s[P->pos] != '(') {
+		P->depth--;
+		return e;
+	}
+	return parsecall(P, e, start);
+}
+
 static struct expr *
 parseprimary(struct parser *P)
 {
-	struct expr *e;
 	int start;
 
 	skipspace(P);
@@ -101,102 +228,12 @@ parseprimary(struct parser *P)
 		fail(P, "expression nested too deeply");
 		return NULL;
 	}
-	if (P->s[P->pos] == '(') {
-		P->pos++;
-		e = parseexpr(P);
-		skipspace(P);
-		if (!P->failed && P->s[P->pos] != ')')
-			fail(P, "expected ')'");
-		if (!P->failed)
-			P->pos++;
-		P->depth--;
-		return e;
-	}
-	if (isdigit((unsigned char)P->s[P->pos]) || P->s[P->pos] == '.') {
-		char *end;
-		double v = strtod(P->s + P->pos, &end);
-
-		if (end == P->s + P->pos || !isfinite(v)) {
-			fail(P, "bad number");
-			return NULL;
-		}
-		if (isident((unsigned char)*end)) {
-			fail(P, "bad number");
-			return NULL;
-		}
-		P->pos = (int)(end - P->s);
-		e = node(E_NUM);
-		e->num = v;
-		P->depth--;
-		return e;
-	}
-	if (isident0((unsigned char)P->s[P->pos])) {
-		size_t i;
-
-		while (isident((unsigned char)P->s[P->pos]))
-			P->pos++;
-		e = node(E_VAR);
-		e->name = xstrndup(P->s + start, (size_t)(P->pos - start));
-		skipspace(P);
-		if (P->s[P->pos] != '(') {
-			P->depth--;
-			return e;
-		}
-		e->op = E_CALL;
-		for (i = 0; i < sizeof funcs / sizeof funcs[0]; i++)
-			if (strcmp(funcs[i].name, e->name) == 0)
-				break;
-		if (i == sizeof funcs / sizeof funcs[0]) {
-			P->pos = start;
-			fail(P, "unknown function (known: min, max, ceil_div, pow, sqrt, log2, numel, nbytes)");
-			return e;
-		}
-		P->pos++;
-		for (;;) {
-			struct expr *arg;
-
-			skipspace(P);
-			if (funcs[i].tensorarg) {
-				int s0 = P->pos;
-				while (isident((unsigned char)P->s[P->pos]))
-					P->pos++;
-				if (P->pos == s0 || !isident0((unsigned char)P->s[s0])) {
-					P->pos = s0;
-					fail(P, "expected a tensor argument's name");
-					return e;
-				}
-				arg = node(E_VAR);
-				arg->name = xstrndup(P->s + s0, (size_t)(P->pos - s0));
-			} else {
-				arg = parseexpr(P);
-			}
-			if (e->nargs < 2)
-				e->a[e->nargs] = arg;
-			else
-				exprfree(arg);
-			e->nargs++;
-			if (P->failed)
-				return e;
-			skipspace(P);
-			if (P->s[P->pos] == ',') {
-				P->pos++;
-				continue;
-			}
-			if (P->s[P->pos] != ')') {
-				fail(P, "expected ',' or ')'");
-				return e;
-			}
-			P->pos++;
-			break;
-		}
-		if (e->nargs != funcs[i].nargs) {
-			P->pos = start;
-			fail(P, funcs[i].nargs == 1 ? "function takes 1 argument"
-			                            : "function takes 2 arguments");
-		}
-		P->depth--;
-		return e;
-	}
+	if (P->s[P->pos] == '(')
+		return parseparen(P);
+	if (isdigit((unsigned char)P->s[P->pos]) || P->s[P->pos] == '.')
+		return parsenumber(P);
+	if (isident0((unsigned char)P->s[P->pos]))
+		return parsename(P, start);
 	if (P->s[P->pos] == 0)
 		fail(P, "unexpected end of expression");
 	else

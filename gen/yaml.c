@@ -287,130 +287,156 @@ checkkey(struct loader *L, const struct ynode *map, const struct ynode *k, yaml_
 		}
 }
 
+/* a node refused: the loader fails and ev is consumed; -1 */
+static int
+refuse(struct loader *L, yaml_event_t *ev)
+{
+	L->failed = 1;
+	yaml_event_delete(ev);
+	return -1;
+}
+
+/* the node an alias event names (a scalar copied to the alias's place); ev is consumed */
+static int
+parsealias(struct loader *L, yaml_event_t *ev, struct ynode **out)
+{
+	struct ynode *n = NULL;
+	size_t i;
+
+	for (i = 0; i < L->nanchors; i++)
+		if (strcmp(L->anchors[i].name, (const char *)ev->data.alias.anchor) == 0)
+			n = L->anchors[i].node;
+	if (!n) {
+		diag(L->doc->path, (int)ev->start_mark.line + 1,
+		     (int)ev->start_mark.column + 1,
+		     "alias '*%s' names no complete anchor",
+		     (const char *)ev->data.alias.anchor);
+		return refuse(L, ev);
+	}
+	if (checkbudget(L, n->weight, ev->start_mark) < 0) {
+		yaml_event_delete(ev);
+		return -1;
+	}
+	if (n->kind == Y_SCALAR && (L->copied += n->len) > YAML_MAX_COPIED) {
+		diag(L->doc->path, (int)ev->start_mark.line + 1, (int)ev->start_mark.column + 1,
+		     "document too large: aliases copy more than %d MiB of text", YAML_MAX_COPIED >> 20);
+		return refuse(L, ev);
+	}
+	if (n->kind == Y_SCALAR) /* a copy where the alias is: messages point there */
+		n = copyscalar(L->doc, n, ev->start_mark);
+	yaml_event_delete(ev);
+	*out = n;
+	return 0;
+}
+
+/* a scalar event's node (its anchor set); ev is consumed */
+static int
+parsescalar(struct loader *L, yaml_event_t *ev, struct ynode **out)
+{
+	struct ynode *n;
+	yaml_char_t *anchor;
+
+	if (hastag(L, ev->data.scalar.tag,
+	           ev->data.scalar.plain_implicit || ev->data.scalar.quoted_implicit,
+	           ev->start_mark))
+		return refuse(L, ev);
+	n = newnode(L->doc, Y_SCALAR, ev->start_mark);
+	n->len = ev->data.scalar.length;
+	n->s = xstrndup((const char *)ev->data.scalar.value, n->len);
+	n->quoted = ev->data.scalar.style != YAML_PLAIN_SCALAR_STYLE;
+	if (memchr(n->s, 0, n->len)) {
+		diag(L->doc->path, n->line, n->col, "NUL character in a string");
+		L->failed = 1;
+	}
+	anchor = ev->data.scalar.anchor;
+	if (checkbudget(L, 1, ev->start_mark) < 0)
+		return refuse(L, ev);
+	if (anchor)
+		setanchor(L, anchor, n);
+	yaml_event_delete(ev);
+	*out = n;
+	return 0;
+}
+
+static int parsenode(struct loader *L, yaml_event_t *ev, int depth, struct ynode **out);
+
+/* a list or a mapping that ev starts, read to its end (its anchor set); ev is consumed */
+static int
+parsecollection(struct loader *L, yaml_event_t *ev, int depth, struct ynode **out)
+{
+	int ismap = ev->type == YAML_MAPPING_START_EVENT;
+	yaml_event_type_t end = ismap ? YAML_MAPPING_END_EVENT : YAML_SEQUENCE_END_EVENT;
+	yaml_mark_t mark = ev->start_mark;
+	yaml_char_t *anchor;
+	yaml_event_t kid;
+	struct ynode *n;
+
+	if (hastag(L, ismap ? ev->data.mapping_start.tag : ev->data.sequence_start.tag,
+	           ismap ? ev->data.mapping_start.implicit : ev->data.sequence_start.implicit,
+	           ev->start_mark))
+		return refuse(L, ev);
+	n = newnode(L->doc, ismap ? Y_MAP : Y_SEQ, ev->start_mark);
+	anchor = ismap ? ev->data.mapping_start.anchor : ev->data.sequence_start.anchor;
+	if (anchor)
+		anchor = (yaml_char_t *)xstrdup((const char *)anchor);
+	yaml_event_delete(ev);
+	if (checkbudget(L, 1, mark) < 0) {
+		free(anchor);
+		return -1;
+	}
+	for (;;) {
+		struct ynode *k;
+		yaml_mark_t at;
+
+		if (nextevent(L, &kid) < 0) {
+			free(anchor);
+			return -1;
+		}
+		if (kid.type == end) {
+			yaml_event_delete(&kid);
+			break;
+		}
+		at = kid.start_mark; /* an alias's own place, not its anchor's */
+		if (parsenode(L, &kid, depth + 1, &k) < 0) {
+			free(anchor);
+			return -1;
+		}
+		if (ismap && n->n % 2 == 0)
+			checkkey(L, n, k, at);
+		addkid(n, k);
+	}
+	if (anchor) {
+		setanchor(L, anchor, n);
+		free(anchor);
+	}
+	*out = n;
+	return 0;
+}
+
 /* parse the node that ev starts; *out gets it. ev is consumed. */
 static int
 parsenode(struct loader *L, yaml_event_t *ev, int depth, struct ynode **out)
 {
-	struct ynode *n = NULL;
-	yaml_char_t *anchor = NULL;
-	yaml_mark_t mark = ev->start_mark;
-	yaml_event_t kid;
-	size_t i;
-
 	*out = NULL;
 	if (depth > YAML_MAX_DEPTH) {
 		diag(L->doc->path, (int)ev->start_mark.line + 1,
 		     (int)ev->start_mark.column + 1, "nesting deeper than %d levels",
 		     YAML_MAX_DEPTH);
-		yaml_event_delete(ev);
-		L->failed = 1;
-		return -1;
+		return refuse(L, ev);
 	}
 	switch (ev->type) {
 	case YAML_ALIAS_EVENT:
-		for (i = 0; i < L->nanchors; i++)
-			if (strcmp(L->anchors[i].name, (const char *)ev->data.alias.anchor) == 0)
-				n = L->anchors[i].node;
-		if (!n) {
-			diag(L->doc->path, (int)ev->start_mark.line + 1,
-			     (int)ev->start_mark.column + 1,
-			     "alias '*%s' names no complete anchor",
-			     (const char *)ev->data.alias.anchor);
-			L->failed = 1;
-			yaml_event_delete(ev);
-			return -1;
-		}
-		if (checkbudget(L, n->weight, ev->start_mark) < 0) {
-			yaml_event_delete(ev);
-			return -1;
-		}
-		if (n->kind == Y_SCALAR && (L->copied += n->len) > YAML_MAX_COPIED) {
-			diag(L->doc->path, (int)ev->start_mark.line + 1, (int)ev->start_mark.column + 1,
-			     "document too large: aliases copy more than %d MiB of text", YAML_MAX_COPIED >> 20);
-			L->failed = 1;
-			yaml_event_delete(ev);
-			return -1;
-		}
-		if (n->kind == Y_SCALAR) /* a copy where the alias is: messages point there */
-			n = copyscalar(L->doc, n, ev->start_mark);
-		yaml_event_delete(ev);
-		*out = n;
-		return 0;
+		return parsealias(L, ev, out);
 	case YAML_SCALAR_EVENT:
-		if (hastag(L, ev->data.scalar.tag,
-		           ev->data.scalar.plain_implicit || ev->data.scalar.quoted_implicit,
-		           ev->start_mark))
-			break;
-		n = newnode(L->doc, Y_SCALAR, ev->start_mark);
-		n->len = ev->data.scalar.length;
-		n->s = xstrndup((const char *)ev->data.scalar.value, n->len);
-		n->quoted = ev->data.scalar.style != YAML_PLAIN_SCALAR_STYLE;
-		if (memchr(n->s, 0, n->len)) {
-			diag(L->doc->path, n->line, n->col, "NUL character in a string");
-			L->failed = 1;
-		}
-		anchor = ev->data.scalar.anchor;
-		if (checkbudget(L, 1, ev->start_mark) < 0)
-			break;
-		if (anchor)
-			setanchor(L, anchor, n);
-		yaml_event_delete(ev);
-		*out = n;
-		return 0;
+		return parsescalar(L, ev, out);
 	case YAML_SEQUENCE_START_EVENT:
-	case YAML_MAPPING_START_EVENT: {
-		int ismap = ev->type == YAML_MAPPING_START_EVENT;
-		yaml_event_type_t end = ismap ? YAML_MAPPING_END_EVENT : YAML_SEQUENCE_END_EVENT;
-
-		if (hastag(L, ismap ? ev->data.mapping_start.tag : ev->data.sequence_start.tag,
-		           ismap ? ev->data.mapping_start.implicit : ev->data.sequence_start.implicit,
-		           ev->start_mark))
-			break;
-		n = newnode(L->doc, ismap ? Y_MAP : Y_SEQ, ev->start_mark);
-		anchor = ismap ? ev->data.mapping_start.anchor : ev->data.sequence_start.anchor;
-		if (anchor)
-			anchor = (yaml_char_t *)xstrdup((const char *)anchor);
-		yaml_event_delete(ev);
-		if (checkbudget(L, 1, mark) < 0) {
-			free(anchor);
-			return -1;
-		}
-		for (;;) {
-			struct ynode *k;
-			yaml_mark_t at;
-
-			if (nextevent(L, &kid) < 0) {
-				free(anchor);
-				return -1;
-			}
-			if (kid.type == end) {
-				yaml_event_delete(&kid);
-				break;
-			}
-			at = kid.start_mark; /* an alias's own place, not its anchor's */
-			if (parsenode(L, &kid, depth + 1, &k) < 0) {
-				free(anchor);
-				return -1;
-			}
-			if (ismap && n->n % 2 == 0)
-				checkkey(L, n, k, at);
-			addkid(n, k);
-		}
-		if (anchor) {
-			setanchor(L, anchor, n);
-			free(anchor);
-		}
-		*out = n;
-		return 0;
-	}
+	case YAML_MAPPING_START_EVENT:
+		return parsecollection(L, ev, depth, out);
 	default:
 		diag(L->doc->path, (int)ev->start_mark.line + 1,
 		     (int)ev->start_mark.column + 1, "unexpected YAML event");
-		break;
+		return refuse(L, ev);
 	}
-	L->failed = 1;
-	yaml_event_delete(ev);
-	return -1;
 }
 
 int
