@@ -705,6 +705,64 @@ oraclesave(const struct opts *o, const struct buf *save, json_t *rec)
 	return bin;
 }
 
+/* whether the candidate is to run: built, and a GPU here (else res->verdict says why not) */
+static int
+runnable(json_t *comp, struct result *res)
+{
+	if (statusof(comp, STAGE_COMPILE) == ST_DONE) {
+		res->verdict = ST_DONE;
+		return 0;
+	}
+	if (statusof(comp, STAGE_COMPILE) != ST_OK) {
+		res->verdict = ST_NOT_BUILT;
+		json_object_set_new(res->rec, "reason", json_string(jstr(comp, "status", "?")));
+		return 0;
+	}
+	if (!hasgpu()) {
+		res->verdict = ST_SKIPPED;
+		return 0;
+	}
+	return 1;
+}
+
+/* the record's bench_checked: whether the bench sizes' outputs are checked, or why not */
+static void
+benchchecked(const struct opts *o, const struct wants *w, json_t *rec, int needoracle, int nbench)
+{
+	if (needoracle && o->baseline)
+		json_object_set_new(rec, "bench_checked", json_string("no: the baseline is not its own oracle at a bench "
+		                    "size the CPU reference cannot afford"));
+	else if (needoracle && !w->oracle)
+		json_object_set_new(rec, "bench_checked", json_string("no: no oracle at a bench size the CPU reference "
+		                    "cannot afford (no baseline, or one that failed its checks)"));
+	else
+		json_object_set_new(rec, "bench_checked", nbench ? json_true()
+		                    : json_string("no: expected.json has no bench-size runs (made with --no-bench)"));
+}
+
+/* the record's last fields and, with --baseline, the oracle's outputs; then the record written */
+static void
+finish(const struct opts *o, struct result *res, const struct buf *save, int lockfd, double tlock, double t0)
+{
+	char *savedbin = NULL;
+
+	if (lockfd >= 0) {
+		json_object_set_new(res->rec, "gpu_seconds", json_real(now() - tlock));
+		close(lockfd);
+	}
+	setstatus(res->rec, STAGE_VERIFY, res->verdict);
+	json_object_set_new(res->rec, "feedback", json_string(res->feedback.s));
+	if (gpujudged(res->verdict))
+		json_object_set_new(res->rec, "seconds", json_real(now() - t0));
+	if (o->baseline)
+		savedbin = oraclesave(o, save, res->rec);
+	if (jwrite(o->out, res->rec) < 0)
+		die(EXIT_RETRY, "cannot write '%s':", o->out);
+	if (savedbin)
+		tempkeep(savedbin);
+	free(savedbin);
+}
+
 static int
 candidate(const struct opts *o, const char *taskpath, const char *compilepath, const char *harness,
           const char *exppath, const char *oraclejson, const char *baselineso)
@@ -714,7 +772,7 @@ candidate(const struct opts *o, const char *taskpath, const char *compilepath, c
 	struct wants w;
 	struct harness h;
 	struct buf save;
-	char err[1024], *sopath = NULL, *binpath = NULL, *savedbin = NULL;
+	char err[1024], *sopath = NULL, *binpath = NULL;
 	json_t *comp, *exp = NULL;
 	struct vrun *v = NULL;
 	int nrun = 0, lockfd = -1, device = 0, k, needoracle = 0, nbench = 0;
@@ -739,19 +797,8 @@ candidate(const struct opts *o, const char *taskpath, const char *compilepath, c
 		sopath = sibling(compilepath, "cand.so");
 	}
 
-	if (statusof(comp, STAGE_COMPILE) == ST_DONE) {
-		res.verdict = ST_DONE;
+	if (!runnable(comp, &res))
 		goto write;
-	}
-	if (statusof(comp, STAGE_COMPILE) != ST_OK) {
-		res.verdict = ST_NOT_BUILT;
-		json_object_set_new(res.rec, "reason", json_string(jstr(comp, "status", "?")));
-		goto write;
-	}
-	if (!hasgpu()) {
-		res.verdict = ST_SKIPPED;
-		goto write;
-	}
 	exp = jmustload(exppath);
 	binpath = sibling(exppath, "expected.bin");
 	v = loadruns(&t, exp, res.rec, &nrun);
@@ -763,15 +810,7 @@ candidate(const struct opts *o, const char *taskpath, const char *compilepath, c
 		die(errno == ENOENT ? EXIT_USAGE : EXIT_RETRY, "cannot read '%s':", binpath);
 	if (needoracle && !o->baseline)
 		oracleload(oraclejson, v, nrun, &w, &res);
-	if (needoracle && o->baseline)
-		json_object_set_new(res.rec, "bench_checked", json_string("no: the baseline is not its own oracle at a bench "
-		                    "size the CPU reference cannot afford"));
-	else if (needoracle && !w.oracle)
-		json_object_set_new(res.rec, "bench_checked", json_string("no: no oracle at a bench size the CPU reference "
-		                    "cannot afford (no baseline, or one that failed its checks)"));
-	else
-		json_object_set_new(res.rec, "bench_checked", nbench ? json_true()
-		                    : json_string("no: expected.json has no bench-size runs (made with --no-bench)"));
+	benchchecked(o, &w, res.rec, needoracle, nbench);
 	shm = hshmbytes(&t, t.verify, t.nverify);
 	if (hshmbytes(&t, t.bench, t.nbench) > shm)
 		shm = hshmbytes(&t, t.bench, t.nbench);
@@ -788,20 +827,7 @@ candidate(const struct opts *o, const char *taskpath, const char *compilepath, c
 	if (res.verdict == ST_CORRECT && o->sanitize)
 		sanitize(o, &t, harness, sopath, device, v, shm, &res);
 write:
-	if (lockfd >= 0) {
-		json_object_set_new(res.rec, "gpu_seconds", json_real(now() - tlock));
-		close(lockfd);
-	}
-	setstatus(res.rec, STAGE_VERIFY, res.verdict);
-	json_object_set_new(res.rec, "feedback", json_string(res.feedback.s));
-	if (gpujudged(res.verdict))
-		json_object_set_new(res.rec, "seconds", json_real(now() - t0));
-	if (o->baseline)
-		savedbin = oraclesave(o, &save, res.rec);
-	if (jwrite(o->out, res.rec) < 0)
-		die(EXIT_RETRY, "cannot write '%s':", o->out);
-	if (savedbin)
-		tempkeep(savedbin);
+	finish(o, &res, &save, lockfd, tlock, t0);
 	if (w.exp)
 		munmap((void *)w.exp, w.explen);
 	if (w.oracle)
@@ -814,7 +840,6 @@ write:
 	buffree(&save);
 	free(sopath);
 	free(binpath);
-	free(savedbin);
 	taskfree(&t);
 	return 0;
 }

@@ -66,25 +66,25 @@ named(const char *name)
 	return n;
 }
 
-int
-main(int argc, char **argv)
+/* what the tests share: the child, its last reply, and what its probes reach for */
+static struct child c;
+static char err[1024], line[1024], fake[4096], secret[4096], host[4096], dir[] = "/tmp/t-sandbox.XXXXXX";
+static char readme[4200];
+static int port;
+
+/* the fake harness, a secret to reach for, a place to write, a listener on loopback; the listener */
+static int
+setup(char **argv)
 {
-	struct child c;
-	char err[1024], line[1024], fake[4096], secret[4096], host[4096], dir[] = "/tmp/t-sandbox.XXXXXX";
-	int port, srv, one = 1;
+	int srv, one = 1;
 	struct sockaddr_in a;
 	socklen_t len = sizeof a;
-	pid_t pg;
 
-	char readme[4200];
-
-	setprogname("t-sandbox");
 	snprintf(readme, sizeof readme, "%s/README.md", getenv("RETORT_ROOT") ? getenv("RETORT_ROOT") : ".");
 	/* the fake harness sits next to this test binary */
 	snprintf(fake, sizeof fake, "%s", argv[0]);
 	*strrchr(fake, '/') = 0;
 	strcat(fake, "/fake-harness");
-	(void)argc;
 	need(mkdtemp(dir) != NULL, "make a scratch folder");
 	snprintf(secret, sizeof secret, "%s/secret", dir);
 	snprintf(host, sizeof host, "%s/pwned", dir);
@@ -100,7 +100,13 @@ main(int argc, char **argv)
 	   getsockname(srv, (struct sockaddr *)&a, &len) == 0, "a listener on loopback");
 	port = ntohs(a.sin_port);
 	setenv("RETORT_PLANTED", "sk-should-not-leak", 1);
+	return srv;
+}
 
+/* the child starts and its probe finds nothing of the host: environment, network, files */
+static void
+isolation(void)
+{
 	ok(childshm(&c, 4096, err, sizeof err) == 0 && childstart(&c, fake, fake, "entry", 0, NULL, 20, err, sizeof err) == 0, "child starts: %s", err);
 	printf("# isolation: %s\n", jailkind());
 	if (!ok(childread(&c, line, sizeof line, 20) == 0 && !strncmp(line, "ready Fake GPU", 14), "first reply: %s", line)) {
@@ -127,6 +133,12 @@ main(int argc, char **argv)
 	ok(strstr(line, "home=1") != NULL, "and in its home");
 	ok(strstr(line, "dev=1") != NULL, "device nodes open read-write");
 	ok(strstr(line, "proc=1") != NULL, "/proc/self is the candidate itself (the CUDA driver needs it)");
+}
+
+/* writes land in its scratch folder, not in /var/tmp */
+static void
+scratchwrites(void)
+{
 	{
 		char in[sizeof c.scratch + 16];
 		snprintf(in, sizeof in, "%s/inside", c.scratch);
@@ -140,6 +152,13 @@ main(int argc, char **argv)
 		ok(access(vt, F_OK) != 0, "nor in /var/tmp, where the scratch folders live");
 		unlink(vt);
 	}
+}
+
+/* a fork bomb is stopped by a process limit, and nothing of it survives */
+static void
+forkbomb(void)
+{
+	pid_t pg;
 
 	ok(childsend(&c, "forkbomb") == 0, "a fork bomb");
 	ok(childread(&c, line, sizeof line, 60) == 0 && !strncmp(line, "forked", 6), "is stopped: %s", line);
@@ -148,7 +167,12 @@ main(int argc, char **argv)
 	childstop(&c);
 	usleep(200000);
 	ok(!alive(pg), "and nothing of it survives the stop");
+}
 
+/* a process that left the group is gone after the stop all the same */
+static void
+daemons(void)
+{
 	ok(childshm(&c, 4096, err, sizeof err) == 0 && childstart(&c, fake, fake, "entry", 0, NULL, 20, err, sizeof err) == 0, "again");
 	childread(&c, line, sizeof line, 20);
 	{
@@ -158,7 +182,6 @@ main(int argc, char **argv)
 		snprintf(name, sizeof name, "rtd%ld", (long)getpid() % 100000);
 		ok(childsend(&c, "daemon %s", name) == 0 && childread(&c, line, sizeof line, 20) == 0 &&
 		   !strcmp(line, "daemon"), "a child in its own session");
-		pg = c.pid;
 		childstop(&c);
 		if (getuid() == 0)
 			ok(!named(name), "is gone after the stop too");
@@ -167,11 +190,34 @@ main(int argc, char **argv)
 		ok(childshm(&c, 4096, err, sizeof err) == 0 && childstart(&c, fake, fake, "entry", 0, NULL, 20, err, sizeof err) == 0, "again");
 		childread(&c, line, sizeof line, 20);
 	}
+}
+
+/* a hang times out and is killed */
+static void
+hang(void)
+{
+	pid_t pg;
+
 	childsend(&c, "hang");
 	ok(childread(&c, line, sizeof line, 1) == -1, "a hang times out");
 	pg = c.pid;
 	childstop(&c);
 	ok(!alive(pg), "and is killed");
+}
+
+int
+main(int argc, char **argv)
+{
+	int srv;
+
+	setprogname("t-sandbox");
+	(void)argc;
+	srv = setup(argv);
+	isolation();
+	scratchwrites();
+	forkbomb();
+	daemons();
+	hang();
 	{
 		char cmd[4200];
 		snprintf(cmd, sizeof cmd, "/bin/rm -rf %s", dir);

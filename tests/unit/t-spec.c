@@ -90,15 +90,11 @@ has(const char *want)
 	return 0;
 }
 
-int
-main(void)
+/* a valid spec: its variants, ids, signature, cases, tolerances */
+static void
+validspec(void)
 {
 	json_t *v, *c;
-
-	setprogname("t-spec");
-	if (!mkdtemp(dir))
-		return 1;
-	specpromptdir = NULL;
 
 	is_int(load(base), 0, "valid spec loads");
 	is_int(sf.nv, 6, "matrix 2 x 3 expands to 6 variants");
@@ -131,7 +127,12 @@ main(void)
 	ok(json_is_array(json_object_get(json_object_get(v, "cases"), "bench")) &&
 	   json_array_size(json_object_get(json_object_get(v, "cases"), "bench")) == 1,
 	   "a single bench mapping is a list of one");
+}
 
+/* misspelled keys, bad kinds, dtypes, types, expressions, sizes and matrices: refused, with where and what */
+static void
+specerrors(void)
+{
 	is_int(loadwith("description:", "descriptoin:"), -1, "misspelled key refused");
 	ok(has("s.yaml:2:1: unknown key 'descriptoin' (did you mean 'description'?)"), "did-you-mean with position");
 	ok(has("missing required key 'description'"), "and the required key is missing");
@@ -154,26 +155,44 @@ main(void)
 	ok(has("matrix 'k' must be a non-empty list"), "empty matrix message");
 	is_int(loadwith("  k: [16, 32, 64]\n", "  k: [16, 32, 64]\n  unused: [a, b]\n"), -1, "unused matrix key");
 	ok(has("matrix key 'unused' is never used as {unused}"), "unused matrix key message");
-	{
-		char big[4096] = "  k: [16, 32, 64]\n";
-		const char *keys[] = { "a", "b", "c", "d", "e" };
-		for (int i = 0; i < 5; i++)
-			snprintf(big + strlen(big), sizeof big - strlen(big),
-			         "  %s: [v0, v1, v2, v3, v4, v5, v6, v7, v8, v9]\n", keys[i]);
-		char y[8192];
-		snprintf(y, sizeof y, "%s", base);
-		strcpy(strstr(y, "  k: [16"), big);
-		strcat(y, "hints: [\"{a}{b}{c}{d}{e}\"]\n");
-		is_int(load(y), -1, "exploding matrix refused");
-		ok(has("matrix expands to 600000 variants, more than the cap of 20000"), "cap message");
-		is_int(sf.nv, 0, "and nothing was expanded");
-	}
+}
+
+/* a matrix past the cap of variants is refused before it is expanded */
+static void
+matrixcap(void)
+{
+	char big[4096] = "  k: [16, 32, 64]\n";
+	const char *keys[] = { "a", "b", "c", "d", "e" };
+	for (int i = 0; i < 5; i++)
+		snprintf(big + strlen(big), sizeof big - strlen(big),
+		         "  %s: [v0, v1, v2, v3, v4, v5, v6, v7, v8, v9]\n", keys[i]);
+	char y[8192];
+	snprintf(y, sizeof y, "%s", base);
+	strcpy(strstr(y, "  k: [16"), big);
+	strcat(y, "hints: [\"{a}{b}{c}{d}{e}\"]\n");
+	is_int(load(y), -1, "exploding matrix refused");
+	ok(has("matrix expands to 600000 variants, more than the cap of 20000"), "cap message");
+	is_int(sf.nv, 0, "and nothing was expanded");
+}
+
+/* tolerance keys: suggestions, and per-output over global over the dtype default */
+static void
+tolerancekeys(void)
+{
+	json_t *c;
+
 	is_int(loadwith(NULL, "tolerance: {rtl: 1}\n"), -1, "bad tolerance key");
 	ok(has("unknown key 'rtl' in tolerance (did you mean 'rtol'?)"), "tolerance suggestion");
 	is_int(loadwith(NULL, "tolerance: {y: {atol: 0.5}, rtol: 0.01}\n"), 0, "per-output and global tolerance");
 	c = json_object_get(json_object_get(sf.v[0].json, "tolerance"), "y");
 	ok(jnum(c, "atol", 0) == 0.5 && jnum(c, "rtol", 0) == 0.01 && jnum(c, "rel_norm", 0) == 1e-4,
 	   "tolerances merge: per-output over global over the dtype default");
+}
+
+/* YAML keys: duplicates and non-scalars, at the alias rather than the anchor */
+static void
+yamlkeys(void)
+{
 	is_int(load("id: a\nid: b\n"), -1, "duplicate key");
 	ok(has("s.yaml:2:1: duplicate key 'id' (first at line 1)"), "duplicate key message");
 	is_int(load("a: 1\n? [x]\n: 2\nb: 3\n"), -1, "a list as a key, then another key");
@@ -183,6 +202,12 @@ main(void)
 	ok(has("s.yaml:4:1: duplicate key 'l' (first at line 1)"), "later keys still compared");
 	is_int(load("k: &a id\nid: x\n*a : y\n"), -1, "an alias as a duplicate key");
 	ok(has("s.yaml:3:1: duplicate key 'id' (first at line 2)"), "duplicate key at the alias's line");
+}
+
+/* YAML files: a mapping, one document, no tags, valid UTF-8 */
+static void
+yamldocuments(void)
+{
 	is_int(load("- just\n- a list\n"), -1, "root must be a mapping");
 	is_int(load(""), -1, "empty file");
 	ok(has("s.yaml: empty file: no YAML document"), "empty file message");
@@ -191,6 +216,12 @@ main(void)
 	is_int(load("id: !!str a\n"), -1, "tags refused");
 	is_int(load("id: \"caf\xc3\xa9\"\nx: \"\xc3\x28\"\n"), -1, "invalid UTF-8");
 	ok(has("s.yaml:2:6: not valid UTF-8 text"), "UTF-8 error with line and column");
+}
+
+/* YAML aliases: a budget on their expansion, undefined ones refused, modest ones fine */
+static void
+aliases(void)
+{
 	is_int(load("a: &a [x, x, x, x, x, x, x, x, x, x]\n"
 	            "b: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]\n"
 	            "c: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b, *b]\n"
@@ -206,6 +237,23 @@ main(void)
 		       "cost: {flops: 2 * n}\nhints: [\"{dtype}{k}\"]\nmatrix: {dtype: [f32], k: [1]}\n");
 		is_int(load(y), 0, "a modest anchor is fine");
 	}
+}
+
+int
+main(void)
+{
+	setprogname("t-spec");
+	if (!mkdtemp(dir))
+		return 1;
+	specpromptdir = NULL;
+
+	validspec();
+	specerrors();
+	matrixcap();
+	tolerancekeys();
+	yamlkeys();
+	yamldocuments();
+	aliases();
 	specfree(&sf);
 	{
 		char cmd[300];

@@ -26,15 +26,10 @@ out(int dt)
 	return a;
 }
 
-int
-main(void)
+/* f16, bf16 and fp8: known encodings */
+static void
+encodings(void)
 {
-	float f[8];
-	unsigned char raw[64];
-	struct cmpres r;
-	struct targ a = out(DT_F32);
-
-	setprogname("t-tensor");
 	/* IEEE half and bfloat16, known encodings */
 	is_int(ftof16(1.0f), 0x3c00, "f16 1.0");
 	is_int(ftof16(-2.0f), 0xc000, "f16 -2.0");
@@ -56,16 +51,25 @@ main(void)
 	is_int(ftof8(57344.0f, 1), 0x7b, "e5m2 max");
 	is_int(ftof8(INFINITY, 1), 0x7c, "e5m2 inf");
 	ok(f8tof(0x01, 0) == 0.001953125f, "e4m3 smallest subnormal 2^-9");
-	/* every f16 value survives a round trip */
-	{
-		int bad = 0;
-		for (unsigned h = 0; h < 0x10000; h++) {
-			float v = f16tof((uint16_t)h);
-			if (!isnan(v) && ftof16(v) != h && !(v == 0 && (ftof16(v) & 0x7fff) == 0))
-				bad++;
-		}
-		is_int(bad, 0, "all 65536 f16 values round-trip");
+}
+
+/* every f16 value survives a round trip */
+static void
+f16roundtrip(void)
+{
+	int bad = 0;
+	for (unsigned h = 0; h < 0x10000; h++) {
+		float v = f16tof((uint16_t)h);
+		if (!isnan(v) && ftof16(v) != h && !(v == 0 && (ftof16(v) & 0x7fff) == 0))
+			bad++;
 	}
+	is_int(bad, 0, "all 65536 f16 values round-trip");
+}
+
+/* f16 and bf16 stores round to nearest, ties to even, over their whole range */
+static void
+roundnearest(void)
+{
 	/*
 	 * f16 and bf16 stores round to nearest, ties to even: for values at,
 	 * between and around every finite encoding (midpoints too), the
@@ -73,349 +77,451 @@ main(void)
 	 * last bit is 0; past the largest finite value (beyond its half-ulp)
 	 * comes Inf; bf16 decodes as the top half of a float
 	 */
-	{
-		static const int dts[2] = { DT_F16, DT_BF16 };
-		int bad = 0, k;
-		uint64_t x = 0x9e3779b97f4a7c15ull;
-		for (k = 0; k < 2; k++) {
-			int dt = dts[k];
-			unsigned top = dt == DT_F16 ? 0x7bff : 0x7f7f, h;
-			for (h = 1; h < top; h++) {
-				uint16_t lo = (uint16_t)h, hi = (uint16_t)(h + 1), got;
-				double a = dtget(&lo, dt, 0), b = dtget(&hi, dt, 0);
-				for (int j = 0; j < 4; j++) {
-					double v, g;
-					x ^= x << 13, x ^= x >> 7, x ^= x << 17;
-					v = j == 0 ? a : j == 1 ? (a + b) / 2 : a + (b - a) * (double)(x >> 11) * 0x1.0p-53;
-					if (j == 3)
-						v = -v;
-					dtset(&got, dt, 0, v);
-					g = fabs(dtget(&got, dt, 0));
-					if (fabs(fabs(v) - g) > fabs(fabs(v) - a) || fabs(fabs(v) - g) > fabs(fabs(v) - b) ||
-					    (fabs(v) - a == b - fabs(v) && (got & 1)) || (signbit(v) != 0) != (got >> 15 != 0))
-						bad++;
-				}
+	static const int dts[2] = { DT_F16, DT_BF16 };
+	int bad = 0, k;
+	uint64_t x = 0x9e3779b97f4a7c15ull;
+	for (k = 0; k < 2; k++) {
+		int dt = dts[k];
+		unsigned top = dt == DT_F16 ? 0x7bff : 0x7f7f, h;
+		for (h = 1; h < top; h++) {
+			uint16_t lo = (uint16_t)h, hi = (uint16_t)(h + 1), got;
+			double a = dtget(&lo, dt, 0), b = dtget(&hi, dt, 0);
+			for (int j = 0; j < 4; j++) {
+				double v, g;
+				x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+				v = j == 0 ? a : j == 1 ? (a + b) / 2 : a + (b - a) * (double)(x >> 11) * 0x1.0p-53;
+				if (j == 3)
+					v = -v;
+				dtset(&got, dt, 0, v);
+				g = fabs(dtget(&got, dt, 0));
+				if (fabs(fabs(v) - g) > fabs(fabs(v) - a) || fabs(fabs(v) - g) > fabs(fabs(v) - b) ||
+				    (fabs(v) - a == b - fabs(v) && (got & 1)) || (signbit(v) != 0) != (got >> 15 != 0))
+					bad++;
 			}
 		}
-		is_int(bad, 0, "f16 and bf16 round to nearest even over their whole range");
-		uint16_t h;
-		dtset(&h, DT_F16, 0, 65519.99);
-		is_int(h, 0x7bff, "f16 65519.99 rounds to 65504");
-		dtset(&h, DT_F16, 0, 65520);
-		is_int(h, 0x7c00, "f16 65520 rounds to Inf");
-		dtset(&h, DT_BF16, 0, -3.39e38);
-		is_int(h, 0xff7f, "bf16 -3.39e38 rounds to its lowest finite");
-		dtset(&h, DT_BF16, 0, 1e-40);
-		ok(dtget(&h, DT_BF16, 0) > 0 && dtget(&h, DT_BF16, 0) < 1.2e-38, "bf16 subnormal");
-		ok(bf16tof(0x3f80) == 1.0f && bf16tof(0xc049) == -3.140625f, "bf16 decodes as a float's top half");
 	}
+	is_int(bad, 0, "f16 and bf16 round to nearest even over their whole range");
+	uint16_t h;
+	dtset(&h, DT_F16, 0, 65519.99);
+	is_int(h, 0x7bff, "f16 65519.99 rounds to 65504");
+	dtset(&h, DT_F16, 0, 65520);
+	is_int(h, 0x7c00, "f16 65520 rounds to Inf");
+	dtset(&h, DT_BF16, 0, -3.39e38);
+	is_int(h, 0xff7f, "bf16 -3.39e38 rounds to its lowest finite");
+	dtset(&h, DT_BF16, 0, 1e-40);
+	ok(dtget(&h, DT_BF16, 0) > 0 && dtget(&h, DT_BF16, 0) < 1.2e-38, "bf16 subnormal");
+	ok(bf16tof(0x3f80) == 1.0f && bf16tof(0xc049) == -3.140625f, "bf16 decodes as a float's top half");
+}
+
+/* integer stores saturate and round */
+static void
+intstores(void)
+{
+	unsigned char raw[64];
+
 	/* integer stores saturate and round */
 	dtset(raw, DT_I8, 0, 300);
 	dtset(raw, DT_I8, 1, -2.5);
 	is_int(((int8_t *)raw)[0], 127, "i8 saturates");
 	is_int(((int8_t *)raw)[1], -2, "i8 rounds to nearest even");
+}
 
-	/* the generator is deterministic and respects ranges */
-	{
-		float x[1000], y[1000];
-		int inrange = 1, differ = 0;
-		tensorfill(x, DT_F32, 1000, DIST_UNIFORM, -3, 5, 0, 42);
-		tensorfill(y, DT_F32, 1000, DIST_UNIFORM, -3, 5, 0, 42);
-		ok(memcmp(x, y, sizeof x) == 0, "same seed, same inputs");
-		tensorfill(y, DT_F32, 1000, DIST_UNIFORM, -3, 5, 0, 43);
-		for (int i = 0; i < 1000; i++) {
-			inrange &= x[i] >= -3 && x[i] < 5;
-			differ += x[i] != y[i];
-		}
-		ok(inrange, "uniform stays in [lo, hi)");
-		ok(differ > 990, "another seed, other inputs");
+/* the generator is deterministic and respects ranges */
+static void
+fillrange(void)
+{
+	float x[1000], y[1000];
+	int inrange = 1, differ = 0;
+	tensorfill(x, DT_F32, 1000, DIST_UNIFORM, -3, 5, 0, 42);
+	tensorfill(y, DT_F32, 1000, DIST_UNIFORM, -3, 5, 0, 42);
+	ok(memcmp(x, y, sizeof x) == 0, "same seed, same inputs");
+	tensorfill(y, DT_F32, 1000, DIST_UNIFORM, -3, 5, 0, 43);
+	for (int i = 0; i < 1000; i++) {
+		inrange &= x[i] >= -3 && x[i] < 5;
+		differ += x[i] != y[i];
 	}
-	{
-		int32_t idx[10000];
-		int inrange = 1, seen0 = 0, seen9 = 0;
-		tensorfill(idx, DT_I32, 10000, DIST_RANDINT, 0, 10, 0, 7);
-		for (int i = 0; i < 10000; i++) {
-			inrange &= idx[i] >= 0 && idx[i] < 10;
-			seen0 |= idx[i] == 0;
-			seen9 |= idx[i] == 9;
-		}
-		ok(inrange && seen0 && seen9, "randint covers [0, 10) and no more");
-	}
-	{
-		double x[100000], mean = 0, var = 0;
-		int nans = 0;
-		tensorfill(x, DT_F64, 100000, DIST_NORMAL, 0, 0, 0, 9);
-		for (int i = 0; i < 100000; i++)
-			mean += x[i] / 100000;
-		for (int i = 0; i < 100000; i++)
-			var += (x[i] - mean) * (x[i] - mean) / 100000;
-		ok(fabs(mean) < 0.02 && fabs(var - 1) < 0.02, "normal: mean %.4f, variance %.4f", mean, var);
-		tensorfill(x, DT_F64, 100000, DIST_HEAVY, 0, 0, 1, 9);
-		for (int i = 0; i < 100000; i++)
-			nans += !isfinite(x[i]);
-		ok(nans > 500 && nans < 1500, "special: about 1%% NaN and Inf (%d)", nans);
-	}
+	ok(inrange, "uniform stays in [lo, hi)");
+	ok(differ > 990, "another seed, other inputs");
+}
 
-	{
-		/* chunked streams: the parallel fill draws the same values */
-		size_t n = 1000003;
-		float *a = xmalloc(n * 4), *b = xmalloc(n * 4);
-		tensorfill(a, DT_F32, n, DIST_NORMAL, 0, 0, 0, 77);
-		tensorfillpar(b, DT_F32, n, DIST_NORMAL, 0, 0, 0, 77);
-		ok(memcmp(a, b, n * 4) == 0, "tensorfillpar matches tensorfill");
-		free(a);
-		free(b);
+/* randint covers its range and no more */
+static void
+fillrandint(void)
+{
+	int32_t idx[10000];
+	int inrange = 1, seen0 = 0, seen9 = 0;
+	tensorfill(idx, DT_I32, 10000, DIST_RANDINT, 0, 10, 0, 7);
+	for (int i = 0; i < 10000; i++) {
+		inrange &= idx[i] >= 0 && idx[i] < 10;
+		seen0 |= idx[i] == 0;
+		seen9 |= idx[i] == 9;
 	}
+	ok(inrange && seen0 && seen9, "randint covers [0, 10) and no more");
+}
 
+/* normal draws have mean 0 and variance 1; special ones hold about 1% NaN and Inf */
+static void
+filldists(void)
+{
+	double x[100000], mean = 0, var = 0;
+	int nans = 0;
+	tensorfill(x, DT_F64, 100000, DIST_NORMAL, 0, 0, 0, 9);
+	for (int i = 0; i < 100000; i++)
+		mean += x[i] / 100000;
+	for (int i = 0; i < 100000; i++)
+		var += (x[i] - mean) * (x[i] - mean) / 100000;
+	ok(fabs(mean) < 0.02 && fabs(var - 1) < 0.02, "normal: mean %.4f, variance %.4f", mean, var);
+	tensorfill(x, DT_F64, 100000, DIST_HEAVY, 0, 0, 1, 9);
+	for (int i = 0; i < 100000; i++)
+		nans += !isfinite(x[i]);
+	ok(nans > 500 && nans < 1500, "special: about 1%% NaN and Inf (%d)", nans);
+}
+
+/* the parallel fill draws what the serial one does */
+static void
+fillpar(void)
+{
+	/* chunked streams: the parallel fill draws the same values */
+	size_t n = 1000003;
+	float *a = xmalloc(n * 4), *b = xmalloc(n * 4);
+	tensorfill(a, DT_F32, n, DIST_NORMAL, 0, 0, 0, 77);
+	tensorfillpar(b, DT_F32, n, DIST_NORMAL, 0, 0, 0, 77);
+	ok(memcmp(a, b, n * 4) == 0, "tensorfillpar matches tensorfill");
+	free(a);
+	free(b);
+}
+
+/* draw.h's own logarithm and cosine: close to libm's */
+static void
+drawmath(void)
+{
 	/* draw.h's own logarithm and cosine: close to libm's (they need not be equal, only portable) */
-	{
-		double worst = 0;
-		for (int i = 1; i <= 100000; i++) {
-			double x = (double)i / 100000, l = log(x), c = cos(2 * M_PI * x);
-			worst = fmax(worst, fmax(fabs(rt_log(x) - l) / fmax(1, fabs(l)), fabs(rt_cos2pi(x < 1 ? x : 0) - (x < 1 ? c : 1))));
-		}
-		ok(worst < 1e-14, "rt_log and rt_cos2pi agree with libm (worst %.3g)", worst);
+	double worst = 0;
+	for (int i = 1; i <= 100000; i++) {
+		double x = (double)i / 100000, l = log(x), c = cos(2 * M_PI * x);
+		worst = fmax(worst, fmax(fabs(rt_log(x) - l) / fmax(1, fabs(l)), fabs(rt_cos2pi(x < 1 ? x : 0) - (x < 1 ? c : 1))));
 	}
-	/* the output hash: an order-free sum, and the tail's bytes count */
-	{
-		unsigned char b[20] = { 1, 2, 3 };
-		uint64_t h = rt_hash(b, sizeof b, 0);
-		b[19] = 1;
-		ok(rt_hash(b, sizeof b, 0) != h, "the hash sees the last byte");
-		ok(rt_hash(b, sizeof b, 1) != rt_hash(b, sizeof b, 0), "and the tensor it belongs to");
-	}
+	ok(worst < 1e-14, "rt_log and rt_cos2pi agree with libm (worst %.3g)", worst);
+}
 
-	/* a run's inputs: distributions cycle, scalars with a range are drawn */
-	{
-		struct task t;
-		struct tcase c;
-		struct runin in0, in1;
-		unsigned char k[32] = { 1 };
-		memset(&t, 0, sizeof t);
-		memset(&c, 0, sizeof c);
-		t.id = "x";
-		t.nargs = 2;
-		t.args[0].kind = ARG_IN;
-		t.args[0].dt = DT_F32;
-		t.args[0].ndists = 2;
-		t.args[0].dists[0] = DIST_NORMAL;
-		t.args[0].dists[1] = DIST_UNIFORM;
-		t.args[1].kind = ARG_SCALAR;
-		t.args[1].dt = DT_F32;
-		c.nscalars = 1;
-		c.scalars[0] = 1.0;
-		c.lo[1] = 0.5;
-		c.hi[1] = 2;
-		runinputs(&t, &c, k, "verify", 0, 0, 0, &in0);
-		runinputs(&t, &c, k, "verify", 0, 1, 0, &in1);
-		ok(in0.scalars[0] >= 0.5 && in0.scalars[0] < 2 && in0.scalars[0] != in1.scalars[0] &&
-		   (double)(float)in0.scalars[0] == in0.scalars[0], "a scalar with a range is drawn in it, anew each run, as "
-		   "its float holds it (%g, %g)", in0.scalars[0], in1.scalars[0]);
-		ok(in0.d[0].dist == DIST_NORMAL && in1.d[0].dist == DIST_UNIFORM && in0.d[0].seed != in1.d[0].seed,
-		   "runs cycle the distributions, each with its own seed");
-		c.lo[1] = c.hi[1] = 0;
-		runinputs(&t, &c, k, "verify", 0, 0, 0, &in0);
-		ok(in0.scalars[0] == 1.0, "without a range a scalar is the spec's value");
-	}
+/* the output hash: an order-free sum, and the tail's bytes count */
+static void
+outputhash(void)
+{
+	unsigned char b[20] = { 1, 2, 3 };
+	uint64_t h = rt_hash(b, sizeof b, 0);
+	b[19] = 1;
+	ok(rt_hash(b, sizeof b, 0) != h, "the hash sees the last byte");
+	ok(rt_hash(b, sizeof b, 1) != rt_hash(b, sizeof b, 0), "and the tensor it belongs to");
+}
 
-	/* seeds from the secret */
-	{
-		char dir[] = "/tmp/t-tensor.XXXXXX";
-		unsigned char k1[32], k2[32];
-		char err[256], cmd[128];
-		need(mkdtemp(dir) != NULL, "make a scratch folder");
-		ok(secretload(dir, k1, err, sizeof err) == 0, "a secret is made");
-		ok(secretload(dir, k2, err, sizeof err) == 0 && !memcmp(k1, k2, 32), "and kept");
-		ok(deriveseed(k1, "a", "verify", 0, 0, 0) == deriveseed(k2, "a", "verify", 0, 0, 0), "seeds are deterministic");
-		ok(deriveseed(k1, "a", "verify", 0, 0, 0) != deriveseed(k1, "a", "verify", 0, 1, 0), "runs differ");
-		ok(deriveseed(k1, "a", "verify", 1, 0, 0) != deriveseed(k1, "b", "verify", 1, 0, 0), "variants differ");
-		k2[0] ^= 1;
-		ok(deriveseed(k1, "a", "verify", 0, 0, 0) != deriveseed(k2, "a", "verify", 0, 0, 0), "another secret, other seeds");
-		snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-		if (system(cmd) != 0)
-			fprintf(stderr, "# cannot remove the scratch files\n");
-	}
+/* a run's inputs: distributions cycle, scalars with a range are drawn */
+static void
+runs(void)
+{
+	struct task t;
+	struct tcase c;
+	struct runin in0, in1;
+	unsigned char k[32] = { 1 };
+	memset(&t, 0, sizeof t);
+	memset(&c, 0, sizeof c);
+	t.id = "x";
+	t.nargs = 2;
+	t.args[0].kind = ARG_IN;
+	t.args[0].dt = DT_F32;
+	t.args[0].ndists = 2;
+	t.args[0].dists[0] = DIST_NORMAL;
+	t.args[0].dists[1] = DIST_UNIFORM;
+	t.args[1].kind = ARG_SCALAR;
+	t.args[1].dt = DT_F32;
+	c.nscalars = 1;
+	c.scalars[0] = 1.0;
+	c.lo[1] = 0.5;
+	c.hi[1] = 2;
+	runinputs(&t, &c, k, "verify", 0, 0, 0, &in0);
+	runinputs(&t, &c, k, "verify", 0, 1, 0, &in1);
+	ok(in0.scalars[0] >= 0.5 && in0.scalars[0] < 2 && in0.scalars[0] != in1.scalars[0] &&
+	   (double)(float)in0.scalars[0] == in0.scalars[0], "a scalar with a range is drawn in it, anew each run, as "
+	   "its float holds it (%g, %g)", in0.scalars[0], in1.scalars[0]);
+	ok(in0.d[0].dist == DIST_NORMAL && in1.d[0].dist == DIST_UNIFORM && in0.d[0].seed != in1.d[0].seed,
+	   "runs cycle the distributions, each with its own seed");
+	c.lo[1] = c.hi[1] = 0;
+	runinputs(&t, &c, k, "verify", 0, 0, 0, &in0);
+	ok(in0.scalars[0] == 1.0, "without a range a scalar is the spec's value");
+}
+
+/* seeds from the secret */
+static void
+seeds(void)
+{
+	char dir[] = "/tmp/t-tensor.XXXXXX";
+	unsigned char k1[32], k2[32];
+	char err[256], cmd[128];
+	need(mkdtemp(dir) != NULL, "make a scratch folder");
+	ok(secretload(dir, k1, err, sizeof err) == 0, "a secret is made");
+	ok(secretload(dir, k2, err, sizeof err) == 0 && !memcmp(k1, k2, 32), "and kept");
+	ok(deriveseed(k1, "a", "verify", 0, 0, 0) == deriveseed(k2, "a", "verify", 0, 0, 0), "seeds are deterministic");
+	ok(deriveseed(k1, "a", "verify", 0, 0, 0) != deriveseed(k1, "a", "verify", 0, 1, 0), "runs differ");
+	ok(deriveseed(k1, "a", "verify", 1, 0, 0) != deriveseed(k1, "b", "verify", 1, 0, 0), "variants differ");
+	k2[0] ^= 1;
+	ok(deriveseed(k1, "a", "verify", 0, 0, 0) != deriveseed(k2, "a", "verify", 0, 0, 0), "another secret, other seeds");
+	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+	if (system(cmd) != 0)
+		fprintf(stderr, "# cannot remove the scratch files\n");
+}
+
+/* the comparator: tolerances, NaN and Inf */
+static void
+comparebasics(void)
+{
+	struct targ a = out(DT_F32);
+	struct cmpres r;
 
 	/* the comparator */
-	{
-		float want[4] = { 1, 2, 3, 4 }, got[4] = { 1, 2, 3, 4 };
-		compare(got, DT_F32, want, WANT_REF, 4, &a, 1, &r);
-		ok(r.pass && r.bad == 0, "equal outputs pass");
-		got[2] = 3.0001f;
-		compare(got, DT_F32, want, WANT_REF, 4, &a, 1, &r);
-		ok(r.pass, "within rtol passes");
-		got[2] = 3.1f;
-		compare(got, DT_F32, want, WANT_REF, 4, &a, 1, &r);
-		ok(!r.pass && r.bad == 1 && r.first[0].index == 2, "outside rtol fails at the right index");
-		got[2] = NAN;
-		compare(got, DT_F32, want, WANT_REF, 4, &a, 1, &r);
-		ok(!r.pass && r.unwritten == 1, "NaN where a value is expected: unwritten");
-		want[2] = NAN;
-		compare(got, DT_F32, want, WANT_REF, 4, &a, 1, &r);
-		ok(r.pass, "NaN expected and NaN got pass");
-		got[2] = 1;
-		compare(got, DT_F32, want, WANT_REF, 4, &a, 1, &r);
-		ok(!r.pass && r.nonfinite == 1, "a number where NaN is expected fails");
-		want[2] = INFINITY;
-		got[2] = -INFINITY;
-		compare(got, DT_F32, want, WANT_REF, 4, &a, 1, &r);
-		ok(!r.pass, "Inf signs must match");
+	float want[4] = { 1, 2, 3, 4 }, got[4] = { 1, 2, 3, 4 };
+	compare(got, DT_F32, want, WANT_REF, 4, &a, 1, &r);
+	ok(r.pass && r.bad == 0, "equal outputs pass");
+	got[2] = 3.0001f;
+	compare(got, DT_F32, want, WANT_REF, 4, &a, 1, &r);
+	ok(r.pass, "within rtol passes");
+	got[2] = 3.1f;
+	compare(got, DT_F32, want, WANT_REF, 4, &a, 1, &r);
+	ok(!r.pass && r.bad == 1 && r.first[0].index == 2, "outside rtol fails at the right index");
+	got[2] = NAN;
+	compare(got, DT_F32, want, WANT_REF, 4, &a, 1, &r);
+	ok(!r.pass && r.unwritten == 1, "NaN where a value is expected: unwritten");
+	want[2] = NAN;
+	compare(got, DT_F32, want, WANT_REF, 4, &a, 1, &r);
+	ok(r.pass, "NaN expected and NaN got pass");
+	got[2] = 1;
+	compare(got, DT_F32, want, WANT_REF, 4, &a, 1, &r);
+	ok(!r.pass && r.nonfinite == 1, "a number where NaN is expected fails");
+	want[2] = INFINITY;
+	got[2] = -INFINITY;
+	compare(got, DT_F32, want, WANT_REF, 4, &a, 1, &r);
+	ok(!r.pass, "Inf signs must match");
+}
+
+/* f16 outputs: past 65504 the reference rounds to inf */
+static void
+comparef16(void)
+{
+	struct targ a = out(DT_F32);
+	struct cmpres r;
+
+	/* f16 outputs: the reference is float; past 65504 it rounds to inf */
+	float want[2] = { 70000, -1e6f };
+	uint16_t got[2];
+	dtset(got, DT_F16, 0, INFINITY);
+	dtset(got, DT_F16, 1, -INFINITY);
+	compare(got, DT_F16, want, WANT_REF, 2, &a, 1, &r);
+	ok(r.pass, "f16 overflow to +-inf matches a reference past the range");
+	want[0] = 65000;
+	compare(got, DT_F16, want, WANT_REF, 2, &a, 1, &r);
+	ok(!r.pass && r.nonfinite == 1, "but inf for a value in range does not");
+	want[0] = 1e6;
+	dtset(got, DT_F16, 0, 65504);
+	compare(got, DT_F16, want, WANT_REF, 1, &a, 1, &r);
+	ok(!r.pass, "past f16's range the answer is Inf, not its largest finite");
+}
+
+/* against the GPU oracle: twice the tolerances, and the outputs' scale near zero */
+static void
+compareoracle(void)
+{
+	struct targ a = out(DT_F32);
+	struct cmpres r;
+
+	/* against the GPU oracle: expected values in the output's dtype, and twice the tolerances */
+	float want[100], got[100];
+	for (int i = 0; i < 100; i++)
+		want[i] = got[i] = (float)(i + 1);
+	got[50] = 51 * 1.0015f;
+	compare(got, DT_F32, want, WANT_DTYPE, 100, &a, 1, &r);
+	ok(!r.pass, "0.15%% off fails the f32 tolerance");
+	compare(got, DT_F32, want, WANT_DTYPE, 100, &a, 2, &r);
+	ok(r.pass, "and passes twice it (an oracle's own error allowed for)");
+	/* a long float sum near zero: judged on the outputs' scale (atol at
+	 * least rtol x RMS / 10 = 5.8e-3 here), not its own */
+	got[50] = want[50];
+	want[3] = 0.0096f;
+	got[3] = 0.0102f;
+	compare(got, DT_F32, want, WANT_DTYPE, 100, &a, 1, &r);
+	ok(r.pass, "a near-zero element 6%% off passes: 6e-4 is far below the outputs' scale");
+	got[3] = 0.0196f;
+	compare(got, DT_F32, want, WANT_DTYPE, 100, &a, 1, &r);
+	ok(!r.pass && r.bad == 1, "one 0.01 off fails: past the floor");
+}
+
+/* every element, on all CPUs: the first mismatches are the lowest indexes */
+static void
+comparethreaded(void)
+{
+	struct targ a = out(DT_F32);
+	struct cmpres r;
+
+	/* every element, on all CPUs: the first mismatches are the lowest indexes */
+	size_t n = (1 << 22) + 5;
+	float *w = xmalloc(n * 4), *g = xmalloc(n * 4);
+	for (size_t i = 0; i < n; i++)
+		w[i] = g[i] = (float)(i % 1000);
+	g[n - 1] = NAN;
+	g[n / 2] = -5;
+	g[7] = 1e9f;
+	compare(g, DT_F32, w, WANT_REF, (int64_t)n, &a, 1, &r);
+	ok(!r.pass && r.bad == 3 && r.unwritten == 1 && r.first[0].index == 7 && r.first[1].index == (int64_t)n / 2 &&
+	   r.first[2].index == (int64_t)n - 1, "threaded compare: %lld wrong, first at %lld, %lld, %lld",
+	   (long long)r.bad, (long long)r.first[0].index, (long long)r.first[1].index, (long long)r.first[2].index);
+	free(w);
+	free(g);
+}
+
+/* relative L2: 1% noise on every element fails f32, passes bf16 */
+static void
+comparerelnorm(void)
+{
+	struct targ a = out(DT_F32);
+	struct cmpres r;
+
+	/* relative L2: 1% noise on every element fails f32, passes bf16 */
+	float want[1000], got[1000];
+	uint16_t gb[1000];
+	struct targ b = out(DT_BF16);
+	for (int i = 0; i < 1000; i++) {
+		want[i] = 1.0f + (float)i / 1000;
+		got[i] = want[i] * (i & 1 ? 1.002f : 0.998f);
+		gb[i] = ftobf16(got[i]);
 	}
-	{
-		/* f16 outputs: the reference is float; past 65504 it rounds to inf */
-		float want[2] = { 70000, -1e6f };
-		uint16_t got[2];
-		dtset(got, DT_F16, 0, INFINITY);
-		dtset(got, DT_F16, 1, -INFINITY);
-		compare(got, DT_F16, want, WANT_REF, 2, &a, 1, &r);
-		ok(r.pass, "f16 overflow to +-inf matches a reference past the range");
-		want[0] = 65000;
-		compare(got, DT_F16, want, WANT_REF, 2, &a, 1, &r);
-		ok(!r.pass && r.nonfinite == 1, "but inf for a value in range does not");
-		want[0] = 1e6;
-		dtset(got, DT_F16, 0, 65504);
-		compare(got, DT_F16, want, WANT_REF, 1, &a, 1, &r);
-		ok(!r.pass, "past f16's range the answer is Inf, not its largest finite");
-	}
-	{
-		/* against the GPU oracle: expected values in the output's dtype, and twice the tolerances */
-		float want[100], got[100];
-		for (int i = 0; i < 100; i++)
-			want[i] = got[i] = (float)(i + 1);
-		got[50] = 51 * 1.0015f;
-		compare(got, DT_F32, want, WANT_DTYPE, 100, &a, 1, &r);
-		ok(!r.pass, "0.15%% off fails the f32 tolerance");
-		compare(got, DT_F32, want, WANT_DTYPE, 100, &a, 2, &r);
-		ok(r.pass, "and passes twice it (an oracle's own error allowed for)");
-		/* a long float sum near zero: judged on the outputs' scale (atol at
-		 * least rtol x RMS / 10 = 5.8e-3 here), not its own */
-		got[50] = want[50];
-		want[3] = 0.0096f;
-		got[3] = 0.0102f;
-		compare(got, DT_F32, want, WANT_DTYPE, 100, &a, 1, &r);
-		ok(r.pass, "a near-zero element 6%% off passes: 6e-4 is far below the outputs' scale");
-		got[3] = 0.0196f;
-		compare(got, DT_F32, want, WANT_DTYPE, 100, &a, 1, &r);
-		ok(!r.pass && r.bad == 1, "one 0.01 off fails: past the floor");
-	}
-	{
-		/* every element, on all CPUs: the first mismatches are the lowest indexes */
-		size_t n = (1 << 22) + 5;
-		float *w = xmalloc(n * 4), *g = xmalloc(n * 4);
-		for (size_t i = 0; i < n; i++)
-			w[i] = g[i] = (float)(i % 1000);
-		g[n - 1] = NAN;
-		g[n / 2] = -5;
-		g[7] = 1e9f;
-		compare(g, DT_F32, w, WANT_REF, (int64_t)n, &a, 1, &r);
-		ok(!r.pass && r.bad == 3 && r.unwritten == 1 && r.first[0].index == 7 && r.first[1].index == (int64_t)n / 2 &&
-		   r.first[2].index == (int64_t)n - 1, "threaded compare: %lld wrong, first at %lld, %lld, %lld",
-		   (long long)r.bad, (long long)r.first[0].index, (long long)r.first[1].index, (long long)r.first[2].index);
-		free(w);
+	compare(got, DT_F32, want, WANT_REF, 1000, &a, 1, &r);
+	ok(!r.pass && r.relnorm > 1e-3, "f32 rejects 0.2%% error (rel L2 %.2g)", r.relnorm);
+	compare(gb, DT_BF16, want, WANT_REF, 1000, &b, 1, &r);
+	ok(r.pass, "bf16 accepts it (rel L2 %.2g)", r.relnorm);
+}
+
+/* compare's decoding tables read every bit pattern of the narrow dtypes as dtget does */
+static void
+comparetables(void)
+{
+	struct cmpres r;
+
+	/* compare decodes blocks of elements by tables: every bit pattern of
+	 * the narrow dtypes reads as dtget reads it, across block edges */
+	static const int dts[] = { DT_F16, DT_BF16, DT_F8E4M3, DT_F8E5M2 };
+	for (size_t k = 0; k < sizeof dts / sizeof dts[0]; k++) {
+		int dt = dts[k], size = dtinfos[dt].size, n = size == 2 ? 65536 : 256, same = 1;
+		unsigned char *g = xmalloc((size_t)n * 2 * size), *w = xmalloc((size_t)n * 2 * size);
+		struct targ t = out(dt);
+		t.atol = t.rtol = t.rel_norm = 0; /* exact */
+		for (int i = 0; i < 2 * n; i++) { /* the patterns, then again: a mismatch past the first block */
+			uint16_t v = (uint16_t)(i % n);
+			memcpy(g + (size_t)i * size, &v, (size_t)size);
+			memcpy(w + (size_t)i * size, &v, (size_t)size);
+		}
+		{
+			float *f = xmalloc((size_t)n * 2 * sizeof *f); /* what dtget reads, as the reference stores it */
+			for (int i = 0; i < 2 * n; i++)
+				f[i] = (float)dtget(g, dt, (size_t)i);
+			compare(g, dt, f, WANT_REF, 2 * n, &t, 1, &r);
+			same = r.bad == 0;
+			free(f);
+		}
+		for (int i = 0; i < 2 * n; i++) { /* every element wrong: its first five as dtget reads them */
+			uint16_t v = (uint16_t)((i + 1) % n);
+			memcpy(w + (size_t)i * size, &v, (size_t)size);
+		}
+		compare(g, dt, w, WANT_DTYPE, 2 * n, &t, 1, &r);
+		for (int j = 0; j < r.nfirst; j++) {
+			double gv = dtget(g, dt, (size_t)r.first[j].index), wv = dtget(w, dt, (size_t)r.first[j].index);
+			same &= (isnan(gv) ? isnan(r.first[j].got) : gv == r.first[j].got) &&
+			        (isnan(wv) ? isnan(r.first[j].want) : wv == r.first[j].want);
+		}
+		ok(same && r.nfirst == 5 && r.bad > n, "%s: all %d bit patterns decode as dtget does (%lld of %d wrong "
+		   "when shifted)", dtinfos[dt].name, n, (long long)r.bad, 2 * n);
 		free(g);
+		free(w);
 	}
-	{
-		/* relative L2: 1% noise on every element fails f32, passes bf16 */
-		float want[1000], got[1000];
-		uint16_t gb[1000];
-		struct targ b = out(DT_BF16);
-		for (int i = 0; i < 1000; i++) {
-			want[i] = 1.0f + (float)i / 1000;
-			got[i] = want[i] * (i & 1 ? 1.002f : 0.998f);
-			gb[i] = ftobf16(got[i]);
-		}
-		compare(got, DT_F32, want, WANT_REF, 1000, &a, 1, &r);
-		ok(!r.pass && r.relnorm > 1e-3, "f32 rejects 0.2%% error (rel L2 %.2g)", r.relnorm);
-		compare(gb, DT_BF16, want, WANT_REF, 1000, &b, 1, &r);
-		ok(r.pass, "bf16 accepts it (rel L2 %.2g)", r.relnorm);
-	}
-	{
-		/* compare decodes blocks of elements by tables: every bit pattern of
-		 * the narrow dtypes reads as dtget reads it, across block edges */
-		static const int dts[] = { DT_F16, DT_BF16, DT_F8E4M3, DT_F8E5M2 };
-		for (size_t k = 0; k < sizeof dts / sizeof dts[0]; k++) {
-			int dt = dts[k], size = dtinfos[dt].size, n = size == 2 ? 65536 : 256, same = 1;
-			unsigned char *g = xmalloc((size_t)n * 2 * size), *w = xmalloc((size_t)n * 2 * size);
-			struct targ t = out(dt);
-			t.atol = t.rtol = t.rel_norm = 0; /* exact */
-			for (int i = 0; i < 2 * n; i++) { /* the patterns, then again: a mismatch past the first block */
-				uint16_t v = (uint16_t)(i % n);
-				memcpy(g + (size_t)i * size, &v, (size_t)size);
-				memcpy(w + (size_t)i * size, &v, (size_t)size);
+}
+
+/* the device's check says what compare says, every dtype */
+static void
+comparedevice(void)
+{
+	/* the device's check (rt_load, rt_elembad and the sums, then
+	 * comparefrom) says what compare says, every dtype, against the
+	 * oracle: twice the tolerances, with the floor; NaN, Inf, wrong and
+	 * borderline elements in */
+	for (int dt = 0; dt < DT_COUNT; dt++) {
+		enum { N = 50000 };
+		int sz = dtinfos[dt].size, agree = 1, decoded = 1;
+		unsigned char *g = xmalloc((size_t)N * sz), *w = xmalloc((size_t)N * sz);
+		struct targ b = out(dt), tols;
+		struct cmpres host, dev;
+		for (int pass = 0; pass < 2; pass++) {
+			uint64_t bad = 0;
+			double num = 0, den = 0;
+			for (size_t i = 0; i < N; i++) {
+				double v = rt_value(7, i, DIST_NORMAL, 0, 1, dtinfos[dt].isfloat) * 10;
+				dtset(w, dt, i, v);
+				/* near the tolerance, either side; the second pass a few far off */
+				dtset(g, dt, i, pass && i % 9973 == 5 ? -v - 100
+				      : v * (1 + (i % 50 ? 0 : (double)(int)(i % 150 / 50 - 1) * 1.8 * b.rtol)));
 			}
-			{
-				float *f = xmalloc((size_t)n * 2 * sizeof *f); /* what dtget reads, as the reference stores it */
-				for (int i = 0; i < 2 * n; i++)
-					f[i] = (float)dtget(g, dt, (size_t)i);
-				compare(g, dt, f, WANT_REF, 2 * n, &t, 1, &r);
-				same = r.bad == 0;
-				free(f);
-			}
-			for (int i = 0; i < 2 * n; i++) { /* every element wrong: its first five as dtget reads them */
-				uint16_t v = (uint16_t)((i + 1) % n);
-				memcpy(w + (size_t)i * size, &v, (size_t)size);
-			}
-			compare(g, dt, w, WANT_DTYPE, 2 * n, &t, 1, &r);
-			for (int j = 0; j < r.nfirst; j++) {
-				double gv = dtget(g, dt, (size_t)r.first[j].index), wv = dtget(w, dt, (size_t)r.first[j].index);
-				same &= (isnan(gv) ? isnan(r.first[j].got) : gv == r.first[j].got) &&
-				        (isnan(wv) ? isnan(r.first[j].want) : wv == r.first[j].want);
-			}
-			ok(same && r.nfirst == 5 && r.bad > n, "%s: all %d bit patterns decode as dtget does (%lld of %d wrong "
-			   "when shifted)", dtinfos[dt].name, n, (long long)r.bad, 2 * n);
-			free(g);
-			free(w);
-		}
-	}
-	{
-		/* the device's check (rt_load, rt_elembad and the sums, then
-		 * comparefrom) says what compare says, every dtype, against the
-		 * oracle: twice the tolerances, with the floor; NaN, Inf, wrong and
-		 * borderline elements in */
-		for (int dt = 0; dt < DT_COUNT; dt++) {
-			enum { N = 50000 };
-			int sz = dtinfos[dt].size, agree = 1, decoded = 1;
-			unsigned char *g = xmalloc((size_t)N * sz), *w = xmalloc((size_t)N * sz);
-			struct targ b = out(dt), tols;
-			struct cmpres host, dev;
-			for (int pass = 0; pass < 2; pass++) {
-				uint64_t bad = 0;
-				double num = 0, den = 0;
-				for (size_t i = 0; i < N; i++) {
-					double v = rt_value(7, i, DIST_NORMAL, 0, 1, dtinfos[dt].isfloat) * 10;
-					dtset(w, dt, i, v);
-					/* near the tolerance, either side; the second pass a few far off */
-					dtset(g, dt, i, pass && i % 9973 == 5 ? -v - 100
-					      : v * (1 + (i % 50 ? 0 : (double)(int)(i % 150 / 50 - 1) * 1.8 * b.rtol)));
+			comparetols(w, dt, WANT_DTYPE, N, &b, ORACLE_SCALE, &tols);
+			for (size_t i = 0; i < N; i++) {
+				double gv = rt_load(g, dt, i), wv = rt_load(w, dt, i);
+				decoded &= (isnan(gv) && isnan(dtget(g, dt, i))) || gv == dtget(g, dt, i);
+				if (isfinite(gv) && isfinite(wv)) {
+					num += (gv - wv) * (gv - wv);
+					den += wv * wv;
 				}
-				comparetols(w, dt, WANT_DTYPE, N, &b, ORACLE_SCALE, &tols);
-				for (size_t i = 0; i < N; i++) {
-					double gv = rt_load(g, dt, i), wv = rt_load(w, dt, i);
-					decoded &= (isnan(gv) && isnan(dtget(g, dt, i))) || gv == dtget(g, dt, i);
-					if (isfinite(gv) && isfinite(wv)) {
-						num += (gv - wv) * (gv - wv);
-						den += wv * wv;
-					}
-					bad += (uint64_t)rt_elembad(gv, wv, tols.atol, tols.rtol);
-				}
-				comparefrom(N, (int64_t)bad, num, den, &tols, &dev);
-				compare(g, dt, w, WANT_DTYPE, N, &b, ORACLE_SCALE, &host);
-				/* the second pass must fail (the test is not vacuous) */
-				agree &= dev.pass == host.pass && dev.bad == host.bad && (!pass || !host.pass) &&
-				         fabs(dev.relnorm - host.relnorm) <= 1e-12 * (1 + host.relnorm);
+				bad += (uint64_t)rt_elembad(gv, wv, tols.atol, tols.rtol);
 			}
-			ok(agree && decoded, "%s: the device's check says what compare says (rt_load decodes as dtget)",
-			   dtinfos[dt].name);
-			free(g);
-			free(w);
+			comparefrom(N, (int64_t)bad, num, den, &tols, &dev);
+			compare(g, dt, w, WANT_DTYPE, N, &b, ORACLE_SCALE, &host);
+			/* the second pass must fail (the test is not vacuous) */
+			agree &= dev.pass == host.pass && dev.bad == host.bad && (!pass || !host.pass) &&
+			         fabs(dev.relnorm - host.relnorm) <= 1e-12 * (1 + host.relnorm);
 		}
+		ok(agree && decoded, "%s: the device's check says what compare says (rt_load decodes as dtget)",
+		   dtinfos[dt].name);
+		free(g);
+		free(w);
 	}
-	{
-		char s[64];
-		int64_t dims[3] = { 4, 5, 6 };
-		coords(5 * 6 * 2 + 6 * 3 + 4, dims, 3, s, sizeof s);
-		is_str(s, "[2, 3, 4]", "flat index to coordinates");
-	}
-	(void)f;
+}
+
+/* a flat index as coordinates */
+static void
+coordstext(void)
+{
+	char s[64];
+	int64_t dims[3] = { 4, 5, 6 };
+	coords(5 * 6 * 2 + 6 * 3 + 4, dims, 3, s, sizeof s);
+	is_str(s, "[2, 3, 4]", "flat index to coordinates");
+}
+
+int
+main(void)
+{
+	setprogname("t-tensor");
+	encodings();
+	f16roundtrip();
+	roundnearest();
+	intstores();
+	fillrange();
+	fillrandint();
+	filldists();
+	fillpar();
+	drawmath();
+	outputhash();
+	runs();
+	seeds();
+	comparebasics();
+	comparef16();
+	compareoracle();
+	comparethreaded();
+	comparerelnorm();
+	comparetables();
+	comparedevice();
+	coordstext();
 	return done_testing();
 }

@@ -559,15 +559,114 @@ jailexec(const struct jail *j, char *const argv[])
 
 /* ------------------------------------------------- running with a limit */
 
+/* runcapture's child: its stdio on the pipes, its limits, then argv (its errno into ex when that fails) */
+NORETURN static void
+runchild(char *const argv[], const char *dir, const char *input, const struct runlimits *lim,
+         const int in[2], const int out[2], const int ex[2])
+{
+	int devnull = open("/dev/null", O_RDONLY), e;
+
+	setpgid(0, 0);                    /* a timeout kills the whole tree */
+	prctl(PR_SET_PDEATHSIG, SIGKILL); /* and so does our death */
+	dup2(input ? in[0] : devnull, 0);
+	dup2(out[1], 1);
+	dup2(out[1], 2);
+	for (int fd = 3; fd < 1024; fd++)
+		if (fd != ex[1])
+			close(fd);
+	if (lim->jail) {
+		struct jail j = *lim->jail;
+		j.seconds = lim->seconds * 2;
+		j.memmb = lim->memmb;
+		j.filemb = lim->filemb;
+		jailexec(&j, argv);
+	} else {
+		struct rlimit cpu = { (rlim_t)lim->seconds * 2, (rlim_t)lim->seconds * 2 };
+		struct rlimit as = { (rlim_t)lim->memmb << 20, (rlim_t)lim->memmb << 20 };
+		struct rlimit fsz = { (rlim_t)lim->filemb << 20, (rlim_t)lim->filemb << 20 };
+		char *env[] = { NULL, "LC_ALL=C", NULL, NULL };
+		const char *path = getenv("PATH");
+		env[0] = xasprintf("PATH=%s", path ? path : "/usr/bin:/bin"); /* allocations before the limits */
+		env[2] = xasprintf("HOME=%s", dir ? dir : "/nonexistent");
+		setrlimit(RLIMIT_CPU, &cpu);
+		if (lim->memmb > 0)
+			setrlimit(RLIMIT_AS, &as);
+		if (lim->filemb > 0)
+			setrlimit(RLIMIT_FSIZE, &fsz);
+		if (!dir || chdir(dir) == 0)
+			execve(argv[0], argv, env);
+	}
+	e = errno;
+	if (write(ex[1], &e, sizeof e) != (ssize_t)sizeof e)
+		_exit(126);
+	_exit(127);
+}
+
+/* feed the child its input as it takes it, so that neither side blocks; *fd closed (-1) once all is sent */
+static void
+feedinput(const char *input, size_t len, size_t *off, int *fd)
+{
+	while (input && *off < len) {
+		ssize_t w = write(*fd, input + *off, len - *off);
+		if (w <= 0) {
+			if (w < 0 && errno == EAGAIN)
+				break;
+			*off = len; /* it stopped reading: the rest is not wanted */
+		} else {
+			*off += (size_t)w;
+		}
+	}
+	if (input && *off == len && *fd >= 0) {
+		close(*fd);
+		*fd = -1;
+	}
+}
+
+/* wait for the child, its output (fd) into r->log and its input fed, killed past lim->seconds */
+static void
+runwait(pid_t pid, int fd, const char *input, int *infd, const struct runlimits *lim, double t0, struct run *r)
+{
+	size_t off = 0, len = input ? strlen(input) : 0;
+	char chunk[8192];
+	int eof = 0;
+
+	for (;;) {
+		int st;
+		feedinput(input, len, &off, infd);
+		while (!eof) {
+			ssize_t k = read(fd, chunk, sizeof chunk);
+			if (k > 0)
+				bufput(&r->log, chunk, (size_t)k); /* past the cap: dropped */
+			else if (k == 0 || (errno != EAGAIN && errno != EINTR))
+				eof = 1; /* all writers gone: its exit is still timed */
+			else
+				break;
+		}
+		if (waitpid(pid, &st, WNOHANG) == pid) {
+			ssize_t k;
+			while (!eof && (k = read(fd, chunk, sizeof chunk)) > 0)
+				bufput(&r->log, chunk, (size_t)k);
+			r->status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+			break;
+		}
+		if (now() - t0 > lim->seconds) {
+			kill(-pid, SIGKILL);
+			waitpid(pid, &st, 0);
+			r->timedout = 1;
+			r->status = 128 + SIGKILL;
+			break;
+		}
+		usleep(2000);
+	}
+}
+
 int
 runcapture(char *const argv[], const char *dir, const char *input, const struct runlimits *lim,
            size_t logmax, struct run *r)
 {
-	int out[2], in[2] = { -1, -1 }, ex[2], eof = 0, e;
+	int out[2], in[2] = { -1, -1 }, ex[2], e;
 	pid_t pid;
 	double t0 = now();
-	size_t off = 0, len = input ? strlen(input) : 0;
-	char chunk[8192];
 
 	memset(r, 0, sizeof *r);
 	r->status = -1; /* until waitpid says otherwise */
@@ -586,43 +685,8 @@ runcapture(char *const argv[], const char *dir, const char *input, const struct 
 		errno = e;
 		return -1;
 	}
-	if (pid == 0) {
-		int devnull = open("/dev/null", O_RDONLY);
-		setpgid(0, 0);                    /* a timeout kills the whole tree */
-		prctl(PR_SET_PDEATHSIG, SIGKILL); /* and so does our death */
-		dup2(input ? in[0] : devnull, 0);
-		dup2(out[1], 1);
-		dup2(out[1], 2);
-		for (int fd = 3; fd < 1024; fd++)
-			if (fd != ex[1])
-				close(fd);
-		if (lim->jail) {
-			struct jail j = *lim->jail;
-			j.seconds = lim->seconds * 2;
-			j.memmb = lim->memmb;
-			j.filemb = lim->filemb;
-			jailexec(&j, argv);
-		} else {
-			struct rlimit cpu = { (rlim_t)lim->seconds * 2, (rlim_t)lim->seconds * 2 };
-			struct rlimit as = { (rlim_t)lim->memmb << 20, (rlim_t)lim->memmb << 20 };
-			struct rlimit fsz = { (rlim_t)lim->filemb << 20, (rlim_t)lim->filemb << 20 };
-			char *env[] = { NULL, "LC_ALL=C", NULL, NULL };
-			const char *path = getenv("PATH");
-			env[0] = xasprintf("PATH=%s", path ? path : "/usr/bin:/bin"); /* allocations before the limits */
-			env[2] = xasprintf("HOME=%s", dir ? dir : "/nonexistent");
-			setrlimit(RLIMIT_CPU, &cpu);
-			if (lim->memmb > 0)
-				setrlimit(RLIMIT_AS, &as);
-			if (lim->filemb > 0)
-				setrlimit(RLIMIT_FSIZE, &fsz);
-			if (!dir || chdir(dir) == 0)
-				execve(argv[0], argv, env);
-		}
-		e = errno;
-		if (write(ex[1], &e, sizeof e) != (ssize_t)sizeof e)
-			_exit(126);
-		_exit(127);
-	}
+	if (pid == 0)
+		runchild(argv, dir, input, lim, in, out, ex);
 	close(out[1]);
 	close(ex[1]);
 	if (read(ex[0], &e, sizeof e) == (ssize_t)sizeof e) { /* it did not start */
@@ -644,48 +708,7 @@ runcapture(char *const argv[], const char *dir, const char *input, const struct 
 		fcntl(in[1], F_SETFL, O_NONBLOCK);
 		signal(SIGPIPE, SIG_IGN);
 	}
-	for (;;) {
-		int st;
-		/* feed its input as it takes it, so that neither side blocks */
-		while (input && off < len) {
-			ssize_t w = write(in[1], input + off, len - off);
-			if (w <= 0) {
-				if (w < 0 && errno == EAGAIN)
-					break;
-				off = len; /* it stopped reading: the rest is not wanted */
-			} else {
-				off += (size_t)w;
-			}
-		}
-		if (input && off == len && in[1] >= 0) {
-			close(in[1]);
-			in[1] = -1;
-		}
-		while (!eof) {
-			ssize_t k = read(out[0], chunk, sizeof chunk);
-			if (k > 0)
-				bufput(&r->log, chunk, (size_t)k); /* past the cap: dropped */
-			else if (k == 0 || (errno != EAGAIN && errno != EINTR))
-				eof = 1; /* all writers gone: its exit is still timed */
-			else
-				break;
-		}
-		if (waitpid(pid, &st, WNOHANG) == pid) {
-			ssize_t k;
-			while (!eof && (k = read(out[0], chunk, sizeof chunk)) > 0)
-				bufput(&r->log, chunk, (size_t)k);
-			r->status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-			break;
-		}
-		if (now() - t0 > lim->seconds) {
-			kill(-pid, SIGKILL);
-			waitpid(pid, &st, 0);
-			r->timedout = 1;
-			r->status = 128 + SIGKILL;
-			break;
-		}
-		usleep(2000);
-	}
+	runwait(pid, out[0], input, &in[1], lim, t0, r);
 	kill(-pid, SIGKILL); /* stray children of the group */
 	if (in[1] >= 0)
 		close(in[1]);
