@@ -774,7 +774,7 @@ ask(const struct model *m, const char *text, const char *taskid, struct answer *
 	int attempts = (int)jint(retry, "attempts", 8);
 	double maxwait = jnum(retry, "max_wait_s", 900), waited = 0;
 	double cap = jnum(retry, "retry_after_cap_s", anthropic ? 60 : 120);
-	char *url;
+	char *url, err[256];
 	int attempt;
 
 	if (anthropic && (!key || !*key))
@@ -794,7 +794,8 @@ ask(const struct model *m, const char *text, const char *taskid, struct answer *
 
 		memset(&r, 0, sizeof r);
 		r.onfirst = warmed;
-		httpdo(m, "POST", url, key, text, strlen(text), NULL, &r);
+		if (httpdo(m, "POST", url, key, text, strlen(text), NULL, &r, err, sizeof err) < 0)
+			die(EXIT_RETRY, "%s", err);
 		if (r.cerr != CURLE_OK) {
 			snprintf(why, sizeof why, "%s", r.errbuf[0] ? r.errbuf : curl_easy_strerror(r.cerr));
 			retryable = r.cerr != CURLE_PEER_FAILED_VERIFICATION && r.cerr != CURLE_SSL_CACERT_BADFILE &&
@@ -850,14 +851,15 @@ logline(const struct opts *o, const char *taskid, const struct model *m, const c
         const char *source, const struct answer *a)
 {
 	json_t *l;
+	char err[8192];
 
 	if (!o->log)
 		return;
 	l = json_pack("{s:s,s:i,s:i,s:s,s:s,s:s,s:O?,s:o}", "task", taskid, "sample", o->sample,
 	              "round", o->round, "model", m->name, "key", key ? key : "", "source", source,
 	              "usage", a ? a->usage : NULL, "cost_usd", jcost(a ? a->cost : 0.0, a ? a->priced : 1));
-	if (appendline(o->log, l) < 0)
-		exit(EXIT_RETRY);
+	if (appendline(o->log, l, err, sizeof err) < 0)
+		die(EXIT_RETRY, "%s", err);
 	json_decref(l);
 }
 
@@ -1129,13 +1131,14 @@ fromnetwork(const struct opts *o, const struct model *m, const char *key, json_t
             const char *taskid, struct answer *a)
 {
 	char *name = xasprintf("locks/%.2s/%s.lock", key, key), *dir = xasprintf("%s/locks/%.2s", o->cachedir, key);
-	char *text;
+	char *text, err[8192];
 	int fd;
 	double in, out;
 
 	if (mkdirp(dir) < 0)
 		die(EXIT_RETRY, "cannot create '%s':", dir);
-	fd = lockfile(o->cachedir, name, 0);
+	if ((fd = lockfile(o->cachedir, name, err, sizeof err)) < 0)
+		die(EXIT_RETRY, "%s", err);
 	free(name);
 	free(dir);
 	if (cacheget(o->cachedir, key, a) == 0) {
@@ -1146,8 +1149,9 @@ fromnetwork(const struct opts *o, const struct model *m, const char *key, json_t
 	/* the worst case: about 3.5 bytes a token in, max_tokens out */
 	in = (double)strlen(text) / 3.5;
 	out = (double)jint(m->cfg, "max_tokens", 16000);
-	reserve(o->cachedir, o->budget, m, key, estimate(m, strlen(text), out));
-	ratelimit(o->cachedir, m, in + out);
+	if (reserve(o->cachedir, o->budget, m, key, estimate(m, strlen(text), out), err, sizeof err) < 0 ||
+	    ratelimit(o->cachedir, m, in + out, err, sizeof err) < 0)
+		die(EXIT_RETRY, "%s", err);
 	srandom((unsigned)(getpid() ^ (unsigned)time(NULL)));
 	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
 		die(EXIT_RETRY, "libcurl: cannot initialize");
@@ -1170,7 +1174,8 @@ fromnetwork(const struct opts *o, const struct model *m, const char *key, json_t
 	curl_global_cleanup();
 	if (settle(a->cost, a->priced, a->usage) < 0)
 		exit(EXIT_RETRY); /* not recorded: its reservation stays, charged at the worst case */
-	cacheput(o->cachedir, m, key, canon, a);
+	if (cacheput(o->cachedir, m, key, canon, a, err, sizeof err) < 0)
+		die(EXIT_RETRY, "%s", err);
 	close(fd);
 	return "network";
 }
@@ -1391,7 +1396,7 @@ batchmain(struct opts *o, size_t n, char **paths)
 	struct batchsum sum;
 	json_t *seen = json_object(), *state;
 	size_t i, nreq = 0, ncached = 0, ndone = 0;
-	char label[64];
+	char label[64], err[8192];
 	int round = 0;
 
 	if (!o->cachedir)
@@ -1453,7 +1458,8 @@ batchmain(struct opts *o, size_t n, char **paths)
 		c.m = &m;
 		if (mkdirp(o->cachedir) < 0)
 			die(EXIT_RETRY, "cannot create '%s':", o->cachedir);
-		batchrun(&c, reqs, nreq, &sum);
+		if (batchrun(&c, reqs, nreq, &sum, err, sizeof err) < 0)
+			die(EXIT_RETRY, "%s", err);
 	}
 	state = json_pack("{s:i,s:I,s:I,s:I,s:I,s:I,s:I,s:o,s:o}", "round", round, "requests", (json_int_t)n,
 	                  "cached", (json_int_t)ncached, "finished", (json_int_t)ndone, "batched", (json_int_t)sum.sent,

@@ -13,6 +13,13 @@
 
 #include "sha.h"
 
+/*
+ * What call, calljson (its *status), upload (its *status), poll and intake
+ * return when this program failed, not the provider: err says what, and
+ * the run stops (the tool exits 1; the records stay for the next run).
+ */
+enum { FATAL = -2 };
+
 /* the providers' limits per batch, and how to wait (models.yaml batch: overrides each) */
 struct settings {
 	size_t maxreq;          /* requests per batch: Anthropic 100,000, OpenAI 50,000 */
@@ -77,21 +84,27 @@ recload(const struct batchctx *c, const char *id)
 	return r;
 }
 
-static void
-recsave(const struct batchctx *c, json_t *rec)
+/* write the record; 0 or -1 */
+static int
+recsave(const struct batchctx *c, json_t *rec, char *err, size_t cap)
 {
 	char *p = recpath(c, jstr(rec, "id", "?"), ".json");
+	int r = 0;
 
-	if (jwrite(p, rec) < 0)
-		die(EXIT_RETRY, "cannot write the batch record '%s':", p);
+	if (jwrite(p, rec) < 0) {
+		snprintf(err, cap, "cannot write the batch record '%s': %s", p, strerror(errno));
+		r = -1;
+	}
 	free(p);
+	return r;
 }
 
-static void
-recstate(const struct batchctx *c, json_t *rec, const char *state)
+/* the record in a new state, written; 0 or -1 */
+static int
+recstate(const struct batchctx *c, json_t *rec, const char *state, char *err, size_t cap)
 {
 	json_object_set_new(rec, "state", json_string(state));
-	recsave(c, rec);
+	return recsave(c, rec, err, cap);
 }
 
 /* the records of this model (every one on disk is not yet taken in), by id */
@@ -119,22 +132,31 @@ records(const struct batchctx *c)
 	return all;
 }
 
-/* the requests of a record (ID.jsonl), by key */
+/* the requests of a record (ID.jsonl), by key; NULL when they cannot be read */
 static json_t *
-requests(const struct batchctx *c, const char *id)
+requests(const struct batchctx *c, const char *id, char *err, size_t cap)
 {
 	char *p = recpath(c, id, ".jsonl");
 	FILE *f = fopen(p, "r");
 	json_t *all = json_object();
 	char *line = NULL;
-	size_t cap = 0;
+	size_t n = 0;
 
-	if (!f)
-		die(EXIT_RETRY, "cannot read the batch's requests '%s':", p);
-	while (getline(&line, &cap, f) > 0) {
+	if (!f) {
+		snprintf(err, cap, "cannot read the batch's requests '%s': %s", p, strerror(errno));
+		json_decref(all);
+		free(p);
+		return NULL;
+	}
+	while (getline(&line, &n, f) > 0) {
 		json_t *j = json_loads(line, 0, NULL);
-		if (!json_is_string(json_object_get(j, "key")))
-			die(EXIT_RETRY, "a damaged line in '%s'", p);
+		if (!json_is_string(json_object_get(j, "key"))) {
+			snprintf(err, cap, "a damaged line in '%s'", p);
+			json_decref(j);
+			json_decref(all);
+			all = NULL;
+			break;
+		}
 		json_object_set_new(all, jstr(j, "key", ""), j);
 	}
 	free(line);
@@ -148,16 +170,17 @@ requests(const struct batchctx *c, const char *id)
 /*
  * One call to the provider, retried on connection errors, 408, 409, 429
  * and 5xx within the model's retry.attempts (retry-after honoured). The
- * final status, or -1 when no reply came (connection errors to the end).
+ * final status, or -1 when no reply came (connection errors to the end,
+ * or r's line callback ended it), or FATAL.
  */
 static long
 call(const struct batchctx *c, const char *method, const char *path, const char *body, size_t len,
-     const char *ctype, struct reply *r)
+     const char *ctype, struct reply *r, char *err, size_t cap)
 {
 	const struct model *m = c->m;
 	json_t *retry = json_object_get(m->cfg, "retry");
 	int attempts = (int)jint(retry, "attempts", 8), attempt;
-	double cap = jnum(retry, "retry_after_cap_s", 60);
+	double waitcap = jnum(retry, "retry_after_cap_s", 60);
 	char *url = strstr(path, "://") ? xstrdup(path) : apiurl(m, path);
 
 	for (attempt = 1;; attempt++) {
@@ -168,9 +191,14 @@ call(const struct batchctx *c, const char *method, const char *path, const char 
 		if (attempt > 1)
 			buffree(&r->body);
 		r->status = 0;
-		httpdo(m, method, url, apikey(m), body, len, ctype, r);
+		if (httpdo(m, method, url, apikey(m), body, len, ctype, r, err, cap) < 0) {
+			free(url);
+			return FATAL;
+		}
 		if (r->cerr == CURLE_OK && !(r->status == 408 || r->status == 409 || r->status == 429 ||
 		                             r->status >= 500))
+			break;
+		if (r->stopped)
 			break;
 		if (r->cerr != CURLE_OK)
 			snprintf(why, sizeof why, "%s", r->errbuf[0] ? r->errbuf : curl_easy_strerror(r->cerr));
@@ -184,7 +212,7 @@ call(const struct batchctx *c, const char *method, const char *path, const char 
 			break;
 		}
 		delay = retryafter(r);
-		if (!(delay > 0 && delay <= cap))
+		if (!(delay > 0 && delay <= waitcap))
 			delay = fmin(0.5 * pow(2, attempt - 1), 30.0) * jitter();
 		warn("%s %s: %s; retrying in %.1f s", method, url, why, delay);
 		usleep((useconds_t)(delay * 1e6));
@@ -196,13 +224,13 @@ call(const struct batchctx *c, const char *method, const char *path, const char 
 /* a call whose JSON reply is wanted: the object, or NULL (with the status in *status) */
 static json_t *
 calljson(const struct batchctx *c, const char *method, const char *path, const char *body, size_t len,
-         const char *ctype, long *status)
+         const char *ctype, long *status, char *err, size_t cap)
 {
 	struct reply r;
 	json_t *j = NULL;
 
 	memset(&r, 0, sizeof r);
-	*status = call(c, method, path, body, len, ctype, &r);
+	*status = call(c, method, path, body, len, ctype, &r, err, cap);
 	if (*status >= 200 && *status < 300 && !(j = json_loadb(r.body.s, r.body.n, 0, NULL)))
 		warn("%s %s: the reply is not JSON", method, path);
 	if (*status >= 300) {
@@ -257,9 +285,9 @@ payload(json_t *reqs, int anthropic)
 	return bufdetach(&b);
 }
 
-/* OpenAI: the input file uploaded (multipart, purpose batch); its id, or NULL */
+/* OpenAI: the input file uploaded (multipart, purpose batch); its id, or NULL (with the status in *status) */
 static char *
-upload(const struct batchctx *c, const char *jsonl, long *status)
+upload(const struct batchctx *c, const char *jsonl, long *status, char *err, size_t cap)
 {
 	unsigned char rnd[16];
 	char bound[64], hex[33];
@@ -269,8 +297,13 @@ upload(const struct batchctx *c, const char *jsonl, long *status)
 	size_t i;
 	int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
 
-	if (fd < 0 || read(fd, rnd, sizeof rnd) != (ssize_t)sizeof rnd)
-		die(EXIT_RETRY, "cannot read /dev/urandom:");
+	if (fd < 0 || read(fd, rnd, sizeof rnd) != (ssize_t)sizeof rnd) {
+		snprintf(err, cap, "cannot read /dev/urandom: %s", strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		*status = FATAL;
+		return NULL;
+	}
 	close(fd);
 	for (i = 0; i < sizeof rnd; i++)
 		snprintf(hex + 2 * i, 3, "%02x", rnd[i]);
@@ -283,7 +316,7 @@ upload(const struct batchctx *c, const char *jsonl, long *status)
 	bufprintf(&b, "\r\n--%s--\r\n", bound);
 	{
 		char *ct = xasprintf("multipart/form-data; boundary=%s", bound);
-		j = calljson(c, "POST", "files", b.s, b.n, ct, status);
+		j = calljson(c, "POST", "files", b.s, b.n, ct, status, err, cap);
 		free(ct);
 	}
 	buffree(&b);
@@ -310,72 +343,94 @@ removerecord(const struct batchctx *c, const char *id)
 	}
 }
 
-/* a batch that was never accepted: its charge closed at nothing, its files removed */
-static void
-release(const struct batchctx *c, const char *id)
+/* a batch that was never accepted: its charge closed at nothing, its files removed; 0 or -1 */
+static int
+release(const struct batchctx *c, const char *id, char *err, size_t cap)
 {
 	char *name = xasprintf("batch:%s", id);
 	json_t *st;
 	double held;
-	int fd = budgetopen(c->cachedir, &st, &held);
+	int fd = budgetopen(c->cachedir, &st, &held, err, cap), r = -1;
 
-	json_object_del(json_object_get(st, "reserved"), name);
-	if (budgetclose(c->cachedir, st, fd) < 0)
-		exit(EXIT_RETRY);
-	removerecord(c, id);
+	if (fd >= 0) {
+		json_object_del(json_object_get(st, "reserved"), name);
+		r = budgetclose(c->cachedir, st, fd, err, cap);
+	}
+	if (r == 0)
+		removerecord(c, id);
 	free(name);
+	return r;
+}
+
+/* OpenAI: the batch on the record's input file (uploaded first, once: its id kept in the record); the reply, or NULL */
+static json_t *
+openaisubmit(const struct batchctx *c, json_t *rec, const char *text, long *status, char *err, size_t cap)
+{
+	char *fid = json_is_string(json_object_get(rec, "file_id")) ? xstrdup(jstr(rec, "file_id", "")) :
+	            upload(c, text, status, err, cap);
+	json_t *j = NULL;
+
+	if (fid) {
+		json_t *b = json_pack("{s:s,s:s,s:s,s:{s:s}}", "input_file_id", fid, "endpoint",
+		                      "/v1/chat/completions", "completion_window", "24h", "metadata",
+		                      "retort_batch", jstr(rec, "id", ""));
+		char *s = jdumps(b, JSON_COMPACT | JSON_SORT_KEYS);
+		json_object_set_new(rec, "file_id", json_string(fid));
+		if (recsave(c, rec, err, cap) < 0)
+			*status = FATAL;
+		else
+			j = calljson(c, "POST", "batches", s, strlen(s), NULL, status, err, cap);
+		free(s);
+		json_decref(b);
+		free(fid);
+	}
+	return j;
 }
 
 /*
  * Send a record's requests as one batch: its state goes submitting, then
  * submitted with the provider's id. A refusal (a 4xx) makes it failed.
- * Exits 1 when the provider cannot be reached: the record stays
+ * -1 when the provider cannot be reached (err says so): the record stays
  * submitting, and whoever resumes it looks for it among the provider's
  * batches before sending it again.
  */
-static void
-submit(const struct batchctx *c, json_t *rec)
+static int
+submit(const struct batchctx *c, json_t *rec, char *err, size_t cap)
 {
 	int anthropic = !strcmp(c->m->provider, "anthropic");
-	json_t *reqs = requests(c, jstr(rec, "id", "")), *j = NULL;
-	char *text = payload(reqs, anthropic);
+	json_t *reqs = requests(c, jstr(rec, "id", ""), err, cap), *j = NULL;
+	char *text;
 	long status = 0;
 
-	recstate(c, rec, "submitting");
-	if (anthropic) {
-		j = calljson(c, "POST", "v1/messages/batches", text, strlen(text), NULL, &status);
-	} else {
-		char *fid = json_is_string(json_object_get(rec, "file_id")) ? xstrdup(jstr(rec, "file_id", "")) :
-		            upload(c, text, &status);
-		if (fid) {
-			json_t *b = json_pack("{s:s,s:s,s:s,s:{s:s}}", "input_file_id", fid, "endpoint",
-			                      "/v1/chat/completions", "completion_window", "24h", "metadata",
-			                      "retort_batch", jstr(rec, "id", ""));
-			char *s = jdumps(b, JSON_COMPACT | JSON_SORT_KEYS);
-			json_object_set_new(rec, "file_id", json_string(fid));
-			recsave(c, rec);
-			j = calljson(c, "POST", "batches", s, strlen(s), NULL, &status);
-			free(s);
-			json_decref(b);
-			free(fid);
-		}
-	}
+	if (!reqs)
+		return -1;
+	text = payload(reqs, anthropic);
+	if (recstate(c, rec, "submitting", err, cap) < 0)
+		status = FATAL;
+	else if (anthropic)
+		j = calljson(c, "POST", "v1/messages/batches", text, strlen(text), NULL, &status, err, cap);
+	else
+		j = openaisubmit(c, rec, text, &status, err, cap);
 	free(text);
 	json_decref(reqs);
-	if (status < 0 || status == 408 || status == 409 || status == 429 || status >= 500)
-		die(EXIT_RETRY, "%s: cannot send batch %s; the next run resumes it", c->label, jstr(rec, "id", ""));
+	if (status == FATAL)
+		return -1;
+	if (status < 0 || status == 408 || status == 409 || status == 429 || status >= 500) {
+		snprintf(err, cap, "%s: cannot send batch %s; the next run resumes it", c->label, jstr(rec, "id", ""));
+		json_decref(j);
+		return -1;
+	}
 	if (!json_is_string(json_object_get(j, "id"))) {
 		warn("%s: the provider refused batch %s (HTTP %ld): its %" JSON_INTEGER_FORMAT " requests are "
 		     "left to the direct path", c->label, jstr(rec, "id", ""), status, jint(rec, "n", 0));
 		json_object_set_new(rec, "state", json_string("failed"));
-		release(c, jstr(rec, "id", ""));
 		json_decref(j);
-		return;
+		return release(c, jstr(rec, "id", ""), err, cap);
 	}
 	json_object_set_new(rec, "api_id", json_string(jstr(j, "id", "")));
 	json_object_set_new(rec, "submitted", json_real(wallclock()));
-	recstate(c, rec, "submitted");
 	json_decref(j);
+	return recstate(c, rec, "submitted", err, cap);
 }
 
 /* whether some record already claims the provider's batch id */
@@ -395,20 +450,24 @@ claimed(const char *apiid, json_t *recs)
  * A record left submitting by a process that is gone: the provider's
  * batch it may have made, found among the newest ones, is adopted
  * (submitted); when there is none, the record is new again (sent again).
+ * 0, or -1 when the provider's batches cannot be listed.
  */
-static void
-recover(const struct batchctx *c, json_t *rec, json_t *recs)
+static int
+recover(const struct batchctx *c, json_t *rec, json_t *recs, char *err, size_t cap)
 {
-	int anthropic = !strcmp(c->m->provider, "anthropic");
+	int anthropic = !strcmp(c->m->provider, "anthropic"), r;
 	json_t *l, *b, *hit = NULL;
 	long status;
 	size_t i;
 
 	l = calljson(c, "GET", anthropic ? "v1/messages/batches?limit=100" : "batches?limit=100", NULL, 0,
-	             NULL, &status);
-	if (!l)
-		die(EXIT_RETRY, "%s: cannot list the provider's batches to find batch %s", c->label,
-		    jstr(rec, "id", ""));
+	             NULL, &status, err, cap);
+	if (!l) {
+		if (status != FATAL)
+			snprintf(err, cap, "%s: cannot list the provider's batches to find batch %s", c->label,
+			         jstr(rec, "id", ""));
+		return -1;
+	}
 	json_array_foreach(json_object_get(l, "data"), i, b) {
 		if (claimed(jstr(b, "id", ""), recs))
 			continue;
@@ -428,46 +487,49 @@ recover(const struct batchctx *c, json_t *rec, json_t *recs)
 		     c->label, jstr(rec, "id", ""), jstr(hit, "id", ""));
 		json_object_set_new(rec, "api_id", json_string(jstr(hit, "id", "")));
 		json_object_set_new(rec, "submitted", json_real(wallclock()));
-		recstate(c, rec, "submitted");
+		r = recstate(c, rec, "submitted", err, cap);
 	} else {
 		warn("%s: batch %s never reached the provider: sending it", c->label, jstr(rec, "id", ""));
-		recstate(c, rec, "new");
+		r = recstate(c, rec, "new", err, cap);
 	}
 	json_decref(l);
+	return r;
 }
 
-/* the counts into the record file, unless another process took the batch in meanwhile (under ID.lock) */
-static void
-savepolled(const struct batchctx *c, json_t *rec)
+/* the counts into the record file, unless another process took the batch in meanwhile (under ID.lock); 0 or -1 */
+static int
+savepolled(const struct batchctx *c, json_t *rec, char *err, size_t cap)
 {
 	char *lockname = xasprintf("batch/%s.lock", jstr(rec, "id", "")), *p = recpath(c, jstr(rec, "id", ""), ".json");
-	int fd = lockfile(c->cachedir, lockname, 0);
+	int fd = lockfile(c->cachedir, lockname, err, cap), r = fd < 0 ? -1 : 0;
 
-	if (access(p, F_OK) == 0)
-		recsave(c, rec);
-	close(fd);
+	if (fd >= 0 && access(p, F_OK) == 0)
+		r = recsave(c, rec, err, cap);
+	if (fd >= 0)
+		close(fd);
 	free(p);
 	free(lockname);
+	return r;
 }
 
 /*
  * Look at a submitted batch: its counts into the record (the progress
  * `ninja cost` shows). 1 when it has ended (results ready), 0 when not,
- * -1 when it could not be looked at.
+ * -1 when it could not be looked at, FATAL.
  */
 static int
-poll(const struct batchctx *c, json_t *rec)
+poll(const struct batchctx *c, json_t *rec, char *err, size_t cap)
 {
 	int anthropic = !strcmp(c->m->provider, "anthropic");
 	char *path = xasprintf(anthropic ? "v1/messages/batches/%s" : "batches/%s", jstr(rec, "api_id", ""));
 	long status;
-	json_t *j = calljson(c, "GET", path, NULL, 0, NULL, &status), *rc, *counts;
+	json_t *j = calljson(c, "GET", path, NULL, 0, NULL, &status, err, cap), *rc, *counts;
 	const char *st;
 	int ended;
 
 	free(path);
 	if (!j)
-		return -1;
+		return status == FATAL ? FATAL : -1;
 	rc = json_object_get(j, "request_counts");
 	if (anthropic) {
 		st = jstr(j, "processing_status", "");
@@ -487,7 +549,8 @@ poll(const struct batchctx *c, json_t *rec)
 	json_object_set_new(rec, "status", json_string(st));
 	json_object_set_new(rec, "counts", counts);
 	json_object_set_new(rec, "polled", json_real(wallclock()));
-	savepolled(c, rec);
+	if (savepolled(c, rec, err, cap) < 0)
+		ended = FATAL;
 	json_decref(j);
 	return ended;
 }
@@ -503,6 +566,9 @@ struct intake {
 	json_t *charges;         /* ledger lines */
 	double usd, latency;
 	size_t answered;
+	char *err;               /* why it failed (failed: the results stop there) */
+	size_t errcap;
+	int failed;
 };
 
 /* a result that is an error: retried in a new batch when it is the server's fault */
@@ -516,8 +582,8 @@ failed(struct intake *in, const char *key, const char *type, long status)
 	json_array_append_new(client ? in->left : in->retry, json_string(key));
 }
 
-/* a succeeded result's message: parsed, cached, charged; unusable ones are charged and retried */
-static void
+/* a succeeded result's message: parsed, cached, charged; unusable ones are charged and retried; 0 or -1 (failed) */
+static int
 answered(struct intake *in, const char *key, json_t *msg)
 {
 	const struct batchctx *c = in->c;
@@ -537,12 +603,15 @@ answered(struct intake *in, const char *key, json_t *msg)
 		in->usd += est;
 		json_array_append_new(in->retry, json_string(key));
 		free(body);
-		return;
+		return 0;
 	}
 	a.message = json_incref(msg);
 	a.latency = in->latency;
 	snprintf(a.request_id, sizeof a.request_id, "%s", jstr(in->rec, "api_id", ""));
-	cacheput(c->cachedir, c->m, key, json_object_get(req, "canon"), &a);
+	if (cacheput(c->cachedir, c->m, key, json_object_get(req, "canon"), &a, in->err, in->errcap) < 0) {
+		in->failed = 1;
+		goto done;
+	}
 	json_array_append_new(in->charges, ledgerline(c->m->name, key, a.cost, a.priced, a.usage, note));
 	in->usd += a.cost;
 	in->answered++;
@@ -551,22 +620,25 @@ answered(struct intake *in, const char *key, json_t *msg)
 		                      "sample", jint(req, "sample", 0), "round", jint(req, "round", 0),
 		                      "model", c->m->name, "key", key, "source", "batch", "usage", a.usage,
 		                      "cost_usd", jcost(a.cost, a.priced));
-		if (appendline(c->log, l) < 0)
-			exit(EXIT_RETRY);
+		if (appendline(c->log, l, in->err, in->errcap) < 0)
+			in->failed = 1;
 		json_decref(l);
 	}
+done:
 	json_decref(a.message);
 	json_decref(a.parsed);
 	json_decref(a.usage);
+	return in->failed ? -1 : 0;
 }
 
-/* one line of results, either provider's */
+/* one line of results, either provider's; -1 when it failed (in->failed) */
 static int
 onresult(void *ud, const char *line, size_t n)
 {
 	struct intake *in = ud;
 	json_t *j = json_loadb(line, n, 0, NULL), *res, *resp;
 	const char *key = jstr(j, "custom_id", "");
+	int r = 0;
 
 	if (!j) {
 		if (n && strspn(line, " \r\t") < n)
@@ -582,7 +654,7 @@ onresult(void *ud, const char *line, size_t n)
 		const char *type = jstr(res, "type", "");
 		json_t *e = json_object_get(res, "error");
 		if (!strcmp(type, "succeeded"))
-			answered(in, key, json_object_get(res, "message"));
+			r = answered(in, key, json_object_get(res, "message"));
 		else if (!strcmp(type, "errored"))
 			failed(in, key, json_object_get(e, "error") ? jstr(json_object_get(e, "error"), "type", "") :
 			       jstr(e, "type", ""), 0);
@@ -590,7 +662,7 @@ onresult(void *ud, const char *line, size_t n)
 			json_array_append_new(in->retry, json_string(key));
 	} else if ((resp = json_object_get(j, "response")) && json_is_object(resp) &&
 	           jint(resp, "status_code", 0) == 200) { /* OpenAI */
-		answered(in, key, json_object_get(resp, "body"));
+		r = answered(in, key, json_object_get(resp, "body"));
 	} else {
 		json_t *e = json_object_get(j, "error"), *be = json_object_get(json_object_get(resp, "body"), "error");
 		const char *code = json_is_object(e) ? jstr(e, "code", "") : "";
@@ -600,10 +672,10 @@ onresult(void *ud, const char *line, size_t n)
 			failed(in, key, json_is_object(be) ? jstr(be, "type", "") : code, jint(resp, "status_code", 0));
 	}
 	json_decref(j);
-	return 0;
+	return r; /* -1 ends the transfer */
 }
 
-/* fetch one results file through onresult; 0, or -1 when it could not be */
+/* fetch one results file through onresult; 0, or -1 when it could not be, or FATAL */
 static int
 fetch(const struct batchctx *c, const char *path, struct intake *in)
 {
@@ -613,10 +685,12 @@ fetch(const struct batchctx *c, const char *path, struct intake *in)
 	memset(&r, 0, sizeof r);
 	r.online = onresult;
 	r.lineud = in;
-	status = call(c, "GET", path, NULL, 0, NULL, &r);
+	status = call(c, "GET", path, NULL, 0, NULL, &r, in->err, in->errcap);
 	if (status == 200 && r.body.n)
 		onresult(in, r.body.s, r.body.n); /* a last line without its newline */
 	buffree(&r.body);
+	if (status == FATAL || in->failed)
+		return FATAL;
 	return status == 200 ? 0 : -1;
 }
 
@@ -644,61 +718,110 @@ charged(const struct batchctx *c, const char *note)
 	return keys;
 }
 
-/* the ledger lines not yet written, then the charge batch:ID settled; exits 1 when they cannot be */
-static void
+/* the ledger lines not yet written, then the charge batch:ID settled; 0, or -1 when they cannot be */
+static int
 charge(const struct batchctx *c, struct intake *in)
 {
 	char note[96], name[96], *p = xasprintf("%s/ledger.jsonl", c->cachedir);
-	json_t *done, *todo = json_array(), *l, *st;
+	json_t *done = NULL, *todo = json_array(), *l, *st;
 	double held;
 	size_t i;
-	int fd;
+	int fd, r = -1;
 
 	snprintf(note, sizeof note, "batch:%s", jstr(in->rec, "id", ""));
 	snprintf(name, sizeof name, "batch:%s", jstr(in->rec, "id", ""));
-	fd = budgetopen(c->cachedir, &st, &held);
+	if ((fd = budgetopen(c->cachedir, &st, &held, in->err, in->errcap)) < 0)
+		goto out;
 	done = charged(c, note);
 	json_array_foreach(in->charges, i, l)
 		if (!json_object_get(done, jstr(l, "key", "")))
 			json_array_append(todo, l);
-	if (json_array_size(todo) && appendlines(p, todo) < 0)
-		die(EXIT_RETRY, "cannot write the ledger for batch %s", jstr(in->rec, "api_id", ""));
+	if (json_array_size(todo) && appendlines(p, todo, in->err, in->errcap) < 0) {
+		warn("%s", in->err);
+		snprintf(in->err, in->errcap, "cannot write the ledger for batch %s", jstr(in->rec, "api_id", ""));
+		budgetabandon(st, fd);
+		goto out;
+	}
 	if (json_object_get(json_object_get(st, "reserved"), name)) { /* else settled already */
 		json_object_set_new(st, "spent_usd", json_real(jnum(st, "spent_usd", 0) + in->usd));
 		json_object_del(json_object_get(st, "reserved"), name);
 	}
-	if (budgetclose(c->cachedir, st, fd) < 0)
-		exit(EXIT_RETRY);
+	r = budgetclose(c->cachedir, st, fd, in->err, in->errcap);
+out:
 	json_decref(done);
 	json_decref(todo);
 	free(p);
+	return r;
+}
+
+/*
+ * An ended batch's results read: the keys no result spoke of asked again,
+ * the charge settled, the sums counted, the record removed. How many it
+ * left to the direct path, or FATAL.
+ */
+static long
+takenin(const struct batchctx *c, const char *id, struct intake *in, json_t *retry, struct batchsum *s)
+{
+	json_t *rec = in->rec, *k;
+	size_t i;
+	long left;
+
+	json_array_foreach(json_object_get(rec, "keys"), i, k) /* no result said: ask again */
+		if (!json_object_get(in->seen, json_string_value(k)))
+			json_array_append(in->retry, k);
+	if (charge(c, in) < 0)
+		return FATAL;
+	if (jint(rec, "attempt", 1) >= jint(rec, "attempts", 1) && json_array_size(in->retry)) {
+		warn("%s: %zu requests failed in %" JSON_INTEGER_FORMAT " batches: left to the direct path",
+		     c->label, json_array_size(in->retry), jint(rec, "attempt", 1));
+		json_array_extend(in->left, in->retry);
+		json_array_clear(in->retry);
+	}
+	json_array_extend(retry, in->retry);
+	left = (long)json_array_size(in->left);
+	s->answered += in->answered;
+	s->usd += in->usd;
+	fprintf(stderr, "%s: batch %s ended (%s): %zu answered ($%.4f at batch prices), %zu to ask again, "
+	        "%ld left to the direct path\n", argv0, jstr(rec, "api_id", ""), jstr(rec, "status", ""),
+	        in->answered, in->usd, json_array_size(in->retry), left);
+	removerecord(c, id);
+	return left;
 }
 
 /*
  * Take in an ended batch's results (under ID.lock: one taker): answers
  * cached and charged, the charge settled, the record and its requests
  * removed. Appends the keys to ask again to retry and returns how many
- * it left to the direct path (-1: its results could not be fetched).
+ * it left to the direct path (-1: its results could not be fetched;
+ * FATAL).
  */
 static long
-intake(const struct batchctx *c, const char *id, json_t *retry, struct batchsum *s)
+intake(const struct batchctx *c, const char *id, json_t *retry, struct batchsum *s, char *err, size_t cap)
 {
 	char *lockname = xasprintf("batch/%s.lock", id), *path;
-	int fd = lockfile(c->cachedir, lockname, 0), anthropic = !strcmp(c->m->provider, "anthropic");
-	json_t *rec = recload(c, id), *k;
+	int fd = lockfile(c->cachedir, lockname, err, cap), anthropic = !strcmp(c->m->provider, "anthropic");
+	json_t *rec;
 	struct intake in;
 	long left = 0;
 	size_t i;
 
 	free(lockname);
-	if (!rec) { /* taken in by another */
+	if (fd < 0)
+		return FATAL;
+	if (!(rec = recload(c, id))) { /* taken in by another */
 		close(fd);
 		return 0;
 	}
 	memset(&in, 0, sizeof in);
 	in.c = c;
 	in.rec = rec;
-	in.reqs = requests(c, id);
+	in.err = err;
+	in.errcap = cap;
+	if (!(in.reqs = requests(c, id, err, cap))) {
+		json_decref(rec);
+		close(fd);
+		return FATAL;
+	}
 	in.seen = json_object();
 	in.retry = json_array();
 	in.left = json_array();
@@ -718,29 +841,11 @@ intake(const struct batchctx *c, const char *id, json_t *retry, struct batchsum 
 			free(path);
 		}
 	}
-	if (left == 0) {
-		json_array_foreach(json_object_get(rec, "keys"), i, k) /* no result said: ask again */
-			if (!json_object_get(in.seen, json_string_value(k)))
-				json_array_append(in.retry, k);
-		charge(c, &in);
-		if (jint(rec, "attempt", 1) >= jint(rec, "attempts", 1) && json_array_size(in.retry)) {
-			warn("%s: %zu requests failed in %" JSON_INTEGER_FORMAT " batches: left to the direct path",
-			     c->label, json_array_size(in.retry), jint(rec, "attempt", 1));
-			json_array_extend(in.left, in.retry);
-			json_array_clear(in.retry);
-		}
-		json_array_extend(retry, in.retry);
-		left = (long)json_array_size(in.left);
-		s->answered += in.answered;
-		s->usd += in.usd;
-		fprintf(stderr, "%s: batch %s ended (%s): %zu answered ($%.4f at batch prices), %zu to ask again, "
-		        "%ld left to the direct path\n", argv0, jstr(rec, "api_id", ""), jstr(rec, "status", ""),
-		        in.answered, in.usd, json_array_size(in.retry), left);
-		removerecord(c, id);
-	} else {
+	if (left == 0)
+		left = takenin(c, id, &in, retry, s);
+	else if (left != FATAL)
 		warn("%s: cannot fetch the results of batch %s: the next look tries again", c->label,
 		     jstr(rec, "api_id", ""));
-	}
 	json_decref(in.reqs);
 	json_decref(in.seen);
 	json_decref(in.retry);
@@ -762,10 +867,12 @@ worst(const struct batchctx *c, size_t bytes)
 
 /*
  * A new record for r[0..n) (its requests file first, then the record, then
- * its charge): the batch is written down before anything is sent.
+ * its charge): the batch is written down before anything is sent. NULL
+ * when it cannot be.
  */
 static json_t *
-newrecord(const struct batchctx *c, struct batchreq **r, size_t n, int attempt, int attempts, double usd)
+newrecord(const struct batchctx *c, struct batchreq **r, size_t n, int attempt, int attempts, double usd,
+          char *err, size_t cap)
 {
 	char owner[320], *p, hex[65], *seed;
 	json_t *rec, *keys = json_array(), *lines = json_array(), *st;
@@ -786,87 +893,70 @@ newrecord(const struct batchctx *c, struct batchreq **r, size_t n, int attempt, 
 	}
 	p = recpath(c, hex, ".jsonl");
 	unlink(p);
-	if (appendlines(p, lines) < 0)
-		die(EXIT_RETRY, "cannot write '%s'", p);
+	if (appendlines(p, lines, err, cap) < 0) {
+		warn("%s", err);
+		snprintf(err, cap, "cannot write '%s'", p);
+		free(p);
+		json_decref(lines);
+		json_decref(keys);
+		return NULL;
+	}
 	free(p);
 	json_decref(lines);
 	rec = json_pack("{s:s,s:s,s:s,s:s,s:s,s:i,s:i,s:I,s:o,s:f,s:f,s:s}", "id", hex, "state", "new",
 	                "owner", owner, "provider", c->m->provider, "model", c->m->name, "attempt", attempt,
 	                "attempts", attempts, "n", (json_int_t)n, "keys", keys, "reserve_usd", usd, "created", t,
 	                "label", c->label);
-	recsave(c, rec);
-	fd = budgetopen(c->cachedir, &st, &held);
+	if (recsave(c, rec, err, cap) < 0 || (fd = budgetopen(c->cachedir, &st, &held, err, cap)) < 0) {
+		json_decref(rec);
+		return NULL;
+	}
 	p = xasprintf("batch:%s", hex);
 	json_object_set_new(json_object_get(st, "reserved"), p, json_pack("{s:f,s:s,s:s,s:f}", "usd", usd, "key",
 	                    hex, "model", c->m->name, "time", t));
 	free(p);
-	if (budgetclose(c->cachedir, st, fd) < 0)
-		exit(EXIT_RETRY);
+	if (budgetclose(c->cachedir, st, fd, err, cap) < 0) {
+		json_decref(rec);
+		return NULL;
+	}
 	return rec;
 }
 
-/* the room --budget leaves (HUGE_VAL without one) */
-static double
-room(const struct batchctx *c)
+/* the room --budget leaves into *left (HUGE_VAL without one); 0 or -1 */
+static int
+room(const struct batchctx *c, double *left, char *err, size_t cap)
 {
 	json_t *st;
-	double held, left;
+	double held;
 	int fd;
 
-	if (c->budget <= 0)
-		return HUGE_VAL;
-	fd = budgetopen(c->cachedir, &st, &held);
-	left = c->budget - jnum(st, "spent_usd", 0) - held;
-	budgetclose(c->cachedir, st, fd);
-	return left;
+	if (c->budget <= 0) {
+		*left = HUGE_VAL;
+		return 0;
+	}
+	if ((fd = budgetopen(c->cachedir, &st, &held, err, cap)) < 0)
+		return -1;
+	*left = c->budget - jnum(st, "spent_usd", 0) - held;
+	if (budgetclose(c->cachedir, st, fd, err, cap) < 0)
+		warn("%s", err);
+	return 0;
 }
 
 /*
- * Claim the requests, under batch.lock: those in a batch not yet taken in
- * are waited for (its id into watch; one whose owner is gone is
- * taken over); the others go into new records, as many per batch as the
- * provider takes and the budget leaves room for. Returns how many were
- * left out for the budget.
+ * The requests no batch has (todo) into new records, as many per batch as
+ * the provider takes and the budget leaves room for (their ids into
+ * watch); how many were left out for the budget into *nleft. 0 or -1.
  */
-static size_t
-claim(const struct batchctx *c, const struct settings *st, struct batchreq **r, size_t n, int attempt,
-      json_t *watch)
+static int
+fill(const struct batchctx *c, const struct settings *st, struct batchreq **todo, size_t ntodo, int attempt,
+     json_t *watch, size_t *nleft, char *err, size_t cap)
 {
-	char *dir = xasprintf("%s/batch", c->cachedir), owner[320];
-	int fd;
-	json_t *recs, *inflight = json_object(), *v, *k;
-	const char *id;
-	size_t i, j, start, nleft = 0;
+	size_t i, start;
 	double budget, bytes;
-	struct batchreq **todo = xcalloc(n + 1, sizeof *todo);
-	size_t ntodo = 0;
+	json_t *v;
 
-	if (mkdirp(dir) < 0)
-		die(EXIT_RETRY, "cannot create '%s':", dir);
-	fd = lockfile(dir, "batch.lock", 0);
-	ownername(owner, sizeof owner);
-	recs = records(c);
-	json_object_foreach(recs, id, v) {
-		int mine = 0;
-		json_array_foreach(json_object_get(v, "keys"), j, k)
-			json_object_set_new(inflight, json_string_value(k), json_string(id));
-		for (i = 0; i < n && !mine; i++)
-			mine = json_object_get(inflight, r[i]->key) &&
-			       !strcmp(jstr(inflight, r[i]->key, ""), id);
-		if (ownergone(jstr(v, "owner", ""))) { /* its sender is gone: ours to finish */
-			if (!strcmp(jstr(v, "state", ""), "new") || !strcmp(jstr(v, "state", ""), "submitting")) {
-				json_object_set_new(v, "owner", json_string(owner)); /* and to send, or find */
-				recsave(c, v);
-			}
-			mine = 1;
-		}
-		if (mine) /* a record on disk is never failed: a refused batch is removed */
-			json_array_append_new(watch, json_string(id));
-	}
-	for (i = 0; i < n; i++)
-		if (!json_object_get(inflight, r[i]->key))
-			todo[ntodo++] = r[i];
-	budget = room(c);
+	if (room(c, &budget, err, cap) < 0)
+		return -1;
 	for (start = 0; start < ntodo;) {
 		double usd = 0;
 		bytes = 0;
@@ -882,23 +972,77 @@ claim(const struct batchctx *c, const struct settings *st, struct batchreq **r, 
 			usd += w;
 		}
 		if (i == start) { /* the next one does not fit the budget: nor do the rest */
-			nleft = ntodo - start;
+			*nleft = ntodo - start;
 			warn("%s: budget reached ($%.4f left of $%.2f): %zu requests are not sent", c->label,
-			     budget, c->budget, nleft);
+			     budget, c->budget, *nleft);
 			break;
 		}
-		v = newrecord(c, todo + start, i - start, attempt, st->attempts, usd);
+		if (!(v = newrecord(c, todo + start, i - start, attempt, st->attempts, usd, err, cap)))
+			return -1;
 		json_array_append_new(watch, json_string(jstr(v, "id", "")));
 		json_decref(v);
 		budget -= usd;
 		start = i;
 	}
+	return 0;
+}
+
+/*
+ * Claim the requests, under batch.lock: those in a batch not yet taken in
+ * are waited for (its id into watch; one whose owner is gone is
+ * taken over); the others go into new records (fill). Returns how many
+ * were left out for the budget, or -1.
+ */
+static long
+claim(const struct batchctx *c, const struct settings *st, struct batchreq **r, size_t n, int attempt,
+      json_t *watch, char *err, size_t cap)
+{
+	char *dir = xasprintf("%s/batch", c->cachedir), owner[320];
+	int fd = -1, rc = -1;
+	json_t *recs = NULL, *inflight = json_object(), *v, *k;
+	const char *id;
+	size_t i, j, nleft = 0;
+	struct batchreq **todo = xcalloc(n + 1, sizeof *todo);
+	size_t ntodo = 0;
+
+	if (mkdirp(dir) < 0) {
+		snprintf(err, cap, "cannot create '%s': %s", dir, strerror(errno));
+		goto out;
+	}
+	if ((fd = lockfile(dir, "batch.lock", err, cap)) < 0)
+		goto out;
+	ownername(owner, sizeof owner);
+	recs = records(c);
+	json_object_foreach(recs, id, v) {
+		int mine = 0;
+		json_array_foreach(json_object_get(v, "keys"), j, k)
+			json_object_set_new(inflight, json_string_value(k), json_string(id));
+		for (i = 0; i < n && !mine; i++)
+			mine = json_object_get(inflight, r[i]->key) &&
+			       !strcmp(jstr(inflight, r[i]->key, ""), id);
+		if (ownergone(jstr(v, "owner", ""))) { /* its sender is gone: ours to finish */
+			if (!strcmp(jstr(v, "state", ""), "new") || !strcmp(jstr(v, "state", ""), "submitting")) {
+				json_object_set_new(v, "owner", json_string(owner)); /* and to send, or find */
+				if (recsave(c, v, err, cap) < 0)
+					goto out;
+			}
+			mine = 1;
+		}
+		if (mine) /* a record on disk is never failed: a refused batch is removed */
+			json_array_append_new(watch, json_string(id));
+	}
+	for (i = 0; i < n; i++)
+		if (!json_object_get(inflight, r[i]->key))
+			todo[ntodo++] = r[i];
+	rc = fill(c, st, todo, ntodo, attempt, watch, &nleft, err, cap);
+out:
 	json_decref(recs);
 	json_decref(inflight);
 	free(todo);
-	close(fd);
+	if (fd >= 0)
+		close(fd);
 	free(dir);
-	return nleft;
+	return rc < 0 ? -1 : (long)nleft;
 }
 
 /* ---------------------------------------------------------- progress */
@@ -963,10 +1107,11 @@ batchreport(const char *cachedir)
 /*
  * Whether this process is to send *rec (new) or find it (submitting): it
  * made it, or took it over from a sender that is gone (under batch.lock,
- * *rec reloaded). A live sender's record is only waited for.
+ * *rec reloaded). A live sender's record is only waited for. 1, 0, or -1
+ * when it cannot be taken over.
  */
 static int
-mine(const struct batchctx *c, json_t **rec)
+mine(const struct batchctx *c, json_t **rec, char *err, size_t cap)
 {
 	char owner[320], *dir;
 	json_t *now;
@@ -978,11 +1123,13 @@ mine(const struct batchctx *c, json_t **rec)
 	if (!ownergone(jstr(*rec, "owner", "")))
 		return 0;
 	dir = xasprintf("%s/batch", c->cachedir);
-	fd = lockfile(dir, "batch.lock", 0);
+	if ((fd = lockfile(dir, "batch.lock", err, cap)) < 0) {
+		free(dir);
+		return -1;
+	}
 	if ((now = recload(c, jstr(*rec, "id", ""))) && ownergone(jstr(now, "owner", ""))) {
 		json_object_set_new(now, "owner", json_string(owner));
-		recsave(c, now);
-		r = 1;
+		r = recsave(c, now, err, cap) < 0 ? -1 : 1;
 	}
 	if (now) {
 		json_decref(*rec);
@@ -993,56 +1140,101 @@ mine(const struct batchctx *c, json_t **rec)
 	return r;
 }
 
-/* wait for the watched records, taking each in when it ends; the keys to ask again into retry */
-static void
-await(const struct batchctx *c, const struct settings *st, json_t *watch, json_t *retry, struct batchsum *s)
+/*
+ * One look at a watched record, as its state says: found again among the
+ * provider's batches, sent, or polled (*polled: poll's 1 ended, 0 not, -1
+ * not looked at). 0, or -1 when the run stops (err).
+ */
+static int
+advance(const struct batchctx *c, json_t **rec, json_t *recs, int *polled, char *err, size_t cap)
+{
+	int m;
+
+	*polled = 0;
+	if (!strcmp(jstr(*rec, "state", ""), "submitting") && (m = mine(c, rec, err, cap)) != 0 &&
+	    (m < 0 || recover(c, *rec, recs, err, cap) < 0))
+		return -1;
+	if (!strcmp(jstr(*rec, "state", ""), "new") && (m = mine(c, rec, err, cap)) != 0 &&
+	    (m < 0 || submit(c, *rec, err, cap) < 0))
+		return -1;
+	if (!strcmp(jstr(*rec, "state", ""), "submitted") && (*polled = poll(c, *rec, err, cap)) == FATAL)
+		return -1;
+	return 0;
+}
+
+/*
+ * Look at watched record i (advance), taking it in when it has ended; it
+ * leaves watch once done with (failed, or taken in), and a look that
+ * failed counts into *fails. 1 when it stays watched, 0 when it left, -1
+ * when the run stops (err).
+ */
+static int
+look(const struct batchctx *c, json_t *watch, size_t i, json_t *recs, json_t *retry, struct batchsum *s,
+     int *fails, char *err, size_t cap)
+{
+	const char *id = json_string_value(json_array_get(watch, i));
+	json_t *rec = json_incref(json_object_get(recs, id));
+	int r = 0, stays = 1;
+
+	if (!rec)
+		rec = recload(c, id);
+	if (!rec) { /* taken in by another process */
+		json_array_remove(watch, i);
+		return 0;
+	}
+	if (advance(c, &rec, recs, &r, err, cap) < 0) {
+		json_decref(rec);
+		return -1;
+	}
+	if (r < 0)
+		(*fails)++;
+	if (!strcmp(jstr(rec, "state", ""), "failed")) {
+		s->left += (size_t)jint(rec, "n", 0);
+		stays = 0;
+	} else if (r == 1) {
+		long left = intake(c, id, retry, s, err, cap);
+		if (left == FATAL) {
+			stays = -1;
+		} else if (left < 0) {
+			(*fails)++;
+		} else {
+			s->left += (size_t)left;
+			json_array_append_new(s->batches, json_string(jstr(rec, "api_id", "")));
+			stays = 0;
+		}
+	} else {
+		progress(stderr, "query-llm: ", rec);
+	}
+	json_decref(rec);
+	if (stays == 0)
+		json_array_remove(watch, i);
+	return stays;
+}
+
+/* wait for the watched records, taking each in when it ends; the keys to ask again into retry; 0 or -1 */
+static int
+await(const struct batchctx *c, const struct settings *st, json_t *watch, json_t *retry, struct batchsum *s,
+      char *err, size_t cap)
 {
 	double delay = st->poll;
-	int misses = 0, limit = (int)jint(json_object_get(c->m->cfg, "retry"), "attempts", 8);
+	int misses = 0, limit = (int)jint(json_object_get(c->m->cfg, "retry"), "attempts", 8), stays = 0;
 	json_t *recs = records(c);
 
 	while (json_array_size(watch)) {
 		size_t i;
 		int fails = 0;
-		for (i = 0; i < json_array_size(watch);) {
-			const char *id = json_string_value(json_array_get(watch, i));
-			json_t *rec = json_incref(json_object_get(recs, id));
-			int r = 0;
-			if (!rec)
-				rec = recload(c, id);
-			if (!rec) { /* taken in by another process */
-				json_array_remove(watch, i);
-				continue;
+		for (i = 0; i < json_array_size(watch); i += (size_t)stays)
+			if ((stays = look(c, watch, i, recs, retry, s, &fails, err, cap)) < 0) {
+				json_decref(recs);
+				return -1;
 			}
-			if (!strcmp(jstr(rec, "state", ""), "submitting") && mine(c, &rec))
-				recover(c, rec, recs);
-			if (!strcmp(jstr(rec, "state", ""), "new") && mine(c, &rec))
-				submit(c, rec);
-			if (!strcmp(jstr(rec, "state", ""), "submitted") && (r = poll(c, rec)) < 0)
-				fails++;
-			if (!strcmp(jstr(rec, "state", ""), "failed")) {
-				s->left += (size_t)jint(rec, "n", 0);
-				json_array_remove(watch, i);
-			} else if (r == 1) {
-				long left = intake(c, id, retry, s);
-				if (left < 0) {
-					fails++;
-					i++;
-				} else {
-					s->left += (size_t)left;
-					json_array_append_new(s->batches, json_string(jstr(rec, "api_id", "")));
-					json_array_remove(watch, i);
-				}
-			} else {
-				progress(stderr, "query-llm: ", rec);
-				i++;
-			}
-			json_decref(rec);
-		}
 		misses = fails ? misses + 1 : 0;
-		if (misses >= limit)
-			die(EXIT_RETRY, "%s: cannot reach the provider to poll its batches (%d looks in a row); the "
-			    "next run resumes them", c->label, misses);
+		if (misses >= limit) {
+			snprintf(err, cap, "%s: cannot reach the provider to poll its batches (%d looks in a row); the "
+			         "next run resumes them", c->label, misses);
+			json_decref(recs);
+			return -1;
+		}
 		if (!json_array_size(watch))
 			break;
 		fprintf(stderr, "query-llm: %s: %zu batches out; next look in %.1f s\n", c->label,
@@ -1053,16 +1245,17 @@ await(const struct batchctx *c, const struct settings *st, json_t *watch, json_t
 		recs = records(c);
 	}
 	json_decref(recs);
+	return 0;
 }
 
 int
-batchrun(const struct batchctx *c, struct batchreq *r, size_t n, struct batchsum *s)
+batchrun(const struct batchctx *c, struct batchreq *r, size_t n, struct batchsum *s, char *err, size_t cap)
 {
 	struct settings st;
 	struct batchreq **todo = xcalloc(n + 1, sizeof *todo);
 	json_t *watch = json_array(), *retry = json_array(), *byid = json_object();
 	size_t i, ntodo = n;
-	int attempt;
+	int attempt, rc = -1;
 
 	settings(c->m, &st);
 	s->batches = json_array();
@@ -1070,15 +1263,21 @@ batchrun(const struct batchctx *c, struct batchreq *r, size_t n, struct batchsum
 		todo[i] = &r[i];
 		json_object_set_new(byid, r[i].key, json_integer((json_int_t)i));
 	}
-	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
-		die(EXIT_RETRY, "libcurl: cannot initialize");
+	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
+		snprintf(err, cap, "libcurl: cannot initialize");
+		goto out;
+	}
 	srandom((unsigned)(getpid() ^ (unsigned)time(NULL)));
 	for (attempt = 1; ntodo || attempt == 1; attempt++) {
 		json_t *k;
-		s->left += claim(c, &st, todo, ntodo, attempt, watch);
+		long left = claim(c, &st, todo, ntodo, attempt, watch, err, cap);
+		if (left < 0)
+			goto done;
+		s->left += (size_t)left;
 		s->sent += ntodo;
 		json_array_clear(retry);
-		await(c, &st, watch, retry, s);
+		if (await(c, &st, watch, retry, s, err, cap) < 0)
+			goto done;
 		/* the keys to ask again (this run's requests only: others' are their runs' to ask) */
 		ntodo = 0;
 		json_array_foreach(retry, i, k) {
@@ -1089,10 +1288,13 @@ batchrun(const struct batchctx *c, struct batchreq *r, size_t n, struct batchsum
 				s->left++;
 		}
 	}
+	rc = 0;
+done:
 	curl_global_cleanup();
+out:
 	json_decref(watch);
 	json_decref(retry);
 	json_decref(byid);
 	free(todo);
-	return 0;
+	return rc;
 }

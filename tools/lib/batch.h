@@ -80,11 +80,12 @@ struct batchsum {
 /*
  * Put the n requests (cache misses, distinct keys) into batches, wait for
  * them (polling with backoff, printing progress on stderr), and fill the
- * cache with their answers. Returns 0; exits 1 when the provider cannot
- * be reached after the model's retries (the records stay: the next run
+ * cache with their answers. Returns 0, or -1 when the provider cannot be
+ * reached after the model's retries or the cache dir cannot be written
+ * (err says what; the tool exits 1, and the records stay: the next run
  * resumes them).
  */
-int batchrun(const struct batchctx *c, struct batchreq *r, size_t n, struct batchsum *s);
+int batchrun(const struct batchctx *c, struct batchreq *r, size_t n, struct batchsum *s, char *err, size_t cap);
 
 /* the batches not yet taken in, in the cache dir, for the cost report (stdout) */
 void batchreport(const char *cachedir);

@@ -35,8 +35,12 @@ onbody(char *p, size_t size, size_t n, void *ud)
 	}
 	for (i = 0; i < len; i++) /* whole lines to the callback; the partial one stays */
 		if (p[i] == '\n') {
-			if (bufput(&r->body, p + start, i - start) < 0 || r->online(r->lineud, r->body.s, r->body.n) < 0)
+			if (bufput(&r->body, p + start, i - start) < 0)
 				return 0;
+			if (r->online(r->lineud, r->body.s, r->body.n) < 0) {
+				r->stopped = 1;
+				return 0;
+			}
 			bufreset(&r->body);
 			start = i + 1;
 		}
@@ -83,18 +87,21 @@ onheader(char *p, size_t size, size_t n, void *ud)
 	return len;
 }
 
-void
+int
 httpdo(const struct model *m, const char *method, const char *url, const char *key, const char *body,
-       size_t len, const char *ctype, struct reply *r)
+       size_t len, const char *ctype, struct reply *r, char *err, size_t cap)
 {
 	CURL *c = curl_easy_init();
 	struct curl_slist *h = NULL;
 	char *auth = NULL;
 	double t0 = now();
 
-	if (!c)
-		die(EXIT_RETRY, "libcurl: cannot create a handle");
+	if (!c) {
+		snprintf(err, cap, "libcurl: cannot create a handle");
+		return -1;
+	}
 	r->status = 0;
+	r->stopped = 0;
 	bufinit(&r->body, MAX_BODY);
 	r->errbuf[0] = 0;
 	if (body) {
@@ -142,6 +149,7 @@ httpdo(const struct model *m, const char *method, const char *url, const char *k
 		free(auth);
 	}
 	curl_easy_cleanup(c);
+	return 0;
 }
 
 /* ------------------------------------------------------------ the API */
@@ -395,17 +403,15 @@ jwritesafe(const char *path, const json_t *j)
 
 /* ------------------------------------------------------ locks and ledgers */
 
-/* an exclusive flock on DIR/NAME (waiting for it); returns the fd, or -1 (with quiet) or exits */
+/* an exclusive flock on DIR/NAME (waiting for it); returns the fd, or -1 (err says why) */
 int
-lockfile(const char *dir, const char *name, int quiet)
+lockfile(const char *dir, const char *name, char *err, size_t cap)
 {
 	char *p = xasprintf("%s/%s", dir, name);
 	int fd = open(p, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
 
 	if (fd < 0 || flock(fd, LOCK_EX) < 0) {
-		if (!quiet)
-			die(EXIT_RETRY, "cannot lock '%s':", p);
-		warn("cannot lock '%s':", p);
+		snprintf(err, cap, "cannot lock '%s': %s", p, strerror(errno));
 		if (fd >= 0)
 			close(fd);
 		fd = -1;
@@ -435,36 +441,44 @@ loadstate(const char *dir, const char *name)
 	return json_is_object(j) ? j : (json_decref(j), json_object());
 }
 
-void
-savestate(const char *dir, const char *name, json_t *j)
+int
+savestate(const char *dir, const char *name, json_t *j, char *err, size_t cap)
 {
 	char *p = xasprintf("%s/%s", dir, name);
+	int r = 0;
 
-	if (jwrite(p, j) < 0)
-		die(EXIT_RETRY, "cannot write '%s':", p);
+	if (jwrite(p, j) < 0) {
+		snprintf(err, cap, "cannot write '%s': %s", p, strerror(errno));
+		r = -1;
+	}
 	free(p);
+	return r;
 }
 
 /*
  * Requests and tokens per minute, shared by every query-llm using this
  * cache: a token bucket per model in limits.json, under a file lock.
  */
-void
-ratelimit(const char *cachedir, const struct model *m, double tokens)
+int
+ratelimit(const char *cachedir, const struct model *m, double tokens, char *err, size_t cap)
 {
 	json_t *lim = json_object_get(m->cfg, "limits");
 	double rpm = jnum(lim, "rpm", 0), tpm = jnum(lim, "tpm", 0);
 
 	if (rpm <= 0 && tpm <= 0)
-		return;
+		return 0;
 	if (tpm > 0 && tokens > tpm)
 		tokens = tpm;
 	for (;;) {
-		int fd = lockfile(cachedir, "limits.lock", 0);
-		json_t *st = loadstate(cachedir, "limits.json");
-		json_t *b = json_object_get(st, m->name);
-		double t = wallclock(), req, tok, last, wait = 0;
+		int fd = lockfile(cachedir, "limits.lock", err, cap), saved;
+		json_t *st, *b;
+		double t, req, tok, last, wait = 0;
 
+		if (fd < 0)
+			return -1;
+		st = loadstate(cachedir, "limits.json");
+		b = json_object_get(st, m->name);
+		t = wallclock();
 		if (!b)
 			json_object_set_new(st, m->name, b = json_pack("{s:f,s:f,s:f}", "t", t,
 			                    "req", rpm, "tok", tpm));
@@ -486,18 +500,20 @@ ratelimit(const char *cachedir, const struct model *m, double tokens)
 		json_object_set_new(b, "t", json_real(t));
 		json_object_set_new(b, "req", json_real(req));
 		json_object_set_new(b, "tok", json_real(tok));
-		savestate(cachedir, "limits.json", st);
+		saved = savestate(cachedir, "limits.json", st, err, cap);
 		json_decref(st);
 		close(fd);
+		if (saved < 0)
+			return -1;
 		if (wait <= 0)
-			return;
+			return 0;
 		usleep((useconds_t)(fmin(wait, 5.0) * 1e6) + 1000);
 	}
 }
 
-/* the lines to path (O_APPEND, one write: concurrent writers do not mix); 0 or -1 */
+/* the lines to path (O_APPEND, one write: concurrent writers do not mix); 0 or -1 (err says why) */
 int
-appendlines(const char *path, json_t *lines)
+appendlines(const char *path, json_t *lines, char *err, size_t cap)
 {
 	struct buf b;
 	json_t *j;
@@ -513,11 +529,11 @@ appendlines(const char *path, json_t *lines)
 		free(s);
 	}
 	if (mkparent(path) < 0 || (fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644)) < 0) {
-		warn("cannot open '%s':", path);
+		snprintf(err, cap, "cannot open '%s': %s", path, strerror(errno));
 		r = -1;
 	} else {
 		if (write(fd, b.s, b.n) != (ssize_t)b.n) { /* one write: concurrent appenders do not mix */
-			warn("cannot append to '%s':", path);
+			snprintf(err, cap, "cannot append to '%s': %s", path, strerror(errno));
 			r = -1;
 		}
 		close(fd);
@@ -527,10 +543,10 @@ appendlines(const char *path, json_t *lines)
 }
 
 int
-appendline(const char *path, json_t *j)
+appendline(const char *path, json_t *j, char *err, size_t cap)
 {
 	json_t *a = json_pack("[O]", j);
-	int r = appendlines(path, a);
+	int r = appendlines(path, a, err, cap);
 
 	json_decref(a);
 	return r;
@@ -558,11 +574,12 @@ int
 ledger(const char *cachedir, const char *model, const char *key, double usd, int known, json_t *usage,
        const char *note)
 {
-	char *p = xasprintf("%s/ledger.jsonl", cachedir);
+	char *p = xasprintf("%s/ledger.jsonl", cachedir), err[8192];
 	json_t *line = ledgerline(model, key, usd, known, usage, note);
 	int r;
 
-	r = appendline(p, line);
+	if ((r = appendline(p, line, err, sizeof err)) < 0)
+		warn("%s", err);
 	json_decref(line);
 	free(p);
 	return r;
@@ -582,7 +599,6 @@ ledger(const char *cachedir, const char *model, const char *key, double usd, int
 struct charge {
 	int open;                /* this process's reservation is in budget.json */
 	int busy;                /* budget.lock is held (the exit handler must not wait on it) */
-	int exiting;             /* in the exit handler: failures warn, they cannot exit again */
 	char name[384];          /* PID@HOST:NS (ownername) */
 	const char *cachedir;
 	const struct model *m;
@@ -627,9 +643,9 @@ reconcile(const char *cachedir, json_t *st)
 
 /* lock and load budget.json, settling the dead; *held: the other processes' reservations */
 int
-budgetopen(const char *cachedir, json_t **st, double *held)
+budgetopen(const char *cachedir, json_t **st, double *held, char *err, size_t cap)
 {
-	int fd = lockfile(cachedir, "budget.lock", charge.exiting);
+	int fd = lockfile(cachedir, "budget.lock", err, cap);
 
 	if (fd < 0)
 		return -1;
@@ -641,20 +657,29 @@ budgetopen(const char *cachedir, json_t **st, double *held)
 	return fd;
 }
 
-/* save and unlock; 0 or -1 */
+/* save and unlock; 0 or -1 (err says why) */
 int
-budgetclose(const char *cachedir, json_t *st, int fd)
+budgetclose(const char *cachedir, json_t *st, int fd, char *err, size_t cap)
 {
 	char *p = xasprintf("%s/budget.json", cachedir);
 	int r = jwrite(p, st) < 0 ? -1 : 0;
 
 	if (r < 0)
-		warn("cannot write '%s':", p);
+		snprintf(err, cap, "cannot write '%s': %s", p, strerror(errno));
 	free(p);
 	json_decref(st);
 	close(fd);
 	charge.busy = 0;
 	return r;
+}
+
+/* unlock without saving (a caller that failed midway) */
+void
+budgetabandon(json_t *st, int fd)
+{
+	json_decref(st);
+	close(fd);
+	charge.busy = 0;
 }
 
 /*
@@ -666,10 +691,13 @@ settle(double usd, int known, json_t *usage)
 {
 	json_t *st;
 	double held;
-	int fd = budgetopen(charge.cachedir, &st, &held), r = 0;
+	char err[8192];
+	int fd = budgetopen(charge.cachedir, &st, &held, err, sizeof err), r = 0;
 
-	if (fd < 0)
+	if (fd < 0) {
+		warn("%s", err);
 		return -1;
+	}
 	if (charge.served > 0 &&
 	    ledger(charge.cachedir, charge.m->name, charge.key, charge.served, known, NULL, "estimated") < 0)
 		r = -1;
@@ -679,8 +707,10 @@ settle(double usd, int known, json_t *usage)
 		json_object_set_new(st, "spent_usd", json_real(jnum(st, "spent_usd", 0) + charge.served + usd));
 		json_object_del(json_object_get(st, "reserved"), charge.name);
 	}
-	if (budgetclose(charge.cachedir, st, fd) < 0)
+	if (budgetclose(charge.cachedir, st, fd, err, sizeof err) < 0) {
+		warn("%s", err);
 		r = -1;
+	}
 	charge.open = r < 0; /* what could not be recorded stays open: the worst case later */
 	return r;
 }
@@ -689,18 +719,18 @@ settle(double usd, int known, json_t *usage)
 static void
 settleatexit(void)
 {
-	if (charge.open && !charge.busy) {
-		charge.exiting = 1;
+	if (charge.open && !charge.busy)
 		settle(0, priced(charge.m->cfg), NULL);
-	}
 }
 
 /*
  * Open this process's charge for the request of key at est $ (its worst
- * case), or exit 1 when that could take the spending past --budget.
+ * case); 0, or -1 when that could take the spending past --budget, or the
+ * charge cannot be kept (err says which).
  */
-void
-reserve(const char *cachedir, double budget, const struct model *m, const char *key, double est)
+int
+reserve(const char *cachedir, double budget, const struct model *m, const char *key, double est, char *err,
+        size_t cap)
 {
 	json_t *st, *res;
 	double held, total;
@@ -710,21 +740,27 @@ reserve(const char *cachedir, double budget, const struct model *m, const char *
 	charge.m = m;
 	snprintf(charge.key, sizeof charge.key, "%s", key);
 	ownername(charge.name, sizeof charge.name);
-	fd = budgetopen(cachedir, &st, &held);
+	if ((fd = budgetopen(cachedir, &st, &held, err, cap)) < 0)
+		return -1;
 	res = json_object_get(st, "reserved");
 	total = jnum(st, "spent_usd", 0);
 	if (budget > 0 && total + held + est > budget) {
-		budgetclose(cachedir, st, fd);
-		die(EXIT_RETRY, "budget reached: $%.4f spent and $%.4f reserved of $%.2f; this request "
-		    "could cost $%.4f (raise it with ./configure --budget=USD)", total, held, budget, est);
+		if (budgetclose(cachedir, st, fd, err, cap) < 0)
+			warn("%s", err);
+		snprintf(err, cap, "budget reached: $%.4f spent and $%.4f reserved of $%.2f; this request "
+		         "could cost $%.4f (raise it with ./configure --budget=USD)", total, held, budget, est);
+		return -1;
 	}
 	json_object_set_new(res, charge.name, json_pack("{s:f,s:s,s:s,s:f}", "usd", est, "key", key,
 	                                                "model", m->name, "time", wallclock()));
-	if (budgetclose(cachedir, st, fd) < 0)
-		exit(EXIT_RETRY);
+	if (budgetclose(cachedir, st, fd, err, cap) < 0)
+		return -1;
 	charge.open = 1;
-	if (atexit(settleatexit) != 0)
-		die(EXIT_RETRY, "atexit failed");
+	if (atexit(settleatexit) != 0) {
+		snprintf(err, cap, "atexit failed");
+		return -1;
+	}
+	return 0;
 }
 
 /* $ for inbytes of request (about 3.5 bytes a token) and outtokens of answer */
@@ -829,20 +865,26 @@ cacheget(const char *cachedir, const char *key, struct answer *a)
 	return 0;
 }
 
-void
-cacheput(const char *cachedir, const struct model *m, const char *key, json_t *canon, struct answer *a)
+int
+cacheput(const char *cachedir, const struct model *m, const char *key, json_t *canon, struct answer *a,
+         char *err, size_t cap)
 {
 	char *p = cachepath(cachedir, key);
 	json_t *e = json_pack("{s:s,s:s,s:O,s:O,s:O,s:O,s:o,s:f,s:s}", "key", key, "model", m->name,
 	                      "request", canon, "response", a->message, "parsed", a->parsed,
 	                      "usage", a->usage, "cost_usd", jcost(a->cost, a->priced),
 	                      "latency_s", a->latency, "request_id", a->request_id);
+	int r = 0;
 
-	if (!e)
-		die(EXIT_RETRY, "cannot encode the cache entry for '%s'", key);
-	if (jwritesafe(p, e) < 0)
-		die(EXIT_RETRY, "cannot write the cache entry '%s':", p);
+	if (!e) {
+		snprintf(err, cap, "cannot encode the cache entry for '%s'", key);
+		r = -1;
+	} else if (jwritesafe(p, e) < 0) {
+		snprintf(err, cap, "cannot write the cache entry '%s': %s", p, strerror(errno));
+		r = -1;
+	}
 	json_decref(e);
 	free(p);
+	return r;
 }
 

@@ -28,9 +28,10 @@ struct model {
 struct reply {
 	long status;
 	struct buf body;     /* the body (with online: the unfinished last line) */
-	/* when set, the body goes line by line to online (a line of n bytes); -1 fails the transfer */
+	/* when set, the body goes line by line to online (a line of n bytes); -1 ends the transfer */
 	int (*online)(void *ud, const char *line, size_t n);
 	void *lineud;
+	int stopped;         /* online ended it (its reason is its own) */
 	void (*onfirst)(void);   /* when set, called once, when the body's first bytes arrive */
 	char retry_after[64], retry_after_ms[64], should_retry[16], request_id[128], ctype[128];
 	CURLcode cerr;
@@ -42,10 +43,11 @@ struct reply {
  * One HTTP exchange with the model's provider: method (GET, POST, ...) on
  * url, with key in the provider's header, body (len bytes of ctype, NULL
  * for none), under the model's timeouts. r gets the status, the headers
- * that matter and the body (or curl's error in r->cerr, r->errbuf).
+ * that matter and the body (or curl's error in r->cerr, r->errbuf). 0, or
+ * -1 when no exchange could be tried (err says why).
  */
-void httpdo(const struct model *m, const char *method, const char *url, const char *key, const char *body,
-            size_t len, const char *ctype, struct reply *r);
+int httpdo(const struct model *m, const char *method, const char *url, const char *key, const char *body,
+           size_t len, const char *ctype, struct reply *r, char *err, size_t cap);
 /* seconds the server asks us to wait (retry-after-ms, retry-after), or -1 */
 double retryafter(const struct reply *r);
 /* the provider's error message and type from a JSON error body (or its first bytes) */
@@ -98,34 +100,41 @@ char *redact(const char *s, int shapes);
 void scrub(char *msg, size_t cap);
 /* jwrite, with the keys redacted from what is written */
 int jwritesafe(const char *path, const json_t *j);
-/* append one JSON line (keys redacted) to path with O_APPEND; 0 or -1 */
-int appendline(const char *path, json_t *j);
-/* append every element of the array lines, as lines, in one write; 0 or -1 */
-int appendlines(const char *path, json_t *lines);
+/* append one JSON line (keys redacted) to path with O_APPEND; 0 or -1 (err says why) */
+int appendline(const char *path, json_t *j, char *err, size_t cap);
+/* append every element of the array lines, as lines, in one write; 0 or -1 (err says why) */
+int appendlines(const char *path, json_t *lines, char *err, size_t cap);
 
-/* ---- the cache dir: locks, state, limiter, ledger, budget, responses ---- */
+/*
+ * ---- the cache dir: locks, state, limiter, ledger, budget, responses ----
+ * Each of these that can fail returns -1 (NULL) with a message in err;
+ * the tool exits 1 with it. Those without err warn.
+ */
 
-/* an exclusive flock on DIR/NAME (waiting for it); the fd, or -1 (with quiet) or exits */
-int lockfile(const char *dir, const char *name, int quiet);
+/* an exclusive flock on DIR/NAME (waiting for it); the fd, or -1 */
+int lockfile(const char *dir, const char *name, char *err, size_t cap);
 double wallclock(void);
 /* DIR/NAME as a JSON object ({} when absent or damaged) */
 json_t *loadstate(const char *dir, const char *name);
-/* write it (exit 1 on failure) */
-void savestate(const char *dir, const char *name, json_t *j);
-/* wait for the model's requests and tokens per minute (limits.json) */
-void ratelimit(const char *cachedir, const struct model *m, double tokens);
-/* one ledger.jsonl line (note: NULL, "unsettled", "estimated", ...); 0 or -1 */
+/* write it; 0 or -1 */
+int savestate(const char *dir, const char *name, json_t *j, char *err, size_t cap);
+/* wait for the model's requests and tokens per minute (limits.json); 0 or -1 */
+int ratelimit(const char *cachedir, const struct model *m, double tokens, char *err, size_t cap);
+/* one ledger.jsonl line (note: NULL, "unsettled", "estimated", ...); 0 or -1 (after a warning) */
 int ledger(const char *cachedir, const char *model, const char *key, double usd, int known, json_t *usage,
            const char *note);
 /* a ledger line (for appendlines) */
 json_t *ledgerline(const char *model, const char *key, double usd, int known, json_t *usage, const char *note);
 /* lock and load budget.json, charging the dead's charges; *held: the other open charges; fd or -1 */
-int budgetopen(const char *cachedir, json_t **st, double *held);
+int budgetopen(const char *cachedir, json_t **st, double *held, char *err, size_t cap);
 /* save and unlock budget.json; 0 or -1 */
-int budgetclose(const char *cachedir, json_t *st, int fd);
-/* open this process's charge for key at est $, or exit 1 past the budget (0: none) */
-void reserve(const char *cachedir, double budget, const struct model *m, const char *key, double est);
-/* settle it at usd (and what unusable attempts were estimated at); 0 or -1 */
+int budgetclose(const char *cachedir, json_t *st, int fd, char *err, size_t cap);
+/* unlock it without saving (a caller that failed midway) */
+void budgetabandon(json_t *st, int fd);
+/* open this process's charge for key at est $; 0, or -1 past the budget (0: none) or when it cannot be kept */
+int reserve(const char *cachedir, double budget, const struct model *m, const char *key, double est, char *err,
+            size_t cap);
+/* settle it at usd (and what unusable attempts were estimated at); 0 or -1 (after a warning) */
 int settle(double usd, int known, json_t *usage);
 /* an attempt that was served but unusable: usd more for the charge to settle */
 void chargeserved(double usd);
@@ -133,7 +142,8 @@ void chargeserved(double usd);
 char *cachepath(const char *cachedir, const char *key);
 /* the cached answer for key into a; 0, or -1 (a miss, or a damaged entry) */
 int cacheget(const char *cachedir, const char *key, struct answer *a);
-/* cache a as key's answer to the canonical request canon (exit 1 on failure) */
-void cacheput(const char *cachedir, const struct model *m, const char *key, json_t *canon, struct answer *a);
+/* cache a as key's answer to the canonical request canon; 0 or -1 */
+int cacheput(const char *cachedir, const struct model *m, const char *key, json_t *canon, struct answer *a,
+             char *err, size_t cap);
 
 #endif

@@ -1,4 +1,9 @@
-/* sha.h - SHA-256 through OpenSSL's libcrypto, as lowercase hex */
+/*
+ * sha.h - SHA-256 through OpenSSL's libcrypto, as lowercase hex. A pure
+ * function for its callers: libcrypto failing to hash (its context not
+ * allocated) dies with exit 1, as util.h's allocators do when memory runs
+ * out, rather than make every seed and key return an error.
+ */
 #ifndef RETORT_SHA_H
 #define RETORT_SHA_H
 
