@@ -27,6 +27,8 @@ static const struct opt tab[] = {
 };
 static const char synopsis[] = "usage: t-opts [options] -o FILE IN...\n       t-opts --other\n";
 static char dir[] = "/tmp/t-opts.XXXXXX";
+static const struct optspec spec = { synopsis, tab, 3, 0 }, none = { synopsis, tab, 0, 0 },
+                           lists = { synopsis, tab, OPT_ANY, 1 };
 
 static int
 startswith(const char *s, const char *prefix)
@@ -106,20 +108,12 @@ inchild(const struct optspec *spec, const char **args, struct child *c)
 	slurp(errpath, c->err, sizeof c->err);
 }
 
-int
-main(void)
+/* option values: strings, integers, numbers, sizes, flags, lists, and the inputs among them */
+static void
+values(void)
 {
-	const struct optspec spec = { synopsis, tab, 3, 0 }, none = { synopsis, tab, 0, 0 },
-	                     lists = { synopsis, tab, OPT_ANY, 1 };
 	struct optlist in;
-	struct child c;
-	const struct opt *o;
-	char list[300], arg[310];
 
-	setprogname("t-opts");
-	need(mkdtemp(dir) != NULL, "make a scratch folder");
-
-	/* values */
 	parse(&spec, (const char *[]){ "-o", "x.json", "--gpus", "8", "--fraction", "0.25", "--bytes", "2.5e3",
 	                               "--flag", "a", "-", "--name", "n1", "--name", "n2", NULL }, &in);
 	is_str(out, "x.json", "a string value");
@@ -140,8 +134,14 @@ main(void)
 	ok(in.n == 0 && !in.v && !out && gpus == 1, "nothing given: defaults stay, no inputs");
 	parse(&spec, (const char *[]){ "-o", "-h", "--name", "--gpus", NULL }, &in);
 	ok(out && !strcmp(out, "-h") && !strcmp(name, "--gpus"), "a value is the next argument, whatever it looks like");
+}
 
-	/* ranges */
+/* values out of their ranges: exit 2, naming the option and the value */
+static void
+ranges(void)
+{
+	struct child c;
+
 	inchild(&spec, (const char *[]){ "--gpus", "0", NULL }, &c);
 	is_int(c.status, EXIT_USAGE, "an integer under its range: exit 2");
 	is_str(c.err, "t-opts: --gpus must be an integer from 1 to 1024: '0'\n", "... naming the option and the value");
@@ -159,8 +159,14 @@ main(void)
 	   "a size under its range");
 	inchild(&spec, (const char *[]){ "--fraction", "nan", NULL }, &c);
 	ok(c.status == EXIT_USAGE, "NaN is in no range");
+}
 
-	/* what is refused, with the synopsis */
+/* what is refused, with the synopsis */
+static void
+refused(void)
+{
+	struct child c;
+
 	inchild(&spec, (const char *[]){ "x", "-o", NULL }, &c);
 	is_int(c.status, EXIT_USAGE, "a missing value: exit 2");
 	is_str(c.err, "t-opts: -o needs a value (FILE)\nusage: t-opts [options] -o FILE IN...\n       t-opts --other\n",
@@ -179,8 +185,15 @@ main(void)
 	is_int(c.status, 99, "as many inputs as allowed");
 	inchild(&none, (const char *[]){ "a", NULL }, &c);
 	ok(c.status == EXIT_USAGE && startswith(c.err, "t-opts: takes no inputs: 'a'\nusage:"), "a tool without inputs");
+}
 
-	/* --help: the synopsis and every row's help, on stdout, exit 0 */
+/* --help: the synopsis and every row's help, on stdout, exit 0 */
+static void
+help(void)
+{
+	struct child c;
+	const struct opt *o;
+
 	inchild(&spec, (const char *[]){ "-o", "x", "--help", "--nope", NULL }, &c);
 	is_int(c.status, 0, "--help: exit 0, what follows it unread");
 	ok(!c.err[0], "--help: nothing on stderr");
@@ -197,8 +210,16 @@ main(void)
 	ok(strstr(c.out, "\n  --meta KEY=VALUE  repeatable\n") != NULL, "--help lines the help up after the widest");
 	inchild(&spec, (const char *[]){ "-h", NULL }, &c);
 	ok(c.status == 0 && strstr(c.out, "GPU slots (default 1)"), "-h too");
+}
 
-	/* lists: "@FILE" stands for its lines where the tool takes lists */
+/* lists: "@FILE" stands for its lines where the tool takes lists */
+static void
+listfiles(void)
+{
+	struct optlist in;
+	struct child c;
+	char list[300], arg[310];
+
 	snprintf(list, sizeof list, "%s/list", dir);
 	need(writefile(list, "a.json\nb.json\n\nc.json\n", 23) == 1, "write a list");
 	snprintf(arg, sizeof arg, "@%s", list);
@@ -220,8 +241,15 @@ main(void)
 	inchild(&lists, (const char *[]){ arg, NULL }, &c);
 	ok(c.status == EXIT_USAGE && strstr(c.err, "cannot read '") && strstr(c.err, "/none': No such file"),
 	   "a list that cannot be read: exit 2");
+}
 
-	/* optdie: a usage error the tool finds later */
+/* optdie: a usage error the tool finds later */
+static void
+later(void)
+{
+	struct child c;
+	char arg[310];
+
 	fflush(stdout);
 	{
 		pid_t pid = fork();
@@ -242,6 +270,20 @@ main(void)
 		is_str(c.err, "t-opts: need -o\nusage: t-opts [options] -o FILE IN...\n       t-opts --other\n",
 		       "optdie: the message, then the synopsis");
 	}
+}
+
+int
+main(void)
+{
+	setprogname("t-opts");
+	need(mkdtemp(dir) != NULL, "make a scratch folder");
+
+	values();
+	ranges();
+	refused();
+	help();
+	listfiles();
+	later();
 
 	/* intarg, for values that are not options (query-llm's paths) */
 	ok(intarg("42", "--n", 1, 100) == 42 && intarg("-3", "--n", -5, 5) == -3, "intarg");
