@@ -103,161 +103,230 @@ cmpslow(const void *a, const void *b)
 	return x->best > y->best ? 1 : x->best < y->best ? -1 : strcmp(x->name, y->name);
 }
 
-/* the page about the records (files, nfiles of them) written to out */
-static int
-report(const char *out, char *const *files, size_t nfiles)
-{
-	size_t i, nsp = 0, nsol = 0, nmodels = 0, ntasks = 0;
-	double *speed, *sol, stage[MAX_ROUNDS + 1][5];
-	struct model *models = NULL;
-	struct taskstat *tasks = NULL;
+/* what the records add up to */
+struct tally {
+	size_t nfiles, nsp, nsol, nmodels, ntasks;
+	double *speed, *sol, stage[MAX_ROUNDS + 1][5]; /* per round: answers, compiled, GPU-judged, correct, timed */
+	int maxround;
+	struct model *models;
+	struct taskstat *tasks;
 	json_t *outcomes;
-	struct buf b;
-	int r, maxround = 0;
+};
+
+/* the model named name in t, added when new */
+static struct model *
+modelfor(struct tally *t, const char *name)
+{
+	struct model *m;
+	size_t j;
+
+	for (j = 0; j < t->nmodels; j++)
+		if (!strcmp(t->models[j].name, name))
+			return &t->models[j];
+	t->models = xreallocarray(t->models, t->nmodels + 1, sizeof *t->models);
+	m = &t->models[t->nmodels++];
+	memset(m, 0, sizeof *m);
+	snprintf(m->name, sizeof m->name, "%s", name);
+	return m;
+}
+
+/* the variant named name in t, added when new */
+static struct taskstat *
+taskfor(struct tally *t, const char *name)
+{
+	struct taskstat *ts;
+	size_t j;
+
+	for (j = 0; j < t->ntasks; j++)
+		if (!strcmp(t->tasks[j].name, name))
+			return &t->tasks[j];
+	t->tasks = xreallocarray(t->tasks, t->ntasks + 1, sizeof *t->tasks);
+	ts = &t->tasks[t->ntasks++];
+	memset(ts, 0, sizeof *ts);
+	snprintf(ts->name, sizeof ts->name, "%s", name);
+	ts->best = INFINITY;
+	return ts;
+}
+
+/* one record's rounds into the pass rates per stage and round */
+static void
+tallyrounds(struct tally *t, json_t *rec)
+{
+	json_t *rd;
+	size_t j;
+	int r;
+
+	json_array_foreach(json_object_get(rec, "rounds"), j, rd) {
+		r = (int)jint(rd, "round", 0);
+		if (r < 1 || r > MAX_ROUNDS)
+			continue;
+		if (r > t->maxround)
+			t->maxround = r;
+		t->stage[r][0]++;
+		t->stage[r][1] += statusnamed(jstr(rd, "compile", "")) == ST_OK;
+		t->stage[r][2] += gpujudged(statusnamed(jstr(rd, "verify", "")));
+		t->stage[r][3] += statusnamed(jstr(rd, "verify", "")) == ST_CORRECT;
+		t->stage[r][4] += statusnamed(jstr(rd, "bench", "")) == ST_MEASURED;
+	}
+}
+
+/* one record into t */
+static void
+tallyrecord(struct tally *t, json_t *rec)
+{
+	const char *oc = jstr(rec, "outcome", "?");
+	json_t *u = json_object_get(rec, "usage"), *rd;
+	struct model *m = modelfor(t, jstr(json_object_get(rec, "teacher"), "model", "?"));
+	struct taskstat *ts = taskfor(t, jstr(rec, "variant", "?"));
+	size_t j;
+
+	json_object_set_new(t->outcomes, oc, json_integer(jint(t->outcomes, oc, 0) + 1));
+	if (json_is_number(json_object_get(rec, "speedup")))
+		t->speed[t->nsp++] = jnum(rec, "speedup", 0);
+	if (json_is_number(json_object_get(rec, "sol_percent")))
+		t->sol[t->nsol++] = jnum(rec, "sol_percent", 0);
+	tallyrounds(t, rec);
+	m->samples++;
+	m->in += jnum(u, "input_tokens", 0);
+	m->out += jnum(u, "output_tokens", 0);
+	m->cw += jnum(u, "cache_write_tokens", 0);
+	m->cr += jnum(u, "cache_read_tokens", 0);
+	m->usd += jnum(rec, "cost_usd", 0);
+	m->unpriced += json_is_null(json_object_get(rec, "cost_usd"));
+	json_array_foreach(json_object_get(rec, "rounds"), j, rd) {
+		enum status v = statusnamed(jstr(rd, "verify", ""));
+		ts->rounds++;
+		ts->failures += statusnamed(jstr(rd, "compile", "")) != ST_OK || (gpujudged(v) && v != ST_CORRECT);
+	}
+	if (outcomeof(rec) == OUTCOME_CORRECT) {
+		ts->correct = 1;
+		if (json_is_number(json_object_get(rec, "speedup")) && jnum(rec, "speedup", 0) < ts->best)
+			ts->best = jnum(rec, "speedup", 0);
+	}
+}
+
+/* the page's head, the counts by outcome and the pass rates per stage and round */
+static void
+pagestages(struct buf *b, const struct tally *t)
+{
 	const char *k;
 	json_t *v;
+	int r;
 
-	outcomes = json_object();
-	speed = xcalloc(nfiles + 1, sizeof *speed);
-	sol = xcalloc(nfiles + 1, sizeof *sol);
-	memset(stage, 0, sizeof stage);
-	for (i = 0; i < nfiles; i++) {
-		char err[512];
-		json_t *rec = jload(files[i], err, sizeof err), *rd, *t;
-		const char *oc, *model, *task;
-		struct model *m = NULL;
-		struct taskstat *ts = NULL;
-		size_t j;
-		if (!rec)
-			die(EXIT_USAGE, "%s", err);
-		oc = jstr(rec, "outcome", "?");
-		json_object_set_new(outcomes, oc, json_integer(jint(outcomes, oc, 0) + 1));
-		if (json_is_number(json_object_get(rec, "speedup")))
-			speed[nsp++] = jnum(rec, "speedup", 0);
-		if (json_is_number(json_object_get(rec, "sol_percent")))
-			sol[nsol++] = jnum(rec, "sol_percent", 0);
-		json_array_foreach(json_object_get(rec, "rounds"), j, rd) {
-			r = (int)jint(rd, "round", 0);
-			if (r < 1 || r > MAX_ROUNDS)
-				continue;
-			if (r > maxround)
-				maxround = r;
-			stage[r][0]++;
-			stage[r][1] += statusnamed(jstr(rd, "compile", "")) == ST_OK;
-			stage[r][2] += gpujudged(statusnamed(jstr(rd, "verify", "")));
-			stage[r][3] += statusnamed(jstr(rd, "verify", "")) == ST_CORRECT;
-			stage[r][4] += statusnamed(jstr(rd, "bench", "")) == ST_MEASURED;
-		}
-		model = jstr(json_object_get(rec, "teacher"), "model", "?");
-		for (j = 0; j < nmodels; j++)
-			if (!strcmp(models[j].name, model))
-				m = &models[j];
-		if (!m) {
-			models = xreallocarray(models, nmodels + 1, sizeof *models);
-			m = &models[nmodels++];
-			memset(m, 0, sizeof *m);
-			snprintf(m->name, sizeof m->name, "%s", model);
-		}
-		t = json_object_get(rec, "usage");
-		m->samples++;
-		m->in += jnum(t, "input_tokens", 0);
-		m->out += jnum(t, "output_tokens", 0);
-		m->cw += jnum(t, "cache_write_tokens", 0);
-		m->cr += jnum(t, "cache_read_tokens", 0);
-		m->usd += jnum(rec, "cost_usd", 0);
-		m->unpriced += json_is_null(json_object_get(rec, "cost_usd"));
-		task = jstr(rec, "variant", "?");
-		for (j = 0; j < ntasks; j++)
-			if (!strcmp(tasks[j].name, task))
-				ts = &tasks[j];
-		if (!ts) {
-			tasks = xreallocarray(tasks, ntasks + 1, sizeof *tasks);
-			ts = &tasks[ntasks++];
-			memset(ts, 0, sizeof *ts);
-			snprintf(ts->name, sizeof ts->name, "%s", task);
-			ts->best = INFINITY;
-		}
-		json_array_foreach(json_object_get(rec, "rounds"), j, rd) {
-			enum status v = statusnamed(jstr(rd, "verify", ""));
-			ts->rounds++;
-			ts->failures += statusnamed(jstr(rd, "compile", "")) != ST_OK || (gpujudged(v) && v != ST_CORRECT);
-		}
-		if (outcomeof(rec) == OUTCOME_CORRECT) {
-			ts->correct = 1;
-			if (json_is_number(json_object_get(rec, "speedup")) && jnum(rec, "speedup", 0) < ts->best)
-				ts->best = jnum(rec, "speedup", 0);
-		}
-		json_decref(rec);
-	}
-
-	bufinit(&b, (size_t)1 << 30);
-	bufputs(&b, "<!doctype html>\n<html><head><meta charset=\"utf-8\"><title>retort report</title><style>"
+	bufputs(b, "<!doctype html>\n<html><head><meta charset=\"utf-8\"><title>retort report</title><style>"
 	        "body{font:14px/1.4 system-ui,sans-serif;margin:2em;color:#222;max-width:1100px}"
 	        "table{border-collapse:collapse;margin:.5em 0 1.5em}td,th{border:1px solid #ccc;padding:3px 9px;"
 	        "text-align:right}th{background:#eef}td:first-child,th:first-child{text-align:left}"
 	        "h2{margin-top:1.6em;border-bottom:1px solid #ddd}.grid{display:flex;gap:2em;flex-wrap:wrap}"
 	        "</style></head><body>\n<h1>retort report</h1>\n");
-	bufprintf(&b, "<p>%zu samples.", nfiles);
-	json_object_foreach(outcomes, k, v) {
-		bufprintf(&b, " %s: %" JSON_INTEGER_FORMAT ".", k, json_integer_value(v));
+	bufprintf(b, "<p>%zu samples.", t->nfiles);
+	json_object_foreach(t->outcomes, k, v) {
+		bufprintf(b, " %s: %" JSON_INTEGER_FORMAT ".", k, json_integer_value(v));
 	}
-	bufputs(&b, "</p>\n<h2>Pass rate per stage and round</h2>\n<table><tr><th>round</th><th>answers</th>"
+	bufputs(b, "</p>\n<h2>Pass rate per stage and round</h2>\n<table><tr><th>round</th><th>answers</th>"
 	        "<th>compiled</th><th>verified on a GPU</th><th>correct</th><th>timed</th></tr>\n");
-	for (r = 1; r <= maxround; r++) {
-		double n = stage[r][0] ? stage[r][0] : 1;
-		bufprintf(&b, "<tr><td>%d</td><td>%.0f</td><td>%.0f (%.0f%%)</td><td>%.0f</td><td>%.0f (%.0f%% of "
-		          "verified)</td><td>%.0f</td></tr>\n", r, stage[r][0], stage[r][1], 100 * stage[r][1] / n,
-		          stage[r][2], stage[r][3], stage[r][2] ? 100 * stage[r][3] / stage[r][2] : 0, stage[r][4]);
+	for (r = 1; r <= t->maxround; r++) {
+		const double *s = t->stage[r];
+		double n = s[0] ? s[0] : 1;
+		bufprintf(b, "<tr><td>%d</td><td>%.0f</td><td>%.0f (%.0f%%)</td><td>%.0f</td><td>%.0f (%.0f%% of "
+		          "verified)</td><td>%.0f</td></tr>\n", r, s[0], s[1], 100 * s[1] / n, s[2], s[3],
+		          s[2] ? 100 * s[3] / s[2] : 0, s[4]);
 	}
-	bufputs(&b, "</table>\n<div class=\"grid\"><div><h2>Speedup over the baseline</h2>\n");
-	if (nsp)
-		histogram(&b, speed, nsp, 0.1, 10, 1, "x");
+	bufputs(b, "</table>\n");
+}
+
+/* the speedup and speed-of-light histograms, and the cost by model */
+static void
+pagespeedcost(struct buf *b, const struct tally *t)
+{
+	size_t i;
+
+	bufputs(b, "<div class=\"grid\"><div><h2>Speedup over the baseline</h2>\n");
+	if (t->nsp)
+		histogram(b, t->speed, t->nsp, 0.1, 10, 1, "x");
 	else
-		bufputs(&b, "<p>No timed correct samples (no GPU, or no baselines).</p>\n");
-	bufputs(&b, "</div><div><h2>% of speed of light</h2>\n");
-	if (nsol)
-		histogram(&b, sol, nsol, 0, 100, 0, "%");
+		bufputs(b, "<p>No timed correct samples (no GPU, or no baselines).</p>\n");
+	bufputs(b, "</div><div><h2>% of speed of light</h2>\n");
+	if (t->nsol)
+		histogram(b, t->sol, t->nsol, 0, 100, 0, "%");
 	else
-		bufputs(&b, "<p>No timed correct samples.</p>\n");
-	bufputs(&b, "</div></div>\n<h2>Cost by model</h2>\n<table><tr><th>model</th><th>samples</th><th>input</th>"
+		bufputs(b, "<p>No timed correct samples.</p>\n");
+	bufputs(b, "</div></div>\n<h2>Cost by model</h2>\n<table><tr><th>model</th><th>samples</th><th>input</th>"
 	        "<th>output</th><th>cache write</th><th>cache read</th><th>USD</th></tr>\n");
-	for (i = 0; i < nmodels; i++) {
-		bufputs(&b, "<tr><td>");
-		esc(&b, models[i].name);
-		bufprintf(&b, "</td><td>%.0f</td><td>%.0f</td><td>%.0f</td><td>%.0f</td><td>%.0f</td><td>", models[i].samples,
-		          models[i].in, models[i].out, models[i].cw, models[i].cr);
-		if (models[i].unpriced)
-			bufprintf(&b, "%.4f + price unknown for %.0f samples</td></tr>\n", models[i].usd, models[i].unpriced);
+	for (i = 0; i < t->nmodels; i++) {
+		const struct model *m = &t->models[i];
+		bufputs(b, "<tr><td>");
+		esc(b, m->name);
+		bufprintf(b, "</td><td>%.0f</td><td>%.0f</td><td>%.0f</td><td>%.0f</td><td>%.0f</td><td>", m->samples,
+		          m->in, m->out, m->cw, m->cr);
+		if (m->unpriced)
+			bufprintf(b, "%.4f + price unknown for %.0f samples</td></tr>\n", m->usd, m->unpriced);
 		else
-			bufprintf(&b, "%.4f</td></tr>\n", models[i].usd);
+			bufprintf(b, "%.4f</td></tr>\n", m->usd);
 	}
-	bufputs(&b, "</table>\n<div class=\"grid\"><div><h2>Most failed tasks</h2>\n<table><tr><th>variant</th>"
+	bufputs(b, "</table>\n");
+}
+
+/* the most failed and the slowest correct variants (t's tasks sorted in place) */
+static void
+pagetasks(struct buf *b, struct tally *t)
+{
+	size_t i;
+
+	bufputs(b, "<div class=\"grid\"><div><h2>Most failed tasks</h2>\n<table><tr><th>variant</th>"
 	        "<th>failed rounds</th><th>rounds</th></tr>\n");
-	qsort(tasks, ntasks, sizeof *tasks, cmpfail);
-	for (i = 0; i < ntasks && i < 15; i++) {
-		bufputs(&b, "<tr><td>");
-		esc(&b, tasks[i].name);
-		bufprintf(&b, "</td><td>%.0f</td><td>%.0f</td></tr>\n", tasks[i].failures, tasks[i].rounds);
+	qsort(t->tasks, t->ntasks, sizeof *t->tasks, cmpfail);
+	for (i = 0; i < t->ntasks && i < 15; i++) {
+		bufputs(b, "<tr><td>");
+		esc(b, t->tasks[i].name);
+		bufprintf(b, "</td><td>%.0f</td><td>%.0f</td></tr>\n", t->tasks[i].failures, t->tasks[i].rounds);
 	}
-	bufputs(&b, "</table></div><div><h2>Slowest correct tasks</h2>\n<table><tr><th>variant</th><th>speedup</th></tr>\n");
-	qsort(tasks, ntasks, sizeof *tasks, cmpslow);
-	for (i = 0; i < ntasks && i < 15 && tasks[i].correct; i++) {
-		bufputs(&b, "<tr><td>");
-		esc(&b, tasks[i].name);
-		if (isfinite(tasks[i].best))
-			bufprintf(&b, "</td><td>%.2fx</td></tr>\n", tasks[i].best);
+	bufputs(b, "</table></div><div><h2>Slowest correct tasks</h2>\n<table><tr><th>variant</th><th>speedup</th></tr>\n");
+	qsort(t->tasks, t->ntasks, sizeof *t->tasks, cmpslow);
+	for (i = 0; i < t->ntasks && i < 15 && t->tasks[i].correct; i++) {
+		bufputs(b, "<tr><td>");
+		esc(b, t->tasks[i].name);
+		if (isfinite(t->tasks[i].best))
+			bufprintf(b, "</td><td>%.2fx</td></tr>\n", t->tasks[i].best);
 		else
-			bufputs(&b, "</td><td>-</td></tr>\n");
+			bufputs(b, "</td><td>-</td></tr>\n");
 	}
-	bufputs(&b, "</table></div></div>\n</body></html>\n");
+	bufputs(b, "</table></div></div>\n</body></html>\n");
+}
+
+/* the page about the records (files, nfiles of them) written to out */
+static int
+report(const char *out, char *const *files, size_t nfiles)
+{
+	struct tally t;
+	struct buf b;
+	size_t i;
+
+	memset(&t, 0, sizeof t);
+	t.nfiles = nfiles;
+	t.outcomes = json_object();
+	t.speed = xcalloc(nfiles + 1, sizeof *t.speed);
+	t.sol = xcalloc(nfiles + 1, sizeof *t.sol);
+	for (i = 0; i < nfiles; i++) {
+		char err[512];
+		json_t *rec = jload(files[i], err, sizeof err);
+		if (!rec)
+			die(EXIT_USAGE, "%s", err);
+		tallyrecord(&t, rec);
+		json_decref(rec);
+	}
+	bufinit(&b, (size_t)1 << 30);
+	pagestages(&b, &t);
+	pagespeedcost(&b, &t);
+	pagetasks(&b, &t);
 	if (writefile(out, b.s, b.n) < 0)
 		die(EXIT_RETRY, "cannot write '%s':", out);
 	buffree(&b);
-	free(speed);
-	free(sol);
-	free(models);
-	free(tasks);
-	json_decref(outcomes);
+	free(t.speed);
+	free(t.sol);
+	free(t.models);
+	free(t.tasks);
+	json_decref(t.outcomes);
 	return 0;
 }
 
