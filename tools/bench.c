@@ -78,9 +78,19 @@
  * that an honest kernel at the roof reads at most 100%.
  * Speedup above 10x or SOL above 100% is flagged for review.
  *
- *   bench --calibrate -o CALIBRATION_JSON CALIBRATE_PROGRAM
- * measures the GPU once per build (tools/runtime/calibrate.cu); without a
- * GPU it records none.
+ *   bench --calibrate [--gpus N] [--lock-dir DIR] -o CALIBRATION_JSON CALIBRATE_PROGRAM
+ * measures every GPU of the slots once per build (tools/runtime/calibrate.cu),
+ * each in turn, leased and alone visible: devices lists them (with their
+ * UUIDs and leases), the first one's figures are also at the top; without a
+ * GPU it records none. A candidate's % of speed of light uses the figures of
+ * the GPU it ran on, else those of a GPU of the same name (calibrated_on
+ * says which: under Slurm the calibration step measures the GPU it got),
+ * else none.
+ *
+ * One GPU lease holds for all of a record's cases; its "gpu" says which
+ * GPU that was (sandbox.h: the slot, the device it stands for, the host;
+ * the harness's name, compute capability and UUID) and NVML's SM clock
+ * before and after (-1 where NVML does not know that device).
  *
  * The options are the table in main() (lib/opts.h), which --help prints.
  *
@@ -113,7 +123,7 @@ static const char usage[] =
 	"usage: bench [options] -o BENCH_JSON TASK_JSON VERIFY_JSON COMPILE_JSON HARNESS\n"
 	"             CALIBRATION_JSON [BASELINE_JSON]\n"
 	"       bench --baseline [options] -o BASELINE_JSON TASK_JSON HARNESS ORACLE_JSON BASELINE_SO\n"
-	"       bench --calibrate -o CALIBRATION_JSON CALIBRATE_PROGRAM\n";
+	"       bench --calibrate [options] -o CALIBRATION_JSON CALIBRATE_PROGRAM\n";
 
 enum { MINCALLS = 20, MAXCALLS = 300, MINPAIRS = 8, TAILCALLS = 2 };
 static const double WARMUP_MS = 25, MAXTIMED_MS = 3000, SPREAD = 0.02, SOL_MARGIN = 1.05;
@@ -130,23 +140,44 @@ struct nvml {
 	void *so;
 	int (*init)(void);
 	int (*handle)(unsigned, void **);
+	int (*byuuid)(const char *, void **);
+	int (*uuid)(void *, char *, unsigned);
 	int (*clock)(void *, int, unsigned *);
 	int (*driver)(char *, unsigned);
 	void *dev;
 };
 
+/* the leased device, as CUDA_VISIBLE_DEVICES names it: an index (NVML's
+ * are the PCI order the harness is given too) or a GPU- UUID */
 static void
-nvmlopen(struct nvml *n, int device)
+nvmlopen(struct nvml *n, const char *device)
 {
+	char *end;
+	long i = strtol(device, &end, 10);
+
 	memset(n, 0, sizeof *n);
 	n->so = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
 	if (!n->so)
 		return;
 	*(void **)&n->init = dlsym(n->so, "nvmlInit_v2");
 	*(void **)&n->handle = dlsym(n->so, "nvmlDeviceGetHandleByIndex_v2");
+	*(void **)&n->byuuid = dlsym(n->so, "nvmlDeviceGetHandleByUUID");
+	*(void **)&n->uuid = dlsym(n->so, "nvmlDeviceGetUUID");
 	*(void **)&n->clock = dlsym(n->so, "nvmlDeviceGetClockInfo");
 	*(void **)&n->driver = dlsym(n->so, "nvmlSystemGetDriverVersion");
-	if (!n->init || !n->handle || !n->clock || n->init() != 0 || n->handle((unsigned)device, &n->dev) != 0)
+	if (!n->init || !n->handle || !n->byuuid || !n->clock || n->init() != 0 ||
+	    (*device && !*end && i >= 0 ? n->handle((unsigned)i, &n->dev) : !strncmp(device, "GPU-", 4)
+	     ? n->byuuid(device, &n->dev) : -1) != 0)
+		n->dev = NULL;
+}
+
+/* NVML's device is not the one the harness ran on (its CUDA UUID): no clocks from it */
+static void
+nvmlcheck(struct nvml *n, const char *uuid)
+{
+	char u[96] = "";
+
+	if (n->dev && *uuid && n->uuid && (n->uuid(n->dev, u, sizeof u) != 0 || strcmp(u, uuid)))
 		n->dev = NULL;
 }
 
@@ -700,34 +731,82 @@ peakfor(const struct task *t)
 }
 
 
+/* the calibration program on the GPU of slot (held), that GPU alone visible */
+static json_t *
+calibrateone(const char *out, const char *program, int slot)
+{
+	/* our own program, trusted: run it directly and read its JSON */
+	char dev[64], err[512], host[256] = "", *tmp = xasprintf("%s.run.%ld", out, (long)getpid()), *cmd;
+	json_t *rec;
+	int st;
+
+	gpudevice(slot, dev, sizeof dev);
+	if (strchr(dev, '\''))
+		die(EXIT_USAGE, "a CUDA_VISIBLE_DEVICES entry with a quote: '%s'", dev);
+	cmd = xasprintf("CUDA_VISIBLE_DEVICES='%s' CUDA_DEVICE_ORDER=PCI_BUS_ID '%s' > '%s'", dev, program, tmp);
+	tempadd(tmp);
+	st = system(cmd);
+	free(cmd);
+	if (st != 0)
+		die(EXIT_RETRY, "the calibration program failed on device '%s' (%d)", dev, st);
+	rec = jload(tmp, err, sizeof err);
+	tempdone(tmp);
+	free(tmp);
+	if (!rec)
+		die(EXIT_RETRY, "calibration: %s", err);
+	gethostname(host, sizeof host - 1);
+	json_object_set_new(rec, "lease", json_pack("{s:i,s:s,s:s}", "slot", slot, "device", dev, "host", host));
+	return rec;
+}
+
+/* every GPU of the slots in turn, each leased while it is measured: the
+ * first one's figures at the top, all of them under devices */
 static int
-calibrate(const char *out, const char *program)
+calibrate(const struct opts *o, const char *program)
 {
 	json_t *rec;
-	char err[512];
 
 	if (!hasgpu()) {
 		rec = json_pack("{s:n}", "gpu");
 	} else {
-		/* our own program, trusted: run it directly and read its JSON */
-		char *tmp = xasprintf("%s.run.%ld", out, (long)getpid());
-		char *cmd = xasprintf("'%s' > '%s'", program, tmp);
-		int st;
-		tempadd(tmp);
-		st = system(cmd);
-		free(cmd);
-		if (st != 0)
-			die(EXIT_RETRY, "the calibration program failed (%d)", st);
-		rec = jload(tmp, err, sizeof err);
-		tempdone(tmp);
-		free(tmp);
-		if (!rec)
-			die(EXIT_RETRY, "calibration: %s", err);
+		json_t *devices = json_array();
+		for (int slot = 0; slot < gpuslots(o->gpus); slot++) {
+			int fd = gpulockslot(o->lockdir, slot);
+			if (fd < 0)
+				die(EXIT_RETRY, "cannot take GPU slot %d in '%s':", slot, o->lockdir);
+			json_array_append_new(devices, calibrateone(o->out, program, slot));
+			close(fd);
+		}
+		rec = json_deep_copy(json_array_get(devices, 0));
+		json_object_del(rec, "lease");
+		json_object_set_new(rec, "devices", devices);
 	}
-	if (jwrite(out, rec) < 0)
-		die(EXIT_RETRY, "cannot write '%s':", out);
+	if (jwrite(o->out, rec) < 0)
+		die(EXIT_RETRY, "cannot write '%s':", o->out);
 	json_decref(rec);
 	return 0;
+}
+
+/* calib's figures for the GPU g: the ones measured on it (its UUID), else
+ * on another GPU of its name (a Slurm step calibrates the GPU it got),
+ * else none; which it was goes into cr */
+static json_t *
+calibfor(json_t *calib, const struct gpuinfo *g, json_t *cr)
+{
+	json_t *d, *same = NULL;
+	size_t i;
+
+	json_array_foreach(json_object_get(calib, "devices"), i, d) {
+		if (!strcmp(jstr(d, "uuid", ""), g->uuid))
+			return d;
+		if (!same && !strcmp(jstr(d, "gpu", ""), g->name))
+			same = d;
+	}
+	if (!same && !json_object_get(calib, "devices") && !strcmp(jstr(calib, "gpu", ""), g->name))
+		same = calib; /* a calibration of one GPU, made before UUIDs were recorded */
+	if (same)
+		json_object_set_new(cr, "calibrated_on", json_string(jstr(same, "uuid", "another GPU of this name")));
+	return same;
 }
 
 static void
@@ -750,7 +829,7 @@ timebaseline(const struct opts *o, const char *taskpath, const char *harness, co
 	struct task t;
 	char err[1024];
 	json_t *rec = json_object(), *cases = json_array(), *orj;
-	int c, lockfd;
+	int c, lockfd, slot;
 
 	if (taskload(taskpath, &t, err, sizeof err) < 0)
 		die(EXIT_USAGE, "%s", err);
@@ -770,22 +849,26 @@ timebaseline(const struct opts *o, const char *taskpath, const char *harness, co
 	} else if (!hasgpu()) {
 		setstatus(rec, STAGE_BENCH, ST_SKIPPED);
 	} else {
+		/* one GPU for every case */
+		if ((lockfd = gpulock(o->lockdir, o->gpus, &slot)) < 0)
+			die(EXIT_RETRY, "cannot take a GPU slot in '%s':", o->lockdir);
 		for (c = 0; c < t.nbench; c++) {
 			struct bcase b;
 			struct timing tm;
 			struct harness h;
 			casesetup(&b, o, &t, c, harness, 0);
+			b.device = slot;
 			if (hshm(&h, &t, b.shm, err, sizeof err) < 0)
 				die(EXIT_RETRY, "%s", err);
-			if ((lockfd = gpulock(o->lockdir, o->gpus, &b.device)) < 0)
-				die(EXIT_RETRY, "cannot take a GPU slot in '%s':", o->lockdir);
 			timecase(&b, &h, so, "baseline", NULL, 0, &tm, NULL, NULL);
-			close(lockfd);
+			if (!json_object_get(rec, "gpu") && *h.gpu.uuid)
+				json_object_set_new(rec, "gpu", gpujson(&h.gpu));
 			if (tm.status == ST_MEASURED)
 				json_array_append_new(cases, json_pack("{s:s,s:o}", "case", b.c->label, "baseline", tm.stats));
 			else
 				json_array_append_new(cases, json_pack("{s:s,s:s}", "case", b.c->label, "error", tm.problem));
 		}
+		close(lockfd);
 		setstatus(rec, STAGE_BENCH, ST_MEASURED);
 	}
 	if (jwrite(o->out, rec) < 0)
@@ -801,7 +884,7 @@ static void
 sol(const struct task *t, const struct tcase *c, json_t *calib, const struct timing *tm, json_t *cr, json_t *rec,
     struct buf *feedback)
 {
-	json_t *cal = json_object_get(calib, "gpu") ? calib : NULL;
+	json_t *cal = calib && json_object_get(calib, "gpu") ? calib : NULL;
 	/* the memory roof: the fastest way the calibration moved memory */
 	double peak = jnum(cal, peakfor(t), 0) * 1e12 * SOL_MARGIN,
 	       bw = fmax(jnum(cal, "copy_gbs", 0), fmax(jnum(cal, "read_gbs", 0), jnum(cal, "write_gbs", 0))) * 1e9 * SOL_MARGIN;
@@ -845,7 +928,7 @@ speedup(json_t *baseline, int ci, const struct tcase *c, const struct timing *tm
 
 /* one bench case of a candidate into its record; 0, or -1 when timing failed */
 static int
-benchcase(const struct opts *o, const struct task *t, int ci, const char *harness, const char *so,
+benchcase(const struct opts *o, const struct task *t, int ci, int slot, const char *harness, const char *so,
           const char *oracle, json_t *calib, json_t *baseline, json_t *rec, struct buf *feedback,
           double *logsum, int *nspeed, double *gpusec)
 {
@@ -853,21 +936,21 @@ benchcase(const struct opts *o, const struct task *t, int ci, const char *harnes
 	struct timing tm;
 	struct harness h;
 	json_t *cr, *cases = json_object_get(rec, "cases");
-	int lockfd;
 	double t0;
 	char err[1024];
 
 	casesetup(&b, o, t, ci, harness, 1);
+	b.device = slot;
 	if (hshm(&h, t, b.shm, err, sizeof err) < 0)
 		die(EXIT_RETRY, "%s", err);
-	if ((lockfd = gpulock(o->lockdir, o->gpus, &b.device)) < 0)
-		die(EXIT_RETRY, "cannot take a GPU slot in '%s':", o->lockdir);
 	t0 = now();
 	cr = json_pack("{s:s}", "case", b.c->label);
 	json_array_append_new(cases, cr);
 	timecase(&b, &h, so, t->entry, oracle, 1, &tm, cr, rec);
-	close(lockfd);
 	*gpusec += now() - t0;
+	/* the GPU it ran on, from the first case whose harness started */
+	if (!json_object_get(rec, "gpu") && *h.gpu.uuid)
+		json_object_set_new(rec, "gpu", gpujson(&h.gpu));
 	json_object_set_new(cr, "checks", json_pack("{s:i,s:i,s:s}", "kept", tm.held, "passed", tm.checked, "oracle",
 	                    tm.oracle));
 	json_object_set_new(cr, "seconds", json_pack("{s:f,s:f,s:f,s:f}", "start", tm.phase[0], "setup", tm.phase[1],
@@ -890,7 +973,7 @@ benchcase(const struct opts *o, const struct task *t, int ci, const char *harnes
 	if (tm.host_ms > 1.5 * tm.median_ms + 0.05)
 		addreview(rec, "at %s the host saw %.4f ms per call but the events %.4f ms: work may run outside the timed "
 		          "stream", b.c->label, tm.host_ms, tm.median_ms);
-	sol(t, b.c, calib, &tm, cr, rec, feedback);
+	sol(t, b.c, calibfor(calib, &h.gpu, cr), &tm, cr, rec, feedback);
 	if (baseline)
 		speedup(baseline, ci, b.c, &tm, cr, rec, feedback, logsum, nspeed);
 	bufputs(feedback, "\n");
@@ -902,12 +985,12 @@ static int
 candidate(const struct opts *o, char *const *in, size_t nin)
 {
 	struct task t;
-	json_t *rec, *ver, *calib = NULL, *baseline = NULL;
-	char err[1024], *so = NULL, *oracle = NULL;
+	json_t *rec, *ver, *calib = NULL, *baseline = NULL, *gpu;
+	char err[1024], *so = NULL, *oracle = NULL, dev[64], drv[80] = "";
 	struct nvml nv;
 	struct buf feedback;
 	double logsum = 0, gpusec = 0;
-	int c, nspeed = 0;
+	int c, nspeed = 0, slot, lockfd, clock0;
 	enum status v;
 
 	if (taskload(in[0], &t, err, sizeof err) < 0)
@@ -929,26 +1012,31 @@ candidate(const struct opts *o, char *const *in, size_t nin)
 	memset(&nv, 0, sizeof nv);
 	json_object_set_new(rec, "cases", json_array());
 	setstatus(rec, STAGE_BENCH, ST_MEASURED);
-	{
-		/* the GPU this candidate gets: its clock and driver */
-		char drv[80] = "";
-		nvmlopen(&nv, 0);
-		if (nv.driver)
-			nv.driver(drv, sizeof drv);
-		json_object_set_new(rec, "gpu", json_pack("{s:O?,s:i,s:s}", "name", json_object_get(json_object_get(ver, "gpu"),
-		                    "name"), "sm_clock_mhz_start", smclock(&nv), "driver", drv));
-		json_object_update_missing(json_object_get(rec, "gpu"), json_object_get(ver, "gpu"));
-	}
 	json_object_set_new(rec, "isolation", json_string(jailkind()));
 	if (!json_is_true(json_object_get(ver, "bench_checked")))
 		addreview(rec, "verify did not check the outputs at every bench size against an oracle (%s)",
 		          jstr(ver, "bench_checked", "not recorded"));
+	/* one GPU for every case: its clock and driver through NVML */
+	if ((lockfd = gpulock(o->lockdir, o->gpus, &slot)) < 0)
+		die(EXIT_RETRY, "cannot take a GPU slot in '%s':", o->lockdir);
+	gpudevice(slot, dev, sizeof dev);
+	nvmlopen(&nv, dev);
+	if (nv.driver)
+		nv.driver(drv, sizeof drv);
+	clock0 = smclock(&nv);
 	for (c = 0; c < t.nbench; c++)
-		if (benchcase(o, &t, c, in[3], so, oracle, calib, baseline, rec, &feedback, &logsum, &nspeed, &gpusec) < 0)
+		if (benchcase(o, &t, c, slot, in[3], so, oracle, calib, baseline, rec, &feedback, &logsum, &nspeed,
+		              &gpusec) < 0)
 			break;
+	if (!(gpu = json_object_get(rec, "gpu"))) /* no harness of it started */
+		json_object_set_new(rec, "gpu", gpu = json_pack("{s:{s:i,s:s}}", "lease", "slot", slot, "device", dev));
+	nvmlcheck(&nv, jstr(gpu, "uuid", ""));
+	json_object_set_new(gpu, "sm_clock_mhz_start", json_integer(nv.dev ? clock0 : -1));
+	json_object_set_new(gpu, "sm_clock_mhz_end", json_integer(smclock(&nv)));
+	json_object_set_new(gpu, "driver", json_string(drv));
+	close(lockfd);
 	if (nspeed)
 		json_object_set_new(rec, "speedup", json_real(exp(logsum / nspeed)));
-	json_object_set_new(json_object_get(rec, "gpu"), "sm_clock_mhz_end", json_integer(smclock(&nv)));
 	json_object_set_new(rec, "gpu_seconds", json_real(gpusec));
 write:
 	json_object_set_new(rec, "feedback", json_string(feedback.s));
@@ -994,7 +1082,7 @@ main(int argc, char **argv)
 		optdie(&spec, "need TASK_JSON VERIFY_JSON COMPILE_JSON HARNESS CALIBRATION_JSON [BASELINE_JSON]");
 	if (!cal && jailweak())
 		die(EXIT_USAGE, "%s", jailweak());
-	r = cal ? calibrate(o.out, in.v[0])
+	r = cal ? calibrate(&o, in.v[0])
 	    : base ? timebaseline(&o, in.v[0], in.v[1], in.v[2], in.v[3])
 	    : candidate(&o, in.v, in.n);
 	optfree(&in);

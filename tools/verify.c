@@ -56,6 +56,11 @@
  * oracle. bench --baseline copies the verdict into baseline.json, which
  * bench reads. An empty BASELINE_SO (it did not build here) is not_built.
  *
+ * The GPU: --gpus N slots (one flock each in --lock-dir) stand for devices
+ * 0 .. N-1, or the first N that CUDA_VISIBLE_DEVICES names; the harness
+ * sees the leased one alone (tools/lib/sandbox.h), and the record's gpu
+ * says which it was (slot, device, host, UUID).
+ *
  * The options are the table in main() (lib/opts.h), which --help prints.
  *
  * Exit: 0 written (whatever the candidate did); 1 infrastructure (the GPU

@@ -33,12 +33,19 @@ fake_scale_events(double f)
 	scale = f;
 }
 
+/* as a GPU host with the leased GPU alone visible: CUDA_VISIBLE_DEVICES
+ * names one device (a fake UUID from it), and that is device 0 */
 int
 dv_init(int device, struct dvinfo *info)
 {
+	const char *v = getenv("CUDA_VISIBLE_DEVICES");
+
+	if (!v || !*v || strchr(v, ','))
+		return 100; /* cudaErrorNoDevice: the harness must see one GPU alone */
 	if (device != 0)
 		return 101; /* cudaErrorInvalidDevice */
 	snprintf(info->name, sizeof info->name, "Fake GPU");
+	snprintf(info->uuid, sizeof info->uuid, "GPU-fake-%.40s", v);
 	info->major = 9;
 	info->minor = 0;
 	info->sms = 132;

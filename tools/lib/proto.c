@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "draw.h"
 #include "json.h"
@@ -27,8 +28,12 @@ gpujson(const struct gpuinfo *g)
 
 	snprintf(drv, sizeof drv, "%d.%d", g->driver / 1000, g->driver % 1000 / 10);
 	snprintf(rt, sizeof rt, "%d.%d", g->runtime / 1000, g->runtime % 1000 / 10);
-	return json_pack("{s:s,s:s,s:s,s:s,s:i,s:I}", "name", g->name, "compute_capability", g->cc,
-	                 "driver_cuda", drv, "runtime", rt, "sms", g->sms, "l2_bytes", (json_int_t)g->l2);
+	char host[256] = "";
+
+	gethostname(host, sizeof host - 1);
+	return json_pack("{s:s,s:s,s:s,s:s,s:i,s:I,s:s,s:{s:i,s:s,s:s}}", "name", g->name, "compute_capability", g->cc,
+	                 "driver_cuda", drv, "runtime", rt, "sms", g->sms, "l2_bytes", (json_int_t)g->l2, "uuid", g->uuid,
+	                 "lease", "slot", g->slot, "device", g->device, "host", host);
 }
 
 size_t
@@ -150,6 +155,8 @@ hspawn(struct harness *h, const char *harness, const char *so, const char *entry
 	h->timeout = timeout;
 	h->open = extra && !strcmp(extra, HOPEN);
 	h->wrapped = wrapper != NULL;
+	h->gpu.slot = device;
+	gpudevice(device, h->gpu.device, sizeof h->gpu.device);
 	return childstartwrapped(&h->ch, wrapper, harness, so, entry, device, extra, timeout * 4 + 120, err, cap) < 0
 	       ? -1 : 0;
 }
@@ -167,8 +174,8 @@ hready(struct harness *h, struct hres *r, char *err, size_t cap)
 		return failed(err, cap, "the GPU is gone: %s", line + 9);
 	if (!strncmp(line, "loaderror", 9) || !strncmp(line, "noentry", 7))
 		return verdict(r, ST_LOAD_ERROR, "The shared object could not be loaded: %s", line);
-	if (sscanf(line, "ready %127[^|]|%15[^|]|%ld|%d|%d|%d|%159[^\n]", g->name, g->cc, &g->l2, &g->sms, &g->driver,
-	           &g->runtime, g->lockdown) != 7)
+	if (sscanf(line, "ready %127[^|]|%15[^|]|%ld|%d|%d|%d|%63[^|]|%159[^\n]", g->name, g->cc, &g->l2, &g->sms,
+	           &g->driver, &g->runtime, g->uuid, g->lockdown) != 8)
 		return verdict(r, ST_SANDBOX, "The harness's first reply was tampered with: '%.200s'", line);
 	return 0;
 }

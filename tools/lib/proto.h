@@ -31,8 +31,11 @@
 
 struct gpuinfo {
 	char name[128], cc[16], lockdown[160];
+	char uuid[64];              /* as the harness's CUDA runtime reported it */
+	char device[64];            /* the leased slot's device, as CUDA_VISIBLE_DEVICES names it */
 	long l2;
 	int sms, driver, runtime;
+	int slot;                   /* the lease (sandbox.h gpulock) */
 };
 json_t *gpujson(const struct gpuinfo *g);
 

@@ -44,21 +44,85 @@ hasgpu(void)
 	return access("/dev/nvidiactl", F_OK) == 0 || access("/dev/nvidia0", F_OK) == 0;
 }
 
+/* RETORT_GPU_LEASE=step: a scheduler gave this process its GPUs alone (a
+ * Slurm step's gres, tools/slurm-launch): its lease is theirs, no lock */
+static int
+stepleased(void)
+{
+	const char *l = getenv("RETORT_GPU_LEASE");
+
+	return l && !strcmp(l, "step");
+}
+
+/* the entries of CUDA_VISIBLE_DEVICES as this process found it, up to
+ * max; -1 when it is not set */
+static int
+visibledevices(char dev[][64], int max)
+{
+	const char *v = getenv("CUDA_VISIBLE_DEVICES");
+	int n = 0;
+
+	if (!v)
+		return -1;
+	while (*v && n < max) {
+		size_t k = strcspn(v, ",");
+		if (k > 0 && k < 64) {
+			memcpy(dev[n], v, k);
+			dev[n++][k] = 0;
+		}
+		v += k + (v[k] == ',');
+	}
+	return n;
+}
+
+int
+gpuslots(int ngpus)
+{
+	char dev[64][64];
+	int n = visibledevices(dev, 64);
+
+	if (ngpus < 1 || stepleased())
+		ngpus = 1;
+	return n > 0 && n < ngpus ? n : ngpus;
+}
+
+void
+gpudevice(int slot, char *out, size_t cap)
+{
+	char dev[64][64];
+	int n = visibledevices(dev, 64);
+
+	if (n < 0)
+		snprintf(out, cap, "%d", slot);
+	else
+		snprintf(out, cap, "%s", slot < n ? dev[slot] : "");
+}
+
+/* slot's lock file, open; -1 with errno */
+static int
+slotfile(const char *dir, int slot)
+{
+	char *p = xasprintf("%s/gpu%d.lock", dir, slot);
+	int fd = open(p, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+
+	free(p);
+	return fd;
+}
+
 int
 gpulock(const char *dir, int ngpus, int *device)
 {
-	int i;
+	int i, fd;
 
-	if (ngpus < 1)
-		ngpus = 1;
+	*device = 0;
+	if (stepleased())
+		return open("/dev/null", O_RDONLY | O_CLOEXEC);
+	ngpus = gpuslots(ngpus);
 	if (mkdirp(dir) < 0)
 		return -1;
 	for (;;) {
 		for (i = 0; i < ngpus; i++) {
-			char *p = xasprintf("%s/gpu%d.lock", dir, i);
-			int fd = open(p, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-			free(p);
-			if (fd < 0)
+			if ((fd = slotfile(dir, i)) < 0)
 				return -1;
 			if (flock(fd, LOCK_EX | LOCK_NB) == 0) {
 				*device = i;
@@ -68,6 +132,23 @@ gpulock(const char *dir, int ngpus, int *device)
 		}
 		usleep(20000); /* the pool should prevent this; wait for a slot */
 	}
+}
+
+int
+gpulockslot(const char *dir, int slot)
+{
+	int fd;
+
+	if (stepleased())
+		return open("/dev/null", O_RDONLY | O_CLOEXEC);
+	if (mkdirp(dir) < 0 || (fd = slotfile(dir, slot)) < 0)
+		return -1;
+	while (flock(fd, LOCK_EX) < 0)
+		if (errno != EINTR) {
+			close(fd);
+			return -1;
+		}
+	return fd;
 }
 
 /* processes of this uid, so that RLIMIT_NPROC leaves room for a few more */
@@ -437,9 +518,9 @@ limits(const struct jail *j, uid_t uid)
 
 /* the environment a jailed program sees: nothing of ours */
 static char **
-jailenv(const char *home)
+jailenv(const struct jail *j, const char *home)
 {
-	static char *env[8];
+	static char *env[10];
 	const char *ld = getenv("LD_LIBRARY_PATH");
 	int n = 0;
 
@@ -449,6 +530,11 @@ jailenv(const char *home)
 	env[n++] = "TMPDIR=/tmp";
 	if (ld && *ld)
 		env[n++] = xasprintf("LD_LIBRARY_PATH=%s", ld);
+	if (j->gpu && j->gpudevice) {
+		/* the leased GPU alone, numbered as nvidia-smi numbers them */
+		env[n++] = xasprintf("CUDA_VISIBLE_DEVICES=%s", j->gpudevice);
+		env[n++] = "CUDA_DEVICE_ORDER=PCI_BUS_ID";
+	}
 	env[n] = NULL;
 	return env;
 }
@@ -534,7 +620,7 @@ jailexec(const struct jail *j, char *const argv[])
 	 * leaves no room for a sanitizer's allocator */
 	if (bwrappath()) {
 		char **bargv = bwrapargv(j, argv);
-		env = jailenv("/work");
+		env = jailenv(j, "/work");
 		limits(j, getuid());
 		execve(bwrappath(), bargv, env);
 		return -1;
@@ -551,7 +637,7 @@ jailexec(const struct jail *j, char *const argv[])
 	}
 	if (getuid() == 0 && dropuid() < 0)
 		return -1;
-	env = jailenv(ns > 0 ? "/work" : j->work);
+	env = jailenv(j, ns > 0 ? "/work" : j->work);
 	limits(j, getuid());
 	execve(argv[0], argv, env);
 	return -1;
@@ -842,7 +928,7 @@ childstartwrapped(struct child *c, const char *const *wrapper, const char *harne
                   const char *entry, int device, const char *extra, int seconds, char *err, size_t errlen)
 {
 	int cmdp[2], repp[2], outfd = -1;
-	char dev[16];
+	char dev[64];
 	pid_t pid;
 	struct jail j;
 
@@ -861,9 +947,11 @@ childstartwrapped(struct child *c, const char *const *wrapper, const char *harne
 	j.work = c->scratch;
 	j.gpu = 1;
 	j.seconds = seconds;
+	/* device is the slot leased: the harness sees that GPU alone, as device 0 */
+	gpudevice(device, dev, sizeof dev);
+	j.gpudevice = dev;
 	jailaddpaths(&j, wrapper);
 	jailkind(); /* probed here, not in the child */
-	snprintf(dev, sizeof dev, "%d", device);
 
 	/* orphans of the child become ours, for childstop to reap */
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
@@ -897,7 +985,7 @@ childstartwrapped(struct child *c, const char *const *wrapper, const char *harne
 		argv[n++] = h;
 		argv[n++] = s;
 		argv[n++] = (char *)entry;
-		argv[n++] = dev;
+		argv[n++] = "0";
 		if (extra)
 			argv[n++] = (char *)extra;
 		argv[n] = NULL;

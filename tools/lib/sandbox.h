@@ -43,6 +43,7 @@ struct jail {
 	const char *work;          /* bound writable at /work, the working folder */
 	const char *ro[8];         /* more read-only paths, at their own paths (NULL ends) */
 	int gpu;                   /* the GPU device nodes */
+	const char *gpudevice;     /* with gpu: the one CUDA device it sees (CUDA_VISIBLE_DEVICES) */
 	int seconds;               /* CPU seconds (RLIMIT_CPU) */
 	long memmb, filemb;        /* address space and file size limits, MiB (0: none) */
 };
@@ -108,8 +109,9 @@ struct child {
 int childshm(struct child *c, size_t shmbytes, char *err, size_t errlen);
 /* the shared memory of from, shared (the same pages; from may stop first) */
 int childshmshare(struct child *c, const struct child *from, char *err, size_t errlen);
-/* start HARNESS on SO (entry point ENTRY, CUDA device DEVICE) in a jail
- * with the GPU; extra: one more argument for the harness, or NULL */
+/* start HARNESS on SO (entry point ENTRY) in a jail with the GPU of slot
+ * DEVICE (gpulock's) alone: CUDA_VISIBLE_DEVICES=gpudevice(DEVICE), device
+ * 0 inside; extra: one more argument for the harness, or NULL */
 int childstart(struct child *c, const char *harness, const char *so, const char *entry, int device,
                const char *extra, int seconds, char *err, size_t errlen);
 /* the same, run under a wrapper program (compute-sanitizer and its options) */
@@ -131,9 +133,24 @@ void childoutput(struct child *c, char *out, size_t cap);
 int hasgpu(void);
 
 /*
- * Hold one of ngpus GPU slots (flock on DIR/gpu<i>.lock); returns the fd
- * and sets *device. Blocks until one is free.
+ * GPU leases. The slots stand for the devices CUDA_VISIBLE_DEVICES named
+ * when the tool started (the user's or a scheduler's choice), else for
+ * devices 0 .. ngpus-1; there are ngpus of them, or fewer when that list
+ * is shorter. A lease is a flock on DIR/gpu<slot>.lock, which the kernel
+ * drops when its holder dies, however it dies: no two live holders ever
+ * share a slot, and a crashed one leaves none behind. With
+ * RETORT_GPU_LEASE=step (tools/slurm-launch sets it on a Slurm node) the
+ * scheduler leased this process its GPUs alone: slot 0, no lock file.
+ *
+ * gpulock holds the first free of ngpus slots: returns the fd (closing it
+ * ends the lease) and sets *device to the slot; blocks until one is free.
+ * gpulockslot holds slot, waiting for it. gpuslots: how many slots
+ * ngpus makes. gpudevice: the device a slot stands for, as
+ * CUDA_VISIBLE_DEVICES names it ("" when the list has no such entry).
  */
 int gpulock(const char *dir, int ngpus, int *device);
+int gpulockslot(const char *dir, int slot);
+int gpuslots(int ngpus);
+void gpudevice(int slot, char *out, size_t cap);
 
 #endif

@@ -5,7 +5,8 @@
  * written; a streaming read; a streaming write; each over several grid
  * sizes), fp32 and fp64 FMA throughput, and bf16 tensor-core GEMM
  * throughput through cuBLAS. Prints one JSON object. Trusted code: bench
- * --calibrate runs it once per build, on device 0 (or DEVICE).
+ * --calibrate runs it once per GPU and build, with that GPU alone visible
+ * (device 0, or DEVICE).
  *
  * usage: calibrate [DEVICE]
  */
@@ -206,9 +207,12 @@ main(int argc, char **argv)
 		cudaFree(B);
 		cudaFree(C);
 	}
-	printf("{\"gpu\": \"%s\", \"compute_capability\": \"%d.%d\", \"sms\": %d, \"driver_cuda\": %d, "
+	const unsigned char *u = (const unsigned char *)p.uuid.bytes;
+	printf("{\"gpu\": \"%s\", \"uuid\": \"GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x\", "
+	       "\"compute_capability\": \"%d.%d\", \"sms\": %d, \"driver_cuda\": %d, "
 	       "\"runtime\": %d, \"copy_gbs\": %.1f, \"read_gbs\": %.1f, \"write_gbs\": %.1f, \"fp32_tflops\": %.2f, "
-	       "\"fp64_tflops\": %.2f, \"tensor_tflops\": %.1f}\n", p.name, p.major, p.minor, p.multiProcessorCount, drv,
+	       "\"fp64_tflops\": %.2f, \"tensor_tflops\": %.1f}\n", p.name, u[0], u[1], u[2], u[3], u[4], u[5], u[6],
+	       u[7], u[8], u[9], u[10], u[11], u[12], u[13], u[14], u[15], p.major, p.minor, p.multiProcessorCount, drv,
 	       rt, copy, rd, wr, f32, f64, tensor);
 	return 0;
 }

@@ -108,6 +108,11 @@ dv_init(int device, struct dvinfo *info)
 	    (e = cudaEventCreate(&ev0)) != cudaSuccess || (e = cudaEventCreate(&ev1)) != cudaSuccess)
 		return (int)e;
 	snprintf(info->name, sizeof info->name, "%s", p.name);
+	{
+		const unsigned char *u = (const unsigned char *)p.uuid.bytes;
+		snprintf(info->uuid, sizeof info->uuid, "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
+		         u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13], u[14], u[15]);
+	}
 	info->major = p.major;
 	info->minor = p.minor;
 	info->sms = p.multiProcessorCount;

@@ -20,6 +20,7 @@
 
 struct dvinfo {
 	char name[128];
+	char uuid[64];       /* GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx, as nvidia-smi prints it */
 	int major, minor, sms, driver, runtime;
 	long l2;
 	size_t flushbytes;   /* what a memset must cover to flush the L2 */

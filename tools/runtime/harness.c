@@ -9,6 +9,8 @@
  *
  * usage: harness SO ENTRY DEVICE [open]
  *
+ * (DEVICE is 0: the parent leaves the leased GPU alone visible)
+ *
  * The parent talks to it over three inherited descriptors: 3 commands
  * (text lines in), 4 replies (text lines out), 5 shared memory (a memfd
  * that outputs come back through). It never receives expected values; it
@@ -26,7 +28,7 @@
  * at once (CUDA_MODULE_LOADING=EAGER) and the process locks itself down
  * (lockdown.c).
  *
- * The first reply: "ready NAME|CC|L2|SMS|DRIVER|RUNTIME|LOCKDOWN", or
+ * The first reply: "ready NAME|CC|L2|SMS|DRIVER|RUNTIME|UUID|LOCKDOWN", or
  * "nodevice MESSAGE", "loaderror MESSAGE", "noentry NAME".
  *
  * Commands (tools/lib/proto.h speaks them):
@@ -457,8 +459,8 @@ main(int argc, char **argv)
 	dv_lasterror();
 	if (!isopen)
 		lockdown(lock, sizeof lock);
-	reply("ready %s|%d.%d|%ld|%d|%d|%d|%s", info.name, info.major, info.minor, info.l2, info.sms, info.driver,
-	      info.runtime, lock);
+	reply("ready %s|%d.%d|%ld|%d|%d|%d|%s|%s", info.name, info.major, info.minor, info.l2, info.sms, info.driver,
+	      info.runtime, info.uuid, lock);
 	while (fscanf(cmd, "%31s", word) == 1) {
 		long long off;
 		int g;
