@@ -181,3 +181,37 @@ expect_fail() {
 	test "$got" = "$want" || { echo "exit $got, want $want"; return 1; }
 	grep -q -e "$pattern" "$T/.err" || { echo "stderr lacks: $pattern"; return 1; }
 }
+
+# for the tests over the CPU stand-in for the GPU (tests/unit/fakedevice.c,
+# honoured by the test build only), in the current folder:
+# fake_gpu: RETORT_FAKE_GPU set, tests/fake's specs in tasks/, the lock
+# folder gpu/; FAKE is tests/fake
+fake_gpu() {
+	FAKE=$RETORT_ROOT/tests/fake
+	export RETORT_FAKE_GPU=1
+	mkdir -p out cache gpu tasks && cp "$FAKE"/*.yaml tasks/ && ln -s "$RETORT_ROOT/tasks/prompts" tasks/prompts
+}
+# fake_runtime: the harness's runtime on the fake device (out/runtime/harness.o)
+fake_runtime() {
+	"$RETORT_BIN/prepare" --runtime --fake "$RETORT_ROOT/tests/unit/fakedevice.c" --src "$RETORT_ROOT/tools" \
+		-o out/runtime/harness.o
+}
+# fake_variant ID SPEC: its task.json, harness, reference, expected outputs,
+# baseline (tests/fake/baseline.c), oracle check and baseline timing
+fake_variant() {
+	d=out/v/$1
+	"$RETORT_BIN/gen" --split tasks/$2.yaml --all --out out --tasks-dir tasks >/dev/null &&
+	"$RETORT_BIN/prepare" --harness --object out/runtime/harness.o -o $d/harness $d/task.json &&
+	"$RETORT_BIN/prepare" --reference --src "$RETORT_ROOT/tools" -o $d/reference $d/task.json &&
+	"$RETORT_BIN/verify" --expected --cache-dir cache -o $d/expected.json $d/task.json $d/reference &&
+	cc -shared -fPIC -o $d/baseline.so "$FAKE/baseline.c" &&
+	"$RETORT_BIN/verify" --baseline --lock-dir gpu -o $d/oracle.json $d/task.json $d/harness $d/expected.json \
+		$d/baseline.so &&
+	"$RETORT_BIN/bench" --baseline --lock-dir gpu -o $d/baseline.json $d/task.json $d/harness $d/oracle.json \
+		$d/baseline.so
+}
+# fake_candidate NAME DIR: tests/fake/NAME.c built into DIR/cand.so, with
+# the compile.json that says it built
+fake_candidate() {
+	mkdir -p $2 && cc -shared -fPIC -O1 -o $2/cand.so "$FAKE/$1.c" && echo '{"status": "ok"}' >$2/compile.json
+}

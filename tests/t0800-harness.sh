@@ -9,33 +9,16 @@
 # the test build only).
 . "$(dirname "$0")/lib.sh"
 
-FAKE=$RETORT_ROOT/tests/fake
-export RETORT_FAKE_GPU=1
 cd "$T" || exit 1
-mkdir -p out cache gpu tasks
-cp "$FAKE"/*.yaml tasks/ && ln -s "$RETORT_ROOT/tasks/prompts" tasks/prompts
+fake_gpu
 echo '{"gpu": null}' >calibration.json
 
-# variant ID SPEC: its task.json, harness, reference, expected outputs,
-# baseline (tests/fake/baseline.c), oracle check and baseline timing
-variant() {
-	d=out/v/$1
-	"$RETORT_BIN/gen" --split tasks/$2.yaml --all --out out --tasks-dir tasks >/dev/null &&
-	"$RETORT_BIN/prepare" --harness --object out/runtime/harness.o -o $d/harness $d/task.json &&
-	"$RETORT_BIN/prepare" --reference --src "$RETORT_ROOT/tools" -o $d/reference $d/task.json &&
-	"$RETORT_BIN/verify" --expected --cache-dir cache -o $d/expected.json $d/task.json $d/reference &&
-	cc -shared -fPIC -o $d/baseline.so "$FAKE/baseline.c" &&
-	"$RETORT_BIN/verify" --baseline --lock-dir gpu -o $d/oracle.json $d/task.json $d/harness $d/expected.json \
-		$d/baseline.so &&
-	"$RETORT_BIN/bench" --baseline --lock-dir gpu -o $d/baseline.json $d/task.json $d/harness $d/oracle.json \
-		$d/baseline.so
-}
 
 # candidate NAME VARIANT: tests/fake/NAME.c built and run through verify
 # (and bench when verify found it correct) into runs/NAME.VARIANT
 candidate() {
 	d=out/v/$2 r=runs/$1.$2
-	mkdir -p $r && cc -shared -fPIC -O1 -o $r/cand.so "$FAKE/$1.c" && echo '{"status": "ok"}' >$r/compile.json &&
+	fake_candidate $1 $r &&
 	"$RETORT_BIN/verify" --timeout 3 --lock-dir gpu -o $r/verify.json $d/task.json $r/compile.json $d/harness \
 		$d/expected.json $d/oracle.json &&
 	"$RETORT_BIN/bench" --timeout 3 --lock-dir gpu -o $r/bench.json $d/task.json $r/verify.json $r/compile.json \
@@ -55,9 +38,8 @@ expect() {
 }
 
 test_expect_success 'the fake device runtime and the variants build' '
-	"$RETORT_BIN/prepare" --runtime --fake "$RETORT_ROOT/tests/unit/fakedevice.c" --src "$RETORT_ROOT/tools" \
-		-o out/runtime/harness.o && test -f out/runtime/harness.o.fake &&
-	variant fakescale fakescale && variant fakeheavy fakeheavy &&
+	fake_runtime && test -f out/runtime/harness.o.fake &&
+	fake_variant fakescale fakescale && fake_variant fakeheavy fakeheavy &&
 	test "$(field out/v/fakescale/oracle.json "d[\"verdict\"]")" = correct &&
 	test "$(field out/v/fakescale/baseline.json "d[\"oracle\"][\"status\"]")" = ok &&
 	test "$(field out/v/fakescale/baseline.json "d[\"cases\"][0][\"baseline\"][\"count\"]")" -ge 20
