@@ -17,7 +17,17 @@ Answers are compiled first, in parallel on half the cores; then each runs
 on the GPU alone. RETORT_GPU_SUITE_SECONDS stops starting new ones after
 that many seconds (a partial run is a failed run).
 
-usage: tests/gpu/run.py WORKDIR [--only NAME|cheat|honest|demo ...]
+With --gpu-jobs N (default 1: one candidate at a time) verify and bench
+lease N GPU slots (--gpus N) and the honest kernels and demo answers run N
+at a time, each on a GPU of its own; the cheats still run one at a time
+(the stray-process check looks at the whole machine), and do_bench runs
+only with one job (it would share a GPU). The GPU phase's candidates per
+minute are printed at the end.
+
+--repeat K runs each honest kernel and demo answer K times (copies of
+its build), for throughput figures (tests/bench/gpu-throughput.sh).
+
+usage: tests/gpu/run.py WORKDIR [--gpu-jobs N] [--repeat K] [--only NAME|cheat|honest|demo ...]
 Prints a short table; writes WORKDIR/results.json after every answer.
 Exit 1 if any expectation fails.
 """
@@ -81,6 +91,7 @@ class Suite:
         self.failures = 0
         self.prep_s = {}
         self.oracle_s = {}
+        self.gpus = 1  # --gpu-jobs: the GPU slots verify and bench lease
 
     def runtime(self):
         """The harness's runtime (device code, lockdown, guard), built once."""
@@ -125,11 +136,11 @@ class Suite:
         d = self.prepared[vid]
         if os.path.exists(d + "/baseline.so") and not os.path.exists(d + "/baseline.json"):
             t0 = time.time()
-            rc, out, _ = sh([BIN + "/verify", "--baseline", "--lock-dir", self.work + "/gpu", "-o", d + "/oracle.json",
+            rc, out, _ = sh([BIN + "/verify", "--baseline", "--lock-dir", self.work + "/gpu", "--gpus", str(self.gpus), "-o", d + "/oracle.json",
                              d + "/task.json", d + "/harness", d + "/expected.json", d + "/baseline.so"], self.log)
             if rc:
                 raise RuntimeError("verify --baseline failed: " + out[-2000:])
-            rc, out, _ = sh([BIN + "/bench", "--baseline", "--lock-dir", self.work + "/gpu", "-o", d + "/baseline.json",
+            rc, out, _ = sh([BIN + "/bench", "--baseline", "--lock-dir", self.work + "/gpu", "--gpus", str(self.gpus), "-o", d + "/baseline.json",
                              d + "/task.json", d + "/harness", d + "/oracle.json", d + "/baseline.so"], self.log)
             if rc:
                 raise RuntimeError("bench --baseline failed: " + out[-2000:])
@@ -146,7 +157,8 @@ class Suite:
             rc, out, _ = sh(["nvcc", "-arch=" + ARCH, "-O3", "-o", prog, ROOT + "/tools/runtime/calibrate.cu", "-lcublas"], self.log)
             if rc:
                 raise RuntimeError("calibrate does not build: " + out)
-            rc, out, _ = sh([BIN + "/bench", "--calibrate", "-o", path, prog], self.log)
+            rc, out, _ = sh([BIN + "/bench", "--calibrate", "--lock-dir", self.work + "/gpu", "--gpus", str(self.gpus),
+                             "-o", path, prog], self.log)
             if rc:
                 raise RuntimeError("calibration failed: " + out)
         return path
@@ -176,13 +188,13 @@ class Suite:
         self.baseline(vid)
         base = [d + "/baseline.json"] if os.path.exists(d + "/baseline.json") else []
         orac = [d + "/oracle.json"] if os.path.exists(d + "/oracle.json") else []
-        rc, out, row["verify_s"] = sh([BIN + "/verify", "--timeout", "20", "--lock-dir", self.work + "/gpu", "-o", run + "/verify.json",
+        rc, out, row["verify_s"] = sh([BIN + "/verify", "--timeout", "20", "--lock-dir", self.work + "/gpu", "--gpus", str(self.gpus), "-o", run + "/verify.json",
                                        d + "/task.json", run + "/compile.json", d + "/harness", d + "/expected.json"] + orac, self.log)
         ver = json.load(open(run + "/verify.json")) if rc == 0 else {"verdict": "tool failed: " + out[-300:]}
         row["verify"] = ver.get("verdict")
         row["gpu_s"] = ver.get("gpu_seconds", 0)
         row["isolation"] = ver.get("isolation")
-        bargs = [BIN + "/bench", "--timeout", "20", "--lock-dir", self.work + "/gpu", "-o", run + "/bench.json", d + "/task.json",
+        bargs = [BIN + "/bench", "--timeout", "20", "--lock-dir", self.work + "/gpu", "--gpus", str(self.gpus), "-o", run + "/bench.json", d + "/task.json",
                  run + "/verify.json", run + "/compile.json", d + "/harness", self.calibration()] + base
         rc, out, row["bench_s"] = sh(bargs, self.log)
         ben = json.load(open(run + "/bench.json")) if rc == 0 else {"status": "tool failed: " + out[-300:]}
@@ -292,9 +304,12 @@ def items():
 def main():
     work = sys.argv[1]
     only = sys.argv[sys.argv.index("--only") + 1:] if "--only" in sys.argv else None
+    jobs = int(sys.argv[sys.argv.index("--gpu-jobs") + 1]) if "--gpu-jobs" in sys.argv else 1
+    repeat = int(sys.argv[sys.argv.index("--repeat") + 1]) if "--repeat" in sys.argv else 1
     deadline = time.time() + float(os.environ.get("RETORT_GPU_SUITE_SECONDS", "1e9"))
     os.makedirs(work, exist_ok=True)
     suite = Suite(work)
+    suite.gpus = jobs
     todo = [it for it in items() if not only or it[0] in only or it[1] in only]
 
     # phase 1, CPU only and in parallel: variants prepared, every answer compiled
@@ -329,20 +344,24 @@ def main():
     print("# built %d answers in %.0f s" % (len(rows), time.time() - t0), flush=True)
     suite.calibration()
 
-    # phase 2, the GPU, one candidate at a time: verify, bench, do_bench
+    # phase 2, the GPU: verify, bench, do_bench; one candidate at a time, or
+    # with --gpu-jobs N the honest and demo answers N at a time
     results = []
     order = {"cheat": 0, "honest": 1, "demo": 2}
-    for row in sorted(rows, key=lambda r: order[r["kind"]]):
-        if time.time() > deadline:
-            print("# time is up: %d answers not run" % (len(rows) - len(results)), flush=True)
+    done = threading.Lock()
+
+    def fail():
+        with done:
             suite.failures += 1
-            break
+
+    def evaluate(row):
+        if time.time() > deadline:
+            return fail()
         try:
             suite.run(row)
         except Exception as e:
             print("%-28s ERROR %s" % (row["name"], str(e)[:300]), flush=True)
-            suite.failures += 1
-            continue
+            return fail()
         where = caught(row)
         row["caught"] = where or "accepted"
         if row["kind"] == "honest" or row["expect"] == "accepted":
@@ -351,7 +370,7 @@ def main():
             # (and one without an oracle at its bench size is kept out of train, not refused)
             other = [r for r in row["review"] if "speedup over the baseline is" not in r and "oracle" not in r]
             row["pass"] = where is None or (where == "bench" and row["bench"] == "measured" and not other)
-            if row["pass"] and row["kind"] == "honest":
+            if row["pass"] and row["kind"] == "honest" and suite.gpus == 1:
                 try:
                     row["do_bench_ms"] = do_bench(row)
                 except Exception as e:
@@ -382,9 +401,10 @@ def main():
                     row["runtime"] += " STRAY PROCESSES " + stray
                     row["pass"] = False
         if not row["pass"]:
-            suite.failures += 1
-        results.append(row)
-        json.dump(results, open(os.path.join(work, "results.json"), "w"), indent=1)
+            fail()
+        with done:
+            results.append(row)
+            json.dump(results, open(os.path.join(work, "results.json"), "w"), indent=1)
         dbm = row.get("do_bench_ms")
         print("%-28s %-6s %-8s %-13s %-22s %-12s %-4s %s %s" % (
             row["name"][:28], row["kind"], row["expect"][:8], (row["compile"] or "")[:13], (row["verify"] or "")[:22],
@@ -400,6 +420,28 @@ def main():
             + (" | no screen: %s" % row["runtime"] if row.get("runtime") else "")
             + (" | %s" % row["verify"][:60] if row["kind"] != "honest" and row["caught"] == "verify" else "")
             + (" | review: %s" % "; ".join(row["review"])[:120] if row.get("review") else "")), flush=True)
+
+    for row in [r for r in rows if r["kind"] != "cheat"]:
+        for k in range(1, repeat):  # --repeat: more runs of the same build
+            shutil.copytree(row["run"], "%s.%d" % (row["run"], k), dirs_exist_ok=True)
+            rows.append(dict(row, run="%s.%d" % (row["run"], k), name="%s#%d" % (row["name"], k)))
+    rows = sorted(rows, key=lambda r: order[r["kind"]])
+    for row in rows:
+        if row["kind"] == "cheat":
+            evaluate(row)
+    for vid in sorted({r["variant"] for r in rows if r["kind"] != "cheat"}):
+        try:
+            suite.baseline(vid)  # once per variant, before the timed runs
+        except Exception as e:
+            print("%-28s ERROR %s" % (vid, str(e)[:300]), flush=True)
+    t0 = time.time()
+    with concurrent.futures.ThreadPoolExecutor(jobs) as ex:
+        list(ex.map(evaluate, [r for r in rows if r["kind"] != "cheat"]))
+    timed = [r for r in results if r["kind"] != "cheat"]
+    gpu_wall = time.time() - t0
+    if len(results) < len(rows):
+        print("# time is up, or errors: %d answers not run" % (len(rows) - len(results)), flush=True)
+
     honest = [r for r in results if r["kind"] == "honest" and r["pass"]]
     if honest:
         e2e = [r["compile_s"] + r["verify_s"] + r["bench_s"] for r in honest]
@@ -453,6 +495,9 @@ def main():
     ran = [r for r in results if r.get("isolation") or r.get("lockdown")]
     print("isolation: %s; lockdown: %s" % (" | ".join(sorted({r.get("isolation") or "?" for r in ran})) or "none ran",
                                            " | ".join(sorted({r.get("lockdown") or "?" for r in ran})) or "none ran"))
+    print("GPU phase: %d honest and demo candidates in %.1f s with %d GPU job(s): %.1f per minute, %.1f per GPU "
+          "(after each variant's oracle and baseline timing)" % (
+              len(timed), gpu_wall, jobs, 60 * len(timed) / max(gpu_wall, 1e-9), 60 * len(timed) / max(gpu_wall, 1e-9) / jobs))
     cheats = [r for r in results if r["kind"] == "cheat"]
     demo = [r for r in results if r["kind"] == "demo"]
     print("cheats rejected: %d of %d; honest accepted: %d of %d; demo answers as expected: %d of %d" % (
