@@ -67,30 +67,97 @@ median(std::vector<float> v)
 	return v[v.size() / 2];
 }
 
-template <typename T>
-static double
-fmapeak(int sms)
+/* f's time in ms: the median of 5 runs after 2 to warm up, between events */
+template <typename F>
+static float
+timed(F f)
 {
-	T *out;
-	cudaEvent_t a, b;
-	const int iters = 1 << 14, blocks = sms * 16, threads = 256;
+	static cudaEvent_t a, b;
 	std::vector<float> ms;
 
-	CK(cudaMalloc(&out, blocks * sizeof(T)));
-	CK(cudaEventCreate(&a));
-	CK(cudaEventCreate(&b));
+	if (!a) {
+		CK(cudaEventCreate(&a));
+		CK(cudaEventCreate(&b));
+	}
 	for (int r = 0; r < 7; r++) {
 		float t;
 		CK(cudaEventRecord(a));
-		fma_loop<T><<<blocks, threads>>>(out, iters, (T)0.999, (T)0.001);
+		f();
 		CK(cudaEventRecord(b));
 		CK(cudaEventSynchronize(b));
 		CK(cudaEventElapsedTime(&t, a, b));
 		if (r > 1)
 			ms.push_back(t);
 	}
+	return median(ms);
+}
+
+template <typename T>
+static double
+fmapeak(int sms)
+{
+	T *out;
+	const int iters = 1 << 14, blocks = sms * 16, threads = 256;
+	float ms;
+
+	CK(cudaMalloc(&out, blocks * sizeof(T)));
+	ms = timed([&] { fma_loop<T><<<blocks, threads>>>(out, iters, (T)0.999, (T)0.001); });
 	cudaFree(out);
-	return 2.0 * 8 * iters * (double)blocks * threads / (median(ms) * 1e-3) / 1e12;
+	return 2.0 * 8 * iters * (double)blocks * threads / (ms * 1e-3) / 1e12;
+}
+
+/* memory bandwidth in GB/s, each the best over cudaMemcpy (copy only) and
+ * the kernels at 4, 8 and 16 blocks per SM: copy (bytes read plus
+ * written), streaming read, streaming write, over 1 GiB */
+static void
+bandwidth(int sms, double *copy, double *rd, double *wr)
+{
+	const size_t bytes = (size_t)1 << 30, n = bytes / sizeof(float4);
+	float4 *x, *y;
+
+	CK(cudaMalloc(&x, bytes));
+	CK(cudaMalloc(&y, bytes));
+	CK(cudaMemset(x, 1, bytes));
+	*copy = 2.0 * bytes / (timed([&] { CK(cudaMemcpy(y, x, bytes, cudaMemcpyDeviceToDevice)); }) * 1e-3) / 1e9;
+	*rd = *wr = 0;
+	for (int k = 0; k < 3; k++) {
+		int blocks = sms * (4 << k);
+		*rd = std::max(*rd, bytes / (timed([&] { read_loop<<<blocks, 512>>>(x, n, (float *)y); }) * 1e-3) / 1e9);
+		*wr = std::max(*wr, bytes / (timed([&] { write_loop<<<blocks, 512>>>(y, n); }) * 1e-3) / 1e9);
+		*copy = std::max(*copy, 2.0 * bytes / (timed([&] { copy_loop<<<blocks, 512>>>(x, y, n); }) * 1e-3) / 1e9);
+	}
+	cudaFree(x);
+	cudaFree(y);
+}
+
+/* tensor-core TFLOPS: an 8192^3 bf16 GEMM with fp32 accumulation through
+ * cuBLAS (0 when cuBLAS cannot start) */
+static double
+tensorpeak(void)
+{
+	const int n = 8192;
+	cublasHandle_t h;
+	__nv_bfloat16 *A, *B;
+	float *C, one = 1, zero = 0;
+	double tflops = 0;
+
+	CK(cudaMalloc(&A, (size_t)n * n * 2));
+	CK(cudaMalloc(&B, (size_t)n * n * 2));
+	CK(cudaMalloc(&C, (size_t)n * n * 4));
+	CK(cudaMemset(A, 0x3c, (size_t)n * n * 2));
+	CK(cudaMemset(B, 0x3c, (size_t)n * n * 2));
+	if (cublasCreate(&h) == CUBLAS_STATUS_SUCCESS) {
+		float ms = timed([&] {
+			cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, A, CUDA_R_16BF, n, B, CUDA_R_16BF, n, &zero,
+			             C, CUDA_R_32F, n, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+		});
+		tflops = 2.0 * n * n * (double)n / (ms * 1e-3) / 1e12;
+		cublasDestroy(h);
+	}
+	cudaFree(A);
+	cudaFree(B);
+	cudaFree(C);
+	return tflops;
 }
 
 int
@@ -98,121 +165,19 @@ main(int argc, char **argv)
 {
 	int dev = argc > 1 ? atoi(argv[1]) : 0, drv = 0, rt = 0;
 	cudaDeviceProp p;
-	cudaEvent_t a, b;
-	std::vector<float> ms;
-	size_t bytes = (size_t)1 << 30;
-	void *x, *y;
+	double copy, rd, wr, f32, f64, tensor;
 
 	CK(cudaSetDevice(dev));
 	CK(cudaGetDeviceProperties(&p, dev));
 	cudaDriverGetVersion(&drv);
 	cudaRuntimeGetVersion(&rt);
-	CK(cudaEventCreate(&a));
-	CK(cudaEventCreate(&b));
-
-	/* copy bandwidth: 1 GiB device to device, bytes read plus written */
-	CK(cudaMalloc(&x, bytes));
-	CK(cudaMalloc(&y, bytes));
-	CK(cudaMemset(x, 1, bytes));
-	for (int r = 0; r < 7; r++) {
-		float t;
-		CK(cudaEventRecord(a));
-		CK(cudaMemcpy(y, x, bytes, cudaMemcpyDeviceToDevice));
-		CK(cudaEventRecord(b));
-		CK(cudaEventSynchronize(b));
-		CK(cudaEventElapsedTime(&t, a, b));
-		if (r > 1)
-			ms.push_back(t);
-	}
-	double copy = 2.0 * bytes / (median(ms) * 1e-3) / 1e9;
-
-	/* read bandwidth: the same 1 GiB, read once per pass */
-	ms.clear();
-	for (int r = 0; r < 7; r++) {
-		float t;
-		CK(cudaEventRecord(a));
-		read_loop<<<p.multiProcessorCount * 8, 512>>>((const float4 *)x, bytes / sizeof(float4), (float *)y);
-		CK(cudaEventRecord(b));
-		CK(cudaEventSynchronize(b));
-		CK(cudaEventElapsedTime(&t, a, b));
-		if (r > 1)
-			ms.push_back(t);
-	}
-	double rd = bytes / (median(ms) * 1e-3) / 1e9, wr = 0;
-
-	/* the kernels over several grids: the best of each is the roof */
-	for (int k = 0; k < 3; k++) {
-		int blocks = p.multiProcessorCount * (4 << k);
-		for (int which = 0; which < 3; which++) {
-			double gbs;
-			ms.clear();
-			for (int r = 0; r < 7; r++) {
-				float t;
-				CK(cudaEventRecord(a));
-				if (which == 0)
-					read_loop<<<blocks, 512>>>((const float4 *)x, bytes / sizeof(float4), (float *)y);
-				else if (which == 1)
-					write_loop<<<blocks, 512>>>((float4 *)y, bytes / sizeof(float4));
-				else
-					copy_loop<<<blocks, 512>>>((const float4 *)x, (float4 *)y, bytes / sizeof(float4));
-				CK(cudaEventRecord(b));
-				CK(cudaEventSynchronize(b));
-				CK(cudaEventElapsedTime(&t, a, b));
-				if (r > 1)
-					ms.push_back(t);
-			}
-			gbs = (which == 2 ? 2.0 : 1.0) * bytes / (median(ms) * 1e-3) / 1e9;
-			if (which == 0 && gbs > rd)
-				rd = gbs;
-			if (which == 1 && gbs > wr)
-				wr = gbs;
-			if (which == 2 && gbs > copy)
-				copy = gbs;
-		}
-	}
-	cudaFree(x);
-	cudaFree(y);
-
-	double f32 = fmapeak<float>(p.multiProcessorCount), f64 = fmapeak<double>(p.multiProcessorCount);
-
-	/* tensor cores: a bf16 GEMM with fp32 accumulation through cuBLAS */
-	double tensor = 0;
-	{
-		const int n = 8192;
-		cublasHandle_t h;
-		__nv_bfloat16 *A, *B;
-		float *C, one = 1, zero = 0;
-		ms.clear();
-		CK(cudaMalloc(&A, (size_t)n * n * 2));
-		CK(cudaMalloc(&B, (size_t)n * n * 2));
-		CK(cudaMalloc(&C, (size_t)n * n * 4));
-		CK(cudaMemset(A, 0x3c, (size_t)n * n * 2));
-		CK(cudaMemset(B, 0x3c, (size_t)n * n * 2));
-		if (cublasCreate(&h) == CUBLAS_STATUS_SUCCESS) {
-			for (int r = 0; r < 7; r++) {
-				float t;
-				CK(cudaEventRecord(a));
-				cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, A, CUDA_R_16BF, n, B, CUDA_R_16BF, n,
-				             &zero, C, CUDA_R_32F, n, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
-				CK(cudaEventRecord(b));
-				CK(cudaEventSynchronize(b));
-				CK(cudaEventElapsedTime(&t, a, b));
-				if (r > 1)
-					ms.push_back(t);
-			}
-			tensor = 2.0 * n * n * (double)n / (median(ms) * 1e-3) / 1e12;
-			cublasDestroy(h);
-		}
-		cudaFree(A);
-		cudaFree(B);
-		cudaFree(C);
-	}
-	const unsigned char *u = (const unsigned char *)p.uuid.bytes;
-	printf("{\"gpu\": \"%s\", \"uuid\": \"GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x\", "
-	       "\"compute_capability\": \"%d.%d\", \"sms\": %d, \"driver_cuda\": %d, "
+	bandwidth(p.multiProcessorCount, &copy, &rd, &wr);
+	f32 = fmapeak<float>(p.multiProcessorCount);
+	f64 = fmapeak<double>(p.multiProcessorCount);
+	tensor = tensorpeak();
+	printf("{\"gpu\": \"%s\", \"compute_capability\": \"%d.%d\", \"sms\": %d, \"driver_cuda\": %d, "
 	       "\"runtime\": %d, \"copy_gbs\": %.1f, \"read_gbs\": %.1f, \"write_gbs\": %.1f, \"fp32_tflops\": %.2f, "
-	       "\"fp64_tflops\": %.2f, \"tensor_tflops\": %.1f}\n", p.name, u[0], u[1], u[2], u[3], u[4], u[5], u[6],
-	       u[7], u[8], u[9], u[10], u[11], u[12], u[13], u[14], u[15], p.major, p.minor, p.multiProcessorCount, drv,
+	       "\"fp64_tflops\": %.2f, \"tensor_tflops\": %.1f}\n", p.name, p.major, p.minor, p.multiProcessorCount, drv,
 	       rt, copy, rd, wr, f32, f64, tensor);
 	return 0;
 }
