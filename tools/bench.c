@@ -1063,9 +1063,7 @@ main(int argc, char **argv)
 		{ "-o", "FILE", OPT_STR, &o.out, 0, 0, "the output: BENCH_JSON, BASELINE_JSON or CALIBRATION_JSON" },
 		{ "--baseline", NULL, OPT_FLAG, &base, 0, 0, "time the spec's baseline (once per variant)" },
 		{ "--calibrate", NULL, OPT_FLAG, &cal, 0, 0, "measure the GPU's ceilings (once per build)" },
-		{ "--gpus", "N", OPT_INT, &o.gpus, 1, 1024, "GPU slots, one flock each in --lock-dir (default 1)" },
-		{ "--lock-dir", "DIR", OPT_STR, &o.lockdir, 0, 0, "the GPU slots' locks (default out/gpu)" },
-		{ "--timeout", "S", OPT_INT, &o.timeout, 1, 86400, "seconds per call (default 30)" },
+		OPTS_GPU(&o.gpus, &o.lockdir, &o.timeout),
 		{ 0 }
 	};
 	const struct optspec spec = { usage, tab, 6, 0 };

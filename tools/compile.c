@@ -575,8 +575,7 @@ main(int argc, char **argv)
 	int r;
 	struct opt tab[] = {
 		{ "-o", "FILE", OPT_STR, &o.out, 0, 0, "the output, COMPILE_JSON (cand.so goes beside it)" },
-		{ "--nvcc", "PATH", OPT_STR, &o.nvcc, 0, 0, "nvcc (default: nvcc)" },
-		{ "--arch", "SM", OPT_STR, &o.arch, 0, 0, "sm_90, sm_90a, ... (default sm_90)" },
+		OPTS_NVCC(&o.nvcc, &o.arch),
 		{ "--cache-dir", "DIR", OPT_STR, &o.cachedir, 0, 0, "the build cache (default: no cache)" },
 		{ "--time-limit", "S", OPT_INT, &o.timelimit, 1, 86400, "nvcc's wall-clock limit (default 120)" },
 		{ "--mem-limit", "MB", OPT_INT, &o.memlimit, 256, 1 << 20, "nvcc's address-space limit (default 8192)" },

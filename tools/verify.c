@@ -861,9 +861,7 @@ main(int argc, char **argv)
 		{ "--baseline", NULL, OPT_FLAG, &o.baseline, 0, 0, "verify the spec's baseline: the GPU oracle" },
 		{ "--cache-dir", "DIR", OPT_STR, &o.cachedir, 0, 0, "where the secret lives (--expected)" },
 		{ "--no-bench", NULL, OPT_FLAG, &o.nobench, 0, 0, "--expected without the bench sizes (checking specs)" },
-		{ "--gpus", "N", OPT_INT, &o.gpus, 1, 1024, "GPU slots, one flock each in --lock-dir (default 1)" },
-		{ "--lock-dir", "DIR", OPT_STR, &o.lockdir, 0, 0, "the GPU slots' locks (default out/gpu)" },
-		{ "--timeout", "S", OPT_INT, &o.timeout, 1, 86400, "seconds per call (default 30)" },
+		OPTS_GPU(&o.gpus, &o.lockdir, &o.timeout),
 		{ "--sanitize", NULL, OPT_FLAG, &o.sanitize, 0, 0,
 		  "also compute-sanitizer memcheck and racecheck at the first verify size, when found" },
 		{ 0 }

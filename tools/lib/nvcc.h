@@ -22,6 +22,10 @@ enum { NVCC_MAX_LOG = 256 << 10, NVCC_MAX_DIAG = 6000 };
 char *nvccroot(const char *nvcc);
 /* "13.0 (cuda_13.0.r13.0/compiler.36424714_0)", or NULL with errno */
 char *nvccversion(const char *nvcc);
+/* the option rows (lib/opts.h) of a tool that runs nvcc: which, for what GPU */
+#define OPTS_NVCC(nvcc, arch) \
+	{ "--nvcc", "PATH", OPT_STR, nvcc, 0, 0, "nvcc (default: nvcc)" }, \
+	{ "--arch", "SM", OPT_STR, arch, 0, 0, "sm_90, sm_90a, ... (default sm_90)" }
 /* -arch=sm_90, or for arch-specific targets (sm_90a) the -gencode form (malloc'd) */
 char *archflag(const char *arch);
 /* run nvcc with args (after the program name) in dir, jailed; as runcapture,

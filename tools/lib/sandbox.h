@@ -152,5 +152,11 @@ int gpulock(const char *dir, int ngpus, int *device);
 int gpulockslot(const char *dir, int slot);
 int gpuslots(int ngpus);
 void gpudevice(int slot, char *out, size_t cap);
+/* the option rows (lib/opts.h) of a tool that leases a GPU: its slots,
+ * their locks' folder and the seconds a call may take */
+#define OPTS_GPU(gpus, lockdir, timeout) \
+	{ "--gpus", "N", OPT_INT, gpus, 1, 1024, "GPU slots, one flock each in --lock-dir (default 1)" }, \
+	{ "--lock-dir", "DIR", OPT_STR, lockdir, 0, 0, "the GPU slots' locks (default out/gpu)" }, \
+	{ "--timeout", "S", OPT_INT, timeout, 1, 86400, "seconds per call (default 30)" }
 
 #endif
