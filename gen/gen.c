@@ -123,6 +123,7 @@ struct all {
 	struct specfile *sf;
 	size_t nsf;
 	size_t nvariants, nselected;
+	size_t npython;       /* selected variants with a Python reference */
 };
 
 static int
@@ -190,8 +191,10 @@ loadall(const struct opts *o, const char *one, struct all *A)
 		}
 	free(byid);
 	for (i = 0; i < A->nsf; i++)
-		for (j = 0; j < A->sf[i].nv; j++)
+		for (j = 0; j < A->sf[i].nv; j++) {
 			A->nselected += A->sf[i].v[j].selected = o->all || variantmatch(&A->sf[i].v[j], o->globs);
+			A->npython += A->sf[i].v[j].selected && A->sf[i].v[j].pyref;
+		}
 	return bad ? -1 : 0;
 }
 
@@ -221,10 +224,15 @@ variantedges(struct buf *b, const struct opts *o, const struct variant *v)
 	bufprintf(b, "build %s/v/%s/harness: harness %s/v/%s/task.json | $bindir/prepare %s/runtime/harness.o\n",
 	          d, id, d, id, d);
 	if (v->hasref) {
+		/* a Python reference: the runner too, and the packages its environment holds */
 		bufprintf(b, "build %s/v/%s/reference: reference %s/v/%s/task.json | $bindir/prepare "
-		          "tools/runtime/refrun.c tools/lib/tensor.c tools/lib/tensor.h tools/lib/draw.h\n", d, id, d, id);
+		          "tools/runtime/refrun.c tools/runtime/refrun.h tools/lib/tensor.c tools/lib/tensor.h "
+		          "tools/lib/draw.h%s\n", d, id, d, id, v->pyref ? " tools/runtime/pycall.c tools/runtime/pyref.py" : "");
 		bufprintf(b, "build %s/v/%s/expected.json | %s/v/%s/expected.bin: expected %s/v/%s/task.json "
-		          "%s/v/%s/reference | $bindir/verify\n", d, id, d, id, d, id, d, id);
+		          "%s/v/%s/reference | $bindir/verify", d, id, d, id, d, id, d, id);
+		if (v->pyref)
+			bufprintf(b, " %s/requirements.txt", o->tasksdir);
+		bufputc(b, '\n');
 	}
 	if (v->hasbaseline) {
 		bufprintf(b, "build %s/v/%s/baseline.so: baseline %s/v/%s/task.json | $bindir/prepare\n", d, id, d, id);
@@ -390,8 +398,12 @@ writeninja(const struct opts *o, const struct all *A, const char *path)
 	bufinit(&b, (size_t)1 << 34);
 	bufinit(&responses, (size_t)1 << 34);
 	bufprintf(&b, "# ---- task graph: written by gen from %s/*.yaml; do not edit ----\n"
-	          "# %zu specs, %zu of %zu variants selected\n\n",
+	          "# %zu specs, %zu of %zu variants selected\n",
 	          o->tasksdir, A->nsf, A->nselected, A->nvariants);
+	/* configure reads this line: their environment must be ready */
+	if (A->npython)
+		bufprintf(&b, "# python references: %zu variants\n", A->npython);
+	bufputc(&b, '\n');
 	if (o->models)
 		bufprintf(&b, "build %s/model.json: model %s | $gen\n\n", o->outdir, o->models);
 	/* the GPU's measured ceilings, once per build */

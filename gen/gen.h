@@ -99,6 +99,7 @@ struct variant {
 	char *prompt;         /* template name under tasks/prompts */
 	int samples, rounds;  /* 0 = the configured default */
 	int hasref;           /* the spec has a CPU reference */
+	int pyref;            /* in Python */
 	int hasbaseline;      /* and a GPU baseline */
 	int selected;         /* by --all or --tasks (gen sets it once) */
 	json_t *json;         /* the resolved variant: out/v/<id>/task.json */

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "../tools/lib/abi.h"
+#include "../tools/lib/json.h"
 #include "../tools/lib/tensor.h"
 #include "../tools/lib/util.h"
 #include "gen.h"
@@ -993,7 +994,7 @@ examples(struct ctx *c)
 static const char *const topkeys[] = {
 	"id", "description", "tags", "entry", "args", "sizes", "reference", "baseline",
 	"tolerance", "cost", "prompt", "hints", "samples", "rounds", "target_speedup",
-	"allow", "examples", "matrix", NULL
+	"allow", "examples", "matrix", "origin", NULL
 };
 static const char *const topreq[] = { "id", "description", "entry", "args", "sizes", NULL };
 
@@ -1170,23 +1171,76 @@ setcases(struct ctx *c, json_t *j, int e0)
 	}
 }
 
-/* the spec's reference code, checked; JSON null without one */
-static json_t *
-referencejson(struct ctx *c)
+/* reference code of one language, checked: C defines void reference(...),
+ * Python def reference(...); NULL after an error */
+static char *
+referencecode(struct ctx *c, const struct ynode *map, const char *key, int python)
 {
-	char *ref = NULL;
-	json_t *r;
+	char *ref = getstr(c, map, key, 1);
 
-	if (yget(c->root, "reference")) {
-		ref = getstr(c, c->root, "reference", 1);
-		if (ref && strlen(ref) > 256 * 1024)
-			err(c, yget(c->root, "reference"), "reference is longer than 256 KiB");
-		if (ref && !strstr(ref, "reference"))
-			err(c, yget(c->root, "reference"), "reference must define 'void reference(...)'");
+	if (ref && strlen(ref) > 256 * 1024)
+		err(c, yget(map, key), "reference is longer than 256 KiB");
+	if (ref && !python && !strstr(ref, "reference"))
+		err(c, yget(map, key), "reference must define 'void reference(...)'");
+	if (ref && python && !strstr(ref, "def reference("))
+		err(c, yget(map, key), "a Python reference must define 'def reference(...)'");
+	return ref;
+}
+
+/* the spec's reference into j: reference (the code, or null) and
+ * reference_language (c, python, or null); a mapping {python: CODE} is a
+ * Python reference, a plain text one in C */
+static void
+setreference(struct ctx *c, json_t *j)
+{
+	struct ynode *n = yget(c->root, "reference");
+	const char *lang = NULL;
+	char *ref = NULL;
+
+	if (n && n->kind == Y_MAP) {
+		checkkeys(c, n, "reference", (const char *const[]){ "python", NULL },
+		          (const char *const[]){ "python", NULL });
+		if (yget(n, "python") && (ref = referencecode(c, n, "python", 1)))
+			lang = "python";
+	} else if (n && (ref = referencecode(c, c->root, "reference", 0))) {
+		lang = "c";
 	}
-	r = ref ? json_string(ref) : json_null();
+	json_object_set_new(j, "reference", ref ? json_string(ref) : json_null());
+	json_object_set_new(j, "reference_language", lang ? json_string(lang) : json_null());
 	free(ref);
-	return r;
+}
+
+/* where the spec came from, when it was imported: origin {source, file,
+ * level, problem}; JSON null without one */
+static json_t *
+originjson(struct ctx *c)
+{
+	struct ynode *n = yget(c->root, "origin");
+	static const char *const keys[] = { "source", "file", "level", "problem", NULL };
+	json_t *o;
+
+	if (!n)
+		return json_null();
+	if (n->kind != Y_MAP) {
+		err(c, n, "'origin' must be a mapping {source: NAME, file: PATH, level: N, problem: N}");
+		return json_null();
+	}
+	checkkeys(c, n, "origin", keys, (const char *const[]){ "source", NULL });
+	o = json_object();
+	for (const char *const *k = keys; *k; k++) {
+		double num;
+		char *s;
+		if (!yget(n, *k))
+			continue;
+		if (!strcmp(*k, "level") || !strcmp(*k, "problem")) {
+			if (getnum(c, n, *k, 0, 1e9, 1, &num) == 0)
+				json_object_set_new(o, *k, json_integer((json_int_t)num));
+		} else if ((s = getstr(c, n, *k, 1))) {
+			json_object_set_new(o, *k, json_string(s));
+			free(s);
+		}
+	}
+	return o;
 }
 
 /* the spec's baseline {code, libs}, checked; JSON null without one, NULL when it is no mapping */
@@ -1294,7 +1348,8 @@ resolve(struct ctx *c, struct variant *v, const char *specid)
 	if (json_array_size(json_object_get(j, "examples")) && !yget(c->root, "reference"))
 		err(c, yget(c->root, "examples"), "examples test the reference: this spec has none");
 
-	json_object_set_new(j, "reference", referencejson(c));
+	setreference(c, j);
+	json_object_set_new(j, "origin", originjson(c));
 	if ((b = baselinejson(c)))
 		json_object_set_new(j, "baseline", b);
 	if ((n = yget(c->root, "cost"))) {
@@ -1306,6 +1361,7 @@ resolve(struct ctx *c, struct variant *v, const char *specid)
 	setnumbers(c, v, j);
 
 	v->hasref = json_is_string(json_object_get(j, "reference"));
+	v->pyref = !strcmp(jstr(j, "reference_language", ""), "python");
 	v->hasbaseline = json_is_object(json_object_get(j, "baseline"));
 	v->id = xstrdup(c->vid);
 	v->spec = xstrdup(specid);

@@ -264,6 +264,7 @@ taskvars(json_t *task, const struct opts *o)
 	const char *k;
 	json_t *v;
 	char *g = gpudesc(o->arch);
+	int python;
 
 	bufinit(&b, MAX_BODY);
 	setvar(vars, "task", jstr(task, "id", ""));
@@ -277,7 +278,10 @@ taskvars(json_t *task, const struct opts *o)
 	setvar(vars, "arch", o->arch);
 	setvar(vars, "gpu", g);
 	free(g);
-	setvar(vars, "reference", jstr(task, "reference", ""));
+	/* the reference, under the name of its language's block in the template */
+	python = !strcmp(jstr(task, "reference_language", "c"), "python");
+	setvar(vars, python ? "python_reference" : "reference", jstr(task, "reference", ""));
+	setvar(vars, python ? "reference" : "python_reference", "");
 
 	bufputs(&b, "| name | kind | dtype | shape |\n|---|---|---|---|\n");
 	json_array_foreach(json_object_get(task, "args"), i, a) {

@@ -101,6 +101,7 @@ static const double REF_BENCH_MAX_FLOPS = 1e10, REF_BENCH_MAX_OUT = 1073741824.0
 struct opts {
 	const char *out, *cachedir, *lockdir;
 	int gpus, timeout, sanitize, nobench, baseline;
+	const char *pyenv;    /* --python-env: a Python reference's environment */
 };
 
 /* ---------------------------------------------------------- the reference */
@@ -111,8 +112,8 @@ struct opts {
  * what went wrong appended to log.
  */
 static int
-runreference(const char *reference, const char *work, const char *plan, const char *outfile, double outbytes,
-             int seconds, struct buf *log)
+runreference(const char *reference, const char *venv, const char *work, const char *plan, const char *outfile,
+             double outbytes, int seconds, struct buf *log)
 {
 	struct jail j;
 	struct runlimits lim = { seconds, 0, 0, &j };
@@ -128,6 +129,14 @@ runreference(const char *reference, const char *work, const char *plan, const ch
 	memset(&j, 0, sizeof j);
 	j.work = work;
 	lim.filemb = (long)(outbytes / (1 << 20)) + 64;
+	if (venv) { /* a Python reference: the environment at JAILVENV, its interpreter's prefix read-only */
+		char *py = xasprintf("%s/bin/python", venv);
+		const char *progs[] = { py, NULL };
+		if (!(j.venv = realpath(venv, NULL)) || access(py, X_OK) != 0)
+			die(EXIT_USAGE, "the Python reference's environment '%s' has no bin/python: run ./configure", venv);
+		jailaddpaths(&j, progs);
+		free(py);
+	}
 	if (access(copy, F_OK) != 0 && copytemp(reference, copy, 0755) < 0) {
 		bufprintf(log, "[cannot copy the reference '%s': %s]\n", reference, strerror(errno));
 		goto out;
@@ -138,9 +147,14 @@ runreference(const char *reference, const char *work, const char *plan, const ch
 	if (runcapture(argv, work, plan, &lim, log->max, &r) < 0) {
 		bufprintf(log, "[cannot run the reference: %s]\n", strerror(errno));
 		free(argv[0]);
+		jailfreepaths(&j);
+		free((char *)j.venv);
 		goto out;
 	}
 	free(argv[0]);
+	jailfreepaths(&j);
+	free((char *)j.venv);
+	j.venv = NULL;
 	bufput(log, r.log.s, r.log.n);
 	if (r.timedout)
 		bufprintf(log, "\n[the reference ran longer than %d s]\n", seconds);
@@ -199,12 +213,19 @@ planline(struct buf *plan, const struct task *t, const struct tcase *c, const st
 	bufprintf(plan, " %d", c->nscalars);
 	for (i = 0; i < c->nscalars; i++)
 		bufprintf(plan, " %.17g", in ? in->scalars[i] : c->scalars[i]);
+	for (i = 0; i < t->nargs; i++) {
+		if (!istensor(&t->args[i]))
+			continue;
+		bufprintf(plan, " %d", c->ndims[i]);
+		for (int d = 0; d < c->ndims[i]; d++)
+			bufprintf(plan, " %lld", (long long)c->dims[i][d]);
+	}
 	bufputc(plan, '\n');
 }
 
 /* the spec's hand-computed examples must hold for its reference */
 static void
-examples(const struct task *t, const char *reference, const char *work)
+examples(const struct task *t, const char *reference, const char *venv, const char *work)
 {
 	json_t *e;
 	size_t k;
@@ -221,7 +242,7 @@ examples(const struct task *t, const char *reference, const char *work)
 		bufinit(&plan, 1 << 26);
 		bufinit(&log, 1 << 16);
 		planline(&plan, t, &c, NULL, json_object_get(e, "in"));
-		if (runreference(reference, work, plan.s, "example.bin", (double)refoutbytes(t, &c), 60, &log) < 0)
+		if (runreference(reference, venv, work, plan.s, "example.bin", (double)refoutbytes(t, &c), 60, &log) < 0)
 			die(EXIT_USAGE, "%s: the reference failed on example %zu:\n%s", t->id, k + 1, log.s);
 		bufinit(&got, (size_t)1 << 30);
 		if (readfile(out, &got) < 0 || got.n != refoutbytes(t, &c))
@@ -341,6 +362,7 @@ expected(const struct opts *o, const char *taskpath, const char *reference)
 	struct task t;
 	unsigned char key[32];
 	char err[512], *binpath, *work, *outbin;
+	const char *venv = NULL;
 	json_t *out, *runs = json_array(), *big;
 	struct buf plan, log, data;
 	size_t want = 0;
@@ -355,12 +377,17 @@ expected(const struct opts *o, const char *taskpath, const char *reference)
 	/* a folder of our own next to the output, removed on every way out */
 	if (mkparent(o->out) < 0 || !(work = tempdir(o->out, "work")))
 		die(EXIT_RETRY, "cannot make a folder for '%s':", o->out);
-	examples(&t, reference, work);
+	if (!strcmp(jstr(t.json, "reference_language", "c"), "python")) {
+		if (!o->pyenv)
+			die(EXIT_USAGE, "%s: a Python reference needs --python-env DIR (the environment ./configure made)", t.id);
+		venv = o->pyenv;
+	}
+	examples(&t, reference, venv, work);
 
 	bufinit(&plan, (size_t)1 << 28);
 	bufinit(&log, 1 << 16);
 	planruns(o, &t, key, runs, &plan, &want, &largest);
-	if (runreference(reference, work, plan.s, "expected.bin", (double)want, 1800, &log) < 0)
+	if (runreference(reference, venv, work, plan.s, "expected.bin", (double)want, 1800, &log) < 0)
 		die(EXIT_USAGE, "%s: the reference failed:\n%s", t.id, log.s);
 	outbin = xasprintf("%s/expected.bin", work);
 	{
@@ -386,7 +413,10 @@ expected(const struct opts *o, const char *taskpath, const char *reference)
 	tempadd(binpath); /* until expected.json is written: no new expected.bin without it */
 	if (chown(outbin, getuid(), getgid()) < 0 || chmod(outbin, 0600) < 0 || movefile(outbin, binpath) < 0)
 		die(EXIT_RETRY, "cannot write '%s':", binpath);
-	out = json_pack("{s:i,s:s,s:o}", "version", 2, "task", t.id, "runs", runs);
+	out = json_pack("{s:i,s:s,s:o,s:s}", "version", 2, "task", t.id, "runs", runs, "reference_language",
+	                venv ? "python" : "c");
+	if (venv) /* pyref.py widens floating inputs to float64 and computes there */
+		json_object_set_new(out, "reference_precision", json_string("float64"));
 	if (jwrite(o->out, out) < 0)
 		die(EXIT_RETRY, "cannot write '%s':", o->out);
 	tempkeep(binpath);
@@ -852,7 +882,7 @@ write:
 int
 main(int argc, char **argv)
 {
-	struct opts o = { NULL, NULL, "out/gpu", 1, 30, 0, 0, 0 };
+	struct opts o = { NULL, NULL, "out/gpu", 1, 30, 0, 0, 0, NULL };
 	struct optlist in;
 	int exp = 0, r;
 	struct opt tab[] = {
@@ -861,6 +891,7 @@ main(int argc, char **argv)
 		{ "--baseline", NULL, OPT_FLAG, &o.baseline, 0, 0, "verify the spec's baseline: the GPU oracle" },
 		{ "--cache-dir", "DIR", OPT_STR, &o.cachedir, 0, 0, "where the secret lives (--expected)" },
 		{ "--no-bench", NULL, OPT_FLAG, &o.nobench, 0, 0, "--expected without the bench sizes (checking specs)" },
+		{ "--python-env", "DIR", OPT_STR, &o.pyenv, 0, 0, "--expected: a Python reference's environment" },
 		OPTS_GPU(&o.gpus, &o.lockdir, &o.timeout),
 		{ "--sanitize", NULL, OPT_FLAG, &o.sanitize, 0, 0,
 		  "also compute-sanitizer memcheck and racecheck at the first verify size, when found" },

@@ -360,14 +360,14 @@ makero(const char *dst)
 /* the host's path at the same path below root: a symlink as a symlink,
  * a folder or file as a bind mount; absent is fine */
 static int
-bindinto(const char *root, const char *path, int ro)
+bindat(const char *root, const char *path, const char *at, int ro)
 {
 	char dst[PATH_MAX];
 	struct stat st;
 
 	if (lstat(path, &st) < 0)
 		return 0;
-	snprintf(dst, sizeof dst, "%s%s", root, path);
+	snprintf(dst, sizeof dst, "%s%s", root, at);
 	mkparents(dst);
 	if (S_ISLNK(st.st_mode)) {
 		char t[PATH_MAX];
@@ -389,6 +389,12 @@ bindinto(const char *root, const char *path, int ro)
 	if (mount(path, dst, NULL, MS_BIND | MS_REC, NULL) < 0)
 		return -1;
 	return ro ? makero(dst) : 0;
+}
+
+static int
+bindinto(const char *root, const char *path, int ro)
+{
+	return bindat(root, path, path, ro);
 }
 
 /* root/sub made (mode), and with fstype a fresh one of it mounted there */
@@ -430,6 +436,8 @@ minimalroot(const struct jail *j, int freshproc)
 		bad |= bindinto(root, *s, 1);
 	for (size_t k = 0; k < sizeof j->ro / sizeof j->ro[0] && j->ro[k]; k++)
 		bad |= bindinto(root, j->ro[k], 1);
+	if (j->venv)
+		bad |= bindat(root, j->venv, JAILVENV, 1);
 	bad |= makemount(root, "/dev", 0755, "tmpfs", MS_NOSUID, "mode=0755,size=1m");
 	for (const char *const *s = devnodes; *s; s++)
 		bad |= bindinto(root, *s, 0);
@@ -579,6 +587,9 @@ bwrapargv(const struct jail *j, char *const argv[])
 	}
 	for (size_t k = 0; k < sizeof j->ro / sizeof j->ro[0] && j->ro[k]; k++) {
 		a[n++] = "--ro-bind-try"; a[n++] = (char *)j->ro[k]; a[n++] = (char *)j->ro[k];
+	}
+	if (j->venv) {
+		a[n++] = "--ro-bind"; a[n++] = (char *)j->venv; a[n++] = JAILVENV;
 	}
 	a[n++] = "--dev"; a[n++] = "/dev";
 	if (j->gpu) {

@@ -7,7 +7,9 @@
  * /usr, /lib, /lib32, /lib64, /libx32, /bin and /sbin (read-only),
  * /etc/ld.so.cache and its configuration, /etc/alternatives (the
  * compilers' symlinks), the folders the jail names read-only (a CUDA
- * toolkit or a compiler outside /usr, LD_LIBRARY_PATH entries), a fresh
+ * toolkit or a compiler outside /usr, LD_LIBRARY_PATH entries), a Python
+ * virtual environment at /venv when the jail names one (a Python
+ * reference's; its interpreter's prefix among the read-only folders), a fresh
  * /proc, an empty /tmp, a /dev with null, zero, full, random, urandom, a
  * small /dev/shm and, with gpu, the NVIDIA device nodes, and one writable
  * folder at /work (its working folder). Nothing else: no out/, no cache
@@ -39,9 +41,12 @@
 
 #include "util.h"
 
+#define JAILVENV "/venv"
+
 struct jail {
 	const char *work;          /* bound writable at /work, the working folder */
 	const char *ro[8];         /* more read-only paths, at their own paths (NULL ends) */
+	const char *venv;          /* a Python virtual environment, read-only at JAILVENV */
 	int gpu;                   /* the GPU device nodes */
 	const char *gpudevice;     /* with gpu: the one CUDA device it sees (CUDA_VISIBLE_DEVICES) */
 	int seconds;               /* CPU seconds (RLIMIT_CPU) */

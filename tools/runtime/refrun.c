@@ -6,15 +6,18 @@
  * usage: reference OUTFILE < PLAN
  *
  * PLAN has one line per case:
- *   case T {kind dtype numel dist lo hi special seed}*T S {v}*S C {v}*C
+ *   case T {kind dtype numel dist lo hi special seed}*T S {v}*S C {v}*C {D {d}*D}*T
  * (kinds: 0 in, 1 out, 2 inout; dtype and dist as indexes into tensor.h's
  * tables; dist -1: numel values follow the seed, as examples give them).
  * Inputs are drawn from their seeds (on all CPUs) exactly as the harness
  * draws them on the device (tools/lib/draw.h), rounded to their dtype, then
- * widened to the reference's types. For each case the outputs (out and inout, in
- * argument order) are appended to OUTFILE in the reference types.
+ * widened to the reference's types; the last part gives each tensor's
+ * dimensions (a Python reference gets its arrays in that shape). For each
+ * case the outputs (out and inout, in argument order) are appended to
+ * OUTFILE in the reference types.
  *
- * Exit: 0 done; 1 cannot write; 2 bad plan.
+ * Exit: 0 done; 1 cannot write; 2 bad plan; 3 the reference failed (a
+ * Python reference's exception, above).
  */
 #include <math.h>
 #include <stdint.h>
@@ -22,11 +25,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "refrun.h"
 #include "tensor.h"
 
-void callreference(void **ptrs, const int64_t *sizes, const double *scalars);
-
-enum { MAXT = 32, MAXS = 32 };
+enum { MAXT = REF_MAXT, MAXS = REF_MAXS };
 
 int
 main(int argc, char **argv)
@@ -44,15 +46,17 @@ main(int argc, char **argv)
 		return 1;
 	}
 	while (scanf("%15s", word) == 1) {
-		int nt, ns, nc, i, kind[MAXT], dt[MAXT], dist, special;
-		long long numel[MAXT];
-		double lo, hi, scalars[MAXS];
+		static struct refcase rc;
+		int nt, ns, nc, i, *kind = rc.kind, *dt = rc.dt, dist, special;
+		long long *numel = rc.numel;
+		double lo, hi, *scalars = rc.scalars;
 		unsigned long long seed;
-		int64_t sizes[MAXS];
-		void *ref[MAXT];
+		int64_t *sizes = rc.sizes;
+		void **ref = rc.ptrs;
 
 		if (strcmp(word, "case") || scanf("%d", &nt) != 1 || nt < 0 || nt > MAXT)
 			return 2;
+		rc.nt = nt;
 		for (i = 0; i < nt; i++) {
 			size_t n;
 			if (scanf("%d %d %lld %d %lf %lf %d %llu", &kind[i], &dt[i], &numel[i], &dist, &lo, &hi,
@@ -106,7 +110,19 @@ main(int argc, char **argv)
 		for (i = 0; i < nc; i++)
 			if (scanf("%lf", &scalars[i]) != 1)
 				return 2;
-		callreference(ref, sizes, scalars);
+		for (i = 0; i < nt; i++) {
+			if (scanf("%d", &rc.ndims[i]) != 1 || rc.ndims[i] < 1 || rc.ndims[i] > REF_MAXDIMS)
+				return 2;
+			for (int d = 0; d < rc.ndims[i]; d++) {
+				long long v;
+				if (scanf("%lld", &v) != 1 || v < 1)
+					return 2;
+				rc.dims[i][d] = v;
+			}
+		}
+		rc.ns = ns;
+		rc.nc = nc;
+		callreference(&rc);
 		for (i = 0; i < nt; i++) {
 			if (kind[i] != 0 &&
 			    fwrite(ref[i], (size_t)refsize(dt[i]), (size_t)numel[i], out) != (size_t)numel[i]) {
@@ -116,6 +132,8 @@ main(int argc, char **argv)
 			free(ref[i]);
 		}
 	}
+	if (referencedone() < 0)
+		return 3;
 	if (fclose(out) != 0) {
 		perror(argv[1]);
 		return 1;
