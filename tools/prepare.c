@@ -22,7 +22,12 @@
  * --reference writes the per-variant CPU reference program:
  * tools/runtime/refrun.c, tools/lib/tensor.c, the spec's reference and the
  * generated call, built by the C compiler in the sandbox (-ffp-contract=off).
- * A reference that does not build is the spec's error (exit 2).
+ * A reference that does not build is the spec's error (exit 2). For a
+ * Python reference the call is tools/runtime/pycall.c, and the generated
+ * call.c holds the reference's code, its parameters and the text of
+ * tools/runtime/pyref.py, which pycall.c hands to the references'
+ * interpreter (JAILVENV/bin/python, the environment verify --expected
+ * binds there) when it runs.
  *
  * --baseline builds the spec's baseline (nvcc in the sandbox, with its
  * libraries) into a shared object the harness times like a candidate and
@@ -318,7 +323,7 @@ reference(const struct opts *o, const struct task *t)
 	                                         { "lib/draw.h", "draw.h" }, { "runtime/pycall.c", "pycall.c" } };
 	char *work = workdir(o->out), *call = xasprintf("%s/call.c", work), *runner = NULL;
 	const char *progs[] = { o->cc, NULL };
-	int python = !strcmp(jstr(t->json, "reference_language", "c"), "python");
+	int python = taskpython(t);
 	struct jail j;
 	struct runlimits lim = { 300, 8192, 512, &j };
 	struct run r;

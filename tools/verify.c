@@ -18,7 +18,10 @@
  * draws, scalars, oracle and where its outputs start) and the outputs
  * next to it (expected.bin, readable by its owner only). A task whose
  * outputs are near-constant, so that writing a constant or zeros would
- * pass, is refused with exit 2.
+ * pass, is refused with exit 2. A Python reference runs the same way,
+ * with the environment of --python-env read-only at /venv in the sandbox
+ * (and its interpreter's prefix); EXPECTED_JSON says reference_language
+ * (c or python) and, for Python, reference_precision (float64).
  *
  * Candidate mode: runs the candidate (cand.so beside COMPILE_JSON) through
  * the per-variant HARNESS in the sandbox (tools/lib/sandbox.h), one fresh
@@ -377,7 +380,7 @@ expected(const struct opts *o, const char *taskpath, const char *reference)
 	/* a folder of our own next to the output, removed on every way out */
 	if (mkparent(o->out) < 0 || !(work = tempdir(o->out, "work")))
 		die(EXIT_RETRY, "cannot make a folder for '%s':", o->out);
-	if (!strcmp(jstr(t.json, "reference_language", "c"), "python")) {
+	if (taskpython(&t)) {
 		if (!o->pyenv)
 			die(EXIT_USAGE, "%s: a Python reference needs --python-env DIR (the environment ./configure made)", t.id);
 		venv = o->pyenv;

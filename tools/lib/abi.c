@@ -255,6 +255,14 @@ abicall(struct buf *b, const struct abiarg *a, size_t n)
 	bufputs(b, ");\n");
 }
 
+int
+taskpython(const struct task *t)
+{
+	json_t *l = json_object_get(t->json, "reference_language");
+
+	return json_is_string(l) && !strcmp(json_string_value(l), "python");
+}
+
 size_t
 taskabi(const struct task *t, struct abiarg *a)
 {

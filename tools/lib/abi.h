@@ -9,7 +9,9 @@
  * task.json (version 1), the keys the tools read:
  *   id, spec, entry, description, tags, hints, prompt, allow, samples,
  *   rounds, target_speedup, matrix, signature (the entry point's, as the
- *   candidate must define it), examples, tolerance, reference (C or null),
+ *   candidate must define it), examples, tolerance, reference (its code
+ *   or null), reference_language (c, python or null), origin (an imported
+ *   spec's {source, file, level, problem} or null),
  *   baseline ({code, libs} or null), args ([{name, kind, dtype, shape,
  *   dists, special}]), cases ({verify: [...], bench: [...]}, each
  *   {sizes, scalars, shapes, ranges, flops, bytes}; ranges holds each
@@ -92,6 +94,9 @@ isinput(const struct targ *a)
 {
 	return a->kind == ARG_IN || a->kind == ARG_INOUT;
 }
+
+/* 1 when the task's reference is Python (reference_language), else 0 */
+int taskpython(const struct task *t);
 
 /* bytes of tensor i in case c, in its dtype */
 size_t tbytes(const struct task *t, const struct tcase *c, int i);
