@@ -33,19 +33,20 @@ test_expect_success 'refusals, each with its reason' '
 
 test_expect_success 'matmul: a size per dimension, bench from get_inputs, distinct verify sizes, one odd' '
 	cd p && f=tasks/kb1-1-matmul-rect.yaml &&
-	grep -qx "  - {name: A, kind: in, dtype: f32, shape: \[A_d0, A_d1\]}" $f &&
-	grep -qx "  - {name: B, kind: in, dtype: f32, shape: \[A_d1, B_d1\]}" $f &&
-	grep -qx "  - {name: out, kind: out, dtype: f32, shape: \[A_d0, B_d1\]}" $f &&
-	grep -qx "  bench: \[{A_d1: 256, B_d1: 320, A_d0: 384}\]" $f &&
-	grep -qx "  verify: \[{A_d1: 32, B_d1: 48, A_d0: 64}, {A_d1: 33, B_d1: 39, A_d0: 45}\]" $f &&
-	grep -qx "cost: {flops: 2 \* A_d1 \* B_d1 \* A_d0}" $f
+	grep -qx "  - {name: a, kind: in, dtype: f32, shape: \[a_d0, a_d1\]}" $f &&
+	grep -qx "  - {name: b, kind: in, dtype: f32, shape: \[a_d1, b_d1\]}" $f &&
+	grep -qx "  - {name: out, kind: out, dtype: f32, shape: \[a_d0, b_d1\]}" $f &&
+	grep -qx "  bench: \[{a_d1: 256, b_d1: 320, a_d0: 384}\]" $f &&
+	grep -qx "  verify: \[{a_d1: 32, b_d1: 48, a_d0: 64}, {a_d1: 33, b_d1: 39, a_d0: 45}\]" $f &&
+	grep -qx "cost: {flops: 2.0 \* a_d1 \* b_d1 \* a_d0}" $f
 '
 
 test_expect_success 'conv2d: weight and bias as inputs in their init bound, channels fixed, H-2 and W-2' '
 	cd p && f=tasks/kb1-5-conv2d-small.yaml &&
-	grep -q "  - {name: p_conv_weight, kind: in, dtype: f32, shape: \[8, x_d1, 3, 3\], dist: uniform, range: \[-0.19[0-9]*, 0.19[0-9]*\]}" $f &&
+	grep -q "  - {name: p_conv_weight, kind: in, dtype: f32, shape: \[8, 3, 3, 3\], dist: uniform, range: \[-0.19[0-9]*, 0.19[0-9]*\]}" $f &&
 	grep -q "  - {name: p_conv_bias, kind: in, dtype: f32, shape: \[8\], dist: uniform" $f &&
-	grep -qx "  - {name: out, kind: out, dtype: f32, shape: \[x_d0, 8, x_d2 - 2, x_d3 - 2\]}" $f
+	grep -qx "  - {name: x, kind: in, dtype: f32, shape: \[4, 3, x_d2, x_d3\]}" $f &&
+	grep -qx "  - {name: out, kind: out, dtype: f32, shape: \[4, 8, x_d2 - 2, x_d3 - 2\]}" $f
 '
 
 test_expect_success 'constructor floats: ranged scalars (a scale, an eps); integers stay fixed' '
@@ -63,7 +64,7 @@ test_expect_success 'buffers too: batch norm running statistics as inputs, its c
 
 test_expect_success 'pooling: the output dimension as a floor expression; a reduction keeps its 1' '
 	cd p &&
-	grep -q "shape: \[x_d0, 16, (x_d2 - 2 - (x_d2 - 2) % 2) / 2 + 1, (x_d3 - 2 - (x_d3 - 2) % 2) / 2 + 1\]" tasks/kb2-4-maxpool-tanh.yaml &&
+	grep -q "shape: \[8, 16, (x_d2 - 2 - (x_d2 - 2) % 2) / 2 + 1, (x_d3 - 2 - (x_d3 - 2) % 2) / 2 + 1\]" tasks/kb2-4-maxpool-tanh.yaml &&
 	grep -qx "  - {name: out, kind: out, dtype: f32, shape: \[x_d0, 1\]}" tasks/kb2-3-gemm-sigmoid-sum.yaml
 '
 
