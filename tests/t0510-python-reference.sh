@@ -71,7 +71,7 @@ test_expect_success 'configure with an environment that lacks numpy: the missing
 	expect_fail 1 "lacks the Python references. packages: numpy==" rconfigure --tasks=py --python-env="$T/bare"
 '
 
-test_expect_success 'gen: a Python reference must define reference(); a misspelt key gets a suggestion' '
+test_expect_success 'gen: a Python reference must define reference(); misspelt keys get a suggestion; origin is checked' '
 	cd p &&
 	cp tasks/pyscale.yaml keep.yaml &&
 	sed -i "s/def reference(/def ref(/" tasks/pyscale.yaml &&
@@ -79,6 +79,10 @@ test_expect_success 'gen: a Python reference must define reference(); a misspelt
 		"$RETORT_BIN/gen" --list --all &&
 	cp keep.yaml tasks/pyscale.yaml && sed -i "s/  python: |/  pyhton: |/" tasks/pyscale.yaml &&
 	expect_fail 2 "pyscale.yaml:[0-9]*:[0-9]*: .*pyhton.*python" "$RETORT_BIN/gen" --list --all &&
+	cp keep.yaml tasks/pyscale.yaml && echo "origin: {sourc: kernelbench, level: 1}" >>tasks/pyscale.yaml &&
+	expect_fail 2 "pyscale.yaml:[0-9]*:[0-9]*: .*sourc.*source" "$RETORT_BIN/gen" --list --all &&
+	cp keep.yaml tasks/pyscale.yaml && echo "origin: {source: kernelbench, level: one}" >>tasks/pyscale.yaml &&
+	expect_fail 2 "pyscale.yaml:[0-9]*:[0-9]*: .level. must be an integer" "$RETORT_BIN/gen" --list --all &&
 	cp keep.yaml tasks/pyscale.yaml
 '
 
