@@ -68,10 +68,12 @@ test_expect_success 'pooling: the output dimension as a floor expression; a redu
 	grep -qx "  - {name: out, kind: out, dtype: f32, shape: \[x_d0, 1\]}" tasks/kb2-3-gemm-sigmoid-sum.yaml
 '
 
+# (level 2 alone: each problem is traced in a process of its own, which
+# takes seconds)
 test_expect_success 'a second import writes the same bytes (and says unchanged)' '
 	cd p && sha256sum tasks/kb*.yaml >sums &&
-	"$PY" "$RETORT_ROOT/tools/import-kernelbench" --out tasks "$KB/level1" "$KB/level2" >again.log &&
-	test "$(grep -c "^unchanged " again.log)" = 10 && ! grep -q "^wrote " again.log && sha256sum -c --quiet sums
+	"$PY" "$RETORT_ROOT/tools/import-kernelbench" --out tasks "$KB/level2" >again.log &&
+	test "$(grep -c "^unchanged " again.log)" = 4 && ! grep -q "^wrote " again.log && sha256sum -c --quiet sums
 '
 
 test_expect_success 'gen: valid specs; provenance in task.json' '
