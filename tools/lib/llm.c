@@ -420,15 +420,6 @@ lockfile(const char *dir, const char *name, char *err, size_t cap)
 	return fd;
 }
 
-double
-wallclock(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 json_t *
 loadstate(const char *dir, const char *name)
 {

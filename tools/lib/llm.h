@@ -113,7 +113,6 @@ int appendlines(const char *path, json_t *lines, char *err, size_t cap);
 
 /* an exclusive flock on DIR/NAME (waiting for it); the fd, or -1 */
 int lockfile(const char *dir, const char *name, char *err, size_t cap);
-double wallclock(void);
 /* DIR/NAME as a JSON object ({} when absent or damaged) */
 json_t *loadstate(const char *dir, const char *name);
 /* write it; 0 or -1 */

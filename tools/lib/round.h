@@ -2,8 +2,10 @@
  * round.h - a round's outcome, the one owner: the status each stage of a
  * round records, the rule that ends a sample, the feedback the teacher is
  * told, and what a record's rounds came to. query-llm, compile, verify,
- * bench, record, report and package read and write statuses only through
- * this module; the harness protocol's verdicts (proto.h) are statuses too.
+ * bench, record, report and package read and write these statuses only
+ * through this module; the harness protocol's verdicts (proto.h) are
+ * statuses too. (baseline.json's oracle {status: ok or failed} is not a
+ * round's: bench --baseline writes it and proto.c's horacle reads it.)
  *
  * Where each stage keeps its status, and what it can be:
  *

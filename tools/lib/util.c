@@ -824,13 +824,25 @@ endswith(const char *s, const char *suffix)
 	return a >= b && memcmp(s + a - b, suffix, b) == 0;
 }
 
-double
-now(void)
+static double
+seconds(clockid_t clock)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(clock, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+double
+now(void)
+{
+	return seconds(CLOCK_MONOTONIC);
+}
+
+double
+wallclock(void)
+{
+	return seconds(CLOCK_REALTIME);
 }
 
 char *

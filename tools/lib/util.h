@@ -167,7 +167,8 @@ char *findprog(const char *name);
 
 /* 1 when s ends with suffix */
 int endswith(const char *s, const char *suffix);
-/* monotonic clock in seconds */
+/* seconds: a monotonic clock (durations), and the wall clock (times kept in files) */
 double now(void);
+double wallclock(void);
 
 #endif
