@@ -235,13 +235,17 @@ variantedges(struct buf *b, const struct opts *o, const struct variant *v)
 		bufputc(b, '\n');
 	}
 	if (v->hasbaseline) {
-		bufprintf(b, "build %s/v/%s/baseline.so: baseline %s/v/%s/task.json | $bindir/prepare\n", d, id, d, id);
+		const char *bl = v->pybaseline ? "baseline.py" : "baseline.so";
+		char py[4096] = "";
+		if (v->pybaseline) /* what a Python entry point runs through, beside the per-variant harness */
+			snprintf(py, sizeof py, " %s/runtime/py/harness.so %s/runtime/py/harness.py", d, d);
+		bufprintf(b, "build %s/v/%s/%s: baseline %s/v/%s/task.json | $bindir/prepare\n", d, id, bl, d, id);
 		if (v->hasref) {
 			bufprintf(b, "build %s/v/%s/oracle.json | %s/v/%s/oracle.bin: oracle %s/v/%s/task.json %s/v/%s/harness "
-			          "%s/v/%s/expected.json %s/v/%s/baseline.so | %s/v/%s/expected.bin $bindir/verify\n", d, id, d, id,
-			          d, id, d, id, d, id, d, id, d, id);
+			          "%s/v/%s/expected.json %s/v/%s/%s | %s/v/%s/expected.bin $bindir/verify%s\n", d, id, d, id,
+			          d, id, d, id, d, id, d, id, bl, d, id, py);
 			bufprintf(b, "build %s/v/%s/baseline.json: benchbase %s/v/%s/task.json %s/v/%s/harness "
-			          "%s/v/%s/oracle.json %s/v/%s/baseline.so | $bindir/bench\n", d, id, d, id, d, id, d, id, d, id);
+			          "%s/v/%s/oracle.json %s/v/%s/%s | $bindir/bench%s\n", d, id, d, id, d, id, d, id, d, id, bl, py);
 		}
 	}
 }
@@ -375,7 +379,7 @@ sampleedges(struct buf *b, const struct opts *o, const struct variant *v, int s,
 			rounddir(b, o, v, s, r);
 			bufputs(b, "/cand.so");
 			if (v->hasbaseline)
-				bufprintf(b, " %s/v/%s/baseline.so", d, id);
+				bufprintf(b, " %s/v/%s/%s", d, id, v->pybaseline ? "baseline.py" : "baseline.so");
 			bufputs(b, " $bindir/bench\n");
 		}
 	}
@@ -407,10 +411,12 @@ writeninja(const struct opts *o, const struct all *A, const char *path)
 	if (o->models)
 		bufprintf(&b, "build %s/model.json: model %s | $gen\n\n", o->outdir, o->models);
 	/* the GPU's measured ceilings, once per build */
-	bufprintf(&b, "build %s/runtime/harness.o | %s/runtime/harness.o.list: runtime | tools/runtime/harness.c "
+	bufprintf(&b, "build %s/runtime/harness.o | %s/runtime/harness.o.list %s/runtime/py/harness.so "
+	          "%s/runtime/py/harness.py: runtime | tools/runtime/harness.c tools/runtime/harness.h "
 	          "tools/runtime/lockdown.c tools/runtime/lockdown.h tools/runtime/guard.c tools/runtime/guard.h "
 	          "tools/runtime/device.cu tools/runtime/device.h tools/lib/tensor.c tools/lib/tensor.h "
-	          "tools/lib/draw.h $bindir/prepare\n", o->outdir, o->outdir);
+	          "tools/lib/draw.h tools/runtime/pyharness.py $bindir/prepare\n", o->outdir, o->outdir, o->outdir,
+	          o->outdir);
 	bufprintf(&b, "build %s/gpu/calibrate: calibrator tools/runtime/calibrate.cu\n"
 	          "build %s/gpu/calibration.json: calibrate %s/gpu/calibrate | $bindir/bench\n\n",
 	          o->outdir, o->outdir, o->outdir);

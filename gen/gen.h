@@ -101,6 +101,7 @@ struct variant {
 	int hasref;           /* the spec has a CPU reference */
 	int pyref;            /* in Python */
 	int hasbaseline;      /* and a GPU baseline */
+	int pybaseline;       /* in Python (baseline.py, not baseline.so) */
 	int selected;         /* by --all or --tasks (gen sets it once) */
 	json_t *json;         /* the resolved variant: out/v/<id>/task.json */
 };

@@ -1259,6 +1259,16 @@ baselinejson(struct ctx *c)
 		err(c, n, "'baseline' must be a mapping {code: ..., libs: [...]}");
 		return NULL;
 	}
+	if (yget(n, "python")) {
+		/* PyTorch on the GPU: baseline(...) over the entry point's arguments as torch tensors */
+		checkkeys(c, n, "baseline", (const char *const[]){ "python", NULL }, (const char *const[]){ "python", NULL });
+		code = getstr(c, n, "python", 1);
+		if (code && !strstr(code, "def baseline"))
+			err(c, yget(n, "python"), "a Python baseline must define baseline(...)");
+		b = json_pack("{s:s}", "python", code ? code : "");
+		free(code);
+		return b;
+	}
 	checkkeys(c, n, "baseline", (const char *const[]){ "code", "libs", NULL },
 	          (const char *const[]){ "code", NULL });
 	code = getstr(c, n, "code", 1);
@@ -1363,6 +1373,7 @@ resolve(struct ctx *c, struct variant *v, const char *specid)
 	v->hasref = json_is_string(json_object_get(j, "reference"));
 	v->pyref = !strcmp(jstr(j, "reference_language", ""), "python");
 	v->hasbaseline = json_is_object(json_object_get(j, "baseline"));
+	v->pybaseline = v->hasbaseline && json_object_get(json_object_get(j, "baseline"), "python") != NULL;
 	v->id = xstrdup(c->vid);
 	v->spec = xstrdup(specid);
 	v->file = xstrdup(c->path);

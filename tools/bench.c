@@ -131,6 +131,7 @@ static const double WARMUP_MS = 25, MAXTIMED_MS = 3000, SPREAD = 0.02, SOL_MARGI
 struct opts {
 	const char *out, *lockdir;
 	int gpus, timeout;
+	const char *gpupython, *pyharness; /* Python entry points' (proto.h hpython) */
 };
 
 /* ---------------------------------------------------------------- NVML */
@@ -1007,8 +1008,12 @@ candidate(const struct opts *o, char *const *in, size_t nin)
 	calib = jmustload(in[4]);
 	if (nin == 6)
 		baseline = jmustload(in[5]);
-	oracle = horacle(baseline, nin == 6 ? in[5] : NULL);
-	so = sibling(in[2], "cand.so");
+	oracle = horacle(&t, baseline, nin == 6 ? in[5] : NULL);
+	{
+		json_t *comp = jmustload(in[2]);
+		so = hcandidate(comp, in[2]);
+		json_decref(comp);
+	}
 	memset(&nv, 0, sizeof nv);
 	json_object_set_new(rec, "cases", json_array());
 	setstatus(rec, STAGE_BENCH, ST_MEASURED);
@@ -1056,7 +1061,7 @@ write:
 int
 main(int argc, char **argv)
 {
-	struct opts o = { NULL, "out/gpu", 1, 30 };
+	struct opts o = { NULL, "out/gpu", 1, 30, NULL, "out/runtime/py" };
 	struct optlist in;
 	int cal = 0, base = 0, r;
 	struct opt tab[] = {
@@ -1064,6 +1069,7 @@ main(int argc, char **argv)
 		{ "--baseline", NULL, OPT_FLAG, &base, 0, 0, "time the spec's baseline (once per variant)" },
 		{ "--calibrate", NULL, OPT_FLAG, &cal, 0, 0, "measure the GPU's ceilings (once per build)" },
 		OPTS_GPU(&o.gpus, &o.lockdir, &o.timeout),
+		OPTS_PYTHON(&o.gpupython, &o.pyharness),
 		{ 0 }
 	};
 	const struct optspec spec = { usage, tab, 6, 0 };
@@ -1080,6 +1086,7 @@ main(int argc, char **argv)
 		optdie(&spec, "need TASK_JSON VERIFY_JSON COMPILE_JSON HARNESS CALIBRATION_JSON [BASELINE_JSON]");
 	if (!cal && jailweak())
 		die(EXIT_USAGE, "%s", jailweak());
+	hpython(o.gpupython, o.pyharness);
 	r = cal ? calibrate(&o, in.v[0])
 	    : base ? timebaseline(&o, in.v[0], in.v[1], in.v[2], in.v[3])
 	    : candidate(&o, in.v, in.n);

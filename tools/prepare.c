@@ -71,20 +71,6 @@ struct opts {
 	int timelimit, memlimit;
 };
 
-static char *
-absolute(const char *p)
-{
-	char *here;
-	char *a;
-
-	if (p[0] == '/')
-		return xstrdup(p);
-	here = realpath(".", NULL);
-	a = xasprintf("%s/%s", here ? here : ".", p);
-	free(here);
-	return a;
-}
-
 /* run a trusted compiler step; its output is printed when it fails */
 static void
 build(char *const argv[], const char *dir, const char *what)
@@ -127,6 +113,36 @@ workdir(const char *out)
 }
 
 /* ---------------------------------------------------------- --runtime */
+
+/* the runtime as a shared object, and its Python side, in a folder of
+ * their own beside OUT (py/: the sandbox binds it for a Python entry
+ * point): tools/runtime/pyharness.py loads harness.so and runs the
+ * protocol's loop with a Python function as the entry point */
+static void
+pyruntime(const struct opts *o, const char *work, const char *obj)
+{
+	char *dir = xasprintf("%s", o->out), *s = strrchr(dir, '/'), *so = xasprintf("%s/harness.so", work);
+	char *cuda = nvccroot(o->nvcc), *libdir = xasprintf("-L%s/lib64", cuda), *rpath = xasprintf("-Wl,-rpath,%s/lib64", cuda);
+	char *py = xasprintf("%s/runtime/pyharness.py", o->src), *pydir, *to;
+
+	if (s)
+		*s = 0;
+	pydir = xasprintf("%s/py", s ? dir : ".");
+	if (o->fake)
+		build((char *[]){ (char *)o->cc, "-shared", "-o", so, (char *)obj, "-ldl", "-lpthread", "-lm", NULL }, work,
+		      "the Python harness's runtime");
+	else
+		build((char *[]){ (char *)o->cc, "-shared", "-o", so, (char *)obj, libdir, rpath, "-lcudart", "-lstdc++", "-ldl",
+		                  "-lpthread", "-lm", NULL }, work, "the Python harness's runtime");
+	if (mkdirp(pydir) < 0)
+		die(EXIT_RETRY, "cannot create '%s':", pydir);
+	to = xasprintf("%s/harness.so", pydir);
+	publish(so, to, 0644);
+	free(to);
+	to = xasprintf("%s/harness.py", pydir);
+	publish(py, to, 0644);
+	free(to); free(dir); free(so); free(cuda); free(libdir); free(rpath); free(py); free(pydir);
+}
 
 static int
 runtime(const struct opts *o)
@@ -181,6 +197,7 @@ runtime(const struct opts *o)
 		argv[k] = NULL;
 		build(argv, work, "the harness's runtime");
 	}
+	pyruntime(o, work, obj);
 	if (writefile(list, GUARD_EXPORTS, sizeof GUARD_EXPORTS - 1) < 0 ||
 	    (o->fake ? writefile(marker, "", 0) < 0 : unlink(marker) < 0 && errno != ENOENT))
 		die(EXIT_RETRY, "cannot write '%s':", list);
@@ -265,6 +282,10 @@ callsource(const struct task *t, int reference, const char *runner, const char *
 		abicall(&b, a, n);
 		bufputs(&b, "}\n");
 	}
+	if (!reference) /* the protocol's loop: tools/runtime/harness.h */
+		bufputs(&b, "int harnessmain(int, char **, void (*)(void *, void **, const int64_t *, const double *), "
+		            "void (*)(void), int, const char *);\nint\nmain(int argc, char **argv)\n{\n"
+		            "\treturn harnessmain(argc, argv, callentry, 0, 0, 0);\n}\n");
 	if (writefile(path, b.s, b.n) < 0)
 		die(EXIT_RETRY, "cannot write '%s':", path);
 	buffree(&b);
@@ -415,6 +436,14 @@ baseline(const struct opts *o, const struct task *t)
 
 	if (!json_is_object(b))
 		die(EXIT_USAGE, "%s: the task has no baseline", t->id);
+	if (taskbaselinepython(t)) { /* run as it is, by tools/runtime/pyharness.py */
+		const char *py = jstr(b, "python", "");
+		if (writefile(o->out, py, strlen(py)) < 0 || writefile(logpath, "", 0) < 0)
+			die(EXIT_RETRY, "cannot write '%s':", o->out);
+		tempdone(work);
+		free(work); free(cu); free(logpath); free(decl); free(af);
+		return 0;
+	}
 	src = xasprintf("#include <cuda_fp16.h>\n#include <cuda_bf16.h>\n#include <cuda_fp8.h>\n#include <stdint.h>\n"
 	                "#line 1 \"baseline\"\n%s\n%s;\n", jstr(b, "code", ""), decl);
 	if (writefile(cu, src, strlen(src)) < 0)

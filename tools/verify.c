@@ -105,6 +105,7 @@ struct opts {
 	const char *out, *cachedir, *lockdir;
 	int gpus, timeout, sanitize, nobench, baseline;
 	const char *pyenv;    /* --python-env: a Python reference's environment */
+	const char *gpupython, *pyharness; /* Python entry points' (proto.h hpython) */
 };
 
 /* ---------------------------------------------------------- the reference */
@@ -832,7 +833,7 @@ candidate(const struct opts *o, const char *taskpath, const char *compilepath, c
 		w.save = &save;
 	} else {
 		comp = jmustload(compilepath);
-		sopath = sibling(compilepath, "cand.so");
+		sopath = hcandidate(comp, compilepath);
 	}
 
 	if (!runnable(comp, &res))
@@ -862,7 +863,7 @@ candidate(const struct opts *o, const char *taskpath, const char *compilepath, c
 	json_object_set_new(res.rec, "start_seconds", json_real(startsec));
 	json_object_set_new(res.rec, "phase_seconds", json_pack("{s:f,s:f,s:f,s:f,s:f}", "cases", res.phase[0], "calls",
 	                    res.phase[1], "fetches", res.phase[2], "comparisons", res.phase[3], "end", res.phase[4]));
-	if (res.verdict == ST_CORRECT && o->sanitize)
+	if (res.verdict == ST_CORRECT && o->sanitize && !hispython(sopath))
 		sanitize(o, &t, harness, sopath, device, v, shm, &res);
 write:
 	finish(o, &res, &save, lockfd, tlock, t0);
@@ -885,7 +886,7 @@ write:
 int
 main(int argc, char **argv)
 {
-	struct opts o = { NULL, NULL, "out/gpu", 1, 30, 0, 0, 0, NULL };
+	struct opts o = { NULL, NULL, "out/gpu", 1, 30, 0, 0, 0, NULL, NULL, "out/runtime/py" };
 	struct optlist in;
 	int exp = 0, r;
 	struct opt tab[] = {
@@ -896,6 +897,7 @@ main(int argc, char **argv)
 		{ "--no-bench", NULL, OPT_FLAG, &o.nobench, 0, 0, "--expected without the bench sizes (checking specs)" },
 		{ "--python-env", "DIR", OPT_STR, &o.pyenv, 0, 0, "--expected: a Python reference's environment" },
 		OPTS_GPU(&o.gpus, &o.lockdir, &o.timeout),
+		OPTS_PYTHON(&o.gpupython, &o.pyharness),
 		{ "--sanitize", NULL, OPT_FLAG, &o.sanitize, 0, 0,
 		  "also compute-sanitizer memcheck and racecheck at the first verify size, when found" },
 		{ 0 }
@@ -914,6 +916,7 @@ main(int argc, char **argv)
 		optdie(&spec, "need TASK_JSON COMPILE_JSON HARNESS EXPECTED_JSON [ORACLE_JSON]");
 	if (jailweak())
 		die(EXIT_USAGE, "%s", jailweak());
+	hpython(o.gpupython, o.pyharness);
 	r = exp ? expected(&o, in.v[0], in.v[1])
 	    : o.baseline ? candidate(&o, in.v[0], NULL, in.v[1], in.v[2], NULL, in.v[3])
 	    : candidate(&o, in.v[0], in.v[1], in.v[2], in.v[3], in.v[4], NULL);

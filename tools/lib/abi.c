@@ -263,6 +263,12 @@ taskpython(const struct task *t)
 	return json_is_string(l) && !strcmp(json_string_value(l), "python");
 }
 
+int
+taskbaselinepython(const struct task *t)
+{
+	return json_object_get(json_object_get(t->json, "baseline"), "python") != NULL;
+}
+
 size_t
 taskabi(const struct task *t, struct abiarg *a)
 {

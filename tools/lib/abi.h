@@ -12,7 +12,7 @@
  *   candidate must define it), examples, tolerance, reference (its code
  *   or null), reference_language (c, python or null), origin (an imported
  *   spec's {source, file, level, problem} or null),
- *   baseline ({code, libs} or null), args ([{name, kind, dtype, shape,
+ *   baseline ({code, libs}, {python} or null), args ([{name, kind, dtype, shape,
  *   dists, special}]), cases ({verify: [...], bench: [...]}, each
  *   {sizes, scalars, shapes, ranges, flops, bytes}; ranges holds each
  *   input's [lo, hi) and, for a scalar with a range, the interval its
@@ -97,6 +97,9 @@ isinput(const struct targ *a)
 
 /* 1 when the task's reference is Python (reference_language), else 0 */
 int taskpython(const struct task *t);
+/* 1 when its baseline is Python (baseline {python}: baseline.py, PyTorch
+ * on the GPU through tools/runtime/pyharness.py), else 0 */
+int taskbaselinepython(const struct task *t);
 
 /* bytes of tensor i in case c, in its dtype */
 size_t tbytes(const struct task *t, const struct tcase *c, int i);

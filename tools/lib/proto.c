@@ -60,10 +60,16 @@ hkeep(const struct task *t, const struct tcase *c)
 }
 
 char *
-horacle(json_t *baseline, const char *baselinepath)
+horacle(const struct task *t, json_t *baseline, const char *baselinepath)
 {
 	return baseline && !strcmp(jstr(json_object_get(baseline, "oracle"), "status", ""), "ok")
-	       ? sibling(baselinepath, "baseline.so") : NULL;
+	       ? sibling(baselinepath, taskbaselinepython(t) ? "baseline.py" : "baseline.so") : NULL;
+}
+
+char *
+hcandidate(json_t *compile, const char *compilepath)
+{
+	return sibling(compilepath, strcmp(jstr(compile, "lang", "cuda"), "cuda") ? "cand.py" : "cand.so");
 }
 
 int
@@ -148,17 +154,113 @@ hshmshare(struct harness *h, const struct harness *from, char *err, size_t cap)
 	return childshmshare(&h->ch, &from->ch, err, cap);
 }
 
+/* ---- Python entry points (tools/runtime/pyharness.py) */
+
+static const char *pyenv, *pydir;
+
+/* the runtime runs on the test suite's CPU fake device (prepare --runtime --fake) */
+static int
+pyfake(void)
+{
+	char *m = xasprintf("%s/../harness.o.fake", pydir);
+	int fake = access(m, F_OK) == 0;
+
+	free(m);
+	return fake;
+}
+
+void
+hpython(const char *env, const char *dir)
+{
+	static char real[4096];
+
+	pyenv = env && *env ? realpath(env, real) ? real : env : NULL;
+	pydir = dir;
+}
+
+int
+hispython(const char *so)
+{
+	size_t n = strlen(so);
+
+	return n > 3 && !strcmp(so + n - 3, ".py");
+}
+
+/* the line of JSON pyharness.py reads: the arguments, and each case's
+ * tensor shapes by its sizes (malloc'd) */
+static char *
+pyspec(const struct task *t)
+{
+	json_t *o = json_object(), *args = json_array(), *cases = json_array();
+	char *s;
+
+	for (int i = 0; i < t->nargs; i++)
+		json_array_append_new(args, json_pack("{s:s, s:s, s:s}", "name", t->args[i].name, "kind",
+		                                      argkinds[t->args[i].kind], "dtype", dtinfos[t->args[i].dt].name));
+	for (int k = 0; k < t->nverify + t->nbench; k++) {
+		const struct tcase *c = k < t->nverify ? &t->verify[k] : &t->bench[k - t->nverify];
+		json_t *sizes = json_array(), *dims = json_array();
+		for (int i = 0; i < c->nsizes; i++)
+			json_array_append_new(sizes, json_integer(c->sizes[i]));
+		for (int i = 0; i < t->nargs; i++) {
+			json_t *d = json_array();
+			if (!istensor(&t->args[i])) {
+				json_decref(d);
+				continue;
+			}
+			for (int j = 0; j < c->ndims[i]; j++)
+				json_array_append_new(d, json_integer(c->dims[i][j]));
+			json_array_append_new(dims, d);
+		}
+		json_array_append_new(cases, json_pack("{s:o, s:o}", "sizes", sizes, "dims", dims));
+	}
+	json_object_set_new(o, "args", args);
+	json_object_set_new(o, "cases", cases);
+	json_object_set_new(o, "fake", json_integer(pydir && pyfake()));
+	s = jdumps(o, JSON_COMPACT);
+	json_decref(o);
+	return s;
+}
+
 int
 hspawn(struct harness *h, const char *harness, const char *so, const char *entry, int device,
        const char *const *wrapper, const char *extra, int timeout, char *err, size_t cap)
 {
+	const char *py[8];
+	char *runner = NULL, *lib = NULL, *spec = NULL;
+	int rc;
+
 	h->timeout = timeout;
 	h->open = extra && !strcmp(extra, HOPEN);
 	h->wrapped = wrapper != NULL;
+	h->python = hispython(so);
 	h->gpu.slot = device;
 	gpudevice(device, h->gpu.device, sizeof h->gpu.device);
-	return childstartwrapped(&h->ch, wrapper, harness, so, entry, device, extra, timeout * 4 + 120, err, cap) < 0
-	       ? -1 : 0;
+	if (h->python) {
+		if (wrapper)
+			return failed(err, cap, "a Python entry point has no compute-sanitizer run ('%s')", so);
+		if (!pyenv)
+			return failed(err, cap, "'%s' is a Python entry point, and no --gpu-python environment was given", so);
+		runner = xasprintf("%s/bin/python", pyenv);
+		if (access(runner, X_OK) != 0) {
+			snprintf(err, cap, "the GPU's Python environment '%s' has no bin/python: run ./configure", pyenv);
+			free(runner);
+			return -1;
+		}
+		free(runner);
+		char *dir = absolute(pydir);
+		runner = xasprintf("%s/harness.py", dir);
+		lib = xasprintf("%s/harness.so", dir);
+		free(dir);
+		spec = pyspec(h->t);
+		py[0] = JAILVENV "/bin/python"; py[1] = "-I"; py[2] = "-B"; py[3] = runner; py[4] = spec; py[5] = NULL;
+		wrapper = py;
+		harness = lib;
+		h->ch.venv = pyenv;
+	}
+	rc = childstartwrapped(&h->ch, wrapper, harness, so, entry, device, extra, timeout * 4 + 120, err, cap);
+	free(runner); free(lib); free(spec);
+	return rc < 0 ? -1 : 0;
 }
 
 int

@@ -47,6 +47,7 @@ struct harness {
 	size_t outoff[MAXARGS];     /* where each output comes back in shared memory */
 	int holds, timeout, calls;
 	int open, wrapped;          /* started with HOPEN, under a wrapper */
+	int python;                 /* a Python entry point, through pyharness.py */
 };
 
 struct hres {
@@ -65,9 +66,13 @@ size_t hshmbytes(const struct task *t, const struct tcase *cases, int n);
 size_t hkeep(const struct task *t, const struct tcase *c);
 int hholds(const struct task *t, const struct tcase *c);
 enum { HOLDS_MAX = 16 };
-/* the GPU oracle: baseline.so beside BASELINE_JSON (baseline, loaded) when
- * its "oracle" says verify --baseline found it sound, else NULL (malloc'd) */
-char *horacle(json_t *baseline, const char *baselinepath);
+/* the GPU oracle: baseline.so (a Python baseline's baseline.py) beside
+ * BASELINE_JSON (baseline, loaded) when its "oracle" says verify
+ * --baseline found it sound, else NULL (malloc'd) */
+char *horacle(const struct task *t, json_t *baseline, const char *baselinepath);
+/* what compile built beside COMPILE_JSON (compile, loaded): cand.so, or a
+ * Python candidate's cand.py (its "lang" is not cuda) (malloc'd) */
+char *hcandidate(json_t *compile, const char *compilepath);
 
 /* the harness's extra argument for trusted code (the spec's baseline: its
  * libraries, cuBLAS and cuDNN, open parts of themselves on first use) and
@@ -75,6 +80,18 @@ char *horacle(json_t *baseline, const char *baselinepath);
  * hold no copies (what keeps a candidate's phases alike and its outputs
  * checkable is not needed there, and costs time: the fence alone 0.4 s) */
 #define HOPEN "open"
+
+/* Python entry points: SO a .py file (a Triton candidate's, a Python
+ * baseline's) runs through tools/runtime/pyharness.py, in the GPU's
+ * Python environment ENV (read-only at JAILVENV in the sandbox; NULL or
+ * "": none, and such an SO cannot start) with the runtime's shared object
+ * in DIR (prepare --runtime: runtime/py); HARNESS is then not used. The
+ * protocol is the same; there is no lockdown (harness.c says why) */
+void hpython(const char *env, const char *dir);
+int hispython(const char *so);
+#define OPTS_PYTHON(env, dir) \
+	{ "--gpu-python", "DIR", OPT_STR, env, 0, 0, "the GPU's Python environment (torch, triton), for Python entry points" }, \
+	{ "--python-harness", "DIR", OPT_STR, dir, 0, 0, "the Python harness's runtime (default out/runtime/py)" }
 
 /* start HARNESS on SO (entry ENTRY) on device, under wrapper (compute-sanitizer
  * and its options) or not (NULL); extra: HOPEN or NULL. hstart is hshm

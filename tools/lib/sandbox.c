@@ -956,12 +956,19 @@ childstartwrapped(struct child *c, const char *const *wrapper, const char *harne
 	}
 	memset(&j, 0, sizeof j);
 	j.work = c->scratch;
+	j.venv = c->venv;
 	j.gpu = 1;
 	j.seconds = seconds;
 	/* device is the slot leased: the harness sees that GPU alone, as device 0 */
 	gpudevice(device, dev, sizeof dev);
 	j.gpudevice = dev;
 	jailaddpaths(&j, wrapper);
+	if (c->venv) { /* its interpreter's prefix too, where the environment's bin/python leads */
+		char *py = xasprintf("%s/bin/python", c->venv);
+		const char *progs[] = { py, NULL };
+		jailaddpaths(&j, progs);
+		free(py);
+	}
 	jailkind(); /* probed here, not in the child */
 
 	/* orphans of the child become ours, for childstop to reap */

@@ -105,6 +105,7 @@ struct child {
 	char scratch[PATH_MAX];
 	int stopped;
 	char tail[4096];             /* the end of its output, kept at stop */
+	const char *venv;            /* set before childstart: a Python environment, at JAILVENV */
 };
 
 /*

@@ -873,3 +873,16 @@ findprog(const char *name)
 	free(copy);
 	return NULL;
 }
+
+char *
+absolute(const char *p)
+{
+	char *here, *a;
+
+	if (p[0] == '/')
+		return xstrdup(p);
+	here = realpath(".", NULL);
+	a = xasprintf("%s/%s", here ? here : ".", p);
+	free(here);
+	return a;
+}

@@ -171,4 +171,7 @@ int endswith(const char *s, const char *suffix);
 double now(void);
 double wallclock(void);
 
+/* p from the current folder, when it is not absolute (malloc'd) */
+char *absolute(const char *p);
+
 #endif

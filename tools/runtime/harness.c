@@ -11,6 +11,17 @@
  *
  * (DEVICE is 0: the parent leaves the leased GPU alone visible)
  *
+ * The protocol is harnessmain(): the per-variant program's main() (in
+ * prepare's call.c) calls it with callentry, and tools/runtime/pyharness.py
+ * calls it, through this runtime linked as a shared object (pyharness.so,
+ * prepare --runtime), with a Python function in callentry's place: SO is
+ * then "-" (the Python side has loaded the entry point, or says why not),
+ * there is no lockdown (Triton compiles and loads a kernel at its first
+ * call: files, ptxas), and after (when not NULL) runs once the call's
+ * closing event is recorded, before the call's checks (a Python baseline
+ * copies the module's result into the output buffers there, outside the
+ * time).
+ *
  * The parent talks to it over three inherited descriptors: 3 commands
  * (text lines in), 4 replies (text lines out), 5 shared memory (a memfd
  * that outputs come back through). It never receives expected values; it
@@ -88,7 +99,7 @@
 #include "guard.h"
 #include "lockdown.h"
 
-void callentry(void *fn, void **ptrs, const int64_t *sizes, const double *scalars);
+#include "harness.h"
 
 enum { MAXT = 32, MAXS = 32, CANARY = 4096, MAXHOLDS = 16, MAXFENCE = 256 };
 
@@ -96,6 +107,8 @@ static FILE *cmd, *rep;
 static unsigned char *shm;
 static size_t shmlen;
 static void *entry;
+static harnesscall call;
+static void (*after)(void);
 
 static void
 reply(const char *fmt, ...)
@@ -270,7 +283,7 @@ callit(void *p)
 	struct callctx *c = p;
 
 	guardbegin();
-	callentry(entry, c->ptrs, c->sizes, c->scalars);
+	call(entry, c->ptrs, c->sizes, c->scalars);
 	guardend();
 }
 
@@ -320,6 +333,8 @@ docall(void)
 	t0 = ms();
 	i = dv_timed(noop ? NULL : callit, &cc, &evms);
 	t1 = ms();
+	if (after && !noop && i == 0)
+		after();
 	if (guardviolation(rule, sizeof rule, detail, sizeof detail) || lockdownviolation(rule, sizeof rule, detail, sizeof detail)) {
 		dv_sync();
 		dv_lasterror();
@@ -407,18 +422,48 @@ dohold(void)
 	reply("ok");
 }
 
+/* the shared object and its entry point (SO "-": the caller's, call alone) */
+static int
+load(const char *path, const char *name, int failure, const char *why)
+{
+	void *so;
+
+	if (failure) {
+		reply("%s %s", failure == HLOADERROR ? "loaderror" : "noentry", why ? why : "?");
+		return -1;
+	}
+	if (!strcmp(path, "-")) {
+		entry = (void *)&call;
+		return 0;
+	}
+	so = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+	if (!so) {
+		const char *m = dlerror();
+		reply("loaderror %s", m ? m : "?");
+		return -1;
+	}
+	entry = dlsym(so, name);
+	if (!entry) {
+		reply("noentry %s", name);
+		return -1;
+	}
+	return 0;
+}
+
 int
-main(int argc, char **argv)
+harnessmain(int argc, char **argv, harnesscall fn, void (*afterfn)(void), int failure, const char *why)
 {
 	struct stat st;
 	struct dvinfo info;
 	char word[32], lock[256] = "none: open (trusted code, or the compute-sanitizer run)";
-	void *so;
-	int e, isopen;
+	int e, isopen, python;
 
 	if (argc < 4 || argc > 5)
 		return 2;
 	isopen = argc == 5 && !strcmp(argv[4], "open");
+	python = !strcmp(argv[1], "-");
+	call = fn;
+	after = afterfn;
 	cmd = fdopen(3, "r");
 	rep = fdopen(4, "w");
 	if (!cmd || !rep || fstat(5, &st) < 0)
@@ -430,7 +475,7 @@ main(int argc, char **argv)
 	/* the candidate's modules load now, before the lockdown; trusted
 	 * code's libraries (cuBLAS, cuDNN) load what they use when they use
 	 * it: eagerly, cuDNN alone takes seconds */
-	if (!isopen)
+	if (!isopen && !python)
 		setenv("CUDA_MODULE_LOADING", "EAGER", 1);
 	memset(&info, 0, sizeof info);
 	if ((e = dv_init(atoi(argv[3]), &info)) != 0) {
@@ -444,20 +489,13 @@ main(int argc, char **argv)
 	if (shmlen)
 		dv_pin(shm, shmlen);
 	guardinit();
-	so = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL);
-	if (!so) {
-		const char *m = dlerror();
-		reply("loaderror %s", m ? m : "?");
+	if (load(argv[1], argv[2], failure, why) < 0)
 		return 0;
-	}
-	entry = dlsym(so, argv[2]);
-	if (!entry) {
-		reply("noentry %s", argv[2]);
-		return 0;
-	}
 	dv_sync(); /* its modules registered and loaded before the lockdown */
 	dv_lasterror();
-	if (!isopen)
+	if (python && !isopen)
+		snprintf(lock, sizeof lock, "none: a Python entry point (Triton compiles and loads its kernels at the first call)");
+	else if (!isopen)
 		lockdown(lock, sizeof lock);
 	reply("ready %s|%d.%d|%ld|%d|%d|%d|%s|%s", info.name, info.major, info.minor, info.l2, info.sms, info.driver,
 	      info.runtime, info.uuid, lock);
