@@ -124,6 +124,7 @@ struct all {
 	size_t nsf;
 	size_t nvariants, nselected;
 	size_t npython;       /* selected variants with a Python reference */
+	size_t npybaseline;   /* and with a Python baseline */
 };
 
 static int
@@ -194,6 +195,7 @@ loadall(const struct opts *o, const char *one, struct all *A)
 		for (j = 0; j < A->sf[i].nv; j++) {
 			A->nselected += A->sf[i].v[j].selected = o->all || variantmatch(&A->sf[i].v[j], o->globs);
 			A->npython += A->sf[i].v[j].selected && A->sf[i].v[j].pyref;
+			A->npybaseline += A->sf[i].v[j].selected && A->sf[i].v[j].pybaseline;
 		}
 	return bad ? -1 : 0;
 }
@@ -407,6 +409,8 @@ writeninja(const struct opts *o, const struct all *A, const char *path)
 	/* configure reads this line: their environment must be ready */
 	if (A->npython)
 		bufprintf(&b, "# python references: %zu variants\n", A->npython);
+	if (A->npybaseline) /* and this one: the GPU's Python environment must be found */
+		bufprintf(&b, "# python baselines: %zu variants\n", A->npybaseline);
 	bufputc(&b, '\n');
 	if (o->models)
 		bufprintf(&b, "build %s/model.json: model %s | $gen\n\n", o->outdir, o->models);

@@ -824,6 +824,24 @@ casesetup(struct bcase *b, const struct opts *o, const struct task *t, int ci, c
 }
 
 /* the baseline, timed once per variant; its oracle check copied in */
+/* a Python baseline's baseline_compile (torch.compile of the same module,
+ * when it defines one) at case b, into the case's record; its compilation
+ * happens in the warm-up, not in the timed calls */
+static void
+timecompiled(struct bcase *b, const char *so, json_t *cr, char *err, size_t cap)
+{
+	struct timing tm;
+	struct harness h;
+
+	if (hshm(&h, b->t, b->shm, err, cap) < 0)
+		die(EXIT_RETRY, "%s", err);
+	timecase(b, &h, so, "baseline_compile", NULL, 0, &tm, NULL, NULL);
+	if (tm.status == ST_MEASURED)
+		json_object_set_new(cr, "compiled", tm.stats);
+	else if (!strstr(tm.problem, "noentry baseline_compile"))
+		json_object_set_new(cr, "compiled_error", json_string(tm.problem));
+}
+
 static int
 timebaseline(const struct opts *o, const char *taskpath, const char *harness, const char *oraclepath, const char *so)
 {
@@ -868,7 +886,11 @@ timebaseline(const struct opts *o, const char *taskpath, const char *harness, co
 				json_array_append_new(cases, json_pack("{s:s,s:o}", "case", b.c->label, "baseline", tm.stats));
 			else
 				json_array_append_new(cases, json_pack("{s:s,s:s}", "case", b.c->label, "error", tm.problem));
+			if (taskbaselinepython(&t))
+				timecompiled(&b, so, json_array_get(cases, (size_t)c), err, sizeof err);
 		}
+		if (taskbaselinepython(&t)) /* pyharness.py's, for every Python baseline */
+			json_object_set_new(rec, "tf32", json_true());
 		close(lockfd);
 		setstatus(rec, STAGE_BENCH, ST_MEASURED);
 	}
@@ -920,6 +942,9 @@ speedup(json_t *baseline, int ci, const struct tcase *c, const struct timing *tm
 	}
 	json_object_set(cr, "baseline", json_object_get(bcase, "baseline"));
 	json_object_set_new(cr, "speedup", json_real(bm / tm->median_ms));
+	if (jnum(json_object_get(bcase, "compiled"), "median_ms", 0) > 0) /* a Python baseline's torch.compile */
+		json_object_set_new(cr, "speedup_compile",
+		                    json_real(jnum(json_object_get(bcase, "compiled"), "median_ms", 0) / tm->median_ms));
 	*logsum += log(bm / tm->median_ms);
 	(*n)++;
 	if (bm / tm->median_ms > 10)

@@ -71,13 +71,26 @@ def header(path):
     return h
 
 
+KBDIR = None  # the imported KernelBench test problems' specs (main: WORK/kb)
+
+
 def spec_of(variant):
     base = variant.split(".")[0]
-    for d in ("tasks", "tests/kernels/tasks"):
+    for d in ["tasks", "tests/kernels/tasks"] + ([KBDIR] if KBDIR else []):
         p = os.path.join(ROOT, d, base + ".yaml")
         if os.path.exists(p):
             return p, os.path.join(ROOT, d)
     return None, None
+
+
+def gpu_python():
+    """The environment Triton candidates and Python baselines run in: this interpreter's, when it has torch and triton."""
+    try:
+        import torch  # noqa: F401
+        import triton  # noqa: F401
+    except ImportError:
+        return None
+    return sys.prefix
 
 
 class Suite:
@@ -92,6 +105,9 @@ class Suite:
         self.prep_s = {}
         self.oracle_s = {}
         self.gpus = 1  # --gpu-jobs: the GPU slots verify and bench lease
+        self.gpy = gpu_python()
+        self.pyflags = ["--gpu-python", self.gpy] if self.gpy else []
+        self.bl = {}  # variant: its baseline (baseline.so or a Python baseline's baseline.py)
 
     def runtime(self):
         """The harness's runtime (device code, lockdown, guard), built once."""
@@ -121,7 +137,8 @@ class Suite:
         ]
         task = json.load(open(d + "/task.json"))
         if task.get("baseline"):
-            steps.append([BIN + "/prepare", "--baseline", "--arch", ARCH, "-o", d + "/baseline.so", d + "/task.json"])
+            self.bl[vid] = d + ("/baseline.py" if "python" in task["baseline"] else "/baseline.so")
+            steps.append([BIN + "/prepare", "--baseline", "--arch", ARCH, "-o", self.bl[vid], d + "/task.json"])
         t0 = time.time()
         for s in steps:
             rc, out, _ = sh(s, self.log)
@@ -134,14 +151,15 @@ class Suite:
     def baseline(self, vid):
         """The variant's baseline checked as the oracle, then timed once (on the GPU)."""
         d = self.prepared[vid]
-        if os.path.exists(d + "/baseline.so") and not os.path.exists(d + "/baseline.json"):
+        bl = self.bl.get(vid)
+        if bl and os.path.exists(bl) and not os.path.exists(d + "/baseline.json"):
             t0 = time.time()
-            rc, out, _ = sh([BIN + "/verify", "--baseline", "--lock-dir", self.work + "/gpu", "--gpus", str(self.gpus), "-o", d + "/oracle.json",
-                             d + "/task.json", d + "/harness", d + "/expected.json", d + "/baseline.so"], self.log)
+            rc, out, _ = sh([BIN + "/verify", "--baseline", "--lock-dir", self.work + "/gpu", "--gpus", str(self.gpus)] + self.pyflags +
+                            ["-o", d + "/oracle.json", d + "/task.json", d + "/harness", d + "/expected.json", bl], self.log)
             if rc:
                 raise RuntimeError("verify --baseline failed: " + out[-2000:])
-            rc, out, _ = sh([BIN + "/bench", "--baseline", "--lock-dir", self.work + "/gpu", "--gpus", str(self.gpus), "-o", d + "/baseline.json",
-                             d + "/task.json", d + "/harness", d + "/oracle.json", d + "/baseline.so"], self.log)
+            rc, out, _ = sh([BIN + "/bench", "--baseline", "--lock-dir", self.work + "/gpu", "--gpus", str(self.gpus)] + self.pyflags +
+                            ["-o", d + "/baseline.json", d + "/task.json", d + "/harness", d + "/oracle.json", bl], self.log)
             if rc:
                 raise RuntimeError("bench --baseline failed: " + out[-2000:])
             self.oracle_s[vid] = time.time() - t0
@@ -171,6 +189,12 @@ class Suite:
         os.makedirs(run)
         json.dump({"status": "answered", "answer": {"text": text}}, open(run + "/response.json", "w"))
         row = {"name": name, "variant": vid, "screen": screen, "run": run}
+        if text.startswith("```python\n") and not TRITON_COMPILE:
+            # compile has no Triton path in this build: the source as it would leave it
+            open(run + "/cand.py", "w").write(text[len("```python\n"):-len("```\n")])
+            json.dump({"status": "ok", "lang": "triton"}, open(run + "/compile.json", "w"))
+            row.update(compile="ok", compile_s=0.0, so=run + "/cand.py")
+            return row
         args = [BIN + "/compile", "--arch", ARCH, "-o", run + "/compile.json"]
         if not screen:
             args.append("--no-screen")
@@ -188,13 +212,13 @@ class Suite:
         self.baseline(vid)
         base = [d + "/baseline.json"] if os.path.exists(d + "/baseline.json") else []
         orac = [d + "/oracle.json"] if os.path.exists(d + "/oracle.json") else []
-        rc, out, row["verify_s"] = sh([BIN + "/verify", "--timeout", "20", "--lock-dir", self.work + "/gpu", "--gpus", str(self.gpus), "-o", run + "/verify.json",
+        rc, out, row["verify_s"] = sh([BIN + "/verify", "--timeout", "20", "--lock-dir", self.work + "/gpu", "--gpus", str(self.gpus)] + self.pyflags + ["-o", run + "/verify.json",
                                        d + "/task.json", run + "/compile.json", d + "/harness", d + "/expected.json"] + orac, self.log)
         ver = json.load(open(run + "/verify.json")) if rc == 0 else {"verdict": "tool failed: " + out[-300:]}
         row["verify"] = ver.get("verdict")
         row["gpu_s"] = ver.get("gpu_seconds", 0)
         row["isolation"] = ver.get("isolation")
-        bargs = [BIN + "/bench", "--timeout", "20", "--lock-dir", self.work + "/gpu", "--gpus", str(self.gpus), "-o", run + "/bench.json", d + "/task.json",
+        bargs = [BIN + "/bench", "--timeout", "20", "--lock-dir", self.work + "/gpu", "--gpus", str(self.gpus)] + self.pyflags + ["-o", run + "/bench.json", d + "/task.json",
                  run + "/verify.json", run + "/compile.json", d + "/harness", self.calibration()] + base
         rc, out, row["bench_s"] = sh(bargs, self.log)
         ben = json.load(open(run + "/bench.json")) if rc == 0 else {"status": "tool failed: " + out[-300:]}
@@ -208,6 +232,8 @@ class Suite:
             row["parent_excess_ms"] = pc["excess_ms"] - row["median_ms"]
             row["parent_noise_ms"] = pc["noise_ms"]
         row["speedup"] = case.get("speedup")
+        row["speedup_compile"] = case.get("speedup_compile")
+        row["baseline_ms"] = (case.get("baseline") or {}).get("median_ms")
         row["sol"] = (case.get("sol") or {}).get("percent")
         row["verify_start_s"] = ver.get("start_seconds")
         row["verify_gpu_s"] = ver.get("gpu_seconds")
@@ -219,7 +245,7 @@ class Suite:
         row["bench_gpu_s"] = ben.get("gpu_seconds")
         row["checks"] = case.get("checks")
         row["feedback"] = (ver.get("feedback") or "") + (ben.get("feedback") or "")
-        row["so"] = run + "/cand.so"
+        row["so"] = run + ("/cand.py" if os.path.exists(run + "/cand.py") else "/cand.so")
         row["task"] = d + "/task.json"
         return row
 
@@ -248,8 +274,17 @@ def do_bench(row):
     case = task["cases"]["bench"][0]
     dts = {"f32": torch.float32, "f16": torch.float16, "bf16": torch.bfloat16, "f64": torch.float64,
            "i32": torch.int32, "i64": torch.int64, "i8": torch.int8, "u8": torch.uint8, "i16": torch.int16}
-    lib = ctypes.CDLL(row["so"])
-    fn = getattr(lib, task["entry"])
+    py = row["so"].endswith(".py")
+    if py:  # a Triton candidate: its entry point over torch tensors
+        import importlib.machinery
+        import importlib.util
+        loader = importlib.machinery.SourceFileLoader("cand_" + row["name"].replace("-", "_"), row["so"])
+        mod = importlib.util.module_from_spec(importlib.util.spec_from_loader(loader.name, loader))
+        loader.exec_module(mod)
+        fn = getattr(mod, task["entry"])
+    else:
+        lib = ctypes.CDLL(row["so"])
+        fn = getattr(lib, task["entry"])
     args, types, keep = [], [], []
     for a in task["args"]:
         if a["kind"] in ("in", "out", "inout"):
@@ -263,18 +298,20 @@ def do_bench(row):
                 lo, hi = case["ranges"].get(a["name"], [0, 100])
                 t = torch.randint(int(lo), int(hi), shape, device="cuda", dtype=dt)
             keep.append(t)
-            args.append(ctypes.c_void_p(t.data_ptr()))
+            args.append(t if py else ctypes.c_void_p(t.data_ptr()))
             types.append(ctypes.c_void_p)
         elif a["kind"] == "size":
             v = case["sizes"][a["name"]]
-            args.append(ctypes.c_int64(v) if a["dtype"] == "i64" else ctypes.c_int(v))
+            args.append(v if py else ctypes.c_int64(v) if a["dtype"] == "i64" else ctypes.c_int(v))
             types.append(type(args[-1]))
         else:
             v = case["scalars"][a["name"]]
-            args.append(ctypes.c_double(v) if a["dtype"] == "f64" else ctypes.c_float(v) if a["dtype"] in ("f32", "f16", "bf16") else ctypes.c_int(int(v)))
+            args.append((float(v) if a["dtype"] in ("f32", "f16", "bf16", "f64") else int(v)) if py else
+                        ctypes.c_double(v) if a["dtype"] == "f64" else ctypes.c_float(v) if a["dtype"] in ("f32", "f16", "bf16") else ctypes.c_int(int(v)))
             types.append(type(args[-1]))
-    fn.argtypes = types
-    fn.restype = None
+    if not py:
+        fn.argtypes = types
+        fn.restype = None
     torch.cuda.synchronize()
     return triton.testing.do_bench(lambda: fn(*args), warmup=25, rep=200, return_mode="median")
 
@@ -284,21 +321,87 @@ def do_bench(row):
 DEMO_EXPECT = {"relu/s0-r1": "compile", "relu/s1-r1": "screen", "relu/s2-r1": "compile",
                "row_max/s1-r1": "verify"}
 ORDER = ["screen", "compile", "verify", "bench"]
+# compile has a Triton path (tools/compile.c: lang triton)
+TRITON_COMPILE = "triton" in open(ROOT + "/tools/compile.c").read()
+
+
+def pyheader(path):
+    """A Triton kernel's variant and expectations from its first comment lines (# task:, # expect:, ...)."""
+    h = {}
+    with open(path) as f:
+        lines = [next(f, "") for _ in range(8)]
+    for line in lines:
+        m = re.match(r"#\s*(task|cheat|expect|runtime):\s*(.*)", line)
+        if m:
+            h[m.group(1)] = m.group(2).strip()
+    if "task" not in h:
+        h["task"] = lines[0].lstrip("# ").split()[0].rstrip(":")
+    return h
 
 
 def items():
     """(name, kind, variant, answer text, expectation, header) for everything the suite runs."""
     out = []
-    for kind in ("cheats", "honest"):
-        for path in sorted(glob.glob(ROOT + "/tests/kernels/%s/*.cu" % kind)):
+    for kind, where in (("cheats", "cheats"), ("honest", "honest"), ("honest", "kernelbench")):
+        for path in sorted(glob.glob(ROOT + "/tests/kernels/%s/*.cu" % where)):
             h = header(path)
+            h["group"] = "kernelbench" if where == "kernelbench" else "cuda"
             text = "The kernel:\n\n```cuda\n" + open(path).read() + "\n```\n"
             expect = h.get("expect", "verify") if kind == "cheats" else "accepted"
             out.append((os.path.basename(path)[:-3], kind[:-1] if kind == "cheats" else kind, h["task"], text, expect, h))
+    for kind in ("cheats", "honest"):
+        for path in sorted(glob.glob(ROOT + "/tests/kernels/triton/%s/*.py" % kind)):
+            h = pyheader(path)
+            h["group"] = "triton"
+            expect = h.get("expect", "verify") if kind == "cheats" else "accepted"
+            if kind == "cheats" and expect == "screen" and not TRITON_COMPILE:
+                # no Triton screen in this build: what the runtime does is what can be checked
+                h["screen_pending"] = True
+                expect = h.get("runtime", "accepted")
+            out.append(("triton:" + os.path.basename(path)[:-3], kind[:-1] if kind == "cheats" else kind, h["task"],
+                        "```python\n" + open(path).read() + "```\n", expect, h))
     for path in sorted(glob.glob(ROOT + "/tasks/replay/*/s*-r*.md")):
         key = os.path.basename(os.path.dirname(path)) + "/" + os.path.basename(path)[:-3]
         out.append(("demo:" + key, "demo", key.split("/")[0], open(path).read(), DEMO_EXPECT.get(key, "accepted"), {}))
     return out
+
+
+def import_kernelbench(work):
+    """tests/kernelbench's problems imported into WORK/kb with this interpreter's torch (they are inputs, not shipped specs)."""
+    global KBDIR
+    kb = os.path.join(work, "kb")
+    rc, out, dt = sh([sys.executable, ROOT + "/tools/import-kernelbench", "--python", sys.executable, "--out", kb,
+                      ROOT + "/tests/kernelbench/level1", ROOT + "/tests/kernelbench/level2"])
+    if rc:
+        print("# import-kernelbench failed: %s" % out[-500:], flush=True)
+        return
+    if not os.path.exists(kb + "/prompts"):
+        os.symlink(ROOT + "/tasks/prompts", kb + "/prompts")
+    KBDIR = kb
+    n = len(glob.glob(kb + "/*.yaml"))
+    print("# imported %d KernelBench test problems in %.0f s (%.1f s each)" % (n, dt, dt / max(n, 1)), flush=True)
+
+
+def kernelbench_table(results):
+    """Speedups of the honest kernels for imported problems over PyTorch eager and torch.compile, and fast_p."""
+    kb = [r for r in results if r.get("group") == "kernelbench"]
+    if not kb:
+        return
+    print("\nKernelBench test problems: the honest CUDA kernel against the module on the GPU (TF32 on)")
+    print("%-34s %-9s %10s %10s %8s %8s" % ("problem", "verdict", "kernel ms", "eager ms", "x eager", "x comp"))
+    for r in kb:
+        print("%-34s %-9s %10s %10s %8s %8s" % (
+            r["variant"][:34], "ok" if r["pass"] else (r.get("verify") or "?")[:9],
+            "%.4f" % r["median_ms"] if r.get("median_ms") else "-", "%.4f" % r["baseline_ms"] if r.get("baseline_ms") else "-",
+            "%.2f" % r["speedup"] if r.get("speedup") else "-",
+            "%.2f" % r["speedup_compile"] if r.get("speedup_compile") else "-"))
+    for key, what in (("speedup", "eager"), ("speedup_compile", "torch.compile")):
+        have = [r for r in kb if key == "speedup" or r.get(key)]
+        if not have:
+            continue
+        fast = ["fast_%s %.2f" % (p, sum(1 for r in have if r["pass"] and (r.get(key) or 0) > p) / len(have))
+                for p in (0, 1, 1.5, 2)]
+        print("vs %s over %d problems: %s" % (what, len(have), ", ".join(fast)))
 
 
 def main():
@@ -308,9 +411,13 @@ def main():
     repeat = int(sys.argv[sys.argv.index("--repeat") + 1]) if "--repeat" in sys.argv else 1
     deadline = time.time() + float(os.environ.get("RETORT_GPU_SUITE_SECONDS", "1e9"))
     os.makedirs(work, exist_ok=True)
+    if not only or "kernelbench" in only or "honest" in only:
+        import_kernelbench(work)
     suite = Suite(work)
     suite.gpus = jobs
-    todo = [it for it in items() if not only or it[0] in only or it[1] in only]
+    todo = [it for it in items() if not only or it[0] in only or it[1] in only or it[5].get("group") in only]
+    if not KBDIR:
+        todo = [it for it in todo if it[5].get("group") != "kernelbench"]
 
     # phase 1, CPU only and in parallel: variants prepared, every answer compiled
     # (half the cores: nvcc times stay close to an idle machine's)
@@ -326,7 +433,8 @@ def main():
         with lock:
             suite.variant(vid)
         row = suite.build(name, text, vid)
-        row.update(kind=kind, expect=expect, cheat=h.get("cheat"), runtime_expect=h.get("runtime"))
+        row.update(kind=kind, expect=expect, cheat=h.get("cheat"), runtime_expect=h.get("runtime"),
+                   group=h.get("group", "demo"), screen_pending=h.get("screen_pending", False))
         if kind == "cheat" and row["compile"] == "screen_failed":
             row["noscreen"] = suite.build(name, text, vid, screen=False)
         return row
@@ -375,8 +483,11 @@ def main():
                     row["do_bench_ms"] = do_bench(row)
                 except Exception as e:
                     row["do_bench_error"] = str(e)[:200]
+        elif row.get("screen_pending") and row["expect"].split(" ")[0] not in ORDER:
+            # a Triton cheat only the screen refuses, run without one: recorded, not judged
+            row["pass"] = True
         else:
-            want = row["expect"]
+            want = row["expect"].split(" ")[0]
             row["pass"] = where is not None and ORDER.index(where) <= ORDER.index(want if want in ORDER else "bench")
             if row.get("noscreen"):
                 # the same cheat without the screen: what do the runtime defences do?
@@ -498,6 +609,19 @@ def main():
     print("GPU phase: %d honest and demo candidates in %.1f s with %d GPU job(s): %.1f per minute, %.1f per GPU "
           "(after each variant's oracle and baseline timing)" % (
               len(timed), gpu_wall, jobs, 60 * len(timed) / max(gpu_wall, 1e-9), 60 * len(timed) / max(gpu_wall, 1e-9) / jobs))
+    kernelbench_table(results)
+    tri = [r for r in results if r.get("group") == "triton"]
+    if tri:
+        print("\nTriton: %d honest accepted of %d; %d cheats rejected of %d%s" % (
+            sum(r["pass"] for r in tri if r["kind"] == "honest"), sum(r["kind"] == "honest" for r in tri),
+            sum(r["caught"] != "accepted" for r in tri if r["kind"] == "cheat"), sum(r["kind"] == "cheat" for r in tri),
+            "; without a Triton screen in this build: " + ", ".join("%s %s" % (r["name"][7:], r["caught"])
+                                                                     for r in tri if r.get("screen_pending"))
+            if any(r.get("screen_pending") for r in tri) else ""))
+        th = [r for r in tri if r["kind"] == "honest" and r["pass"]]
+        if th:
+            print("Triton per candidate (median of %d): verify+bench %.2f s, GPU held %.2f s" % (
+                len(th), statistics.median(r["verify_s"] + r["bench_s"] for r in th), statistics.median(r["gpu_s"] for r in th)))
     cheats = [r for r in results if r["kind"] == "cheat"]
     demo = [r for r in results if r["kind"] == "demo"]
     print("cheats rejected: %d of %d; honest accepted: %d of %d; demo answers as expected: %d of %d" % (

@@ -1,0 +1,99 @@
+#!/bin/sh
+# t0530: Python entry points (a Triton candidate's cand.py, a spec's Python
+# baseline) through tools/runtime/pyharness.py on the CPU: the runtime as a
+# shared object on the fake device, the harness protocol exactly as for C
+# candidates (inputs drawn by the harness, poison, canaries, inputs hashed,
+# held copies, the oracle's compare), with NumPy arrays over the fake
+# device's host memory where the GPU gives torch tensors. Each of
+# tests/fake/py/*.py names the stage and verdict it must get. No GPU needed.
+. "$(dirname "$0")/lib.sh"
+
+if ! PY=$("$RETORT_ROOT/tests/pyenv" tests/python/requirements.txt out/refenv-tests 2>"$T/pyenv.err"); then
+	echo "1..0 # SKIP no Python environment with NumPy (PyPI out of reach?): $(tail -n 1 "$T/pyenv.err")"
+	exit 0
+fi
+ENV=${PY%/bin/python}
+
+cd "$T" || exit 1
+fake_gpu
+PYF=$FAKE/py
+echo '{"gpu": null}' >calibration.json
+
+# pyvariant ID: fake_variant's steps, with tests/fake/py/baseline.py as
+# the spec's Python baseline (prepare --baseline writes baseline.py)
+pyvariant() {
+	d=out/v/$1
+	{ echo "baseline:"; echo "  python: |"; sed "s/^/    /" "$PYF/baseline.py"; } >>tasks/$1.yaml &&
+	"$RETORT_BIN/gen" --split tasks/$1.yaml --all --out out --tasks-dir tasks >/dev/null &&
+	"$RETORT_BIN/prepare" --harness --object out/runtime/harness.o -o $d/harness $d/task.json &&
+	"$RETORT_BIN/prepare" --reference --src "$RETORT_ROOT/tools" -o $d/reference $d/task.json &&
+	"$RETORT_BIN/verify" --expected --cache-dir cache -o $d/expected.json $d/task.json $d/reference &&
+	"$RETORT_BIN/prepare" --baseline -o $d/baseline.py $d/task.json && cmp $d/baseline.py "$PYF/baseline.py" &&
+	"$RETORT_BIN/verify" --baseline --lock-dir gpu --gpu-python "$ENV" -o $d/oracle.json $d/task.json $d/harness \
+		$d/expected.json $d/baseline.py &&
+	"$RETORT_BIN/bench" --baseline --lock-dir gpu --gpu-python "$ENV" -o $d/baseline.json $d/task.json $d/harness \
+		$d/oracle.json $d/baseline.py
+}
+
+# candidate NAME VARIANT: tests/fake/py/NAME.py as a Triton candidate's
+# cand.py, through verify (and bench when verify found it correct)
+candidate() {
+	d=out/v/$2 r=runs/$1.$2
+	mkdir -p $r && cp "$PYF/$1.py" $r/cand.py && echo '{"status": "ok", "lang": "triton"}' >$r/compile.json &&
+	"$RETORT_BIN/verify" --timeout 5 --lock-dir gpu --gpu-python "$ENV" -o $r/verify.json $d/task.json \
+		$r/compile.json $d/harness $d/expected.json $d/oracle.json &&
+	"$RETORT_BIN/bench" --timeout 5 --lock-dir gpu --gpu-python "$ENV" -o $r/bench.json $d/task.json $r/verify.json \
+		$r/compile.json $d/harness calibration.json $d/baseline.json
+}
+
+# expect NAME VARIANT: the run's stage and verdict as NAME.py's header says
+expect() {
+	r=runs/$1.$2 want=$(sed -n 's|^# expect: ||p' "$PYF/$1.py")
+	got_v=$(field $r/verify.json 'd["verdict"]') got_b=$(field $r/bench.json 'd["status"]')
+	echo "$1 on $2: verify $got_v, bench $got_b; want $want"
+	case $want in
+	"verify $got_v") test "$got_v" != correct ;;
+	"bench $got_b") test "$got_v" = correct ;;
+	*) false ;;
+	esac
+}
+
+test_expect_success 'prepare --runtime also gives the runtime as a shared object and pyharness.py beside it' '
+	fake_runtime && test -s out/runtime/py/harness.so && cmp out/runtime/py/harness.py "$RETORT_ROOT/tools/runtime/pyharness.py" &&
+	nm -D --defined-only out/runtime/py/harness.so | grep -q " T harnessmain$"
+'
+test_expect_success 'a Python baseline: sound as the oracle, timed like the C one' '
+	pyvariant fakescale && pyvariant fakeheavy &&
+	test "$(field out/v/fakescale/oracle.json "d[\"verdict\"]")" = correct &&
+	test "$(field out/v/fakeheavy/oracle.json "d[\"verdict\"]")" = correct &&
+	test "$(field out/v/fakescale/baseline.json "d[\"oracle\"][\"status\"]")" = ok &&
+	test "$(field out/v/fakescale/baseline.json "d[\"cases\"][0][\"baseline\"][\"count\"]")" -ge 20 &&
+	test "$(field out/v/fakescale/baseline.json "d[\"cases\"][0][\"compiled\"][\"count\"]")" -ge 20 &&
+	test "$(field out/v/fakescale/baseline.json "d[\"tf32\"]")" = True
+'
+test_expect_success 'an honest Python candidate: correct at every size, timed, every kept call checked, no lockdown said so' '
+	candidate ok fakescale && expect ok fakescale &&
+	test "$(field runs/ok.fakescale/verify.json "len(d[\"runs\"])")" = 7 &&
+	field runs/ok.fakescale/verify.json "d[\"lockdown\"]" | grep -q "^none: a Python entry point" &&
+	test "$(field runs/ok.fakescale/bench.json "d[\"cases\"][0][\"checks\"][\"passed\"]")" = \
+		"$(field runs/ok.fakescale/bench.json "d[\"cases\"][0][\"checks\"][\"kept\"]")" &&
+	test "$(field runs/ok.fakescale/bench.json "d[\"cases\"][0][\"checks\"][\"kept\"]")" -ge 4 &&
+	field runs/ok.fakescale/bench.json "d[\"cases\"][0][\"speedup\"], d[\"cases\"][0][\"speedup_compile\"]"
+'
+test_expect_success 'the bench size only the oracle checks: the Python oracle compares on the device' '
+	candidate ok fakeheavy && expect ok fakeheavy &&
+	test "$(field runs/ok.fakeheavy/verify.json "d[\"runs\"][6][\"oracle\"]")" = gpu
+'
+for c in wrong partial modify cache raise noentry badsyntax; do
+	test_expect_success "$(sed -n 2p "$PYF/$c.py" | sed 's|^# ||'): caught" "candidate $c fakescale; expect $c fakescale"
+done
+test_expect_success 'an exception is the teacher'"'"'s feedback: its traceback' '
+	field runs/raise.fakescale/verify.json "d[\"feedback\"]" | grep -q "ValueError: block size 128 does not divide n"
+'
+test_expect_success 'a Python candidate without the GPU'"'"'s Python environment: the edge fails (exit 1), nothing written' '
+	d=out/v/fakescale r=runs/ok.fakescale &&
+	expect_fail 1 "no --gpu-python environment" "$RETORT_BIN/verify" --lock-dir gpu -o $r/again.json $d/task.json \
+		$r/compile.json $d/harness $d/expected.json $d/oracle.json &&
+	test ! -e $r/again.json
+'
+test_done
