@@ -151,9 +151,16 @@ def main():
         sys.exit(2)
     spec, lib, source, entry, device = json.loads(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5]
     trusted = len(sys.argv) == 7 and sys.argv[6] == "open"
-    # the caches Triton and torch write go to the sandbox's own /tmp
+    # the caches Triton and torch write go to the sandbox's own /tmp; the
+    # sandbox has no passwd entry for its uid (getpass reads USER first)
+    tmp = os.environ.get("TMPDIR", "/tmp")
     for var, sub in (("TRITON_CACHE_DIR", "triton"), ("TORCHINDUCTOR_CACHE_DIR", "inductor"), ("XDG_CACHE_HOME", "cache")):
-        os.environ[var] = os.path.join(os.environ.get("TMPDIR", "/tmp"), sub)
+        os.environ[var] = os.path.join(tmp, sub)
+    os.environ["USER"] = os.environ["LOGNAME"] = "retort"
+    # a source file named .py: Triton's @jit reads its kernels' source through inspect
+    with open(source, "rb") as f, open(os.path.join(tmp, "candidate.py"), "wb") as g:
+        g.write(f.read())
+    source = os.path.join(tmp, "candidate.py")
     rt = ctypes.CDLL(lib)
     if trusted and not spec.get("fake", 0):
         # a baseline is timed with TF32 on for matmuls and convolutions, as
