@@ -27,7 +27,8 @@ minute are printed at the end.
 --repeat K runs each honest kernel and demo answer K times (copies of
 its build), for throughput figures (tests/bench/gpu-throughput.sh).
 
-usage: tests/gpu/run.py WORKDIR [--gpu-jobs N] [--repeat K] [--only NAME|cheat|honest|demo ...]
+usage: tests/gpu/run.py WORKDIR [--gpu-jobs N] [--repeat K] [--only NAME|cheat|honest|demo|cuda|kernelbench|triton ...]
+(--only cuda: the CUDA kernels of tests/kernels/honest and cheats; kernelbench, triton: those groups)
 Prints a short table; writes WORKDIR/results.json after every answer.
 Exit 1 if any expectation fails.
 """
@@ -362,7 +363,8 @@ def items():
                         "```python\n" + open(path).read() + "```\n", expect, h))
     for path in sorted(glob.glob(ROOT + "/tasks/replay/*/s*-r*.md")):
         key = os.path.basename(os.path.dirname(path)) + "/" + os.path.basename(path)[:-3]
-        out.append(("demo:" + key, "demo", key.split("/")[0], open(path).read(), DEMO_EXPECT.get(key, "accepted"), {}))
+        out.append(("demo:" + key, "demo", key.split("/")[0], open(path).read(), DEMO_EXPECT.get(key, "accepted"),
+                    {"group": "demo"}))
     return out
 
 
@@ -411,7 +413,7 @@ def main():
     repeat = int(sys.argv[sys.argv.index("--repeat") + 1]) if "--repeat" in sys.argv else 1
     deadline = time.time() + float(os.environ.get("RETORT_GPU_SUITE_SECONDS", "1e9"))
     os.makedirs(work, exist_ok=True)
-    if not only or "kernelbench" in only or "honest" in only:
+    if not only or "kernelbench" in only:
         import_kernelbench(work)
     suite = Suite(work)
     suite.gpus = jobs
