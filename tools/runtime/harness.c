@@ -65,7 +65,7 @@
  *       Reply: t EVENT_MS HOST_MS HASH STATUS (STATUS: ok, canary I or
  *       input I: tensor I's guard bytes or contents changed)
  *       | cuda CODE MESSAGE | violation RULE DETAIL (a runtime rule the
- *       guard or the lockdown caught during the call)
+ *       guard, the lockdown or pyharness.py's guard caught during the call)
  *   fetch G OFF        group G's outputs (out and inout, in argument
  *                      order, each at a 64-byte boundary) to shm at OFF
  *   hold G SLOT        a device copy of group G's outputs into held SLOT
@@ -109,6 +109,28 @@ static size_t shmlen;
 static void *entry;
 static harnesscall call;
 static void (*after)(void);
+static char refused[64], refusedwhy[512]; /* harnessrefuse's, until the call's checks */
+
+void
+harnessrefuse(const char *rule, const char *detail)
+{
+	if (!refused[0]) {
+		snprintf(refused, sizeof refused, "%s", rule);
+		snprintf(refusedwhy, sizeof refusedwhy, "%s", detail);
+	}
+}
+
+/* the entry point's caller refused something during the call (the rule named) */
+static int
+refusal(char *rule, size_t rcap, char *detail, size_t dcap)
+{
+	if (!refused[0])
+		return 0;
+	snprintf(rule, rcap, "%s", refused);
+	snprintf(detail, dcap, "%s", refusedwhy);
+	refused[0] = 0;
+	return 1;
+}
 
 static void
 reply(const char *fmt, ...)
@@ -335,7 +357,8 @@ docall(void)
 	t1 = ms();
 	if (after && !noop && i == 0)
 		after();
-	if (guardviolation(rule, sizeof rule, detail, sizeof detail) || lockdownviolation(rule, sizeof rule, detail, sizeof detail)) {
+	if (guardviolation(rule, sizeof rule, detail, sizeof detail) || lockdownviolation(rule, sizeof rule, detail, sizeof detail) ||
+	    refusal(rule, sizeof rule, detail, sizeof detail)) {
 		dv_sync();
 		dv_lasterror();
 		reply("violation %s %s", rule, detail);

@@ -22,4 +22,8 @@ enum { HLOADED, HLOADERROR, HNOENTRY };
  * first reply says instead of ready. Returns the process's exit status */
 int harnessmain(int argc, char **argv, harnesscall fn, void (*after)(void), int failure, const char *why);
 
+/* a rule the caller's own guard caught during the call (pyharness.py's:
+ * streams, host_compute): the call's reply is "violation RULE DETAIL" */
+void harnessrefuse(const char *rule, const char *detail);
+
 #endif

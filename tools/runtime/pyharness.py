@@ -30,8 +30,12 @@
 # A candidate's return value is ignored, and nothing of it runs after the
 # call.
 #
-# An exception in ENTRY ends the process with its traceback on stderr
-# (the parent's record shows it): status 3, the candidate crashed.
+# A candidate's host code is guarded at run time (guard below): a side
+# stream, graph or event, or a tensor copied to the host, is refused and
+# the call's reply is "violation RULE DETAIL" (rules streams,
+# host_compute), as the C guard's. Any other exception in ENTRY ends the
+# process with its traceback on stderr (the parent's record shows it):
+# status 3, the candidate crashed.
 import ctypes
 import importlib.machinery
 import importlib.util
@@ -139,6 +143,30 @@ class Wrap:
         return out, tens
 
 
+class Refused(Exception):
+    """a call the guard refused (harnessrefuse has recorded the rule)"""
+
+
+def guard(rt):
+    """A Triton candidate's host code, at run time: no side streams, graphs or
+    events (the harness's events time the default stream), no host copies of
+    tensors (host computation); the static screen refuses these first, and
+    what else torch could compute on the host."""
+    import torch
+
+    def refuse(rule, what):
+        def refused(*args, **kwargs):
+            rt.harnessrefuse(rule.encode(), ("the candidate called %s" % what).encode())
+            raise Refused("%s is not allowed in a Triton candidate (rule %s)" % (what, rule))
+        return refused
+    for name in ("Stream", "stream", "set_stream", "ExternalStream", "StreamContext", "graph", "CUDAGraph", "Event",
+                 "make_graphed_callables"):
+        if hasattr(torch.cuda, name):
+            setattr(torch.cuda, name, refuse("streams", "torch.cuda." + name))
+    for name in ("cpu", "numpy", "item", "tolist"):
+        setattr(torch.Tensor, name, refuse("host_compute", "Tensor.%s()" % name))
+
+
 def crashed():
     traceback.print_exc()
     sys.stderr.flush()
@@ -162,6 +190,9 @@ def main():
         g.write(f.read())
     source = os.path.join(tmp, "candidate.py")
     rt = ctypes.CDLL(lib)
+    rt.harnessrefuse.argtypes = [ctypes.c_char_p, ctypes.c_char_p]
+    if not trusted and not spec.get("fake", 0):
+        guard(rt)
     if trusted and not spec.get("fake", 0):
         # a baseline is timed with TF32 on for matmuls and convolutions, as
         # KernelBench-Verified reports it (bench records "tf32": true)
@@ -179,6 +210,8 @@ def main():
             r = fn(*args)
             if trusted:
                 result[:] = [(r, tens)]
+        except Refused:
+            return  # the harness replies "violation RULE DETAIL"
         except BaseException:
             crashed()
 
