@@ -210,6 +210,18 @@ fake_variant() {
 	"$RETORT_BIN/bench" --baseline --lock-dir gpu -o $d/baseline.json $d/task.json $d/harness $d/oracle.json \
 		$d/baseline.so
 }
+# fake_expect RUN SOURCE: RUN's stage and verdict (its verify.json and
+# bench.json) as SOURCE's "expect:" comment line says (tests/fake)
+fake_expect() {
+	want=$(sed -n 's|^\(//\|#\) expect: ||p' "$2")
+	got_v=$(field $1/verify.json 'd["verdict"]') got_b=$(field $1/bench.json 'd["status"]')
+	echo "$1: verify $got_v, bench $got_b; want $want"
+	case $want in
+	"verify $got_v") test "$got_v" != correct ;;
+	"bench $got_b") test "$got_v" = correct ;;
+	*) false ;;
+	esac
+}
 # fake_candidate NAME DIR: tests/fake/NAME.c built into DIR/cand.so, with
 # the compile.json that says it built
 fake_candidate() {

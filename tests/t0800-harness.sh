@@ -26,16 +26,7 @@ candidate() {
 }
 
 # expect NAME VARIANT: the run's stage and verdict as NAME.c's header says
-expect() {
-	r=runs/$1.$2 want=$(sed -n 's|^// expect: ||p' "$FAKE/$1.c")
-	got_v=$(field $r/verify.json 'd["verdict"]') got_b=$(field $r/bench.json 'd["status"]')
-	echo "$1 on $2: verify $got_v, bench $got_b; want $want"
-	case $want in
-	"verify $got_v") test "$got_v" != correct ;;
-	"bench $got_b") test "$got_v" = correct ;;
-	*) false ;;
-	esac
-}
+expect() { fake_expect runs/$1.$2 "$FAKE/$1.c"; }
 
 test_expect_success 'the fake device runtime and the variants build' '
 	fake_runtime && test -f out/runtime/harness.o.fake &&

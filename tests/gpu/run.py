@@ -58,17 +58,17 @@ def sh(args, log=None, timeout=1800):
     return p.returncode, p.stdout.decode(errors="replace"), dt
 
 
-def header(path):
-    """The kernel's variant and expectations from its first comment lines."""
+def header(path, mark="//"):
+    """The kernel's variant and expectations from its first comment lines (mark: // for CUDA, # for Python)."""
     h = {}
     with open(path) as f:
-        lines = [next(f, "") for _ in range(6)]
+        lines = [next(f, "") for _ in range(8)]
     for line in lines:
-        m = re.match(r"//\s*(task|cheat|expect|runtime):\s*(.*)", line)
+        m = re.match(re.escape(mark) + r"\s*(task|cheat|expect|runtime):\s*(.*)", line)
         if m:
             h[m.group(1)] = m.group(2).strip()
     if "task" not in h:
-        h["task"] = lines[0].lstrip("/ ").split()[0].rstrip(":")
+        h["task"] = lines[0].lstrip(mark[0] + " ").split()[0].rstrip(":")
     return h
 
 
@@ -326,20 +326,6 @@ ORDER = ["screen", "compile", "verify", "bench"]
 TRITON_COMPILE = "triton" in open(ROOT + "/tools/compile.c").read()
 
 
-def pyheader(path):
-    """A Triton kernel's variant and expectations from its first comment lines (# task:, # expect:, ...)."""
-    h = {}
-    with open(path) as f:
-        lines = [next(f, "") for _ in range(8)]
-    for line in lines:
-        m = re.match(r"#\s*(task|cheat|expect|runtime):\s*(.*)", line)
-        if m:
-            h[m.group(1)] = m.group(2).strip()
-    if "task" not in h:
-        h["task"] = lines[0].lstrip("# ").split()[0].rstrip(":")
-    return h
-
-
 def items():
     """(name, kind, variant, answer text, expectation, header) for everything the suite runs."""
     out = []
@@ -352,7 +338,7 @@ def items():
             out.append((os.path.basename(path)[:-3], kind[:-1] if kind == "cheats" else kind, h["task"], text, expect, h))
     for kind in ("cheats", "honest"):
         for path in sorted(glob.glob(ROOT + "/tests/kernels/triton/%s/*.py" % kind)):
-            h = pyheader(path)
+            h = header(path, "#")
             h["group"] = "triton"
             expect = h.get("expect", "verify") if kind == "cheats" else "accepted"
             if kind == "cheats" and expect == "screen" and not TRITON_COMPILE:
