@@ -213,7 +213,7 @@ fake_variant() {
 # fake_expect RUN SOURCE: RUN's stage and verdict (its verify.json and
 # bench.json) as SOURCE's "expect:" comment line says (tests/fake)
 fake_expect() {
-	want=$(sed -n 's|^\(//\|#\) expect: ||p' "$2")
+	want=$(sed -n 's@^\(//\|#\) expect: @@p' "$2")
 	got_v=$(field $1/verify.json 'd["verdict"]') got_b=$(field $1/bench.json 'd["status"]')
 	echo "$1: verify $got_v, bench $got_b; want $want"
 	case $want in
