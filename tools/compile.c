@@ -80,6 +80,7 @@ static const char CHECKS_VERSION[] = "checks 3";
 struct opts {
 	const char *out, *nvcc, *arch, *cachedir;
 	int timelimit, memlimit, noscreen;
+	const char *lang, *tritonenv, *runtime; /* --lang triton: the Triton environment, the trusted scripts */
 };
 
 /* ------------------------------------------------------------ extraction */
@@ -178,19 +179,39 @@ codelang(const char *lang)
 	return 0;
 }
 
-/* the block to build: the last that defines entry, else the last C/CUDA one; -1 when none */
 static int
-pickblock(const struct block *b, size_t nb, const char *entry, int *defines, int *others)
+pythonlang(const char *lang)
+{
+	return !strcmp(lang, "") || !strcmp(lang, "python") || !strcmp(lang, "py") || !strcmp(lang, "python3");
+}
+
+/* 1 when Python source src (n bytes) has a line "def entry(" at its first column */
+static int
+pydefines(const char *src, size_t n, const char *entry)
+{
+	size_t el = strlen(entry);
+
+	for (const char *p = src; p && p < src + n; p = memchr(p, '\n', (size_t)(src + n - p)), p = p ? p + 1 : NULL)
+		if ((size_t)(src + n - p) > el + 5 && !strncmp(p, "def ", 4) && !strncmp(p + 4, entry, el) &&
+		    (p[4 + el] == '(' || p[4 + el] == ' '))
+			return 1;
+	return 0;
+}
+
+/* the block to build: the last that defines entry, else the last one in the
+ * language (C/CUDA, or Python for triton); -1 when none */
+static int
+pickblock(const struct block *b, size_t nb, const char *entry, int triton, int *defines, int *others)
 {
 	int pick = -1;
 
 	*defines = *others = 0;
 	for (size_t i = 0; i < nb; i++) {
-		if (!codelang(b[i].lang) || b[i].len > MAX_BLOCK) {
+		if (!(triton ? pythonlang(b[i].lang) : codelang(b[i].lang)) || b[i].len > MAX_BLOCK) {
 			(*others)++;
 			continue;
 		}
-		if (definesfn(b[i].start, b[i].len, entry)) {
+		if (triton ? pydefines(b[i].start, b[i].len, entry) : definesfn(b[i].start, b[i].len, entry)) {
 			pick = (int)i;
 			*defines = 1;
 		} else if (!*defines) {
@@ -449,16 +470,220 @@ done:
 	return rec;
 }
 
+/* --------------------------------------------------------------- Triton */
+
+/*
+ * A Triton candidate: the two trusted scripts of --runtime run in the
+ * sandbox with the Triton environment at /venv (its interpreter's prefix
+ * read-only), in the build folder (/work there), each writing its JSON
+ * to a file there. 0 once the script ran (r says how), else exit 1.
+ */
+static void
+tritonrun(const struct opts *o, const char *dir, char *const *args, struct run *r)
+{
+	struct jail j;
+	struct runlimits lim = { o->timelimit, o->memlimit, 512, &j };
+	char *py = xasprintf("%s/bin/python", o->tritonenv), *argv[12];
+	const char *progs[] = { py, NULL };
+	int n = 0;
+
+	memset(&j, 0, sizeof j);
+	j.work = dir;
+	if (!(j.venv = realpath(o->tritonenv, NULL)))
+		die(EXIT_USAGE, "the Triton environment '%s' is missing: run ./configure --lang=triton", o->tritonenv);
+	jailaddpaths(&j, progs);
+	argv[n++] = JAILVENV "/bin/python";
+	argv[n++] = "-I";
+	argv[n++] = "-B";
+	for (; *args && n < 11; args++)
+		argv[n++] = *args;
+	argv[n] = NULL;
+	if (runcapture(argv, dir, NULL, &lim, NVCC_MAX_LOG, r) < 0)
+		die(EXIT_RETRY, "cannot run '%s' in '%s':", py, dir);
+	jailfreepaths(&j);
+	free((char *)j.venv);
+	free(py);
+}
+
+/* the script's JSON in dir/name, or NULL with the status and diagnostics set in rec from r */
+static json_t *
+tritonresult(const struct opts *o, const char *dir, const char *name, const char *what, struct run *r, json_t *rec)
+{
+	char *path = xasprintf("%s/%s", dir, name), err[512];
+	json_t *j = NULL;
+
+	if (r->timedout) {
+		setstatus(rec, STAGE_COMPILE, ST_TIMEOUT);
+		json_object_set_new(rec, "reason", json_sprintf("%s ran longer than %d s", what, o->timelimit));
+	} else if (r->status != 0 || !(j = jload(path, err, sizeof err))) {
+		char *d = nvccdiagnostics(r->log.s, dir);
+		if (r->status == 0)
+			die(EXIT_RETRY, "%s wrote no result: %s", what, err);
+		setstatus(rec, STAGE_COMPILE, ST_COMPILE_ERROR);
+		json_object_set_new(rec, "diagnostics", json_sprintf("%s failed (exit status %d):\n%s", what,
+		                    r->status, d));
+		free(d);
+	}
+	free(path);
+	buffree(&r->log);
+	return j;
+}
+
+/* the task's calling convention, for the screen: entry and args {name, kind, dtype} */
+static int
+writeabi(const char *dir, const struct task *t)
+{
+	json_t *abi = json_pack("{s:s,s:[]}", "entry", t->entry, "args"), *a;
+	char *path = xasprintf("%s/abi.json", dir);
+	size_t i;
+	int r;
+
+	json_array_foreach(json_object_get(t->json, "args"), i, a)
+		json_array_append_new(json_object_get(abi, "args"), json_pack("{s:s,s:s,s:s}", "name", jstr(a, "name", ""),
+		                      "kind", jstr(a, "kind", ""), "dtype", jstr(a, "dtype", "i32")));
+	r = jwrite(path, abi);
+	json_decref(abi);
+	free(path);
+	return r;
+}
+
+/* a trusted script of --runtime copied into the build folder */
+static void
+script(const struct opts *o, const char *dir, const char *name)
+{
+	char *from = xasprintf("%s/%s", o->runtime, name), *to = xasprintf("%s/%s", dir, name);
+
+	if (copyfile(from, to) < 0)
+		die(EXIT_USAGE, "cannot copy '%s' (--runtime):", from);
+	free(from);
+	free(to);
+}
+
+/* the screen's findings into rec: a syntax error, or violations; 0 when it passed */
+static int
+tritonscreened(json_t *scr, json_t *rec)
+{
+	json_t *viol = json_array(), *v;
+	const char *syntax = jstr(scr, "syntax_error", NULL);
+	size_t i;
+
+	if (syntax) {
+		setstatus(rec, STAGE_COMPILE, ST_COMPILE_ERROR);
+		json_object_set_new(rec, "diagnostics", json_string(syntax));
+		json_decref(viol);
+		return -1;
+	}
+	json_array_foreach(json_object_get(scr, "violations"), i, v)
+		json_array_append_new(viol, json_pack("{s:s,s:I,s:s,s:s}", "rule", jstr(v, "rule", ""), "line",
+		                      jint(v, "line", 0), "message", jstr(v, "message", ""), "stage", "source"));
+	json_object_set_new(rec, "violations", viol);
+	if (json_array_size(viol))
+		setstatus(rec, STAGE_COMPILE, ST_SCREEN_FAILED);
+	return json_array_size(viol) ? -1 : 0;
+}
+
+/*
+ * The ahead-of-time compile's kernels into rec: resources of those that
+ * compiled (ptxas's registers, stack and spills; Triton's shared memory),
+ * those left to the runtime's JIT with why, and the errors: the status
+ * is compile_error when a kernel failed, else ok.
+ */
+static void
+tritonkernels(json_t *aot, const char *dir, json_t *rec)
+{
+	json_t *res = json_array(), *jit = json_array(), *k;
+	struct buf err;
+	size_t i;
+
+	bufinit(&err, NVCC_MAX_LOG);
+	if (jstr(aot, "load_error", NULL))
+		bufprintf(&err, "loading the module failed: %s\n", jstr(aot, "load_error", ""));
+	json_array_foreach(json_object_get(aot, "kernels"), i, k) {
+		const char *st = jstr(k, "status", "");
+		json_t *r, *one;
+		if (!strcmp(st, "jit")) {
+			json_array_append_new(jit, json_pack("{s:s,s:I,s:s}", "kernel", jstr(k, "kernel", ""), "line",
+			                      jint(k, "line", 0), "reason", jstr(k, "reason", "")));
+		} else if (!strcmp(st, "ok") && json_array_size(r = nvccresources(jstr(k, "ptxas", "")))) {
+			one = json_array_get(r, 0);
+			json_object_set_new(one, "shared_bytes", json_integer(jint(k, "shared_bytes", 0)));
+			json_object_set_new(one, "num_warps", json_integer(jint(k, "num_warps", 0)));
+			json_object_set_new(one, "num_stages", json_integer(jint(k, "num_stages", 0)));
+			json_object_set(one, "config", json_object_get(k, "config"));
+			json_object_set_new(one, "seconds", json_real(jnum(k, "seconds", 0)));
+			json_array_append(res, one);
+			json_decref(r);
+		} else {
+			if (!strcmp(st, "ok"))
+				json_decref(r);
+			bufprintf(&err, "kernel %s (launched at line %" JSON_INTEGER_FORMAT "%s):\n%s\n", jstr(k, "kernel", ""),
+			          jint(k, "line", 0), json_is_integer(json_object_get(k, "config")) ? ", an autotuning config" : "",
+			          jstr(k, "error", "ptxas reported nothing"));
+		}
+	}
+	json_object_set_new(rec, "triton_version", json_string(jstr(aot, "triton_version", "")));
+	json_object_set_new(rec, "resources", res);
+	json_object_set_new(rec, "jit", jit);
+	setstatus(rec, STAGE_COMPILE, err.n ? ST_COMPILE_ERROR : ST_OK);
+	if (err.n) {
+		char *d = nvccdiagnostics(err.s, dir);
+		json_object_set_new(rec, "diagnostics", json_string(d));
+		free(d);
+	}
+	buffree(&err);
+}
+
+/*
+ * A Triton candidate's source in a build folder of its own beside pypath:
+ * screened (tritonscreen.py), then its launched kernels compiled ahead of
+ * time for --arch (tritonaot.py); the source goes to pypath when it passed.
+ */
+static json_t *
+buildtriton(const struct opts *o, const struct task *task, const char *src, size_t srclen, const char *pypath)
+{
+	char *dir, *cand, *arch = xasprintf("%d", atoi(o->arch + 3));
+	json_t *rec = json_pack("{s:s,s:s}", "lang", "triton", "arch", o->arch), *scr, *aot;
+	char *screenargs[] = { "/work/tritonscreen.py", "/work/candidate.py", "/work/abi.json", "/work/screen.json", NULL };
+	char *aotargs[] = { "/work/tritonaot.py", "/work/candidate.py", "/work/screen.json", arch, "/work/aot.json", NULL };
+	struct run r;
+	double t0 = now();
+
+	if (mkparent(pypath) < 0 || !(dir = absdir(pypath)))
+		die(EXIT_RETRY, "cannot create a folder beside '%s':", pypath);
+	cand = xasprintf("%s/candidate.py", dir);
+	if (writefile(cand, src, srclen) < 0 || writeabi(dir, task) < 0)
+		die(EXIT_RETRY, "cannot write in '%s':", dir);
+	script(o, dir, "tritonscreen.py");
+	script(o, dir, "tritonaot.py");
+	tritonrun(o, dir, screenargs, &r);
+	if ((scr = tritonresult(o, dir, "screen.json", "the Triton screen", &r, rec)) && tritonscreened(scr, rec) == 0) {
+		tritonrun(o, dir, aotargs, &r);
+		if ((aot = tritonresult(o, dir, "aot.json", "Triton's compiler", &r, rec)))
+			tritonkernels(aot, dir, rec);
+		json_decref(aot);
+	}
+	json_decref(scr);
+	json_object_set_new(rec, "seconds", json_real(now() - t0));
+	if (statusof(rec, STAGE_COMPILE) == ST_OK && copyfile(cand, pypath) < 0)
+		die(EXIT_RETRY, "cannot copy the candidate to '%s':", pypath);
+	tempdone(dir);
+	free(dir);
+	free(cand);
+	free(arch);
+	return rec;
+}
+
 /* --------------------------------------------------------- the candidate */
 
 static json_t *
-blockjson(const struct block *b, int pick, size_t nb, int defines, const char *entry)
+blockjson(const struct block *b, int pick, size_t nb, int defines, const char *entry, int triton)
 {
 	char why[300], h[65];
 	json_t *rec;
 
 	snprintf(why, sizeof why, "block %d of %zu (%s)%s%s", pick + 1, nb, b->lang[0] ? b->lang : "no language",
-	         defines ? " is the last that defines " : " is the last C/CUDA block; none defines ", entry);
+	         defines ? " is the last that defines " : triton ? " is the last Python block; none defines "
+	                                                         : " is the last C/CUDA block; none defines ", entry);
 	rec = json_pack("{s:{s:i,s:i,s:s,s:s,s:i,s:b},s:s%}", "block", "index", pick + 1, "count", (int)nb, "lang",
 	                b->lang, "why", why, "line", b->line, "closed", b->closed, "source", b->start, b->len);
 	sha256hex(b->start, b->len, h);
@@ -475,11 +700,12 @@ candidate(const struct opts *o, const char *taskpath, const char *resppath)
 	const char *text, *entry;
 	struct block blocks[64];
 	size_t nb;
-	int pick, defines, others;
+	int pick, defines, others, triton = !strcmp(o->lang, "triton");
 
 	if (taskload(taskpath, &task, err, sizeof err) < 0)
 		die(EXIT_USAGE, "%s", err);
-	sopath = sibling(o->out, "cand.so");
+	/* the built candidate: cand.so, or a Triton candidate's screened source */
+	sopath = sibling(o->out, triton ? "candidate.py" : "cand.so");
 	tempadd(sopath); /* until the record is written: a failed run leaves no cand.so to be read as built */
 	entry = task.entry;
 	text = jstr(json_object_get(resp, "answer"), "text", "");
@@ -493,18 +719,22 @@ candidate(const struct opts *o, const char *taskpath, const char *resppath)
 		goto write;
 	}
 	nb = findblocks(text, blocks, sizeof blocks / sizeof blocks[0]);
-	if ((pick = pickblock(blocks, nb, entry, &defines, &others)) < 0) {
+	if ((pick = pickblock(blocks, nb, entry, triton, &defines, &others)) < 0) {
 		rec = json_pack("{s:s}", "reason", nb == 0 ? "the answer has no fenced code block"
-		                : others ? "no C/CUDA code block (the blocks are in other languages, or too large)"
+		                : others ? triton ? "no Python code block (the blocks are in other languages, or too large)"
+		                                  : "no C/CUDA code block (the blocks are in other languages, or too large)"
 		                         : "no usable code block");
 		setstatus(rec, STAGE_COMPILE, ST_NO_CODE);
 		goto write;
 	}
-	rec = blockjson(&blocks[pick], pick, nb, defines, entry);
-	built = buildcandidate(o, &task, blocks[pick].start, blocks[pick].len, sopath);
+	rec = blockjson(&blocks[pick], pick, nb, defines, entry, triton);
+	built = triton ? buildtriton(o, &task, blocks[pick].start, blocks[pick].len, sopath)
+	               : buildcandidate(o, &task, blocks[pick].start, blocks[pick].len, sopath);
 	json_object_update(rec, built);
 	json_decref(built);
 write:
+	if (triton)
+		json_object_set_new(rec, "lang", json_string("triton"));
 	if (statusof(rec, STAGE_COMPILE) != ST_OK && writefile(sopath, "", 0) < 0)
 		die(EXIT_RETRY, "cannot write '%s':", sopath);
 	if (jwrite(o->out, rec) < 0)
@@ -568,7 +798,7 @@ checkfile(const struct opts *o, const char *path, int object, const char *entry,
 int
 main(int argc, char **argv)
 {
-	struct opts o = { NULL, "nvcc", "sm_90", NULL, 120, 8192, 0 };
+	struct opts o = { NULL, "nvcc", "sm_90", NULL, 120, 8192, 0, "cuda", "out/tritonenv", "tools/runtime" };
 	const char *screenpath = NULL, *objpath = NULL, *entry = NULL, *allow = NULL;
 	struct optlist in;
 	char *nvcc;
@@ -580,6 +810,11 @@ main(int argc, char **argv)
 		{ "--time-limit", "S", OPT_INT, &o.timelimit, 1, 86400, "nvcc's wall-clock limit (default 120)" },
 		{ "--mem-limit", "MB", OPT_INT, &o.memlimit, 256, 1 << 20, "nvcc's address-space limit (default 8192)" },
 		{ "--no-screen", NULL, OPT_FLAG, &o.noscreen, 0, 0, "skip the screen and the object check (the GPU suite)" },
+		{ "--lang", "L", OPT_STR, &o.lang, 0, 0, "the candidate's language: cuda or triton (default cuda)" },
+		{ "--triton-env", "DIR", OPT_STR, &o.tritonenv, 0, 0, "--lang triton: the environment with Triton "
+		  "(default out/tritonenv)" },
+		{ "--runtime", "DIR", OPT_STR, &o.runtime, 0, 0, "--lang triton: tritonscreen.py and tritonaot.py "
+		  "(default tools/runtime)" },
 		{ "--screen", "FILE.cu", OPT_STR, &screenpath, 0, 0, "print the screen's violations of one file" },
 		{ "--entry", "NAME", OPT_STR, &entry, 0, 0, "--screen: the entry point's name" },
 		{ "--object", "FILE.so", OPT_STR, &objpath, 0, 0, "print the object check's violations of a built object" },
@@ -592,6 +827,11 @@ main(int argc, char **argv)
 	optparse(&spec, argc, argv, &in);
 	if (strncmp(o.arch, "sm_", 3) || !isdigit((unsigned char)o.arch[3]))
 		die(EXIT_USAGE, "--arch looks like sm_90 or sm_90a: '%s'", o.arch);
+	if (strcmp(o.lang, "cuda") && strcmp(o.lang, "triton"))
+		die(EXIT_USAGE, "--lang is cuda or triton: '%s'", o.lang);
+	if (!strcmp(o.lang, "triton") && (screenpath || objpath || o.noscreen))
+		die(EXIT_USAGE, "--lang triton: --screen, --object and --no-screen are CUDA's (tritonscreen.py screens "
+		    "a file by itself)");
 	if (screenpath && !entry)
 		die(EXIT_USAGE, "--screen needs --entry NAME");
 	if (screenpath && objpath)

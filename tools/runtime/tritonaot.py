@@ -1,6 +1,6 @@
 """tritonaot.py - compile's ahead-of-time compile of a Triton candidate (trusted).
 
-usage: python -I -B tritonaot.py CANDIDATE.py SCREEN.json ARCH
+usage: python -I -B tritonaot.py CANDIDATE.py SCREEN.json ARCH [OUT.json]
 
 Runs in compile's sandbox with the Triton environment at /venv, after the
 screen (tritonscreen.py) passed: CANDIDATE.py was screened, so loading it
@@ -23,7 +23,7 @@ triton.heuristics value; an argument whose type the screen could not
 tell) cannot be compiled ahead of time: it is listed with status "jit"
 and the reason, and the runtime compiles it on the GPU host.
 
-Prints one JSON object: {"triton_version", "kernels": [{"kernel",
+Writes one JSON object to OUT.json (else standard output): {"triton_version", "kernels": [{"kernel",
 "line", "config", "status": ok, compile_error or jit, "error" or
 "reason", "ptxas" (ptxas -v's log: registers and spills), "shared_bytes",
 "num_warps", "num_stages", "seconds"}]}. Exit 0 whatever became of the
@@ -167,8 +167,8 @@ def compileone(fn, sig, constexprs, options, arch):
 
 
 def main():
-    if len(sys.argv) != 4:
-        sys.stderr.write("usage: tritonaot.py CANDIDATE.py SCREEN.json ARCH\n")
+    if len(sys.argv) not in (4, 5):
+        sys.stderr.write("usage: tritonaot.py CANDIDATE.py SCREEN.json ARCH [OUT.json]\n")
         return 2
     with open(sys.argv[2]) as f:
         screen = json.load(f)
@@ -179,11 +179,15 @@ def main():
         mod = load(sys.argv[1])
     except Exception as e:
         out["load_error"] = "".join(traceback.format_exception_only(type(e), e)).strip()
-        json.dump(out, sys.stdout, sort_keys=True)
-        return 0
+        return write(out)
     done = set()
     for launch in screen["launches"]:
-        fn, configs, heur = unwrap(getattr(mod, launch["kernel"]))
+        try:
+            fn, configs, heur = unwrap(getattr(mod, launch["kernel"]))
+        except Exception as e:
+            out["kernels"].append({"kernel": launch["kernel"], "line": launch["line"], "config": None,
+                                   "status": "compile_error", "error": "not a Triton kernel: %s" % e})
+            continue
         for ci, config in enumerate(configs or [None]):
             p = plan(fn, launch, config, heur)
             entry = {"kernel": launch["kernel"], "line": launch["line"], "config": ci if configs else None}
@@ -196,8 +200,16 @@ def main():
                 done.add(key)
                 entry.update(compileone(fn, *p, arch))
             out["kernels"].append(entry)
-    json.dump(out, sys.stdout, sort_keys=True)
-    sys.stdout.write("\n")
+    return write(out)
+
+
+def write(out):
+    text = json.dumps(out, sort_keys=True) + "\n"
+    if len(sys.argv) == 5:
+        with open(sys.argv[4], "w") as f:
+            f.write(text)
+    else:
+        sys.stdout.write(text)
     return 0
 
 

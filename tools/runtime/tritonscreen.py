@@ -1,9 +1,10 @@
 """tritonscreen.py - compile's static screen of a Triton candidate (trusted).
 
-usage: python3 -I -B tritonscreen.py CANDIDATE.py ABI.json
+usage: python3 -I -B tritonscreen.py CANDIDATE.py ABI.json [OUT.json]
 
-Reads the candidate with Python's ast (it never runs it) and prints one
-JSON object: {"syntax_error": null or "line N: message", "violations":
+Reads the candidate with Python's ast (it never runs it) and writes one
+JSON object to OUT.json (compile's way: the sandbox's output stays apart
+from what the interpreter prints) or standard output: {"syntax_error": null or "line N: message", "violations":
 [{rule, line, message}], "launches": [...]}. ABI.json is the task's
 calling convention as compile writes it: {"entry": NAME, "args": [{name,
 kind, dtype}]} in the entry point's order.
@@ -611,8 +612,8 @@ class HostFunction:
 
 
 def main():
-    if len(sys.argv) != 3:
-        sys.stderr.write("usage: tritonscreen.py CANDIDATE.py ABI.json\n")
+    if len(sys.argv) not in (3, 4):
+        sys.stderr.write("usage: tritonscreen.py CANDIDATE.py ABI.json [OUT.json]\n")
         return 2
     with open(sys.argv[2]) as f:
         abi = json.load(f)
@@ -630,8 +631,12 @@ def main():
         s.run()
         out["violations"] = s.violations
         out["launches"] = s.launches
-    json.dump(out, sys.stdout, sort_keys=True, indent=1)
-    sys.stdout.write("\n")
+    text = json.dumps(out, sort_keys=True, indent=1) + "\n"
+    if len(sys.argv) == 4:
+        with open(sys.argv[3], "w") as f:
+            f.write(text)
+    else:
+        sys.stdout.write(text)
     return 0
 
 
