@@ -40,6 +40,7 @@
 
 #include "../tools/lib/json.h"
 #include "../tools/lib/opts.h"
+#include "../tools/lib/round.h"
 #include "../tools/lib/util.h"
 #include "gen.h"
 
@@ -54,6 +55,8 @@ struct opts {
 	int all, samples, rounds;
 	const char *models, *provider, *model;
 	int batch;      /* --batch: each round's requests go through the provider's batch API */
+	const char *lang; /* --lang: the candidate languages of specs without lang: */
+	int langs;
 	/* what to do: one of them */
 	const char *ninja, *split, *modeljson;
 	int list;
@@ -125,12 +128,39 @@ struct all {
 	size_t nvariants, nselected;
 	size_t npython;       /* selected variants with a Python reference */
 	size_t npybaseline;   /* and with a Python baseline */
+	size_t ntriton;       /* selected variants with Triton samples */
 };
+
+/* a variant's languages: its spec's lang:, else --lang */
+static int
+langsof(const struct opts *o, const struct variant *v)
+{
+	return v->langs ? v->langs : o->langs;
+}
 
 static int
 cmpvariant(const void *a, const void *b)
 {
 	return strcmp((*(struct variant *const *)a)->id, (*(struct variant *const *)b)->id);
+}
+
+/* a variant with Triton samples needs prompts/triton's system, repair and its prompt's template */
+static int
+tritontemplates(const struct opts *o, const struct variant *v)
+{
+	const char *names[] = { "system", "repair", v->prompt };
+	int i, r = 0;
+
+	for (i = 0; i < 3; i++) {
+		char *t = xasprintf("%s/prompts/triton/%s.md", o->tasksdir, names[i]);
+		if (access(t, F_OK) != 0) {
+			diag(v->file, 0, 0, "lang triton needs the template '%s' (the Triton prompts live in "
+			     "%s/prompts/triton)", t, o->tasksdir);
+			r = -1;
+		}
+		free(t);
+	}
+	return r;
 }
 
 /* load specs (all of them, or only `one`); 0 or -1 after diagnostics */
@@ -196,6 +226,9 @@ loadall(const struct opts *o, const char *one, struct all *A)
 			A->nselected += A->sf[i].v[j].selected = o->all || variantmatch(&A->sf[i].v[j], o->globs);
 			A->npython += A->sf[i].v[j].selected && A->sf[i].v[j].pyref;
 			A->npybaseline += A->sf[i].v[j].selected && A->sf[i].v[j].pybaseline;
+			A->ntriton += A->sf[i].v[j].selected && (langsof(o, &A->sf[i].v[j]) & LANG_TRITON);
+			if (A->sf[i].v[j].selected && (langsof(o, &A->sf[i].v[j]) & LANG_TRITON) && !o->split)
+				bad |= tritontemplates(o, &A->sf[i].v[j]) < 0;
 		}
 	return bad ? -1 : 0;
 }
@@ -210,12 +243,13 @@ freeall(struct all *A)
 	free(A->sf);
 }
 
-/* the folder of one round: out/v/<id>/s<sample>/r<round> */
+/* the folder of one round: out/v/<id>/s<sample>/r<round>, out/v/<id>/triton/s<sample>/r<round> (round.h) */
 static void
-rounddir(struct buf *b, const struct opts *o, const struct variant *v, int s, int r)
+rounddir(struct buf *b, const struct opts *o, const struct variant *v, int lang, int s, int r)
 {
-	bufprintf(b, "%s/v/%s/s%d/r%d", o->outdir, v->id, s, r);
+	bufprintf(b, "%s/v/%s/%ss%d/r%d", o->outdir, v->id, lang == LANG_TRITON ? "triton/" : "", s, r);
 }
+
 
 /* the edges of one variant that do not depend on a candidate */
 static void
@@ -254,14 +288,14 @@ variantedges(struct buf *b, const struct opts *o, const struct variant *v)
 
 /* the files of one round, for the next round's request */
 static void
-roundinputs(struct buf *b, const struct opts *o, const struct variant *v, int s, int r, int checked)
+roundinputs(struct buf *b, const struct opts *o, const struct variant *v, int lang, int s, int r, int checked)
 {
 	static const char *const files[] = { "response.json", "compile.json", "verify.json", "bench.json" };
 	int k;
 
 	for (k = 0; k < (checked ? 4 : 2); k++) {
 		bufputc(b, ' ');
-		rounddir(b, o, v, s, r);
+		rounddir(b, o, v, lang, s, r);
 		bufprintf(b, "/%s", files[k]);
 	}
 }
@@ -272,8 +306,10 @@ roundinputs(struct buf *b, const struct opts *o, const struct variant *v, int s,
  * its inputs and output join that edge's.
  */
 static void
-batchround(struct buf *b, const struct opts *o, const struct variant *v, int s, int r, int checked)
+batchround(struct buf *b, const struct opts *o, const struct variant *v, int lang, int s, int r, int checked)
 {
+	const char *tdir = lang == LANG_TRITON ? "triton/" : "";
+
 	struct buf *in = &batches.in[r], *out = &batches.out[r];
 
 	bufprintf(b, " || %s/batch/r%d.json", o->outdir, r);
@@ -285,13 +321,17 @@ batchround(struct buf *b, const struct opts *o, const struct variant *v, int s, 
 	}
 	if (r > batches.rounds)
 		batches.rounds = r;
-	if (r == 1 && s == 0) /* a variant's task and prompt, once (its samples share them) */
-		bufprintf(in, " $\n    %s/v/%s/task.json %s/prompts/%s.md", o->outdir, v->id, o->tasksdir, v->prompt);
+	if (r == 1 && s == 0) /* a variant's task and prompt, once per language (its samples share them) */
+		bufprintf(in, " $\n    %s/v/%s/task.json %s/prompts/%s%s.md", o->outdir, v->id, o->tasksdir, tdir, v->prompt);
+	if (r > 1 && s == 0 && lang == LANG_TRITON)
+		bufprintf(in, " %s/prompts/triton/repair.md", o->tasksdir);
 	if (r > 1) {
 		bufputs(in, " $\n   ");
-		roundinputs(in, o, v, s, r - 1, checked);
+		roundinputs(in, o, v, lang, s, r - 1, checked);
 	}
-	bufprintf(out, " $\n    %s/v/%s/s%d/r%d/response.json", o->outdir, v->id, s, r);
+	bufputs(out, " $\n    ");
+	rounddir(out, o, v, lang, s, r);
+	bufputs(out, "/response.json");
 }
 
 /* the batch edge of each round: every request of the round, in as few batches as the provider takes */
@@ -314,71 +354,77 @@ batchedges(struct buf *b, const struct opts *o)
 /*
  * The edges of one sample, per round: ask (from round 2 with the previous
  * round's verdicts), compile, and, where the variant has a reference,
- * verify and bench. Rounds after the first need those verdicts.
+ * verify and bench. Rounds after the first need those verdicts. A Triton
+ * sample (lang LANG_TRITON) asks with the templates of prompts/triton and
+ * stops after compile: nothing runs its candidates yet (round.h).
  */
 static void
-sampleedges(struct buf *b, const struct opts *o, const struct variant *v, int s, int rounds,
+sampleedges(struct buf *b, const struct opts *o, const struct variant *v, int lang, int s, int rounds,
             struct buf *targets)
 {
-	const char *d = o->outdir, *id = v->id;
-	int r, checked = v->hasref;
+	const char *d = o->outdir, *id = v->id, *tdir = lang == LANG_TRITON ? "triton/" : "";
+	int r, triton = lang == LANG_TRITON, checked = v->hasref && !triton;
 
-	if (!checked)
+	if (!v->hasref)
 		rounds = 1;
 	for (r = 1; r <= rounds; r++) {
 		char *replay;
 
 		bufputs(b, "build ");
-		rounddir(b, o, v, s, r);
+		rounddir(b, o, v, lang, s, r);
 		bufprintf(b, "/response.json: query %s/v/%s/task.json", d, id);
 		if (r > 1)
-			roundinputs(b, o, v, s, r - 1, checked);
-		bufprintf(b, " | $bindir/query-llm %s/model.json %s/prompts/system.md %s/prompts/%s.md",
-		          d, o->tasksdir, o->tasksdir, v->prompt);
+			roundinputs(b, o, v, lang, s, r - 1, checked);
+		bufprintf(b, " | $bindir/query-llm %s/model.json %s/prompts/%ssystem.md %s/prompts/%s%s.md",
+		          d, o->tasksdir, tdir, o->tasksdir, tdir, v->prompt);
 		if (r > 1)
-			bufprintf(b, " %s/prompts/repair.md", o->tasksdir);
-		replay = xasprintf("%s/replay/%s/s%d-r%d.md", o->tasksdir, id, s, r);
+			bufprintf(b, " %s/prompts/%srepair.md", o->tasksdir, tdir);
+		replay = xasprintf("%s/replay/%s/%ss%d-r%d.md", o->tasksdir, id, tdir, s, r);
 		if (o->provider && !strcmp(o->provider, "replay") && access(replay, F_OK) == 0)
 			bufprintf(b, " %s", replay);
 		free(replay);
 		if (o->batch)
-			batchround(b, o, v, s, r, checked);
+			batchround(b, o, v, lang, s, r, checked);
 		bufprintf(b, "\n  s = %d\n  r = %d\n", s, r);
+		if (triton) /* a flag and its escaped space (rules/stages.ninja reads ${langflag}$in) */
+			bufputs(b, "  langflag = --lang triton$ \n");
 
 		bufputs(b, "build ");
-		rounddir(b, o, v, s, r);
+		rounddir(b, o, v, lang, s, r);
 		bufputs(b, "/compile.json | ");
-		rounddir(b, o, v, s, r);
-		bufprintf(b, "/cand.so: compile %s/v/%s/task.json ", d, id);
-		rounddir(b, o, v, s, r);
-		bufputs(b, "/response.json | $bindir/compile\n");
+		rounddir(b, o, v, lang, s, r);
+		bufprintf(b, "/%s: compile %s/v/%s/task.json ", triton ? "candidate.py" : "cand.so", d, id);
+		rounddir(b, o, v, lang, s, r);
+		bufprintf(b, "/response.json | $bindir/compile%s\n", triton
+		          ? " tools/runtime/tritonscreen.py tools/runtime/tritonaot.py\n"
+		            "  langflag = --lang triton --triton-env $triton_env --runtime tools/runtime$ " : "");
 
 		if (checked) {
 			bufputs(b, "build ");
-			rounddir(b, o, v, s, r);
+			rounddir(b, o, v, lang, s, r);
 			bufprintf(b, "/verify.json: verify %s/v/%s/task.json ", d, id);
-			rounddir(b, o, v, s, r);
+			rounddir(b, o, v, lang, s, r);
 			bufprintf(b, "/compile.json %s/v/%s/harness %s/v/%s/expected.json", d, id, d, id);
 			if (v->hasbaseline)
 				bufprintf(b, " %s/v/%s/oracle.json", d, id);
 			bufputs(b, " | ");
-			rounddir(b, o, v, s, r);
+			rounddir(b, o, v, lang, s, r);
 			bufprintf(b, "/cand.so %s/v/%s/expected.bin", d, id);
 			if (v->hasbaseline) /* the oracle's outputs, beside oracle.json */
 				bufprintf(b, " %s/v/%s/oracle.bin", d, id);
 			bufputs(b, " $bindir/verify\n");
 
 			bufputs(b, "build ");
-			rounddir(b, o, v, s, r);
+			rounddir(b, o, v, lang, s, r);
 			bufprintf(b, "/bench.json: bench %s/v/%s/task.json ", d, id);
-			rounddir(b, o, v, s, r);
+			rounddir(b, o, v, lang, s, r);
 			bufputs(b, "/verify.json ");
-			rounddir(b, o, v, s, r);
+			rounddir(b, o, v, lang, s, r);
 			bufprintf(b, "/compile.json %s/v/%s/harness %s/gpu/calibration.json", d, id, d);
 			if (v->hasbaseline)
 				bufprintf(b, " %s/v/%s/baseline.json", d, id);
 			bufputs(b, " | ");
-			rounddir(b, o, v, s, r);
+			rounddir(b, o, v, lang, s, r);
 			bufputs(b, "/cand.so");
 			if (v->hasbaseline)
 				bufprintf(b, " %s/v/%s/%s", d, id, v->pybaseline ? "baseline.py" : "baseline.so");
@@ -386,11 +432,11 @@ sampleedges(struct buf *b, const struct opts *o, const struct variant *v, int s,
 		}
 	}
 	/* the sample's record, from every round */
-	bufprintf(b, "build %s/v/%s/s%d/record.json: record %s/v/%s/task.json", d, id, s, d, id);
+	bufprintf(b, "build %s/v/%s/%ss%d/record.json: record %s/v/%s/task.json", d, id, tdir, s, d, id);
 	for (r = 1; r <= rounds; r++)
-		roundinputs(b, o, v, s, r, checked);
+		roundinputs(b, o, v, lang, s, r, checked);
 	bufputs(b, " | $bindir/record\n");
-	bufprintf(targets, " $\n    %s/v/%s/s%d/record.json", d, id, s);
+	bufprintf(targets, " $\n    %s/v/%s/%ss%d/record.json", d, id, tdir, s);
 }
 
 /* write the task graph to path */
@@ -411,6 +457,8 @@ writeninja(const struct opts *o, const struct all *A, const char *path)
 		bufprintf(&b, "# python references: %zu variants\n", A->npython);
 	if (A->npybaseline) /* and this one: the GPU's Python environment must be found */
 		bufprintf(&b, "# python baselines: %zu variants\n", A->npybaseline);
+	if (A->ntriton)
+		bufprintf(&b, "# triton candidates: %zu variants\n", A->ntriton);
 	bufputc(&b, '\n');
 	if (o->models)
 		bufprintf(&b, "build %s/model.json: model %s | $gen\n\n", o->outdir, o->models);
@@ -450,8 +498,12 @@ writeninja(const struct opts *o, const struct all *A, const char *path)
 				if (!v->selected)
 					continue;
 				variantedges(&b, o, v);
-				for (s = 0; s < samples; s++)
-					sampleedges(&b, o, v, s, rounds, &responses);
+				if (langsof(o, v) & LANG_CUDA)
+					for (s = 0; s < samples; s++)
+						sampleedges(&b, o, v, LANG_CUDA, s, rounds, &responses);
+				if (langsof(o, v) & LANG_TRITON)
+					for (s = 0; s < samples; s++)
+						sampleedges(&b, o, v, LANG_TRITON, s, rounds, &responses);
 			}
 
 	batchedges(&b, o);
@@ -568,10 +620,28 @@ run(const struct opts *o)
 	return r;
 }
 
+/* --lang's comma-separated names as LANG_ bits (exit 2 on another name) */
+static int
+parselangs(const char *list)
+{
+	char *copy = xstrdup(list), *t, *save = NULL;
+	int langs = 0, b;
+
+	for (t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		if (!(b = langnamed(t)))
+			die(EXIT_USAGE, "--lang lists cuda and/or triton: '%s'", t);
+		langs |= b;
+	}
+	free(copy);
+	if (!langs)
+		die(EXIT_USAGE, "--lang lists cuda and/or triton: '%s'", list);
+	return langs;
+}
+
 int
 main(int argc, char **argv)
 {
-	struct opts o = { "tasks", "out", "demo", 0, 1, 3, NULL, NULL, NULL, 0, NULL, NULL, NULL, 0 };
+	struct opts o = { "tasks", "out", "demo", 0, 1, 3, NULL, NULL, NULL, 0, "cuda", 0, NULL, NULL, NULL, 0 };
 	struct optlist in;
 	int r;
 	struct opt tab[] = {
@@ -590,6 +660,8 @@ main(int argc, char **argv)
 		{ "--provider", "P", OPT_STR, &o.provider, 0, 0, "the teacher's provider" },
 		{ "--model", "M", OPT_STR, &o.model, 0, 0, "the teacher model" },
 		{ "--batch", NULL, OPT_FLAG, &o.batch, 0, 0, "--ninja: a batch edge per round (query-llm --batch)" },
+		{ "--lang", "L,...", OPT_STR, &o.lang, 0, 0, "the candidate languages, cuda and/or triton, of specs "
+		  "without lang: (default cuda)" },
 		{ 0 }
 	};
 	const struct optspec spec = { usage, tab, 0, 0 };
@@ -604,6 +676,7 @@ main(int argc, char **argv)
 		die(EXIT_USAGE, "--model-json needs --models, --provider and --model");
 	if (o.batch && (!o.provider || (strcmp(o.provider, "anthropic") && strcmp(o.provider, "openai"))))
 		die(EXIT_USAGE, "--batch is for the providers with a batch API: anthropic or openai");
+	o.langs = parselangs(o.lang);
 	r = run(&o);
 	if (fflush(stdout) != 0 || ferror(stdout))
 		die(EXIT_RETRY, "cannot write to standard output:");

@@ -102,6 +102,7 @@ struct variant {
 	int pyref;            /* in Python */
 	int hasbaseline;      /* and a GPU baseline */
 	int pybaseline;       /* in Python (baseline.py, not baseline.so) */
+	int langs;            /* the spec's lang: (round.h's LANG_ bits), 0: configure's --lang */
 	int selected;         /* by --all or --tasks (gen sets it once) */
 	json_t *json;         /* the resolved variant: out/v/<id>/task.json */
 };

@@ -19,6 +19,7 @@
 
 #include "../tools/lib/abi.h"
 #include "../tools/lib/json.h"
+#include "../tools/lib/round.h"
 #include "../tools/lib/tensor.h"
 #include "../tools/lib/util.h"
 #include "gen.h"
@@ -994,7 +995,7 @@ examples(struct ctx *c)
 static const char *const topkeys[] = {
 	"id", "description", "tags", "entry", "args", "sizes", "reference", "baseline",
 	"tolerance", "cost", "prompt", "hints", "samples", "rounds", "target_speedup",
-	"allow", "examples", "matrix", "origin", NULL
+	"allow", "examples", "matrix", "origin", "lang", NULL
 };
 static const char *const topreq[] = { "id", "description", "entry", "args", "sizes", NULL };
 
@@ -1305,6 +1306,28 @@ setnumbers(struct ctx *c, struct variant *v, json_t *j)
 	json_object_set_new(j, "target_speedup", json_real(num));
 }
 
+/* the spec's lang: (cuda, triton or both) into v->langs; task.json says it only when the spec does */
+static void
+setlangs(struct ctx *c, struct variant *v, json_t *j)
+{
+	json_t *l, *x;
+	size_t i;
+
+	if (!yget(c->root, "lang"))
+		return;
+	l = getlist(c, c->root, "lang", 1);
+	json_array_foreach(l, i, x) {
+		int b = langnamed(json_string_value(x));
+		if (!b)
+			err(c, yget(c->root, "lang"), "lang lists the candidate languages: cuda, triton (got '%s')",
+			    json_string_value(x));
+		v->langs |= b;
+	}
+	if (!json_array_size(l))
+		err(c, yget(c->root, "lang"), "lang lists at least one language: cuda, triton");
+	json_object_set_new(j, "lang", l);
+}
+
 /* resolve the variant selected by c->mkeys/mvals into v; 0 or -1 */
 static int
 resolve(struct ctx *c, struct variant *v, const char *specid)
@@ -1369,6 +1392,7 @@ resolve(struct ctx *c, struct variant *v, const char *specid)
 			checkkeys(c, n, "cost", (const char *const[]){ "flops", "bytes", NULL }, NULL);
 	}
 	setnumbers(c, v, j);
+	setlangs(c, v, j);
 
 	v->hasref = json_is_string(json_object_get(j, "reference"));
 	v->pyref = !strcmp(jstr(j, "reference_language", ""), "python");

@@ -123,6 +123,7 @@
 
 #include <curl/curl.h>
 
+#include "lib/abi.h"
 #include "lib/batch.h"
 #include "lib/json.h"
 #include "lib/llm.h"
@@ -143,7 +144,22 @@ struct opts {
 	int sample, round, offline;
 	double budget;
 	const char *task, *prev[4]; /* response, compile, verify, bench */
+	const char *lang;           /* --lang: cuda, or triton (round.h) */
 };
+
+/* a Triton sample's: its templates in PROMPTS/triton, its replay answers in DIR/<variant>/triton */
+static int
+triton(const struct opts *o)
+{
+	return langnamed(o->lang) == LANG_TRITON;
+}
+
+/* the folder of the edge's templates */
+static char *
+promptdir(const struct opts *o)
+{
+	return triton(o) ? xasprintf("%s/triton", o->prompts) : xstrdup(o->prompts);
+}
 
 /* ------------------------------------------------------------ templates */
 
@@ -254,6 +270,22 @@ setvar(json_t *vars, const char *name, const char *value)
 	json_object_set_new(vars, name, json_string(value ? value : ""));
 }
 
+/* "def NAME(x, y, n)": the Triton entry point, its parameters the task's in order */
+static char *
+pysignature(json_t *task)
+{
+	struct buf b;
+	json_t *a;
+	size_t i;
+
+	bufinit(&b, 1 << 16);
+	bufprintf(&b, "def %s(", jstr(task, "entry", ""));
+	json_array_foreach(json_object_get(task, "args"), i, a)
+		bufprintf(&b, "%s%s", i ? ", " : "", jstr(a, "name", ""));
+	bufputs(&b, ")");
+	return bufdetach(&b);
+}
+
 /* the variables templates may use, from task.json */
 static json_t *
 taskvars(json_t *task, const struct opts *o)
@@ -274,7 +306,13 @@ taskvars(json_t *task, const struct opts *o)
 	setvar(vars, "description", b.s);
 	bufreset(&b);
 	setvar(vars, "entry", jstr(task, "entry", ""));
-	setvar(vars, "signature", jstr(task, "signature", ""));
+	if (triton(o)) { /* the Python entry point's */
+		char *sig = pysignature(task);
+		setvar(vars, "signature", sig);
+		free(sig);
+	} else {
+		setvar(vars, "signature", jstr(task, "signature", ""));
+	}
 	setvar(vars, "arch", o->arch);
 	setvar(vars, "gpu", g);
 	free(g);
@@ -1019,10 +1057,13 @@ conversation(const struct opts *o, json_t *task, json_t *vars, json_t **prev, in
 	json_t *messages;
 	char *user, *fb, r[16];
 
+	char *dir = promptdir(o);
+
 	*finished = 0;
 	*prev = NULL;
 	if (o->round == 1) {
-		user = renderfile(o->prompts, jstr(task, "prompt", "generate"), vars);
+		user = renderfile(dir, jstr(task, "prompt", "generate"), vars);
+		free(dir);
 		messages = json_pack("[{s:s,s:s}]", "role", "user", "content", user);
 		free(user);
 		return messages;
@@ -1041,11 +1082,12 @@ conversation(const struct opts *o, json_t *task, json_t *vars, json_t **prev, in
 		snprintf(r, sizeof r, "%d", o->round);
 		setvar(vars, "feedback", fb);
 		setvar(vars, "round", r);
-		user = renderfile(o->prompts, "repair", vars);
+		user = renderfile(dir, "repair", vars);
 		json_array_append_new(messages, json_pack("{s:s,s:s}", "role", "user", "content", user));
 		free(user);
 	}
 	free(fb);
+	free(dir);
 	return messages;
 }
 
@@ -1058,15 +1100,16 @@ conversation(const struct opts *o, json_t *task, json_t *vars, json_t **prev, in
 static void
 fromreplay(const struct opts *o, const char *taskid, struct answer *a)
 {
-	char *p = xasprintf("%s/%s/s%d-r%d.md", o->replaydir, taskid, o->sample, o->round);
+	char *p = xasprintf("%s/%s/%ss%d-r%d.md", o->replaydir, taskid, triton(o) ? "triton/" : "", o->sample, o->round);
 	struct buf b;
 	const char *text, *end;
 	size_t nthink = 0;
 
 	bufinit(&b, MAX_BODY);
 	if (readfile(p, &b) < 0)
-		die(EXIT_USAGE, "no replay answer for '%s' sample %d round %d: write %s, or configure "
-		    "a real teacher (--provider=anthropic or openai)", taskid, o->sample, o->round, p);
+		die(EXIT_USAGE, "no replay answer for '%s'%s sample %d round %d: write %s, or configure "
+		    "a real teacher (--provider=anthropic or openai)", taskid, triton(o) ? " (triton)" : "", o->sample,
+		    o->round, p);
 	text = b.s;
 	if (!strncmp(b.s, "<think>\n", 8)) {
 		if (!(end = strstr(b.s + 8, "\n</think>\n")))
@@ -1240,14 +1283,15 @@ struct request {
 static void
 prepare(const struct opts *o, const struct model *m, struct request *rq)
 {
-	char *keytext;
+	char *keytext, *dir = promptdir(o);
 
 	memset(rq, 0, sizeof *rq);
 	rq->task = jmustload(o->task);
 	rq->taskid = jstr(rq->task, "id", "?");
 	rq->vars = taskvars(rq->task, o);
 	/* the conversation: round 1 from the templates, later rounds continue */
-	rq->system = renderfile(o->prompts, "system", rq->vars);
+	rq->system = renderfile(dir, "system", rq->vars);
+	free(dir);
 	rq->messages = conversation(o, rq->task, rq->vars, &rq->prev, &rq->finished);
 	if (rq->finished)
 		return;
@@ -1255,6 +1299,8 @@ prepare(const struct opts *o, const struct model *m, struct request *rq)
 	rq->canon = httpbody(m, rq->system, rq->messages, 1, o->sample);
 	if (!strcmp(m->provider, "replay"))
 		json_object_set_new(rq->canon, "api", json_string("replay"));
+	if (triton(o)) /* a CUDA request's key is as it was before there were languages */
+		json_object_set_new(rq->canon, "lang", json_string("triton"));
 	keytext = jdumps(rq->canon, JFLAGS_LINE);
 	sha256hex(keytext, strlen(keytext), rq->key);
 	free(keytext);
@@ -1338,11 +1384,17 @@ edgeof(const char *path, struct opts *o, char **files)
 	*sdir++ = 0;
 	o->round = intarg(rdir + 1, path, 1, MAX_ROUNDS);
 	o->sample = intarg(sdir + 1, path, 0, 1000000);
+	o->lang = "cuda";
+	if ((p = strrchr(d, '/')) && !strcmp(p, "/triton")) { /* out/v/<variant>/triton/sS/rR (round.h) */
+		*p = 0;
+		o->lang = "triton";
+	}
 	files[0] = xasprintf("%s/task.json", d);
 	o->task = files[0];
 	for (i = 0; i < 4; i++) {
 		static const char *const names[] = { "response.json", "compile.json", "verify.json", "bench.json" };
-		files[i + 1] = o->round > 1 ? xasprintf("%s/s%d/r%d/%s", d, o->sample, o->round - 1, names[i]) : NULL;
+		files[i + 1] = o->round > 1 ? xasprintf("%s/%ss%d/r%d/%s", d, triton(o) ? "triton/" : "", o->sample,
+		                                        o->round - 1, names[i]) : NULL;
 		o->prev[i] = files[i + 1] && access(files[i + 1], F_OK) == 0 ? files[i + 1] : NULL;
 	}
 	free(d);
@@ -1518,6 +1570,8 @@ query(struct opts *o)
 	prepare(o, &m, &rq);
 	out = json_pack("{s:s,s:i,s:i,s:s,s:s,s:s}", "task", rq.taskid, "sample", o->sample, "round", o->round,
 	                "provider", m.provider, "model", m.name, "system", rq.system);
+	if (triton(o))
+		json_object_set_new(out, "lang", json_string("triton"));
 	if (rq.finished) {
 		/* an earlier round finished the sample: no request */
 		setstatus(out, STAGE_ANSWER, ST_DONE);
@@ -1539,7 +1593,7 @@ int
 main(int argc, char **argv)
 {
 	struct opts o = { NULL, "out/model.json", "tasks/prompts", NULL, "tasks/replay", "sm_90",
-	                  NULL, NULL, NULL, 0, 1, 0, 0, NULL, { NULL, NULL, NULL, NULL } };
+	                  NULL, NULL, NULL, 0, 1, 0, 0, NULL, { NULL, NULL, NULL, NULL }, "cuda" };
 	struct optlist in;
 	int r;
 	struct opt tab[] = {
@@ -1552,6 +1606,8 @@ main(int argc, char **argv)
 		{ "--sample", "N", OPT_INT, &o.sample, 0, 1000000, "sample index (0-based); part of the cache key" },
 		{ "--round", "N", OPT_INT, &o.round, 0, 1000000, "round (1-based; default 1)" },
 		{ "--arch", "SM", OPT_STR, &o.arch, 0, 0, "the CUDA target the prompts name (default sm_90)" },
+		{ "--lang", "L", OPT_STR, &o.lang, 0, 0, "the candidate language: cuda or triton (templates in "
+		  "PROMPTS/triton; part of the key) (default cuda)" },
 		{ "--offline", NULL, OPT_FLAG, &o.offline, 0, 0, "a request missing from the cache is an error" },
 		{ "--budget", "USD", OPT_NUM, &o.budget, 0, 1e12, "refuse requests that could take the ledger past USD "
 		  "(0: no limit)" },
@@ -1565,6 +1621,8 @@ main(int argc, char **argv)
 
 	setprogname(argv[0]);
 	optparse(&spec, argc, argv, &in);
+	if (!langnamed(o.lang))
+		die(EXIT_USAGE, "--lang is cuda or triton: '%s'", o.lang);
 	if (!o.report && !o.batch && in.listed)
 		optdie(&spec, "a list of responses (@FILE) is for --batch");
 	if (!o.batch)

@@ -29,6 +29,24 @@ static const char *const outcomes[] = {
 };
 
 const char *
+langname(enum lang l)
+{
+	return l == LANG_TRITON ? "triton" : "cuda";
+}
+
+int
+langnamed(const char *name)
+{
+	return !name ? 0 : !strcmp(name, "cuda") ? LANG_CUDA : !strcmp(name, "triton") ? LANG_TRITON : 0;
+}
+
+enum lang
+langof(const json_t *rec)
+{
+	return langnamed(jstr(rec, "lang", "")) == LANG_TRITON ? LANG_TRITON : LANG_CUDA;
+}
+
+const char *
 statusname(enum status s)
 {
 	return s <= ST_UNKNOWN ? names[s] : names[ST_UNKNOWN];
@@ -92,6 +110,8 @@ roundfinished(const json_t *task, const json_t *c, const json_t *v, const json_t
 
 	if (buildfailed(statusof(c, STAGE_COMPILE)))
 		return 0;
+	if (!v && langof(c) == LANG_TRITON) /* built, and nothing runs it yet */
+		return 1;
 	if (vs == ST_SKIPPED) /* no GPU: nothing more to learn from another round */
 		return 1;
 	if (vs == ST_CORRECT && !bn)
@@ -107,11 +127,16 @@ compilefeedback(struct buf *b, const json_t *c)
 {
 	const json_t *viol;
 	size_t i, n;
+	int triton = langof(c) == LANG_TRITON;
 
 	switch (statusof(c, STAGE_COMPILE)) {
 	case ST_NO_CODE:
-		bufprintf(b, "Your answer had no usable CUDA source: %s.\n"
-		          "Put the complete .cu file in one ```cuda fenced block.\n", jstr(c, "reason", ""));
+		if (triton)
+			bufprintf(b, "Your answer had no usable Python source: %s.\n"
+			          "Put the complete module in one ```python fenced block.\n", jstr(c, "reason", ""));
+		else
+			bufprintf(b, "Your answer had no usable CUDA source: %s.\n"
+			          "Put the complete .cu file in one ```cuda fenced block.\n", jstr(c, "reason", ""));
 		break;
 	case ST_SCREEN_FAILED:
 		n = json_array_size(json_object_get(c, "violations"));
@@ -126,11 +151,13 @@ compilefeedback(struct buf *b, const json_t *c)
 		}
 		break;
 	case ST_COMPILE_ERROR:
-		bufprintf(b, "nvcc failed to compile the code:\n```\n%s\n```\n", jstr(c, "diagnostics", ""));
+		bufprintf(b, "%s failed to compile the code:\n```\n%s\n```\n", triton ? "Triton" : "nvcc",
+		          jstr(c, "diagnostics", ""));
 		break;
 	case ST_TIMEOUT:
-		bufprintf(b, "Compiling the code took too long (%s): simplify it, e.g. less unrolling "
-		          "or fewer template instantiations.\n", jstr(c, "reason", "nvcc timed out"));
+		bufprintf(b, "Compiling the code took too long (%s): simplify it, e.g. %s.\n", jstr(c, "reason",
+		          "nvcc timed out"), triton ? "fewer autotuning configs or smaller tiles"
+		                                    : "less unrolling or fewer template instantiations");
 		break;
 	default:
 		break;

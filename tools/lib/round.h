@@ -26,8 +26,9 @@
  *
  * The stop rule: a sample is finished by a round whose kernel is correct
  * and fast enough (bench's speedup at least the task's target_speedup, or
- * no baseline to be faster than), correct where nothing times it, or that
- * had no GPU to check on.
+ * no baseline to be faster than), correct where nothing times it, that
+ * had no GPU to check on, or that built with no stage to run it (a
+ * Triton round: no verify record).
  */
 #ifndef RETORT_ROUND_H
 #define RETORT_ROUND_H
@@ -46,6 +47,25 @@ enum status {
 	ST_DONE,
 	ST_UNKNOWN        /* a name no stage writes */
 };
+
+/*
+ * A round's candidate language: cuda (the default: an extern "C" host
+ * function in a ```cuda block) or triton (a Python entry point launching
+ * @triton.jit kernels, in a ```python block). A Triton sample's rounds
+ * live in out/v/<variant>/triton/s<S>/r<R>/ (a CUDA sample's in
+ * out/v/<variant>/s<S>/r<R>/); its response.json and compile.json say
+ * "lang": "triton", a CUDA one's say nothing (records say "cuda"). Until
+ * the GPU host's Triton runtime is in the graph a Triton round stops
+ * after compile: no verify or bench edge, and a round that built ends the
+ * sample (roundfinished).
+ */
+enum lang { LANG_CUDA = 1, LANG_TRITON = 2, LANG_ALL = 3 };
+/* "cuda" or "triton" */
+const char *langname(enum lang l);
+/* the language a name spells, 0 for none */
+int langnamed(const char *name);
+/* a round record's language: its "lang", else cuda */
+enum lang langof(const json_t *rec);
 
 /* the stages of a round, by the file each records */
 enum stage { STAGE_ANSWER, STAGE_COMPILE, STAGE_VERIFY, STAGE_BENCH };
