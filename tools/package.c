@@ -120,6 +120,7 @@ struct rec {
 	int in[NPARTS];
 	size_t bytes[2]; /* the text's UTF-8 bytes: the conversation, the sft_final row */
 	long tokens[2];  /* the same by the named tokenizer (--token-counts), -1 unknown */
+	int triton;      /* its lang is triton (else cuda) */
 };
 
 struct shard {
@@ -144,6 +145,7 @@ struct stats {
 	size_t rows;
 	size_t bytes[3];
 	long tokens[3];  /* -1: not measured */
+	size_t lang[2];  /* rows by language: cuda, triton */
 };
 
 static int
@@ -335,6 +337,25 @@ cardsplits(struct buf *b, const struct opts *o, const size_t counts[NPARTS])
 	        "is derived from `default`, one row per record. Do not concatenate `train` with `trajectories`.\n\n");
 }
 
+/* the rows of each split by candidate language (a record's lang) */
+static void
+cardlangs(struct buf *b, const struct stats st[NPARTS])
+{
+	size_t triton = 0;
+	int k;
+
+	bufputs(b, "By candidate language (`lang`: `cuda` is CUDA C++, `triton` Python with `@triton.jit` kernels; "
+	        "the same task may have answers in both):\n\n| config | split | cuda | triton |\n|---|---|---|---|\n");
+	for (k = 0; k < NPARTS; k++) {
+		bufprintf(b, "| %s | %s | %zu | %zu |\n", parts[k].config, parts[k].split, st[k].lang[0], st[k].lang[1]);
+		triton += st[k].lang[1];
+	}
+	bufputs(b, "\n");
+	if (triton)
+		bufputs(b, "The Triton answers were screened and their kernels compiled ahead of time, but not run: "
+		        "retort's Triton runtime was not part of this build, so they are `unverified`.\n\n");
+}
+
 /* the layout: archives, shards, and what one archive alone is */
 static void
 cardlayout(struct buf *b, size_t narch)
@@ -467,6 +488,7 @@ card(const struct opts *o, const size_t counts[NPARTS], const struct stats st[NP
 		        "shipped in retort's `tasks/replay` (provider `replay`), some wrong on purpose so that every "
 		        "verdict path appears. Do not train on them.\n\n");
 	cardsplits(&b, o, counts);
+	cardlangs(&b, st);
 	cardlayout(&b, narch);
 	cardlengths(&b, st, jstr(o->tokens, "tokenizer", NULL));
 	cardtraining(&b, st, sft);
@@ -590,7 +612,8 @@ sftrow(json_t *r)
 	prompt = json_array();
 	json_array_foreach(json_object_get(r, "messages"), i, m) {
 		if (jbool(m, "training", 0))
-			return json_pack("{s:O,s:O,s:O,s:O,s:O,s:O,s:O,s:o,s:[O]}", "id", json_object_get(r, "id"), "task",
+			return json_pack("{s:O,s:O,s:O,s:O,s:O,s:O,s:O,s:O,s:o,s:[O]}", "id", json_object_get(r, "id"), "lang",
+			                 json_object_get(r, "lang"), "task",
 			                 json_object_get(r, "task"), "variant", json_object_get(r, "variant"), "outcome",
 			                 json_object_get(r, "outcome"), "verified_on_gpu",
 			                 json_object_get(r, "verified_on_gpu"), "final_round",
@@ -632,6 +655,7 @@ loadrecord(const struct opts *o, const char *path, struct rec *rec)
 	outcome = outcomeof(r);
 	held = heldout(jstr(r, "task", ""), o->testfraction);
 	rec->id = xstrdup(jstr(r, "id", path));
+	rec->triton = !strcmp(jstr(r, "lang", "cuda"), "triton");
 	rec->line = jdumps(r, JFLAGS_LINE);
 	rec->in[TEST] = held;
 	rec->in[TRAJECTORIES] = !held;
@@ -722,6 +746,8 @@ lengths(const struct opts *o, const struct rec *recs, size_t nrecs, struct stats
 			}
 		memset(&st[k], 0, sizeof st[k]);
 		st[k].rows = n;
+		for (i = 0; i < nrecs; i++)
+			st[k].lang[recs[i].triton] += (size_t)recs[i].in[k];
 		for (j = 0; j < 3; j++)
 			st[k].tokens[j] = -1;
 		if (!n)
@@ -777,8 +803,9 @@ makemanifest(const struct opts *o, struct shard *sh, size_t nsh, const size_t co
 		free(arch);
 	}
 	for (k = 0; k < NPARTS; k++) {
-		json_t *l = json_pack("{s:I,s:[I,I,I]}", "rows", (json_int_t)st[k].rows, "bytes_p50_p95_max",
-		                      (json_int_t)st[k].bytes[0], (json_int_t)st[k].bytes[1], (json_int_t)st[k].bytes[2]);
+		json_t *l = json_pack("{s:I,s:[I,I,I],s:{s:I,s:I}}", "rows", (json_int_t)st[k].rows, "bytes_p50_p95_max",
+		                      (json_int_t)st[k].bytes[0], (json_int_t)st[k].bytes[1], (json_int_t)st[k].bytes[2],
+		                      "rows_by_lang", "cuda", (json_int_t)st[k].lang[0], "triton", (json_int_t)st[k].lang[1]);
 		if (st[k].tokens[2] >= 0)
 			json_object_set_new(l, "tokens_p50_p95_max", json_pack("[I,I,I]", (json_int_t)st[k].tokens[0],
 			                    (json_int_t)st[k].tokens[1], (json_int_t)st[k].tokens[2]));

@@ -11,7 +11,9 @@
  * value is missing), so Hugging Face datasets sees one schema, and record
  * refuses to write one that does not fit. In short:
  *
- *   id, task, variant, sample, teacher {provider, model},
+ *   id (variant/s<sample>, a Triton sample's variant/triton/s<sample>),
+ *   lang (cuda or triton: the response's, lib/round.h), task, variant,
+ *   sample, teacher {provider, model},
  *   messages      the whole conversation as chat messages {role, content,
  *                 reasoning_content, round, training}: system (round 0),
  *                 user (the task, round 1), assistant (round 1), user
@@ -19,14 +21,14 @@
  *                 Axolotl read this); training is true on one message
  *                 at most, the assistant turn of final_round, unless
  *                 its kernel is known to be wrong (outcome incorrect)
- *   final_kernel  the fastest correct round's CUDA source (else the last
- *                 built one), final_round its round (both null when no
- *                 round built)
+ *   final_kernel  the fastest correct round's source, CUDA or Triton's
+ *                 Python (else the last built one), final_round its round
+ *                 (both null when no round built)
  *   outcome       correct, incorrect (never passed verify), unverified (no
  *                 GPU to check on), no_code (never a usable answer)
  *   verified_on_gpu, review (flags raised by bench), speedup, sol_percent,
  *   median_ms, gpu (of the fastest correct round)
- *   rounds        per round: answer status, compile status and screen
+ *   rounds        per round: lang, answer status, compile status and screen
  *                 rules, verify verdict, bench status, speedup, feedback
  *                 (what lib/round.c made of the round's verdicts: what
  *                 the next round was sent, or for the last round would
@@ -101,7 +103,7 @@ static const struct field {
 } fields[] = {
 	{ 0, "status", T_STR, 1 }, { 0, "messages", T_ARR, 0 }, { 0, "answer", T_OBJ, 0 }, { 0, "system", T_STR, 0 },
 	{ 0, "key", T_STR, 0 }, { 0, "sample", T_INT, 0 }, { 0, "provider", T_STR, 0 }, { 0, "model", T_STR, 0 },
-	{ 0, "usage", T_OBJ, 0 }, { 0, "cost_usd", T_NUM, 0 },
+	{ 0, "usage", T_OBJ, 0 }, { 0, "cost_usd", T_NUM, 0 }, { 0, "lang", T_STR, 0 },
 	{ 1, "status", T_STR, 1 }, { 1, "violations", T_ARR, 0 }, { 1, "source", T_STR, 0 },
 	{ 1, "reason", T_STR, 0 }, { 1, "diagnostics", T_STR, 0 },
 	{ 2, "verdict", T_STR, 1 }, { 2, "feedback", T_STR, 0 },
@@ -229,9 +231,9 @@ roundentry(json_t *task, const struct round *d, int r)
 
 	json_array_foreach(json_object_get(d->comp, "violations"), k, v)
 		json_array_append_new(rules, json_string(jstr(v, "rule", "")));
-	round = json_pack("{s:i,s:s,s:o,s:o,s:o,s:o,s:o,s:s,s:o}", "round", r, "answer",
-	                  jstr(d->resp, "status", ""), "compile", strornull(d->comp, "status"), "screen_rules", rules,
-	                  "verify", strornull(d->ver, "verdict"), "bench", strornull(d->bench, "status"), "speedup",
+	round = json_pack("{s:i,s:s,s:s,s:o,s:o,s:o,s:o,s:o,s:s,s:o}", "round", r, "lang", langname(langof(d->resp)),
+	                  "answer", jstr(d->resp, "status", ""), "compile", strornull(d->comp, "status"), "screen_rules",
+	                  rules, "verify", strornull(d->ver, "verdict"), "bench", strornull(d->bench, "status"), "speedup",
 	                  numornull(d->bench, "speedup"), "feedback", fb, "diagnostics", diagnostics(d));
 	free(fb);
 	return round;
@@ -287,8 +289,11 @@ identity(json_t *rec, json_t *task, json_t *first, const char *generator)
 
 	sha256hex(s, strlen(s), sha);
 	free(s);
-	snprintf(id, sizeof id, "%s/s%" JSON_INTEGER_FORMAT, jstr(task, "id", "?"), jint(first, "sample", 0));
+	/* a Triton sample's id names its language (a CUDA one's is as it was before there were languages) */
+	snprintf(id, sizeof id, "%s/%ss%" JSON_INTEGER_FORMAT, jstr(task, "id", "?"),
+	         langof(first) == LANG_TRITON ? "triton/" : "", jint(first, "sample", 0));
 	json_object_set_new(rec, "id", json_string(id));
+	json_object_set_new(rec, "lang", json_string(langname(langof(first))));
 	json_object_set_new(rec, "task", json_string(jstr(task, "spec", "")));
 	json_object_set_new(rec, "variant", json_string(jstr(task, "id", "")));
 	json_object_set_new(rec, "sample", json_integer(jint(first, "sample", 0)));

@@ -44,6 +44,7 @@ static const struct sfield diagnostics[] = {
 
 static const struct sfield round[] = {
 	{ "round", S_INT, 0, NULL, 0, "1, 2, ..." },
+	{ "lang", S_STRING, 0, NULL, 0, "the candidate language: cuda or triton" },
 	{ "answer", S_STRING, 0, NULL, 0, "answered, refused or truncated" },
 	{ "compile", S_STRING, 0, NULL, S_NULL, "ok, no_code, screen_failed, compile_error, timeout" },
 	{ "screen_rules", S_LIST, S_STRING, NULL, 0, "the rules the static screen found broken" },
@@ -66,7 +67,9 @@ static const struct sfield usage[] = {
 };
 
 const struct sfield schema_record[] = {
-	{ "id", S_STRING, 0, NULL, 0, "variant/s<sample>" },
+	{ "id", S_STRING, 0, NULL, 0, "variant/s<sample> (a Triton answer's: variant/triton/s<sample>)" },
+	{ "lang", S_STRING, 0, NULL, 0, "the candidate language: cuda (CUDA C++) or triton (Python with @triton.jit "
+	  "kernels)" },
 	{ "task", S_STRING, 0, NULL, 0, "the spec" },
 	{ "variant", S_STRING, 0, NULL, 0, "the spec's variant (matrix values)" },
 	{ "sample", S_INT, 0, NULL, 0, "the sample index" },
@@ -74,7 +77,8 @@ const struct sfield schema_record[] = {
 	{ "messages", S_LIST, S_STRUCT, schema_message, 0,
 	  "the whole conversation: system, user (task), assistant (round 1), user (feedback), assistant (round 2), ..." },
 	{ "final_kernel", S_STRING, 0, NULL, S_NULL | S_MEASURED,
-	  "the fastest correct round's CUDA source, else the last built one's (null when none built)" },
+	  "the fastest correct round's source (CUDA, or Triton's Python), else the last built one's (null when none "
+	  "built)" },
 	{ "final_round", S_INT, 0, NULL, S_NULL | S_MEASURED, "the round of final_kernel (set whenever final_kernel is)" },
 	{ "outcome", S_STRING, 0, NULL, 0,
 	  "correct, incorrect (never passed verify), unverified (no GPU to check on), no_code" },
@@ -95,6 +99,7 @@ const struct sfield schema_record[] = {
 
 const struct sfield schema_sftfinal[] = {
 	{ "id", S_STRING, 0, NULL, 0, "the record's id" },
+	{ "lang", S_STRING, 0, NULL, 0, "the candidate language: cuda or triton" },
 	{ "task", S_STRING, 0, NULL, 0, "the spec" },
 	{ "variant", S_STRING, 0, NULL, 0, "the spec's variant" },
 	{ "outcome", S_STRING, 0, NULL, 0, "correct or unverified" },
