@@ -516,7 +516,7 @@ tritonresult(const struct opts *o, const char *dir, const char *name, const char
 		setstatus(rec, STAGE_COMPILE, ST_TIMEOUT);
 		json_object_set_new(rec, "reason", json_sprintf("%s ran longer than %d s", what, o->timelimit));
 	} else if (r->status != 0 || !(j = jload(path, err, sizeof err))) {
-		char *d = nvccdiagnostics(r->log.s, dir);
+		char *d = pydiagnostics(r->log.s, dir);
 		if (r->status == 0)
 			die(EXIT_RETRY, "%s wrote no result: %s", what, err);
 		setstatus(rec, STAGE_COMPILE, ST_COMPILE_ERROR);
@@ -616,7 +616,8 @@ tritonkernels(json_t *aot, const char *dir, json_t *rec)
 		} else {
 			if (!strcmp(st, "ok"))
 				json_decref(r);
-			bufprintf(&err, "kernel %s (launched at line %" JSON_INTEGER_FORMAT "%s):\n%s\n", jstr(k, "kernel", ""),
+			bufprintf(&err, "kernel %s (at line %" JSON_INTEGER_FORMAT " of the module, launched at line %"
+			          JSON_INTEGER_FORMAT "%s):\n%s\n", jstr(k, "kernel", ""), jint(k, "def_line", 0),
 			          jint(k, "line", 0), json_is_integer(json_object_get(k, "config")) ? ", an autotuning config" : "",
 			          jstr(k, "error", "ptxas reported nothing"));
 		}
@@ -626,7 +627,7 @@ tritonkernels(json_t *aot, const char *dir, json_t *rec)
 	json_object_set_new(rec, "jit", jit);
 	setstatus(rec, STAGE_COMPILE, err.n ? ST_COMPILE_ERROR : ST_OK);
 	if (err.n) {
-		char *d = nvccdiagnostics(err.s, dir);
+		char *d = pydiagnostics(err.s, dir);
 		json_object_set_new(rec, "diagnostics", json_string(d));
 		free(d);
 	}

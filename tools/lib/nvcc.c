@@ -175,8 +175,9 @@ utf8fix(char *s)
 	}
 }
 
-char *
-nvccdiagnostics(const char *log, const char *dir)
+/* log for the teacher: dir's and /work's paths cut, capped, valid UTF-8; nvcc's without ptxas's chatter */
+static char *
+trimlog(const char *log, const char *dir, int nvcc)
 {
 	struct buf b;
 	const char *p = log, *strip[] = { dir, "/work", NULL };
@@ -185,7 +186,7 @@ nvccdiagnostics(const char *log, const char *dir)
 	while (*p) {
 		const char *eol = strchr(p, '\n');
 		size_t n = eol ? (size_t)(eol - p) + 1 : strlen(p);
-		if (strncmp(p, "ptxas info", 10) && strncmp(p, "    ", 4) && n > 1) {
+		if (!nvcc || (strncmp(p, "ptxas info", 10) && strncmp(p, "    ", 4) && n > 1)) {
 			const char *q = p;
 			while (q < p + n) {
 				int cut = 0;
@@ -209,4 +210,16 @@ nvccdiagnostics(const char *log, const char *dir)
 	}
 	utf8fix(b.s);
 	return bufdetach(&b);
+}
+
+char *
+nvccdiagnostics(const char *log, const char *dir)
+{
+	return trimlog(log, dir, 1);
+}
+
+char *
+pydiagnostics(const char *log, const char *dir)
+{
+	return trimlog(log, dir, 0);
 }

@@ -43,5 +43,8 @@ int nvccpreprocess(const char *nvcc, const char *arch, const char *dir, const ch
 json_t *nvccresources(const char *log);
 /* nvcc's output for the teacher (malloc'd) */
 char *nvccdiagnostics(const char *log, const char *dir);
+/* the same trimming (paths, the cap, UTF-8) of a Python tool's output, every
+ * line kept (Triton's errors quote indented source) (malloc'd) */
+char *pydiagnostics(const char *log, const char *dir);
 
 #endif

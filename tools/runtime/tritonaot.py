@@ -98,7 +98,7 @@ def argtype(a):
 
 def describe(a):
     (k, v), = a.items()
-    return {"unknown": v, "int": "an integer computed at launch", "float": "a float computed at launch",
+    return {"unknown": v, "int": "an integer expression", "float": "a float expression",
             "tensor": "a tensor"}.get(k, "%s %s" % (k, v))
 
 
@@ -135,7 +135,7 @@ def plan(fn, launch, config, heur):
         if p.is_constexpr:
             (k, v), = a.items()
             if k != "const":
-                return "constexpr %s is %s, known only at launch" % (name, describe(a))
+                return "constexpr %s is computed at launch (%s)" % (name, describe(a))
             sig[name] = "constexpr"
             constexprs[name] = v
         else:
@@ -190,7 +190,8 @@ def main():
             continue
         for ci, config in enumerate(configs or [None]):
             p = plan(fn, launch, config, heur)
-            entry = {"kernel": launch["kernel"], "line": launch["line"], "config": ci if configs else None}
+            entry = {"kernel": launch["kernel"], "line": launch["line"], "config": ci if configs else None,
+                     "def_line": getattr(fn, "starting_line_number", 0)}
             if isinstance(p, str):
                 entry.update(status="jit", reason=p)
             else:
