@@ -841,6 +841,14 @@ main(int argc, char **argv)
 		optdie(&spec, "need -o");
 	if (!screenpath && !objpath && in.n != 2)
 		optdie(&spec, "need TASK_JSON and RESPONSE_JSON");
+	if (!strcmp(o.lang, "triton") && !screenpath && !objpath) {
+		char *py = xasprintf("%s/bin/python", o.tritonenv);
+		int missing = access(py, X_OK) != 0;
+		free(py);
+		if (missing)
+			die(EXIT_USAGE, "the Triton environment '%s' is missing (no bin/python): run ./configure "
+			    "--lang=triton --install-deps", o.tritonenv);
+	}
 	if (!screenpath && !objpath && jailweak())
 		die(EXIT_USAGE, "%s", jailweak());
 	if ((nvcc = findprog(o.nvcc))) /* else as given: running it says what is wrong */
