@@ -26,6 +26,12 @@
  * --batch too, a batch edge per round (out/batch/rN.json, query-llm
  * --batch) that every request edge of the round waits for, order-only: the
  * model needs batch_prices when it has prices (anthropic and openai only).
+ * --lang cuda,triton gives the candidate languages of the specs that do
+ * not say (a spec's lang:): each language's samples get edges of their own,
+ * a Triton sample's in out/v/<id>/triton/sS/rR (ask and compile, with
+ * $langflag; no verify or bench until the GPU host's Triton runtime is in
+ * the graph), and the graph says "# triton candidates: N variants" for
+ * configure, which then checks the Triton environment.
  * The options are the table in main() (lib/opts.h), which --help prints.
  *
  * Exit: 0 written; 1 cannot write; 2 bad usage or a bad spec, reported as

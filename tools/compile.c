@@ -4,6 +4,7 @@
  * usage: compile [options] -o COMPILE_JSON TASK_JSON RESPONSE_JSON
  *        compile --screen FILE.cu --entry NAME [options]
  *        compile --object FILE.so [options]
+ *        compile --lang triton [options] -o COMPILE_JSON TASK_JSON RESPONSE_JSON
  *
  * Takes the CUDA source out of the answer (fenced code blocks: the last
  * one that defines the entry point, else the last C/CUDA one; which block
@@ -40,7 +41,34 @@
  * own. The options are the table in main() (lib/opts.h), which --help
  * prints.
  *
- * Exit: 0 written (whatever became of the candidate); 1 cannot run nvcc,
+ * --lang triton: a Triton candidate (lib/round.h). The source is the
+ * answer's last ```python block that defines `def ENTRY(` at its first
+ * column (else the last Python block); in a build folder of its own, in
+ * the sandbox, with the Triton environment of --triton-env read-only at
+ * /venv and the trusted scripts of --runtime copied in:
+ *   1. tritonscreen.py reads it with Python's ast (never running it): a
+ *      syntax error is compile_error, its named rules' violations
+ *      screen_failed (stage "source"), and it lists the entry's launches;
+ *   2. tritonaot.py loads the screened module (imports, definitions and
+ *      constants only; torch a stand-in) and compiles each launched kernel
+ *      with triton.compile for GPUTarget("cuda", ARCH, 32), no GPU needed,
+ *      the signature from the launch (pointer types from the task's
+ *      dtypes, i32/i64 sizes, fp32 scalars, constexpr values from the
+ *      launch or each autotuning config).
+ * COMPILE_JSON then has "lang": "triton", triton_version, arch,
+ * "resources" per compiled kernel (ptxas -v's registers, stack and
+ * spills; Triton's shared memory; num_warps, num_stages, config,
+ * seconds), "jit": the kernels that cannot be compiled ahead of time
+ * and why (a constexpr computed at launch, such as
+ * triton.next_power_of_2(cols); a triton.heuristics value; an argument
+ * of a type the screen cannot tell): the runtime compiles those on the
+ * GPU host. A kernel that fails is compile_error with Triton's message
+ * (its source excerpt kept, the build folder's paths cut, 6000 bytes at
+ * most). Beside COMPILE_JSON goes candidate.py instead of cand.so: the
+ * screened source, which the GPU host's runtime loads (empty unless ok).
+ * Triton builds are not cached (about a second each).
+ *
+ * Exit: 0 written (whatever became of the candidate); 1 cannot run nvcc (or Python),
  * nvcc failed on a full disk (util nospace: that is no compile_error), or
  * cannot write, and then neither cand.so nor a new COMPILE_JSON is left;
  * 2 bad usage or input.
@@ -67,7 +95,8 @@
 static const char usage[] =
 	"usage: compile [options] -o COMPILE_JSON TASK_JSON RESPONSE_JSON\n"
 	"       compile --screen FILE.cu --entry NAME [options]\n"
-	"       compile --object FILE.so [options]\n";
+	"       compile --object FILE.so [options]\n"
+	"       compile --lang triton [options] -o COMPILE_JSON TASK_JSON RESPONSE_JSON\n";
 
 enum {
 	MAX_ANSWER = 2 << 20,    /* answers larger than this are refused */

@@ -36,9 +36,11 @@
  * content and reasoning, and with --token-counts the named tokenizer's
  * tokens), TRL and Axolotl settings with max_length from those lengths,
  * which chat templates drop reasoning, the measured fields and every
- * field's meaning. manifest.json: counts per split (sft_final_counts for
+ * field's meaning, and each split's rows by candidate language (a
+ * record's lang). manifest.json: counts per split (sft_final_counts for
  * sft_final), each shard's config, split, rows, bytes, sha256 and archive,
- * the lengths, the tokenizer, configuration incl. the nvcc version.
+ * the lengths (with rows_by_lang: cuda, triton), the tokenizer,
+ * configuration incl. the nvcc version.
  * DATASET_DIR/SHA256SUMS lists the archives. Bytes are deterministic: a
  * fixed member order, mtime from SOURCE_DATE_EPOCH (else 0), uid and gid 0,
  * no user or host names, gzip without a timestamp: the same records (and

@@ -15,8 +15,13 @@
  * Inputs are told apart by file name: task.json, response.json,
  * compile.json, verify.json, bench.json.
  *
- * Replay answers (provider replay) are DIR/<variant>/s<sample>-r<round>.md
- * in --replay-dir; one that starts with a "<think>" line has a reasoning
+ * --lang triton asks for a Triton candidate (lib/round.h): the templates
+ * are PROMPTS/triton's, {{signature}} is the Python entry point's ("def
+ * NAME(x, y, n)"), the canonical request (the key) gets "lang": "triton"
+ * (a CUDA request's has no lang, as before there were languages) and
+ * RESPONSE says "lang": "triton". Replay answers (provider replay) are
+ * DIR/<variant>/s<sample>-r<round>.md in --replay-dir, a Triton sample's
+ * DIR/<variant>/triton/s<sample>-r<round>.md; one that starts with a "<think>" line has a reasoning
  * part up to a "</think>" line: the answer's reasoning, as a real
  * teacher's thinking. --budget USD refuses requests that could take the
  * ledger's total past USD (0: no limit; spending is recorded anyway); a
@@ -29,7 +34,8 @@
  * taken in: done/total, failed, age, worst case.
  *
  * --batch STATE is a round's batch edge: RESPONSES (a file of paths,
- * out/v/VARIANT/sS/rR/response.json: the outputs of the round's request
+ * out/v/VARIANT/sS/rR/response.json, a Triton sample's
+ * out/v/VARIANT/triton/sS/rR/response.json: the outputs of the round's request
  * edges; every input is one) name the requests; each is rendered as its
  * edge will render it, and those the cache lacks go through the
  * provider's batch API (tools/lib/batch.h: the protocol, the limits, what
