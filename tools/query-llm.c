@@ -1391,8 +1391,8 @@ edgeof(const char *path, struct opts *o, char **files)
 	o->round = intarg(rdir + 1, path, 1, MAX_ROUNDS);
 	o->sample = intarg(sdir + 1, path, 0, 1000000);
 	o->lang = "cuda";
-	if ((p = strrchr(d, '/')) && !strcmp(p, "/triton")) { /* out/v/<variant>/triton/sS/rR (round.h) */
-		*p = 0;
+	if ((p = strrchr(d, '/')) && !strcmp(p, "/triton") && !endswith(d, "/v/triton") && strcmp(d, "v/triton")) {
+		*p = 0; /* out/v/<variant>/triton/sS/rR (round.h), not the CUDA samples of a variant named triton */
 		o->lang = "triton";
 	}
 	files[0] = xasprintf("%s/task.json", d);

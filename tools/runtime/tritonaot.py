@@ -113,7 +113,7 @@ def plan(fn, launch, config, heur):
         if name in OPTIONS:
             (k, v), = a.items()
             if k != "const":
-                return "%s is %s, known only at launch" % (name, describe(a))
+                return "%s is computed at launch (%s)" % (name, describe(a))
             options[name] = v
         else:
             args[name] = a

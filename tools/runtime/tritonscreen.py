@@ -78,7 +78,7 @@ HOST_METHODS = {"cpu", "numpy", "item", "tolist", "to", "cuda", "__array__"}
 BUILTINS_OK = {"range", "len", "min", "max", "int", "float", "bool", "abs", "tuple", "list", "dict", "print",
                "isinstance", "enumerate", "zip", "str", "round", "divmod", "pow", "sum", "any", "all", "slice"}
 DYNAMIC_NAMES = {"eval", "exec", "compile", "getattr", "setattr", "delattr", "hasattr", "__import__", "globals",
-                 "locals", "vars", "breakpoint", "__builtins__", "memoryview", "type", "object", "super", "id"}
+                 "locals", "vars", "breakpoint", "__builtins__", "memoryview"}
 FILE_NAMES = {"open", "input", "exit", "quit"}
 # the task's dtypes as Triton's signature names them
 DTYPES = {"f32": "fp32", "f16": "fp16", "bf16": "bf16", "f64": "fp64", "f8e4m3": "fp8e4nv", "f8e5m2": "fp8e5",
