@@ -28,9 +28,9 @@
  * model needs batch_prices when it has prices (anthropic and openai only).
  * --lang cuda,triton gives the candidate languages of the specs that do
  * not say (a spec's lang:): each language's samples get edges of their own,
- * a Triton sample's in out/v/<id>/triton/sS/rR (ask and compile, with
- * $langflag; no verify or bench until the GPU host's Triton runtime is in
- * the graph), and the graph says "# triton candidates: N variants" for
+ * a Triton sample's in out/v/<id>/triton/sS/rR (ask and compile with
+ * $langflag; verify and bench find cand.py by compile.json's lang), and
+ * the graph says "# triton candidates: N variants" for
  * configure, which then checks the Triton environment.
  * The options are the table in main() (lib/opts.h), which --help prints.
  *
@@ -361,15 +361,17 @@ batchedges(struct buf *b, const struct opts *o)
  * The edges of one sample, per round: ask (from round 2 with the previous
  * round's verdicts), compile, and, where the variant has a reference,
  * verify and bench. Rounds after the first need those verdicts. A Triton
- * sample (lang LANG_TRITON) asks with the templates of prompts/triton and
- * stops after compile: nothing runs its candidates yet (round.h).
+ * sample (lang LANG_TRITON) asks with the templates of prompts/triton, and
+ * verify and bench run its cand.py through the Python harness (round.h).
  */
 static void
 sampleedges(struct buf *b, const struct opts *o, const struct variant *v, int lang, int s, int rounds,
             struct buf *targets)
 {
 	const char *d = o->outdir, *id = v->id, *tdir = lang == LANG_TRITON ? "triton/" : "";
-	int r, triton = lang == LANG_TRITON, checked = v->hasref && !triton;
+	int r, triton = lang == LANG_TRITON, checked = v->hasref;
+	/* what verify and bench run: cand.so, or a Triton candidate's cand.py through the Python harness */
+	char *cand = triton ? xasprintf("cand.py %s/runtime/py/harness.so %s/runtime/py/harness.py", d, d) : xstrdup("cand.so");
 
 	if (!v->hasref)
 		rounds = 1;
@@ -399,7 +401,7 @@ sampleedges(struct buf *b, const struct opts *o, const struct variant *v, int la
 		rounddir(b, o, v, lang, s, r);
 		bufputs(b, "/compile.json | ");
 		rounddir(b, o, v, lang, s, r);
-		bufprintf(b, "/%s: compile %s/v/%s/task.json ", triton ? "candidate.py" : "cand.so", d, id);
+		bufprintf(b, "/%s: compile %s/v/%s/task.json ", triton ? "cand.py" : "cand.so", d, id);
 		rounddir(b, o, v, lang, s, r);
 		bufprintf(b, "/response.json | $bindir/compile%s\n", triton
 		          ? " tools/runtime/tritonscreen.py tools/runtime/tritonaot.py\n"
@@ -415,7 +417,7 @@ sampleedges(struct buf *b, const struct opts *o, const struct variant *v, int la
 				bufprintf(b, " %s/v/%s/oracle.json", d, id);
 			bufputs(b, " | ");
 			rounddir(b, o, v, lang, s, r);
-			bufprintf(b, "/cand.so %s/v/%s/expected.bin", d, id);
+			bufprintf(b, "/%s %s/v/%s/expected.bin", cand, d, id);
 			if (v->hasbaseline) /* the oracle's outputs, beside oracle.json */
 				bufprintf(b, " %s/v/%s/oracle.bin", d, id);
 			bufputs(b, " $bindir/verify\n");
@@ -431,7 +433,7 @@ sampleedges(struct buf *b, const struct opts *o, const struct variant *v, int la
 				bufprintf(b, " %s/v/%s/baseline.json", d, id);
 			bufputs(b, " | ");
 			rounddir(b, o, v, lang, s, r);
-			bufputs(b, "/cand.so");
+			bufprintf(b, "/%s", cand);
 			if (v->hasbaseline)
 				bufprintf(b, " %s/v/%s/%s", d, id, v->pybaseline ? "baseline.py" : "baseline.so");
 			bufputs(b, " $bindir/bench\n");
@@ -443,6 +445,7 @@ sampleedges(struct buf *b, const struct opts *o, const struct variant *v, int la
 		roundinputs(b, o, v, lang, s, r, checked);
 	bufputs(b, " | $bindir/record\n");
 	bufprintf(targets, " $\n    %s/v/%s/%ss%d/record.json", d, id, tdir, s);
+	free(cand);
 }
 
 /* write the task graph to path */

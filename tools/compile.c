@@ -64,7 +64,7 @@
  * of a type the screen cannot tell): the runtime compiles those on the
  * GPU host. A kernel that fails is compile_error with Triton's message
  * (its source excerpt kept, the build folder's paths cut, 6000 bytes at
- * most). Beside COMPILE_JSON goes candidate.py instead of cand.so: the
+ * most). Beside COMPILE_JSON goes cand.py instead of cand.so: the
  * screened source, which the GPU host's runtime loads (empty unless ok).
  * Triton builds are not cached (about a second each).
  *
@@ -735,7 +735,7 @@ candidate(const struct opts *o, const char *taskpath, const char *resppath)
 	if (taskload(taskpath, &task, err, sizeof err) < 0)
 		die(EXIT_USAGE, "%s", err);
 	/* the built candidate: cand.so, or a Triton candidate's screened source */
-	sopath = sibling(o->out, triton ? "candidate.py" : "cand.so");
+	sopath = sibling(o->out, triton ? "cand.py" : "cand.so");
 	tempadd(sopath); /* until the record is written: a failed run leaves no cand.so to be read as built */
 	entry = task.entry;
 	text = jstr(json_object_get(resp, "answer"), "text", "");

@@ -343,19 +343,14 @@ cardsplits(struct buf *b, const struct opts *o, const size_t counts[NPARTS])
 static void
 cardlangs(struct buf *b, const struct stats st[NPARTS])
 {
-	size_t triton = 0;
 	int k;
 
 	bufputs(b, "By candidate language (`lang`: `cuda` is CUDA C++, `triton` Python with `@triton.jit` kernels; "
 	        "the same task may have answers in both):\n\n| config | split | cuda | triton |\n|---|---|---|---|\n");
 	for (k = 0; k < NPARTS; k++) {
 		bufprintf(b, "| %s | %s | %zu | %zu |\n", parts[k].config, parts[k].split, st[k].lang[0], st[k].lang[1]);
-		triton += st[k].lang[1];
 	}
 	bufputs(b, "\n");
-	if (triton)
-		bufputs(b, "The Triton answers were screened and their kernels compiled ahead of time, but not run: "
-		        "retort's Triton runtime was not part of this build, so they are `unverified`.\n\n");
 }
 
 /* the layout: archives, shards, and what one archive alone is */

@@ -110,8 +110,6 @@ roundfinished(const json_t *task, const json_t *c, const json_t *v, const json_t
 
 	if (buildfailed(statusof(c, STAGE_COMPILE)))
 		return 0;
-	if (!v && langof(c) == LANG_TRITON) /* built, and nothing runs it yet */
-		return 1;
 	if (vs == ST_SKIPPED) /* no GPU: nothing more to learn from another round */
 		return 1;
 	if (vs == ST_CORRECT && !bn)

@@ -26,9 +26,8 @@
  *
  * The stop rule: a sample is finished by a round whose kernel is correct
  * and fast enough (bench's speedup at least the task's target_speedup, or
- * no baseline to be faster than), correct where nothing times it, that
- * had no GPU to check on, or that built with no stage to run it (a
- * Triton round: no verify record).
+ * no baseline to be faster than), correct where nothing times it, or that
+ * had no GPU to check on.
  */
 #ifndef RETORT_ROUND_H
 #define RETORT_ROUND_H
@@ -54,10 +53,9 @@ enum status {
  * @triton.jit kernels, in a ```python block). A Triton sample's rounds
  * live in out/v/<variant>/triton/s<S>/r<R>/ (a CUDA sample's in
  * out/v/<variant>/s<S>/r<R>/); its response.json and compile.json say
- * "lang": "triton", a CUDA one's say nothing (records say "cuda"). Until
- * the GPU host's Triton runtime is in the graph a Triton round stops
- * after compile: no verify or bench edge, and a round that built ends the
- * sample (roundfinished).
+ * "lang": "triton", a CUDA one's say nothing (records say "cuda"); verify
+ * and bench run a Triton round's cand.py (proto.h hcandidate), with the
+ * same statuses and stop rule as a CUDA round's.
  */
 enum lang { LANG_CUDA = 1, LANG_TRITON = 2, LANG_ALL = 3 };
 /* "cuda" or "triton" */
