@@ -1,5 +1,5 @@
 /* t-round.c - a round's outcome (tools/lib/round.c): the status names,
- * the stop rule, the feedback, a record's outcome */
+ * the stop rule, the feedback, a record's outcome, the candidate languages */
 #include <stdlib.h>
 #include <string.h>
 
@@ -126,6 +126,34 @@ buildfeedback(void)
 	free(fb);
 }
 
+/* a round's language, and the feedback a Triton round gets */
+static void
+langs(void)
+{
+	const char *task = "{\"target_speedup\": 1.0}";
+	json_t *r = rec("{\"lang\": \"triton\"}");
+	char *fb;
+	int fin;
+
+	is_int(langof(r), LANG_TRITON, "a Triton round says so");
+	json_object_del(r, "lang");
+	is_int(langof(r), LANG_CUDA, "a round without lang is CUDA's");
+	is_str(langname(LANG_TRITON), "triton", "the names");
+	ok(langnamed("cuda") == LANG_CUDA && !langnamed("rust") && !langnamed(NULL), "and back; others are none");
+	json_decref(r);
+	fb = judge(task, "{\"lang\": \"triton\", \"status\": \"no_code\", \"reason\": \"no block\"}", "", "", &fin);
+	ok(!fin && strstr(fb, "no usable Python source: no block.") && strstr(fb, "```python"), "no code: a Python block");
+	free(fb);
+	fb = judge(task, "{\"lang\": \"triton\", \"status\": \"compile_error\", \"diagnostics\": \"at 2:3: bad\"}", "",
+	           "", &fin);
+	ok(!fin && strstr(fb, "Triton failed to compile the code:\n```\nat 2:3: bad\n```\n") == fb, "Triton's errors");
+	free(fb);
+	fb = judge(task, "{\"lang\": \"triton\", \"status\": \"ok\"}", "{\"verdict\": \"skipped: no CUDA device\"}",
+	           "", &fin);
+	ok(fin && !*fb, "a Triton round that built, with no GPU, ends the sample as a CUDA one does");
+	free(fb);
+}
+
 static void
 outcomes(void)
 {
@@ -146,6 +174,7 @@ main(void)
 	names();
 	stoprule();
 	buildfeedback();
+	langs();
 	outcomes();
 	return done_testing();
 }
