@@ -11,8 +11,13 @@ triton in the interpreter it runs under:
 
     TRITON_INTERPRET=1 PYTHON tests/kernels/triton/check-interpret.py [NAME ...]
 
-Prints one line per (kernel, size): max abs error, worst error over its
-allowance, ok or FAIL; exits 1 on any FAIL. Under the interpreter the
+Each size is called twice on the same tensors, fresh inputs drawn into
+them for the second call (as the harness does). The cheats that the
+runtime must catch (CHEATS, from tests/kernels/triton/cheats) run the same
+way and must go wrong at one size at least. NAME is a kernel or a cheat;
+none: all. Prints one line per (kernel, size): max abs error, worst error
+over its allowance, ok or FAIL (a cheat: caught or passes here); exits 1
+on any FAIL or any cheat never caught. Under the interpreter the
 tensors are CPU tensors (the real runtime passes CUDA ones), so this
 checks the arithmetic and the masking, not speed or compiled behaviour.
 """
@@ -55,7 +60,8 @@ def randn(shape, dt, scale=1.0):
 def relu(sz):
     n = sz["n"]
     x = randn([n], F32)
-    x[0] = float("nan")
+    if n > 2:
+        x[n // 2] = float("nan")  # NaN must stay NaN
     return [x], [torch.empty(n, dtype=F32)], [n], lambda: [torch.relu(x.double())]
 
 
@@ -143,53 +149,107 @@ KERNELS = {
 }
 
 
-def load(name, entry):
-    path = os.path.join(HERE, "honest", name + ".py")
-    spec = importlib.util.spec_from_file_location("cand_" + name.replace(".", "_"), path)
+def load(path, entry):
+    spec = importlib.util.spec_from_file_location("cand_" + os.path.basename(path)[:-3].replace(".", "_").replace("-", "_"), path)
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     return getattr(mod, entry)
 
 
-def check(name, fn, make, tol, sz):
-    """one call: (max abs error, worst error / allowance, inputs unchanged)"""
+def header(path):
+    """a cheat's '# task:' line, or None"""
+    with open(path) as f:
+        for line in f:
+            if line.startswith("# task:"):
+                return line.split(":", 1)[1].strip()
+    return None
+
+
+def check(fn, make, tol, sz):
+    """two calls on the same tensors, fresh inputs drawn into them for the
+    second, as the harness does: (max abs error, worst error / allowance,
+    inputs unchanged) over both"""
     ins, outs, rest, ref = make(sz)
-    for o in outs:
-        o.fill_(float("nan"))
-    before = [t.clone() for t in ins]
-    fn(*ins, *outs, *rest)
     atol, rtol = tol
     err = worst = 0.0
-    for o, r in zip(outs, ref()):
-        o = o.double()
-        nan_ok = torch.isnan(r) & torch.isnan(o)
-        diff = torch.where(nan_ok, torch.zeros_like(r), (o - r).abs())
-        diff = torch.where(torch.isnan(diff), torch.full_like(r, float("inf")), diff)
-        err = max(err, diff.max().item())
-        allow = atol + rtol * torch.where(torch.isnan(r), torch.zeros_like(r), r.abs())
-        worst = max(worst, (diff / allow).max().item())
-    same = all(torch.equal(a, b) or (torch.isnan(a) == torch.isnan(b)).all() and
-               torch.equal(torch.nan_to_num(a), torch.nan_to_num(b)) for a, b in zip(ins, before))
+    same = True
+    for call in range(2):
+        if call:
+            fresh = make(sz)
+            for t, f in zip(ins, fresh[0]):
+                t.copy_(f)
+            # the reference reads the fresh tensors, the candidate the old ones refilled with them
+            rest, ref = fresh[2], fresh[3]
+        want = ref()
+        for o in outs:
+            o.fill_(float("nan"))
+        before = [t.clone() for t in ins]
+        fn(*ins, *outs, *rest)
+        for o, r in zip(outs, want):
+            o = o.double()
+            nan_ok = torch.isnan(r) & torch.isnan(o)
+            diff = torch.where(nan_ok, torch.zeros_like(r), (o - r).abs())
+            diff = torch.where(torch.isnan(diff), torch.full_like(r, float("inf")), diff)
+            err = max(err, diff.max().item())
+            allow = atol + rtol * torch.where(torch.isnan(r), torch.zeros_like(r), r.abs())
+            worst = max(worst, (diff / allow).max().item())
+        same = same and all(torch.equal(torch.nan_to_num(a), torch.nan_to_num(b)) and
+                            torch.equal(torch.isnan(a), torch.isnan(b)) for a, b in zip(ins, before))
     return err, worst, same
 
 
-def main():
-    names = sys.argv[1:] or sorted(KERNELS)
-    torch.manual_seed(1234)
+def row(name, sz, err, worst, secs, verdict):
+    label = ",".join("%s=%s" % kv for kv in sz.items())
+    print("%-34s %-26s %11.3g %9.3g %6.1f %s" % (name, label, err, worst, secs, verdict), flush=True)
+
+
+def run_honest(names):
     fails = 0
-    print("%-34s %-26s %11s %9s %6s %s" % ("kernel", "size", "max_abs_err", "err/tol", "secs", "result"))
     for name in names:
         entry, make, tol, sizes = KERNELS[name]
-        fn = load(name, entry)
+        fn = load(os.path.join(HERE, "honest", name + ".py"), entry)
         for sz in sizes:
             t0 = time.time()
-            err, worst, same = check(name, fn, make, tol, sz)
+            err, worst, same = check(fn, make, tol, sz)
             ok = worst <= 1.0 and same
             fails += not ok
-            label = ",".join("%s=%s" % kv for kv in sz.items())
-            print("%-34s %-26s %11.3g %9.3g %6.1f %s" % (name, label, err, worst, time.time() - t0,
-                                                       "ok" if ok else "FAIL" + ("" if same else " (input changed)")),
-                  flush=True)
+            row(name, sz, err, worst, time.time() - t0, "ok" if ok else "FAIL" + ("" if same else " (input changed)"))
+    return fails
+
+
+def run_cheats(names):
+    """each runtime-caught cheat must go wrong at one size at least"""
+    fails = 0
+    for name in names:
+        path = os.path.join(HERE, "cheats", name + ".py")
+        entry, make, tol, sizes = KERNELS[header(path)]
+        fn = load(path, entry)
+        caught = []
+        for sz in sizes:
+            t0 = time.time()
+            err, worst, same = check(fn, make, tol, sz)
+            wrong = worst > 1.0 or not same
+            caught.append(wrong)
+            row("cheat " + name, sz, err, worst, time.time() - t0,
+                ("caught: " + ("mismatch" if worst > 1.0 else "") + (" input changed" if not same else "")) if wrong else "passes here")
+        fails += not any(caught)
+        if not any(caught):
+            print("# cheat %s was never caught" % name)
+    return fails
+
+
+# the cheats the runtime must catch (verify), each on its header's task; the
+# screen's (torch in the wrapper, .cpu(), a side stream) are not run here
+CHEATS = ["hardcoded-shape", "input-mutation", "partial-writes", "precision-downgrade", "result-caching"]
+
+
+def main():
+    args = sys.argv[1:]
+    names = [a for a in args if a in KERNELS] or ([] if args else sorted(KERNELS))
+    cheats = [a for a in args if a in CHEATS] or ([] if args else CHEATS)
+    torch.manual_seed(1234)
+    print("%-34s %-26s %11s %9s %6s %s" % ("kernel", "size", "max_abs_err", "err/tol", "secs", "result"))
+    fails = run_honest(names) + run_cheats(cheats)
     sys.exit(1 if fails else 0)
 
 
