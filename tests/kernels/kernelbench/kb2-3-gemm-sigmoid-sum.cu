@@ -1,65 +1,40 @@
-// kb2-3-gemm-sigmoid-sum - honest kernel: sum over features of sigmoid(x W^T + b), one value per row (KernelBench level 2, problem 3), a shared-memory tiled GEMM whose block owns 32 rows and walks all 200 features in 32-wide tiles, adding each sigmoid into per-thread row sums, reduced by shuffles at the end (no atomics, no scratch)
+// kb2-3-gemm-sigmoid-sum - honest kernel: sum over features of sigmoid(x W^T + b), one value per row (KernelBench level 2, problem 3); one 256-thread block per row: the row of x in shared memory, each warp takes every eighth feature (a coalesced dot product over W's row, shuffle-reduced, fp32), adds its sigmoid to the warp's sum, and the eight warp sums are added in a fixed order (no atomics, no scratch)
 // x is [M, 300] (M = x_d0), the weight [200, 300] as nn.Linear stores it,
 // out is [M, 1]: out[m] = sum over n of 1 / (1 + exp(-(x[m] . W[n] + b[n]))).
-// 256 threads as 16 x 16, each computing a 2x2 sub-tile of the 32x32 tile.
 #include <cuda_runtime.h>
 
 #define IN 300
 #define HID 200
-#define BT 32
-#define BK 16
+#define WARPS 8
 
-__global__ void __launch_bounds__(256) gemm_sigmoid_sum(const float *__restrict__ X, const float *__restrict__ Wt,
-                                                        const float *__restrict__ bias, float *__restrict__ out, int M)
+__global__ void __launch_bounds__(WARPS * 32) gemm_sigmoid_sum(const float *__restrict__ X, const float *__restrict__ Wt,
+                                                               const float *__restrict__ bias, float *__restrict__ out)
 {
-    __shared__ float As[BK][BT + 1];
-    __shared__ float Bs[BK][BT + 1];
-    const int tid = threadIdx.x, tx = tid % 16, ty = tid / 16;
-    const int m0 = blockIdx.x * BT;
-    float rows[2] = {0.0f, 0.0f};
-
-    for (int n0 = 0; n0 < HID; n0 += BT) {
-        float acc[2][2] = {};
-        for (int k0 = 0; k0 < IN; k0 += BK) {
-            for (int l = 0; l < 2; l++) {
-                int idx = tid + 256 * l;
-                int r = idx / BK, c = idx % BK, k = k0 + c;
-                int m = m0 + r, n = n0 + r;
-                As[c][r] = (m < M && k < IN) ? X[(long long)m * IN + k] : 0.0f;
-                Bs[c][r] = (n < HID && k < IN) ? Wt[(long long)n * IN + k] : 0.0f;
-            }
-            __syncthreads();
-#pragma unroll
-            for (int kk = 0; kk < BK; kk++) {
-                float a0 = As[kk][ty], a1 = As[kk][ty + 16];
-                float b0 = Bs[kk][tx], b1 = Bs[kk][tx + 16];
-                acc[0][0] = fmaf(a0, b0, acc[0][0]);
-                acc[0][1] = fmaf(a0, b1, acc[0][1]);
-                acc[1][0] = fmaf(a1, b0, acc[1][0]);
-                acc[1][1] = fmaf(a1, b1, acc[1][1]);
-            }
-            __syncthreads();
-        }
-#pragma unroll
-        for (int j = 0; j < 2; j++) {
-            int n = n0 + tx + 16 * j;
-            if (n < HID) {
-                float bn = bias[n];
-                rows[0] += 1.0f / (1.0f + expf(-(acc[0][j] + bn)));
-                rows[1] += 1.0f / (1.0f + expf(-(acc[1][j] + bn)));
-            }
-        }
+    __shared__ float xs[IN];
+    __shared__ float part[WARPS];
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    const float *xr = X + (long long)blockIdx.x * IN;
+    for (int k = threadIdx.x; k < IN; k += WARPS * 32)
+        xs[k] = xr[k];
+    __syncthreads();
+    float sum = 0.0f;
+    for (int n = warp; n < HID; n += WARPS) {
+        const float *wr = Wt + (long long)n * IN;
+        float d = 0.0f;
+        for (int k = lane; k < IN; k += 32)
+            d = fmaf(xs[k], wr[k], d);
+        for (int o = 16; o > 0; o >>= 1)
+            d += __shfl_xor_sync(0xffffffffu, d, o);
+        sum += 1.0f / (1.0f + expf(-(d + bias[n])));
     }
-    /* the 16 threads of one ty are 16 consecutive lanes of one warp */
-    for (int o = 8; o > 0; o >>= 1) {
-        rows[0] += __shfl_xor_sync(0xffffffffu, rows[0], o);
-        rows[1] += __shfl_xor_sync(0xffffffffu, rows[1], o);
-    }
-    if (tx == 0) {
-        if (m0 + ty < M)
-            out[m0 + ty] = rows[0];
-        if (m0 + ty + 16 < M)
-            out[m0 + ty + 16] = rows[1];
+    if (lane == 0)
+        part[warp] = sum;
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        float t = 0.0f;
+        for (int w = 0; w < WARPS; w++)
+            t += part[w];
+        out[blockIdx.x] = t;
     }
 }
 
@@ -67,5 +42,5 @@ extern "C" void kb2_3_gemm_sigmoid_sum(const float* x, const float* p_linear_wei
 {
     if (x_d0 <= 0)
         return;
-    gemm_sigmoid_sum<<<(x_d0 + BT - 1) / BT, 256>>>(x, p_linear_weight, p_linear_bias, out, x_d0);
+    gemm_sigmoid_sum<<<x_d0, WARPS * 32>>>(x, p_linear_weight, p_linear_bias, out);
 }
