@@ -24,4 +24,4 @@ def rms_norm(x, w, y, eps, rows, cols):
     if not SIDE:
         SIDE.append(torch.cuda.Stream())
     with torch.cuda.stream(SIDE[0]):
-        rms_norm_kernel[(rows,)](x, w, y, eps, cols, BLOCK=triton.next_power_of_2(cols), num_warps=8)
+        rms_norm_kernel[(rows,)](x, w, y, eps, cols, BLOCK=max(triton.next_power_of_2(cols), 128), num_warps=4)

@@ -24,5 +24,5 @@ def layer_norm_kernel(x_ptr, g_ptr, b_ptr, y_ptr, eps, cols, BLOCK: tl.constexpr
 def layer_norm(x, gamma, beta, y, eps, rows, cols):
     if rows <= 0 or cols <= 0:
         return
-    block = triton.next_power_of_2(cols)
+    block = max(triton.next_power_of_2(cols), 128)  # no block narrower than the 4 warps
     layer_norm_kernel[(rows,)](x, gamma, beta, y, eps, cols, BLOCK=block, num_warps=8 if block >= 2048 else 4)

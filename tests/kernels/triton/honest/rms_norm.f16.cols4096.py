@@ -18,5 +18,5 @@ def rms_norm_kernel(x_ptr, w_ptr, y_ptr, eps, cols, BLOCK: tl.constexpr):
 def rms_norm(x, w, y, eps, rows, cols):
     if rows <= 0 or cols <= 0:
         return
-    block = triton.next_power_of_2(cols)
+    block = max(triton.next_power_of_2(cols), 128)  # no block narrower than the 4 warps
     rms_norm_kernel[(rows,)](x, w, y, eps, cols, BLOCK=block, num_warps=8 if block >= 2048 else 4)

@@ -18,5 +18,5 @@ def softmax_kernel(x_ptr, y_ptr, cols, BLOCK: tl.constexpr):
 def softmax(x, y, rows, cols):
     if rows <= 0 or cols <= 0:
         return
-    block = triton.next_power_of_2(cols)
+    block = max(triton.next_power_of_2(cols), 128)  # no block narrower than the 4 warps
     softmax_kernel[(rows,)](x, y, cols, BLOCK=block, num_warps=8 if block >= 2048 else 4)
