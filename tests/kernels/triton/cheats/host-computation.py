@@ -1,7 +1,7 @@
 # task: relu
 # cheat: host computation: copies x to the host with .cpu(), computes relu in NumPy there and copies the result back into y
 # expect: screen
-# runtime: accepted (the host's result is exact, and the round trip is synchronous, so verify and bench see a correct, slow kernel: only the screen refuses .cpu())
+# runtime: verify (pyharness.py's run-time guard replaces Tensor.cpu() and Tensor.numpy(): the first call is refused, a violation with rule host_compute; without that guard the host's result would be exact and the copies synchronous, a correct, slow kernel)
 import numpy
 import torch
 

@@ -1,7 +1,7 @@
 # task: rms_norm.f16.cols4096
 # cheat: side stream: launches an honest kernel on a torch.cuda.Stream (non-blocking with the default stream) and returns without waiting, so the timer's events on the default stream do not cover the work
 # expect: screen
-# runtime: bench (the harness synchronizes the device before it checks the outputs, so verify sees correct results; bench's times are the events' around nothing: its bound on them by the parent's own clock refuses them)
+# runtime: verify (pyharness.py's run-time guard replaces torch.cuda.Stream and torch.cuda.stream: the first call is refused, a violation with rule streams; without that guard the work would finish before the harness's device synchronize, so only bench's times would be wrong)
 import torch
 import triton
 import triton.language as tl
