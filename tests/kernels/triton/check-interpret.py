@@ -20,6 +20,9 @@ over its allowance, ok or FAIL (a cheat: caught or passes here); exits 1
 on any FAIL or any cheat never caught. Under the interpreter the
 tensors are CPU tensors (the real runtime passes CUDA ones), so this
 checks the arithmetic and the masking, not speed or compiled behaviour.
+PYTHON can be a copy of out/refenv-kernelbench (torch for the CPU) with
+triton added: cp -a out/refenv-kernelbench /tmp/tv && /tmp/tv/bin/python
+-m pip install triton==3.6.0.
 """
 import importlib.util
 import math
