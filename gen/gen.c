@@ -26,6 +26,12 @@
  * --batch too, a batch edge per round (out/batch/rN.json, query-llm
  * --batch) that every request edge of the round waits for, order-only: the
  * model needs batch_prices when it has prices (anthropic and openai only).
+ * With --eval DIR the graph is an evaluation's: the same stages, but the
+ * samples' rounds and records under DIR/v/<id>/s<k>/ (the variants' own
+ * files stay in out/v/<id>/), no dataset and no check edge, and instead
+ * DIR/metrics.json (tools/metrics) and DIR/report.html; --held-out keeps
+ * only the variants of the tasks package's test split holds out (at
+ * lib/schema.h's HELDOUT_FRACTION, package's default).
  * The options are the table in main() (lib/opts.h), which --help prints.
  *
  * Exit: 0 written; 1 cannot write; 2 bad usage or a bad spec, reported as
@@ -40,6 +46,7 @@
 
 #include "../tools/lib/json.h"
 #include "../tools/lib/opts.h"
+#include "../tools/lib/schema.h"
 #include "../tools/lib/util.h"
 #include "gen.h"
 
@@ -54,6 +61,8 @@ struct opts {
 	int all, samples, rounds;
 	const char *models, *provider, *model;
 	int batch;      /* --batch: each round's requests go through the provider's batch API */
+	const char *evaldir; /* --eval DIR: an evaluation build, its samples under DIR */
+	int heldout;         /* --held-out: only the tasks package's test split holds out */
 	/* what to do: one of them */
 	const char *ninja, *split, *modeljson;
 	int list;
@@ -193,7 +202,9 @@ loadall(const struct opts *o, const char *one, struct all *A)
 	free(byid);
 	for (i = 0; i < A->nsf; i++)
 		for (j = 0; j < A->sf[i].nv; j++) {
-			A->nselected += A->sf[i].v[j].selected = o->all || variantmatch(&A->sf[i].v[j], o->globs);
+			struct variant *v = &A->sf[i].v[j];
+			v->selected = (o->all || variantmatch(v, o->globs)) && (!o->heldout || heldout(v->spec, HELDOUT_FRACTION));
+			A->nselected += v->selected;
 			A->npython += A->sf[i].v[j].selected && A->sf[i].v[j].pyref;
 			A->npybaseline += A->sf[i].v[j].selected && A->sf[i].v[j].pybaseline;
 		}
@@ -210,11 +221,18 @@ freeall(struct all *A)
 	free(A->sf);
 }
 
+/* where the samples go: out, or an evaluation's folder (--eval) */
+static const char *
+sampleroot(const struct opts *o)
+{
+	return o->evaldir ? o->evaldir : o->outdir;
+}
+
 /* the folder of one round: out/v/<id>/s<sample>/r<round> */
 static void
 rounddir(struct buf *b, const struct opts *o, const struct variant *v, int s, int r)
 {
-	bufprintf(b, "%s/v/%s/s%d/r%d", o->outdir, v->id, s, r);
+	bufprintf(b, "%s/v/%s/s%d/r%d", sampleroot(o), v->id, s, r);
 }
 
 /* the edges of one variant that do not depend on a candidate */
@@ -291,7 +309,9 @@ batchround(struct buf *b, const struct opts *o, const struct variant *v, int s, 
 		bufputs(in, " $\n   ");
 		roundinputs(in, o, v, s, r - 1, checked);
 	}
-	bufprintf(out, " $\n    %s/v/%s/s%d/r%d/response.json", o->outdir, v->id, s, r);
+	bufputs(out, " $\n    ");
+	rounddir(out, o, v, s, r);
+	bufputs(out, "/response.json");
 }
 
 /* the batch edge of each round: every request of the round, in as few batches as the provider takes */
@@ -386,11 +406,39 @@ sampleedges(struct buf *b, const struct opts *o, const struct variant *v, int s,
 		}
 	}
 	/* the sample's record, from every round */
-	bufprintf(b, "build %s/v/%s/s%d/record.json: record %s/v/%s/task.json", d, id, s, d, id);
+	bufprintf(b, "build %s/v/%s/s%d/record.json: record %s/v/%s/task.json", sampleroot(o), id, s, d, id);
 	for (r = 1; r <= rounds; r++)
 		roundinputs(b, o, v, s, r, checked);
 	bufputs(b, " | $bindir/record\n");
-	bufprintf(targets, " $\n    %s/v/%s/s%d/record.json", d, id, s);
+	bufprintf(targets, " $\n    %s/v/%s/s%d/record.json", sampleroot(o), id, s);
+}
+
+/* the dataset, from every record (a response file: there are many), and the report on them */
+static void
+datasetedges(struct buf *b, const struct opts *o, const char *records)
+{
+	bufprintf(b, "\nbuild %s/dataset/SHA256SUMS: package%s | $bindir/package\n", o->outdir, records);
+	bufprintf(b, "build dataset: phony %s/dataset/SHA256SUMS\n", o->outdir);
+	bufputs(b, "\nbuild all: phony variants dataset\ndefault all\n"
+	        "build check: reproduce | dataset $bindir/package\n");
+	bufprintf(b, "build %s/report.html: report%s | $bindir/report\nbuild report: phony %s/report.html\n",
+	          o->outdir, records, o->outdir);
+}
+
+/*
+ * An evaluation: no dataset (a student's answers never enter one), the
+ * metrics of its records instead, and the report on both.
+ */
+static void
+evaledges(struct buf *b, const struct opts *o, const char *records)
+{
+	const char *e = o->evaldir;
+
+	bufprintf(b, "\nbuild %s/metrics.json: metrics%s | $bindir/metrics\n", e, records);
+	bufprintf(b, "build eval: phony %s/metrics.json\n", e);
+	bufputs(b, "\nbuild all: phony variants eval\ndefault all\n");
+	bufprintf(b, "build %s/report.html: report%s | %s/metrics.json $bindir/report\n  metrics = --metrics %s/metrics.json$ \n"
+	          "build report: phony %s/report.html\n", e, records, e, e, e);
 }
 
 /* write the task graph to path */
@@ -461,14 +509,11 @@ writeninja(const struct opts *o, const struct all *A, const char *path)
 			if (A->sf[i].v[j].selected)
 				bufprintf(&b, " $\n    %s/v/%s/task.json", o->outdir, A->sf[i].v[j].id);
 	bufprintf(&b, "\nbuild records: phony%s\n", responses.s);
-	/* the dataset, from every record (a response file: there are many) */
-	bufprintf(&b, "\nbuild %s/dataset/SHA256SUMS: package%s | $bindir/package\n", o->outdir, responses.s);
-	bufprintf(&b, "build dataset: phony %s/dataset/SHA256SUMS\n", o->outdir);
-	bufputs(&b, "\nbuild all: phony variants dataset\ndefault all\n"
-	        "build cost: cost | $bindir/query-llm\n"
-	        "build check: reproduce | dataset $bindir/package\n");
-	bufprintf(&b, "build %s/report.html: report%s | $bindir/report\nbuild report: phony %s/report.html\n",
-	          o->outdir, responses.s, o->outdir);
+	if (o->evaldir)
+		evaledges(&b, o, responses.s);
+	else
+		datasetedges(&b, o, responses.s);
+	bufputs(&b, "build cost: cost | $bindir/query-llm\n");
 	r = writefile(path, b.s, b.n);
 	if (r < 0)
 		warn("cannot write '%s':", path);
@@ -571,7 +616,7 @@ run(const struct opts *o)
 int
 main(int argc, char **argv)
 {
-	struct opts o = { "tasks", "out", "demo", 0, 1, 3, NULL, NULL, NULL, 0, NULL, NULL, NULL, 0 };
+	struct opts o = { "tasks", "out", "demo", 0, 1, 3, NULL, NULL, NULL, 0, NULL, 0, NULL, NULL, NULL, 0 };
 	struct optlist in;
 	int r;
 	struct opt tab[] = {
@@ -590,6 +635,9 @@ main(int argc, char **argv)
 		{ "--provider", "P", OPT_STR, &o.provider, 0, 0, "the teacher's provider" },
 		{ "--model", "M", OPT_STR, &o.model, 0, 0, "the teacher model" },
 		{ "--batch", NULL, OPT_FLAG, &o.batch, 0, 0, "--ninja: a batch edge per round (query-llm --batch)" },
+		{ "--eval", "DIR", OPT_STR, &o.evaldir, 0, 0, "--ninja: an evaluation: samples under DIR, its metrics "
+		  "instead of a dataset" },
+		{ "--held-out", NULL, OPT_FLAG, &o.heldout, 0, 0, "select only the held-out tasks (package's test split)" },
 		{ 0 }
 	};
 	const struct optspec spec = { usage, tab, 0, 0 };
