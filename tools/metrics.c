@@ -342,7 +342,7 @@ taskmean(const json_t *tasks, const char *key, const char *sub)
 static json_t *
 overall(const struct eval *E, const json_t *tasks)
 {
-	json_t *o = json_object(), *pass = json_object(), *fast = json_object(), *by = json_array(), *late = json_array();
+	json_t *o, *pass = json_object(), *fast = json_object(), *by = json_array(), *late = json_array();
 	json_int_t u[NUSAGE] = { 0 };
 	size_t i, minn = SIZE_MAX, samples = 0, timed = 0, unpriced = 0;
 	double logsum = 0, usd = 0;
@@ -545,29 +545,43 @@ compareone(const struct cmpopts *o, const struct pair *p, size_t n, int geo)
 	return j;
 }
 
-/* the metrics both runs have, for their common tasks: pass_at up to the fewest samples of either */
+/* the fewest samples a task of both runs has in either */
 static size_t
-metrics(const json_t *A, const json_t *B, struct metric *m, char keys[][16], size_t max)
+fewest(const json_t *ta, const json_t *tb)
+{
+	const char *name;
+	json_t *a, *b;
+	size_t n = SIZE_MAX;
+
+	json_object_foreach((json_t *)ta, name, a)
+		if ((b = json_object_get(tb, name))) {
+			size_t k = (size_t)jint(a, "samples", 0), l = (size_t)jint(b, "samples", 0);
+			n = k < n ? k : n;
+			n = l < n ? l : n;
+		}
+	return n == SIZE_MAX ? 0 : n;
+}
+
+/* the metrics compared over the common tasks: pass_at up to the fewest samples of one */
+static size_t
+metrics(const json_t *ta, const json_t *tb, struct metric *m, char keys[][16], size_t max)
 {
 	static const struct metric fixed[] = {
 		{ "compile_rate", "compile_rate", NULL }, { "correct_rate", "correct_rate", NULL },
 		{ "fast_0", "fast", "0" }, { "fast_1", "fast", "1" }, { "fast_1.5", "fast", "1.5" }, { "fast_2", "fast", "2" },
 	};
-	size_t n = 0, k, i;
-	size_t ka = json_object_size(json_object_get(json_object_get(A, "overall"), "pass_at"));
-	size_t kb = json_object_size(json_object_get(json_object_get(B, "overall"), "pass_at"));
+	size_t n = 0, k, i, most = fewest(ta, tb);
 
 	for (i = 0; i < sizeof fixed / sizeof *fixed && n < max; i++)
 		m[n++] = fixed[i];
-	for (k = 1; k <= (ka < kb ? ka : kb) && n < max; k++) {
+	for (k = 1; k <= most && n + 1 < max; k++) {
 		snprintf(keys[n], sizeof keys[n], "%zu", k);
 		m[n].key = "pass_at";
 		m[n].sub = keys[n];
 		m[n].name = NULL; /* "pass@k", named when printed */
 		n++;
 	}
-	if (n < max)
-		m[n++] = (struct metric){ "geomean_speedup", NULL, NULL };
+	m[n++] = (struct metric){ "geomean_speedup", NULL, NULL };
 	return n;
 }
 
@@ -666,7 +680,7 @@ compare(const struct cmpopts *o, const char *out, const char *apath, const char 
 	if (!json_is_object(ta) || !json_is_object(tb))
 		die(EXIT_USAGE, "not metrics (no tasks): '%s'", json_is_object(ta) ? bpath : apath);
 	p = xcalloc(json_object_size(ta) + 1, sizeof *p);
-	nm = metrics(A, B, m, keys, sizeof m / sizeof *m);
+	nm = metrics(ta, tb, m, keys, sizeof m / sizeof *m);
 	for (i = 0; i < nm; i++) {
 		n = pairs(ta, tb, &m[i], p, i ? NULL : fixed, i ? NULL : broken);
 		if (!n)
