@@ -31,7 +31,9 @@
  * files stay in out/v/<id>/), no dataset and no check edge, and instead
  * DIR/metrics.json (tools/metrics) and DIR/report.html; --held-out keeps
  * only the variants of the tasks package's test split holds out (at
- * lib/schema.h's HELDOUT_FRACTION, package's default).
+ * lib/schema.h's HELDOUT_FRACTION, package's default). --skill FILE (a
+ * SKILL.md, lib/skill.h) is an input of every request edge, and a selected
+ * task the skill names as its source is refused (exit 2).
  * The options are the table in main() (lib/opts.h), which --help prints.
  *
  * Exit: 0 written; 1 cannot write; 2 bad usage or a bad spec, reported as
@@ -47,6 +49,7 @@
 #include "../tools/lib/json.h"
 #include "../tools/lib/opts.h"
 #include "../tools/lib/schema.h"
+#include "../tools/lib/skill.h"
 #include "../tools/lib/util.h"
 #include "gen.h"
 
@@ -63,6 +66,7 @@ struct opts {
 	int batch;      /* --batch: each round's requests go through the provider's batch API */
 	const char *evaldir; /* --eval DIR: an evaluation build, its samples under DIR */
 	int heldout;         /* --held-out: only the tasks package's test split holds out */
+	const char *skill;   /* --skill FILE: the student's skill, an input of every request */
 	/* what to do: one of them */
 	const char *ninja, *split, *modeljson;
 	int list;
@@ -361,6 +365,8 @@ sampleedges(struct buf *b, const struct opts *o, const struct variant *v, int s,
 		if (o->provider && !strcmp(o->provider, "replay") && access(replay, F_OK) == 0)
 			bufprintf(b, " %s", replay);
 		free(replay);
+		if (o->skill)
+			bufprintf(b, " %s", o->skill);
 		if (o->batch)
 			batchround(b, o, v, s, r, checked);
 		bufprintf(b, "\n  s = %d\n  r = %d\n", s, r);
@@ -544,6 +550,29 @@ split(const struct opts *o, const struct all *A)
 	return r;
 }
 
+/* a skill is never evaluated on a task it was distilled from: 0, or -1 naming them */
+static int
+skillcheck(const struct opts *o, const struct all *A)
+{
+	struct skill sk;
+	char err[600];
+	size_t i, j;
+	int bad = 0;
+
+	if (!plainpath(o->skill) || skillload(o->skill, &sk, err, sizeof err) < 0) {
+		warn("%s", plainpath(o->skill) ? err : "--skill: the path may use only letters, digits and '_-./+'");
+		return -1;
+	}
+	for (i = 0; i < A->nsf; i++)
+		for (j = 0; j < A->sf[i].nv; j++)
+			if (A->sf[i].v[j].selected && skillfrom(&sk, A->sf[i].v[j].spec) && !bad++)
+				warn("--skill: '%s' was distilled from task '%s', which this evaluation asks: evaluate it "
+				     "on tasks it did not see (the held-out ones: configure --eval without --tasks)",
+				     o->skill, A->sf[i].v[j].spec);
+	skillfree(&sk);
+	return bad ? -1 : 0;
+}
+
 /* the graph, the list, the split or the resolved model, as o says; the exit status */
 static int
 run(const struct opts *o)
@@ -586,6 +615,11 @@ run(const struct opts *o)
 		free(modelnote);
 		return EXIT_USAGE;
 	}
+	if (o->skill && skillcheck(o, &A) < 0) {
+		freeall(&A);
+		free(modelnote);
+		return EXIT_USAGE;
+	}
 	if (!o->all && A.nselected == 0 && !o->split) {
 		warn("--tasks '%s' selects none of the %zu variants", o->globs, A.nvariants);
 		freeall(&A);
@@ -616,7 +650,7 @@ run(const struct opts *o)
 int
 main(int argc, char **argv)
 {
-	struct opts o = { "tasks", "out", "demo", 0, 1, 3, NULL, NULL, NULL, 0, NULL, 0, NULL, NULL, NULL, 0 };
+	struct opts o = { "tasks", "out", "demo", 0, 1, 3, NULL, NULL, NULL, 0, NULL, 0, NULL, NULL, NULL, NULL, 0 };
 	struct optlist in;
 	int r;
 	struct opt tab[] = {
@@ -638,6 +672,8 @@ main(int argc, char **argv)
 		{ "--eval", "DIR", OPT_STR, &o.evaldir, 0, 0, "--ninja: an evaluation: samples under DIR, its metrics "
 		  "instead of a dataset" },
 		{ "--held-out", NULL, OPT_FLAG, &o.heldout, 0, 0, "select only the held-out tasks (package's test split)" },
+		{ "--skill", "FILE", OPT_STR, &o.skill, 0, 0, "--ninja: the student's skill, an input of every request; "
+		  "refused on a task it names as its source" },
 		{ 0 }
 	};
 	const struct optspec spec = { usage, tab, 0, 0 };

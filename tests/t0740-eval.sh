@@ -193,6 +193,35 @@ test_expect_success 'ninja report shows the metrics; a second ninja has nothing 
 	grep -q "mock-student" out/eval/mock/report.html && ninja -n | grep -q "no work to do"
 '
 
+test_expect_success '--skill: refused on a task it was distilled from' '
+	cd p && printf "<!-- retort-skill sources: gamma alpha -->\n# Skill\nUse float4 loads.\n" >SKILL.md &&
+	expect_fail 2 "distilled from task .alpha., which this evaluation asks" \
+		rconfigure --eval=skilled --provider=openai --model=mock-student --tasks=test --skill=SKILL.md &&
+	expect_fail 2 "is for an evaluation" rconfigure --tasks=test --skill=SKILL.md
+'
+
+test_expect_success '--skill: the guide in the student.s system prompt, new cache keys, results apart' '
+	cd p && printf "<!-- retort-skill sources: gamma -->\n# Skill\nUse float4 loads.\n" >SKILL.md &&
+	mock reset >/dev/null &&
+	rconfigure --eval=skilled --provider=openai --model=mock-student --tasks=test --samples=2 --rounds=2 \
+		--skill=SKILL.md >conf2.log && grep -q "with the skill .*SKILL.md in its system prompt" conf2.log &&
+	ninja >ninja3.log 2>&1 && test -s out/eval/skilled/metrics.json && test -s out/eval/mock/metrics.json &&
+	mock requests >reqs.json && python3 - <<-\PY &&
+	import json
+	reqs = json.load(open("reqs.json"))
+	assert reqs, "no request reached the student"
+	for r in reqs:
+	    system = r["body"]["messages"][0]["content"]
+	    assert system.endswith("\n\n# A skill for these tasks\n\n# Skill\nUse float4 loads.\n"), system[-200:]
+	    assert "retort-skill" not in system
+	a = json.load(open("out/eval/mock/v/alpha/s0/r1/response.json"))["key"]
+	b = json.load(open("out/eval/skilled/v/alpha/s0/r1/response.json"))["key"]
+	assert a != b, a
+	PY
+	"$RETORT_BIN/metrics" --compare out/eval/mock/metrics.json out/eval/skilled/metrics.json >cmp.txt &&
+	grep -q "^correct_rate  *0.0000  *0.0000  *+0.0000" cmp.txt
+'
+
 test_expect_success 'no evaluation record enters a dataset: package refuses them, a training build has none' '
 	cd p && expect_fail 2 "an evaluation.s record never enters the dataset" \
 		"$RETORT_BIN/package" -o out/x out/eval/mock/v/alpha/s0/record.json &&

@@ -21,7 +21,10 @@
  * teacher's thinking. --budget USD refuses requests that could take the
  * ledger's total past USD (0: no limit; spending is recorded anyway); a
  * model without prices cannot have one (exit 2). --log FILE gets one JSON
- * line per edge run: hit or miss, tokens, $ (out/llm.log).
+ * line per edge run: hit or miss, tokens, $ (out/llm.log). --skill FILE
+ * (an evaluation's, lib/skill.h) puts the skill's guide after the system
+ * prompt, under "# A skill for these tasks": the request, and so its cache
+ * key, changes with it.
  *
  * --report DIR prints tokens and $ by model for every response under DIR
  * ("price unknown" for a model without prices), calls paid (batches among
@@ -129,6 +132,7 @@
 #include "lib/opts.h"
 #include "lib/round.h"
 #include "lib/sha.h"
+#include "lib/skill.h"
 #include "lib/util.h"
 
 static const char usage[] =
@@ -140,6 +144,7 @@ enum { MAX_TEMPLATE = 1 << 20 };
 
 struct opts {
 	const char *out, *modelcfg, *prompts, *cachedir, *replaydir, *arch, *log, *report, *batch;
+	const char *skill; /* --skill FILE: a guide for the system prompt (lib/skill.h) */
 	int sample, round, offline;
 	double budget;
 	const char *task, *prev[4]; /* response, compile, verify, bench */
@@ -1227,6 +1232,21 @@ loadmodel(const struct opts *o, struct model *m)
 		    jbool(m->cfg, "listed", 1) ? "has no prices in models.yaml" : "is not in models.yaml");
 }
 
+/* the system prompt and, after it, the skill's guide (its sources line left out) */
+static char *
+withskill(char *system, const char *path)
+{
+	struct skill s;
+	char err[600], *r;
+
+	if (skillload(path, &s, err, sizeof err) < 0)
+		die(errno == ENOENT || errno == EFBIG ? EXIT_USAGE : EXIT_RETRY, "%s", err);
+	r = xasprintf("%s\n\n# A skill for these tasks\n\n%s", system, s.text);
+	skillfree(&s);
+	free(system);
+	return r;
+}
+
 /* one edge's request, rendered */
 struct request {
 	json_t *task, *vars, *prev, *messages, *canon;
@@ -1248,6 +1268,8 @@ prepare(const struct opts *o, const struct model *m, struct request *rq)
 	rq->vars = taskvars(rq->task, o);
 	/* the conversation: round 1 from the templates, later rounds continue */
 	rq->system = renderfile(o->prompts, "system", rq->vars);
+	if (o->skill)
+		rq->system = withskill(rq->system, o->skill);
 	rq->messages = conversation(o, rq->task, rq->vars, &rq->prev, &rq->finished);
 	if (rq->finished)
 		return;
@@ -1539,7 +1561,7 @@ int
 main(int argc, char **argv)
 {
 	struct opts o = { NULL, "out/model.json", "tasks/prompts", NULL, "tasks/replay", "sm_90",
-	                  NULL, NULL, NULL, 0, 1, 0, 0, NULL, { NULL, NULL, NULL, NULL } };
+	                  NULL, NULL, NULL, NULL, 0, 1, 0, 0, NULL, { NULL, NULL, NULL, NULL } };
 	struct optlist in;
 	int r;
 	struct opt tab[] = {
@@ -1559,6 +1581,8 @@ main(int argc, char **argv)
 		{ "--report", "DIR", OPT_STR, &o.report, 0, 0, "print tokens and $ by model for the responses under DIR" },
 		{ "--batch", "STATE", OPT_STR, &o.batch, 0, 0, "a round's batch edge: ask for the responses listed, "
 		  "through the batch API" },
+		{ "--skill", "FILE", OPT_STR, &o.skill, 0, 0, "a skill (SKILL.md) after the system prompt; part of the "
+		  "cache key" },
 		{ 0 }
 	};
 	const struct optspec spec = { usage, tab, OPT_ANY, 1 };
