@@ -26,7 +26,8 @@
  * --batch too, a batch edge per round (out/batch/rN.json, query-llm
  * --batch) that every request edge of the round waits for, order-only: the
  * model needs batch_prices when it has prices (anthropic and openai only).
- * With --eval DIR the graph is an evaluation's: the same stages, but the
+ * `ninja skill` asks the teacher for out/skill/SKILL.md from the records
+ * (query-llm --distill). With --eval DIR the graph is an evaluation's: the same stages, but the
  * samples' rounds and records under DIR/v/<id>/s<k>/ (the variants' own
  * files stay in out/v/<id>/), no dataset and no check edge, and instead
  * DIR/metrics.json (tools/metrics) and DIR/report.html; --held-out keeps
@@ -419,7 +420,7 @@ sampleedges(struct buf *b, const struct opts *o, const struct variant *v, int s,
 	bufprintf(targets, " $\n    %s/v/%s/s%d/record.json", sampleroot(o), id, s);
 }
 
-/* the dataset, from every record (a response file: there are many), and the report on them */
+/* the dataset, from every record (a response file: there are many), the report on them, the skill from them */
 static void
 datasetedges(struct buf *b, const struct opts *o, const char *records)
 {
@@ -429,6 +430,9 @@ datasetedges(struct buf *b, const struct opts *o, const char *records)
 	        "build check: reproduce | dataset $bindir/package\n");
 	bufprintf(b, "build %s/report.html: report%s | $bindir/report\nbuild report: phony %s/report.html\n",
 	          o->outdir, records, o->outdir);
+	bufprintf(b, "build %s/skill/SKILL.md | %s/skill/response.json: distill%s | $bindir/query-llm %s/model.json "
+	          "%s/prompts/system.md %s/prompts/skill.md\nbuild skill: phony %s/skill/SKILL.md\n", o->outdir, o->outdir,
+	          records, o->outdir, o->tasksdir, o->tasksdir, o->outdir);
 }
 
 /*

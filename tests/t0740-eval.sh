@@ -153,9 +153,46 @@ test_expect_success 'the held-out selection is the test split: sha256 of the tas
 	PY
 '
 
+start_mock
+
+# ---- the skill request: the mock as the teacher, fixture trajectories ----
+test_expect_success 'a skill request from the train trajectories alone, its answer into SKILL.md' '
+	python3 "$RETORT_ROOT/tests/consumers/fixtures.py" tr gpu &&
+	PYTHONPATH="$RETORT_ROOT/tests/consumers" python3 -c "from fixtures import put, rounds, task
+put(\"tr/cross_entropy/task.json\", task(\"cross_entropy\", \"cross_entropy_scale\"))
+rounds(\"tr\", \"cross_entropy\", 0, [dict(kind=\"correct\", ms=0.1, speedup=1.5)], \"cross_entropy_scale\")" &&
+	records tr && model anthropic claude-sonnet-5-5 && mock reset >/dev/null &&
+	"$RETORT_BIN/query-llm" --distill SKILL.md -o skill.json --model-config m.json --prompts "$RETORT_ROOT/tasks/prompts" \
+		--cache-dir "$T/cache" --log llm.log @tr/records &&
+	test "$(mock count)" = 1 && mock requests >req.json && python3 - <<-\PY &&
+	import json
+	body = json.load(open("req.json"))[0]["body"]
+	text = body["messages"][0]["content"][0]["text"] if isinstance(body["messages"][0]["content"], list) else body["messages"][0]["content"]
+	assert text.startswith("# Task: write a skill\n\nBelow are 9 verified trajectories"), text[:200]
+	train = ["axpy (sample 0)", "axpy (sample 1)", "gelu (sample 1)", "relu2 (sample 1)", "scale.f16 (sample 0)",
+	         "scale.f32 (sample 0)", "scale.f32 (sample 1)", "silu (sample 0)", "silu (sample 1)"]
+	heads = [l[3:] for l in text.splitlines() if l.startswith("## ")]
+	assert heads == train, heads  # sorted by id; flagged, wrong, no-code and held-out records left out
+	assert "Round 1: compile ok, verify mismatch, bench not_verified." in text
+	assert "Feedback: Wrong results at n=1000" in text and "```cuda" in text
+	assert "cross_entropy" not in text
+	PY
+	head -n 1 SKILL.md >first && echo "<!-- retort-skill sources: axpy gelu relu2 scale silu -->" >want && cmp first want &&
+	python3 -c "import json; a = json.load(open(\"skill.json\"))[\"answer\"][\"text\"]; assert open(\"SKILL.md\").read().split(\"\\n\", 1)[1] == a + \"\\n\"" &&
+	cp SKILL.md SKILL.1 && "$RETORT_BIN/query-llm" --distill SKILL.md -o skill.json --model-config m.json \
+		--prompts "$RETORT_ROOT/tasks/prompts" --cache-dir "$T/cache" --log llm.log @tr/records &&
+	test "$(mock count)" = 1 && cmp SKILL.md SKILL.1 && tail -n 1 llm.log | grep -q "\"cache\""
+'
+
+test_expect_success 'a skill from no train record: refused' '
+	sed -n "/scale.f16\/s1/p" tr/records >none &&
+	expect_fail 2 "no verified trajectory to distil a skill from" "$RETORT_BIN/query-llm" --distill S.md \
+		-o s.json --model-config m.json --prompts "$RETORT_ROOT/tasks/prompts" --cache-dir "$T/cache" @none &&
+	test ! -e S.md
+'
+
 # ---- end to end, the mock as the student ----
 cpu_only "the end-to-end run asserts the no-GPU path (unverified, not correct)"
-start_mock
 BAD='```cuda
 extern "C" void beta_scale(const float* x, float* y, int n) { this does not compile; }
 ```'
@@ -203,7 +240,7 @@ test_expect_success '--skill: refused on a task it was distilled from' '
 test_expect_success '--skill: the guide in the student.s system prompt, new cache keys, results apart' '
 	cd p && printf "<!-- retort-skill sources: gamma -->\n# Skill\nUse float4 loads.\n" >SKILL.md &&
 	mock reset >/dev/null &&
-	rconfigure --eval=skilled --provider=openai --model=mock-student --tasks=test --samples=2 --rounds=2 \
+	rconfigure --eval=skilled --provider=openai --model=mock-student --tasks=test --samples=1 --rounds=1 \
 		--skill=SKILL.md >conf2.log && grep -q "with the skill .*SKILL.md in its system prompt" conf2.log &&
 	ninja >ninja3.log 2>&1 && test -s out/eval/skilled/metrics.json && test -s out/eval/mock/metrics.json &&
 	mock requests >reqs.json && python3 - <<-\PY &&
@@ -229,6 +266,7 @@ test_expect_success 'no evaluation record enters a dataset: package refuses them
 	rconfigure --tasks=test --samples=1 --rounds=1 >/dev/null && ninja >ninja2.log 2>&1 &&
 	mkdir x && tar -xzf out/dataset/retort-dataset-00000.tar.gz -C x &&
 	! grep -rl "mock-student" x && grep -q "\"replay\"" x/data/trajectories-00000.jsonl &&
+	! ninja skill >skill.log 2>&1 && grep -q "no verified trajectory to distil a skill from" skill.log &&
 	test "$(cat x/data/*.jsonl x/data/sft_final/*.jsonl 2>/dev/null | wc -l)" -ge 2 &&
 	test -s out/eval/mock/metrics.json
 '

@@ -635,8 +635,7 @@ loadrecord(const struct opts *o, const char *path, struct rec *rec)
 	rec->in[TEST] = held;
 	rec->in[TRAJECTORIES] = !held;
 	rec->in[UNVERIFIED] = !held && outcome == OUTCOME_UNVERIFIED;
-	rec->in[TRAIN] = !held && outcome == OUTCOME_CORRECT && /* correct: verified on a GPU */
-	                 json_array_size(json_object_get(r, "review")) == 0;
+	rec->in[TRAIN] = intrain(r, o->testfraction);
 	rec->bytes[0] = textbytes(json_object_get(r, "messages"));
 	rec->tokens[0] = tokencount(o, "default", rec->id);
 	if ((sft = sftrow(r))) {

@@ -61,5 +61,7 @@ void schemastrip(json_t *j, const struct sfield *table);
  */
 #define HELDOUT_FRACTION 0.1
 int heldout(const char *task, double fraction);
+/* a record of the train split: not held out, correct (verified on a GPU), nothing flagged for review */
+int intrain(const json_t *record, double fraction);
 
 #endif
