@@ -82,7 +82,7 @@ struct sample {
 	int built, correct, unverified;
 	int correctround;  /* the first correct round, 0 if none */
 	double speedup;    /* the final round's measured speedup, 0 if none */
-	const char *outcome;
+	const char *outcome;  /* outcomename's */
 };
 
 struct task {
@@ -122,20 +122,24 @@ readsample(const json_t *r, const char *path, struct sample *s, int *rounds)
 	size_t k;
 
 	memset(s, 0, sizeof *s);
+	if (json_array_size(json_object_get(r, "rounds")) > MAX_ROUNDS)
+		die(EXIT_USAGE, "%s: more than %d rounds", path, MAX_ROUNDS);
 	s->index = (int)jint(r, "sample", 0);
 	s->outcome = outcomename(outcomeof(r));
 	s->unverified = outcomeof(r) == OUTCOME_UNVERIFIED;
 	json_array_foreach(json_object_get(r, "rounds"), k, rd) {
-		int j = (int)jint(rd, "round", 0);
+		json_int_t j = jint(rd, "round", 0);
 		enum status c = roundstatus(rd, "compile", path), v = roundstatus(rd, "verify", path);
 		enum status b = roundstatus(rd, "bench", path);
+		if (j < 1 || j > MAX_ROUNDS)
+			die(EXIT_USAGE, "%s: a round numbered %" JSON_INTEGER_FORMAT, path, j);
 		if (c == ST_OK)
 			s->built = 1;
 		if (v != ST_CORRECT)
 			continue;
 		s->correct = 1;
 		if (!s->correctround || j < s->correctround)
-			s->correctround = j;
+			s->correctround = (int)j;
 		if (j == final && b == ST_MEASURED && jnum(rd, "speedup", 0) > 0)
 			s->speedup = jnum(rd, "speedup", 0);
 	}
@@ -193,7 +197,6 @@ readrecord(struct eval *E, const char *path)
 			die(EXIT_USAGE, "%s: sample %d of '%s' twice", path, t->s[i].index, t->variant);
 	t->s = xreallocarray(t->s, t->n + 1, sizeof *t->s);
 	readsample(r, path, &t->s[t->n++], &E->rounds);
-	t->s[t->n - 1].outcome = xstrdup(t->s[t->n - 1].outcome);
 	for (k = 0; k < NUSAGE; k++)
 		t->usage[k] += jint(json_object_get(r, "usage"), usagekeys[k], 0);
 	cost = json_object_get(r, "cost_usd");
@@ -409,9 +412,6 @@ evaluate(const char *out, char *const *files, size_t nfiles)
 		die(EXIT_RETRY, "cannot write '%s':", out);
 	json_decref(m);
 	for (i = 0; i < E.nt; i++) {
-		size_t k;
-		for (k = 0; k < E.t[i].n; k++)
-			free((char *)E.t[i].s[k].outcome);
 		free(E.t[i].s);
 		free(E.t[i].variant);
 		free(E.t[i].spec);
