@@ -27,14 +27,14 @@
  * --batch) that every request edge of the round waits for, order-only: the
  * model needs batch_prices when it has prices (anthropic and openai only).
  * `ninja skill` asks the teacher for out/skill/SKILL.md from the records
- * (query-llm --distill). With --eval DIR the graph is an evaluation's: the same stages, but the
- * samples' rounds and records under DIR/v/<id>/s<k>/ (the variants' own
- * files stay in out/v/<id>/), no dataset and no check edge, and instead
- * DIR/metrics.json (tools/metrics) and DIR/report.html; --held-out keeps
- * only the variants of the tasks package's test split holds out (at
- * lib/schema.h's HELDOUT_FRACTION, package's default). --skill FILE (a
- * SKILL.md, lib/skill.h) is an input of every request edge, and a selected
- * task the skill names as its source is refused (exit 2).
+ * (query-llm --distill). With --eval DIR the graph is an evaluation's: the
+ * same stages, but the samples' rounds and records under DIR/v/<id>/s<k>/
+ * (the variants' own files stay in out/v/<id>/), no dataset and no check
+ * edge, and instead DIR/metrics.json (tools/metrics) and DIR/report.html;
+ * --held-out keeps only the variants of the tasks package's test split
+ * holds out (at lib/schema.h's HELDOUT_FRACTION, package's default).
+ * --skill FILE (a SKILL.md, lib/skill.h) is an input of every request edge,
+ * and a selected task the skill names as its source is refused (exit 2).
  * The options are the table in main() (lib/opts.h), which --help prints.
  *
  * Exit: 0 written; 1 cannot write; 2 bad usage or a bad spec, reported as
