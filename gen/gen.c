@@ -447,8 +447,8 @@ evaledges(struct buf *b, const struct opts *o, const char *records)
 	bufprintf(b, "\nbuild %s/metrics.json: metrics%s | $bindir/metrics\n", e, records);
 	bufprintf(b, "build eval: phony %s/metrics.json\n", e);
 	bufputs(b, "\nbuild all: phony variants eval\ndefault all\n");
-	bufprintf(b, "build %s/report.html: report%s | %s/metrics.json $bindir/report\n  metrics = --metrics %s/metrics.json$ \n"
-	          "build report: phony %s/report.html\n", e, records, e, e, e);
+	bufprintf(b, "build %s/report.html: report%s | %s/metrics.json $bindir/report\n"
+	          "  metrics = --metrics %s/metrics.json$ \nbuild report: phony %s/report.html\n", e, records, e, e, e);
 }
 
 /* write the task graph to path */

@@ -440,7 +440,8 @@ main(int argc, char **argv)
 	int r;
 	struct opt tab[] = {
 		{ "-o", "FILE", OPT_STR, &out, 0, 0, "the output, REPORT_HTML" },
-		{ "--metrics", "FILE", OPT_LIST, &metrics, 0, 0, "an evaluation's metrics (tools/metrics; repeatable: side by side)" },
+		{ "--metrics", "FILE", OPT_LIST, &metrics, 0, 0, "an evaluation's metrics (tools/metrics; repeatable: "
+		  "side by side)" },
 		{ 0 }
 	};
 	const struct optspec spec = { usage, tab, OPT_ANY, 1 };
