@@ -132,7 +132,10 @@ test_expect_success 'compare: the difference, its interval and the flipped tasks
 
 test_expect_success 'compare is deterministic for a seed, and the seed is the resampling' '
 	"$M" --compare -o cmp2.json base.json new.json >/dev/null && cmp cmp.json cmp2.json &&
-	"$M" --compare --seed 7 -o cmp3.json base.json new.json >/dev/null && ! cmp -s cmp.json cmp3.json
+	"$M" --compare --seed 7 -o cmp3.json base.json new.json >/dev/null && ! cmp -s cmp.json cmp3.json &&
+	python3 -c "import json; m = json.load(open(\"new.json\")); m[\"tasks\"] = {\"other\": m[\"tasks\"][\"extra\"]}; json.dump(m, open(\"other.json\", \"w\"))" &&
+	expect_fail 2 "no task in common" "$M" --compare base.json other.json &&
+	expect_fail 2 "needs two metrics files" "$M" --compare base.json
 '
 
 test_expect_success 'the report shows both evaluations side by side' '
