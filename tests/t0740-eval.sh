@@ -141,7 +141,8 @@ test_expect_success 'compare is deterministic for a seed, and the seed is the re
 test_expect_success 'the report shows both evaluations side by side' '
 	"$RETORT_BIN/report" -o r.html --metrics base.json --metrics new.json @base/records &&
 	grep -q "<h2>Evaluation</h2>" r.html && grep -q "base.json" r.html && grep -q "new.json" r.html &&
-	grep -q "<tr><td>correct rate</td><td>0.2500</td><td>0.4667</td></tr>" r.html
+	grep -q "<tr><td>correct rate</td><td>0.2500</td><td>0.4667</td></tr>" r.html &&
+	grep -q "<tr><td>extra</td><td>-</td><td>1.0000</td></tr>" r.html
 '
 
 test_expect_success 'the held-out selection is the test split: sha256 of the task id below 0.1' '

@@ -358,10 +358,16 @@ pageeval(struct buf *b, const struct optlist *metrics)
 	evalrow(b, "USD", runs, metrics->n, NULL, "cost_usd", NULL, -1);
 	bufputs(b, "</table>\n<h2>Evaluation by task (correct rate, fast_1)</h2>\n");
 	evalhead(b, "task", runs, metrics->v, metrics->n);
-	json_object_foreach(json_object_get(runs[0], "tasks"), name, v) {
-		evalrow(b, name, runs, metrics->n, name, "correct_rate", NULL, -1);
-		evalrow(b, "fast_1", runs, metrics->n, name, "fast", "1", -1);
-	}
+	for (i = 0; i < metrics->n; i++)
+		json_object_foreach(json_object_get(runs[i], "tasks"), name, v) {
+			size_t j;
+			for (j = 0; j < i && !json_object_get(json_object_get(runs[j], "tasks"), name); j++)
+				;
+			if (j < i) /* an earlier run's row has it */
+				continue;
+			evalrow(b, name, runs, metrics->n, name, "correct_rate", NULL, -1);
+			evalrow(b, "fast_1", runs, metrics->n, name, "fast", "1", -1);
+		}
 	bufputs(b, "</table>\n");
 	for (i = 0; i < metrics->n; i++)
 		json_decref(runs[i]);
