@@ -32,6 +32,15 @@
  * $langflag; verify and bench find cand.py by compile.json's lang), and
  * the graph says "# triton candidates: N variants" for
  * configure, which then checks the Triton environment.
+ * `ninja skill` asks the teacher for out/skill/SKILL.md from the records
+ * (query-llm --distill). With --eval DIR the graph is an evaluation's: the
+ * same stages, but the samples' rounds and records under DIR/v/<id>/s<k>/
+ * (the variants' own files stay in out/v/<id>/), no dataset and no check
+ * edge, and instead DIR/metrics.json (tools/metrics) and DIR/report.html;
+ * --held-out keeps only the variants of the tasks package's test split
+ * holds out (at lib/schema.h's HELDOUT_FRACTION, package's default).
+ * --skill FILE (a SKILL.md, lib/skill.h) is an input of every request edge,
+ * and a selected task the skill names as its source is refused (exit 2).
  * The options are the table in main() (lib/opts.h), which --help prints.
  *
  * Exit: 0 written; 1 cannot write; 2 bad usage or a bad spec, reported as
@@ -47,6 +56,8 @@
 #include "../tools/lib/json.h"
 #include "../tools/lib/opts.h"
 #include "../tools/lib/round.h"
+#include "../tools/lib/schema.h"
+#include "../tools/lib/skill.h"
 #include "../tools/lib/util.h"
 #include "gen.h"
 
@@ -63,6 +74,9 @@ struct opts {
 	int batch;      /* --batch: each round's requests go through the provider's batch API */
 	const char *lang; /* --lang: the candidate languages of specs without lang: */
 	int langs;
+	const char *evaldir; /* --eval DIR: an evaluation build, its samples under DIR */
+	int heldout;         /* --held-out: only the tasks package's test split holds out */
+	const char *skill;   /* --skill FILE: the student's skill, an input of every request */
 	/* what to do: one of them */
 	const char *ninja, *split, *modeljson;
 	int list;
@@ -229,7 +243,9 @@ loadall(const struct opts *o, const char *one, struct all *A)
 	free(byid);
 	for (i = 0; i < A->nsf; i++)
 		for (j = 0; j < A->sf[i].nv; j++) {
-			A->nselected += A->sf[i].v[j].selected = o->all || variantmatch(&A->sf[i].v[j], o->globs);
+			struct variant *v = &A->sf[i].v[j];
+			v->selected = (o->all || variantmatch(v, o->globs)) && (!o->heldout || heldout(v->spec, HELDOUT_FRACTION));
+			A->nselected += v->selected;
 			A->npython += A->sf[i].v[j].selected && A->sf[i].v[j].pyref;
 			A->npybaseline += A->sf[i].v[j].selected && A->sf[i].v[j].pybaseline;
 			A->ntriton += A->sf[i].v[j].selected && (langsof(o, &A->sf[i].v[j]) & LANG_TRITON);
@@ -249,11 +265,18 @@ freeall(struct all *A)
 	free(A->sf);
 }
 
+/* where the samples go: out, or an evaluation's folder (--eval) */
+static const char *
+sampleroot(const struct opts *o)
+{
+	return o->evaldir ? o->evaldir : o->outdir;
+}
+
 /* the folder of one round: out/v/<id>/s<sample>/r<round>, out/v/<id>/triton/s<sample>/r<round> (round.h) */
 static void
 rounddir(struct buf *b, const struct opts *o, const struct variant *v, int lang, int s, int r)
 {
-	bufprintf(b, "%s/v/%s/%ss%d/r%d", o->outdir, v->id, lang == LANG_TRITON ? "triton/" : "", s, r);
+	bufprintf(b, "%s/v/%s/%ss%d/r%d", sampleroot(o), v->id, lang == LANG_TRITON ? "triton/" : "", s, r);
 }
 
 
@@ -391,6 +414,8 @@ sampleedges(struct buf *b, const struct opts *o, const struct variant *v, int la
 		if (o->provider && !strcmp(o->provider, "replay") && access(replay, F_OK) == 0)
 			bufprintf(b, " %s", replay);
 		free(replay);
+		if (o->skill)
+			bufprintf(b, " %s", o->skill);
 		if (o->batch)
 			batchround(b, o, v, lang, s, r, checked);
 		bufprintf(b, "\n  s = %d\n  r = %d\n", s, r);
@@ -440,12 +465,43 @@ sampleedges(struct buf *b, const struct opts *o, const struct variant *v, int la
 		}
 	}
 	/* the sample's record, from every round */
-	bufprintf(b, "build %s/v/%s/%ss%d/record.json: record %s/v/%s/task.json", d, id, tdir, s, d, id);
+	bufprintf(b, "build %s/v/%s/%ss%d/record.json: record %s/v/%s/task.json", sampleroot(o), id, tdir, s, d, id);
 	for (r = 1; r <= rounds; r++)
 		roundinputs(b, o, v, lang, s, r, checked);
 	bufputs(b, " | $bindir/record\n");
-	bufprintf(targets, " $\n    %s/v/%s/%ss%d/record.json", d, id, tdir, s);
+	bufprintf(targets, " $\n    %s/v/%s/%ss%d/record.json", sampleroot(o), id, tdir, s);
 	free(cand);
+}
+
+/* the dataset, from every record (a response file: there are many), the report on them, the skill from them */
+static void
+datasetedges(struct buf *b, const struct opts *o, const char *records)
+{
+	bufprintf(b, "\nbuild %s/dataset/SHA256SUMS: package%s | $bindir/package\n", o->outdir, records);
+	bufprintf(b, "build dataset: phony %s/dataset/SHA256SUMS\n", o->outdir);
+	bufputs(b, "\nbuild all: phony variants dataset\ndefault all\n"
+	        "build check: reproduce | dataset $bindir/package\n");
+	bufprintf(b, "build %s/report.html: report%s | $bindir/report\nbuild report: phony %s/report.html\n",
+	          o->outdir, records, o->outdir);
+	bufprintf(b, "build %s/skill/SKILL.md | %s/skill/response.json: distill%s | $bindir/query-llm %s/model.json "
+	          "%s/prompts/system.md %s/prompts/skill.md\nbuild skill: phony %s/skill/SKILL.md\n", o->outdir, o->outdir,
+	          records, o->outdir, o->tasksdir, o->tasksdir, o->outdir);
+}
+
+/*
+ * An evaluation: no dataset (a student's answers never enter one), the
+ * metrics of its records instead, and the report on both.
+ */
+static void
+evaledges(struct buf *b, const struct opts *o, const char *records)
+{
+	const char *e = o->evaldir;
+
+	bufprintf(b, "\nbuild %s/metrics.json: metrics%s | $bindir/metrics\n", e, records);
+	bufprintf(b, "build eval: phony %s/metrics.json\n", e);
+	bufputs(b, "\nbuild all: phony variants eval\ndefault all\n");
+	bufprintf(b, "build %s/report.html: report%s | %s/metrics.json $bindir/report\n"
+	          "  metrics = --metrics %s/metrics.json$ \nbuild report: phony %s/report.html\n", e, records, e, e, e);
 }
 
 /* write the task graph to path */
@@ -522,14 +578,11 @@ writeninja(const struct opts *o, const struct all *A, const char *path)
 			if (A->sf[i].v[j].selected)
 				bufprintf(&b, " $\n    %s/v/%s/task.json", o->outdir, A->sf[i].v[j].id);
 	bufprintf(&b, "\nbuild records: phony%s\n", responses.s);
-	/* the dataset, from every record (a response file: there are many) */
-	bufprintf(&b, "\nbuild %s/dataset/SHA256SUMS: package%s | $bindir/package\n", o->outdir, responses.s);
-	bufprintf(&b, "build dataset: phony %s/dataset/SHA256SUMS\n", o->outdir);
-	bufputs(&b, "\nbuild all: phony variants dataset\ndefault all\n"
-	        "build cost: cost | $bindir/query-llm\n"
-	        "build check: reproduce | dataset $bindir/package\n");
-	bufprintf(&b, "build %s/report.html: report%s | $bindir/report\nbuild report: phony %s/report.html\n",
-	          o->outdir, responses.s, o->outdir);
+	if (o->evaldir)
+		evaledges(&b, o, responses.s);
+	else
+		datasetedges(&b, o, responses.s);
+	bufputs(&b, "build cost: cost | $bindir/query-llm\n");
 	r = writefile(path, b.s, b.n);
 	if (r < 0)
 		warn("cannot write '%s':", path);
@@ -558,6 +611,29 @@ split(const struct opts *o, const struct all *A)
 			free(path);
 		}
 	return r;
+}
+
+/* a skill is never evaluated on a task it was distilled from: 0, or -1 naming them */
+static int
+skillcheck(const struct opts *o, const struct all *A)
+{
+	struct skill sk;
+	char err[600];
+	size_t i, j;
+	int bad = 0;
+
+	if (!plainpath(o->skill) || skillload(o->skill, &sk, err, sizeof err) < 0) {
+		warn("%s", plainpath(o->skill) ? err : "--skill: the path may use only letters, digits and '_-./+'");
+		return -1;
+	}
+	for (i = 0; i < A->nsf; i++)
+		for (j = 0; j < A->sf[i].nv; j++)
+			if (A->sf[i].v[j].selected && skillfrom(&sk, A->sf[i].v[j].spec) && !bad++)
+				warn("--skill: '%s' was distilled from task '%s', which this evaluation asks: evaluate it "
+				     "on tasks it did not see (the held-out ones: configure --eval without --tasks)",
+				     o->skill, A->sf[i].v[j].spec);
+	skillfree(&sk);
+	return bad ? -1 : 0;
 }
 
 /* the graph, the list, the split or the resolved model, as o says; the exit status */
@@ -598,6 +674,11 @@ run(const struct opts *o)
 	speckeepjson = o->split != NULL;
 	r = loadall(o, o->split, &A);
 	if (r < 0) {
+		freeall(&A);
+		free(modelnote);
+		return EXIT_USAGE;
+	}
+	if (o->skill && skillcheck(o, &A) < 0) {
 		freeall(&A);
 		free(modelnote);
 		return EXIT_USAGE;
@@ -650,7 +731,7 @@ parselangs(const char *list)
 int
 main(int argc, char **argv)
 {
-	struct opts o = { "tasks", "out", "demo", 0, 1, 3, NULL, NULL, NULL, 0, "cuda", 0, NULL, NULL, NULL, 0 };
+	struct opts o = { "tasks", "out", "demo", 0, 1, 3, NULL, NULL, NULL, 0, "cuda", 0, NULL, 0, NULL, NULL, NULL, NULL, 0 };
 	struct optlist in;
 	int r;
 	struct opt tab[] = {
@@ -671,6 +752,11 @@ main(int argc, char **argv)
 		{ "--batch", NULL, OPT_FLAG, &o.batch, 0, 0, "--ninja: a batch edge per round (query-llm --batch)" },
 		{ "--lang", "L,...", OPT_STR, &o.lang, 0, 0, "the candidate languages, cuda and/or triton, of specs "
 		  "without lang: (default cuda)" },
+		{ "--eval", "DIR", OPT_STR, &o.evaldir, 0, 0, "--ninja: an evaluation: samples under DIR, its metrics "
+		  "instead of a dataset" },
+		{ "--held-out", NULL, OPT_FLAG, &o.heldout, 0, 0, "select only the held-out tasks (package's test split)" },
+		{ "--skill", "FILE", OPT_STR, &o.skill, 0, 0, "--ninja: the student's skill, an input of every request; "
+		  "refused on a task it names as its source" },
 		{ 0 }
 	};
 	const struct optspec spec = { usage, tab, 0, 0 };

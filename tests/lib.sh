@@ -129,6 +129,16 @@ EOS
 	done
 }
 
+# records DIR: record on round files DIR/<variant>/s<k>/r<j>/*.json (as
+# tests/consumers/fixtures.py writes them) -> DIR/<variant>/s<k>/record.json,
+# listed in DIR/records
+records() {
+	for d in "$1"/*/s*; do
+		"$RETORT_BIN/record" -o "$d/record.json" "$(dirname "$d")/task.json" "$d"/r*/*.json || return 1
+		echo "$d/record.json"
+	done >"$1/records"
+}
+
 # ran LOG: the descriptions of the edges ninja ran, one per line
 ran() { sed -n 's/^\[[0-9]*\/[0-9]*\] //p' "$1"; }
 

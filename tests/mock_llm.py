@@ -23,7 +23,9 @@ seconds; {"malformed": true} a 200 whose body is not JSON;
 {"truncate": true} a stream cut before its end; {"stream_error": TYPE} an
 error event after HTTP 200; {"blank_lines": true} leading blank lines
 before the JSON (as DeepSeek sends under load); {"text": "..."} this answer;
-{"fault": KIND} one of the faults below, in the request's API family.
+{"fault": KIND} one of the faults below, in the request's API family. A
+step with "match": "TEXT" is taken only by a request whose body (as JSON)
+holds TEXT: the first step a request may take is its step.
 
 Fault kinds: 429 (retry-after: 1), 429ms (retry-after-ms: 300), 429date
 (retry-after as an HTTP date 2 s ahead), 503noretry (x-should-retry: false),
@@ -388,7 +390,9 @@ class Handler(BaseHTTPRequestHandler):
         with LOCK:
             REQUESTS.append({"path": self.path, "time": time.time(), "body": body,
                              "headers": {k.lower(): v for k, v in self.headers.items()}})
-            step = STEPS.pop(0) if STEPS else {}
+            text = json.dumps(body)
+            i = next((i for i, st in enumerate(STEPS) if "match" not in st or st["match"] in text), None)
+            step = STEPS.pop(i) if i is not None else {}
             INFLIGHT[0] += 1
             INFLIGHT[1] = max(INFLIGHT)
         try:

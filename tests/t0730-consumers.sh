@@ -19,13 +19,6 @@ if ! PY=$("$RETORT_ROOT/tests/pyenv" 2>"$T/pyenv.err"); then
 fi
 export HF_HOME="$T/hf" HF_DATASETS_OFFLINE=1 HF_HUB_OFFLINE=1 SOURCE_DATE_EPOCH=1700000000
 
-# records: RECORDS_DIR -> DIR/<variant>/s<k>/record.json, listed in DIR/records
-records() {
-	for d in "$1"/*/s*; do
-		"$RETORT_BIN/record" -o "$d/record.json" "$(dirname "$d")/task.json" "$d"/r*/*.json || return 1
-		echo "$d/record.json"
-	done >"$1/records"
-}
 # unpack DATASET_DIR DIR: every archive extracted into DIR
 unpack() { rm -rf "$2" && mkdir -p "$2" && for a in "$1"/*.tar.gz; do tar xzf "$a" -C "$2" || return 1; done; }
 

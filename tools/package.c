@@ -6,6 +6,8 @@
  *
  * Every record must fit the dataset's fields (lib/schema.c's
  * schema_record: every field, of its type; else exit 2, naming the field).
+ * A record under an eval/ folder (an evaluation build's, gen --eval) is
+ * refused, exit 2: a student's answers never enter the dataset.
  *
  * The default config's splits (a record goes to every split it qualifies
  * for: train and unverified are subsets of trajectories):
@@ -154,18 +156,6 @@ static int
 cmprec(const void *a, const void *b)
 {
 	return strcmp(((const struct rec *)a)->id, ((const struct rec *)b)->id);
-}
-
-/* held out: the task id's hash, as a fraction, below F */
-static int
-heldout(const char *task, double fraction)
-{
-	char h[65];
-	unsigned long v = 0;
-
-	sha256hex(task, strlen(task), h);
-	sscanf(h, "%8lx", &v);
-	return (double)v / 4294967296.0 < fraction;
 }
 
 static long
@@ -636,6 +626,13 @@ tokencount(const struct opts *o, const char *config, const char *id)
 	return (long)json_integer_value(v);
 }
 
+/* a record of an evaluation build: under an eval/ folder (gen --eval) */
+static int
+evalrecord(const char *path)
+{
+	return !strncmp(path, "eval/", 5) || strstr(path, "/eval/") != NULL;
+}
+
 /* one record file, checked against the dataset's fields, with its parts */
 static void
 loadrecord(const struct opts *o, const char *path, struct rec *rec)
@@ -647,6 +644,8 @@ loadrecord(const struct opts *o, const char *path, struct rec *rec)
 
 	if (!r)
 		die(EXIT_USAGE, "%s", err);
+	if (evalrecord(path))
+		die(EXIT_USAGE, "an evaluation's record never enters the dataset: '%s'", path);
 	if (schemacheck(r, schema_record, err, sizeof err) < 0)
 		die(EXIT_USAGE, "not a record of this dataset's fields (lib/schema.c): %s: '%s'", err, path);
 	outcome = outcomeof(r);
@@ -657,8 +656,7 @@ loadrecord(const struct opts *o, const char *path, struct rec *rec)
 	rec->in[TEST] = held;
 	rec->in[TRAJECTORIES] = !held;
 	rec->in[UNVERIFIED] = !held && outcome == OUTCOME_UNVERIFIED;
-	rec->in[TRAIN] = !held && outcome == OUTCOME_CORRECT && /* correct: verified on a GPU */
-	                 json_array_size(json_object_get(r, "review")) == 0;
+	rec->in[TRAIN] = intrain(r, o->testfraction);
 	rec->bytes[0] = textbytes(json_object_get(r, "messages"));
 	rec->tokens[0] = tokencount(o, "default", rec->id);
 	if ((sft = sftrow(r))) {
@@ -886,7 +884,7 @@ package(const struct opts *o, char *const *files, size_t nfiles)
 int
 main(int argc, char **argv)
 {
-	struct opts o = { NULL, "retort-dataset", NULL, 0.1, 1000, 256u << 20, (size_t)1 << 30, NULL };
+	struct opts o = { NULL, "retort-dataset", NULL, HELDOUT_FRACTION, 1000, 256u << 20, (size_t)1 << 30, NULL };
 	const char *projectdir = NULL, *tokens = NULL;
 	struct optlist in, meta = { NULL, 0, 0 };
 	size_t i;

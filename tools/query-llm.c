@@ -3,6 +3,7 @@
  *
  * usage: query-llm [options] -o RESPONSE TASK_JSON [PREVIOUS_ROUND_FILES...]
  *        query-llm [options] --batch STATE @RESPONSES
+ *        query-llm [options] --distill SKILL_MD -o RESPONSE RECORD_JSON... (or @LISTFILE)
  *        query-llm --report OUT_DIR [--log FILE] [--cache-dir DIR]
  *
  * Renders the request for one graph edge (task variant, sample, round) from
@@ -26,7 +27,21 @@
  * teacher's thinking. --budget USD refuses requests that could take the
  * ledger's total past USD (0: no limit; spending is recorded anyway); a
  * model without prices cannot have one (exit 2). --log FILE gets one JSON
- * line per edge run: hit or miss, tokens, $ (out/llm.log).
+ * line per edge run: hit or miss, tokens, $ (out/llm.log). --skill FILE
+ * (an evaluation's, lib/skill.h) puts the skill's guide after the system
+ * prompt, under "# A skill for these tasks": the request, and so its cache
+ * key, changes with it.
+ *
+ * --distill SKILL_MD (ninja skill) asks the teacher for a skill: the
+ * records of the train split among RECORDS (lib/schema.h's intrain, at the
+ * default held-out fraction; a held-out task's never), sorted by id, each
+ * shown as what its rounds came to (verdicts, speedup, the feedback sent)
+ * and its final kernel, up to SKILL_TRAJECTORIES_MAX bytes in all, go into
+ * the template skill.md, after the system prompt. The request is cached,
+ * budgeted and logged like any other (task "skill"; provider replay reads
+ * REPLAY_DIR/skill/s0-r1.md). RESPONSE is the response file; SKILL_MD the
+ * answer, after the sources line that names the records' tasks
+ * (lib/skill.h). No train record among them is bad input (exit 2).
  *
  * --report DIR prints tokens and $ by model for every response under DIR
  * ("price unknown" for a model without prices), calls paid (batches among
@@ -135,18 +150,23 @@
 #include "lib/llm.h"
 #include "lib/opts.h"
 #include "lib/round.h"
+#include "lib/schema.h"
 #include "lib/sha.h"
+#include "lib/skill.h"
 #include "lib/util.h"
 
 static const char usage[] =
 	"usage: query-llm [options] -o RESPONSE TASK_JSON [PREVIOUS_ROUND_FILES...]\n"
 	"       query-llm [options] --batch STATE @RESPONSES\n"
+	"       query-llm [options] --distill SKILL_MD -o RESPONSE RECORD_JSON... (or @LISTFILE)\n"
 	"       query-llm --report OUT_DIR [--log FILE] [--cache-dir DIR]\n";
 
 enum { MAX_TEMPLATE = 1 << 20 };
 
 struct opts {
 	const char *out, *modelcfg, *prompts, *cachedir, *replaydir, *arch, *log, *report, *batch;
+	const char *skill; /* --skill FILE: a guide for the system prompt (lib/skill.h) */
+	const char *distill; /* --distill SKILL_MD: the skill request over records */
 	int sample, round, offline;
 	double budget;
 	const char *task, *prev[4]; /* response, compile, verify, bench */
@@ -1276,6 +1296,21 @@ loadmodel(const struct opts *o, struct model *m)
 		    jbool(m->cfg, "listed", 1) ? "has no prices in models.yaml" : "is not in models.yaml");
 }
 
+/* the system prompt and, after it, the skill's guide (its sources line left out) */
+static char *
+withskill(char *system, const char *path)
+{
+	struct skill s;
+	char err[600], *r;
+
+	if (skillload(path, &s, err, sizeof err) < 0)
+		die(errno == ENOENT || errno == EFBIG ? EXIT_USAGE : EXIT_RETRY, "%s", err);
+	r = xasprintf("%s\n\n# A skill for these tasks\n\n%s", system, s.text);
+	skillfree(&s);
+	free(system);
+	return r;
+}
+
 /* one edge's request, rendered */
 struct request {
 	json_t *task, *vars, *prev, *messages, *canon;
@@ -1298,6 +1333,8 @@ prepare(const struct opts *o, const struct model *m, struct request *rq)
 	/* the conversation: round 1 from the templates, later rounds continue */
 	rq->system = renderfile(dir, "system", rq->vars);
 	free(dir);
+	if (o->skill)
+		rq->system = withskill(rq->system, o->skill);
 	rq->messages = conversation(o, rq->task, rq->vars, &rq->prev, &rq->finished);
 	if (rq->finished)
 		return;
@@ -1363,6 +1400,130 @@ answer(const struct opts *o, const struct model *m, struct request *rq, json_t *
 	json_decref(a.message);
 	json_decref(a.parsed);
 	json_decref(a.usage);
+}
+
+/* ------------------------------------------------------------- skills */
+
+enum { SKILL_TRAJECTORIES_MAX = 256 << 10, SKILL_FEEDBACK_MAX = 2000, SKILL_KERNEL_MAX = 12000 };
+
+static int
+cmprecord(const void *a, const void *b)
+{
+	return strcmp(jstr(*(json_t *const *)a, "id", ""), jstr(*(json_t *const *)b, "id", ""));
+}
+
+/* one train record as the skill request shows it: each round's verdicts and feedback, the final kernel */
+static void
+trajectory(struct buf *b, const json_t *r)
+{
+	const json_t *rd;
+	size_t k;
+
+	bufprintf(b, "## %s (sample %d)\n\n", jstr(r, "variant", ""), (int)jint(r, "sample", 0));
+	json_array_foreach(json_object_get(r, "rounds"), k, rd) {
+		const char *fb = jstr(rd, "feedback", "");
+		if (statusnamed(jstr(rd, "answer", "")) == ST_DONE)
+			break;
+		bufprintf(b, "Round %d: compile %s, verify %s, bench %s", (int)jint(rd, "round", 0), jstr(rd, "compile", "-"),
+		          jstr(rd, "verify", "-"), jstr(rd, "bench", "-"));
+		if (json_is_number(json_object_get(rd, "speedup")))
+			bufprintf(b, ", speedup %.2fx", jnum(rd, "speedup", 0));
+		bufputs(b, ".\n");
+		if (*fb)
+			bufprintf(b, "Feedback: %.*s%s\n", SKILL_FEEDBACK_MAX, fb, strlen(fb) > SKILL_FEEDBACK_MAX ? " [...]" : "");
+	}
+	bufprintf(b, "\nThe final kernel (round %d):\n\n```cuda\n%.*s\n```\n\n", (int)jint(r, "final_round", 0),
+	          SKILL_KERNEL_MAX, jstr(r, "final_kernel", ""));
+}
+
+/* the train records' trajectories (as many as fit) into b, their tasks into sources; how many */
+static size_t
+trajectories(char *const *files, size_t n, struct buf *b, struct buf *sources)
+{
+	json_t **recs = xcalloc(n + 1, sizeof *recs);
+	size_t i, k = 0, shown = 0;
+	struct buf one;
+
+	for (i = 0; i < n; i++) {
+		json_t *r = jmustload(files[i]);
+		if (intrain(r, HELDOUT_FRACTION))
+			recs[k++] = r;
+		else
+			json_decref(r);
+	}
+	qsort(recs, k, sizeof *recs, cmprecord);
+	bufinit(&one, SKILL_TRAJECTORIES_MAX);
+	for (i = 0; i < k; i++) {
+		const char *task = jstr(recs[i], "task", "");
+		char *w = xasprintf(" %s ", task);
+		bufreset(&one);
+		trajectory(&one, recs[i]);
+		if (b->n + one.n <= SKILL_TRAJECTORIES_MAX && bufput(b, one.s, one.n) == 0) {
+			shown++;
+			if (!strstr(sources->s, w))
+				bufprintf(sources, "%s ", task);
+		}
+		free(w);
+		json_decref(recs[i]);
+	}
+	buffree(&one);
+	free(recs);
+	return shown;
+}
+
+/* --distill: the skill request, its answer into o->out and, after the sources line, into o->distill */
+static int
+distill(struct opts *o, char *const *files, size_t n)
+{
+	struct model m;
+	struct request rq;
+	struct buf traj, src;
+	json_t *out;
+	char num[32], *skill;
+	size_t shown;
+
+	loadmodel(o, &m);
+	bufinit(&traj, SKILL_TRAJECTORIES_MAX + 1);
+	bufinit(&src, SKILL_TRAJECTORIES_MAX);
+	bufputc(&src, ' ');
+	if (!(shown = trajectories(files, n, &traj, &src)))
+		die(EXIT_USAGE, "--distill: none of the %zu records is of the train split (correct on a GPU, not held out, "
+		    "not flagged): no verified trajectory to distil a skill from", n);
+	memset(&rq, 0, sizeof rq);
+	rq.taskid = "skill";
+	rq.vars = json_object();
+	{
+		char *g = gpudesc(o->arch);
+		setvar(rq.vars, "arch", o->arch);
+		setvar(rq.vars, "gpu", g);
+		free(g);
+	}
+	snprintf(num, sizeof num, "%zu", shown);
+	setvar(rq.vars, "count", num);
+	setvar(rq.vars, "trajectories", traj.s);
+	rq.system = renderfile(o->prompts, "system", rq.vars);
+	skill = renderfile(o->prompts, "skill", rq.vars);
+	rq.messages = json_pack("[{s:s,s:s}]", "role", "user", "content", skill);
+	free(skill);
+	rq.canon = httpbody(&m, rq.system, rq.messages, 1, 0);
+	if (!strcmp(m.provider, "replay"))
+		json_object_set_new(rq.canon, "api", json_string("replay"));
+	skill = jdumps(rq.canon, JFLAGS_LINE);
+	sha256hex(skill, strlen(skill), rq.key);
+	free(skill);
+	out = json_pack("{s:s,s:i,s:i,s:s,s:s,s:s}", "task", "skill", "sample", 0, "round", 1, "provider", m.provider,
+	                "model", m.name, "system", rq.system);
+	answer(o, &m, &rq, out);
+	skill = xasprintf("<!-- retort-skill sources:%s-->\n%s\n", src.s, jstr(json_object_get(out, "answer"), "text", ""));
+	if (jwritesafe(o->out, out) < 0 || writefile(o->distill, skill, strlen(skill)) < 0)
+		die(EXIT_RETRY, "cannot write '%s' or '%s':", o->out, o->distill);
+	free(skill);
+	json_decref(out);
+	requestfree(&rq);
+	buffree(&traj);
+	buffree(&src);
+	json_decref(m.cfg);
+	return 0;
 }
 
 /* ------------------------------------------------------------- batches */
@@ -1599,7 +1760,7 @@ int
 main(int argc, char **argv)
 {
 	struct opts o = { NULL, "out/model.json", "tasks/prompts", NULL, "tasks/replay", "sm_90",
-	                  NULL, NULL, NULL, 0, 1, 0, 0, NULL, { NULL, NULL, NULL, NULL }, "cuda" };
+	                  NULL, NULL, NULL, NULL, NULL, 0, 1, 0, 0, NULL, { NULL, NULL, NULL, NULL }, "cuda" };
 	struct optlist in;
 	int r;
 	struct opt tab[] = {
@@ -1621,6 +1782,10 @@ main(int argc, char **argv)
 		{ "--report", "DIR", OPT_STR, &o.report, 0, 0, "print tokens and $ by model for the responses under DIR" },
 		{ "--batch", "STATE", OPT_STR, &o.batch, 0, 0, "a round's batch edge: ask for the responses listed, "
 		  "through the batch API" },
+		{ "--skill", "FILE", OPT_STR, &o.skill, 0, 0, "a skill (SKILL.md) after the system prompt; part of the "
+		  "cache key" },
+		{ "--distill", "SKILL_MD", OPT_STR, &o.distill, 0, 0, "ask the teacher for a skill from the train "
+		  "records among RECORDS (@FILE), into SKILL_MD and -o RESPONSE" },
 		{ 0 }
 	};
 	const struct optspec spec = { usage, tab, OPT_ANY, 1 };
@@ -1629,13 +1794,15 @@ main(int argc, char **argv)
 	optparse(&spec, argc, argv, &in);
 	if (!langnamed(o.lang))
 		die(EXIT_USAGE, "--lang is cuda or triton: '%s'", o.lang);
-	if (!o.report && !o.batch && in.listed)
-		optdie(&spec, "a list of responses (@FILE) is for --batch");
-	if (!o.batch)
+	if (!o.report && !o.batch && !o.distill && in.listed)
+		optdie(&spec, "a list of files (@FILE) is for --batch and --distill");
+	if (o.distill && (!o.out || !in.n))
+		optdie(&spec, "--distill needs -o RESPONSE and records");
+	if (!o.batch && !o.distill)
 		roundfiles(&o, in.v, in.n);
-	if (!o.report && !o.batch && (!o.out || !o.task))
+	if (!o.report && !o.batch && !o.distill && (!o.out || !o.task))
 		optdie(&spec, "need -o RESPONSE and a task.json");
-	r = o.report ? report(&o) : o.batch ? batchmain(&o, in.n, in.v) : query(&o);
+	r = o.report ? report(&o) : o.batch ? batchmain(&o, in.n, in.v) : o.distill ? distill(&o, in.v, in.n) : query(&o);
 	optfree(&in);
 	return r;
 }

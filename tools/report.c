@@ -1,13 +1,16 @@
 /*
  * report - one HTML page about a build's records
  *
- * usage: report -o REPORT_HTML RECORD_JSON... (or @LISTFILE)
+ * usage: report [--metrics FILE]... -o REPORT_HTML RECORD_JSON... (or @LISTFILE)
  *
  * Writes a self-contained page (inline CSS and SVG, no scripts): counts by
  * outcome; pass rates per stage and round (answered, compiled, verified
  * correct, timed); distributions of speedup over the baseline and of % of
  * speed of light; tokens and $ by teacher model; the slowest correct
- * tasks and the tasks that failed most.
+ * tasks and the tasks that failed most. With --metrics FILE (tools/metrics'
+ * output; repeatable) an evaluation's metrics too, several side by side:
+ * rates, pass@k, fast_p, the geometric-mean speedup, correct after each
+ * round, tokens and $, overall and per task.
  *
  * Exit: 0 written; 1 cannot write; 2 bad usage or input.
  */
@@ -21,7 +24,7 @@
 #include "lib/round.h"
 #include "lib/util.h"
 
-static const char usage[] = "usage: report -o REPORT_HTML RECORD_JSON... (or @LISTFILE)\n";
+static const char usage[] = "usage: report [--metrics FILE]... -o REPORT_HTML RECORD_JSON... (or @LISTFILE)\n";
 
 enum { BINS = 12 };
 
@@ -267,6 +270,110 @@ pagespeedcost(struct buf *b, const struct tally *t)
 	bufputs(b, "</table>\n");
 }
 
+/* a metric of each run in a row: key (and sub, a member of key's object, or index into key's array) */
+static void
+evalrow(struct buf *b, const char *label, json_t **runs, size_t n, const char *task, const char *key,
+        const char *sub, int index)
+{
+	size_t i;
+
+	bufputs(b, "<tr><td>");
+	esc(b, label);
+	bufputs(b, "</td>");
+	for (i = 0; i < n; i++) {
+		json_t *o = task ? json_object_get(json_object_get(runs[i], "tasks"), task) : json_object_get(runs[i], "overall");
+		json_t *v = json_object_get(o, key);
+		if (sub)
+			v = json_object_get(v, sub);
+		else if (index >= 0)
+			v = json_array_get(v, (size_t)index);
+		if (json_is_integer(v))
+			bufprintf(b, "<td>%lld</td>", (long long)json_integer_value(v));
+		else if (json_is_number(v))
+			bufprintf(b, "<td>%.4f</td>", json_number_value(v));
+		else
+			bufputs(b, "<td>-</td>");
+	}
+	bufputs(b, "</tr>\n");
+}
+
+/* the header of a table with a column per run */
+static void
+evalhead(struct buf *b, const char *first, json_t **runs, char *const *paths, size_t n)
+{
+	size_t i;
+
+	bufprintf(b, "<table><tr><th>%s</th>", first);
+	for (i = 0; i < n; i++) {
+		json_t *st = json_object_get(runs[i], "student");
+		bufputs(b, "<th>");
+		esc(b, jstr(st, "provider", "?"));
+		bufputs(b, " / ");
+		esc(b, jstr(st, "model", "?"));
+		bufputs(b, "<br><small>");
+		esc(b, paths[i]);
+		bufputs(b, "</small></th>");
+	}
+	bufputs(b, "</tr>\n");
+}
+
+/* the evaluations' metrics (tools/metrics), side by side */
+static void
+pageeval(struct buf *b, const struct optlist *metrics)
+{
+	static const char *const fast[] = { "0", "1", "1.5", "2" };
+	json_t **runs = xcalloc(metrics->n + 1, sizeof *runs), *v;
+	const char *name, *k;
+	char label[64];
+	size_t i, r;
+
+	if (!metrics->n) {
+		free(runs);
+		return;
+	}
+	for (i = 0; i < metrics->n; i++)
+		runs[i] = jmustload(metrics->v[i]);
+	bufputs(b, "<h2>Evaluation</h2>\n");
+	evalhead(b, "metric", runs, metrics->v, metrics->n);
+	evalrow(b, "tasks", runs, metrics->n, NULL, "tasks", NULL, -1);
+	evalrow(b, "samples", runs, metrics->n, NULL, "samples", NULL, -1);
+	evalrow(b, "compile rate", runs, metrics->n, NULL, "compile_rate", NULL, -1);
+	evalrow(b, "correct rate", runs, metrics->n, NULL, "correct_rate", NULL, -1);
+	evalrow(b, "unverified rate (no GPU)", runs, metrics->n, NULL, "unverified_rate", NULL, -1);
+	json_object_foreach(json_object_get(json_object_get(runs[0], "overall"), "pass_at"), k, v) {
+		snprintf(label, sizeof label, "pass@%s", k);
+		evalrow(b, label, runs, metrics->n, NULL, "pass_at", k, -1);
+	}
+	for (i = 0; i < 4; i++) {
+		snprintf(label, sizeof label, "fast_%s", fast[i]);
+		evalrow(b, label, runs, metrics->n, NULL, "fast", fast[i], -1);
+	}
+	evalrow(b, "geomean speedup (correct)", runs, metrics->n, NULL, "geomean_speedup", NULL, -1);
+	for (r = 0; r < json_array_size(json_object_get(json_object_get(runs[0], "overall"), "correct_after_round")); r++) {
+		snprintf(label, sizeof label, "correct after round %zu", r + 1);
+		evalrow(b, label, runs, metrics->n, NULL, "correct_after_round", NULL, (int)r);
+	}
+	evalrow(b, "input tokens", runs, metrics->n, NULL, "usage", "input_tokens", -1);
+	evalrow(b, "output tokens", runs, metrics->n, NULL, "usage", "output_tokens", -1);
+	evalrow(b, "USD", runs, metrics->n, NULL, "cost_usd", NULL, -1);
+	bufputs(b, "</table>\n<h2>Evaluation by task (correct rate, fast_1)</h2>\n");
+	evalhead(b, "task", runs, metrics->v, metrics->n);
+	for (i = 0; i < metrics->n; i++)
+		json_object_foreach(json_object_get(runs[i], "tasks"), name, v) {
+			size_t j;
+			for (j = 0; j < i && !json_object_get(json_object_get(runs[j], "tasks"), name); j++)
+				;
+			if (j < i) /* an earlier run's row has it */
+				continue;
+			evalrow(b, name, runs, metrics->n, name, "correct_rate", NULL, -1);
+			evalrow(b, "fast_1", runs, metrics->n, name, "fast", "1", -1);
+		}
+	bufputs(b, "</table>\n");
+	for (i = 0; i < metrics->n; i++)
+		json_decref(runs[i]);
+	free(runs);
+}
+
 /* the most failed and the slowest correct variants (t's tasks sorted in place) */
 static void
 pagetasks(struct buf *b, struct tally *t)
@@ -296,7 +403,7 @@ pagetasks(struct buf *b, struct tally *t)
 
 /* the page about the records (files, nfiles of them) written to out */
 static int
-report(const char *out, char *const *files, size_t nfiles)
+report(const char *out, char *const *files, size_t nfiles, const struct optlist *metrics)
 {
 	struct tally t;
 	struct buf b;
@@ -318,6 +425,7 @@ report(const char *out, char *const *files, size_t nfiles)
 	bufinit(&b, (size_t)1 << 30);
 	pagestages(&b, &t);
 	pagespeedcost(&b, &t);
+	pageeval(&b, metrics);
 	pagetasks(&b, &t);
 	if (writefile(out, b.s, b.n) < 0)
 		die(EXIT_RETRY, "cannot write '%s':", out);
@@ -334,10 +442,12 @@ int
 main(int argc, char **argv)
 {
 	const char *out = NULL;
-	struct optlist in;
+	struct optlist in, metrics = { 0 };
 	int r;
 	struct opt tab[] = {
 		{ "-o", "FILE", OPT_STR, &out, 0, 0, "the output, REPORT_HTML" },
+		{ "--metrics", "FILE", OPT_LIST, &metrics, 0, 0, "an evaluation's metrics (tools/metrics; repeatable: "
+		  "side by side)" },
 		{ 0 }
 	};
 	const struct optspec spec = { usage, tab, OPT_ANY, 1 };
@@ -346,7 +456,8 @@ main(int argc, char **argv)
 	optparse(&spec, argc, argv, &in);
 	if (!out)
 		optdie(&spec, "need -o REPORT_HTML");
-	r = report(out, in.v, in.n);
+	r = report(out, in.v, in.n, &metrics);
 	optfree(&in);
+	optfree(&metrics);
 	return r;
 }

@@ -190,13 +190,16 @@ class Suite:
         os.makedirs(run)
         json.dump({"status": "answered", "answer": {"text": text}}, open(run + "/response.json", "w"))
         row = {"name": name, "variant": vid, "screen": screen, "run": run}
-        if text.startswith("```python\n") and not TRITON_COMPILE:
-            # compile has no Triton path in this build: the source as it would leave it
+        if text.startswith("```python\n") and (not TRITON_COMPILE or not screen):
+            # compile has no Triton path in this build, or the run is without the screen
+            # (compile --lang triton has no --no-screen): the source as compile would leave it
             open(run + "/cand.py", "w").write(text[len("```python\n"):-len("```\n")])
             json.dump({"status": "ok", "lang": "triton"}, open(run + "/compile.json", "w"))
             row.update(compile="ok", compile_s=0.0, so=run + "/cand.py")
             return row
         args = [BIN + "/compile", "--arch", ARCH, "-o", run + "/compile.json"]
+        if text.startswith("```python\n"):  # a Triton answer, compiled with the GPU host's Triton
+            args += ["--lang", "triton"] + (["--triton-env", self.gpy] if self.gpy else [])
         if not screen:
             args.append("--no-screen")
         rc, out, row["compile_s"] = sh(args + [d + "/task.json", run + "/response.json"], self.log)
@@ -322,8 +325,8 @@ def do_bench(row):
 DEMO_EXPECT = {"relu/s0-r1": "compile", "relu/s1-r1": "screen", "relu/s2-r1": "compile",
                "row_max/s1-r1": "verify"}
 ORDER = ["screen", "compile", "verify", "bench"]
-# compile has a Triton path (tools/compile.c: lang triton)
-TRITON_COMPILE = "triton" in open(ROOT + "/tools/compile.c").read()
+# compile has a Triton path (compile --lang triton)
+TRITON_COMPILE = "--lang triton" in open(ROOT + "/tools/compile.c").read()
 
 
 def items():

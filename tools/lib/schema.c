@@ -4,6 +4,10 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "json.h"
+#include "round.h"
+#include "sha.h"
+
 #define END { NULL, 0, 0, NULL, 0, NULL }
 
 const struct sfield schema_message[] = {
@@ -290,4 +294,22 @@ schemastrip(json_t *j, const struct sfield *t)
 				if (json_is_object(x))
 					schemastrip(x, f->sub);
 	}
+}
+
+int
+heldout(const char *task, double fraction)
+{
+	char h[65];
+	unsigned long v = 0;
+
+	sha256hex(task, strlen(task), h);
+	sscanf(h, "%8lx", &v);
+	return (double)v / 4294967296.0 < fraction;
+}
+
+int
+intrain(const json_t *r, double fraction)
+{
+	return !heldout(jstr(r, "task", ""), fraction) && outcomeof(r) == OUTCOME_CORRECT &&
+	       json_array_size(json_object_get(r, "review")) == 0;
 }

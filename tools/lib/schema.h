@@ -53,4 +53,15 @@ void schemameasured(const struct sfield *table, json_t *out);
 /* j without its measured fields (the reproducible projection) */
 void schemastrip(json_t *j, const struct sfield *table);
 
+/*
+ * The held-out split: a task (a spec id) is held out when its id's
+ * SHA-256, its first 32 bits as a fraction, is below fraction. package
+ * puts such tasks' records in `test` alone; an evaluation build asks them
+ * by default (gen --held-out). HELDOUT_FRACTION is both's default.
+ */
+#define HELDOUT_FRACTION 0.1
+int heldout(const char *task, double fraction);
+/* a record of the train split: not held out, correct (verified on a GPU), nothing flagged for review */
+int intrain(const json_t *record, double fraction);
+
 #endif

@@ -1,0 +1,45 @@
+#!/bin/sh
+# tests/eval/replay-gpu.sh - an evaluation of replayed student answers, end
+# to end, on a GPU host: the 16 f32 variants of rms_norm, a held-out task
+# (the dataset's test split), two samples each, answered from
+# tests/eval/replay/ (fast: a block per row; slow: a thread per row; wrong:
+# the weight left out; broken: does not compile), the kind of each sample
+# chosen by the variant's place in the list. Prints the metrics table.
+#
+# usage: tests/eval/replay-gpu.sh [DIR]   (after ./configure && ninja here; DIR: the scratch
+#                                          project, default a new temporary folder)
+set -eu
+root=$(cd "$(dirname "$0")/../.." && pwd)
+dir=${1:-$(mktemp -d "${TMPDIR:-/tmp}/retort-eval.XXXXXX")}
+mkdir -p "$dir"
+(cd "$root" && tar -cf - configure build.ninja.in models.yaml rules tools gen tasks) | tar -xf - -C "$dir"
+cd "$dir"
+kinds="fast fast fast slow wrong fast broken fast"
+i=0
+for v in $("$root/out/bin/gen" --list --tasks 'rms_norm.f32.*'); do
+	for s in 0 1; do
+		k=$(echo $kinds | cut -d' ' -f$(( (i + 3 * s) % 8 + 1 )))
+		mkdir -p "tasks/replay/$v" && cp "$root/tests/eval/replay/$k.md" "tasks/replay/$v/s$s-r1.md"
+	done
+	i=$((i + 1))
+done
+./configure --with-tools="$root/out/bin" --eval=replay --tasks='rms_norm.f32.*' --samples=2 --rounds=1
+ninja
+python3 - out/eval/replay/metrics.json <<'PY'
+import json, sys
+m = json.load(open(sys.argv[1]))
+o = m["overall"]
+print("\n%-18s %s" % ("metric", "overall (%d tasks, %d samples)" % (o["tasks"], o["samples"])))
+rows = [("compile_rate", o["compile_rate"]), ("correct_rate", o["correct_rate"]),
+        ("unverified_rate", o["unverified_rate"])]
+rows += [("pass@" + k, v) for k, v in sorted(o["pass_at"].items())]
+rows += [("fast_" + k, v) for k, v in o["fast"].items()]
+rows += [("geomean_speedup", o["geomean_speedup"])]
+for name, v in rows:
+    print("%-18s %s" % (name, "-" if v is None else "%.4f" % v))
+print("\n%-26s %8s %8s %8s %8s" % ("task", "correct", "pass@1", "fast_1", "geomean"))
+for name, t in sorted(m["tasks"].items()):
+    g = t["geomean_speedup"]
+    print("%-26s %8.2f %8.2f %8.2f %8s" % (name, t["correct_rate"], t["pass_at"]["1"], t["fast"]["1"],
+                                           "-" if g is None else "%.2f" % g))
+PY

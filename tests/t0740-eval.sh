@@ -1,0 +1,277 @@
+#!/bin/sh
+# t0740: evaluating a student. tools/metrics over records made from fixture
+# round files of a known mix (tests/eval/fixtures.py: verdicts and timings
+# as a GPU host writes them), every metric against values worked out by
+# hand (below) and pass@k against the estimator's formula; --compare on two
+# such runs with known flips; the report with both side by side; the
+# held-out default selection; and, with the loopback mock as the student,
+# configure --eval end to end on this machine (no GPU: built kernels are
+# unverified, never correct), whose records enter no dataset.
+#
+# By hand, base (3 samples a task, speedups of the final = fastest correct round):
+#   fast   built 2/3, correct 2/3 (rounds 1 and 2), speedups 2.5 and 1.2:
+#          pass@1 2/3, pass@2 1 - C(1,2)/C(3,2) = 1, pass@3 1; fast_0 2/3,
+#          fast_1 2/3, fast_1.5 1/3, fast_2 1/3; geomean sqrt(3); by round 1/3, 2/3
+#   slow   built 2/3, correct 1/3 (round 1; final round 2: 0.8x): pass@1
+#          1/3, pass@2 1 - C(2,2)/C(3,2) = 2/3, pass@3 1; fast_0 1/3, the
+#          rest 0; geomean 0.8; by round 1/3, 1/3
+#   wrong  built 1, correct 0;  broken  built 0, correct 0
+#   overall (means over the 4 tasks): compile 7/12, correct 1/4, pass@1
+#   1/4, pass@2 5/12, pass@3 1/2, fast 1/4, 1/6, 1/12, 1/12; geomean over
+#   the 3 timed samples 2.4^(1/3); by round 1/6, 1/4; 11 samples of two
+#   rounds and one of one: 34000 input and 6900 output tokens, $0.34
+# new: slow broken, wrong and broken fixed, extra only in new; correct rate
+#   over the 4 common tasks 1/4 -> (2/3 + 0 + 1/3 + 1/3)/4 = 1/3.
+. "$(dirname "$0")/lib.sh"
+
+M=$RETORT_BIN/metrics
+fixtures() { python3 "$RETORT_ROOT/tests/eval/fixtures.py" "$@"; }
+
+test_expect_success 'metrics over the fixture records' '
+	fixtures base base && records base && "$M" -o base.json @base/records &&
+	fixtures new new && records new && "$M" -o new.json @new/records
+'
+
+test_expect_success 'every metric is the hand-computed value' '
+	python3 - <<-\PY
+	import json, math
+	m = json.load(open("base.json"))
+	def near(got, want, what):
+	    assert got is not None and abs(got - want) < 1e-12, (what, got, want)
+	t = m["tasks"]
+	want = {
+	    "fast": dict(compile_rate=2/3, correct_rate=2/3, pass_at={"1": 2/3, "2": 1, "3": 1},
+	                 fast={"0": 2/3, "1": 2/3, "1.5": 1/3, "2": 1/3}, geomean_speedup=math.sqrt(3),
+	                 correct_after_round=[1/3, 2/3]),
+	    "slow": dict(compile_rate=2/3, correct_rate=1/3, pass_at={"1": 1/3, "2": 2/3, "3": 1},
+	                 fast={"0": 1/3, "1": 0, "1.5": 0, "2": 0}, geomean_speedup=0.8,
+	                 correct_after_round=[1/3, 1/3]),
+	    "wrong": dict(compile_rate=1, correct_rate=0, pass_at={"1": 0, "2": 0, "3": 0},
+	                  fast={"0": 0, "1": 0, "1.5": 0, "2": 0}, geomean_speedup=None, correct_after_round=[0, 0]),
+	    "broken": dict(compile_rate=0, correct_rate=0, pass_at={"1": 0, "2": 0, "3": 0},
+	                   fast={"0": 0, "1": 0, "1.5": 0, "2": 0}, geomean_speedup=None, correct_after_round=[0, 0]),
+	}
+	want["overall"] = dict(compile_rate=7/12, correct_rate=1/4, pass_at={"1": 1/4, "2": 5/12, "3": 1/2},
+	                       fast={"0": 1/4, "1": 1/6, "1.5": 1/12, "2": 1/12}, geomean_speedup=2.4 ** (1/3),
+	                       correct_after_round=[1/6, 1/4])
+	assert sorted(t) == ["broken", "fast", "slow", "wrong"], sorted(t)
+	for name, w in want.items():
+	    got = m["overall"] if name == "overall" else t[name]
+	    for k, v in w.items():
+	        if isinstance(v, dict):
+	            assert sorted(got[k]) == sorted(v), (name, k, got[k])
+	            for kk in v:
+	                near(got[k][kk], v[kk], (name, k, kk))
+	        elif isinstance(v, list):
+	            assert len(got[k]) == len(v), (name, k, got[k])
+	            for i, x in enumerate(v):
+	                near(got[k][i], x, (name, k, i))
+	        elif v is None:
+	            assert got[k] is None, (name, k, got[k])
+	        else:
+	            near(got[k], v, (name, k))
+	        assert got["unverified_rate"] == 0, got
+	o = m["overall"]
+	assert (o["tasks"], o["samples"]) == (4, 12), o
+	assert o["usage"]["input_tokens"] == 34000 and o["usage"]["output_tokens"] == 6900, o["usage"]
+	near(o["cost_usd"], 0.34, "cost")
+	assert m["student"] == {"provider": "anthropic", "model": "claude-fixture"}, m["student"]
+	d = {s["sample"]: s for s in t["slow"]["samples_detail"]}
+	assert d[0]["correct_round"] == 1 and abs(d[0]["speedup"] - 0.8) < 1e-12, d[0]
+	assert d[2]["outcome"] == "no_code" and not d[2]["built"], d[2]
+	PY
+'
+
+test_expect_success 'pass@k is 1 - C(n-c,k)/C(n,k) for every task and k' '
+	python3 - <<-\PY
+	import json, math
+	for f in ("base.json", "new.json"):
+	    for name, t in json.load(open(f))["tasks"].items():
+	        n = t["samples"]
+	        c = sum(s["correct"] for s in t["samples_detail"])
+	        assert sorted(t["pass_at"], key=int) == [str(k) for k in range(1, n + 1)], t["pass_at"]
+	        for k in range(1, n + 1):
+	            want = 1 - math.comb(n - c, k) / math.comb(n, k)
+	            assert abs(t["pass_at"][str(k)] - want) < 1e-12, (f, name, k, t["pass_at"][str(k)], want)
+	PY
+'
+
+test_expect_success 'the same records in another order give the same bytes' '
+	sort -r base/records >rev && "$M" -o again.json @rev && cmp base.json again.json
+'
+
+test_expect_success 'a status no stage writes, two students, a sample twice: bad input' '
+	mkdir bad && cp base/fast/s0/record.json bad/a.json &&
+	python3 -c "import json; r = json.load(open(\"bad/a.json\")); r[\"rounds\"][0][\"verify\"] = \"corect\"; json.dump(r, open(\"bad/b.json\", \"w\"))" &&
+	expect_fail 2 "no verify status is named .corect." "$M" -o bad/m.json bad/b.json &&
+	python3 -c "import json; r = json.load(open(\"bad/a.json\")); r[\"teacher\"][\"model\"] = \"other\"; r[\"sample\"] = 7; json.dump(r, open(\"bad/c.json\", \"w\"))" &&
+	expect_fail 2 "two students" "$M" -o bad/m.json bad/a.json bad/c.json &&
+	expect_fail 2 "sample 0 of .fast. twice" "$M" -o bad/m.json bad/a.json bad/a.json &&
+	test ! -e bad/m.json
+'
+
+test_expect_success 'compare: the difference, its interval and the flipped tasks' '
+	"$M" --compare -o cmp.json base.json new.json >cmp.txt && cat cmp.txt &&
+	python3 - <<-\PY &&
+	import json
+	c = json.load(open("cmp.json"))
+	assert c["fixed"] == ["broken", "wrong"] and c["broken"] == ["slow"], (c["fixed"], c["broken"])
+	assert c["only_new"] == ["extra"] and c["only_base"] == [] and c["tasks"] == 4, c
+	m = c["metrics"]["correct_rate"]
+	assert abs(m["base"] - 1/4) < 1e-12 and abs(m["new"] - 1/3) < 1e-12 and abs(m["diff"] - 1/12) < 1e-12, m
+	for name, m in c["metrics"].items():
+	    assert m["ci"][0] <= m["diff"] + 1e-12 and m["diff"] <= m["ci"][1] + 1e-12, (name, m)
+	assert sorted(c["metrics"]) == sorted(["compile_rate", "correct_rate", "fast_0", "fast_1", "fast_1.5",
+	                                       "fast_2", "pass@1", "pass@2", "pass@3", "geomean_speedup"]), c["metrics"]
+	# geomean over the common tasks timed samples: base 2.5, 1.2, 0.8; new 2.5, 1.2, 1.1, 3.0
+	g = c["metrics"]["geomean_speedup"]
+	assert abs(g["base"] - 2.4 ** (1/3)) < 1e-12 and abs(g["new"] - 9.9 ** 0.25) < 1e-12, g
+	PY
+	grep -q "^fixed: 2 (broken, wrong)" cmp.txt && grep -q "^broken: 1 (slow)" cmp.txt
+'
+
+test_expect_success 'compare is deterministic for a seed, and the seed is the resampling' '
+	"$M" --compare -o cmp2.json base.json new.json >/dev/null && cmp cmp.json cmp2.json &&
+	"$M" --compare --seed 7 -o cmp3.json base.json new.json >/dev/null && ! cmp -s cmp.json cmp3.json &&
+	python3 -c "import json; m = json.load(open(\"new.json\")); m[\"tasks\"] = {\"other\": m[\"tasks\"][\"extra\"]}; json.dump(m, open(\"other.json\", \"w\"))" &&
+	expect_fail 2 "no task in common" "$M" --compare base.json other.json &&
+	expect_fail 2 "needs two metrics files" "$M" --compare base.json
+'
+
+test_expect_success 'the report shows both evaluations side by side' '
+	"$RETORT_BIN/report" -o r.html --metrics base.json --metrics new.json @base/records &&
+	grep -q "<h2>Evaluation</h2>" r.html && grep -q "base.json" r.html && grep -q "new.json" r.html &&
+	grep -q "<tr><td>correct rate</td><td>0.2500</td><td>0.4667</td></tr>" r.html &&
+	grep -q "<tr><td>extra</td><td>-</td><td>1.0000</td></tr>" r.html
+'
+
+test_expect_success 'the held-out selection is the test split: sha256 of the task id below 0.1' '
+	(cd "$RETORT_ROOT" && "$RETORT_BIN/gen" --list --all --held-out) >held &&
+	(cd "$RETORT_ROOT" && "$RETORT_BIN/gen" --list --all) >all &&
+	test -s held && python3 - <<-\PY
+	import hashlib, json, subprocess
+	held = open("held").read().split()
+	want = [v for v in open("all").read().split()
+	        if int(hashlib.sha256(v.split(".")[0].encode()).hexdigest()[:8], 16) / 2 ** 32 < 0.1]
+	assert held == want, (len(held), len(want))
+	PY
+'
+
+start_mock
+
+# ---- the skill request: the mock as the teacher, fixture trajectories ----
+test_expect_success 'a skill request from the train trajectories alone, its answer into SKILL.md' '
+	python3 "$RETORT_ROOT/tests/consumers/fixtures.py" tr gpu &&
+	PYTHONPATH="$RETORT_ROOT/tests/consumers" python3 -c "from fixtures import put, rounds, task
+put(\"tr/cross_entropy/task.json\", task(\"cross_entropy\", \"cross_entropy_scale\"))
+rounds(\"tr\", \"cross_entropy\", 0, [dict(kind=\"correct\", ms=0.1, speedup=1.5)], \"cross_entropy_scale\")" &&
+	records tr && model anthropic claude-sonnet-5-5 && mock reset >/dev/null &&
+	"$RETORT_BIN/query-llm" --distill SKILL.md -o skill.json --model-config m.json --prompts "$RETORT_ROOT/tasks/prompts" \
+		--cache-dir "$T/cache" --log llm.log @tr/records &&
+	test "$(mock count)" = 1 && mock requests >req.json && python3 - <<-\PY &&
+	import json
+	body = json.load(open("req.json"))[0]["body"]
+	text = body["messages"][0]["content"][0]["text"] if isinstance(body["messages"][0]["content"], list) else body["messages"][0]["content"]
+	assert text.startswith("# Task: write a skill\n\nBelow are 9 verified trajectories"), text[:200]
+	train = ["axpy (sample 0)", "axpy (sample 1)", "gelu (sample 1)", "relu2 (sample 1)", "scale.f16 (sample 0)",
+	         "scale.f32 (sample 0)", "scale.f32 (sample 1)", "silu (sample 0)", "silu (sample 1)"]
+	heads = [l[3:] for l in text.splitlines() if l.startswith("## ")]
+	assert heads == train, heads  # sorted by id; flagged, wrong, no-code and held-out records left out
+	assert "Round 1: compile ok, verify mismatch, bench not_verified." in text
+	assert "Feedback: Wrong results at n=1000" in text and "```cuda" in text
+	assert "cross_entropy" not in text
+	PY
+	head -n 1 SKILL.md >first && echo "<!-- retort-skill sources: axpy gelu relu2 scale silu -->" >want && cmp first want &&
+	python3 -c "import json; a = json.load(open(\"skill.json\"))[\"answer\"][\"text\"]; assert open(\"SKILL.md\").read().split(\"\\n\", 1)[1] == a + \"\\n\"" &&
+	cp SKILL.md SKILL.1 && "$RETORT_BIN/query-llm" --distill SKILL.md -o skill.json --model-config m.json \
+		--prompts "$RETORT_ROOT/tasks/prompts" --cache-dir "$T/cache" --log llm.log @tr/records &&
+	test "$(mock count)" = 1 && cmp SKILL.md SKILL.1 && tail -n 1 llm.log | grep -q "\"cache\""
+'
+
+test_expect_success 'a skill from no train record: refused' '
+	sed -n "/scale.f16\/s1/p" tr/records >none &&
+	expect_fail 2 "no verified trajectory to distil a skill from" "$RETORT_BIN/query-llm" --distill S.md \
+		-o s.json --model-config m.json --prompts "$RETORT_ROOT/tasks/prompts" --cache-dir "$T/cache" @none &&
+	test ! -e S.md
+'
+
+# ---- end to end, the mock as the student ----
+cpu_only "the end-to-end run asserts the no-GPU path (unverified, not correct)"
+BAD='```cuda
+extern "C" void beta_scale(const float* x, float* y, int n) { this does not compile; }
+```'
+test_expect_success 'configure --eval: the student asked, every stage run, the metrics written' '
+	scratch_project p && cd p && spec a alpha && spec b beta &&
+	python3 -c "import json, sys; print(json.dumps([{\"match\": \"beta_scale\", \"text\": sys.argv[1]}] * 3))" "$BAD" >steps &&
+	mock script "$(cat steps)" >/dev/null &&
+	rconfigure --eval=mock --provider=openai --model=mock-student --tasks=test --samples=2 --rounds=2 >conf.log &&
+	grep -q "evaluation openai / mock-student as the student: out/eval/mock/metrics.json" conf.log &&
+	ninja >ninja.log 2>&1 && test -s out/eval/mock/metrics.json && test ! -e out/dataset &&
+	grep -q "skipped: no CUDA device" out/eval/mock/v/alpha/s0/r1/verify.json
+'
+
+test_expect_success 'no GPU: built kernels are unverified, none correct; the compile mix as asked' '
+	cd p && python3 - <<-\PY
+	import json
+	m = json.load(open("out/eval/mock/metrics.json"))
+	o, t = m["overall"], m["tasks"]
+	assert m["student"] == {"provider": "openai", "model": "mock-student"}, m["student"]
+	assert t["alpha"]["compile_rate"] == 1 and t["alpha"]["unverified_rate"] == 1, t["alpha"]
+	# both beta samples failed round 1, and one of their round 2s: one of two built
+	assert t["beta"]["compile_rate"] == 0.5 and t["beta"]["unverified_rate"] == 0.5, t["beta"]
+	assert o["correct_rate"] == 0 and o["pass_at"] == {"1": 0, "2": 0} and o["geomean_speedup"] is None, o
+	assert all(v == 0 for v in o["fast"].values()), o["fast"]
+	assert o["compile_rate"] == 0.75 and o["unverified_rate"] == 0.75 and o["samples"] == 4, o
+	recs = [json.load(open("out/eval/mock/v/%s/s%d/record.json" % (v, s))) for v in ("alpha", "beta") for s in (0, 1)]
+	assert o["usage"]["input_tokens"] == sum(r["usage"]["input_tokens"] for r in recs) > 0, o
+	assert o["cost_usd"] == sum(r["cost_usd"] for r in recs) and o["unpriced"] == 0, o
+	assert o["not_held_out"] == ["alpha", "beta"], o  # neither is a test-split task: asked by --tasks
+	PY
+'
+
+test_expect_success 'ninja report shows the metrics; a second ninja has nothing to do' '
+	cd p && ninja report >/dev/null && grep -q "<h2>Evaluation</h2>" out/eval/mock/report.html &&
+	grep -q "mock-student" out/eval/mock/report.html && ninja -n | grep -q "no work to do"
+'
+
+test_expect_success '--skill: refused on a task it was distilled from' '
+	cd p && printf "<!-- retort-skill sources: gamma alpha -->\n# Skill\nUse float4 loads.\n" >SKILL.md &&
+	expect_fail 2 "distilled from task .alpha., which this evaluation asks" \
+		rconfigure --eval=skilled --provider=openai --model=mock-student --tasks=test --skill=SKILL.md &&
+	expect_fail 2 "is for an evaluation" rconfigure --tasks=test --skill=SKILL.md
+'
+
+test_expect_success '--skill: the guide in the student.s system prompt, new cache keys, results apart' '
+	cd p && printf "<!-- retort-skill sources: gamma -->\n# Skill\nUse float4 loads.\n" >SKILL.md &&
+	mock reset >/dev/null &&
+	rconfigure --eval=skilled --provider=openai --model=mock-student --tasks=test --samples=1 --rounds=1 \
+		--skill=SKILL.md >conf2.log && grep -q "with the skill .*SKILL.md in its system prompt" conf2.log &&
+	ninja >ninja3.log 2>&1 && test -s out/eval/skilled/metrics.json && test -s out/eval/mock/metrics.json &&
+	mock requests >reqs.json && python3 - <<-\PY &&
+	import json
+	reqs = json.load(open("reqs.json"))
+	assert reqs, "no request reached the student"
+	for r in reqs:
+	    system = r["body"]["messages"][0]["content"]
+	    assert system.endswith("\n\n# A skill for these tasks\n\n# Skill\nUse float4 loads.\n"), system[-200:]
+	    assert "retort-skill" not in system
+	a = json.load(open("out/eval/mock/v/alpha/s0/r1/response.json"))["key"]
+	b = json.load(open("out/eval/skilled/v/alpha/s0/r1/response.json"))["key"]
+	assert a != b, a
+	PY
+	"$RETORT_BIN/metrics" --compare out/eval/mock/metrics.json out/eval/skilled/metrics.json >cmp.txt &&
+	grep -q "^correct_rate  *0.0000  *0.0000  *+0.0000" cmp.txt
+'
+
+test_expect_success 'no evaluation record enters a dataset: package refuses them, a training build has none' '
+	cd p && expect_fail 2 "an evaluation.s record never enters the dataset" \
+		"$RETORT_BIN/package" -o out/x out/eval/mock/v/alpha/s0/record.json &&
+	test ! -e out/x &&
+	rconfigure --tasks=test --samples=1 --rounds=1 >/dev/null && ninja >ninja2.log 2>&1 &&
+	mkdir x && tar -xzf out/dataset/retort-dataset-00000.tar.gz -C x &&
+	! grep -rl "mock-student" x && grep -q "\"replay\"" x/data/trajectories-00000.jsonl &&
+	! ninja skill >skill.log 2>&1 && grep -q "no verified trajectory to distil a skill from" skill.log &&
+	test "$(cat x/data/*.jsonl x/data/sft_final/*.jsonl 2>/dev/null | wc -l)" -ge 2 &&
+	test -s out/eval/mock/metrics.json
+'
+test_done
