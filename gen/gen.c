@@ -5,8 +5,10 @@
  *        gen [options] --list
  *        gen [options] --split SPEC
  *        gen --models FILE --provider P --model M --model-json FILE
+ *        gen --propose-split CURRICULUM
  *
- * Reads every tasks/NAME.yaml (sorted), validates each strictly, expands each
+ * Reads every tasks/NAME.yaml (sorted; the
+ * curriculum, tasks/curriculum.yaml, is no spec), validates each strictly, expands each
  * spec's matrix into variants, and selects variants with --tasks.
  *
  *   --ninja FILE   write the task graph (build statements only; configure
@@ -20,6 +22,12 @@
  *                  an anthropic (claude-...) or openai id that no entry
  *                  matches gets the defaults alone, "listed": false and no
  *                  "prices" (its prices are unknown)
+ *
+ *   --propose-split CURRICULUM  write each proposal batch's request,
+ *                  out/propose/<family>/b<k>/task.json (restat); propose.c
+ *   --propose CURRICULUM  with --ninja: the proposal graph too (propose.c),
+ *                  and the specs it accepted (out/propose/specs/NAME.yaml)
+ *                  beside tasks/NAME.yaml
  *
  * With --models FILE, --provider P and --model M, the models file is
  * validated and --ninja emits the request edges for that teacher; with
@@ -65,7 +73,8 @@ static const char usage[] =
 	"usage: gen [options] --ninja FILE\n"
 	"       gen [options] --list\n"
 	"       gen [options] --split SPEC\n"
-	"       gen --models FILE --provider P --model M --model-json FILE\n";
+	"       gen --models FILE --provider P --model M --model-json FILE\n"
+	"       gen --propose-split CURRICULUM\n";
 
 struct opts {
 	const char *tasksdir, *outdir, *globs;
@@ -77,6 +86,8 @@ struct opts {
 	const char *evaldir; /* --eval DIR: an evaluation build, its samples under DIR */
 	int heldout;         /* --held-out: only the tasks package's test split holds out */
 	const char *skill;   /* --skill FILE: the student's skill, an input of every request */
+	const char *propose; /* --propose CURRICULUM: the proposal graph and its accepted specs */
+	const char *proposesplit;
 	/* what to do: one of them */
 	const char *ninja, *split, *modeljson;
 	int list;
@@ -109,8 +120,8 @@ listdir(const char *dir, const char *suffix, size_t *count)
 	if (!d)
 		die(EXIT_USAGE, "cannot open folder '%s':", dir);
 	while ((e = readdir(d))) {
-		if (e->d_name[0] == '.' || !endswith(e->d_name, suffix))
-			continue;
+		if (e->d_name[0] == '.' || !endswith(e->d_name, suffix) || !strcmp(e->d_name, "curriculum.yaml"))
+			continue; /* the curriculum is no spec (configure --propose reads it) */
 		v = xreallocarray(v, n + 2, sizeof *v);
 		v[n++] = xasprintf("%s/%s", dir, e->d_name);
 	}
@@ -122,6 +133,27 @@ listdir(const char *dir, const char *suffix, size_t *count)
 	v[n] = NULL;
 	*count = n;
 	return v;
+}
+
+/* with --propose: the accepted specs too (propose-accept writes them), when there are any yet */
+static char **
+withaccepted(const struct opts *o, char **files, size_t *nfiles)
+{
+	char *dir = xasprintf("%s/propose/specs", o->outdir), **more;
+	size_t n, i;
+
+	if (access(dir, F_OK) != 0) {
+		free(dir);
+		return files;
+	}
+	more = listdir(dir, ".yaml", &n);
+	files = xreallocarray(files, *nfiles + n + 1, sizeof *files);
+	for (i = 0; i < n; i++)
+		files[(*nfiles)++] = more[i];
+	files[*nfiles] = NULL;
+	free(more);
+	free(dir);
+	return files;
 }
 
 static void
@@ -199,6 +231,8 @@ loadall(const struct opts *o, const char *one, struct all *A)
 		nfiles = 1;
 	} else {
 		files = listdir(o->tasksdir, ".yaml", &nfiles);
+		if (o->propose)
+			files = withaccepted(o, files, &nfiles);
 	}
 	A->sf = xcalloc(nfiles + 1, sizeof *A->sf);
 	for (i = 0; i < nfiles; i++) {
@@ -527,6 +561,11 @@ writeninja(const struct opts *o, const struct all *A, const char *path)
 	bufputc(&b, '\n');
 	if (o->models)
 		bufprintf(&b, "build %s/model.json: model %s | $gen\n\n", o->outdir, o->models);
+	if (o->propose && proposeedges(&b, o->propose, o->tasksdir, o->outdir, "README.md") < 0) {
+		buffree(&b);
+		buffree(&responses);
+		return -2;
+	}
 	/* the GPU's measured ceilings, once per build */
 	bufprintf(&b, "build %s/runtime/harness.o | %s/runtime/harness.o.list %s/runtime/py/harness.so "
 	          "%s/runtime/py/harness.py: runtime | tools/runtime/harness.c tools/runtime/harness.h "
@@ -671,6 +710,10 @@ run(const struct opts *o)
 		specpromptdir = promptdir;
 	}
 
+	if (o->proposesplit) {
+		free(modelnote);
+		return proposesplit(o->proposesplit, o->tasksdir, o->outdir, "README.md");
+	}
 	speckeepjson = o->split != NULL;
 	r = loadall(o, o->split, &A);
 	if (r < 0) {
@@ -683,7 +726,7 @@ run(const struct opts *o)
 		free(modelnote);
 		return EXIT_USAGE;
 	}
-	if (!o->all && A.nselected == 0 && !o->split) {
+	if (!o->all && A.nselected == 0 && !o->split && !o->propose) { /* proposals: none accepted yet */
 		warn("--tasks '%s' selects none of the %zu variants", o->globs, A.nvariants);
 		freeall(&A);
 		free(modelnote);
@@ -696,8 +739,9 @@ run(const struct opts *o)
 				if (A.sf[a].v[b].selected)
 					printf("%s\n", A.sf[a].v[b].id);
 	} else if (o->ninja) {
-		if (writeninja(o, &A, o->ninja) < 0)
-			r = EXIT_RETRY;
+		int w = writeninja(o, &A, o->ninja);
+		if (w < 0)
+			r = w == -2 ? EXIT_USAGE : EXIT_RETRY;
 		else
 			printf("%zu specs, %zu of %zu variants selected\n%s%s", A.nsf, A.nselected,
 			       A.nvariants, modelnote ? modelnote : "", modelnote ? "\n" : "");
@@ -731,7 +775,7 @@ parselangs(const char *list)
 int
 main(int argc, char **argv)
 {
-	struct opts o = { "tasks", "out", "demo", 0, 1, 3, NULL, NULL, NULL, 0, "cuda", 0, NULL, 0, NULL, NULL, NULL, NULL, 0 };
+	struct opts o = { "tasks", "out", "demo", 0, 1, 3, NULL, NULL, NULL, 0, "cuda", 0, NULL, 0, NULL, NULL, NULL, NULL, NULL, NULL, 0 };
 	struct optlist in;
 	int r;
 	struct opt tab[] = {
@@ -757,14 +801,18 @@ main(int argc, char **argv)
 		{ "--held-out", NULL, OPT_FLAG, &o.heldout, 0, 0, "select only the held-out tasks (package's test split)" },
 		{ "--skill", "FILE", OPT_STR, &o.skill, 0, 0, "--ninja: the student's skill, an input of every request; "
 		  "refused on a task it names as its source" },
+		{ "--propose", "CURRICULUM", OPT_STR, &o.propose, 0, 0, "--ninja: the proposal graph, and the specs it accepted" },
+		{ "--propose-split", "CURRICULUM", OPT_STR, &o.proposesplit, 0, 0, "write each proposal batch's request "
+		  "(OUT/propose/<family>/b<k>/task.json)" },
 		{ 0 }
 	};
 	const struct optspec spec = { usage, tab, 0, 0 };
 
 	setprogname(argv[0]);
 	optparse(&spec, argc, argv, &in);
-	if (!!o.ninja + o.list + !!o.split + !!o.modeljson != 1)
-		optdie(&spec, "say what to do: one of --ninja FILE, --list, --split SPEC or --model-json FILE");
+	if (!!o.ninja + o.list + !!o.split + !!o.modeljson + !!o.proposesplit != 1)
+		optdie(&spec, "say what to do: one of --ninja FILE, --list, --split SPEC, --model-json FILE or "
+		       "--propose-split CURRICULUM");
 	if (o.models && (!o.provider || !o.model))
 		die(EXIT_USAGE, "--models needs --provider and --model");
 	if (o.modeljson && !o.models)

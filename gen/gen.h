@@ -19,6 +19,8 @@ void diag(const char *file, int line, int col, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 void vdiag(const char *file, int line, int col, const char *fmt, va_list ap);
 int diagcount(void);
+/* set: each message goes there instead of stderr (propose-check records them) */
+extern void (*diagsink)(const char *msg);
 void diagreset(void); /* forget earlier messages (tests) */
 /* the closest of the NULL-terminated names to s (at most two edits, a swap
  * of neighbours counting as one), or NULL: for "did you mean" */
@@ -145,5 +147,38 @@ int variantmatch(const struct variant *v, const char *globs);
  */
 int modelresolve(const char *path, const char *provider, const char *model, json_t **out,
                  char **note);
+
+/* ---- the curriculum (curriculum.c): families of proposed problems ---- */
+
+enum { CURRICULUM_MAX_PROBLEMS = 200000 };
+
+struct family {
+	char *name, *covers, *difficulty;
+	int count, batch, nbatches;
+	char **dtypes, **sizes, **exemplars, **angles; /* NULL-terminated */
+	size_t ndtypes, nsizes, nexemplars, nangles;
+	int line, col;
+};
+
+struct curriculum {
+	char *path;
+	int batch, rounds;
+	struct family *f;
+	size_t nf, total;
+};
+
+/* parse and check the curriculum at path (exemplars under tasksdir); 0 or -1 after diagnostics */
+int curriculumload(const char *path, const char *tasksdir, struct curriculum *cu);
+void curriculumfree(struct curriculum *cu);
+/* batch k's distinct angle (malloc'd) */
+char *curriculumangle(const struct family *f, int k);
+
+/* ---- the proposal graph (propose.c) ---- */
+
+struct buf;
+/* each batch's request task.json; the exit status */
+int proposesplit(const char *curriculum, const char *tasksdir, const char *outdir, const char *readme);
+/* the proposal edges into b; 0 or -1 after diagnostics */
+int proposeedges(struct buf *b, const char *curriculum, const char *tasksdir, const char *outdir, const char *readme);
 
 #endif

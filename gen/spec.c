@@ -1211,13 +1211,15 @@ setreference(struct ctx *c, json_t *j)
 	free(ref);
 }
 
-/* where the spec came from, when it was imported: origin {source, file,
- * level, problem}; JSON null without one */
+/* where the spec came from, when it was imported or proposed: origin
+ * {source, file, level, problem; family, model, provider, request, round,
+ * checks}; JSON null without one */
 static json_t *
 originjson(struct ctx *c)
 {
 	struct ynode *n = yget(c->root, "origin");
-	static const char *const keys[] = { "source", "file", "level", "problem", NULL };
+	static const char *const keys[] = { "source", "file", "level", "problem", "family", "model", "provider",
+	                                     "request", "round", "checks", NULL };
 	json_t *o;
 
 	if (!n)
@@ -1233,7 +1235,7 @@ originjson(struct ctx *c)
 		char *s;
 		if (!yget(n, *k))
 			continue;
-		if (!strcmp(*k, "level") || !strcmp(*k, "problem")) {
+		if (!strcmp(*k, "level") || !strcmp(*k, "problem") || !strcmp(*k, "round")) {
 			if (getnum(c, n, *k, 0, 1e9, 1, &num) == 0)
 				json_object_set_new(o, *k, json_integer((json_int_t)num));
 		} else if ((s = getstr(c, n, *k, 1))) {
@@ -1383,6 +1385,12 @@ resolve(struct ctx *c, struct variant *v, const char *specid)
 
 	setreference(c, j);
 	json_object_set_new(j, "origin", originjson(c));
+	if (!strcmp(jstr(json_object_get(j, "origin"), "source", ""), "teacher")) {
+		/* a proposed spec (propose-accept wrote its origin): --tasks selects it as proposed, or by family */
+		json_array_append_new(tags, json_string("proposed"));
+		if (json_is_string(json_object_get(json_object_get(j, "origin"), "family")))
+			json_array_append(tags, json_object_get(json_object_get(j, "origin"), "family"));
+	}
 	if ((b = baselinejson(c)))
 		json_object_set_new(j, "baseline", b);
 	if ((n = yget(c->root, "cost"))) {

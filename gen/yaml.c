@@ -26,6 +26,7 @@ enum { DIAG_MAX = 20 };
 
 static int ndiag;
 static char *seen[DIAG_MAX];
+void (*diagsink)(const char *msg);
 
 void
 diag(const char *file, int line, int col, const char *fmt, ...)
@@ -55,7 +56,10 @@ vdiag(const char *file, int line, int col, const char *fmt, va_list ap)
 			return;
 	if (ndiag < DIAG_MAX) {
 		seen[ndiag] = xstrdup(full);
-		fprintf(stderr, "%s\n", full);
+		if (diagsink)
+			diagsink(full);
+		else
+			fprintf(stderr, "%s\n", full);
 	} else if (ndiag == DIAG_MAX) {
 		fprintf(stderr, "%s: too many errors, stopping\n", file ? file : argv0);
 	}

@@ -14,7 +14,13 @@
  * the model and caches the answer, and writes RESPONSE.
  *
  * Inputs are told apart by file name: task.json, response.json,
- * compile.json, verify.json, bench.json.
+ * compile.json, verify.json, bench.json, check.json.
+ *
+ * A proposal batch's request (gen/propose.c: task.json with "kind":
+ * "proposal") names its templates ("system", "prompt", "repair") and
+ * brings its variables ("vars"); its round 2 on feeds back the previous
+ * round's check.json (propose-check: its "feedback", and "finished" when
+ * nothing is left to repair).
  *
  * --lang triton asks for a Triton candidate (lib/round.h): the templates
  * are PROMPTS/triton's, {{signature}} is the Python entry point's ("def
@@ -169,7 +175,7 @@ struct opts {
 	const char *distill; /* --distill SKILL_MD: the skill request over records */
 	int sample, round, offline;
 	double budget;
-	const char *task, *prev[4]; /* response, compile, verify, bench */
+	const char *task, *prev[5]; /* response, compile, verify, bench, check (a proposal batch's) */
 	const char *lang;           /* --lang: cuda, or triton (round.h) */
 };
 
@@ -402,6 +408,9 @@ taskvars(json_t *task, const struct opts *o)
 	bufprintf(&b, "%g", jnum(task, "target_speedup", 1));
 	setvar(vars, "target_speedup", b.s);
 	buffree(&b);
+	json_object_foreach(json_object_get(task, "vars"), k, v) /* a proposal batch's own */
+		if (json_is_string(v))
+			setvar(vars, k, json_string_value(v));
 	return vars;
 }
 
@@ -418,7 +427,16 @@ feedback(const struct opts *o, json_t *task, int *finished)
 	json_t *c = o->prev[1] ? jmustload(o->prev[1]) : NULL;
 	json_t *v = o->prev[2] ? jmustload(o->prev[2]) : NULL;
 	json_t *bn = o->prev[3] ? jmustload(o->prev[3]) : NULL;
-	char *fb = roundfeedback(task, c, v, bn);
+	char *fb;
+
+	if (o->prev[4]) { /* a proposal batch: propose-check said what to repair */
+		json_t *ck = jmustload(o->prev[4]);
+		*finished = jbool(ck, "finished", 1);
+		fb = xstrdup(jstr(ck, "feedback", ""));
+		json_decref(ck);
+		return fb;
+	}
+	fb = roundfeedback(task, c, v, bn);
 
 	*finished = roundfinished(task, c, v, bn);
 
@@ -1108,7 +1126,7 @@ conversation(const struct opts *o, json_t *task, json_t *vars, json_t **prev, in
 		snprintf(r, sizeof r, "%d", o->round);
 		setvar(vars, "feedback", fb);
 		setvar(vars, "round", r);
-		user = renderfile(dir, "repair", vars);
+		user = renderfile(dir, jstr(task, "repair", "repair"), vars);
 		json_array_append_new(messages, json_pack("{s:s,s:s}", "role", "user", "content", user));
 		free(user);
 	}
@@ -1258,10 +1276,10 @@ classify(const char *path)
 {
 	const char *slash = strrchr(path, '/'), *base = slash ? slash + 1 : path;
 	static const char *const names[] = { "task.json", "response.json", "compile.json",
-	                                     "verify.json", "bench.json" };
+	                                     "verify.json", "bench.json", "check.json" };
 	size_t i;
 
-	for (i = 0; i < 5; i++)
+	for (i = 0; i < 6; i++)
 		if (!strcmp(base, names[i]))
 			return names[i];
 	return NULL;
@@ -1331,7 +1349,7 @@ prepare(const struct opts *o, const struct model *m, struct request *rq)
 	rq->taskid = jstr(rq->task, "id", "?");
 	rq->vars = taskvars(rq->task, o);
 	/* the conversation: round 1 from the templates, later rounds continue */
-	rq->system = renderfile(dir, "system", rq->vars);
+	rq->system = renderfile(dir, jstr(rq->task, "system", "system"), rq->vars);
 	free(dir);
 	if (o->skill)
 		rq->system = withskill(rq->system, o->skill);
@@ -1715,11 +1733,12 @@ roundfiles(struct opts *o, char *const *v, size_t n)
 		const char *kind = classify(v[i]);
 		if (!kind)
 			die(EXIT_USAGE, "cannot tell what input '%s' is (task.json, response.json, "
-			    "compile.json, verify.json or bench.json)", v[i]);
+			    "compile.json, verify.json, bench.json or check.json)", v[i]);
 		if (!strcmp(kind, "task.json")) o->task = v[i];
 		else if (!strcmp(kind, "response.json")) o->prev[0] = v[i];
 		else if (!strcmp(kind, "compile.json")) o->prev[1] = v[i];
 		else if (!strcmp(kind, "verify.json")) o->prev[2] = v[i];
+		else if (!strcmp(kind, "check.json")) o->prev[4] = v[i];
 		else o->prev[3] = v[i];
 	}
 }
@@ -1760,7 +1779,7 @@ int
 main(int argc, char **argv)
 {
 	struct opts o = { NULL, "out/model.json", "tasks/prompts", NULL, "tasks/replay", "sm_90",
-	                  NULL, NULL, NULL, NULL, NULL, 0, 1, 0, 0, NULL, { NULL, NULL, NULL, NULL }, "cuda" };
+	                  NULL, NULL, NULL, NULL, NULL, 0, 1, 0, 0, NULL, { NULL, NULL, NULL, NULL, NULL }, "cuda" };
 	struct optlist in;
 	int r;
 	struct opt tab[] = {

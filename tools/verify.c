@@ -175,58 +175,6 @@ out:
 	return rc;
 }
 
-/* one value of an example as text the reference's scanf reads */
-static void
-putvalue(struct buf *b, json_t *v)
-{
-	if (json_is_string(v))
-		bufprintf(b, " %s", json_string_value(v));
-	else if (json_is_integer(v))
-		bufprintf(b, " %" JSON_INTEGER_FORMAT, json_integer_value(v));
-	else
-		bufprintf(b, " %.17g", json_number_value(v));
-}
-
-/* one case's line of a plan: inputs drawn (in) or given (example values, by name) */
-static void
-planline(struct buf *plan, const struct task *t, const struct tcase *c, const struct runin *in, json_t *given)
-{
-	int i;
-
-	bufprintf(plan, "case %d", ntensors(t));
-	for (i = 0; i < t->nargs; i++) {
-		const struct targ *a = &t->args[i];
-		if (!istensor(a))
-			continue;
-		if (a->kind == ARG_OUT) {
-			bufprintf(plan, " 1 %d %lld 0 0 0 0 0", a->dt, (long long)c->numel[i]);
-		} else if (given) {
-			json_t *v;
-			size_t k;
-			bufprintf(plan, " %d %d %lld -1 0 0 0 0", a->kind, a->dt, (long long)c->numel[i]);
-			json_array_foreach(json_object_get(given, a->name), k, v)
-				putvalue(plan, v);
-		} else {
-			bufprintf(plan, " %d %d %lld", a->kind, a->dt, (long long)c->numel[i]);
-			drawput(plan, &in->d[i]);
-		}
-	}
-	bufprintf(plan, " %d", c->nsizes);
-	for (i = 0; i < c->nsizes; i++)
-		bufprintf(plan, " %lld", (long long)c->sizes[i]);
-	bufprintf(plan, " %d", c->nscalars);
-	for (i = 0; i < c->nscalars; i++)
-		bufprintf(plan, " %.17g", in ? in->scalars[i] : c->scalars[i]);
-	for (i = 0; i < t->nargs; i++) {
-		if (!istensor(&t->args[i]))
-			continue;
-		bufprintf(plan, " %d", c->ndims[i]);
-		for (int d = 0; d < c->ndims[i]; d++)
-			bufprintf(plan, " %lld", (long long)c->dims[i][d]);
-	}
-	bufputc(plan, '\n');
-}
-
 /* the spec's hand-computed examples must hold for its reference */
 static void
 examples(const struct task *t, const char *reference, const char *venv, const char *work)

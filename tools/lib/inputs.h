@@ -53,4 +53,9 @@ int runfromjson(const struct task *t, const struct tcase *c, json_t *j, struct r
  * (scalars only where they are drawn) */
 void runtext(const struct task *t, const struct tcase *c, const struct runin *in, char *out, size_t cap);
 
+/* one case's line of a reference's plan (tools/runtime/refrun.c reads it):
+ * inputs drawn (in), or given (given: example values by input name); the
+ * scalars in's, or the case's when in is NULL */
+void planline(struct buf *plan, const struct task *t, const struct tcase *c, const struct runin *in, json_t *given);
+
 #endif

@@ -1,0 +1,198 @@
+/*
+ * propose.c - the proposal part of the graph (configure --propose=FILE):
+ * per family of the curriculum and batch, a request to the teacher for
+ * that batch's problems, each round's answer checked by propose-check, a
+ * repair round for what failed; then propose-accept over every check:
+ * the accepted specs (out/propose/specs/), which build.ninja depends on
+ * (configure puts out/propose/accepted.json among the regeneration's
+ * inputs), so one `ninja` proposes, checks, regenerates and goes on with
+ * the kernel graph over the accepted specs.
+ *
+ * Each batch's request is out/propose/<family>/b<k>/task.json (gen
+ * --propose-split writes them all, restat: an edited family changes only
+ * its own): the prompt templates (propose-system, propose, propose-repair)
+ * and their variables: the family, its batch's count and angle, the
+ * exemplar specs' text, and the spec format, which is the README's "Task
+ * spec reference" section itself (one source: the prompt cannot drift
+ * from the documentation the parser is held to).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../tools/lib/json.h"
+#include "../tools/lib/util.h"
+#include "gen.h"
+
+/* the README's "## Task spec reference" section, up to the next "## " heading (malloc'd), or NULL */
+static char *
+specformat(const char *readme)
+{
+	struct buf b;
+	char *start, *end, *r;
+
+	bufinit(&b, 1 << 22);
+	if (readfile(readme, &b) < 0) {
+		diag(readme, 0, 0, "cannot read the spec format's source (the README)");
+		buffree(&b);
+		return NULL;
+	}
+	start = strstr(b.s, "\n## Task spec reference\n");
+	if (!start) {
+		diag(readme, 0, 0, "no '## Task spec reference' section: the proposals' prompt shows it");
+		buffree(&b);
+		return NULL;
+	}
+	start += strlen("\n## Task spec reference\n");
+	end = strstr(start, "\n## ");
+	r = end ? xstrndup(start, (size_t)(end - start)) : xstrdup(start);
+	buffree(&b);
+	return r;
+}
+
+/* the exemplars' text, each in a yaml block */
+static char *
+exemplars(const struct family *f, const char *tasksdir)
+{
+	struct buf b, one;
+	size_t i;
+
+	bufinit(&b, 1 << 24);
+	for (i = 0; i < f->nexemplars; i++) {
+		char *p = xasprintf("%s/%s.yaml", tasksdir, f->exemplars[i]);
+		bufinit(&one, 1 << 20);
+		if (readfile(p, &one) < 0)
+			diag(p, 0, 0, "cannot read the exemplar");
+		else
+			bufprintf(&b, "```yaml\n%s%s```\n\n", one.s, one.n && one.s[one.n - 1] == '\n' ? "" : "\n");
+		buffree(&one);
+		free(p);
+	}
+	return bufdetach(&b);
+}
+
+static char *
+joined(char **v, const char *none)
+{
+	struct buf b;
+
+	bufinit(&b, 1 << 16);
+	for (char **p = v; p && *p; p++)
+		bufprintf(&b, "%s%s", p == v ? "" : ", ", *p);
+	if (!b.n)
+		bufputs(&b, none);
+	return bufdetach(&b);
+}
+
+/* the request of batch k of family f */
+static json_t *
+batchtask(const struct curriculum *cu, const struct family *f, int k, const char *format, const char *ex)
+{
+	int count = k == f->nbatches - 1 ? f->count - k * f->batch : f->batch;
+	char *angle = curriculumangle(f, k), *dt = joined(f->dtypes, "any"), *sz = joined(f->sizes, "any");
+	char id[128], n[16], marker[256];
+	json_t *t;
+
+	snprintf(id, sizeof id, "propose/%s/b%d", f->name, k);
+	snprintf(n, sizeof n, "%d", count);
+	snprintf(marker, sizeof marker, "<!-- retort-propose family=%s batch=%d count=%d -->", f->name, k, count);
+	t = json_pack("{s:i,s:s,s:s,s:s,s:s,s:s,s:s,s:i,s:i,s:i,s:{s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s}}",
+	              "version", 1, "id", id, "kind", "proposal", "prompt", "propose", "system", "propose-system",
+	              "repair", "propose-repair", "family", f->name, "batch", k, "count", count, "rounds", cu->rounds,
+	              "vars", "family", f->name, "covers", f->covers, "count", n, "angle", angle, "difficulty",
+	              f->difficulty, "dtypes", dt, "size_classes", sz, "spec_format", format, "exemplars", ex,
+	              "marker", marker);
+	free(angle);
+	free(dt);
+	free(sz);
+	return t;
+}
+
+int
+proposesplit(const char *curriculum, const char *tasksdir, const char *outdir, const char *readme)
+{
+	struct curriculum cu;
+	char *format;
+	size_t i;
+	int k, r = 0;
+
+	if (curriculumload(curriculum, tasksdir, &cu) < 0 || !(format = specformat(readme))) {
+		curriculumfree(&cu);
+		return EXIT_USAGE;
+	}
+	for (i = 0; i < cu.nf && !r; i++) {
+		char *ex = exemplars(&cu.f[i], tasksdir);
+		for (k = 0; k < cu.f[i].nbatches && !r; k++) {
+			json_t *t = batchtask(&cu, &cu.f[i], k, format, ex);
+			char *path = xasprintf("%s/propose/%s/b%d/task.json", outdir, cu.f[i].name, k);
+			if (jwrite(path, t) < 0) {
+				warn("cannot write '%s':", path);
+				r = EXIT_RETRY;
+			}
+			free(path);
+			json_decref(t);
+		}
+		free(ex);
+	}
+	free(format);
+	curriculumfree(&cu);
+	return r;
+}
+
+/* one batch's rounds: ask, check; from round 2 with the previous round's check */
+static void
+batchedges(struct buf *b, const struct curriculum *cu, const struct family *f, int k, const char *d,
+           const char *tasksdir, struct buf *checks)
+{
+	int r;
+
+	for (r = 1; r <= cu->rounds; r++) {
+		bufprintf(b, "build %s/propose/%s/b%d/r%d/response.json: query %s/propose/%s/b%d/task.json", d, f->name, k,
+		          r, d, f->name, k);
+		if (r > 1)
+			bufprintf(b, " %s/propose/%s/b%d/r%d/response.json %s/propose/%s/b%d/r%d/check.json", d, f->name,
+			          k, r - 1, d, f->name, k, r - 1);
+		bufprintf(b, " | $bindir/query-llm %s/model.json %s/prompts/propose-system.md %s/prompts/propose.md%s%s%s\n"
+		          "  s = 0\n  r = %d\n", d, tasksdir, tasksdir, r > 1 ? " " : "", r > 1 ? tasksdir : "",
+		          r > 1 ? "/prompts/propose-repair.md" : "", r);
+		bufprintf(b, "build %s/propose/%s/b%d/r%d/check.json: propcheck %s/propose/%s/b%d/task.json "
+		          "%s/propose/%s/b%d/r%d/response.json", d, f->name, k, r, d, f->name, k, d, f->name, k, r);
+		if (r > 1)
+			bufprintf(b, " %s/propose/%s/b%d/r%d/check.json", d, f->name, k, r - 1);
+		bufputs(b, " | $bindir/propose-check $bindir/prepare $bindir/verify tools/runtime/refrun.c "
+		        "tools/runtime/refrun.h tools/lib/tensor.c tools/lib/tensor.h tools/lib/draw.h\n");
+		bufprintf(checks, " $\n    %s/propose/%s/b%d/r%d/check.json", d, f->name, k, r);
+	}
+}
+
+int
+proposeedges(struct buf *b, const char *curriculum, const char *tasksdir, const char *outdir, const char *readme)
+{
+	struct curriculum cu;
+	struct buf checks;
+	size_t i, j;
+	int k, any = 0;
+
+	if (curriculumload(curriculum, tasksdir, &cu) < 0)
+		return -1;
+	bufprintf(b, "# ---- proposals: %zu families, %zu problems, from %s ----\n", cu.nf, cu.total, curriculum);
+	for (i = 0; i < cu.nf; i++)
+		for (k = 0; k < cu.f[i].nbatches; k++) {
+			bufprintf(b, "%s%s/propose/%s/b%d/task.json", any ? " $\n    " : "build ", outdir, cu.f[i].name, k);
+			any = 1;
+		}
+	bufprintf(b, ": propsplit %s | $gen %s", curriculum, readme);
+	for (i = 0; i < cu.nf; i++)
+		for (j = 0; j < cu.f[i].nexemplars; j++)
+			bufprintf(b, " %s/%s.yaml", tasksdir, cu.f[i].exemplars[j]);
+	bufputs(b, "\n");
+	bufinit(&checks, (size_t)1 << 32);
+	for (i = 0; i < cu.nf; i++)
+		for (k = 0; k < cu.f[i].nbatches; k++)
+			batchedges(b, &cu, &cu.f[i], k, outdir, tasksdir, &checks);
+	bufprintf(b, "build %s/propose/accepted.json | %s/propose/report.json: propaccept%s | $bindir/propose-accept\n"
+	          "build propose: phony %s/propose/accepted.json\n\n", outdir, outdir, checks.s, outdir);
+	buffree(&checks);
+	curriculumfree(&cu);
+	return 0;
+}

@@ -1,0 +1,724 @@
+/*
+ * propose-check - check one round of a proposal batch's answer: every
+ * proposed spec, rule by rule, its reference run in the sandbox
+ *
+ * usage: propose-check [options] -o CHECK_JSON TASK_JSON RESPONSE_JSON [PREVIOUS_CHECK_JSON]
+ *
+ * TASK_JSON is the batch's request (gen/propose.c), RESPONSE_JSON the
+ * round's answer (query-llm): one ```yaml block a proposal. In round 1
+ * block k is proposal k (blocks past the batch's count are ignored); in a
+ * repair round block k stands for the k-th proposal that PREVIOUS_CHECK_JSON
+ * lists as failed (an empty block: the teacher gave it up).
+ *
+ * The rules, in order; the first that fails ends the proposal's checks
+ * (the rest are not run) and is what the teacher is told:
+ *
+ *   size               the spec's text is at most 64 KiB
+ *   schema             gen's parser and schema (tools' spec.c), its messages
+ *   caps               at most 16 variants, 16 verify sizes, 64 MiB of
+ *                      tensors per verify case
+ *   no_allow           no `allow:` (the static screen's rules stay on)
+ *   no_overrides       no `prompt`, `origin`, `samples` or `rounds`: the
+ *                      build decides those, not the proposal
+ *   tolerance          no tolerance (nor an example's) looser than the
+ *                      output dtype's defaults (README: tolerance)
+ *   baseline_libs      a baseline links only vendor libraries
+ *   text_is_data       no template syntax ({{, }}) anywhere: the text
+ *                      reaches later prompts as data
+ *   reference_c        a C reference (the teacher's reference is untrusted C,
+ *                      built and run in the sandbox like a candidate)
+ *   examples_present   at least one hand-computed example
+ *   reference_builds   prepare --reference builds it (in the sandbox)
+ *   examples           verify --expected --no-bench: it reproduces its examples
+ *   degenerate         ... and its outputs are not near-constant
+ *   reference_runs     ... and it runs on the verify inputs (all three
+ *                      distributions) without failing
+ *   cpu_time           that run took at most --cpu-max CPU seconds
+ *   deterministic      the probe plan run twice gives the same bytes
+ *   depends_on_inputs  changing any one input tensor changes some output
+ *   depends_on_scalars changing any one scalar parameter changes some output
+ *
+ * The probe (the last three, and the behavioural fingerprint): the
+ * reference on a canonical input: every size parameter 8 (shapes evaluated
+ * from the spec's expressions; the first verify size when that does not
+ * give a valid case), input i drawn as the spec draws it but from seed
+ * PROBE_SEED + i whatever its name, the first verify size's scalars; then
+ * once more per input tensor with another seed, and per scalar with another
+ * value. The fingerprint is sha256 of the signature's class (each argument's
+ * kind, dtype and rank, in order) and the base case's outputs rounded to 3
+ * significant digits: equal fingerprints are the same function whatever
+ * the names (propose-accept drops the later ones).
+ *
+ * CHECK_JSON: task, family, round, status (checked, or done when the round
+ * asked nothing), the response's provenance (provider, model, key), per
+ * proposal: index, round, id, status (passed, failed, empty), rules
+ * (each rule's name, ok, message), failed_rule, the spec's text,
+ * fingerprint, fingerprint_key, probe, cpu_seconds; failed (the indices
+ * still failing, for the next round), finished (nothing to repair, or the
+ * last round), feedback (what the next round's request says).
+ *
+ * The options are the table in main() (lib/opts.h), which --help prints.
+ *
+ * Exit: 0 written, whatever the proposals were; 1 infrastructure (a tool
+ * could not run, the disk); 2 bad usage or input.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include "../gen/gen.h"
+#include "lib/abi.h"
+#include "lib/compare.h"
+#include "lib/inputs.h"
+#include "lib/json.h"
+#include "lib/opts.h"
+#include "lib/round.h"
+#include "lib/sandbox.h"
+#include "lib/sha.h"
+#include "lib/tensor.h"
+#include "lib/util.h"
+
+static const char usage[] =
+	"usage: propose-check [options] -o CHECK_JSON TASK_JSON RESPONSE_JSON [PREVIOUS_CHECK_JSON]\n";
+
+enum { MAX_SPEC = 64 << 10, MAX_VARIANTS = 16, MAX_VERIFY = 16, PROBE_SIZE = 8, MAX_BLOCKS = 64 };
+static const double MAX_CASE_BYTES = 64.0 * (1 << 20), PROBE_MAX_NUMEL = 1 << 20;
+static const uint64_t PROBE_SEED = 0x70726f6265ULL;
+
+struct opts {
+	const char *out, *cachedir, *cc, *bindir, *src, *promptdir;
+	double cpumax;
+};
+
+/* one proposal's checks */
+struct prop {
+	json_t *rules;       /* [{rule, ok, message}] */
+	const char *failed;  /* the first rule that failed, or NULL */
+	struct buf diags;    /* the parser's messages */
+};
+
+static struct prop *cur; /* for the diagnostics sink */
+
+static void
+sink(const char *msg)
+{
+	bufprintf(&cur->diags, "%s\n", msg);
+}
+
+/* record rule's outcome; 0 when it passed */
+static int
+rule(struct prop *p, const char *name, int ok, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+static int
+rule(struct prop *p, const char *name, int ok, const char *fmt, ...)
+{
+	char msg[4096] = "";
+	va_list ap;
+
+	if (fmt) {
+		va_start(ap, fmt);
+		vsnprintf(msg, sizeof msg, fmt, ap);
+		va_end(ap);
+	}
+	json_array_append_new(p->rules, json_pack("{s:s,s:b,s:s}", "rule", name, "ok", ok, "message", msg));
+	if (!ok && !p->failed)
+		p->failed = name;
+	return ok ? 0 : -1;
+}
+
+/* ------------------------------------------------------------ the text */
+
+/* the ```yaml blocks of text, at most max (malloc'd, NULL-terminated) */
+static char **
+yamlblocks(const char *text, size_t max, size_t *n)
+{
+	char **v = xcalloc(max + 1, sizeof *v);
+	const char *p = text;
+
+	*n = 0;
+	while (*n < max && (p = strstr(p, "```yaml"))) {
+		const char *body = strchr(p, '\n'), *end;
+		if (!body)
+			break;
+		body++;
+		end = strncmp(body, "```", 3) == 0 ? body : strstr(body, "\n```");
+		if (!end)
+			end = body + strlen(body);
+		else if (end != body)
+			end++;
+		v[(*n)++] = xstrndup(body, (size_t)(end - body));
+		p = *end ? end + 3 : end;
+	}
+	return v;
+}
+
+/* the bounded fields, on the parsed text */
+static int
+bounded(struct prop *p, const struct ydoc *doc, const char *text, json_t *task)
+{
+	static const char *const overrides[] = { "prompt", "origin", "samples", "rounds", NULL };
+	const char *const *k, *name;
+	json_t *tol, *v, *a, *e;
+	size_t i;
+
+	if (rule(p, "no_allow", !yget(doc->root, "allow"), yget(doc->root, "allow") ? "a proposal cannot set "
+	         "'allow': the static screen's rules hold for every proposed task" : NULL) < 0)
+		return -1;
+	for (k = overrides; *k && !yget(doc->root, *k); k++)
+		;
+	if (rule(p, "no_overrides", !*k, *k ? "a proposal cannot set '%s': the build decides it" : NULL, *k) < 0)
+		return -1;
+	tol = json_object_get(task, "tolerance");
+	json_array_foreach(json_object_get(task, "args"), i, a) {
+		json_t *t = json_object_get(tol, jstr(a, "name", ""));
+		int dt = dtypefind(jstr(a, "dtype", ""));
+		if (!t || dt < 0)
+			continue;
+		json_object_foreach(t, name, v) {
+			double def = !strcmp(name, "rel_norm") ? dtinfos[dt].rel_norm : !strcmp(name, "rtol") ?
+			             dtinfos[dt].rtol : dtinfos[dt].atol;
+			if (json_number_value(v) > def * (1 + 1e-9))
+				return rule(p, "tolerance", 0, "%s of '%s' is %g, looser than the %s default %g: a "
+				            "proposal may tighten tolerances, not loosen them", name, jstr(a, "name", ""),
+				            json_number_value(v), dtinfos[dt].name, def);
+		}
+	}
+	json_array_foreach(json_object_get(task, "examples"), i, e)
+		if (jnum(e, "tolerance", 1e-4) > 1e-4 * (1 + 1e-9))
+			return rule(p, "tolerance", 0, "example %zu's tolerance %g is looser than the default 1e-4",
+			            i + 1, jnum(e, "tolerance", 1e-4));
+	rule(p, "tolerance", 1, NULL);
+	json_array_foreach(json_object_get(json_object_get(task, "baseline"), "libs"), i, v) {
+		static const char *const vendor[] = { "cublas", "cublasLt", "cudnn", "curand", "cufft", NULL };
+		for (k = vendor; *k && strcmp(*k, json_string_value(v)); k++)
+			;
+		if (!*k)
+			return rule(p, "baseline_libs", 0, "baseline library '%s' is not a vendor library",
+			            json_string_value(v));
+	}
+	rule(p, "baseline_libs", 1, NULL);
+	if (strstr(text, "{{") || strstr(text, "}}"))
+		return rule(p, "text_is_data", 0, "'{{' or '}}' in the spec: template syntax is not allowed in "
+		            "proposals (their text is shown to later requests as data)");
+	return rule(p, "text_is_data", 1, NULL);
+}
+
+/* ---------------------------------------------------------- the tools */
+
+/* run a trusted tool (prepare, verify) outside the sandbox; its exit status, its messages in log */
+static int
+tool(char **argv, struct buf *log, double *cpu)
+{
+	struct runlimits lim = { 1800, 0, 0, NULL };
+	struct rusage r0, r1;
+	struct run r;
+
+	getrusage(RUSAGE_CHILDREN, &r0);
+	if (runcapture(argv, NULL, NULL, &lim, 1 << 16, &r) < 0)
+		die(EXIT_RETRY, "cannot run '%s':", argv[0]);
+	getrusage(RUSAGE_CHILDREN, &r1);
+	if (cpu)
+		*cpu = (double)(r1.ru_utime.tv_sec - r0.ru_utime.tv_sec + r1.ru_stime.tv_sec - r0.ru_stime.tv_sec) +
+		       (double)(r1.ru_utime.tv_usec - r0.ru_utime.tv_usec + r1.ru_stime.tv_usec - r0.ru_stime.tv_usec) / 1e6;
+	bufput(log, r.log.s, r.log.n);
+	buffree(&r.log);
+	if (r.timedout)
+		die(EXIT_RETRY, "'%s' ran past 1800 s", argv[0]);
+	if (r.status == 1 || r.status > 2)
+		die(EXIT_RETRY, "'%s' failed (status %d):\n%s", argv[0], r.status, log->s ? log->s : "");
+	return r.status;
+}
+
+/* the reference built and verify --expected's checks: examples, degenerate, the runs, the CPU time */
+static int
+referencechecks(const struct opts *o, struct prop *p, const char *dir, double *cpu)
+{
+	char *task = xasprintf("%s/task.json", dir), *ref = xasprintf("%s/reference", dir);
+	char *exp = xasprintf("%s/expected.json", dir), *prep = xasprintf("%s/prepare", o->bindir);
+	char *ver = xasprintf("%s/verify", o->bindir);
+	char *a1[] = { prep, "--reference", "-o", ref, "--cc", (char *)o->cc, "--src", (char *)o->src, task, NULL };
+	char *a2[] = { ver, "--expected", "--no-bench", "--cache-dir", (char *)o->cachedir, "-o", exp, task, ref, NULL };
+	struct buf log;
+	int rc = -1, st;
+
+	bufinit(&log, 1 << 17);
+	if (rule(p, "reference_builds", tool(a1, &log, NULL) == 0, "%s", log.s ? log.s : "") < 0)
+		goto out;
+	bufreset(&log);
+	st = tool(a2, &log, cpu);
+	if (st != 0 && log.s && strstr(log.s, "example"))
+		rule(p, "examples", 0, "%s", log.s);
+	else if (st != 0 && log.s && strstr(log.s, "degenerate task"))
+		rule(p, "examples", 1, NULL), rule(p, "degenerate", 0, "%s", log.s);
+	else if (st != 0)
+		rule(p, "examples", 1, NULL), rule(p, "degenerate", 1, NULL), rule(p, "reference_runs", 0, "%s",
+		     log.s ? log.s : "");
+	else if (rule(p, "examples", 1, NULL), rule(p, "degenerate", 1, NULL), rule(p, "reference_runs", 1, NULL),
+	         *cpu > o->cpumax)
+		rule(p, "cpu_time", 0, "the reference took %.1f CPU seconds on the verify sizes, more than %.0f: make "
+		     "the verify sizes smaller", *cpu, o->cpumax);
+	else
+		rc = rule(p, "cpu_time", 1, "%.3f s", *cpu);
+out:
+	buffree(&log);
+	free(task), free(ref), free(exp), free(prep), free(ver);
+	return rc;
+}
+
+/* ---------------------------------------------------------- the probe */
+
+struct sizescope {
+	const struct task *t;
+	const struct tcase *c;
+};
+
+static int
+lookup(void *ctx, const char *name, double *v)
+{
+	const struct sizescope *s = ctx;
+	int i, k = 0;
+
+	for (i = 0; i < s->t->nargs; i++)
+		if (s->t->args[i].kind == ARG_SIZE) {
+			if (!strcmp(s->t->args[i].name, name)) {
+				*v = (double)s->c->sizes[k];
+				return 0;
+			}
+			k++;
+		}
+	return -1;
+}
+
+static int
+notensor(void *ctx, const char *fn, const char *name, double *v)
+{
+	(void)ctx, (void)fn, (void)name, (void)v;
+	return -1;
+}
+
+/* the canonical probe case: every size PROBE_SIZE, shapes from the spec's expressions; 0, or -1 */
+static int
+canonical(const struct task *t, struct tcase *c)
+{
+	struct sizescope sc = { t, c };
+	struct scope scope = { lookup, notensor, &sc };
+	int i, k;
+
+	for (i = 0; i < c->nsizes; i++)
+		c->sizes[i] = PROBE_SIZE;
+	for (i = 0; i < t->nargs; i++) {
+		json_t *sh = json_object_get(json_array_get(json_object_get(t->json, "args"), (size_t)i), "shape"), *d;
+		size_t j;
+		if (!istensor(&t->args[i]))
+			continue;
+		c->numel[i] = 1;
+		json_array_foreach(sh, j, d) {
+			char err[256];
+			int pos;
+			double v;
+			struct expr *e = exprparse(json_is_string(d) ? json_string_value(d) : "0", err, sizeof err, &pos);
+			k = !e || expreval(e, &scope, &v, err, sizeof err) < 0 || !(v >= 1) || v != floor(v);
+			exprfree(e);
+			if (k)
+				return -1;
+			c->dims[i][j] = (int64_t)v;
+			c->numel[i] *= (int64_t)v;
+		}
+		if ((double)c->numel[i] > PROBE_MAX_NUMEL)
+			return -1;
+	}
+	snprintf(c->label, sizeof c->label, "every size %d", PROBE_SIZE);
+	return 0;
+}
+
+/* the probe's plan: the base case, then one per input tensor and one per scalar changed */
+static void
+probeplan(const struct task *t, const struct tcase *c, struct buf *plan, int *ncases)
+{
+	static const unsigned char zero[32];
+	struct runin base, in;
+	struct tcase pc = *c;
+	int i, k = 0, s = 0;
+
+	runinputs(t, c, zero, "probe", 0, 0, 0, &base);
+	for (i = 0; i < t->nargs; i++)
+		base.d[i].seed = PROBE_SEED + (uint64_t)i;
+	for (i = 0; i < c->nscalars; i++)
+		base.scalars[i] = c->scalars[i];
+	planline(plan, t, c, &base, NULL);
+	*ncases = 1;
+	for (i = 0; i < t->nargs; i++) {
+		if (!isinput(&t->args[i]))
+			continue;
+		in = base;
+		in.d[i].seed += 7777;
+		planline(plan, t, c, &in, NULL);
+		++*ncases;
+	}
+	for (i = 0; i < t->nargs; i++) {
+		double v;
+		if (t->args[i].kind != ARG_SCALAR)
+			continue;
+		in = base;
+		v = base.scalars[s];
+		if (dtinfos[t->args[i].dt].isfloat)
+			in.scalars[s] = v != 0 ? v * 0.5 : 0.5;
+		else
+			in.scalars[s] = v > 1 ? v - 1 : v + 1;
+		pc.scalars[s] = in.scalars[s];
+		planline(plan, t, &pc, &in, NULL);
+		pc.scalars[s] = c->scalars[s];
+		++*ncases;
+		s++;
+		(void)k;
+	}
+}
+
+/* run the reference on plan in the sandbox, in dir; its output file's bytes into out; 0 or -1 (log) */
+static int
+sandboxrun(const char *dir, const char *plan, size_t outbytes, struct buf *out, struct buf *log)
+{
+	struct jail j;
+	struct runlimits lim = { 60, 0, 0, &j };
+	struct run r;
+	char *bin = xasprintf("%s/reference", dir), *file = xasprintf("%s/probe.bin", dir), *argv[3];
+	int rc = -1;
+
+	memset(&j, 0, sizeof j);
+	j.work = dir;
+	lim.filemb = (long)(outbytes >> 20) + 64;
+	argv[0] = jailpath(&j, "reference");
+	argv[1] = "probe.bin";
+	argv[2] = NULL;
+	unlink(file);
+	if (runcapture(argv, dir, plan, &lim, 1 << 16, &r) < 0)
+		die(EXIT_RETRY, "cannot run the reference in '%s':", dir);
+	bufput(log, r.log.s, r.log.n);
+	if (r.timedout)
+		bufprintf(log, "[the reference ran longer than 60 s on the probe]");
+	else if (r.status)
+		bufprintf(log, "[the reference exited with status %d on the probe]", r.status);
+	else if (readfile(file, out) < 0 || out->n != outbytes)
+		bufprintf(log, "[the reference wrote %zu bytes on the probe, not %zu]", out->n, outbytes);
+	else
+		rc = 0;
+	buffree(&r.log);
+	free(argv[0]);
+	free(bin);
+	free(file);
+	return rc;
+}
+
+/* the signature's class: kind, dtype and rank of each argument */
+static void
+classkey(const struct task *t, const struct tcase *c, struct buf *b)
+{
+	int i;
+
+	for (i = 0; i < t->nargs; i++)
+		bufprintf(b, "%s%s:%s:%d", i ? "," : "", argkinds[t->args[i].kind],
+		          t->args[i].kind == ARG_SIZE ? "-" : dtinfos[t->args[i].dt].name, c->ndims[i]);
+}
+
+/* the rounded outputs of the base case (the first outbytes of data) */
+static void
+fingerprint(const struct task *t, const struct tcase *c, const char *data, const char *key, char hex[65])
+{
+	struct buf b;
+	size_t off = 0, j;
+	int i;
+
+	bufinit(&b, (size_t)1 << 30);
+	bufprintf(&b, "%s\n", key);
+	for (i = 0; i < t->nargs; i++) {
+		if (!isoutput(&t->args[i]))
+			continue;
+		for (j = 0; j < (size_t)c->numel[i]; j++)
+			bufprintf(&b, "%.3g ", refvalue(data + off, t->args[i].dt, j) + 0.0);
+		off += (size_t)c->numel[i] * (size_t)refsize(t->args[i].dt);
+		bufputc(&b, '\n');
+	}
+	sha256hex(b.s, b.n, hex);
+	buffree(&b);
+}
+
+/* deterministic, depends on every input and scalar; the fingerprint into rec */
+static void
+probe(struct prop *p, const char *dir, json_t *rec)
+{
+	struct task t;
+	struct tcase c;
+	struct buf plan, a, b, log, key;
+	char err[512], hex[65], *task = xasprintf("%s/task.json", dir);
+	size_t per, k;
+	int n, i, ci, s;
+
+	if (taskload(task, &t, err, sizeof err) < 0)
+		die(EXIT_USAGE, "%s", err);
+	free(task);
+	if (caseload(&t, json_array_get(json_object_get(json_object_get(t.json, "cases"), "verify"), 0), &c, err,
+	             sizeof err) < 0)
+		die(EXIT_USAGE, "%s", err);
+	json_object_set_new(rec, "probe", json_string(canonical(&t, &c) == 0 ? "canonical" : "first verify size"));
+	if (strcmp(jstr(rec, "probe", ""), "canonical"))
+		caseload(&t, json_array_get(json_object_get(json_object_get(t.json, "cases"), "verify"), 0), &c, err,
+		         sizeof err);
+	bufinit(&plan, 1 << 26), bufinit(&a, (size_t)1 << 31), bufinit(&b, (size_t)1 << 31), bufinit(&log, 1 << 16);
+	bufinit(&key, 1 << 14);
+	probeplan(&t, &c, &plan, &n);
+	per = refoutbytes(&t, &c);
+	if (sandboxrun(dir, plan.s, per * (size_t)n, &a, &log) < 0 || sandboxrun(dir, plan.s, per * (size_t)n, &b, &log) < 0) {
+		rule(p, "deterministic", 0, "the reference failed on the probe input (%s): %s", c.label, log.s);
+		goto out;
+	}
+	if (rule(p, "deterministic", memcmp(a.s, b.s, a.n) == 0, memcmp(a.s, b.s, a.n) ? "two runs of the "
+	         "reference on the same inputs (%s) gave different outputs: it must not read uninitialized "
+	         "memory, clocks or random numbers" : NULL, c.label) < 0)
+		goto out;
+	for (i = 0, ci = 1, s = 0; i < t.nargs; i++) {
+		int changed;
+		if (!isinput(&t.args[i]) && t.args[i].kind != ARG_SCALAR)
+			continue;
+		if (t.args[i].kind == ARG_SCALAR && p->failed)
+			break;
+		changed = memcmp(a.s, a.s + per * (size_t)ci, per) != 0;
+		ci++;
+		if (!changed) {
+			rule(p, t.args[i].kind == ARG_SCALAR ? "depends_on_scalars" : "depends_on_inputs", 0,
+			     "changing %s '%s' (%s) changes no output: every input and parameter must matter",
+			     t.args[i].kind == ARG_SCALAR ? "scalar" : "input", t.args[i].name, c.label);
+			goto out;
+		}
+		s += t.args[i].kind == ARG_SCALAR;
+	}
+	(void)s;
+	rule(p, "depends_on_inputs", 1, NULL);
+	rule(p, "depends_on_scalars", 1, NULL);
+	classkey(&t, &c, &key);
+	fingerprint(&t, &c, a.s, key.s, hex);
+	json_object_set_new(rec, "fingerprint", json_string(hex));
+	json_object_set_new(rec, "fingerprint_key", json_string(key.s));
+out:
+	(void)k;
+	buffree(&plan), buffree(&a), buffree(&b), buffree(&log), buffree(&key);
+	taskfree(&t);
+}
+
+/* ------------------------------------------------------- a proposal */
+
+/* the caps on what one proposal expands to */
+static int
+caps(struct prop *p, const struct specfile *sf)
+{
+	struct task t;
+	char err[512], *path;
+	int i, r;
+
+	if (sf->nv > MAX_VARIANTS)
+		return rule(p, "caps", 0, "%zu variants: a proposal may expand to at most %d", sf->nv, MAX_VARIANTS);
+	path = xasprintf("%s.caps.json", sf->path);
+	if (jwrite(path, sf->v[0].json) < 0)
+		die(EXIT_RETRY, "cannot write '%s':", path);
+	r = taskload(path, &t, err, sizeof err);
+	unlink(path);
+	free(path);
+	if (r < 0)
+		return rule(p, "caps", 0, "%s", err);
+	r = t.nverify <= MAX_VERIFY ? 0 : -1;
+	for (i = 0; i < t.nverify && !r; i++)
+		if ((double)casebytes(&t, &t.verify[i]) > MAX_CASE_BYTES)
+			r = i + 1;
+	if (r)
+		rule(p, "caps", 0, r < 0 ? "%d verify sizes, more than %d" : "verify size %d moves %.0f MiB, more than "
+		     "%.0f: the CPU reference runs there", r < 0 ? t.nverify : r, r < 0 ? (double)MAX_VERIFY :
+		     (double)casebytes(&t, &t.verify[r - 1]) / (1 << 20), MAX_CASE_BYTES / (1 << 20));
+	else
+		rule(p, "caps", 1, NULL);
+	taskfree(&t);
+	return r ? -1 : 0;
+}
+
+/* every rule over one proposal's text, in its folder dir; its record */
+static json_t *
+checkone(const struct opts *o, const char *text, const char *dir)
+{
+	struct prop p = { json_array(), NULL, { 0 } };
+	struct specfile sf = { 0 };
+	struct ydoc doc = { 0 };
+	char *path = xasprintf("%s/spec.yaml", dir), *task = xasprintf("%s/task.json", dir);
+	json_t *rec = json_object(), *v;
+	double cpu = 0;
+	int loaded = 0;
+
+	bufinit(&p.diags, 1 << 16);
+	cur = &p;
+	if (rule(&p, "size", strlen(text) <= MAX_SPEC, "%zu bytes, more than %d", strlen(text), MAX_SPEC) < 0)
+		goto done;
+	if (mkdirp(dir) < 0 || writefile(path, text, strlen(text)) < 0)
+		die(EXIT_RETRY, "cannot write '%s':", path);
+	diagreset();
+	if (specload(path, &sf) < 0 || sf.nv == 0) {
+		rule(&p, "schema", 0, "%s", p.diags.s ? p.diags.s : "no variant");
+		goto done;
+	}
+	loaded = 1;
+	rule(&p, "schema", 1, NULL);
+	json_object_set_new(rec, "id", json_string(sf.v[0].spec));
+	json_object_set_new(rec, "id_line", json_integer(sf.idline));
+	json_object_set_new(rec, "id_col", json_integer(sf.idcol));
+	if (caps(&p, &sf) < 0 || yloadfile(path, &doc) < 0)
+		goto done;
+	v = sf.v[0].json;
+	if (bounded(&p, &doc, text, v) < 0)
+		goto done;
+	if (rule(&p, "reference_c", json_is_string(json_object_get(v, "reference")) &&
+	         !strcmp(jstr(v, "reference_language", "c"), "c"), "a proposal's reference is C: "
+	         "`reference: |` with `void reference(...)`") < 0 ||
+	    rule(&p, "examples_present", json_array_size(json_object_get(v, "examples")) > 0,
+	         "no examples: give at least one small hand-computed case the reference must reproduce") < 0)
+		goto done;
+	if (jwrite(task, v) < 0)
+		die(EXIT_RETRY, "cannot write '%s':", task);
+	if (referencechecks(o, &p, dir, &cpu) == 0)
+		probe(&p, dir, rec);
+	json_object_set_new(rec, "cpu_seconds", json_real(round(cpu * 1000) / 1000));
+done:
+	if (doc.root)
+		yfree(&doc);
+	if (loaded || sf.nv)
+		specfree(&sf);
+	json_object_set_new(rec, "rules", p.rules);
+	json_object_set_new(rec, "status", json_string(p.failed ? "failed" : "passed"));
+	if (p.failed)
+		json_object_set_new(rec, "failed_rule", json_string(p.failed));
+	buffree(&p.diags);
+	free(path);
+	free(task);
+	cur = NULL;
+	return rec;
+}
+
+/* the message of the rule that failed, for the teacher, with the proposal's folder path left out */
+static void
+feedbackline(struct buf *fb, json_t *rec, int k, const char *dir)
+{
+	json_t *r;
+	size_t i;
+
+	json_array_foreach(json_object_get(rec, "rules"), i, r) {
+		const char *m = jstr(r, "message", ""), *q;
+		size_t dl = strlen(dir);
+		if (jbool(r, "ok", 1))
+			continue;
+		bufprintf(fb, "- Proposal %d (%s): rule `%s` failed:\n\n```\n", k, jstr(rec, "id", "no id"), jstr(r, "rule", ""));
+		while ((q = strstr(m, dir))) {
+			bufput(fb, m, (size_t)(q - m));
+			bufputs(fb, "spec");
+			m = q + dl;
+			if (!strncmp(m, "/spec.yaml", 10))
+				m += 10;
+		}
+		bufprintf(fb, "%.6000s\n```\n\n", m);
+		return;
+	}
+}
+
+static int
+check(const struct opts *o, const char *taskpath, const char *resppath, const char *prevpath)
+{
+	json_t *task = jmustload(taskpath), *resp = jmustload(resppath), *prev = prevpath ? jmustload(prevpath) : NULL;
+	json_t *out, *props = json_array(), *failed = json_array(), *map;
+	int round = (int)jint(resp, "round", 1), rounds = (int)jint(task, "rounds", 1);
+	size_t nb, i, max;
+	char **blocks, *work;
+	struct buf fb;
+
+	out = json_pack("{s:i,s:s,s:s,s:i,s:s?,s:s?,s:s?}", "version", 1, "task", jstr(task, "id", "?"), "family",
+	                jstr(task, "family", "?"), "round", round, "provider", jstr(resp, "provider", NULL),
+	                "model", jstr(resp, "model", NULL), "key", jstr(resp, "key", NULL));
+	if (statusof(resp, STAGE_ANSWER) == ST_DONE || !json_is_object(json_object_get(resp, "answer"))) {
+		json_object_set_new(out, "status", json_string("done"));
+		json_object_set_new(out, "finished", json_true());
+		json_object_set_new(out, "feedback", json_string(""));
+		json_object_set_new(out, "proposals", props);
+		json_object_set_new(out, "failed", failed);
+		goto write;
+	}
+	map = prev ? json_object_get(prev, "failed") : NULL;
+	max = map ? json_array_size(map) : (size_t)jint(task, "count", 1);
+	blocks = yamlblocks(jstr(json_object_get(resp, "answer"), "text", ""), max < MAX_BLOCKS ? max : MAX_BLOCKS, &nb);
+	if (mkparent(o->out) < 0 || !(work = tempdir(o->out, "work")))
+		die(EXIT_RETRY, "cannot make a folder for '%s':", o->out);
+	bufinit(&fb, 1 << 22);
+	for (i = 0; i < nb; i++) {
+		int index = map ? (int)json_integer_value(json_array_get(map, i)) : (int)i;
+		char *dir = xasprintf("%s/p%zu", work, i);
+		json_t *rec;
+		if (strspn(blocks[i], " \t\n") < strlen(blocks[i])) {
+			rec = checkone(o, blocks[i], dir);
+		} else {
+			rec = json_pack("{s:s,s:[]}", "status", "empty", "rules");
+		}
+		json_object_set_new(rec, "index", json_integer(index));
+		json_object_set_new(rec, "round", json_integer(round));
+		json_object_set_new(rec, "spec", json_string(blocks[i]));
+		if (!strcmp(jstr(rec, "status", ""), "failed")) {
+			json_array_append_new(failed, json_integer(index));
+			feedbackline(&fb, rec, (int)json_array_size(failed), dir);
+		}
+		json_array_append_new(props, rec);
+		free(dir);
+		free(blocks[i]);
+	}
+	free(blocks);
+	tempdone(work);
+	free(work);
+	json_object_set_new(out, "status", json_string("checked"));
+	json_object_set_new(out, "finished", json_boolean(json_array_size(failed) == 0 || round >= rounds));
+	json_object_set_new(out, "feedback", json_string(fb.s ? fb.s : ""));
+	json_object_set_new(out, "proposals", props);
+	json_object_set_new(out, "failed", failed);
+	buffree(&fb);
+write:
+	if (jwrite(o->out, out) < 0)
+		die(EXIT_RETRY, "cannot write '%s':", o->out);
+	json_decref(out);
+	json_decref(task);
+	json_decref(resp);
+	json_decref(prev);
+	return 0;
+}
+
+int
+main(int argc, char **argv)
+{
+	struct opts o = { NULL, NULL, "cc", "out/bin", "tools", "tasks/prompts", 30 };
+	struct optlist in;
+	int r;
+	struct opt tab[] = {
+		{ "-o", "FILE", OPT_STR, &o.out, 0, 0, "the check record to write (atomically)" },
+		{ "--cache-dir", "DIR", OPT_STR, &o.cachedir, 0, 0, "where the secret lives (verify --expected)" },
+		{ "--cc", "CC", OPT_STR, &o.cc, 0, 0, "the C compiler for the reference (default cc)" },
+		{ "--bindir", "DIR", OPT_STR, &o.bindir, 0, 0, "where prepare and verify are (default out/bin)" },
+		{ "--src", "DIR", OPT_STR, &o.src, 0, 0, "retort's tools/ (the reference runner's source; default tools)" },
+		{ "--prompts", "DIR", OPT_STR, &o.promptdir, 0, 0, "the prompt templates (default tasks/prompts)" },
+		{ "--cpu-max", "S", OPT_NUM, &o.cpumax, 0.001, 3600, "CPU seconds the reference may take on the verify "
+		  "sizes (default 30)" },
+		{ 0 }
+	};
+	const struct optspec spec = { usage, tab, 3, 0 };
+
+	setprogname(argv[0]);
+	optparse(&spec, argc, argv, &in);
+	if (!o.out || !o.cachedir || in.n < 2)
+		optdie(&spec, "need -o CHECK_JSON, --cache-dir DIR, TASK_JSON and RESPONSE_JSON");
+	specpromptdir = o.promptdir;
+	diagsink = sink;
+	r = check(&o, in.v[0], in.v[1], in.n > 2 ? in.v[2] : NULL);
+	optfree(&in);
+	return r;
+}
