@@ -532,9 +532,10 @@ caps(struct prop *p, const struct specfile *sf)
 	for (i = 0; i < t.nverify && !r; i++)
 		if ((double)casebytes(&t, &t.verify[i]) > MAX_CASE_BYTES)
 			r = i + 1;
-	if (r)
-		rule(p, "caps", 0, r < 0 ? "%d verify sizes, more than %d" : "verify size %d moves %.0f MiB, more than "
-		     "%.0f: the CPU reference runs there", r < 0 ? t.nverify : r, r < 0 ? (double)MAX_VERIFY :
+	if (r < 0)
+		rule(p, "caps", 0, "%d verify sizes, more than %d", t.nverify, MAX_VERIFY);
+	else if (r)
+		rule(p, "caps", 0, "verify size %d moves %.0f MiB, more than %.0f: the CPU reference runs there", r,
 		     (double)casebytes(&t, &t.verify[r - 1]) / (1 << 20), MAX_CASE_BYTES / (1 << 20));
 	else
 		rule(p, "caps", 1, NULL);
