@@ -14,7 +14,9 @@
  * and their variables: the family, its batch's count and angle, the
  * exemplar specs' text, and the spec format, which is the README's "Task
  * spec reference" section itself (one source: the prompt cannot drift
- * from the documentation the parser is held to).
+ * from the documentation the parser is held to). Its first line is a
+ * marker naming the family, batch, count and the batch's first problem
+ * number in the curriculum (first=G), as an HTML comment.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -86,7 +88,8 @@ joined(char **v, const char *none)
 
 /* the request of batch k of family f */
 static json_t *
-batchtask(const struct curriculum *cu, const struct family *f, int k, const char *format, const char *ex)
+batchtask(const struct curriculum *cu, const struct family *f, int k, const char *format, const char *ex,
+          size_t first)
 {
 	int count = k == f->nbatches - 1 ? f->count - k * f->batch : f->batch;
 	char *angle = curriculumangle(f, k), *dt = joined(f->dtypes, "any"), *sz = joined(f->sizes, "any");
@@ -95,7 +98,8 @@ batchtask(const struct curriculum *cu, const struct family *f, int k, const char
 
 	snprintf(id, sizeof id, "propose/%s/b%d", f->name, k);
 	snprintf(n, sizeof n, "%d", count);
-	snprintf(marker, sizeof marker, "<!-- retort-propose family=%s batch=%d count=%d -->", f->name, k, count);
+	snprintf(marker, sizeof marker, "<!-- retort-propose family=%s batch=%d count=%d first=%zu -->", f->name, k,
+	         count, first + (size_t)k * (size_t)f->batch);
 	t = json_pack("{s:i,s:s,s:s,s:s,s:s,s:s,s:s,s:i,s:i,s:i,s:{s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s}}",
 	              "version", 1, "id", id, "kind", "proposal", "prompt", "propose", "system", "propose-system",
 	              "repair", "propose-repair", "family", f->name, "batch", k, "count", count, "rounds", cu->rounds,
@@ -113,7 +117,7 @@ proposesplit(const char *curriculum, const char *tasksdir, const char *outdir, c
 {
 	struct curriculum cu;
 	char *format;
-	size_t i;
+	size_t i, first = 0;
 	int k, r = 0;
 
 	if (curriculumload(curriculum, tasksdir, &cu) < 0 || !(format = specformat(readme))) {
@@ -123,7 +127,7 @@ proposesplit(const char *curriculum, const char *tasksdir, const char *outdir, c
 	for (i = 0; i < cu.nf && !r; i++) {
 		char *ex = exemplars(&cu.f[i], tasksdir);
 		for (k = 0; k < cu.f[i].nbatches && !r; k++) {
-			json_t *t = batchtask(&cu, &cu.f[i], k, format, ex);
+			json_t *t = batchtask(&cu, &cu.f[i], k, format, ex, first);
 			char *path = xasprintf("%s/propose/%s/b%d/task.json", outdir, cu.f[i].name, k);
 			if (jwrite(path, t) < 0) {
 				warn("cannot write '%s':", path);
@@ -133,6 +137,7 @@ proposesplit(const char *curriculum, const char *tasksdir, const char *outdir, c
 			json_decref(t);
 		}
 		free(ex);
+		first += (size_t)cu.f[i].count;
 	}
 	free(format);
 	curriculumfree(&cu);

@@ -6,6 +6,7 @@ events, and injects faults on request.
 
 usage: mock_llm.py PORTFILE [--latency SECONDS] [--batch-seconds SECONDS]
                    [--prompt-cache MIN_TOKENS] [--answer-pad BYTES]
+                   [--propose-dir DIR] [--propose-plant invalid=P,twin=P,near=P]
        mock_llm.py --ctl PORTFILE script JSON | batch_script JSON | requests | count | inflight |
                    batches | reset
 
@@ -26,6 +27,9 @@ before the JSON (as DeepSeek sends under load); {"text": "..."} this answer;
 {"fault": KIND} one of the faults below, in the request's API family. A
 step with "match": "TEXT" is taken only by a request whose body (as JSON)
 holds TEXT: the first step a request may take is its step.
+
+Proposal requests (tasks/prompts/propose.md) get proposals:
+tests/mock_propose.py says which (--propose-dir, --propose-plant).
 
 Fault kinds: 429 (retry-after: 1), 429ms (retry-after-ms: 300), 429date
 (retry-after as an HTTP date 2 s ahead), 503noretry (x-should-retry: false),
@@ -83,6 +87,8 @@ import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
+import mock_propose
+
 LOCK = threading.Lock()
 STEPS = []
 BATCH_STEPS = []
@@ -101,6 +107,9 @@ def answer_text(body):
     """A deterministic answer that depends on the request: for the tests'
     scale-by-two tasks (x, y, n), a kernel that builds and is right, so a
     sample finishes in round 1; otherwise a stub."""
+    proposal = mock_propose.answer(body)
+    if proposal is not None:
+        return proposal
     digest = hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest()[:12]
     if ANSWER_PAD:  # a realistic length: design paragraphs before the code
         para = ("The design maps the work onto blocks of 256 threads, each warp reading contiguous, "
@@ -674,6 +683,12 @@ def main():
     global PROMPT_CACHE, ANSWER_PAD
     if "--prompt-cache" in sys.argv:
         PROMPT_CACHE = int(sys.argv[sys.argv.index("--prompt-cache") + 1])
+    if "--propose-dir" in sys.argv:
+        mock_propose.PROPOSE_DIR = sys.argv[sys.argv.index("--propose-dir") + 1]
+    if "--propose-plant" in sys.argv:
+        for kv in sys.argv[sys.argv.index("--propose-plant") + 1].split(","):
+            k, v = kv.split("=")
+            mock_propose.PLANT[k] = float(v)
     if "--answer-pad" in sys.argv:
         ANSWER_PAD = int(sys.argv[sys.argv.index("--answer-pad") + 1])
     ThreadingHTTPServer.daemon_threads = True

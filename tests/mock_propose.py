@@ -1,0 +1,150 @@
+"""tests/mock_propose.py - the mock teacher's proposals (tests/mock_llm.py
+answers a proposal request, tasks/prompts/propose.md, with them).
+
+A request is recognized by its marker line, <!-- retort-propose family=F
+batch=K count=N first=G -->; its round is the number of user messages.
+
+--propose-dir DIR: the answer to family F, batch K, round R is the file
+DIR/F-bK-rR.md when it exists (tests write planted answers there).
+Otherwise the mock writes N specs itself: problem G+j is y = alpha * f(x)
++ b with f, alpha and b a function of G+j alone (16 f's, 32 alphas, 32
+b's: problems 0 .. 16383 are all different functions), described with a
+few words drawn from the problem number so that no two texts are alike.
+--propose-plant invalid=P,twin=P,near=P (rates) plants, by the problem
+number's hash: invalid (round 1 breaks a rule, the repair round fixes
+it), twin (the previous problem's function under other names and words:
+a behavioural duplicate), near (the previous problem's text with another
+id and another b: a text near-duplicate). truth(G) says what each is.
+"""
+import hashlib
+import math
+import os
+import re
+
+PROPOSE_DIR = None
+PLANT = {"invalid": 0.0, "twin": 0.0, "near": 0.0}
+
+OPS = [("x", "x[i]", lambda x: x), ("x squared", "x[i] * x[i]", lambda x: x * x),
+       ("the sine of x", "sinf(x[i])", math.sin), ("the cosine of x", "cosf(x[i])", math.cos),
+       ("the hyperbolic tangent of x", "tanhf(x[i])", math.tanh),
+       ("exp(-x^2)", "expf(-x[i] * x[i])", lambda x: math.exp(-x * x)),
+       ("the softsign x / (1 + |x|)", "x[i] / (1.0f + fabsf(x[i]))", lambda x: x / (1 + abs(x))),
+       ("relu(x)", "fmaxf(x[i], 0.0f)", lambda x: max(x, 0.0)), ("x cubed", "x[i] * x[i] * x[i]", lambda x: x ** 3),
+       ("log(1 + x^2)", "logf(1.0f + x[i] * x[i])", lambda x: math.log(1 + x * x)),
+       ("sqrt(1 + x^2)", "sqrtf(1.0f + x[i] * x[i])", lambda x: math.sqrt(1 + x * x)),
+       ("the arctangent of x", "atanf(x[i])", math.atan),
+       ("the logistic sigmoid of x", "1.0f / (1.0f + expf(-x[i]))", lambda x: 1 / (1 + math.exp(-x))),
+       ("x times the sigmoid of x", "x[i] / (1.0f + expf(-x[i]))", lambda x: x / (1 + math.exp(-x))),
+       ("the softplus log(1 + e^x)", "log1pf(expf(x[i]))", lambda x: math.log1p(math.exp(x))),
+       ("x * |x|", "x[i] * fabsf(x[i])", lambda x: x * abs(x))]
+WORDS = ("amber basalt cobalt dune ember fjord glacier harbor iris jasper kelp lagoon meadow nebula onyx prairie "
+         "quartz reef sierra tundra umber valley willow xenon yarrow zephyr anchor beacon canyon delta estuary "
+         "falcon granite heron island juniper kestrel lantern marble nimbus orchid pebble quill raven summit "
+         "thistle urchin vortex walrus yucca zenith alder birch cedar dahlia elm fern ginkgo hazel ivy").split()
+
+
+def h(*parts):
+    return int(hashlib.sha256(":".join(map(str, parts)).encode()).hexdigest(), 16)
+
+
+def kind(g):
+    """what problem g is: honest, invalid, twin or near (by its hash)"""
+    u = (h("plant", g) % 10000) / 10000.0
+    for k in ("invalid", "twin", "near"):
+        if u < PLANT[k]:
+            return k
+        u -= PLANT[k]
+    return "honest"
+
+
+def function(g):
+    """problem g's (op, alpha, b): twins and near-duplicates take g - 1's"""
+    k = kind(g)
+    if k == "twin" and g > 0:
+        return function(g - 1)
+    if k == "near" and g > 0:
+        op, a, b = function(g - 1)
+        return op, a, b + 0.0625
+    return g % 16, 0.5 + ((g // 16) % 32) * 0.25, -4.0 + ((g // 512) % 32) * 0.25
+
+
+def spec(g, fault=None):
+    op, a, b = function(g)
+    desc, cexpr, fn = OPS[op]
+    k = kind(g)
+    textg = g - 1 if k == "near" and g > 0 else g  # a near-duplicate keeps the previous text
+    words = " ".join(WORDS[h("w", textg, j) % len(WORDS)] for j in range(14))
+    name = "p%d_%s" % (g, WORDS[h("n", g) % len(WORDS)])
+    xs, yn = ("x", "y") if k != "twin" else ("v", "w")
+    cx = cexpr.replace("x[i]", xs + "[i]")
+    ex = [1.0, -0.5, 0.25]
+    out = [a * fn(v) + b for v in ex]
+    tol = ""
+    extra = ""
+    if fault == "scalar":
+        cref = "%s * %s + %.17g" % (repr(a), cx, b)
+    else:
+        cref = "alpha * %s + %.17g" % (cx, b)
+    if fault == "allow":
+        extra = "allow: [library]\n"
+    if fault == "tolerance":
+        tol = "tolerance: {rtol: 0.5}\n"
+    if fault == "example":
+        out = [v + 1 for v in out]
+    key = "colour" if fault == "schema" else "tags"
+    return ("""id: %s
+description: |
+  Problem %s (%s). For a vector %s of n f32 elements and a scalar alpha,
+  write %s[i] = alpha * f(%s[i]) + %.17g where f is %s.
+%s: [mock]
+entry: %s
+args:
+  - {name: %s, kind: in, dtype: f32, shape: [n]}
+  - {name: %s, kind: out, dtype: f32, shape: [n]}
+  - {name: alpha, kind: scalar, dtype: f32, value: %r}
+  - {name: n, kind: size}
+sizes:
+  verify: [{n: 1}, {n: 37}, {n: 1000}]
+  bench: [{n: 4194304}]
+reference: |
+  #include <math.h>
+  void reference(const float *%s, float *%s, float alpha, int n)
+  { for (int i = 0; i < n; i++) %s[i] = %s; }
+examples:
+  - sizes: {n: 3}
+    in: {%s: [1, -0.5, 0.25]}
+    out: {%s: [%s]}
+%s%s""" % (name, words, "the %s family" % WORDS[h("f", textg) % len(WORDS)], xs, yn, xs, b, desc, key, name,
+          xs, yn, a, xs, yn, yn, cref, xs, yn, ", ".join("%.9g" % v for v in out), tol, extra))
+
+
+FAULTS = ["scalar", "allow", "schema", "example", "tolerance"]
+
+
+def answer(body):
+    users = []
+    for m in body.get("messages", []):
+        if m.get("role") != "user":
+            continue
+        c = m.get("content")
+        users.append(c if isinstance(c, str) else "".join(b.get("text", "") for b in c))
+    if not users:
+        return None
+    mk = re.search(r"<!-- retort-propose family=(\w+) batch=(\d+) count=(\d+) first=(\d+) -->", users[0])
+    if not mk:
+        return None
+    fam, batch, count, first = mk.group(1), int(mk.group(2)), int(mk.group(3)), int(mk.group(4))
+    rnd = len(users)
+    if PROPOSE_DIR:
+        p = os.path.join(PROPOSE_DIR, "%s-b%d-r%d.md" % (fam, batch, rnd))
+        if os.path.exists(p):
+            return open(p).read()
+    if rnd == 1:
+        return "".join("Problem %d\n```yaml\n%s```\n\n" % (first + j, spec(first + j, FAULTS[h("k", first + j) % 5]
+                       if kind(first + j) == "invalid" else None)) for j in range(count))
+    # a repair: the proposals the feedback names, fixed, in its order
+    fixed = []
+    for m in re.finditer(r"- Proposal \d+ \((\w+)\)", users[-1]):
+        g = re.match(r"p(\d+)_", m.group(1))
+        fixed.append("```yaml\n%s```\n" % spec(int(g.group(1))) if g else "```yaml\n```\n")
+    return "\n".join(fixed)
