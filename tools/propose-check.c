@@ -543,6 +543,32 @@ caps(struct prop *p, const struct specfile *sf)
 	return r ? -1 : 0;
 }
 
+/* the rules' messages with the proposal's folder left out ("spec:12:3: ..."): the record's bytes are the same every run */
+static void
+unpath(json_t *rules, const char *dir)
+{
+	json_t *r;
+	size_t i, dl = strlen(dir);
+
+	json_array_foreach(rules, i, r) {
+		const char *m = jstr(r, "message", ""), *q;
+		struct buf b;
+		if (!strstr(m, dir))
+			continue;
+		bufinit(&b, 1 << 20);
+		while ((q = strstr(m, dir))) {
+			bufput(&b, m, (size_t)(q - m));
+			bufputs(&b, "spec");
+			m = q + dl;
+			if (!strncmp(m, "/spec.yaml", 10))
+				m += 10;
+		}
+		bufputs(&b, m);
+		json_object_set_new(r, "message", json_string(b.s));
+		buffree(&b);
+	}
+}
+
 /* every rule over one proposal's text, in its folder dir; its record */
 static json_t *
 checkone(const struct opts *o, const char *text, const char *dir)
@@ -592,6 +618,7 @@ done:
 		yfree(&doc);
 	if (loaded || sf.nv)
 		specfree(&sf);
+	unpath(p.rules, dir);
 	json_object_set_new(rec, "rules", p.rules);
 	json_object_set_new(rec, "status", json_string(p.failed ? "failed" : "passed"));
 	if (p.failed)
@@ -603,29 +630,19 @@ done:
 	return rec;
 }
 
-/* the message of the rule that failed, for the teacher, with the proposal's folder path left out */
+/* the message of the rule that failed, for the teacher */
 static void
-feedbackline(struct buf *fb, json_t *rec, int k, const char *dir)
+feedbackline(struct buf *fb, json_t *rec, int k)
 {
 	json_t *r;
 	size_t i;
 
-	json_array_foreach(json_object_get(rec, "rules"), i, r) {
-		const char *m = jstr(r, "message", ""), *q;
-		size_t dl = strlen(dir);
-		if (jbool(r, "ok", 1))
-			continue;
-		bufprintf(fb, "- Proposal %d (%s): rule `%s` failed:\n\n```\n", k, jstr(rec, "id", "no id"), jstr(r, "rule", ""));
-		while ((q = strstr(m, dir))) {
-			bufput(fb, m, (size_t)(q - m));
-			bufputs(fb, "spec");
-			m = q + dl;
-			if (!strncmp(m, "/spec.yaml", 10))
-				m += 10;
+	json_array_foreach(json_object_get(rec, "rules"), i, r)
+		if (!jbool(r, "ok", 1)) {
+			bufprintf(fb, "- Proposal %d (%s): rule `%s` failed:\n\n```\n%.6000s\n```\n\n", k,
+			          jstr(rec, "id", "no id"), jstr(r, "rule", ""), jstr(r, "message", ""));
+			return;
 		}
-		bufprintf(fb, "%.6000s\n```\n\n", m);
-		return;
-	}
 }
 
 static int
@@ -669,7 +686,7 @@ check(const struct opts *o, const char *taskpath, const char *resppath, const ch
 		json_object_set_new(rec, "spec", json_string(blocks[i]));
 		if (!strcmp(jstr(rec, "status", ""), "failed")) {
 			json_array_append_new(failed, json_integer(index));
-			feedbackline(&fb, rec, (int)json_array_size(failed), dir);
+			feedbackline(&fb, rec, (int)json_array_size(failed));
 		}
 		json_array_append_new(props, rec);
 		free(dir);
