@@ -246,7 +246,8 @@ referencechecks(const struct opts *o, struct prop *p, const char *dir, double *c
 	int rc = -1, st;
 
 	bufinit(&log, 1 << 17);
-	if (rule(p, "reference_builds", tool(a1, &log, NULL) == 0, "%s", log.s ? log.s : "") < 0)
+	st = tool(a1, &log, NULL); /* before log.s is read: it grows */
+	if (rule(p, "reference_builds", st == 0, "%s", log.s ? log.s : "") < 0)
 		goto out;
 	bufreset(&log);
 	st = tool(a2, &log, cpu);
@@ -579,7 +580,6 @@ checkone(const struct opts *o, const char *text, const char *dir)
 	char *path = xasprintf("%s/spec.yaml", dir), *task = xasprintf("%s/task.json", dir);
 	json_t *rec = json_object(), *v;
 	double cpu = 0;
-	int loaded = 0;
 
 	bufinit(&p.diags, 1 << 16);
 	cur = &p;
@@ -592,7 +592,6 @@ checkone(const struct opts *o, const char *text, const char *dir)
 		rule(&p, "schema", 0, "%s", p.diags.s ? p.diags.s : "no variant");
 		goto done;
 	}
-	loaded = 1;
 	rule(&p, "schema", 1, NULL);
 	json_object_set_new(rec, "id", json_string(sf.v[0].spec));
 	json_object_set_new(rec, "id_line", json_integer(sf.idline));
@@ -616,8 +615,7 @@ checkone(const struct opts *o, const char *text, const char *dir)
 done:
 	if (doc.root)
 		yfree(&doc);
-	if (loaded || sf.nv)
-		specfree(&sf);
+	specfree(&sf); /* filled either way */
 	unpath(p.rules, dir);
 	json_object_set_new(rec, "rules", p.rules);
 	json_object_set_new(rec, "status", json_string(p.failed ? "failed" : "passed"));

@@ -1,0 +1,141 @@
+#!/bin/sh
+# t0350: problems from the teacher (configure --propose): the curriculum's
+# checks, every propose-check rule refusing its planted proposal and
+# passing an honest one, one ninja from proposals to the kernel graph, a
+# repair round, behavioural duplicates under other names, unique ids and
+# provenance, a killed run resumed, an edited family re-asked alone
+. "$(dirname "$0")/lib.sh"
+cpu_only "the kernel graph's verdicts would differ"
+
+PLANT=$RETORT_ROOT/tests/propose-plant
+scratch_project "$T/p"
+cd "$T/p" || exit 1
+cp "$RETORT_ROOT/README.md" .
+spec a alpha
+mkdir -p "$T/answers"
+start_mock --propose-dir "$T/answers"
+
+# curriculum FAMILY:COUNT...: tasks/curriculum.yaml, batches of 3, 2 rounds
+curriculum() {
+	{ echo "batch: 3"; echo "families:"
+	  for fc; do printf '  - name: %s\n    covers: Elementwise maps of a vector (%s).\n    count: %s\n    exemplars: [a]\n' \
+		"${fc%%:*}" "${fc%%:*}" "${fc#*:}"; done; } > tasks/curriculum.yaml
+}
+# check ANSWER.md COUNT: propose-check over one made-up round-1 answer, into check.json
+check() {
+	python3 -c "import json, sys; json.dump({'task': 'propose/t/b0', 'round': 1, 'status': 'answered',
+'provider': 'openai', 'model': 'm', 'key': 'k', 'answer': {'text': open(sys.argv[1]).read()}}, open('resp.json', 'w'))
+json.dump({'id': 'propose/t/b0', 'kind': 'proposal', 'family': 't', 'count': int(sys.argv[2]), 'rounds': 2}, open('task.json', 'w'))" "$1" "$2" &&
+	shift 2 && "$RETORT_BIN/propose-check" -o check.json --cache-dir "$T/cache" --bindir "$RETORT_BIN" --src "$RETORT_ROOT/tools" \
+		task.json resp.json "$@"
+}
+# asked: the proposal requests the mock teacher has had
+asked() { mock requests | python3 -c "import json, sys; print(sum('retort-propose' in json.dumps(r['body']) for r in json.load(sys.stdin)))"; }
+# outcomes: each proposal's id, status and failed rule, a line each
+outcomes() { python3 -c "import json; [print(p.get('id'), p['status'], p.get('failed_rule')) for p in json.load(open('check.json'))['proposals']]"; }
+
+test_expect_success 'a bad curriculum: file:line:col, did-you-mean, exit 2, nothing configured' '
+	cd p && printf "batch: 3\nfamlies: []\nfamilies:\n  - name: Bad\n    count: 0\n    exemplar: [a]\n    difficulty: hardest\n    covers: x\n" > tasks/curriculum.yaml &&
+	expect_fail 2 "curriculum.yaml:2:1: unknown key .famlies. in the curriculum (did you mean .families.?)" \
+		"$RETORT_BIN/gen" --propose-split tasks/curriculum.yaml &&
+	grep -q "curriculum.yaml:6:5: unknown key .exemplar. in a family (did you mean .exemplars.?)" "$T/.err" &&
+	grep -q "curriculum.yaml:4:11: family name .Bad." "$T/.err" && grep -q "curriculum.yaml:5:12: .count. must be between" "$T/.err" &&
+	grep -q "7:17: difficulty must be easy, medium or hard" "$T/.err" &&
+	! rconfigure --provider=openai --model=m --propose=tasks/curriculum.yaml >/dev/null 2>&1 && test ! -f build.ninja
+'
+test_expect_success 'each rule refuses its planted proposal; honest ones pass every rule' '
+	cd p && "$PLANT" a.md honest size schema caps no_allow no_overrides tolerance tighter:1 baseline_libs \
+		text_is_data reference_c examples_present reference_builds examples degenerate reference_runs \
+		deterministic depends_on_inputs depends_on_scalars empty &&
+	check a.md 30 && outcomes > got && cat got &&
+	cat > want <<-EOS &&
+	p0_ginkgo passed None
+	None failed size
+	None failed schema
+	p0_ginkgo failed caps
+	p0_ginkgo failed no_allow
+	p0_ginkgo failed no_overrides
+	p0_ginkgo failed tolerance
+	p1_alder passed None
+	None failed schema
+	p0_ginkgo failed text_is_data
+	p0_ginkgo failed reference_c
+	p0_ginkgo failed examples_present
+	p0_ginkgo failed reference_builds
+	p0_ginkgo failed examples
+	p0_ginkgo failed degenerate
+	p0_ginkgo failed reference_runs
+	p0_ginkgo failed deterministic
+	p0_ginkgo failed depends_on_inputs
+	p0_ginkgo failed depends_on_scalars
+	None empty None
+	EOS
+	diff want got &&
+	field check.json "[r[\"rule\"] for r in d[\"proposals\"][0][\"rules\"]]" > rulelist && cat rulelist &&
+	for r in size schema caps no_allow no_overrides tolerance baseline_libs text_is_data reference_c examples_present \
+		reference_builds examples degenerate reference_runs cpu_time deterministic depends_on_inputs depends_on_scalars; do
+		grep -q "$r" rulelist || { echo "no rule $r"; exit 1; }; done &&
+	test "$(field check.json "all(r[\"ok\"] for r in d[\"proposals\"][0][\"rules\"])")" = True &&
+	test "$(field check.json "d[\"failed\"]")" = "[1, 2, 3, 4, 5, 6, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18]" &&
+	grep -q "unknown baseline lib .libfoo." check.json && grep -q "unknown key .colour." check.json &&
+	grep -q "a proposal cannot set .allow." check.json && grep -q "rtol of .y. is 0.5, looser than the f32 default" check.json &&
+	grep -q "changing input .z. (every size 8) changes no output" check.json &&
+	grep -q "changing scalar .alpha. (every size 8) changes no output" check.json &&
+	grep -q "Proposal 3 (p0_ginkgo): rule .caps. failed" check.json && ! grep -q "work-" check.json
+'
+test_expect_success 'the CPU time window refuses a reference past --cpu-max' '
+	cd p && "$PLANT" b.md honest && check b.md 1 --cpu-max 0.001 && outcomes | tee got && grep -q "failed cpu_time" got
+'
+test_expect_success 'a repair round gets the failures (as nvcc errors go back) and its answers are checked again' '
+	cd p && "$PLANT" r1.md honest:0 no_allow:1 && check r1.md 2 && mv check.json r1.json &&
+	"$PLANT" r2.md honest:1 && python3 -c "import json; json.dump({\"task\": \"propose/t/b0\", \"round\": 2, \"status\": \"answered\",
+\"answer\": {\"text\": open(\"r2.md\").read()}}, open(\"resp.json\", \"w\"))" &&
+	"$RETORT_BIN/propose-check" -o check.json --cache-dir "$T/cache" --bindir "$RETORT_BIN" --src "$RETORT_ROOT/tools" task.json resp.json r1.json &&
+	outcomes | tee got && test "$(cat got)" = "p1_alder passed None" && test "$(field check.json "d[\"proposals\"][0][\"index\"]")" = 1 &&
+	test "$(field check.json "d[\"finished\"]")" = True
+'
+test_expect_success 'one ninja: proposals, checks, a repair round, accepted specs, then the kernel graph over them' '
+	cd p && curriculum scale:4 other:2 &&
+	"$PLANT" "$T/answers/scale-b0-r1.md" honest:0 no_allow:1 twin:0 && "$PLANT" "$T/answers/scale-b0-r2.md" honest:1 &&
+	"$PLANT" "$T/answers/other-b0-r1.md" honest:7 && sed -i "s/p7_[a-z]*/alpha/g" "$T/answers/other-b0-r1.md" &&
+	rconfigure --provider=openai --model=served-model --propose=tasks/curriculum.yaml --rounds=1 >c.log && cat c.log &&
+	grep -q "tasks      proposed" c.log && ninja >n.log 2>&1; r=$?; tail -5 n.log; test $r = 0 &&
+	ls out/propose/specs > specs && cat specs &&
+	test "$(asked)" = 4 && test -f out/propose/scale/b0/r2/response.json &&
+	grep -q "rule .no_allow. failed" out/propose/scale/b0/r2/response.json &&
+	test "$(field out/propose/report.json "d[\"families\"][\"scale\"][\"accepted\"]")" = 3 &&
+	test "$(field out/propose/report.json "d[\"families\"][\"scale\"][\"duplicates\"]")" = 1 &&
+	test "$(field out/propose/report.json "d[\"families\"][\"scale\"][\"invalid\"]")" = 0 &&
+	test "$(field out/propose/report.json "d[\"duplicates\"][0][\"id\"]")" = twin0_ginkgo &&
+	grep -qx alpha_2.yaml specs && ! grep -q twin specs && test -f out/v/alpha_2/s0/record.json &&
+	test -f out/v/p0_ginkgo/s0/record.json && test -f out/v/p1_alder/s0/record.json && test -f out/dataset/SHA256SUMS
+'
+test_expect_success 'provenance: origin in the accepted spec and its task.json; tagged proposed and by family' '
+	cd p && grep -A7 "^origin:" out/propose/specs/p1_alder.yaml &&
+	test "$(field out/v/p1_alder/task.json "d[\"origin\"][\"source\"], d[\"origin\"][\"model\"], d[\"origin\"][\"round\"], d[\"origin\"][\"family\"]")" = "(%s)" 2>/dev/null ||
+	test "$(field out/v/p1_alder/task.json "(d[\"origin\"][\"source\"], d[\"origin\"][\"model\"], d[\"origin\"][\"round\"], d[\"origin\"][\"family\"])")" = "(%steacher%s, %sserved-model%s, 2, %sscale%s)" 2>/dev/null ||
+	test "$(field out/v/p1_alder/task.json "\" \".join([d[\"origin\"][\"source\"], d[\"origin\"][\"model\"], str(d[\"origin\"][\"round\"]), d[\"origin\"][\"family\"]] + d[\"tags\"])")" = "teacher served-model 2 scale mock proposed scale" &&
+	test "$(field out/v/p1_alder/task.json "len(d[\"origin\"][\"request\"])")" = 64
+'
+test_expect_success 'a second ninja is a no-op' '
+	cd p && ninja >n.log && cat n.log && grep -q "no work to do" n.log && test "$(asked)" = 4
+'
+test_expect_success 'editing one family re-asks only its batches' '
+	cd p && sed -i "s/(other)/(other, edited)/" tasks/curriculum.yaml && ninja >n.log 2>&1 && ran n.log > ran.log &&
+	grep "^ASK" ran.log && test "$(asked)" = 5 && ! grep "^ASK out/propose/" ran.log | grep -v -q "propose/other/" &&
+	ninja >n.log && grep -q "no work to do" n.log
+'
+test_expect_success 'a killed proposal run resumes: nothing answered is asked again' '
+	cd p && mock reset && curriculum scale:4 other:2 many:12 && rm -f "$T/answers"/* &&
+	rconfigure --provider=openai --model=served-model --propose=tasks/curriculum.yaml --tasks=none-of-them >/dev/null &&
+	mock script "[{\"delay\": 2}, {\"delay\": 2}, {\"delay\": 2}, {\"delay\": 2}]" || exit 1
+	setsid ninja -j 4 >k.log 2>&1 &
+	npid=$!
+	i=0; while test "$(asked)" -lt 3 && test $i -lt 200; do sleep 0.05; i=$((i + 1)); done &&
+	kill -KILL -"$npid" && echo "asked $(asked) when ninja was killed" && test ! -f out/propose/many/b0/r1/check.json &&
+	sleep 3 && ninja >n.log 2>&1; r=$?; tail -3 n.log; test $r = 0 && echo "asked $(asked) in all" &&
+	test "$(asked)" = 4 && test "$(ls out/propose/many | wc -l)" = 4 &&
+	test "$(field out/propose/report.json "d[\"families\"][\"many\"][\"passed\"]")" = 12 &&
+	ninja >n.log && grep -q "no work to do" n.log
+'
+test_done
