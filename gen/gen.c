@@ -561,10 +561,19 @@ writeninja(const struct opts *o, const struct all *A, const char *path)
 	bufputc(&b, '\n');
 	if (o->models)
 		bufprintf(&b, "build %s/model.json: model %s | $gen\n\n", o->outdir, o->models);
-	if (o->propose && proposeedges(&b, o->propose, o->tasksdir, o->outdir, "README.md") < 0) {
-		buffree(&b);
-		buffree(&responses);
-		return -2;
+	if (o->propose) {
+		char **corpus = xcalloc(A->nsf + 1, sizeof *corpus), *mine = xasprintf("%s/propose/specs/", o->outdir);
+		for (i = j = 0; i < A->nsf; i++) /* the hand-written ones: not those proposals made */
+			if (strncmp(A->sf[i].path, mine, strlen(mine)))
+				corpus[j++] = A->sf[i].path;
+		r = proposeedges(&b, o->propose, o->tasksdir, o->outdir, "README.md", corpus);
+		free(corpus);
+		free(mine);
+		if (r < 0) {
+			buffree(&b);
+			buffree(&responses);
+			return -2;
+		}
 	}
 	/* the GPU's measured ceilings, once per build */
 	bufprintf(&b, "build %s/runtime/harness.o | %s/runtime/harness.o.list %s/runtime/py/harness.so "

@@ -178,7 +178,8 @@ char *curriculumangle(const struct family *f, int k);
 struct buf;
 /* each batch's request task.json; the exit status */
 int proposesplit(const char *curriculum, const char *tasksdir, const char *outdir, const char *readme);
-/* the proposal edges into b; 0 or -1 after diagnostics */
-int proposeedges(struct buf *b, const char *curriculum, const char *tasksdir, const char *outdir, const char *readme);
+/* the proposal edges into b (corpus: the hand-written spec files, NULL-terminated); 0 or -1 after diagnostics */
+int proposeedges(struct buf *b, const char *curriculum, const char *tasksdir, const char *outdir, const char *readme,
+                 char *const *corpus);
 
 #endif

@@ -5,7 +5,8 @@
  * repair round for what failed; then propose-accept over every check:
  * the accepted specs (out/propose/specs/), which build.ninja depends on
  * (configure puts out/propose/accepted.json among the regeneration's
- * inputs), so one `ninja` proposes, checks, regenerates and goes on with
+ * inputs), held against the hand-written specs too (propose-check --corpus:
+ * out/propose/corpus.json), so one `ninja` proposes, checks, regenerates and goes on with
  * the kernel graph over the accepted specs.
  *
  * Each batch's request is out/propose/<family>/b<k>/task.json (gen
@@ -171,7 +172,8 @@ batchedges(struct buf *b, const struct curriculum *cu, const struct family *f, i
 }
 
 int
-proposeedges(struct buf *b, const char *curriculum, const char *tasksdir, const char *outdir, const char *readme)
+proposeedges(struct buf *b, const char *curriculum, const char *tasksdir, const char *outdir, const char *readme,
+             char *const *corpus)
 {
 	struct curriculum cu;
 	struct buf checks;
@@ -195,8 +197,14 @@ proposeedges(struct buf *b, const char *curriculum, const char *tasksdir, const 
 	for (i = 0; i < cu.nf; i++)
 		for (k = 0; k < cu.f[i].nbatches; k++)
 			batchedges(b, &cu, &cu.f[i], k, outdir, tasksdir, &checks);
-	bufprintf(b, "build %s/propose/accepted.json | %s/propose/report.json: propaccept%s | $bindir/propose-accept\n"
-	          "build propose: phony %s/propose/accepted.json\n\n", outdir, outdir, checks.s, outdir);
+	/* the hand-written specs' fingerprints and MinHashes: no proposal may be their twin */
+	bufprintf(b, "build %s/propose/corpus.json: propcorpus", outdir);
+	for (i = 0; corpus[i]; i++)
+		bufprintf(b, " $\n    %s", corpus[i]);
+	bufprintf(b, " | $bindir/propose-check $bindir/prepare\n");
+	bufprintf(b, "build %s/propose/accepted.json | %s/propose/report.json: propaccept%s | %s/propose/corpus.json "
+	          "$bindir/propose-accept\nbuild propose: phony %s/propose/accepted.json\n\n", outdir, outdir, checks.s,
+	          outdir, outdir);
 	buffree(&checks);
 	curriculumfree(&cu);
 	return 0;

@@ -68,8 +68,9 @@ def function(g):
     return g % 16, 0.5 + ((g // 16) % 32) * 0.25, -4.0 + ((g // 512) % 32) * 0.25
 
 
-def spec(g, fault=None):
+def spec(g, fault=None, bshift=0.0):
     op, a, b = function(g)
+    b += bshift
     desc, cexpr, fn = OPS[op]
     k = kind(g)
     textg = g - 1 if k == "near" and g > 0 else g  # a near-duplicate keeps the previous text

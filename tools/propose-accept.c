@@ -2,7 +2,7 @@
  * propose-accept - the accepted specs from every proposal check: ids made
  * unique, behavioural duplicates dropped, provenance written, a report
  *
- * usage: propose-accept [options] -o ACCEPTED_JSON --specs DIR @CHECKS
+ * usage: propose-accept [options] -o ACCEPTED_JSON --specs DIR [--corpus FILE] @CHECKS
  *
  * CHECKS are every propose-check record of the build (out/propose/<family>/
  * b<k>/r<r>/check.json), in the graph's order: family, batch, round. A
@@ -12,7 +12,14 @@
  *   duplicate  when its fingerprint (propose-check: the reference's
  *              outputs on the canonical probe, keyed with the signature's
  *              dtype and rank classes) equals an accepted one's: the same
- *              function under other names;
+ *              function under other names; or when its text (description
+ *              and reference) is near an accepted one's: their MinHash
+ *              signatures agree on --near of their minima or more (an
+ *              estimate of the Jaccard similarity of their 5-word
+ *              shingles; candidates found by LSH, 16 bands of 4);
+ *   a corpus twin  the same against the hand-written specs (--corpus,
+ *              propose-check --corpus): the held-out test tasks are among
+ *              them, so no proposal near them reaches train;
  *   accepted   otherwise: written to DIR/<id>.yaml, its id made unique
  *              against the specs of --tasks-dir and those accepted before
  *              (id_2, id_3, ...), with its origin: {source: teacher,
@@ -25,8 +32,9 @@
  * file, fingerprint) and changes only when that set does: build.ninja
  * depends on it. report.json beside it counts, per family: proposed,
  * passed, invalid (after repair), rejected by each rule, given up (an
- * empty block in a repair round), duplicates, accepted; and lists each
- * duplicate with what it duplicates. A one-line summary goes to stdout.
+ * empty block in a repair round), duplicates (behavioural),
+ * near_duplicates (text), corpus_twins, accepted; and lists each
+ * duplicate with what it duplicates and by what ("fingerprint", "text"). A one-line summary goes to stdout.
  *
  * The options are the table in main() (lib/opts.h), which --help prints.
  *
@@ -43,11 +51,118 @@
 #include "lib/opts.h"
 #include "lib/util.h"
 
-static const char usage[] = "usage: propose-accept [options] -o ACCEPTED_JSON --specs DIR @CHECKS\n";
+static const char usage[] = "usage: propose-accept [options] -o ACCEPTED_JSON --specs DIR [--corpus FILE] @CHECKS\n";
 
 struct opts {
-	const char *out, *specs, *tasksdir;
+	const char *out, *specs, *tasksdir, *corpus;
+	double near;
 };
+
+enum { MINHASH_K = 64, BANDS = 16, ROWS = MINHASH_K / BANDS };
+
+/*
+ * The accepted so far, and the hand-written corpus: fingerprints (the
+ * behaviour) and MinHash signatures (the text) with the name each belongs
+ * to ("corpus:ID" for a hand-written spec), the signatures in LSH buckets
+ * (BANDS bands of ROWS minima: texts that agree on a whole band are
+ * compared in full).
+ */
+struct index {
+	json_t *fp;      /* fingerprint: name */
+	json_t *sigs;    /* [[signature, name]] */
+	json_t *buckets; /* "band:minima": [index into sigs] */
+};
+
+/* how many of the two signatures' minima agree, as a share: the texts' estimated Jaccard similarity */
+static double
+similarity(const char *a, const char *b)
+{
+	int i, same = 0;
+
+	if (strlen(a) != MINHASH_K * 8 || strlen(b) != MINHASH_K * 8)
+		return 0;
+	for (i = 0; i < MINHASH_K; i++)
+		same += !strncmp(a + 8 * i, b + 8 * i, 8);
+	return (double)same / MINHASH_K;
+}
+
+static void
+bandkey(char *key, size_t cap, const char *sig, int band)
+{
+	snprintf(key, cap, "%d:%.*s", band, ROWS * 8, sig + band * ROWS * 8);
+}
+
+/* the name of a text near sig (estimated Jaccard >= near), or NULL */
+static const char *
+nearest(const struct index *x, const char *sig, double near)
+{
+	char key[ROWS * 8 + 16];
+	int band;
+
+	if (strlen(sig) != MINHASH_K * 8)
+		return NULL;
+	for (band = 0; band < BANDS; band++) {
+		json_t *c, *e;
+		size_t i;
+		bandkey(key, sizeof key, sig, band);
+		c = json_object_get(x->buckets, key);
+		json_array_foreach(c, i, e) {
+			json_t *s = json_array_get(x->sigs, (size_t)json_integer_value(e));
+			if (similarity(sig, json_string_value(json_array_get(s, 0))) >= near)
+				return json_string_value(json_array_get(s, 1));
+		}
+	}
+	return NULL;
+}
+
+static void
+indexadd(struct index *x, const char *fp, const char *sig, const char *name)
+{
+	char key[ROWS * 8 + 16];
+	size_t k = json_array_size(x->sigs);
+	int band;
+
+	if (fp && *fp && !json_object_get(x->fp, fp))
+		json_object_set_new(x->fp, fp, json_string(name));
+	if (!sig || strlen(sig) != MINHASH_K * 8)
+		return;
+	json_array_append_new(x->sigs, json_pack("[s,s]", sig, name));
+	for (band = 0; band < BANDS; band++) {
+		json_t *c;
+		bandkey(key, sizeof key, sig, band);
+		if (!(c = json_object_get(x->buckets, key)))
+			json_object_set_new(x->buckets, key, c = json_array());
+		json_array_append_new(c, json_integer((json_int_t)k));
+	}
+}
+
+/* --corpus: the hand-written specs into the index */
+static void
+corpusindex(struct index *x, const char *path)
+{
+	json_t *c = jmustload(path), *e;
+	size_t i;
+
+	json_array_foreach(json_object_get(c, "specs"), i, e) {
+		char *name = xasprintf("corpus:%s", jstr(e, "id", "?"));
+		indexadd(x, jstr(e, "fingerprint", NULL), jstr(e, "minhash", NULL), name);
+		free(name);
+	}
+	json_decref(c);
+}
+
+/* is rec a duplicate: of what (*of), and how ("fingerprint" or "text"); NULL when it is new */
+static const char *
+duplicate(const struct index *x, json_t *rec, double near, const char **of)
+{
+	const char *fp = jstr(rec, "fingerprint", "");
+
+	if (*fp && (*of = json_string_value(json_object_get(x->fp, fp))))
+		return "fingerprint";
+	if ((*of = nearest(x, jstr(rec, "minhash", ""), near)))
+		return "text";
+	return NULL;
+}
 
 /* the ids of the hand-written specs: each file's top-level "id:" line */
 static json_t *
@@ -86,8 +201,9 @@ counts(json_t *report, const char *family)
 	json_t *c = json_object_get(report, family);
 
 	if (!c) {
-		c = json_pack("{s:i,s:i,s:i,s:i,s:i,s:i,s:{}}", "proposed", 0, "passed", 0, "invalid", 0, "given_up", 0,
-		              "duplicates", 0, "accepted", 0, "rejected_by_rule");
+		c = json_pack("{s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:{}}", "proposed", 0, "passed", 0, "invalid", 0,
+		              "given_up", 0, "duplicates", 0, "near_duplicates", 0, "corpus_twins", 0, "accepted", 0,
+		              "rejected_by_rule");
 		json_object_set_new(report, family, c);
 	}
 	return c;
@@ -194,18 +310,21 @@ prune(const char *dir, json_t *keep)
 static int
 accept(const struct opts *o, char **paths, size_t n)
 {
-	json_t *report = json_object(), *order, *last, *taken = handwritten(o->tasksdir), *seen = json_object();
+	json_t *report = json_object(), *order, *last, *taken = handwritten(o->tasksdir);
+	struct index x = { json_object(), json_array(), json_object() };
 	json_t *accepted = json_array(), *dups = json_array(), *files = json_object(), *k;
 	size_t i;
 	char *rp;
 
 	last = finals(paths, n, report, &order);
+	if (o->corpus)
+		corpusindex(&x, o->corpus);
 	if (mkdirp(o->specs) < 0)
 		die(EXIT_RETRY, "cannot create '%s':", o->specs);
 	json_array_foreach(order, i, k) {
 		json_t *f = json_object_get(last, json_string_value(k)), *rec = json_object_get(f, "rec");
 		json_t *c = counts(report, jstr(f, "family", "?"));
-		const char *st = jstr(rec, "status", ""), *fp = jstr(rec, "fingerprint", "");
+		const char *st = jstr(rec, "status", ""), *fp = jstr(rec, "fingerprint", ""), *by, *of = NULL;
 		char *id, *text, *file, *path;
 		if (!strcmp(st, "empty")) {
 			bump(c, "given_up");
@@ -217,17 +336,16 @@ accept(const struct opts *o, char **paths, size_t n)
 			continue;
 		}
 		bump(c, "passed");
-		if (*fp && json_object_get(seen, fp)) {
-			bump(c, "duplicates");
+		if ((by = duplicate(&x, rec, o->near, &of))) {
+			bump(c, !strncmp(of, "corpus:", 7) ? "corpus_twins" : !strcmp(by, "text") ? "near_duplicates" :
+			     "duplicates");
 			json_array_append_new(dups, json_pack("{s:s,s:s,s:s,s:s}", "proposal", json_string_value(k), "id",
-			                      jstr(rec, "id", ""), "duplicates", json_string_value(json_object_get(seen, fp)),
-			                      "by", "fingerprint"));
+			                      jstr(rec, "id", ""), "duplicates", of, "by", by));
 			continue;
 		}
 		id = uniqueid(taken, jstr(rec, "id", "p"));
 		json_object_set_new(taken, id, json_true());
-		if (*fp)
-			json_object_set_new(seen, fp, json_string(id));
+		indexadd(&x, fp, jstr(rec, "minhash", NULL), id);
 		text = spectext(f, id);
 		file = xasprintf("%s.yaml", id);
 		path = xasprintf("%s/%s", o->specs, file);
@@ -249,7 +367,8 @@ accept(const struct opts *o, char **paths, size_t n)
 	json_decref(k);
 	printf("propose-accept: %zu specs accepted from %zu proposals\n", json_array_size(accepted), json_array_size(order));
 	free(rp);
-	json_decref(accepted), json_decref(order), json_decref(last), json_decref(taken), json_decref(seen);
+	json_decref(accepted), json_decref(order), json_decref(last), json_decref(taken);
+	json_decref(x.fp), json_decref(x.sigs), json_decref(x.buckets);
 	json_decref(files);
 	return 0;
 }
@@ -257,12 +376,16 @@ accept(const struct opts *o, char **paths, size_t n)
 int
 main(int argc, char **argv)
 {
-	struct opts o = { NULL, NULL, "tasks" };
+	struct opts o = { NULL, NULL, "tasks", NULL, 0.7 };
 	struct optlist in;
 	int r;
 	struct opt tab[] = {
 		{ "-o", "FILE", OPT_STR, &o.out, 0, 0, "the list of accepted specs to write (report.json beside it)" },
 		{ "--specs", "DIR", OPT_STR, &o.specs, 0, 0, "where the accepted specs go (out/propose/specs)" },
+		{ "--corpus", "FILE", OPT_STR, &o.corpus, 0, 0, "the hand-written specs' fingerprints and MinHashes "
+		  "(propose-check --corpus): no proposal may be their twin" },
+		{ "--near", "J", OPT_NUM, &o.near, 0.01, 1, "texts this similar (estimated Jaccard of their MinHashes) "
+		  "are near-duplicates (default 0.7)" },
 		{ "--tasks-dir", "DIR", OPT_STR, &o.tasksdir, 0, 0, "the hand-written specs, whose ids are taken "
 		  "(default tasks)" },
 		{ 0 }

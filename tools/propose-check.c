@@ -3,6 +3,7 @@
  * proposed spec, rule by rule, its reference run in the sandbox
  *
  * usage: propose-check [options] -o CHECK_JSON TASK_JSON RESPONSE_JSON [PREVIOUS_CHECK_JSON]
+ *        propose-check --corpus [options] -o CORPUS_JSON @SPECS
  *
  * TASK_JSON is the batch's request (gen/propose.c), RESPONSE_JSON the
  * round's answer (query-llm): one ```yaml block a proposal. In round 1
@@ -49,6 +50,16 @@
  * significant digits: equal fingerprints are the same function whatever
  * the names (propose-accept drops the later ones).
  *
+ * Each proposal that parses also gets its text's MinHash (64 32-bit
+ * minima over 5-word shingles of its description and reference, as hex),
+ * for propose-accept's near-duplicates.
+ *
+ * --corpus: the inputs are the hand-written specs (tasks/NAME.yaml);
+ * CORPUS_JSON lists each one's id, MinHash and, where its reference is C,
+ * its fingerprint on the same probe (the reference built in the sandbox):
+ * what propose-accept holds proposals against, so that no proposal is a
+ * twin of a hand-written task, the held-out test tasks among them.
+ *
  * CHECK_JSON: task, family, round, status (checked, or done when the round
  * asked nothing), the response's provenance (provider, model, key), per
  * proposal: index, round, id, status (passed, failed, empty), rules
@@ -62,6 +73,7 @@
  * Exit: 0 written, whatever the proposals were; 1 infrastructure (a tool
  * could not run, the disk); 2 bad usage or input.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -83,9 +95,11 @@
 #include "lib/util.h"
 
 static const char usage[] =
-	"usage: propose-check [options] -o CHECK_JSON TASK_JSON RESPONSE_JSON [PREVIOUS_CHECK_JSON]\n";
+	"usage: propose-check [options] -o CHECK_JSON TASK_JSON RESPONSE_JSON [PREVIOUS_CHECK_JSON]\n"
+	"       propose-check --corpus [options] -o CORPUS_JSON @SPECS\n";
 
 enum { MAX_SPEC = 64 << 10, MAX_VARIANTS = 16, MAX_VERIFY = 16, PROBE_SIZE = 8, MAX_BLOCKS = 64 };
+enum { MINHASH_K = 64, MINHASH_SHINGLE = 5 };
 static const double MAX_CASE_BYTES = 64.0 * (1 << 20), PROBE_MAX_NUMEL = 1 << 20;
 static const uint64_t PROBE_SEED = 0x70726f6265ULL;
 
@@ -509,6 +523,72 @@ out:
 	taskfree(&t);
 }
 
+/* ------------------------------------------------------- the text's MinHash */
+
+/* splitmix64: the hash functions' constants */
+static uint64_t
+mix(uint64_t x)
+{
+	x += 0x9e3779b97f4a7c15ULL;
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+	return x ^ (x >> 31);
+}
+
+/*
+ * The MinHash signature of a text (MINHASH_K 32-bit minima, as hex): its
+ * words (lowercased letters, digits and _), in shingles of MINHASH_SHINGLE
+ * words (FNV-1a), each hashed MINHASH_K ways.
+ */
+static json_t *
+minhash(const char *text)
+{
+	uint64_t words[MINHASH_SHINGLE] = { 0 }, a[MINHASH_K];
+	uint32_t sig[MINHASH_K];
+	char hex[MINHASH_K * 8 + 1];
+	const char *p = text;
+	size_t nw = 0, i;
+
+	for (i = 0; i < MINHASH_K; i++)
+		sig[i] = UINT32_MAX, a[i] = mix(i) | 1;
+	for (;;) {
+		uint64_t h = 1469598103934665603ULL, sh = 1469598103934665603ULL;
+		while (*p && !isalnum((unsigned char)*p) && *p != '_')
+			p++;
+		if (!*p && nw >= MINHASH_SHINGLE)
+			break;
+		for (; *p && (isalnum((unsigned char)*p) || *p == '_'); p++)
+			h = (h ^ (unsigned char)tolower((unsigned char)*p)) * 1099511628211ULL;
+		memmove(words, words + 1, sizeof words - sizeof words[0]);
+		words[MINHASH_SHINGLE - 1] = h;
+		if (++nw < MINHASH_SHINGLE && *p)
+			continue;
+		for (i = 0; i < MINHASH_SHINGLE; i++)
+			sh = (sh ^ words[i]) * 1099511628211ULL;
+		for (i = 0; i < MINHASH_K; i++) {
+			uint32_t v = (uint32_t)((sh * a[i] + mix(i + MINHASH_K)) >> 32);
+			if (v < sig[i])
+				sig[i] = v;
+		}
+		if (!*p)
+			break;
+	}
+	for (i = 0; i < MINHASH_K; i++)
+		snprintf(hex + 8 * i, 9, "%08x", sig[i]);
+	return json_string(hex);
+}
+
+/* a variant's text for the MinHash: its description and reference */
+static json_t *
+textsig(json_t *v)
+{
+	char *t = xasprintf("%s\n%s", jstr(v, "description", ""), jstr(v, "reference", ""));
+	json_t *r = minhash(t);
+
+	free(t);
+	return r;
+}
+
 /* ------------------------------------------------------- a proposal */
 
 /* the caps on what one proposal expands to */
@@ -596,6 +676,7 @@ checkone(const struct opts *o, const char *text, const char *dir)
 	json_object_set_new(rec, "id", json_string(sf.v[0].spec));
 	json_object_set_new(rec, "id_line", json_integer(sf.idline));
 	json_object_set_new(rec, "id_col", json_integer(sf.idcol));
+	json_object_set_new(rec, "minhash", textsig(sf.v[0].json));
 	if (caps(&p, &sf) < 0 || yloadfile(path, &doc) < 0)
 		goto done;
 	v = sf.v[0].json;
@@ -709,10 +790,58 @@ write:
 	return 0;
 }
 
+/* --corpus: each spec's MinHash and, for a C reference, its fingerprint (its first variant's) */
+static int
+corpus(const struct opts *o, char **paths, size_t n)
+{
+	json_t *specs = json_array(), *out;
+	char *work;
+	size_t i;
+
+	if (mkparent(o->out) < 0 || !(work = tempdir(o->out, "work")))
+		die(EXIT_RETRY, "cannot make a folder for '%s':", o->out);
+	for (i = 0; i < n; i++) {
+		struct specfile sf = { 0 };
+		struct prop p = { json_array(), NULL, { 0 } };
+		char *dir = xasprintf("%s/s%zu", work, i), *task = xasprintf("%s/task.json", dir);
+		char *ref = xasprintf("%s/reference", dir), *prep = xasprintf("%s/prepare", o->bindir);
+		char *argv[] = { prep, "--reference", "-o", ref, "--cc", (char *)o->cc, "--src", (char *)o->src, task, NULL };
+		json_t *rec;
+		struct buf log;
+
+		bufinit(&p.diags, 1 << 16);
+		cur = &p;
+		diagreset();
+		if (specload(paths[i], &sf) < 0 || !sf.nv)
+			die(EXIT_USAGE, "%s: not a valid spec:\n%s", paths[i], p.diags.s ? p.diags.s : "");
+		rec = json_pack("{s:s,s:s,s:o}", "id", sf.v[0].spec, "file", paths[i], "minhash", textsig(sf.v[0].json));
+		bufinit(&log, 1 << 17);
+		if (!sf.v[0].pyref && sf.v[0].hasref && (mkdirp(dir) < 0 || jwrite(task, sf.v[0].json) < 0))
+			die(EXIT_RETRY, "cannot write '%s':", task);
+		if (!sf.v[0].pyref && sf.v[0].hasref && tool(argv, &log, NULL) == 0)
+			probe(&p, dir, rec);
+		json_array_append_new(specs, rec);
+		buffree(&log);
+		buffree(&p.diags);
+		json_decref(p.rules);
+		specfree(&sf);
+		free(dir), free(task), free(ref), free(prep);
+	}
+	cur = NULL;
+	tempdone(work);
+	free(work);
+	out = json_pack("{s:i,s:o}", "version", 1, "specs", specs);
+	if (jwrite(o->out, out) < 0)
+		die(EXIT_RETRY, "cannot write '%s':", o->out);
+	json_decref(out);
+	return 0;
+}
+
 int
 main(int argc, char **argv)
 {
 	struct opts o = { NULL, NULL, "cc", "out/bin", "tools", "tasks/prompts", 30 };
+	int corp = 0;
 	struct optlist in;
 	int r;
 	struct opt tab[] = {
@@ -722,19 +851,21 @@ main(int argc, char **argv)
 		{ "--bindir", "DIR", OPT_STR, &o.bindir, 0, 0, "where prepare and verify are (default out/bin)" },
 		{ "--src", "DIR", OPT_STR, &o.src, 0, 0, "retort's tools/ (the reference runner's source; default tools)" },
 		{ "--prompts", "DIR", OPT_STR, &o.promptdir, 0, 0, "the prompt templates (default tasks/prompts)" },
+		{ "--corpus", NULL, OPT_FLAG, &corp, 0, 0, "the inputs are specs: each one's MinHash and fingerprint "
+		  "(what propose-accept checks proposals against)" },
 		{ "--cpu-max", "S", OPT_NUM, &o.cpumax, 0.001, 3600, "CPU seconds the reference may take on the verify "
 		  "sizes (default 30)" },
 		{ 0 }
 	};
-	const struct optspec spec = { usage, tab, 3, 0 };
+	const struct optspec spec = { usage, tab, OPT_ANY, 1 };
 
 	setprogname(argv[0]);
 	optparse(&spec, argc, argv, &in);
-	if (!o.out || !o.cachedir || in.n < 2)
-		optdie(&spec, "need -o CHECK_JSON, --cache-dir DIR, TASK_JSON and RESPONSE_JSON");
+	if (!o.out || (!corp && (!o.cachedir || in.n < 2 || in.n > 3)))
+		optdie(&spec, "need -o CHECK_JSON, --cache-dir DIR, TASK_JSON, RESPONSE_JSON and at most a previous check");
 	specpromptdir = o.promptdir;
 	diagsink = sink;
-	r = check(&o, in.v[0], in.v[1], in.n > 2 ? in.v[2] : NULL);
+	r = corp ? corpus(&o, in.v, in.n) : check(&o, in.v[0], in.v[1], in.n > 2 ? in.v[2] : NULL);
 	optfree(&in);
 	return r;
 }
