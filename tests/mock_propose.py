@@ -8,8 +8,8 @@ batch=K count=N first=G -->; its round is the number of user messages.
 DIR/F-bK-rR.md when it exists (tests write planted answers there).
 Otherwise the mock writes N specs itself: problem G+j is y = alpha * f(x)
 + b with f, alpha and b a function of G+j alone (16 f's, 32 alphas, 32
-b's: problems 0 .. 16383 are all different functions), described with a
-few words drawn from the problem number so that no two texts are alike.
+b's: problems 0 .. 16383 are all different functions), described with 40
+made-up words drawn from the problem number, so that no two texts are alike.
 --propose-plant invalid=P,twin=P,near=P (rates) plants, by the problem
 number's hash: invalid (round 1 breaks a rule, the repair round fixes
 it), twin (the previous problem's function under other names and words:
@@ -43,6 +43,12 @@ WORDS = ("amber basalt cobalt dune ember fjord glacier harbor iris jasper kelp l
          "thistle urchin vortex walrus yucca zenith alder birch cedar dahlia elm fern ginkgo hazel ivy").split()
 
 
+def word(x):
+    """one of 6,400 made-up words"""
+    c, v = "bdfgklmnprstvz", "aeiou"
+    return c[x % 14] + v[x // 14 % 5] + c[x // 70 % 14] + v[x // 980 % 5] + ("n" if x // 4900 % 2 else "")
+
+
 def h(*parts):
     return int(hashlib.sha256(":".join(map(str, parts)).encode()).hexdigest(), 16)
 
@@ -74,7 +80,7 @@ def spec(g, fault=None, bshift=0.0):
     desc, cexpr, fn = OPS[op]
     k = kind(g)
     textg = g - 1 if k == "near" and g > 0 else g  # a near-duplicate keeps the previous text
-    words = " ".join(WORDS[h("w", textg, j) % len(WORDS)] for j in range(14))
+    words = " ".join(word(h("w", textg, j)) for j in range(40))
     name = "p%d_%s" % (g, WORDS[h("n", g) % len(WORDS)])
     xs, yn = ("x", "y") if k != "twin" else ("v", "w")
     cx = cexpr.replace("x[i]", xs + "[i]")

@@ -64,7 +64,9 @@
  * asked nothing), the response's provenance (provider, model, key), per
  * proposal: index, round, id, status (passed, failed, empty), rules
  * (each rule's name, ok, message), failed_rule, the spec's text,
- * fingerprint, fingerprint_key, probe, cpu_seconds; failed (the indices
+ * fingerprint, fingerprint_key, probe, cpu_seconds; check_cpu_seconds (a
+ * measurement: this process's CPU, the tools and references it ran left
+ * out); failed (the indices
  * still failing, for the next round), finished (nothing to repair, or the
  * last round), feedback (what the next round's request says).
  *
@@ -775,6 +777,13 @@ check(const struct opts *o, const char *taskpath, const char *resppath, const ch
 	tempdone(work);
 	free(work);
 	json_object_set_new(out, "status", json_string("checked"));
+	{ /* a measurement: this process's own CPU, the reference runs (its children) left out */
+		struct rusage ru;
+		getrusage(RUSAGE_SELF, &ru);
+		double self = (double)ru.ru_utime.tv_sec + (double)ru.ru_stime.tv_sec +
+		              (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
+		json_object_set_new(out, "check_cpu_seconds", json_real(floor(self * 1000 + 0.5) / 1000));
+	}
 	json_object_set_new(out, "finished", json_boolean(json_array_size(failed) == 0 || round >= rounds));
 	json_object_set_new(out, "feedback", json_string(fb.s ? fb.s : ""));
 	json_object_set_new(out, "proposals", props);
