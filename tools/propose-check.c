@@ -23,7 +23,7 @@
  *                      build decides those, not the proposal
  *   tolerance          no tolerance (nor an example's) looser than the
  *                      output dtype's defaults (README: tolerance)
- *   baseline_libs      a baseline links only vendor libraries
+ *   baseline_libs      a baseline is CUDA C linking only vendor libraries
  *   text_is_data       no template syntax ({{, }}) anywhere: the text
  *                      reaches later prompts as data
  *   reference_c        a C reference (the teacher's reference is untrusted C,
@@ -216,6 +216,9 @@ bounded(struct prop *p, const struct ydoc *doc, const char *text, json_t *task)
 			return rule(p, "baseline_libs", 0, "baseline library '%s' is not a vendor library",
 			            json_string_value(v));
 	}
+	if (json_object_get(json_object_get(task, "baseline"), "python"))
+		return rule(p, "baseline_libs", 0, "a proposal's baseline is CUDA C (`baseline: {code, libs}`), "
+		            "calling a vendor library where one fits; not Python");
 	rule(p, "baseline_libs", 1, NULL);
 	if (strstr(text, "{{") || strstr(text, "}}"))
 		return rule(p, "text_is_data", 0, "'{{' or '}}' in the spec: template syntax is not allowed in "
