@@ -149,9 +149,7 @@ def answer(body):
     if rnd == 1:
         return "".join("Problem %d\n```yaml\n%s```\n\n" % (first + j, spec(first + j, FAULTS[h("k", first + j) % 5]
                        if kind(first + j) == "invalid" else None)) for j in range(count))
-    # a repair: the proposals the feedback names, fixed, in its order
-    fixed = []
-    for m in re.finditer(r"- Proposal \d+ \((\w+)\)", users[-1]):
-        g = re.match(r"p(\d+)_", m.group(1))
-        fixed.append("```yaml\n%s```\n" % spec(int(g.group(1))) if g else "```yaml\n```\n")
-    return "\n".join(fixed)
+    # a repair: the batch's planted invalid proposals (those the feedback lists, in its order), fixed
+    bad = [first + j for j in range(count) if kind(first + j) == "invalid"]
+    n = len(re.findall(r"^- Proposal \d+ ", users[-1], re.M))
+    return "\n".join("```yaml\n%s```\n" % spec(g) for g in bad[:n])
