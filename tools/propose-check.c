@@ -355,14 +355,14 @@ canonical(const struct task *t, struct tcase *c)
 	return 0;
 }
 
-/* the probe's plan: the base case, then one per input tensor and one per scalar changed */
+/* the probe's plan: the base case, then, in argument order, one per input tensor and scalar changed */
 static void
 probeplan(const struct task *t, const struct tcase *c, struct buf *plan, int *ncases)
 {
 	static const unsigned char zero[32];
 	struct runin base, in;
-	struct tcase pc = *c;
-	int i, k = 0, s = 0;
+	struct tcase pc;
+	int i, s = 0;
 
 	runinputs(t, c, zero, "probe", 0, 0, 0, &base);
 	for (i = 0; i < t->nargs; i++)
@@ -372,29 +372,21 @@ probeplan(const struct task *t, const struct tcase *c, struct buf *plan, int *nc
 	planline(plan, t, c, &base, NULL);
 	*ncases = 1;
 	for (i = 0; i < t->nargs; i++) {
-		if (!isinput(&t->args[i]))
-			continue;
-		in = base;
-		in.d[i].seed += 7777;
-		planline(plan, t, c, &in, NULL);
-		++*ncases;
-	}
-	for (i = 0; i < t->nargs; i++) {
 		double v;
-		if (t->args[i].kind != ARG_SCALAR)
-			continue;
 		in = base;
-		v = base.scalars[s];
-		if (dtinfos[t->args[i].dt].isfloat)
-			in.scalars[s] = v != 0 ? v * 0.5 : 0.5;
-		else
-			in.scalars[s] = v > 1 ? v - 1 : v + 1;
-		pc.scalars[s] = in.scalars[s];
+		pc = *c;
+		if (isinput(&t->args[i])) {
+			in.d[i].seed += 7777;
+		} else if (t->args[i].kind == ARG_SCALAR) {
+			v = base.scalars[s];
+			in.scalars[s] = dtinfos[t->args[i].dt].isfloat ? (v != 0 ? v * 0.5 : 0.5) : v > 1 ? v - 1 : v + 1;
+			pc.scalars[s] = in.scalars[s];
+			s++;
+		} else {
+			continue;
+		}
 		planline(plan, t, &pc, &in, NULL);
-		pc.scalars[s] = c->scalars[s];
 		++*ncases;
-		s++;
-		(void)k;
 	}
 }
 
@@ -474,8 +466,8 @@ probe(struct prop *p, const char *dir, json_t *rec)
 	struct tcase c;
 	struct buf plan, a, b, log, key;
 	char err[512], hex[65], *task = xasprintf("%s/task.json", dir);
-	size_t per, k;
-	int n, i, ci, s;
+	size_t per;
+	int n, i, ci;
 
 	if (taskload(task, &t, err, sizeof err) < 0)
 		die(EXIT_USAGE, "%s", err);
@@ -499,12 +491,10 @@ probe(struct prop *p, const char *dir, json_t *rec)
 	         "reference on the same inputs (%s) gave different outputs: it must not read uninitialized "
 	         "memory, clocks or random numbers" : NULL, c.label) < 0)
 		goto out;
-	for (i = 0, ci = 1, s = 0; i < t.nargs; i++) {
+	for (i = 0, ci = 1; i < t.nargs; i++) { /* the plan's cases, in its order */
 		int changed;
 		if (!isinput(&t.args[i]) && t.args[i].kind != ARG_SCALAR)
 			continue;
-		if (t.args[i].kind == ARG_SCALAR && p->failed)
-			break;
 		changed = memcmp(a.s, a.s + per * (size_t)ci, per) != 0;
 		ci++;
 		if (!changed) {
@@ -513,9 +503,7 @@ probe(struct prop *p, const char *dir, json_t *rec)
 			     t.args[i].kind == ARG_SCALAR ? "scalar" : "input", t.args[i].name, c.label);
 			goto out;
 		}
-		s += t.args[i].kind == ARG_SCALAR;
 	}
-	(void)s;
 	rule(p, "depends_on_inputs", 1, NULL);
 	rule(p, "depends_on_scalars", 1, NULL);
 	classkey(&t, &c, &key);
@@ -523,7 +511,6 @@ probe(struct prop *p, const char *dir, json_t *rec)
 	json_object_set_new(rec, "fingerprint", json_string(hex));
 	json_object_set_new(rec, "fingerprint_key", json_string(key.s));
 out:
-	(void)k;
 	buffree(&plan), buffree(&a), buffree(&b), buffree(&log), buffree(&key);
 	taskfree(&t);
 }
