@@ -118,7 +118,8 @@ test_expect_success 'provenance: origin in the accepted spec and its task.json; 
 	cd p && grep -A7 "^origin:" out/propose/specs/p1_alder.yaml &&
 	is out/v/p1_alder/task.json "\" \".join([d[\"origin\"][\"source\"], d[\"origin\"][\"model\"], str(d[\"origin\"][\"round\"]),
 		d[\"origin\"][\"family\"]] + d[\"tags\"])" "teacher served-model 2 scale mock proposed scale" &&
-	test "$(field out/v/p1_alder/task.json "len(d[\"origin\"][\"request\"])")" = 64
+	test "$(field out/v/p1_alder/task.json "len(d[\"origin\"][\"request\"])")" = 64 &&
+	test "$(field out/v/p1_alder/s0/record.json "d[\"origin\"] + \" \" + d[\"reference_language\"]")" = "teacher c"
 '
 test_expect_success 'a second ninja is a no-op' '
 	cd p && ninja >n.log && cat n.log && grep -q "no work to do" n.log && test "$(asked)" = 4

@@ -100,6 +100,13 @@ test_expect_success 'splits: no GPU, so unverified and trajectories; the manifes
 	test "$(($(field x/manifest.json "d[\"counts\"][\"unverified\"]") + $(field x/manifest.json "d[\"counts\"][\"test\"]")))" = 2 &&
 	test "$(($(field x/manifest.json "d[\"counts\"][\"trajectories\"]") + $(field x/manifest.json "d[\"counts\"][\"test\"]")))" = 2
 '
+test_expect_success 'records and the card say where each task came from and its reference'"'"'s language' '
+	cd p && cat x/data/*.jsonl | python3 -c "import json, sys
+rows = [json.loads(l) for l in sys.stdin if l.strip()]
+assert rows and all(r[\"origin\"] == \"hand-written\" and r[\"reference_language\"] == \"c\" for r in rows), rows" &&
+	grep -q "^| config | split | hand-written | kernelbench | teacher | other |" x/README.md &&
+	test "$(field x/manifest.json "sum(v[\"rows_by_origin\"][\"hand-written\"] for v in d[\"lengths\"][\"default\"].values())")" -ge 2
+'
 test_expect_success 'archives are deterministic: sorted members, fixed owner and time' '
 	cd p && tar tzvf out/dataset/retort-dataset-00000.tar.gz > members &&
 	cat members && ! grep -v " 0/0 " members && grep -c "2023-11-14" members &&

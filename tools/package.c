@@ -39,9 +39,11 @@
  * tokens), TRL and Axolotl settings with max_length from those lengths,
  * which chat templates drop reasoning, the measured fields and every
  * field's meaning, and each split's rows by candidate language (a
- * record's lang). manifest.json: counts per split (sft_final_counts for
- * sft_final), each shard's config, split, rows, bytes, sha256 and archive,
- * the lengths (with rows_by_lang: cuda, triton), the tokenizer,
+ * record's lang) and by its task's origin (hand-written, kernelbench,
+ * teacher), with how each kind's references were made. manifest.json:
+ * counts per split (sft_final_counts for sft_final), each shard's config,
+ * split, rows, bytes, sha256 and archive, the lengths (with rows_by_lang:
+ * cuda, triton, and rows_by_origin), the tokenizer,
  * configuration incl. the nvcc version.
  * DATASET_DIR/SHA256SUMS lists the archives. Bytes are deterministic: a
  * fixed member order, mtime from SOURCE_DATE_EPOCH (else 0), uid and gid 0,
@@ -125,7 +127,22 @@ struct rec {
 	size_t bytes[2]; /* the text's UTF-8 bytes: the conversation, the sft_final row */
 	long tokens[2];  /* the same by the named tokenizer (--token-counts), -1 unknown */
 	int triton;      /* its lang is triton (else cuda) */
+	int origin;      /* its task's origin, in origins[] */
 };
+
+/* where a record's task came from (its origin): the card's columns */
+static const char *const origins[] = { "hand-written", "kernelbench", "teacher", "other" };
+enum { NORIGINS = 4 };
+
+static int
+originindex(const char *name)
+{
+	int i;
+
+	for (i = 0; i < NORIGINS - 1 && strcmp(origins[i], name); i++)
+		;
+	return i;
+}
 
 struct shard {
 	char name[128];  /* data/<split>-NNNNN.jsonl, data/sft_final/<split>-NNNNN.jsonl */
@@ -150,6 +167,7 @@ struct stats {
 	size_t bytes[3];
 	long tokens[3];  /* -1: not measured */
 	size_t lang[2];  /* rows by language: cuda, triton */
+	size_t origin[NORIGINS]; /* rows by their task's origin */
 };
 
 static int
@@ -343,6 +361,31 @@ cardlangs(struct buf *b, const struct stats st[NPARTS])
 	bufputs(b, "\n");
 }
 
+/* the rows of each split by where their task came from, and how its reference was made */
+static void
+cardorigins(struct buf *b, const struct stats st[NPARTS])
+{
+	int k, i;
+
+	bufputs(b, "By the task's origin (`origin`): `hand-written` specs come with retort or their user, their "
+	        "references written by people; `kernelbench` ones were imported from KernelBench-format problems "
+	        "(`tools/import-kernelbench`), their reference the problem's PyTorch module run in float64 on the "
+	        "CPU; `teacher` ones were proposed by the teacher model and kept only when their reference, run "
+	        "in a sandbox, passed propose-check's rules (its examples, deterministic, non-degenerate, "
+	        "depending on every input and scalar) and no accepted task behaved or read the same. A record's "
+	        "`reference_language` says whether its reference is C or Python.\n\n| config | split |");
+	for (i = 0; i < NORIGINS; i++)
+		bufprintf(b, " %s |", origins[i]);
+	bufputs(b, "\n|---|---|---|---|---|---|\n");
+	for (k = 0; k < NPARTS; k++) {
+		bufprintf(b, "| %s | %s |", parts[k].config, parts[k].split);
+		for (i = 0; i < NORIGINS; i++)
+			bufprintf(b, " %zu |", st[k].origin[i]);
+		bufputs(b, "\n");
+	}
+	bufputs(b, "\n");
+}
+
 /* the layout: archives, shards, and what one archive alone is */
 static void
 cardlayout(struct buf *b, size_t narch)
@@ -476,6 +519,7 @@ card(const struct opts *o, const size_t counts[NPARTS], const struct stats st[NP
 		        "verdict path appears. Do not train on them.\n\n");
 	cardsplits(&b, o, counts);
 	cardlangs(&b, st);
+	cardorigins(&b, st);
 	cardlayout(&b, narch);
 	cardlengths(&b, st, jstr(o->tokens, "tokenizer", NULL));
 	cardtraining(&b, st, sft);
@@ -652,6 +696,7 @@ loadrecord(const struct opts *o, const char *path, struct rec *rec)
 	held = heldout(jstr(r, "task", ""), o->testfraction);
 	rec->id = xstrdup(jstr(r, "id", path));
 	rec->triton = !strcmp(jstr(r, "lang", "cuda"), "triton");
+	rec->origin = originindex(jstr(r, "origin", ""));
 	rec->line = jdumps(r, JFLAGS_LINE);
 	rec->in[TEST] = held;
 	rec->in[TRAJECTORIES] = !held;
@@ -741,8 +786,10 @@ lengths(const struct opts *o, const struct rec *recs, size_t nrecs, struct stats
 			}
 		memset(&st[k], 0, sizeof st[k]);
 		st[k].rows = n;
-		for (i = 0; i < nrecs; i++)
+		for (i = 0; i < nrecs; i++) {
 			st[k].lang[recs[i].triton] += (size_t)recs[i].in[k];
+			st[k].origin[recs[i].origin] += (size_t)recs[i].in[k];
+		}
 		for (j = 0; j < 3; j++)
 			st[k].tokens[j] = -1;
 		if (!n)
@@ -801,6 +848,10 @@ makemanifest(const struct opts *o, struct shard *sh, size_t nsh, const size_t co
 		json_t *l = json_pack("{s:I,s:[I,I,I],s:{s:I,s:I}}", "rows", (json_int_t)st[k].rows, "bytes_p50_p95_max",
 		                      (json_int_t)st[k].bytes[0], (json_int_t)st[k].bytes[1], (json_int_t)st[k].bytes[2],
 		                      "rows_by_lang", "cuda", (json_int_t)st[k].lang[0], "triton", (json_int_t)st[k].lang[1]);
+		json_object_set_new(l, "rows_by_origin", json_object());
+		for (i = 0; i < NORIGINS; i++)
+			json_object_set_new(json_object_get(l, "rows_by_origin"), origins[i],
+			                    json_integer((json_int_t)st[k].origin[i]));
 		if (st[k].tokens[2] >= 0)
 			json_object_set_new(l, "tokens_p50_p95_max", json_pack("[I,I,I]", (json_int_t)st[k].tokens[0],
 			                    (json_int_t)st[k].tokens[1], (json_int_t)st[k].tokens[2]));

@@ -296,6 +296,9 @@ identity(json_t *rec, json_t *task, json_t *first, const char *generator)
 	json_object_set_new(rec, "lang", json_string(langname(langof(first))));
 	json_object_set_new(rec, "task", json_string(jstr(task, "spec", "")));
 	json_object_set_new(rec, "variant", json_string(jstr(task, "id", "")));
+	json_object_set_new(rec, "origin", json_string(jstr(json_object_get(task, "origin"), "source", "hand-written")));
+	json_object_set_new(rec, "reference_language", json_is_string(json_object_get(task, "reference_language"))
+	                    ? json_string(jstr(task, "reference_language", "")) : json_null());
 	json_object_set_new(rec, "sample", json_integer(jint(first, "sample", 0)));
 	json_object_set_new(rec, "teacher", json_pack("{s:s,s:s}", "provider", jstr(first, "provider", ""),
 	                    "model", jstr(first, "model", "")));
