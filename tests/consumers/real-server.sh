@@ -8,6 +8,10 @@
 #   python3 -m venv out/llamaenv && out/llamaenv/bin/pip install 'llama-cpp-python[server]' gguf
 #   RETORT_ROOT=$PWD prove -v tests/consumers/real-server.sh      (LLAMA_ENV=DIR for another venv)
 #
+# (Never run to the end: building llama-cpp-python from source takes over
+# an hour on 2 cores. tests/consumers/real-server-hf.sh does the same
+# against transformers serve, from wheels.)
+#
 # It runs configure --eval with the server as the student over one small
 # spec, two samples, two rounds, and checks what the wire gave: streamed
 # answers (SSE) that query-llm took as answered or truncated, usage from

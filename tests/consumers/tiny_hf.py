@@ -1,0 +1,45 @@
+#!/usr/bin/env python3
+"""tests/consumers/tiny_hf.py - a tiny Llama with random weights, as a transformers model folder
+
+usage: tiny_hf.py OUT_DIR
+
+Writes a one-layer LlamaForCausalLM (64-wide, 2 heads, 64k positions)
+whose weights are random (seed 0), with a tokenizer built with the
+tokenizers library (BPE over <unk>, <s>, </s> and the 256 byte tokens
+only, byte fallback) and a small chat template: enough for `transformers
+serve` to load it and answer chat completions over the real wire format.
+Its answers are noise, which is the point: what a real server sends for
+what a real model emits (bytes that are not UTF-8, no code block, answers
+that run to max_tokens).
+"""
+import sys
+
+import torch
+from tokenizers import Tokenizer, decoders, models, pre_tokenizers
+from transformers import LlamaConfig, LlamaForCausalLM, PreTrainedTokenizerFast
+
+TEMPLATE = ("{% for m in messages %}<|{{ m['role'] }}|>\n{{ m['content'] }}\n{% endfor %}"
+            "{% if add_generation_prompt %}<|assistant|>\n{% endif %}")
+
+
+def main():
+    if len(sys.argv) != 2:
+        sys.exit("usage: tiny_hf.py OUT_DIR")
+    out = sys.argv[1]
+    vocab = {"<unk>": 0, "<s>": 1, "</s>": 2}
+    vocab.update(("<0x%02X>" % i, 3 + i) for i in range(256))
+    tok = Tokenizer(models.BPE(vocab=vocab, merges=[], unk_token="<unk>", byte_fallback=True))
+    tok.pre_tokenizer = pre_tokenizers.Metaspace(replacement="\u2581", prepend_scheme="never")
+    tok.decoder = decoders.Sequence([decoders.ByteFallback(), decoders.Fuse()])
+    t = PreTrainedTokenizerFast(tokenizer_object=tok, bos_token="<s>", eos_token="</s>", unk_token="<unk>")
+    t.chat_template = TEMPLATE
+    t.save_pretrained(out)
+    torch.manual_seed(0)
+    c = LlamaConfig(vocab_size=len(vocab), hidden_size=64, intermediate_size=128, num_hidden_layers=1,
+                    num_attention_heads=2, num_key_value_heads=2, max_position_embeddings=65536,
+                    bos_token_id=1, eos_token_id=2, tie_word_embeddings=False)
+    LlamaForCausalLM(c).save_pretrained(out)
+
+
+if __name__ == "__main__":
+    main()
