@@ -41,6 +41,15 @@ test_expect_success 'a plain answer without a stop reason is retried' '
 	mock script "[{\"fault\": \"nofinish\"}]" && q f2.json 2>err && cat err && test "$(mock count)" = 2 &&
 	grep -q "response has no finish_reason" err && whole f2.json
 '
+test_expect_success 'a FastAPI error body (transformers serve): its detail is the message, at once' '
+	cd p && fresh && mock reset && model openai served-model &&
+	mock script "[{\"status\": 400, \"body\": {\"detail\": \"Server is pinned to m; requested x.\"}},
+		{\"status\": 422, \"body\": {\"detail\": [{\"loc\": [\"body\"], \"msg\": \"Field required\"}]}}]" &&
+	expect_fail 1 "refused the request for .alpha.: HTTP 400: Server is pinned to m; requested x\. (request-id" \
+		q d1.json && ! grep -q detail "$T/.err" &&
+	expect_fail 1 "refused the request for .alpha.: HTTP 422: Field required" q d1.json &&
+	test "$(mock count)" = 2 && test ! -e d1.json
+'
 test_expect_success 'openai stream: a client-side error event still fails at once' '
 	cd p && fresh && mock reset && model openai served-model &&
 	mock script "[{\"stream_error\": \"invalid_request_error\"}]" &&

@@ -105,7 +105,7 @@ test_expect_success 'a second ninja asks the server nothing (every answer cached
 test_expect_success 'the server.s FastAPI error body: a 400 fails at once, with its detail' '
 	cd p && sed "s|\"api_model\": *\"[^\"]*\"|\"api_model\": \"not-served\"|" out/model.json >other.json &&
 	grep -q not-served other.json &&
-	expect_fail 1 "Server is pinned to" "$RETORT_BIN/query-llm" -o bad.json --model-config other.json \
+	expect_fail 1 "refused the request for .alpha.: HTTP 400: Server is pinned to" "$RETORT_BIN/query-llm" -o bad.json --model-config other.json \
 		--prompts tasks/prompts --cache-dir "$T/cache" --sample 0 --round 1 out/v/alpha/task.json &&
 	test "$(grep -c "POST /v1/chat/completions.* 400 " "$T/server.log")" = 1 && test ! -e bad.json
 '

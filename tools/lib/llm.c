@@ -789,14 +789,22 @@ retryafter(const struct reply *r)
 	return -1;
 }
 
-/* the provider's error message from a JSON error body */
+/*
+ * The provider's error message from a JSON error body: {"error": {...}}
+ * or {"error": "..."}; FastAPI servers' (transformers serve) {"detail":
+ * "..."}, or its validation errors' {"detail": [{"msg": "..."}, ...]};
+ * else the body's start.
+ */
 void
 errmessage(const struct reply *r, char *msg, size_t len, char *type, size_t tlen)
 {
-	json_t *j = json_loadb(r->body.s, r->body.n, 0, NULL), *e;
+	json_t *j = json_loadb(r->body.s, r->body.n, 0, NULL), *e, *d;
 
 	msg[0] = type[0] = 0;
 	e = json_object_get(j, "error");
+	d = json_object_get(j, "detail");
+	if (json_is_array(d))
+		d = json_object_get(json_array_get(d, 0), "msg");
 	if (json_is_object(e)) {
 		snprintf(msg, len, "%s", jstr(e, "message", ""));
 		snprintf(type, tlen, "%s", jstr(e, "type", ""));
@@ -804,6 +812,8 @@ errmessage(const struct reply *r, char *msg, size_t len, char *type, size_t tlen
 			snprintf(type, tlen, "insufficient_quota");
 	} else if (json_is_string(e)) {
 		snprintf(msg, len, "%s", json_string_value(e));
+	} else if (json_is_string(d)) {
+		snprintf(msg, len, "%s", json_string_value(d));
 	} else {
 		size_t n = r->body.n < 200 ? r->body.n : 200, i;
 		snprintf(msg, len, "%.*s", (int)n, r->body.s);
