@@ -24,6 +24,18 @@
 # at once with the server's message. Random weights answer noise: no code,
 # so nothing compiles, and the metrics say so. It prints each request's
 # latency and tokens.
+#
+# What this server does that the mock does not (transformers 5.24): no
+# [DONE] after the last chunk, and usage always in the finish_reason
+# chunk (stream_options or not); a streamed answer holds back bytes that
+# are not yet UTF-8 and never sends them (256 random byte tokens stream as
+# 5 characters; the same answer unstreamed is 256 U+FFFD), so a long
+# answer can send nothing for minutes (past low_speed_s: retried); errors
+# as FastAPI's {"detail": ...} (400 for a model it does not serve, 422 for
+# a field it does not know), a plain-text 500, and an error in a stream as
+# data: {"error": "..."}; temperature samples only if the model's
+# generation_config has do_sample (tiny_hf.py's does not: the samples are
+# the same greedy answer).
 . "$(dirname "$0")/../lib.sh"
 
 ENV=${HF_ENV:-$RETORT_ROOT/out/hfenv}
