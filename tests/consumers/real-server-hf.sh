@@ -30,10 +30,11 @@
 # chunk (stream_options or not); a streamed answer holds back bytes that
 # are not yet UTF-8 and never sends them (256 random byte tokens stream as
 # 5 characters; the same answer unstreamed is 256 U+FFFD), so a long
-# answer can send nothing for minutes (past low_speed_s: retried); errors
-# as FastAPI's {"detail": ...} (400 for a model it does not serve, 422 for
-# a field it does not know), a plain-text 500, and an error in a stream as
-# data: {"error": "..."}; temperature samples only if the model's
+# answer can send nothing for long (16000 tokens: silent past a
+# low_speed_s of 10, retried); errors as FastAPI's {"detail": ...} (400
+# for a model it does not serve, 422 for a field it does not know), a
+# plain-text 500 (messages not a list), and, by its code, an error in a
+# stream as data: {"error": "..."} (a string); temperature samples only if the model's
 # generation_config has do_sample (tiny_hf.py's does not: the samples are
 # the same greedy answer).
 . "$(dirname "$0")/../lib.sh"
