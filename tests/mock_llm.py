@@ -43,9 +43,10 @@ and message_stop alone), truncstream (a stream cut before its end), errevent
 (a server-side error event), nonutf8 (a raw 0xff byte in the text), midjunk
 (a cut data line in the middle of a stream), nofinish (no stop_reason /
 finish_reason), nodone (a stream that ends after its finish_reason: no
-usage chunk, no [DONE] or message_stop), slow (0.3 s, then the answer).
-Stream-only kinds (truncstream, errevent, midjunk, nodone) leave a plain
-JSON answer alone.
+usage chunk, no [DONE] or message_stop), finishusage (OpenAI: the usage
+in the finish_reason chunk and no [DONE], as transformers serve ends a
+stream), slow (0.3 s, then the answer). Stream-only kinds (truncstream,
+errevent, midjunk, nodone, finishusage) leave a plain JSON answer alone.
 
 Batch APIs: Anthropic's Message Batches (POST /v1/messages/batches, GET
 /v1/messages/batches[/ID[/results]]) and OpenAI's (POST /v1/files multipart,
@@ -640,15 +641,17 @@ class Handler(BaseHTTPRequestHandler):
         if step.get("nonutf8"):
             last = last.replace(b"```", b"\xff```", 1)
         ev.append(last)
+        usage = {"prompt_tokens": 1200, "completion_tokens": 200, "total_tokens": 1400,
+                 "prompt_tokens_details": {"cached_tokens": 400}}
+        if self.usage:
+            usage = dict(self.usage, completion_tokens=ntok(text), total_tokens=self.usage["prompt_tokens"] + ntok(text))
+        if step.get("finishusage"):  # as transformers serve ends a stream
+            return ev + [chunk({}, "stop", usage=usage)]
         if not step.get("nofinish"):
             ev.append(chunk({}, "stop"))
         if step.get("nodone"):
             return ev
         if (body.get("stream_options") or {}).get("include_usage"):
-            usage = {"prompt_tokens": 1200, "completion_tokens": 200, "total_tokens": 1400,
-                     "prompt_tokens_details": {"cached_tokens": 400}}
-            if self.usage:
-                usage = dict(self.usage, completion_tokens=ntok(text), total_tokens=self.usage["prompt_tokens"] + ntok(text))
             ev.append(chunk(None, usage=usage, choices=False))
         return ev + [b"data: [DONE]\n\n"]
 

@@ -36,6 +36,12 @@ for case in "anthropic claude-sonnet-5-5:midjunk:a data line that is not JSON" \
 		q f1.json 2>err && cat err && test "$(mock count)" = 2 && grep -q "$msg.*retrying" err && whole f1.json
 	'
 done
+test_expect_success 'openai stream, usage in the finish_reason chunk and no [DONE] (transformers serve): whole' '
+	cd p && fresh && mock reset && model openai served-model && mock script "[{\"fault\": \"finishusage\"}]" &&
+	q f4.json 2>err && cat err && test "$(mock count)" = 1 && ! grep -q retrying err && whole f4.json &&
+	python3 -c "import json, sys; u = json.load(open(sys.argv[1]))[\"usage\"]
+assert (u[\"input_tokens\"], u[\"output_tokens\"], u[\"cache_read_tokens\"]) == (800, 200, 400), u" f4.json
+'
 test_expect_success 'a plain answer without a stop reason is retried' '
 	cd p && fresh && mock reset && model openai served-model "m[\"stream\"] = False" &&
 	mock script "[{\"fault\": \"nofinish\"}]" && q f2.json 2>err && cat err && test "$(mock count)" = 2 &&
