@@ -4,7 +4,7 @@
 # (FastAPI and uvicorn, from PyPI; CPU) serving a tiny random-weights
 # Llama that tests/consumers/tiny_hf.py writes. Run by hand: it needs a
 # venv with torch and transformers[serving], all wheels, no compiling
-# (about a minute to install, given a torch; the run takes about 2 minutes
+# (about a minute to install, given a torch; the run takes 40-80 s
 # on 2 cores, most of it the prefill of ~16k-token prompts):
 #
 #   python3 -m venv out/hfenv && out/hfenv/bin/pip install torch 'transformers[serving]'
@@ -34,9 +34,9 @@
 # low_speed_s of 10, retried); errors as FastAPI's {"detail": ...} (400
 # for a model it does not serve, 422 for a field it does not know), a
 # plain-text 500 (messages not a list), and, by its code, an error in a
-# stream as data: {"error": "..."} (a string); temperature samples only if the model's
-# generation_config has do_sample (tiny_hf.py's does not: the samples are
-# the same greedy answer).
+# stream as data: {"error": "..."} (a string); temperature samples only
+# if the model's generation_config has do_sample (tiny_hf.py's does not:
+# the samples are the same greedy answer).
 . "$(dirname "$0")/../lib.sh"
 
 ENV=${HF_ENV:-$RETORT_ROOT/out/hfenv}
@@ -44,18 +44,24 @@ if ! "$ENV/bin/python" -c "import torch, transformers, fastapi, uvicorn" 2>/dev/
 	echo "1..0 # SKIP no Python environment $ENV with torch and transformers[serving] (see the header)"
 	exit 0
 fi
-"$ENV/bin/python" "$RETORT_ROOT/tests/consumers/tiny_hf.py" "$T/tiny" >"$T/tiny.log" 2>&1 || { cat "$T/tiny.log"; exit 1; }
-PORT=$(python3 -c "import socket; s = socket.socket(); s.bind(('127.0.0.1', 0)); print(s.getsockname()[1])")
-HF_HUB_OFFLINE=1 "$ENV/bin/transformers" serve "$T/tiny" --host 127.0.0.1 --port "$PORT" --device cpu \
-	--log-level info >"$T/server.log" 2>&1 &
-SERVER=$!
+# serve NAME [--think]: a tiny model $T/NAME served on 127.0.0.1:$PORT
+# (log $T/NAME.log, pid $SERVER), up when this returns
+serve() {
+	"$ENV/bin/python" "$RETORT_ROOT/tests/consumers/tiny_hf.py" "$T/$1" ${2:-} >"$T/$1.log" 2>&1 ||
+		{ cat "$T/$1.log"; exit 1; }
+	PORT=$(python3 -c "import socket; s = socket.socket(); s.bind(('127.0.0.1', 0)); print(s.getsockname()[1])")
+	HF_HUB_OFFLINE=1 "$ENV/bin/transformers" serve "$T/$1" --host 127.0.0.1 --port "$PORT" --device cpu \
+		--log-level info >"$T/$1.log" 2>&1 &
+	SERVER=$!
+	i=0
+	until curl -sf "http://127.0.0.1:$PORT/v1/models" >/dev/null; do
+		i=$((i + 1)); test $i -lt 240 || { echo "Bail out! the server did not start"; cat "$T/$1.log"; exit 1; }
+		sleep 0.5
+	done
+	export OPENAI_BASE_URL=http://127.0.0.1:$PORT/v1 OPENAI_API_KEY=sk-local-none TINY=$T/$1
+}
 trap 'kill $SERVER 2>/dev/null; rm -rf "$T"' EXIT
-i=0
-until curl -sf "http://127.0.0.1:$PORT/v1/models" >/dev/null; do
-	i=$((i + 1)); test $i -lt 240 || { echo "Bail out! the server did not start"; cat "$T/server.log"; exit 1; }
-	sleep 0.5
-done
-export OPENAI_BASE_URL=http://127.0.0.1:$PORT/v1 OPENAI_API_KEY=sk-local-none TINY=$T/tiny
+serve tiny
 
 # the student: the served folder under the name tiny, 256 tokens an answer
 student() {
@@ -110,9 +116,9 @@ test_expect_success 'the framing query-llm took: no [DONE], usage in the finish_
 '
 
 test_expect_success 'a second ninja asks the server nothing (every answer cached)' '
-	cd p && n=$(grep -c "POST /v1/chat/completions" "$T/server.log") &&
+	cd p && n=$(grep -c "POST /v1/chat/completions" "$T/tiny.log") &&
 	ninja -n | grep -q "no work to do" && ninja >/dev/null &&
-	test "$(grep -c "POST /v1/chat/completions" "$T/server.log")" = "$n"
+	test "$(grep -c "POST /v1/chat/completions" "$T/tiny.log")" = "$n"
 '
 
 test_expect_success 'the server.s FastAPI error body: a 400 fails at once, with its detail' '
@@ -120,7 +126,24 @@ test_expect_success 'the server.s FastAPI error body: a 400 fails at once, with 
 	grep -q not-served other.json &&
 	expect_fail 1 "refused the request for .alpha.: HTTP 400: Server is pinned to" "$RETORT_BIN/query-llm" -o bad.json --model-config other.json \
 		--prompts tasks/prompts --cache-dir "$T/cache" --sample 0 --round 1 out/v/alpha/task.json &&
-	test "$(grep -c "POST /v1/chat/completions.* 400 " "$T/server.log")" = 1 && test ! -e bad.json
+	test "$(grep -c "POST /v1/chat/completions.* 400 " "$T/tiny.log")" = 1 && test ! -e bad.json
+'
+kill $SERVER && wait $SERVER 2>/dev/null
+serve think --think
+
+test_expect_success 'a thinking model (Qwen3, "<think>" opened): reasoning_content is the reasoning' '
+	cd p && sed "s|\"api_model\": *\"[^\"]*\"|\"api_model\": \"$TINY\"|" out/model.json >think.json &&
+	"$RETORT_BIN/query-llm" -o think-r1.json --model-config think.json --prompts tasks/prompts \
+		--cache-dir "$T/cache" --sample 0 --round 1 out/v/alpha/task.json &&
+	python3 - >>"$T/figures" <<-\PY
+	import json
+	d = json.load(open("think-r1.json"))
+	a, u = d["answer"], d["usage"]
+	print("think", d["status"], "stop:", a["stop_reason"], "latency: %.1f s" % d["latency_s"], "in:", u["input_tokens"],
+	      "out:", u["output_tokens"], "text:", len(a["text"]), "reasoning:", len(a["reasoning"]))
+	assert d["status"] == "truncated" and a["text"] == "" and a["reasoning"].startswith("\n"), a
+	assert 0 < u["output_tokens"] <= 256 and u["reasoning_tokens"] == 0, u  # no completion_tokens_details
+	PY
 '
 sed 's/^/# /' "$T/figures" 2>/dev/null
 test_done
