@@ -195,6 +195,12 @@ class Screen:
     def constant(self, st):
         targets = st.targets if isinstance(st, ast.Assign) else [st.target]
         value = st.value
+        if len(targets) == 1 and isinstance(targets[0], ast.Tuple) and isinstance(value, ast.Tuple) and \
+                len(targets[0].elts) == len(value.elts) and all(isinstance(t, ast.Name) for t in targets[0].elts):
+            # BM, BN = 128, 64: each name to its constant
+            for t, v in zip(targets[0].elts, value.elts):
+                self.constant(ast.Assign(targets=[t], value=v, lineno=st.lineno, col_offset=st.col_offset))
+            return
         for t in targets:
             if not isinstance(t, ast.Name):
                 self.flag("global_state", st, "module level may only bind names to constants")
