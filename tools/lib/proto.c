@@ -248,12 +248,21 @@ hspawn(struct harness *h, const char *harness, const char *so, const char *entry
 			return -1;
 		}
 		free(runner);
-		char *dir = absolute(pydir);
-		runner = xasprintf("%s/harness.py", dir);
+		/* the runner's text, not its path: the sandbox's /work hides a
+		 * checkout that lies below the host's /work */
+		char *dir = absolute(pydir), *path = xasprintf("%s/harness.py", dir);
+		runner = filetail(path, 1 << 20);
 		lib = xasprintf("%s/harness.so", dir);
 		free(dir);
+		if (!*runner) {
+			snprintf(err, cap, "cannot read the Python harness '%s': run prepare --runtime", path);
+			free(path); free(runner); free(lib);
+			return -1;
+		}
+		free(path);
 		spec = pyspec(h->t);
-		py[0] = JAILVENV "/bin/python"; py[1] = "-I"; py[2] = "-B"; py[3] = runner; py[4] = spec; py[5] = NULL;
+		py[0] = JAILVENV "/bin/python"; py[1] = "-I"; py[2] = "-B"; py[3] = "-c"; py[4] = runner; py[5] = spec;
+		py[6] = NULL;
 		wrapper = py;
 		harness = lib;
 		h->ch.venv = pyenv;

@@ -2,8 +2,10 @@
 # or a spec's Python baseline (PyTorch on the GPU). verify and bench start
 # it in the sandbox (tools/lib/proto.c) as
 #
-#   /venv/bin/python -I -B pyharness.py SPEC LIB SOURCE ENTRY DEVICE [open]
+#   /venv/bin/python -I -B -c "$(cat pyharness.py)" SPEC LIB SOURCE ENTRY DEVICE [open]
 #
+# (its text, not its path: the sandbox's own /work would hide a checkout
+# below the host's /work)
 # LIB is the harness's runtime linked as a shared object (prepare
 # --runtime: runtime/py/harness.so), SOURCE the Python file that defines
 # ENTRY, SPEC one line of JSON from the parent: {"args": [{"name", "kind",
