@@ -107,7 +107,9 @@ class Suite:
         self.oracle_s = {}
         self.gpus = 1  # --gpu-jobs: the GPU slots verify and bench lease
         self.gpy = gpu_python()
-        self.pyflags = ["--gpu-python", self.gpy] if self.gpy else []
+        # the Python harness's runtime is the suite's own (prepare --runtime writes out/runtime/py beside harness.o)
+        self.pyflags = (["--gpu-python", self.gpy, "--python-harness", os.path.join(self.out, "runtime", "py")]
+                        if self.gpy else [])
         self.bl = {}  # variant: its baseline (baseline.so or a Python baseline's baseline.py)
 
     def runtime(self):
@@ -487,6 +489,9 @@ def main():
                         os.remove(p)
                 r2 = suite.run(row.pop("noscreen"))
                 row["runtime"] = caught(r2) or "accepted"
+                if any(str(r2.get(k) or "").startswith("tool failed") for k in ("verify", "bench")):
+                    row["runtime"] += " (tool failed)"
+                    row["pass"] = False
                 # the header's runtime stage, when it names one, must hold too
                 rt = (row.get("runtime_expect") or "").split(" ")[0]
                 if rt in ORDER and (row["runtime"] not in ORDER or ORDER.index(row["runtime"]) > ORDER.index(rt)):
@@ -502,6 +507,8 @@ def main():
                 if stray not in ("", "0"):
                     row["runtime"] += " STRAY PROCESSES " + stray
                     row["pass"] = False
+        if any(str(row.get(k) or "").startswith("tool failed") for k in ("compile", "verify", "bench")):
+            row["pass"] = False  # a tool that failed caught nothing: the suite failed, not the answer
         if not row["pass"]:
             fail()
         with done:
