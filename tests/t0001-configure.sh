@@ -112,6 +112,7 @@ cat > "$T/fake/ldd" <<EOS
 case \$1 in */query-llm|*/record)
 	test -f "$T/installed" || printf '\\tlibjansson.so.4 => not found\\n'
 	test ! -f "$T/foo" || printf '\\tlibfoo.so.9 => not found\\n' ;;
+*/package) test ! -f "$T/noarc" || printf '\\tlibarchive.so.13 => not found\\n' ;;
 esac
 EOS
 cat > "$T/fake/apt-get" <<EOS
@@ -137,6 +138,12 @@ test_expect_success 'prebuilt tools: a shared library they load that is missing,
 	grep -q "^configure: query-llm record cannot load .libjansson.so.4.: not on this host (package libjansson4\(t64\)\?)$" "$T/.err" &&
 	grep -q "load... no: libjansson.so.4$" "$T/.out" &&
 	! grep -q "dev" "$T/.err"
+'
+test_expect_success 'prebuilt tools: an evaluation needs no library of package (it packages nothing)' '
+	cd p && touch "$T/noarc" "$T/installed" &&
+	PATH="$T/fake:$T/nopc:$PATH" expect_fail 1 "^configure: package cannot load .libarchive.so.13." rconfigure; rc=$?
+	PATH="$T/fake:$T/nopc:$PATH" rconfigure --eval >cfg.log; rc2=$?; rm -f "$T/noarc" "$T/installed" &&
+	test $rc = 0 && test $rc2 = 0 && grep -q "load... yes" cfg.log
 '
 test_expect_success 'prebuilt tools: a library no package is known for, and a tool missing from the folder' '
 	cd p && touch "$T/foo" "$T/installed" &&

@@ -19,16 +19,17 @@ fake_gpu
 PYF=$FAKE/py
 echo '{"gpu": null}' >calibration.json
 
-# pyvariant ID: fake_variant's steps, with tests/fake/py/baseline.py as
-# the spec's Python baseline (prepare --baseline writes baseline.py)
+# pyvariant ID [BASELINE]: fake_variant's steps, with tests/fake/py/BASELINE
+# (default baseline.py) as the spec's Python baseline (prepare --baseline
+# writes baseline.py)
 pyvariant() {
-	d=out/v/$1
-	{ echo "baseline:"; echo "  python: |"; sed "s/^/    /" "$PYF/baseline.py"; } >>tasks/$1.yaml &&
+	d=out/v/$1 bl=$PYF/${2:-baseline.py}
+	{ echo "baseline:"; echo "  python: |"; sed "s/^/    /" "$bl"; } >>tasks/$1.yaml &&
 	"$RETORT_BIN/gen" --split tasks/$1.yaml --all --out out --tasks-dir tasks >/dev/null &&
 	"$RETORT_BIN/prepare" --harness --object out/runtime/harness.o -o $d/harness $d/task.json &&
 	"$RETORT_BIN/prepare" --reference --src "$RETORT_ROOT/tools" -o $d/reference $d/task.json &&
 	"$RETORT_BIN/verify" --expected --cache-dir cache -o $d/expected.json $d/task.json $d/reference &&
-	"$RETORT_BIN/prepare" --baseline -o $d/baseline.py $d/task.json && cmp $d/baseline.py "$PYF/baseline.py" &&
+	"$RETORT_BIN/prepare" --baseline -o $d/baseline.py $d/task.json && cmp $d/baseline.py "$bl" &&
 	"$RETORT_BIN/verify" --baseline --lock-dir gpu --gpu-python "$ENV" -o $d/oracle.json $d/task.json $d/harness \
 		$d/expected.json $d/baseline.py &&
 	"$RETORT_BIN/bench" --baseline --lock-dir gpu --gpu-python "$ENV" -o $d/baseline.json $d/task.json $d/harness \
@@ -74,6 +75,13 @@ test_expect_success 'an honest Python candidate: correct at every size, timed, e
 test_expect_success 'the bench size only the oracle checks: the Python oracle compares on the device' '
 	candidate ok fakeheavy && expect ok fakeheavy &&
 	test "$(field runs/ok.fakeheavy/verify.json "d[\"runs\"][6][\"oracle\"]")" = gpu
+'
+test_expect_success 'the baseline as the oracle runs in full f32 (open), timed in TF32 (open-tf32)' '
+	sed "s/fakeheavy/fakemodes/g" tasks/fakeheavy.yaml | sed "/^baseline:/,\$d" >tasks/fakemodes.yaml &&
+	pyvariant fakemodes baseline-modes.py &&
+	test "$(field out/v/fakemodes/oracle.json "d[\"verdict\"]")" = correct &&
+	candidate ok fakemodes && expect ok fakemodes &&
+	test "$(field runs/ok.fakemodes/bench.json "d[\"cases\"][0][\"checks\"][\"passed\"]")" -ge 1
 '
 for c in wrong partial modify cache raise noentry badsyntax; do
 	test_expect_success "$(sed -n 2p "$PYF/$c.py" | sed 's|^# ||'): caught" "candidate $c fakescale; expect $c fakescale"

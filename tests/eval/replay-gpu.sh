@@ -6,24 +6,27 @@
 # the weight left out; broken: does not compile), the kind of each sample
 # chosen by the variant's place in the list. Prints the metrics table.
 #
-# usage: tests/eval/replay-gpu.sh [DIR]   (after ./configure && ninja here; DIR: the scratch
-#                                          project, default a new temporary folder)
+# usage: tests/eval/replay-gpu.sh [DIR [N]]   (after ./configure && ninja here; DIR: the scratch
+#                                              project, default a new temporary folder; N: only
+#                                              the first N variants, default all 16)
 set -eu
 root=$(cd "$(dirname "$0")/../.." && pwd)
 dir=${1:-$(mktemp -d "${TMPDIR:-/tmp}/retort-eval.XXXXXX")}
+n=${2:-16}
 mkdir -p "$dir"
 (cd "$root" && tar -cf - configure build.ninja.in models.yaml rules tools gen tasks) | tar -xf - -C "$dir"
 cd "$dir"
 kinds="fast fast fast slow wrong fast broken fast"
 i=0
-for v in $("$root/out/bin/gen" --list --tasks 'rms_norm.f32.*'); do
+vs=$("$root/out/bin/gen" --list --tasks 'rms_norm.f32.*' | head -n "$n")
+for v in $vs; do
 	for s in 0 1; do
 		k=$(echo $kinds | cut -d' ' -f$(( (i + 3 * s) % 8 + 1 )))
 		mkdir -p "tasks/replay/$v" && cp "$root/tests/eval/replay/$k.md" "tasks/replay/$v/s$s-r1.md"
 	done
 	i=$((i + 1))
 done
-./configure --with-tools="$root/out/bin" --eval=replay --tasks='rms_norm.f32.*' --samples=2 --rounds=1
+./configure --with-tools="$root/out/bin" --eval=replay --tasks="$(echo $vs | tr ' ' ,)" --samples=2 --rounds=1
 ninja
 python3 - out/eval/replay/metrics.json <<'PY'
 import json, sys

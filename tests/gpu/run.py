@@ -15,7 +15,10 @@ The demo's hand-written answers (tasks/replay) run too: each wrong one
 must be stopped where tasks/replay/README.md says, the rest accepted.
 Answers are compiled first, in parallel on half the cores; then each runs
 on the GPU alone. RETORT_GPU_SUITE_SECONDS stops starting new ones after
-that many seconds (a partial run is a failed run).
+that many seconds (a partial run is a failed run). RETORT_GPU_SUITE_KB=DIR
+takes the KernelBench test problems from DIR, imported already with
+tools/import-kernelbench (elsewhere, with the same tool), instead of
+importing them here.
 
 With --gpu-jobs N (default 1: one candidate at a time) verify and bench
 lease N GPU slots (--gpus N) and the honest kernels and demo answers run N
@@ -132,13 +135,15 @@ class Suite:
         rc, out, _ = sh([BIN + "/gen", "--split", spec, "--all", "--out", self.out, "--tasks-dir", tdir], self.log)
         if rc or not os.path.exists(d + "/task.json"):
             raise RuntimeError("gen --split %s failed: %s" % (spec, out))
+        task = json.load(open(d + "/task.json"))
+        # a Python reference (an imported KernelBench module) runs in the GPU host's torch environment
+        pyref = ["--python-env", self.gpy] if task.get("reference_language") == "python" and self.gpy else []
         steps = [
             [BIN + "/prepare", "--harness", "-o", d + "/harness", "--object", self.runtime(), d + "/task.json"],
             [BIN + "/prepare", "--reference", "-o", d + "/reference", "--src", ROOT + "/tools", d + "/task.json"],
-            [BIN + "/verify", "--expected", "--cache-dir", self.cache, "-o", d + "/expected.json",
+            [BIN + "/verify", "--expected", "--cache-dir", self.cache] + pyref + ["-o", d + "/expected.json",
              d + "/task.json", d + "/reference"],
         ]
-        task = json.load(open(d + "/task.json"))
         if task.get("baseline"):
             self.bl[vid] = d + ("/baseline.py" if "python" in task["baseline"] else "/baseline.so")
             steps.append([BIN + "/prepare", "--baseline", "--arch", ARCH, "-o", self.bl[vid], d + "/task.json"])
@@ -363,6 +368,14 @@ def import_kernelbench(work):
     """tests/kernelbench's problems imported into WORK/kb with this interpreter's torch (they are inputs, not shipped specs)."""
     global KBDIR
     kb = os.path.join(work, "kb")
+    pre = os.environ.get("RETORT_GPU_SUITE_KB")
+    if pre:  # imported already, elsewhere, with the same tool (saves the GPU host the tracing)
+        shutil.rmtree(kb, ignore_errors=True)
+        shutil.copytree(pre, kb)
+        os.symlink(ROOT + "/tasks/prompts", kb + "/prompts")
+        KBDIR = kb
+        print("# KernelBench test problems imported elsewhere: %d specs from %s" % (len(glob.glob(kb + "/*.yaml")), pre), flush=True)
+        return
     rc, out, dt = sh([sys.executable, ROOT + "/tools/import-kernelbench", "--python", sys.executable, "--out", kb,
                       ROOT + "/tests/kernelbench/level1", ROOT + "/tests/kernelbench/level2"])
     if rc:

@@ -231,9 +231,11 @@ hspawn(struct harness *h, const char *harness, const char *so, const char *entry
 	int rc;
 
 	h->timeout = timeout;
-	h->open = extra && !strcmp(extra, HOPEN);
-	h->wrapped = wrapper != NULL;
 	h->python = hispython(so);
+	if (extra && !strcmp(extra, HOPENTF32) && !h->python)
+		extra = HOPEN;
+	h->open = extra && (!strcmp(extra, HOPEN) || !strcmp(extra, HOPENTF32));
+	h->wrapped = wrapper != NULL;
 	h->gpu.slot = device;
 	gpudevice(device, h->gpu.device, sizeof h->gpu.device);
 	if (h->python) {

@@ -80,6 +80,12 @@ char *hcandidate(json_t *compile, const char *compilepath);
  * hold no copies (what keeps a candidate's phases alike and its outputs
  * checkable is not needed there, and costs time: the fence alone 0.4 s) */
 #define HOPEN "open"
+/* the same for trusted code being timed as the baseline (bench --baseline):
+ * a Python baseline's matmuls and convolutions then run in TF32, as
+ * KernelBench-Verified times PyTorch; with HOPEN (the baseline as the
+ * oracle: verify --baseline, bench's checks) they run in full f32. A C
+ * harness gets HOPEN for either. */
+#define HOPENTF32 "open-tf32"
 
 /* Python entry points: SO a .py file (a Triton candidate's, a Python
  * baseline's) runs through tools/runtime/pyharness.py, in the GPU's

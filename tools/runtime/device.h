@@ -56,8 +56,15 @@ int dv_compare(const void *got, const void *want, int dt, size_t n, double atol,
 int dv_sync(void);
 /* host memory pinned where it can be (copies run faster) */
 void dv_pin(void *host, size_t n);
-/* events around fn(arg), then a device synchronize; the events' ms */
+/* events around fn(arg), then a device synchronize; the events' ms. On
+ * the GPU the opening event follows the launch cover: the device kept busy
+ * dv_cover() ms first, so that the host's way to the launch (a Python
+ * entry point's interpreter and Triton's launcher: tens of microseconds)
+ * overlaps it instead of being timed as the kernel's, as
+ * triton.testing.do_bench's flush overlaps it (tests/bench/launch-cover.py
+ * measures both). The host's time around dv_timed includes the cover. */
 int dv_timed(void (*fn)(void *), void *arg, float *ms);
+double dv_cover(void);
 
 #ifdef __cplusplus
 }
