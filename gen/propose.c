@@ -2,7 +2,10 @@
  * propose.c - the proposal part of the graph (configure --propose=FILE):
  * per family of the curriculum and batch, a request to the teacher for
  * that batch's problems, each round's answer checked by propose-check, a
- * repair round for what failed; then propose-accept over every check:
+ * repair round for what failed; a second, independent reference of each
+ * proposal that passed (a request per batch: ref2/), compared with its
+ * own, and a third where they disagree (ref3/; the batch's agree.json);
+ * then propose-accept over every check and agreement:
  * the accepted specs (out/propose/specs/), which build.ninja depends on
  * (configure puts out/propose/accepted.json among the regeneration's
  * inputs), held against the hand-written specs too (propose-check --corpus:
@@ -145,6 +148,35 @@ proposesplit(const char *curriculum, const char *tasksdir, const char *outdir, c
 	return r;
 }
 
+/* a batch's independent references: the second of every proposal that
+ * passed, compared with its own (ref2/agree.json); a third where those
+ * two disagree (agree.json: the batch's agreement) */
+static void
+refedges(struct buf *b, const struct curriculum *cu, const struct family *f, int k, const char *d,
+         const char *tasksdir)
+{
+	static const char tools[] = "$bindir/propose-check $bindir/prepare tools/runtime/refrun.c tools/runtime/refrun.h "
+	                            "tools/lib/tensor.c tools/lib/tensor.h tools/lib/draw.h";
+	char base[512];
+	int r;
+
+	snprintf(base, sizeof base, "%s/propose/%s/b%d", d, f->name, k);
+	bufprintf(b, "build %s/ref2/task.json: propref %s/task.json", base, base);
+	for (r = 1; r <= cu->rounds; r++)
+		bufprintf(b, " %s/r%d/check.json", base, r);
+	bufprintf(b, " | $bindir/propose-check\n  n = 2\n");
+	bufprintf(b, "build %s/ref3/task.json: propref %s/task.json %s/ref2/agree.json | $bindir/propose-check\n"
+	          "  n = 3\n", base, base, base);
+	for (r = 2; r <= 3; r++) {
+		bufprintf(b, "build %s/ref%d/response.json: query %s/ref%d/task.json | $bindir/query-llm %s/model.json "
+		          "%s/prompts/propose-reference-system.md %s/prompts/propose-reference.md\n  s = 0\n  r = 1\n",
+		          base, r, base, r, d, tasksdir, tasksdir);
+		bufprintf(b, "build %s/%s: propagree %s/ref%d/task.json %s/ref%d/response.json%s%s%s | %s\n",
+		          base, r == 2 ? "ref2/agree.json" : "agree.json", base, r, base, r, r == 3 ? " " : "",
+		          r == 3 ? base : "", r == 3 ? "/ref2/agree.json" : "", tools);
+	}
+}
+
 /* one batch's rounds: ask, check; from round 2 with the previous round's check */
 static void
 batchedges(struct buf *b, const struct curriculum *cu, const struct family *f, int k, const char *d,
@@ -169,6 +201,8 @@ batchedges(struct buf *b, const struct curriculum *cu, const struct family *f, i
 		        "tools/runtime/refrun.h tools/lib/tensor.c tools/lib/tensor.h tools/lib/draw.h\n");
 		bufprintf(checks, " $\n    %s/propose/%s/b%d/r%d/check.json", d, f->name, k, r);
 	}
+	refedges(b, cu, f, k, d, tasksdir);
+	bufprintf(checks, " $\n    %s/propose/%s/b%d/agree.json", d, f->name, k);
 }
 
 int

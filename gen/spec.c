@@ -1213,13 +1213,13 @@ setreference(struct ctx *c, json_t *j)
 
 /* where the spec came from, when it was imported or proposed: origin
  * {source, file, level, problem; family, model, provider, request, round,
- * checks}; JSON null without one */
+ * checks, references}; JSON null without one */
 static json_t *
 originjson(struct ctx *c)
 {
 	struct ynode *n = yget(c->root, "origin");
 	static const char *const keys[] = { "source", "file", "level", "problem", "family", "model", "provider",
-	                                     "request", "round", "checks", NULL };
+	                                     "request", "round", "checks", "references", NULL };
 	json_t *o;
 
 	if (!n)

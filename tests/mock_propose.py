@@ -15,6 +15,16 @@ number's hash: invalid (round 1 breaks a rule, the repair round fixes
 it), twin (the previous problem's function under other names and words:
 a behavioural duplicate), near (the previous problem's text with another
 id and another b: a text near-duplicate). truth(G) says what each is.
+
+A reference request (tasks/prompts/propose-reference.md: <!-- retort-
+reference family=F batch=K n=N count=M -->) gets a C reference per
+problem: DIR/F-bK-refN.md when it exists; else, for the mock's own
+problems (ids p<G>_...), problem G's function written anew, and for a
+planted spec, the reference of the spec with that id in DIR's answers.
+Planted by the problem number's hash as well (--propose-plant
+wrongref=P,badref=P, drawn apart from the kinds above): wrongref (the
+second reference is off by 0.5, the third right: kept, 2/3), badref (the
+second and the third are off: rejected).
 """
 import hashlib
 import math
@@ -22,7 +32,7 @@ import os
 import re
 
 PROPOSE_DIR = None
-PLANT = {"invalid": 0.0, "twin": 0.0, "near": 0.0}
+PLANT = {"invalid": 0.0, "twin": 0.0, "near": 0.0, "wrongref": 0.0, "badref": 0.0}
 
 OPS = [("x", "x[i]", lambda x: x), ("x squared", "x[i] * x[i]", lambda x: x * x),
        ("the sine of x", "sinf(x[i])", math.sin), ("the cosine of x", "cosf(x[i])", math.cos),
@@ -51,6 +61,57 @@ def word(x):
 
 def h(*parts):
     return int(hashlib.sha256(":".join(map(str, parts)).encode()).hexdigest(), 16)
+
+
+def refkind(g):
+    """problem g's independent references: right, wrongref or badref (by another hash)"""
+    u = (h("refplant", g) % 10000) / 10000.0
+    for k in ("wrongref", "badref"):
+        if u < PLANT[k]:
+            return k
+        u -= PLANT[k]
+    return "right"
+
+
+def reference(g, n):
+    """the n-th independent reference of the mock's problem g"""
+    op, a, b = function(g)
+    k = refkind(g)
+    if k == "badref" or (k == "wrongref" and n == 2):
+        b += 0.5
+    return ("#include <math.h>\nvoid reference(const float *x, float *y, float alpha, int n)\n"
+            "{ for (int i = 0; i < n; i++) y[i] = alpha * %s + %.17g; }\n" % (OPS[op][1], b))
+
+
+def planted_reference(spec_id):
+    """the reference of the planted spec spec_id (in PROPOSE_DIR's answers), or None"""
+    if not PROPOSE_DIR:
+        return None
+    for name in sorted(os.listdir(PROPOSE_DIR)):
+        text = open(os.path.join(PROPOSE_DIR, name)).read()
+        for block in re.findall(r"```yaml\n(.*?)```", text, re.S):
+            if re.search(r"^id: %s\s*$" % re.escape(spec_id), block, re.M):
+                m = re.search(r"^reference: \|\n((?:  .*\n|\n)+)", block, re.M)
+                if m:
+                    return "".join(line[2:] + "\n" for line in m.group(1).split("\n") if line.strip())
+    return None
+
+
+def reference_answer(first_user):
+    mk = re.search(r"<!-- retort-reference family=(\w+) batch=(\d+) n=(\d+) count=(\d+) -->", first_user)
+    if not mk:
+        return None
+    fam, batch, n = mk.group(1), int(mk.group(2)), int(mk.group(3))
+    if PROPOSE_DIR:
+        p = os.path.join(PROPOSE_DIR, "%s-b%d-ref%d.md" % (fam, batch, n))
+        if os.path.exists(p):
+            return open(p).read()
+    out = []
+    for spec_id in re.findall(r"^## Problem \d+\n\nThe signature: `[^`]*`\n\n```yaml\nid: (\S+)", first_user, re.M):
+        m = re.match(r"p(\d+)_", spec_id)
+        code = reference(int(m.group(1)), n) if m else planted_reference(spec_id)
+        out.append("Reference for %s\n```c\n%s```\n" % (spec_id, code or ""))
+    return "\n".join(out)
 
 
 def kind(g):
@@ -137,6 +198,9 @@ def answer(body):
         users.append(c if isinstance(c, str) else "".join(b.get("text", "") for b in c))
     if not users:
         return None
+    ref = reference_answer(users[0])
+    if ref is not None:
+        return ref
     mk = re.search(r"<!-- retort-propose family=(\w+) batch=(\d+) count=(\d+) first=(\d+) -->", users[0])
     if not mk:
         return None

@@ -3,7 +3,8 @@
 # checks, every propose-check rule refusing its planted proposal and
 # passing an honest one, one ninja from proposals to the kernel graph, a
 # repair round, behavioural duplicates under other names, unique ids and
-# provenance, a killed run resumed, an edited family re-asked alone
+# provenance, a killed run resumed, an edited family re-asked alone,
+# independent references compared (a wrong one caught, a third settling)
 . "$(dirname "$0")/lib.sh"
 cpu_only "the kernel graph's verdicts would differ"
 
@@ -140,6 +141,41 @@ test_expect_success 'a killed proposal run resumes: nothing answered is asked ag
 	sleep 3 && ninja >n.log 2>&1; r=$?; tail -3 n.log; test $r = 0 && echo "asked $(asked) in all" &&
 	test "$(asked)" = 2 && test "$(ls out/propose/many | wc -l)" = 2 &&
 	test "$(field out/propose/report.json "d[\"families\"][\"many\"][\"passed\"]")" = 6 &&
+	ninja >n.log && grep -q "no work to do" n.log
+'
+# refs OUT G:SHIFT...: a reference answer, problem G's function off by SHIFT, a ```c block each
+refs() {
+	python3 - "$RETORT_ROOT/tests" "$@" <<-'PY'
+	import sys
+	sys.path.insert(0, sys.argv[1])
+	import mock_propose as mp
+	with open(sys.argv[2], "w") as f:
+	    for gs in sys.argv[3:]:
+	        g, d = int(gs.split(":")[0]), float(gs.split(":")[1])
+	        op, a, b = mp.function(g)
+	        f.write("Reference %d\n```c\n#include <math.h>\nvoid reference(const float *x, float *y, float alpha, int n)\n"
+	                "{ for (int i = 0; i < n; i++) y[i] = alpha * %s + %.17g; }\n```\n\n" % (g, mp.OPS[op][1], b + d))
+	PY
+}
+# refasked: the reference requests the mock teacher has had
+refasked() { mock requests | python3 -c "import json, sys; print(sum('retort-reference' in json.dumps(r['body']) for r in json.load(sys.stdin)))"; }
+test_expect_success 'independent references: a wrong second one settled by a third (2/3), disagreements held back, nothing asked for none' '
+	cd p && mock reset && rm -f "$T/answers"/* && curriculum refs:4 bad:1 &&
+	"$PLANT" "$T/answers/refs-b0-r1.md" honest:20 honest:21 honest:22 honest:23 &&
+	"$PLANT" "$T/answers/bad-b0-r1.md" no_allow:30 &&
+	refs "$T/answers/refs-b0-ref2.md" 20:0.5 21:0.5 22:0 23:0.5 && refs "$T/answers/refs-b0-ref3.md" 20:0 21:0.5 23:1 &&
+	rconfigure --provider=openai --model=served-model --propose=tasks/curriculum.yaml --rounds=1 --tasks=none-of-them \
+		>/dev/null && ninja >n.log 2>&1; r=$?; tail -3 n.log; test $r = 0 &&
+	test "$(refasked)" = 2 && is out/propose/bad/b0/ref2/response.json "d[\"status\"]" done &&
+	is out/propose/refs/b0/ref2/agree.json "[(p[\"id\"][:3], p[\"status\"]) for p in d[\"problems\"]]" \
+		"[(${Q}p20$Q, ${Q}disagreed$Q), (${Q}p21$Q, ${Q}disagreed$Q), (${Q}p22$Q, ${Q}agreed$Q), (${Q}p23$Q, ${Q}disagreed$Q)]" &&
+	grep -q "elements differ" out/propose/refs/b0/ref2/agree.json &&
+	is out/propose/refs/b0/agree.json "sorted((p[\"id\"][:3], p[\"status\"], p.get(\"agreement\")) for p in d[\"problems\"])" \
+		"[(${Q}p20$Q, ${Q}agreed$Q, ${Q}2/3$Q), (${Q}p21$Q, ${Q}rejected$Q, None), (${Q}p22$Q, ${Q}agreed$Q, ${Q}2/2$Q), (${Q}p23$Q, ${Q}rejected$Q, None)]" &&
+	is out/propose/report.json "[d[\"families\"][\"refs\"][k] for k in (\"passed\", \"references_disagree\", \"accepted\")]" "[4, 2, 2]" &&
+	is out/propose/report.json "[(x[\"id\"][:3], x[\"why\"][:14], len(x[\"comparisons\"])) for x in d[\"references_disagree\"]]" \
+		"[(${Q}p21$Q, ${Q}references 2 a$Q, 3), (${Q}p23$Q, ${Q}no two of the $Q, 3)]" &&
+	grep -q "references: \"2/3\"" out/propose/specs/p20_*.yaml && grep -q "references: \"2/2\"" out/propose/specs/p22_*.yaml &&
 	ninja >n.log && grep -q "no work to do" n.log
 '
 test_done

@@ -5,10 +5,15 @@
  * usage: propose-accept [options] -o ACCEPTED_JSON --specs DIR [--corpus FILE] @CHECKS
  *
  * CHECKS are every propose-check record of the build (out/propose/<family>/
- * b<k>/r<r>/check.json), in the graph's order: family, batch, round. A
+ * b<k>/r<r>/check.json), in the graph's order: family, batch, round, and
+ * each batch's agreement (b<k>/agree.json, propose-check --agree). A
  * proposal's outcome is its last round's record. Each one that passed is,
  * in that order:
  *
+ *   held back  when agreements are given and its batch's does not say
+ *              its independent references agreed (references_disagree,
+ *              rule reference_agreement; report.json lists it with the
+ *              references' comparisons);
  *   duplicate  when its fingerprint (propose-check: the reference's
  *              outputs on the canonical probe, keyed with the signature's
  *              dtype and rank classes) equals an accepted one's: the same
@@ -24,7 +29,8 @@
  *              against the specs of --tasks-dir and those accepted before
  *              (id_2, id_3, ...), with its origin: {source: teacher,
  *              family, provider, model, request (the answer's cache key),
- *              round, checks (the rules it passed)}; gen tags it
+ *              round, checks (the rules it passed), references (the
+ *              agreement: 2/2 or 2/3)}; gen tags it
  *              `proposed` and with its family.
  *
  * Files in DIR that are no longer accepted are removed; an unchanged file
@@ -201,9 +207,9 @@ counts(json_t *report, const char *family)
 	json_t *c = json_object_get(report, family);
 
 	if (!c) {
-		c = json_pack("{s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:{}}", "proposed", 0, "passed", 0, "invalid", 0,
-		              "given_up", 0, "duplicates", 0, "near_duplicates", 0, "corpus_twins", 0, "accepted", 0,
-		              "rejected_by_rule");
+		c = json_pack("{s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:{}}", "proposed", 0, "passed", 0, "invalid", 0,
+		              "given_up", 0, "references_disagree", 0, "duplicates", 0, "near_duplicates", 0,
+		              "corpus_twins", 0, "accepted", 0, "rejected_by_rule");
 		json_object_set_new(report, family, c);
 	}
 	return c;
@@ -215,9 +221,24 @@ bump(json_t *o, const char *key)
 	json_object_set_new(o, key, json_integer(jint(o, key, 0) + 1));
 }
 
-/* the final record of each proposal: the last round's, keyed "task#index" */
+/* an agreement's problems (propose-check --agree), keyed "task#index", into agreed */
+static void
+agreements(json_t *ag, json_t *agreed)
+{
+	json_t *p;
+	size_t k;
+
+	json_array_foreach(json_object_get(ag, "problems"), k, p) {
+		char key[400];
+		snprintf(key, sizeof key, "%s#%06" JSON_INTEGER_FORMAT, jstr(ag, "task", "?"), jint(p, "index", 0));
+		json_object_set(agreed, key, p);
+	}
+}
+
+/* the final record of each proposal: the last round's, keyed "task#index";
+ * the batches' agreements (agree.json) into agreed */
 static json_t *
-finals(char **paths, size_t n, json_t *report, json_t **order)
+finals(char **paths, size_t n, json_t *report, json_t **order, json_t *agreed)
 {
 	json_t *last = json_object();
 	size_t i, k;
@@ -225,6 +246,11 @@ finals(char **paths, size_t n, json_t *report, json_t **order)
 	*order = json_array();
 	for (i = 0; i < n; i++) {
 		json_t *ck = jmustload(paths[i]), *p;
+		if (endswith(paths[i], "agree.json")) {
+			agreements(ck, agreed);
+			json_decref(ck);
+			continue;
+		}
 		json_array_foreach(json_object_get(ck, "proposals"), k, p) {
 			char key[400];
 			snprintf(key, sizeof key, "%s#%06" JSON_INTEGER_FORMAT, jstr(ck, "task", "?"), jint(p, "index", 0));
@@ -244,7 +270,7 @@ finals(char **paths, size_t n, json_t *report, json_t **order)
 
 /* the spec's text with its id renamed (at the position propose-check recorded) and its origin */
 static char *
-spectext(json_t *f, const char *id)
+spectext(json_t *f, const char *id, const char *agreement)
 {
 	json_t *rec = json_object_get(f, "rec"), *r;
 	const char *text = jstr(rec, "spec", ""), *p = text, *old = jstr(rec, "id", "");
@@ -270,6 +296,8 @@ spectext(json_t *f, const char *id)
 	bufprintf(&b, "origin:\n  source: teacher\n  family: %s\n  provider: \"%s\"\n  model: \"%s\"\n  request: \"%s\"\n"
 	          "  round: %" JSON_INTEGER_FORMAT "\n  checks: \"%s\"\n", jstr(f, "family", "?"), jstr(f, "provider", "?"),
 	          jstr(f, "model", "?"), jstr(f, "key", ""), jint(rec, "round", 1), checks.s ? checks.s : "");
+	if (agreement)
+		bufprintf(&b, "  references: \"%s\"\n", agreement);
 	buffree(&checks);
 	return bufdetach(&b);
 }
@@ -313,16 +341,20 @@ accept(const struct opts *o, char **paths, size_t n)
 	json_t *report = json_object(), *order, *last, *taken = handwritten(o->tasksdir);
 	struct index x = { json_object(), json_array(), json_object() };
 	json_t *accepted = json_array(), *dups = json_array(), *files = json_object(), *k;
-	size_t i;
+	json_t *agreed = json_object(), *held = json_array();
+	size_t i, nagree;
 	char *rp;
 
-	last = finals(paths, n, report, &order);
+	last = finals(paths, n, report, &order, agreed);
+	nagree = 0;
+	for (i = 0; i < n; i++)
+		nagree += endswith(paths[i], "agree.json");
 	if (o->corpus)
 		corpusindex(&x, o->corpus);
 	if (mkdirp(o->specs) < 0)
 		die(EXIT_RETRY, "cannot create '%s':", o->specs);
 	json_array_foreach(order, i, k) {
-		json_t *f = json_object_get(last, json_string_value(k)), *rec = json_object_get(f, "rec");
+		json_t *f = json_object_get(last, json_string_value(k)), *rec = json_object_get(f, "rec"), *ag;
 		json_t *c = counts(report, jstr(f, "family", "?"));
 		const char *st = jstr(rec, "status", ""), *fp = jstr(rec, "fingerprint", ""), *by, *of = NULL;
 		char *id, *text, *file, *path;
@@ -336,6 +368,16 @@ accept(const struct opts *o, char **paths, size_t n)
 			continue;
 		}
 		bump(c, "passed");
+		ag = json_object_get(agreed, json_string_value(k));
+		if (nagree && (!ag || strcmp(jstr(ag, "status", ""), "agreed"))) {
+			/* its references did not agree: held back, with what they found */
+			bump(c, "references_disagree");
+			bump(json_object_get(c, "rejected_by_rule"), "reference_agreement");
+			json_array_append_new(held, json_pack("{s:s,s:s,s:s,s:O*}", "proposal", json_string_value(k), "id",
+			                      jstr(rec, "id", ""), "why", ag ? jstr(ag, "why", jstr(ag, "status", "")) :
+			                      "no agreement", "comparisons", ag ? json_object_get(ag, "comparisons") : NULL));
+			continue;
+		}
 		if ((by = duplicate(&x, rec, o->near, &of))) {
 			bump(c, !strncmp(of, "corpus:", 7) ? "corpus_twins" : !strcmp(by, "text") ? "near_duplicates" :
 			     "duplicates");
@@ -346,7 +388,7 @@ accept(const struct opts *o, char **paths, size_t n)
 		id = uniqueid(taken, jstr(rec, "id", "p"));
 		json_object_set_new(taken, id, json_true());
 		indexadd(&x, fp, jstr(rec, "minhash", NULL), id);
-		text = spectext(f, id);
+		text = spectext(f, id, ag ? jstr(ag, "agreement", NULL) : NULL);
 		file = xasprintf("%s.yaml", id);
 		path = xasprintf("%s/%s", o->specs, file);
 		if (samecontent(path, text, strlen(text)) != 1 && writefile(path, text, strlen(text)) < 0)
@@ -359,7 +401,8 @@ accept(const struct opts *o, char **paths, size_t n)
 	}
 	prune(o->specs, files);
 	rp = sibling(o->out, "report.json");
-	report = json_pack("{s:i,s:o,s:o}", "version", 1, "families", report, "duplicates", dups);
+	report = json_pack("{s:i,s:o,s:o,s:o}", "version", 1, "families", report, "duplicates", dups,
+	                   "references_disagree", held);
 	k = json_pack("{s:i,s:O}", "version", 1, "accepted", accepted);
 	if (jwrite(rp, report) < 0 || jwrite(o->out, k) < 0)
 		die(EXIT_RETRY, "cannot write '%s':", o->out);
@@ -370,6 +413,7 @@ accept(const struct opts *o, char **paths, size_t n)
 	json_decref(accepted), json_decref(order), json_decref(last), json_decref(taken);
 	json_decref(x.fp), json_decref(x.sigs), json_decref(x.buckets);
 	json_decref(files);
+	json_decref(agreed);
 	return 0;
 }
 

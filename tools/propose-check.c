@@ -4,6 +4,8 @@
  *
  * usage: propose-check [options] -o CHECK_JSON TASK_JSON RESPONSE_JSON [PREVIOUS_CHECK_JSON]
  *        propose-check --corpus [options] -o CORPUS_JSON @SPECS
+ *        propose-check --ask-reference N -o REFTASK_JSON TASK_JSON (@CHECKS | FIRST_AGREE_JSON)
+ *        propose-check --agree [options] -o AGREE_JSON REFTASK_JSON RESPONSE_JSON [FIRST_AGREE_JSON]
  *
  * TASK_JSON is the batch's request (gen/propose.c), RESPONSE_JSON the
  * round's answer (query-llm): one ```yaml block a proposal. In round 1
@@ -70,6 +72,25 @@
  * still failing, for the next round), finished (nothing to repair, or the
  * last round), feedback (what the next round's request says).
  *
+ * Independent references. --ask-reference 2 writes the request
+ * (REFTASK_JSON, for query-llm: prompts propose-reference-system and
+ * propose-reference) for a second reference of every proposal the round
+ * CHECKS passed: each shown as its spec without `reference` and
+ * `baseline`, and the reference's C signature; "nothing": true when none
+ * passed. --agree builds each answer's ```c block (in the problems' order)
+ * in the sandbox and runs it and the proposal's own reference on the same
+ * inputs (every verify size, three runs each: the input distributions
+ * cycled, seeds from the secret; up to 256 MiB of outputs), the second's
+ * outputs judged against the first's with the spec's tolerances (compare.h).
+ * AGREE_JSON: task (the batch's), references (2 or 3), finished, per
+ * problem: key, index, id, spec, ref2 (ref3), comparisons [{a, b, agree,
+ * message}], status: agreed (agreement "2/2"), disagreed, or, with a
+ * third: agreed ("2/3": it agrees with the proposal's), rejected (why:
+ * only references 2 and 3 agree, or no two do). --ask-reference 3 asks,
+ * from the first agreement, for a third reference of those it found
+ * disagreeing; --agree with FIRST_AGREE_JSON judges them and carries the
+ * rest over: the batch's agreement, which propose-accept reads.
+ *
  * The options are the table in main() (lib/opts.h), which --help prints.
  *
  * Exit: 0 written, whatever the proposals were; 1 infrastructure (a tool
@@ -77,6 +98,7 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -98,7 +120,9 @@
 
 static const char usage[] =
 	"usage: propose-check [options] -o CHECK_JSON TASK_JSON RESPONSE_JSON [PREVIOUS_CHECK_JSON]\n"
-	"       propose-check --corpus [options] -o CORPUS_JSON @SPECS\n";
+	"       propose-check --corpus [options] -o CORPUS_JSON @SPECS\n"
+	"       propose-check --ask-reference N -o REFTASK_JSON TASK_JSON (@CHECKS | FIRST_AGREE_JSON)\n"
+	"       propose-check --agree [options] -o AGREE_JSON REFTASK_JSON RESPONSE_JSON [FIRST_AGREE_JSON]\n";
 
 enum { MAX_SPEC = 64 << 10, MAX_VARIANTS = 16, MAX_VERIFY = 16, PROBE_SIZE = 8, MAX_BLOCKS = 64 };
 enum { MINHASH_K = 64, MINHASH_SHINGLE = 5 };
@@ -108,6 +132,7 @@ static const uint64_t PROBE_SEED = 0x70726f6265ULL;
 struct opts {
 	const char *out, *cachedir, *cc, *bindir, *src, *promptdir;
 	double cpumax;
+	int askref; /* --ask-reference N */
 };
 
 /* one proposal's checks */
@@ -148,16 +173,21 @@ rule(struct prop *p, const char *name, int ok, const char *fmt, ...)
 
 /* ------------------------------------------------------------ the text */
 
-/* the ```yaml blocks of text, at most max (malloc'd, NULL-terminated) */
+/* the ```TAG blocks of text (yaml, c), at most max (malloc'd, NULL-terminated) */
 static char **
-yamlblocks(const char *text, size_t max, size_t *n)
+fenced(const char *text, const char *tag, size_t max, size_t *n)
 {
-	char **v = xcalloc(max + 1, sizeof *v);
+	char **v = xcalloc(max + 1, sizeof *v), open[16];
 	const char *p = text;
 
 	*n = 0;
-	while (*n < max && (p = strstr(p, "```yaml"))) {
+	snprintf(open, sizeof open, "```%s", tag);
+	while (*n < max && (p = strstr(p, open))) {
 		const char *body = strchr(p, '\n'), *end;
+		if (isalnum((unsigned char)p[strlen(open)]) || p[strlen(open)] == '+') { /* ```cpp, ```c++: not ```c */
+			p += strlen(open);
+			continue;
+		}
 		if (!body)
 			break;
 		body++;
@@ -739,7 +769,7 @@ check(const struct opts *o, const char *taskpath, const char *resppath, const ch
 	}
 	map = prev ? json_object_get(prev, "failed") : NULL;
 	max = map ? json_array_size(map) : (size_t)jint(task, "count", 1);
-	blocks = yamlblocks(jstr(json_object_get(resp, "answer"), "text", ""), max < MAX_BLOCKS ? max : MAX_BLOCKS, &nb);
+	blocks = fenced(jstr(json_object_get(resp, "answer"), "text", ""), "yaml", max < MAX_BLOCKS ? max : MAX_BLOCKS, &nb);
 	if (mkparent(o->out) < 0 || !(work = tempdir(o->out, "work")))
 		die(EXIT_RETRY, "cannot make a folder for '%s':", o->out);
 	bufinit(&fb, 1 << 22);
@@ -836,11 +866,385 @@ corpus(const struct opts *o, char **paths, size_t n)
 	return 0;
 }
 
+/* ------------------------------------ independent references (--ask-reference, --agree) */
+
+enum { AGREE_MAX_BYTES = 256 << 20 };
+
+/* text or "" (a buffer that was never written to holds NULL) */
+static char *
+detached(struct buf *b)
+{
+	char *s = bufdetach(b);
+
+	return s ? s : xstrdup("");
+}
+
+/* the spec's text without its reference and baseline (top-level keys and
+ * the indented or blank lines below them): what another author sees */
+static char *
+withoutreference(const char *text)
+{
+	struct buf b;
+	const char *p = text;
+	int drop = 0;
+
+	bufinit(&b, 1 << 20);
+	while (*p) {
+		const char *e = strchr(p, '\n');
+		size_t n = e ? (size_t)(e - p + 1) : strlen(p);
+		if (*p != ' ' && *p != '\t' && *p != '\n' && *p != '\r' && *p != '#')
+			drop = !strncmp(p, "reference:", 10) || !strncmp(p, "reference_language:", 19) ||
+			       !strncmp(p, "baseline:", 9);
+		if (!drop)
+			bufput(&b, p, n);
+		p += n;
+	}
+	return detached(&b);
+}
+
+/* the spec's first variant in dir (spec.yaml, task.json): its JSON and
+ * its task; 0, or -1 when the text is no valid spec */
+static int
+specvariant(const char *text, const char *dir, json_t **json, struct task *t)
+{
+	struct specfile sf = { 0 };
+	struct prop p = { json_array(), NULL, { 0 } };
+	char *path = xasprintf("%s/spec.yaml", dir), *tp = xasprintf("%s/task.json", dir), err[512];
+	int rc = -1;
+
+	bufinit(&p.diags, 1 << 16);
+	cur = &p;
+	if (mkdirp(dir) < 0 || writefile(path, text, strlen(text)) < 0)
+		die(EXIT_RETRY, "cannot write '%s':", path);
+	diagreset();
+	if (specload(path, &sf) == 0 && sf.nv > 0) {
+		*json = json_deep_copy(sf.v[0].json);
+		if (jwrite(tp, *json) < 0)
+			die(EXIT_RETRY, "cannot write '%s':", tp);
+		if ((rc = taskload(tp, t, err, sizeof err)) < 0)
+			json_decref(*json);
+	}
+	specfree(&sf);
+	cur = NULL;
+	buffree(&p.diags);
+	json_decref(p.rules);
+	free(path), free(tp);
+	return rc;
+}
+
+/* each proposal's last record in the round checks, keyed by its index, in index order */
+static json_t *
+lastrecords(char **checks, size_t n)
+{
+	json_t *last = json_object(), *p;
+	size_t i, k;
+
+	for (i = 0; i < n; i++) {
+		json_t *ck = jmustload(checks[i]);
+		json_array_foreach(json_object_get(ck, "proposals"), k, p) {
+			char key[32];
+			snprintf(key, sizeof key, "%06" JSON_INTEGER_FORMAT, jint(p, "index", 0));
+			json_object_set(last, key, p);
+		}
+		json_decref(ck);
+	}
+	return last;
+}
+
+/* one problem as the reference request shows it: its id, the reference's
+ * signature, the spec without its reference */
+static void
+problemtext(struct buf *b, int k, const char *spec, const char *dir)
+{
+	struct task t;
+	struct abiarg a[MAXARGS];
+	json_t *j;
+	char *sig = NULL, *bare = withoutreference(spec);
+
+	if (specvariant(spec, dir, &j, &t) == 0) {
+		sig = abisignature(a, taskabi(&t, a), "reference", 1);
+		taskfree(&t);
+		json_decref(j);
+	}
+	bufprintf(b, "## Problem %d\n\nThe signature: `%s`\n\n```yaml\n%s%s```\n\n", k, sig ? sig : "?", bare,
+	          *bare && bare[strlen(bare) - 1] != '\n' ? "\n" : "");
+	free(sig);
+	free(bare);
+}
+
+/*
+ * --ask-reference N: the request for reference N (2: of every proposal
+ * that passed its checks; 3: of those --agree found its two references
+ * disagreeing on): FILES are the batch's round checks (check.json) for 2,
+ * the first agreement (agree.json) for 3.
+ */
+static int
+askreference(const struct opts *o, const char *taskpath, char **files, size_t nf)
+{
+	json_t *task = jmustload(taskpath), *problems = json_array(), *p, *src, *out, *vars;
+	struct buf text;
+	const char *key;
+	char *work, n[16], marker[256];
+	size_t i;
+
+	if (mkparent(o->out) < 0 || !(work = tempdir(o->out, "work")))
+		die(EXIT_RETRY, "cannot make a folder for '%s':", o->out);
+	if (o->askref == 2) {
+		src = lastrecords(files, nf);
+	} else {
+		json_t *ag = jmustload(files[0]);
+		src = json_object();
+		json_array_foreach(json_object_get(ag, "problems"), i, p)
+			json_object_set(src, jstr(p, "key", "?"), p);
+		json_decref(ag);
+	}
+	bufinit(&text, 1 << 24);
+	json_object_foreach(src, key, p) {
+		const char *want = o->askref == 2 ? "passed" : "disagreed";
+		char *dir;
+		if (strcmp(jstr(p, "status", ""), want))
+			continue;
+		dir = xasprintf("%s/p%zu", work, json_array_size(problems));
+		problemtext(&text, (int)json_array_size(problems) + 1, jstr(p, "spec", ""), dir);
+		json_array_append_new(problems, json_pack("{s:s,s:I,s:s,s:s,s:s?}", "key", key, "index",
+		                      jint(p, "index", 0), "id", jstr(p, "id", "?"), "spec", jstr(p, "spec", ""), "ref2",
+		                      jstr(p, "ref2", NULL)));
+		free(dir);
+	}
+	tempdone(work);
+	free(work);
+	snprintf(n, sizeof n, "%zu", json_array_size(problems));
+	snprintf(marker, sizeof marker, "<!-- retort-reference family=%s batch=%" JSON_INTEGER_FORMAT " n=%d count=%s -->",
+	         jstr(task, "family", "?"), jint(task, "batch", 0), o->askref, n);
+	vars = json_pack("{s:s,s:s,s:s,s:s}", "family", jstr(task, "family", "?"), "count", n, "marker", marker,
+	                 "problems", text.s ? text.s : "");
+	out = json_pack("{s:i,s:s+,s:s,s:s,s:s,s:s,s:s,s:I,s:i,s:i,s:b,s:o,s:o}", "version", 1, "id",
+	                jstr(task, "id", "?"), o->askref == 2 ? "/ref2" : "/ref3", "batch_task", jstr(task, "id", "?"),
+	                "kind", "proposal", "prompt", "propose-reference", "system", "propose-reference-system",
+	                "family", jstr(task, "family", "?"), "batch", jint(task, "batch", 0), "reference", o->askref,
+	                "rounds", 1, "nothing", json_array_size(problems) == 0, "vars", vars, "problems", problems);
+	if (jwrite(o->out, out) < 0)
+		die(EXIT_RETRY, "cannot write '%s':", o->out);
+	buffree(&text);
+	json_decref(out);
+	json_decref(src);
+	json_decref(task);
+	return 0;
+}
+
+/* every verify case, three runs each (the input distributions cycled),
+ * from the secret, up to AGREE_MAX_BYTES of outputs: the plan, its output bytes */
+static size_t
+agreeplan(const struct opts *o, struct task *t, struct buf *plan, struct tcase **cases, int *nruns)
+{
+	unsigned char key[32];
+	char err[512];
+	size_t total = 0;
+	int ci, k;
+
+	if (secretload(o->cachedir, key, err, sizeof err) < 0)
+		die(EXIT_RETRY, "%s", err);
+	*cases = xcalloc((size_t)t->nverify * 3 + 1, sizeof **cases);
+	*nruns = 0;
+	for (ci = 0; ci < t->nverify; ci++) {
+		size_t per = refoutbytes(t, &t->verify[ci]);
+		if (ci && total + 3 * per > AGREE_MAX_BYTES)
+			break;
+		for (k = 0; k < 3; k++) {
+			struct runin in;
+			runinputs(t, &t->verify[ci], key, "agree", ci, k, 0, &in);
+			planline(plan, t, &t->verify[ci], &in, NULL);
+			(*cases)[(*nruns)++] = t->verify[ci];
+			total += per;
+		}
+	}
+	return total;
+}
+
+/* reference code built in dir (task.json with it) and run on plan: its outputs, or -1 with why in log */
+static int
+runreference(const struct opts *o, json_t *task, const char *code, const char *dir, const char *plan, size_t bytes,
+             struct buf *out, struct buf *log)
+{
+	char *tp = xasprintf("%s/task.json", dir), *ref = xasprintf("%s/reference", dir);
+	char *prep = xasprintf("%s/prepare", o->bindir);
+	char *argv[] = { prep, "--reference", "-o", ref, "--cc", (char *)o->cc, "--src", (char *)o->src, tp, NULL };
+	json_t *j = json_deep_copy(task);
+	int rc = -1;
+
+	json_object_set_new(j, "reference", json_string(code));
+	if (mkdirp(dir) < 0 || jwrite(tp, j) < 0)
+		die(EXIT_RETRY, "cannot write '%s':", tp);
+	if (!*code)
+		bufputs(log, "no reference was written");
+	else if (tool(argv, log, NULL) != 0)
+		bufputs(log, "\n[it does not build]");
+	else
+		rc = sandboxrun(dir, plan, bytes, out, log);
+	json_decref(j);
+	free(tp), free(ref), free(prep);
+	return rc;
+}
+
+/* do two references' outputs agree (b judged against a, the spec's
+ * tolerances)? 1, or 0 with the first disagreement in msg */
+static int
+agreeing(const struct task *t, const struct tcase *cases, int nruns, const char *a, const char *b, char *msg,
+         size_t cap)
+{
+	size_t off = 0;
+	int r, i;
+
+	for (r = 0; r < nruns; r++)
+		for (i = 0; i < t->nargs; i++) {
+			const struct targ *g = &t->args[i];
+			struct cmpres res;
+			int dt = dtinfos[g->dt].isfloat && g->dt != DT_F64 ? DT_F32 : g->dt; /* the reference's type */
+			size_t n = (size_t)cases[r].numel[i];
+			if (!isoutput(g))
+				continue;
+			compare(b + off, dt, a + off, WANT_REF, (int64_t)n, g, 1, &res);
+			off += n * (size_t)refsize(g->dt);
+			if (!res.pass) {
+				snprintf(msg, cap, "at %s (run %d), output '%s': %" PRId64 " of %" PRId64 " elements differ, "
+				         "relative L2 %.3g, max abs %.3g", cases[r].label, r % 3 + 1, g->name, res.bad, res.n,
+				         res.relnorm, res.maxabs);
+				return 0;
+			}
+		}
+	return 1;
+}
+
+/* the verdict over the references' comparisons: pairs (1,2), then with a third (1,3), (2,3) */
+static void
+verdict3(json_t *rec, int n, const int *agree)
+{
+	const char *st, *why = NULL, *k = NULL;
+
+	if (n == 2)
+		st = agree[0] ? "agreed" : "disagreed", k = agree[0] ? "2/2" : NULL;
+	else if (agree[1])
+		st = "agreed", k = "2/3";
+	else if (agree[2])
+		st = "rejected", why = "references 2 and 3 agree with each other and not with the proposal's: its "
+		                      "description and examples read as another function";
+	else
+		st = "rejected", why = "no two of the three references agree";
+	json_object_set_new(rec, "status", json_string(st));
+	if (k)
+		json_object_set_new(rec, "agreement", json_string(k));
+	if (why)
+		json_object_set_new(rec, "why", json_string(why));
+}
+
+/* one problem's references (1: the proposal's; 2; 3 when asked), run on the same inputs and compared */
+static json_t *
+judgeproblem(const struct opts *o, json_t *prob, const char *code, int n, const char *dir)
+{
+	static const int pairs[3][2] = { { 0, 1 }, { 0, 2 }, { 1, 2 } };
+	json_t *rec = json_pack("{s:s,s:I,s:s,s:s,s:s}", "key", jstr(prob, "key", "?"), "index", jint(prob, "index", 0),
+	                        "id", jstr(prob, "id", "?"), "spec", jstr(prob, "spec", ""), "ref2",
+	                        n == 2 ? code : jstr(prob, "ref2", "")), *task, *cmp = json_array();
+	struct task t;
+	struct tcase *cases;
+	struct buf plan, out[3], log[3];
+	const char *codes[3];
+	int ok[3], agree[3] = { 0 }, nruns, i;
+	size_t bytes;
+
+	if (n == 3)
+		json_object_set_new(rec, "ref3", json_string(code));
+	if (specvariant(jstr(prob, "spec", ""), dir, &task, &t) < 0) {
+		json_object_set_new(rec, "status", json_string("rejected"));
+		json_object_set_new(rec, "why", json_string("the spec does not parse"));
+		json_decref(cmp);
+		return rec;
+	}
+	codes[0] = jstr(task, "reference", "");
+	codes[1] = jstr(rec, "ref2", "");
+	codes[2] = code;
+	bufinit(&plan, 1 << 26);
+	bytes = agreeplan(o, &t, &plan, &cases, &nruns);
+	for (i = 0; i < n; i++) {
+		char *d = xasprintf("%s/r%d", dir, i + 1);
+		bufinit(&out[i], (size_t)1 << 31), bufinit(&log[i], 1 << 16);
+		ok[i] = runreference(o, task, codes[i], d, plan.s, bytes, &out[i], &log[i]) == 0;
+		free(d);
+	}
+	for (i = 0; i < (n == 3 ? 3 : 1); i++) {
+		int a = pairs[i][0], b = pairs[i][1];
+		char msg[1024] = "";
+		if (!ok[a] || !ok[b])
+			snprintf(msg, sizeof msg, "reference %d failed: %.900s", ok[a] ? b + 1 : a + 1,
+			         log[ok[a] ? b : a].s ? log[ok[a] ? b : a].s : "");
+		else
+			agree[i] = agreeing(&t, cases, nruns, out[a].s, out[b].s, msg, sizeof msg);
+		json_array_append_new(cmp, json_pack("{s:i,s:i,s:b,s:s}", "a", a + 1, "b", b + 1, "agree", agree[i],
+		                                     "message", msg));
+	}
+	json_object_set_new(rec, "comparisons", cmp);
+	json_object_set_new(rec, "runs", json_integer(nruns));
+	verdict3(rec, n, agree);
+	for (i = 0; i < n; i++)
+		buffree(&out[i]), buffree(&log[i]);
+	buffree(&plan);
+	free(cases);
+	taskfree(&t);
+	json_decref(task);
+	return rec;
+}
+
+/*
+ * --agree: the references of REFTASK_JSON's problems (the answer's ```c
+ * blocks, in order) against the proposals' own; a first agreement's
+ * settled problems carried over from PREVIOUS_AGREE_JSON
+ */
+static int
+agree(const struct opts *o, const char *reftaskpath, const char *resppath, const char *prevpath)
+{
+	json_t *rt = jmustload(reftaskpath), *resp = jmustload(resppath), *prev = prevpath ? jmustload(prevpath) : NULL;
+	json_t *problems = json_array(), *p, *out, *ans = json_object_get(resp, "answer");
+	int n = (int)jint(rt, "reference", 2), left = 0;
+	size_t i, nb = 0, np = json_array_size(json_object_get(rt, "problems"));
+	char **codes = NULL, *work;
+
+	json_array_foreach(prev ? json_object_get(prev, "problems") : NULL, i, p)
+		if (strcmp(jstr(p, "status", ""), "disagreed"))
+			json_array_append(problems, p);
+	if (np && statusof(resp, STAGE_ANSWER) != ST_DONE && json_is_object(ans))
+		codes = fenced(jstr(ans, "text", ""), "c", np < MAX_BLOCKS ? np : MAX_BLOCKS, &nb);
+	if (mkparent(o->out) < 0 || !(work = tempdir(o->out, "work")))
+		die(EXIT_RETRY, "cannot make a folder for '%s':", o->out);
+	json_array_foreach(json_object_get(rt, "problems"), i, p) {
+		char *dir = xasprintf("%s/p%zu", work, i);
+		json_t *rec = judgeproblem(o, p, i < nb ? codes[i] : "", n, dir);
+		left += !strcmp(jstr(rec, "status", ""), "disagreed");
+		json_array_append_new(problems, rec);
+		free(dir);
+	}
+	tempdone(work);
+	free(work);
+	for (i = 0; i < nb; i++)
+		free(codes[i]);
+	free(codes);
+	out = json_pack("{s:i,s:s,s:s,s:i,s:s?,s:s?,s:s?,s:b,s:o}", "version", 1, "task", jstr(rt, "batch_task", "?"),
+	                "family", jstr(rt, "family", "?"), "references", n, "provider", jstr(resp, "provider", NULL),
+	                "model", jstr(resp, "model", NULL), "key", jstr(resp, "key", NULL), "finished",
+	                left == 0 || n >= 3, "problems", problems);
+	if (jwrite(o->out, out) < 0)
+		die(EXIT_RETRY, "cannot write '%s':", o->out);
+	json_decref(out);
+	json_decref(rt);
+	json_decref(resp);
+	json_decref(prev);
+	return 0;
+}
+
 int
 main(int argc, char **argv)
 {
-	struct opts o = { NULL, NULL, "cc", "out/bin", "tools", "tasks/prompts", 30 };
-	int corp = 0;
+	struct opts o = { NULL, NULL, "cc", "out/bin", "tools", "tasks/prompts", 30, 0 };
+	int corp = 0, agr = 0;
 	struct optlist in;
 	int r;
 	struct opt tab[] = {
@@ -854,17 +1258,34 @@ main(int argc, char **argv)
 		  "(what propose-accept checks proposals against)" },
 		{ "--cpu-max", "S", OPT_NUM, &o.cpumax, 0.001, 3600, "CPU seconds the reference may take on the verify "
 		  "sizes (default 30)" },
+		{ "--ask-reference", "N", OPT_INT, &o.askref, 2, 3, "write the request for independent reference N: "
+		  "-o REFTASK_JSON TASK_JSON @CHECKS (2) or FIRST_AGREE_JSON (3)" },
+		{ "--agree", NULL, OPT_FLAG, &agr, 0, 0, "compare the independent references with the proposals': "
+		  "-o AGREE_JSON REFTASK_JSON RESPONSE_JSON [FIRST_AGREE_JSON]" },
 		{ 0 }
 	};
 	const struct optspec spec = { usage, tab, OPT_ANY, 1 };
 
 	setprogname(argv[0]);
 	optparse(&spec, argc, argv, &in);
-	if (!o.out || (!corp && (!o.cachedir || in.n < 2 || in.n > 3)))
-		optdie(&spec, "need -o CHECK_JSON, --cache-dir DIR, TASK_JSON, RESPONSE_JSON and at most a previous check");
+	if (!o.out)
+		optdie(&spec, "need -o FILE");
+	if (o.askref && in.n < 1 + (o.askref == 3))
+		optdie(&spec, "--ask-reference %d: need TASK_JSON and %s", o.askref, o.askref == 2 ? "the round checks" :
+		       "the first agreement");
+	if (!corp && !o.askref && (!o.cachedir || in.n < 2 || in.n > 3))
+		optdie(&spec, "need --cache-dir DIR, TASK_JSON, RESPONSE_JSON and at most a previous %s",
+		       agr ? "agreement" : "check");
 	specpromptdir = o.promptdir;
 	diagsink = sink;
-	r = corp ? corpus(&o, in.v, in.n) : check(&o, in.v[0], in.v[1], in.n > 2 ? in.v[2] : NULL);
+	if (corp)
+		r = corpus(&o, in.v, in.n);
+	else if (o.askref)
+		r = askreference(&o, in.v[0], in.v + 1, in.n - 1);
+	else if (agr)
+		r = agree(&o, in.v[0], in.v[1], in.n > 2 ? in.v[2] : NULL);
+	else
+		r = check(&o, in.v[0], in.v[1], in.n > 2 ? in.v[2] : NULL);
 	optfree(&in);
 	return r;
 }

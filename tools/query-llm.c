@@ -20,7 +20,9 @@
  * "proposal") names its templates ("system", "prompt", "repair") and
  * brings its variables ("vars"); its round 2 on feeds back the previous
  * round's check.json (propose-check: its "feedback", and "finished" when
- * nothing is left to repair).
+ * nothing is left to repair). A request with "nothing": true (a
+ * reference request no problem needed) asks nothing: its response says
+ * done.
  *
  * --lang triton asks for a Triton candidate (lib/round.h): the templates
  * are PROMPTS/triton's, {{signature}} is the Python entry point's ("def
@@ -1105,6 +1107,12 @@ conversation(const struct opts *o, json_t *task, json_t *vars, json_t **prev, in
 
 	*finished = 0;
 	*prev = NULL;
+	if (o->round == 1 && jbool(task, "nothing", 0)) {
+		/* a request with nothing in it (propose-check --ask-reference: no problem needs one) */
+		*finished = 1;
+		free(dir);
+		return json_array();
+	}
 	if (o->round == 1) {
 		user = renderfile(dir, jstr(task, "prompt", "generate"), vars);
 		free(dir);
