@@ -566,7 +566,7 @@ writeninja(const struct opts *o, const struct all *A, const char *path)
 		for (i = j = 0; i < A->nsf; i++) /* the hand-written ones: not those proposals made */
 			if (strncmp(A->sf[i].path, mine, strlen(mine)))
 				corpus[j++] = A->sf[i].path;
-		r = proposeedges(&b, o->propose, o->tasksdir, o->outdir, "README.md", corpus);
+		r = proposeedges(&b, o->propose, o->tasksdir, o->outdir, "README.md", corpus, o->batch);
 		free(corpus);
 		free(mine);
 		if (r < 0) {

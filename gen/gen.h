@@ -178,8 +178,9 @@ char *curriculumangle(const struct family *f, int k);
 struct buf;
 /* each batch's request task.json; the exit status */
 int proposesplit(const char *curriculum, const char *tasksdir, const char *outdir, const char *readme);
-/* the proposal edges into b (corpus: the hand-written spec files, NULL-terminated); 0 or -1 after diagnostics */
+/* the proposal edges into b (corpus: the hand-written spec files, NULL-terminated; batch: each stage's
+ * requests through a batch edge); 0 or -1 after diagnostics */
 int proposeedges(struct buf *b, const char *curriculum, const char *tasksdir, const char *outdir, const char *readme,
-                 char *const *corpus);
+                 char *const *corpus, int batch);
 
 #endif

@@ -148,6 +148,57 @@ proposesplit(const char *curriculum, const char *tasksdir, const char *outdir, c
 	return r;
 }
 
+/*
+ * --batch: per stage (each round, then the second and the third
+ * references) its request edges' inputs and responses, for the stage's
+ * batch edge (out/batch/propose-<stage>.json, query-llm --batch), which
+ * every request edge of the stage waits for, order-only, as gen.c's
+ * rounds do.
+ */
+enum { MAXSTAGES = 24 };
+static struct {
+	int on;
+	struct buf in[MAXSTAGES], out[MAXSTAGES], templates[MAXSTAGES];
+	char name[MAXSTAGES][16];
+} apib;
+
+/* the request edge OUT (of stage, named name) over inputs with templates */
+static void
+queryedge(struct buf *b, const char *d, const char *out, const char *inputs, const char *templates, int r, int stage,
+          const char *name)
+{
+	bufprintf(b, "build %s: query %s | $bindir/query-llm %s/model.json %s", out, inputs, d, templates);
+	if (apib.on && stage < MAXSTAGES) {
+		bufprintf(b, " || %s/batch/propose-%s.json", d, name);
+		if (!apib.in[stage].s) {
+			bufinit(&apib.in[stage], (size_t)1 << 32);
+			bufinit(&apib.out[stage], (size_t)1 << 32);
+			bufinit(&apib.templates[stage], 1 << 12);
+			bufputs(&apib.templates[stage], templates);
+			snprintf(apib.name[stage], sizeof apib.name[stage], "%s", name);
+		}
+		bufprintf(&apib.in[stage], " $\n    %s", inputs);
+		bufprintf(&apib.out[stage], " $\n    %s", out);
+	}
+	bufprintf(b, "\n  s = 0\n  r = %d\n", r);
+}
+
+/* --batch: each stage's batch edge */
+static void
+apibatchedges(struct buf *b, const char *d)
+{
+	int i;
+
+	for (i = 0; i < MAXSTAGES; i++) {
+		if (!apib.in[i].s)
+			continue;
+		bufprintf(b, "build %s/batch/propose-%s.json: batch%s | $bindir/query-llm %s/model.json %s\n"
+		          "  r = %s (proposals)\n  responses =%s\n", d, apib.name[i], apib.in[i].s, d, apib.templates[i].s,
+		          apib.name[i], apib.out[i].s);
+		buffree(&apib.in[i]), buffree(&apib.out[i]), buffree(&apib.templates[i]);
+	}
+}
+
 /* a batch's independent references: the second of every proposal that
  * passed, compared with its own (ref2/agree.json); a third where those
  * two disagree (agree.json: the batch's agreement) */
@@ -168,9 +219,13 @@ refedges(struct buf *b, const struct curriculum *cu, const struct family *f, int
 	bufprintf(b, "build %s/ref3/task.json: propref %s/task.json %s/ref2/agree.json | $bindir/propose-check\n"
 	          "  n = 3\n", base, base, base);
 	for (r = 2; r <= 3; r++) {
-		bufprintf(b, "build %s/ref%d/response.json: query %s/ref%d/task.json | $bindir/query-llm %s/model.json "
-		          "%s/prompts/propose-reference-system.md %s/prompts/propose-reference.md\n  s = 0\n  r = 1\n",
-		          base, r, base, r, d, tasksdir, tasksdir);
+		char out[600], in[600], tpl[1100], name[16];
+		snprintf(out, sizeof out, "%s/ref%d/response.json", base, r);
+		snprintf(in, sizeof in, "%s/ref%d/task.json", base, r);
+		snprintf(tpl, sizeof tpl, "%s/prompts/propose-reference-system.md %s/prompts/propose-reference.md", tasksdir,
+		         tasksdir);
+		snprintf(name, sizeof name, "ref%d", r);
+		queryedge(b, d, out, in, tpl, 1, cu->rounds + r - 1, name);
 		bufprintf(b, "build %s/%s: propagree %s/ref%d/task.json %s/ref%d/response.json%s%s%s | %s\n",
 		          base, r == 2 ? "ref2/agree.json" : "agree.json", base, r, base, r, r == 3 ? " " : "",
 		          r == 3 ? base : "", r == 3 ? "/ref2/agree.json" : "", tools);
@@ -185,14 +240,16 @@ batchedges(struct buf *b, const struct curriculum *cu, const struct family *f, i
 	int r;
 
 	for (r = 1; r <= cu->rounds; r++) {
-		bufprintf(b, "build %s/propose/%s/b%d/r%d/response.json: query %s/propose/%s/b%d/task.json", d, f->name, k,
-		          r, d, f->name, k);
+		char out[600], in[1900], tpl[1700], name[16];
+		int n = snprintf(in, sizeof in, "%s/propose/%s/b%d/task.json", d, f->name, k);
+		snprintf(out, sizeof out, "%s/propose/%s/b%d/r%d/response.json", d, f->name, k, r);
 		if (r > 1)
-			bufprintf(b, " %s/propose/%s/b%d/r%d/response.json %s/propose/%s/b%d/r%d/check.json", d, f->name,
-			          k, r - 1, d, f->name, k, r - 1);
-		bufprintf(b, " | $bindir/query-llm %s/model.json %s/prompts/propose-system.md %s/prompts/propose.md%s%s%s\n"
-		          "  s = 0\n  r = %d\n", d, tasksdir, tasksdir, r > 1 ? " " : "", r > 1 ? tasksdir : "",
-		          r > 1 ? "/prompts/propose-repair.md" : "", r);
+			snprintf(in + n, sizeof in - (size_t)n, " %s/propose/%s/b%d/r%d/response.json "
+			         "%s/propose/%s/b%d/r%d/check.json", d, f->name, k, r - 1, d, f->name, k, r - 1);
+		snprintf(tpl, sizeof tpl, "%s/prompts/propose-system.md %s/prompts/propose.md%s%s%s", tasksdir, tasksdir,
+		         r > 1 ? " " : "", r > 1 ? tasksdir : "", r > 1 ? "/prompts/propose-repair.md" : "");
+		snprintf(name, sizeof name, "r%d", r);
+		queryedge(b, d, out, in, tpl, r, r, name);
 		bufprintf(b, "build %s/propose/%s/b%d/r%d/check.json: propcheck %s/propose/%s/b%d/task.json "
 		          "%s/propose/%s/b%d/r%d/response.json", d, f->name, k, r, d, f->name, k, d, f->name, k, r);
 		if (r > 1)
@@ -207,7 +264,7 @@ batchedges(struct buf *b, const struct curriculum *cu, const struct family *f, i
 
 int
 proposeedges(struct buf *b, const char *curriculum, const char *tasksdir, const char *outdir, const char *readme,
-             char *const *corpus)
+             char *const *corpus, int batch)
 {
 	struct curriculum cu;
 	struct buf checks;
@@ -216,6 +273,9 @@ proposeedges(struct buf *b, const char *curriculum, const char *tasksdir, const 
 
 	if (curriculumload(curriculum, tasksdir, &cu) < 0)
 		return -1;
+	if (cu.rounds + 2 >= MAXSTAGES)
+		batch = 0;
+	apib.on = batch;
 	bufprintf(b, "# ---- proposals: %zu families, %zu problems, from %s ----\n", cu.nf, cu.total, curriculum);
 	for (i = 0; i < cu.nf; i++)
 		for (k = 0; k < cu.f[i].nbatches; k++) {
@@ -231,6 +291,7 @@ proposeedges(struct buf *b, const char *curriculum, const char *tasksdir, const 
 	for (i = 0; i < cu.nf; i++)
 		for (k = 0; k < cu.f[i].nbatches; k++)
 			batchedges(b, &cu, &cu.f[i], k, outdir, tasksdir, &checks);
+	apibatchedges(b, outdir);
 	/* the hand-written specs' fingerprints and MinHashes: no proposal may be their twin */
 	bufprintf(b, "build %s/propose/corpus.json: propcorpus", outdir);
 	for (i = 0; corpus[i]; i++)

@@ -178,4 +178,20 @@ test_expect_success 'independent references: a wrong second one settled by a thi
 	grep -q "references: \"2/3\"" out/propose/specs/p20_*.yaml && grep -q "references: \"2/2\"" out/propose/specs/p22_*.yaml &&
 	ninja >n.log && grep -q "no work to do" n.log
 '
+test_expect_success '--batch: each stage'"'"'s requests (the rounds, the references) in one batch of the provider'"'"'s, none one by one' '
+	cd p && mock reset && rm -f "$T/answers"/* && curriculum bat:6 &&
+	sed -i "s/^  batch: {.*}/  batch: {poll_s: 0.1, poll_max_s: 0.3, attempts: 3}/" models.yaml &&
+	python3 -c "s = open(\"models.yaml\").read(); open(\"models.yaml\", \"w\").write(s.replace(\"  \\\"*\\\":\", \"  gpt-test:\n    provider: openai\n    max_tokens_field: max_completion_tokens\n    prices: {input: 2, output: 8, cache_write: 0, cache_read: 0.5}\n    batch_prices: {input: 1, output: 4, cache_write: 0, cache_read: 0.25}\n  \\\"*\\\":\", 1))" &&
+	rconfigure --provider=openai --model=gpt-test --propose=tasks/curriculum.yaml --rounds=1 --tasks=none-of-them --batch \
+		>/dev/null && grep -q "^build out/batch/propose-r1.json: batch" build.ninja &&
+	grep -q "^build out/batch/propose-ref2.json: batch" build.ninja &&
+	ninja >n.log 2>&1; r=$?; tail -3 n.log; test $r = 0 &&
+	creates=$(mock requests | python3 -c "import json, sys; print(sum(r.get(\"method\") == \"POST\" and r[\"path\"] == \"/v1/batches\" for r in json.load(sys.stdin)))") &&
+	direct=$(mock requests | python3 -c "import json, sys; print(sum(r[\"path\"] == \"/v1/chat/completions\" for r in json.load(sys.stdin)))") &&
+	echo "batches $creates, direct $direct" && test "$creates" = 2 && test "$direct" = 0 &&
+	is out/batch/propose-r1.json "d[\"answered\"]" 2 && is out/batch/propose-ref2.json "d[\"answered\"]" 2 &&
+	is out/propose/report.json "d[\"families\"][\"bat\"][\"accepted\"]" 6 &&
+	grep -q "references: \"2/2\"" out/propose/specs/p*_*.yaml &&
+	ninja >n.log && grep -q "no work to do" n.log
+'
 test_done

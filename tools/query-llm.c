@@ -1555,10 +1555,49 @@ distill(struct opts *o, char *const *files, size_t n)
 /* ------------------------------------------------------------- batches */
 
 /*
+ * A proposal batch's request path (gen/propose.c): .../propose/<family>/
+ * b<K>/r<R>/response.json is round R of b<K>/task.json, after round R-1's
+ * response and check; .../b<K>/ref<N>/response.json the one round of
+ * ref<N>/task.json (a reference request). 1, or 0 for a path of another
+ * shape.
+ */
+static int
+proposaledge(char *d, const char *path, struct opts *o, char **files)
+{
+	char *leaf = strrchr(d, '/'), *up;
+	int ok;
+
+	if (!strstr(d, "/propose/") || !leaf)
+		return 0;
+	*leaf = 0;
+	up = strrchr(d, '/');
+	ok = up && up[1] == 'b' && leaf[1] == 'r';
+	memset(files, 0, 5 * sizeof *files);
+	memset(o->prev, 0, sizeof o->prev);
+	o->sample = 0;
+	o->lang = "cuda";
+	if (ok && !strncmp(leaf + 1, "ref", 3)) { /* a reference request: its own task.json */
+		*leaf = '/';
+		o->round = 1;
+	} else if (ok) {
+		o->round = intarg(leaf + 2, path, 1, MAX_ROUNDS);
+		if (o->round > 1) {
+			o->prev[0] = files[1] = xasprintf("%s/r%d/response.json", d, o->round - 1);
+			o->prev[4] = files[2] = xasprintf("%s/r%d/check.json", d, o->round - 1);
+		}
+	} else {
+		*leaf = '/';
+		return 0;
+	}
+	o->task = files[0] = xasprintf("%s/task.json", d);
+	return 1;
+}
+
+/*
  * The edge a round's response path stands for: out/v/<variant>/s<S>/r<R>/
  * response.json is sample S, round R of out/v/<variant>/task.json, after
- * the files of round R-1 beside it (those that exist). 0, or -1 for a path
- * of another shape.
+ * the files of round R-1 beside it (those that exist); or a proposal's
+ * (proposaledge). 0, or -1 for a path of another shape.
  */
 static int
 edgeof(const char *path, struct opts *o, char **files)
@@ -1569,6 +1608,10 @@ edgeof(const char *path, struct opts *o, char **files)
 	if (!endswith(d, "/response.json") || !(p = strrchr(d, '/')))
 		goto bad;
 	*p = 0;
+	if (proposaledge(d, path, o, files)) {
+		free(d);
+		return 0;
+	}
 	if (!(rdir = strrchr(d, '/')) || rdir[1] != 'r')
 		goto bad;
 	*rdir++ = 0;

@@ -31,14 +31,14 @@ spec a alpha
 	c=$(( n / fams + (i < n % fams ? 1 : 0) ))
 	printf '  - name: f%d\n    covers: Elementwise maps of a vector, part %d.\n    count: %d\n    exemplars: [a]\n' $i $i $c
 	i=$((i + 1)); done; } > tasks/curriculum.yaml
-PLANT=invalid=0.05,twin=0.03,near=0.03
+PLANT=invalid=0.05,twin=0.03,near=0.03,wrongref=0.02,badref=0.01
 start_mock --propose-plant $PLANT
 rconfigure --provider=openai --model=served-model --propose=tasks/curriculum.yaml --tasks=none-of-them \
 	--llm-jobs=16 >/dev/null
 j=$(getconf _NPROCESSORS_ONLN)
 /usr/bin/time -f '%e %M' -o build.time ninja -j "$j" >build.log 2>&1 || { tail build.log; exit 1; }
 /usr/bin/time -f '%e %M' -o noop.time ninja >noop.log 2>&1
-/usr/bin/time -f '%e %M' -o accept.time sh -c 'ls out/propose/*/b*/r*/check.json | sort -V > checks.rsp &&
+/usr/bin/time -f '%e %M' -o accept.time sh -c 'ls out/propose/*/b*/r*/check.json out/propose/*/b*/agree.json | sort -V > checks.rsp &&
 	"$0"/propose-accept -o acc.json --specs specs.again --corpus out/propose/corpus.json @checks.rsp >/dev/null' "$RETORT_BIN"
 /usr/bin/time -f '%e %M' -o gen.time "$RETORT_BIN/gen" --ninja graph.ninja --propose tasks/curriculum.yaml --tasks proposed \
 	--rounds 3 --models models.yaml --provider openai --model served-model >gen.out
@@ -82,6 +82,26 @@ print("| propose-accept over every check: wall, peak RSS | %s s, %.0f MiB |" % (
 print("| planted duplicates caught | %d of %d (and %d copies of rejected proposals: %d let through) |" % (
       len(caught), len(planted), len(others), len(others - flagged)))
 print("| false merges (honest proposals called duplicates) | %d |" % len(false))
+agree = [p for f in glob.glob("out/propose/*/b*/agree.json") for p in json.load(open(f))["problems"]]
+byref = {}
+for p in agree:
+    m = re.match(r"p(\d+)_", p["id"])
+    k = mp.refkind(int(m.group(1))) if m else "right"
+    byref.setdefault(k, []).append(p.get("agreement") or p["status"])
+cnt = lambda k, v: sum(1 for x in byref.get(k, []) if x == v)
+print("| independent references: proposals compared / 2-of-2 / 2-of-3 / rejected | %d / %d / %d / %d |" % (
+      len(agree), sum(p.get("agreement") == "2/2" for p in agree), sum(p.get("agreement") == "2/3" for p in agree),
+      sum(p["status"] == "rejected" for p in agree)))
+print("| planted wrong second references settled by a third (2/3) | %d of %d |" % (cnt("wrongref", "2/3"),
+      len(byref.get("wrongref", []))))
+print("| planted problems whose references all disagree, rejected | %d of %d |" % (cnt("badref", "rejected"),
+      len(byref.get("badref", []))))
+print("| honest problems not agreed 2/2 | %d of %d |" % (len(byref.get("right", [])) - cnt("right", "2/2"),
+      len(byref.get("right", []))))
+log = [l.split("\t") for l in open(glob.glob("out/.ninja_log") and "out/.ninja_log" or ".ninja_log") if not l.startswith("#")]
+aw = sum(int(e) - int(s) for s, e, _, path, *_ in log if path.endswith("agree.json")) / 1000.0
+print("| agreement edges (both references built and run): wall per proposal compared | %.0f ms |" % (
+      1000 * aw / max(len(agree), 1)))
 print("| no-op ninja: wall, peak RSS | %s s, %.0f MiB |" % (nb, int(nrss) / 1024))
 print("| gen over the accepted specs, kernel graph selected: wall, peak RSS | %s s, %.0f MiB |" % (gt, int(grss) / 1024))
 PY
