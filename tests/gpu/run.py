@@ -31,7 +31,9 @@ minute are printed at the end.
 its build), for throughput figures (tests/bench/gpu-throughput.sh).
 
 usage: tests/gpu/run.py WORKDIR [--gpu-jobs N] [--repeat K] [--only NAME|cheat|honest|demo|cuda|kernelbench|triton ...]
-(--only cuda: the CUDA kernels of tests/kernels/honest and cheats; kernelbench, triton: those groups)
+       tests/gpu/run.py WORKDIR --only eval
+(--only cuda: the CUDA kernels of tests/kernels/honest and cheats; kernelbench, triton: those groups;
+eval alone: tests/eval/replay-gpu.sh over 10 variants, a user's evaluation build end to end)
 Prints a short table; writes WORKDIR/results.json after every answer.
 Exit 1 if any expectation fails.
 """
@@ -410,9 +412,23 @@ def kernelbench_table(results):
         print("vs %s over %d problems: %s" % (what, len(have), ", ".join(fast)))
 
 
+def evaluation(work, n=10):
+    """tests/eval/replay-gpu.sh on this GPU: a held-out task's first n variants, replayed student answers,
+    configured, built and evaluated as a user would (./configure --eval); its metrics table"""
+    t0 = time.time()
+    rc, out, _ = sh(["sh", ROOT + "/tests/eval/replay-gpu.sh", os.path.join(work, "eval"), str(n)])
+    print("\n# evaluation of replayed answers (tests/eval/replay-gpu.sh, %d variants): exit %d in %.0f s" % (
+        n, rc, time.time() - t0))
+    print(out[out.find("\nmetric"):] if "\nmetric" in out else out[-3000:], flush=True)
+    return rc
+
+
 def main():
     work = sys.argv[1]
     only = sys.argv[sys.argv.index("--only") + 1:] if "--only" in sys.argv else None
+    if only == ["eval"]:
+        os.makedirs(work, exist_ok=True)
+        return 1 if evaluation(work) else 0
     jobs = int(sys.argv[sys.argv.index("--gpu-jobs") + 1]) if "--gpu-jobs" in sys.argv else 1
     repeat = int(sys.argv[sys.argv.index("--repeat") + 1]) if "--repeat" in sys.argv else 1
     deadline = time.time() + float(os.environ.get("RETORT_GPU_SUITE_SECONDS", "1e9"))
