@@ -32,7 +32,8 @@
  * With --models FILE, --provider P and --model M, the models file is
  * validated and --ninja emits the request edges for that teacher; with
  * --batch too, a batch edge per round (out/batch/rN.json, query-llm
- * --batch) that every request edge of the round waits for, order-only: the
+ * --batch) that every request edge of the round waits for, order-only
+ * (and with --propose one per proposal stage, gen/propose.c): the
  * model needs batch_prices when it has prices (anthropic and openai only).
  * --lang cuda,triton gives the candidate languages of the specs that do
  * not say (a spec's lang:): each language's samples get edges of their own,

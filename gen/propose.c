@@ -211,7 +211,8 @@ refedges(struct buf *b, const struct curriculum *cu, const struct family *f, int
 	char base[512];
 	int r;
 
-	snprintf(base, sizeof base, "%s/propose/%s/b%d", d, f->name, k);
+	if (snprintf(base, sizeof base, "%s/propose/%s/b%d", d, f->name, k) >= (int)sizeof base - 64)
+		die(EXIT_USAGE, "--out '%s': too long a path for the proposals' files", d);
 	bufprintf(b, "build %s/ref2/task.json: propref %s/task.json", base, base);
 	for (r = 1; r <= cu->rounds; r++)
 		bufprintf(b, " %s/r%d/check.json", base, r);
@@ -242,7 +243,9 @@ batchedges(struct buf *b, const struct curriculum *cu, const struct family *f, i
 	for (r = 1; r <= cu->rounds; r++) {
 		char out[600], in[1900], tpl[1700], name[16];
 		int n = snprintf(in, sizeof in, "%s/propose/%s/b%d/task.json", d, f->name, k);
-		snprintf(out, sizeof out, "%s/propose/%s/b%d/r%d/response.json", d, f->name, k, r);
+		if (n < 0 || (size_t)n >= sizeof in / 3 ||
+		    snprintf(out, sizeof out, "%s/propose/%s/b%d/r%d/response.json", d, f->name, k, r) >= (int)sizeof out)
+			die(EXIT_USAGE, "--out '%s': too long a path for the proposals' files", d);
 		if (r > 1)
 			snprintf(in + n, sizeof in - (size_t)n, " %s/propose/%s/b%d/r%d/response.json "
 			         "%s/propose/%s/b%d/r%d/check.json", d, f->name, k, r - 1, d, f->name, k, r - 1);

@@ -44,7 +44,8 @@
  *  - the parent's clock: every call's round trip is timed here; after a
  *    timed call, at random one time in two, comes a call that runs
  *    nothing on the same inputs (the harness's own work: inputs drawn and
- *    hashed, the flush, the synchronize), at least 8 such pairs; the
+ *    hashed, the flush, the launch cover, the synchronize), at least 8
+ *    such pairs; the
  *    median of the pairs'
  *    differences is what a call took beyond the harness's own work. Far
  *    more than the events say (1.5x + 0.1 ms) means the timer was

@@ -79,13 +79,15 @@
  * `baseline`, and the reference's C signature; "nothing": true when none
  * passed. --agree builds each answer's ```c block (in the problems' order)
  * in the sandbox and runs it and the proposal's own reference on the same
- * inputs (every verify size, three runs each: the input distributions
- * cycled, seeds from the secret; up to 256 MiB of outputs), the second's
+ * inputs (the spec's first variant: its verify sizes, three runs each,
+ * the input distributions cycled, no special values, seeds from the
+ * secret; up to 256 MiB of outputs), the second's
  * outputs judged against the first's with the spec's tolerances (compare.h).
  * AGREE_JSON: task (the batch's), references (2 or 3), finished, per
  * problem: key, index, id, spec, ref2 (ref3), comparisons [{a, b, agree,
  * message}], status: agreed (agreement "2/2"), disagreed, or, with a
  * third: agreed ("2/3": it agrees with the proposal's), rejected (why:
+ * the proposal's own reference failed on these inputs, or
  * only references 2 and 3 agree, or no two do). --ask-reference 3 asks,
  * from the first agreement, for a third reference of those it found
  * disagreeing; --agree with FIRST_AGREE_JSON judges them and carries the
@@ -441,11 +443,11 @@ sandboxrun(const char *dir, const char *plan, size_t outbytes, struct buf *out, 
 		die(EXIT_RETRY, "cannot run the reference in '%s':", dir);
 	bufput(log, r.log.s, r.log.n);
 	if (r.timedout)
-		bufprintf(log, "[the reference ran longer than 60 s on the probe]");
+		bufprintf(log, "[the reference ran longer than 60 s on the plan]");
 	else if (r.status)
-		bufprintf(log, "[the reference exited with status %d on the probe]", r.status);
+		bufprintf(log, "[the reference exited with status %d on the plan]", r.status);
 	else if (readfile(file, out) < 0 || out->n != outbytes)
-		bufprintf(log, "[the reference wrote %zu bytes on the probe, not %zu]", out->n, outbytes);
+		bufprintf(log, "[the reference wrote %zu bytes on the plan, not %zu]", out->n, outbytes);
 	else
 		rc = 0;
 	buffree(&r.log);
@@ -870,7 +872,7 @@ corpus(const struct opts *o, char **paths, size_t n)
 
 enum { AGREE_MAX_BYTES = 256 << 20 };
 
-/* text or "" (a buffer that was never written to holds NULL) */
+/* the buffer's text, or "" */
 static char *
 detached(struct buf *b)
 {
@@ -1117,11 +1119,13 @@ agreeing(const struct task *t, const struct tcase *cases, int nruns, const char 
 
 /* the verdict over the references' comparisons: pairs (1,2), then with a third (1,3), (2,3) */
 static void
-verdict3(json_t *rec, int n, const int *agree)
+verdict3(json_t *rec, int n, int ok0, const int *agree)
 {
 	const char *st, *why = NULL, *k = NULL;
 
-	if (n == 2)
+	if (!ok0)
+		st = "rejected", why = "the proposal's own reference failed on the agreement's inputs";
+	else if (n == 2)
 		st = agree[0] ? "agreed" : "disagreed", k = agree[0] ? "2/2" : NULL;
 	else if (agree[1])
 		st = "agreed", k = "2/3";
@@ -1184,7 +1188,7 @@ judgeproblem(const struct opts *o, json_t *prob, const char *code, int n, const 
 	}
 	json_object_set_new(rec, "comparisons", cmp);
 	json_object_set_new(rec, "runs", json_integer(nruns));
-	verdict3(rec, n, agree);
+	verdict3(rec, n, ok[0], agree);
 	for (i = 0; i < n; i++)
 		buffree(&out[i]), buffree(&log[i]);
 	buffree(&plan);
@@ -1270,7 +1274,7 @@ main(int argc, char **argv)
 	optparse(&spec, argc, argv, &in);
 	if (!o.out)
 		optdie(&spec, "need -o FILE");
-	if (o.askref && in.n < 1 + (o.askref == 3))
+	if (o.askref && in.n < 2)
 		optdie(&spec, "--ask-reference %d: need TASK_JSON and %s", o.askref, o.askref == 2 ? "the round checks" :
 		       "the first agreement");
 	if (!corp && !o.askref && (!o.cachedir || in.n < 2 || in.n > 3))

@@ -1703,8 +1703,8 @@ batchmain(struct opts *o, size_t n, char **paths)
 		char *files[5];
 		size_t f;
 		if (edgeof(paths[i], &e, files) < 0)
-			die(EXIT_USAGE, "--batch: '%s' is not a round's response path (out/v/VARIANT/sS/rR/response.json)",
-			    paths[i]);
+			die(EXIT_USAGE, "--batch: '%s' is not a round's response path (out/v/VARIANT/sS/rR/response.json, "
+			    "out/propose/FAMILY/bK/rR/ or refN/response.json)", paths[i]);
 		checkround(&e);
 		round = e.round;
 		prepare(&e, &m, &rq);

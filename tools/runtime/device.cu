@@ -17,6 +17,7 @@ struct cmpsums {
 };
 static struct cmpsums *cmpscratch;
 static cudaEvent_t ev0, ev1;
+static int coverblocks, coverthreads; /* the launch cover's grid: every thread slot of every SM */
 
 __global__ void
 drawkernel(void *p, int dt, size_t n, uint64_t seed, int dist, double lo, double hi, int special)
@@ -116,6 +117,9 @@ dv_init(int device, struct dvinfo *info)
 	info->major = p.major;
 	info->minor = p.minor;
 	info->sms = p.multiProcessorCount;
+	coverthreads = p.maxThreadsPerBlock < p.maxThreadsPerMultiProcessor ? p.maxThreadsPerBlock :
+	               p.maxThreadsPerMultiProcessor;
+	coverblocks = p.multiProcessorCount * (p.maxThreadsPerMultiProcessor / coverthreads);
 	info->l2 = p.l2CacheSize;
 	/* twice the L2, and at least the 256 MiB do_bench and KernelBench clear */
 	info->flushbytes = 2 * (size_t)p.l2CacheSize > ((size_t)256 << 20) ? 2 * (size_t)p.l2CacheSize : (size_t)256 << 20;
@@ -220,7 +224,10 @@ dv_compare(const void *got, const void *want, int dt, size_t n, double atol, dou
 }
 
 /* the launch cover (device.h): 200 us covered a Triton launch and a
- * PyTorch call on an H200 where 100 us did not (tests/bench/launch-cover.py) */
+ * PyTorch call on an H200 where 100 us did not (tests/bench/launch-cover.py).
+ * It takes every thread slot of every SM, so that nothing else (work a
+ * candidate slipped onto another stream) runs beside it unseen: such work
+ * starts after the cover, and the parent's clock sees it as before. */
 #define COVER_NS 200000ull
 
 __global__ static void
@@ -241,7 +248,7 @@ dv_timed(void (*fn)(void *), void *arg, float *ms)
 {
 	cudaError_t e;
 
-	coverkernel<<<1, 1>>>(COVER_NS);
+	coverkernel<<<coverblocks, coverthreads>>>(COVER_NS);
 	cudaEventRecord(ev0, 0);
 	if (fn)
 		fn(arg);

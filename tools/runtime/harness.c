@@ -358,6 +358,8 @@ docall(void)
 	t0 = ms();
 	i = dv_timed(noop ? NULL : callit, &cc, &evms);
 	t1 = ms() - dv_cover(); /* the host's time for the call, less the launch cover (device.h) */
+	if (t1 < t0)
+		t1 = t0;
 	if (after && !noop && i == 0)
 		after();
 	if (guardviolation(rule, sizeof rule, detail, sizeof detail) || lockdownviolation(rule, sizeof rule, detail, sizeof detail) ||
