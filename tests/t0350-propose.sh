@@ -170,6 +170,8 @@ test_expect_success 'independent references: a wrong second one settled by a thi
 	is out/propose/refs/b0/ref2/agree.json "[(p[\"id\"][:3], p[\"status\"]) for p in d[\"problems\"]]" \
 		"[(${Q}p20$Q, ${Q}disagreed$Q), (${Q}p21$Q, ${Q}disagreed$Q), (${Q}p22$Q, ${Q}agreed$Q), (${Q}p23$Q, ${Q}disagreed$Q)]" &&
 	grep -q "elements differ" out/propose/refs/b0/ref2/agree.json &&
+	grep -q "The signature: .void reference(const float\* x, float\* y, float alpha, int n)" out/propose/refs/b0/ref2/task.json &&
+	is out/propose/refs/b0/ref2/task.json "\"reference:\" in d[\"vars\"][\"problems\"]" False &&
 	is out/propose/refs/b0/agree.json "sorted((p[\"id\"][:3], p[\"status\"], p.get(\"agreement\")) for p in d[\"problems\"])" \
 		"[(${Q}p20$Q, ${Q}agreed$Q, ${Q}2/3$Q), (${Q}p21$Q, ${Q}rejected$Q, None), (${Q}p22$Q, ${Q}agreed$Q, ${Q}2/2$Q), (${Q}p23$Q, ${Q}rejected$Q, None)]" &&
 	is out/propose/report.json "[d[\"families\"][\"refs\"][k] for k in (\"passed\", \"references_disagree\", \"accepted\")]" "[4, 2, 2]" &&

@@ -961,14 +961,14 @@ problemtext(struct buf *b, int k, const char *spec, const char *dir)
 	struct task t;
 	struct abiarg a[MAXARGS];
 	json_t *j;
-	char *sig = NULL, *bare = withoutreference(spec);
+	char *sig, *bare = withoutreference(spec);
 
-	if (specvariant(spec, dir, &j, &t) == 0) {
-		sig = abisignature(a, taskabi(&t, a), "reference", 1);
-		taskfree(&t);
-		json_decref(j);
-	}
-	bufprintf(b, "## Problem %d\n\nThe signature: `%s`\n\n```yaml\n%s%s```\n\n", k, sig ? sig : "?", bare,
+	if (specvariant(spec, dir, &j, &t) < 0) /* it passed its checks: here it parses as it did there */
+		die(EXIT_USAGE, "problem %d no longer parses as a spec (are the prompts, --prompts, where they were?)", k);
+	sig = abisignature(a, taskabi(&t, a), "reference", 1);
+	taskfree(&t);
+	json_decref(j);
+	bufprintf(b, "## Problem %d\n\nThe signature: `%s`\n\n```yaml\n%s%s```\n\n", k, sig, bare,
 	          *bare && bare[strlen(bare) - 1] != '\n' ? "\n" : "");
 	free(sig);
 	free(bare);
