@@ -315,19 +315,77 @@ rounddir(struct buf *b, const struct opts *o, const struct variant *v, int lang,
 }
 
 
+/*
+ * Inputs that many edges share (a tool, its fixed sources, the prompt
+ * templates) stand on those edges as one file, OUT/inputs/NAME, a stamp
+ * that rules/stages.ninja's inputs edge touches whenever one of them is
+ * newer: a change to any of them still re-runs every edge that names the
+ * stamp, and the graph holds one path on each edge where it held up to
+ * six (issue 21: at 10,000 variants, the paths ninja parses are a good
+ * part of a no-op build). A phony node would not do: a restat edge whose
+ * output did not change records the newest mtime of its inputs as found
+ * on disk (ninja 1.11), where a phony node has none, and so would run again
+ * on every build.
+ */
+static struct {
+	struct buf edges; /* the stamps' edges, written after the stages */
+	char **names;
+	size_t n;
+} groups;
+
+/* " OUT/inputs/NAME" on b; on its first use, the stamp's edge, of INPUTS */
+static void
+inputgroup(struct buf *b, const struct opts *o, const char *name, const char *inputs)
+{
+	size_t i;
+
+	bufprintf(b, " %s/inputs/%s", o->outdir, name);
+	for (i = 0; i < groups.n; i++)
+		if (!strcmp(groups.names[i], name))
+			return;
+	if (!groups.edges.s)
+		bufinit(&groups.edges, (size_t)1 << 30);
+	groups.names = xreallocarray(groups.names, groups.n + 1, sizeof *groups.names);
+	groups.names[groups.n++] = xstrdup(name);
+	bufprintf(&groups.edges, "build %s/inputs/%s: inputs %s\n", o->outdir, name, inputs);
+}
+
+/* the groups' edges on b, and the registry emptied */
+static void
+groupedges(struct buf *b)
+{
+	size_t i;
+
+	if (!groups.n)
+		return;
+	bufprintf(b, "\n%s", groups.edges.s); /* (rules/stages.ninja's inputs rule says what they are) */
+	for (i = 0; i < groups.n; i++)
+		free(groups.names[i]);
+	free(groups.names);
+	buffree(&groups.edges);
+	memset(&groups, 0, sizeof groups);
+}
+
 /* the edges of one variant that do not depend on a candidate */
 static void
 variantedges(struct buf *b, const struct opts *o, const struct variant *v)
 {
 	const char *d = o->outdir, *id = v->id;
+	char *in = xasprintf("$bindir/prepare %s/runtime/harness.o", d);
 
-	bufprintf(b, "build %s/v/%s/harness: harness %s/v/%s/task.json | $bindir/prepare %s/runtime/harness.o\n",
-	          d, id, d, id, d);
+	bufprintf(b, "build %s/v/%s/harness: harness %s/v/%s/task.json |", d, id, d, id);
+	inputgroup(b, o, "harness", in);
+	bufputc(b, '\n');
+	free(in);
 	if (v->hasref) {
 		/* a Python reference: the runner too, and the packages its environment holds */
-		bufprintf(b, "build %s/v/%s/reference: reference %s/v/%s/task.json | $bindir/prepare "
-		          "tools/runtime/refrun.c tools/runtime/refrun.h tools/lib/tensor.c tools/lib/tensor.h "
-		          "tools/lib/draw.h%s\n", d, id, d, id, v->pyref ? " tools/runtime/pycall.c tools/runtime/pyref.py" : "");
+		bufprintf(b, "build %s/v/%s/reference: reference %s/v/%s/task.json |", d, id, d, id);
+		inputgroup(b, o, v->pyref ? "reference-python" : "reference", v->pyref
+		           ? "$bindir/prepare tools/runtime/refrun.c tools/runtime/refrun.h tools/lib/tensor.c "
+		             "tools/lib/tensor.h tools/lib/draw.h tools/runtime/pycall.c tools/runtime/pyref.py"
+		           : "$bindir/prepare tools/runtime/refrun.c tools/runtime/refrun.h tools/lib/tensor.c "
+		             "tools/lib/tensor.h tools/lib/draw.h");
+		bufputc(b, '\n');
 		bufprintf(b, "build %s/v/%s/expected.json | %s/v/%s/expected.bin: expected %s/v/%s/task.json "
 		          "%s/v/%s/reference | $bindir/verify", d, id, d, id, d, id, d, id);
 		if (v->pyref)
@@ -416,6 +474,32 @@ batchedges(struct buf *b, const struct opts *o)
 }
 
 /*
+ * What every request edge of a language, a template and a round (the
+ * first, or a repair) has: query-llm, the model's settings, the templates,
+ * and the student's skill (--skill). Template names are letters, digits,
+ * '_' and '-': a group's name is "ask/TEMPLATE" ("triton/ask/TEMPLATE",
+ * as the samples' folders are) and, for a repair, "+repair" after it.
+ */
+static void
+askgroup(struct buf *b, const struct opts *o, const struct variant *v, int lang, int r)
+{
+	const char *t = o->tasksdir, *tdir = lang == LANG_TRITON ? "triton/" : "";
+	char *name = xasprintf("%sask/%s%s", tdir, v->prompt, r > 1 ? "+repair" : "");
+	struct buf in;
+
+	bufinit(&in, (size_t)1 << 20);
+	bufprintf(&in, "$bindir/query-llm %s/model.json %s/prompts/%ssystem.md %s/prompts/%s%s.md", o->outdir, t,
+	          tdir, t, tdir, v->prompt);
+	if (r > 1)
+		bufprintf(&in, " %s/prompts/%srepair.md", t, tdir);
+	if (o->skill)
+		bufprintf(&in, " %s", o->skill);
+	inputgroup(b, o, name, in.s);
+	buffree(&in);
+	free(name);
+}
+
+/*
  * The edges of one sample, per round: ask (from round 2 with the previous
  * round's verdicts), compile, and, where the variant has a reference,
  * verify and bench. Rounds after the first need those verdicts. A Triton
@@ -441,16 +525,12 @@ sampleedges(struct buf *b, const struct opts *o, const struct variant *v, int la
 		bufprintf(b, "/response.json: query %s/v/%s/task.json", d, id);
 		if (r > 1)
 			roundinputs(b, o, v, lang, s, r - 1, checked);
-		bufprintf(b, " | $bindir/query-llm %s/model.json %s/prompts/%ssystem.md %s/prompts/%s%s.md",
-		          d, o->tasksdir, tdir, o->tasksdir, tdir, v->prompt);
-		if (r > 1)
-			bufprintf(b, " %s/prompts/%srepair.md", o->tasksdir, tdir);
+		bufputs(b, " |");
+		askgroup(b, o, v, lang, r);
 		replay = xasprintf("%s/replay/%s/%ss%d-r%d.md", o->tasksdir, id, tdir, s, r);
 		if (o->provider && !strcmp(o->provider, "replay") && access(replay, F_OK) == 0)
 			bufprintf(b, " %s", replay);
 		free(replay);
-		if (o->skill)
-			bufprintf(b, " %s", o->skill);
 		if (o->batch)
 			batchround(b, o, v, lang, s, r, checked);
 		bufprintf(b, "\n  s = %d\n  r = %d\n", s, r);
@@ -621,6 +701,7 @@ writeninja(const struct opts *o, const struct all *A, const char *path)
 			}
 
 	batchedges(&b, o);
+	groupedges(&b);
 	bufputs(&b, "\nbuild variants: phony");
 	for (i = 0; i < A->nsf; i++)
 		for (j = 0; j < A->sf[i].nv; j++)

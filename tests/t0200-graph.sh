@@ -58,6 +58,13 @@ test_expect_success 'editing a template regenerates' '
 	cd p && echo "edited" >> tasks/prompts/generate.md && ninja >n.log &&
 	grep -q "regenerating build.ninja" n.log
 '
+# the templates reach the request edges through a stamp (out/inputs/): a
+# phony node there would leave them dirty after they ran (restat)
+test_expect_success 'editing the repair template re-asks the repair rounds alone' '
+	cd p && ninja >/dev/null && echo "edited" >> tasks/prompts/repair.md && ninja >n.log && ran n.log >ran.log &&
+	cat ran.log && grep -q "^ASK out/v/alpha/s0/r2/response.json" ran.log && ! grep "^ASK" ran.log | grep -q "/r1/" &&
+	ninja -d explain >n.log 2>&1 && grep -q "no work to do" n.log
+'
 test_expect_success 'rm -rf out and ninja rebuilds everything' '
 	cd p && rm -rf out && ninja >n.log 2>&1 && test -f out/v/alpha/task.json
 '
