@@ -64,6 +64,8 @@ planted = {x for x in range(sum(f["proposed"] for f in rep["families"].values())
 others = {x for x in range(sum(f["proposed"] for f in rep["families"].values()))
           if mp.kind(x) in ("twin", "near")} - planted
 flagged = {g(d["id"]) for d in rep["duplicates"]}
+# held back because its references disagreed (a planted duplicate can be that too): not let through either
+held = {g(d["id"]) for d in rep.get("references_disagree", []) if re.match(r"p\d+_", d["id"])}
 caught, false = planted & flagged, flagged - planted - others
 tot = {k: sum(f[k] for f in rep["families"].values()) for k in ("proposed", "passed", "invalid", "duplicates",
        "near_duplicates", "corpus_twins", "accepted")}
@@ -79,8 +81,9 @@ print("| build: wall, peak RSS | %s s, %.0f MiB |" % (b, int(rss) / 1024))
 print("| propose-check CPU per proposal, reference builds and runs left out | %.1f ms |" % (1000 * selfcpu / max(props, 1)))
 print("| reference CPU per proposal (verify --expected's runs) | %.1f ms |" % (1000 * refcpu / max(props, 1)))
 print("| propose-accept over every check: wall, peak RSS | %s s, %.0f MiB |" % (a, int(arss) / 1024))
-print("| planted duplicates caught | %d of %d (and %d copies of rejected proposals: %d let through) |" % (
-      len(caught), len(planted), len(others), len(others - flagged)))
+print("| planted duplicates caught | %d of %d, %d more held back by their references (and %d copies of rejected "
+      "proposals: %d let through) |" % (len(caught), len(planted), len(planted & held - flagged), len(others),
+                                        len(others - flagged - held)))
 print("| false merges (honest proposals called duplicates) | %d |" % len(false))
 agree = [p for f in glob.glob("out/propose/*/b*/agree.json") for p in json.load(open(f))["problems"]]
 byref = {}
