@@ -135,12 +135,18 @@ def function(g):
     return g % 16, 0.5 + ((g // 16) % 32) * 0.25, -4.0 + ((g // 512) % 32) * 0.25
 
 
+def textof(g):
+    """whose words problem g's text is made of: a near-duplicate's are the previous problem's (a near of a near
+    keeps the same text again, so that it is a near-duplicate of the one before it)"""
+    return textof(g - 1) if kind(g) == "near" and g > 0 else g
+
+
 def spec(g, fault=None, bshift=0.0):
     op, a, b = function(g)
     b += bshift
     desc, cexpr, fn = OPS[op]
     k = kind(g)
-    textg = g - 1 if k == "near" and g > 0 else g  # a near-duplicate keeps the previous text
+    textg = textof(g)  # a near-duplicate keeps the previous problem's text
     words = " ".join(word(h("w", textg, j)) for j in range(40))
     name = "p%d_%s" % (g, WORDS[h("n", g) % len(WORDS)])
     xs, yn = ("x", "y") if k != "twin" else ("v", "w")
