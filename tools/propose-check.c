@@ -872,15 +872,6 @@ corpus(const struct opts *o, char **paths, size_t n)
 
 enum { AGREE_MAX_BYTES = 256 << 20 };
 
-/* the buffer's text, or "" */
-static char *
-detached(struct buf *b)
-{
-	char *s = bufdetach(b);
-
-	return s ? s : xstrdup("");
-}
-
 /* the spec's text without its reference and baseline (top-level keys and
  * the indented or blank lines below them): what another author sees */
 static char *
@@ -901,7 +892,7 @@ withoutreference(const char *text)
 			bufput(&b, p, n);
 		p += n;
 	}
-	return detached(&b);
+	return bufdetach(&b);
 }
 
 /* the spec's first variant in dir (spec.yaml, task.json): its JSON and
