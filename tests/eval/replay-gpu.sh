@@ -1,30 +1,34 @@
 #!/bin/sh
 # tests/eval/replay-gpu.sh - an evaluation of replayed student answers, end
-# to end, on a GPU host: the 16 f32 variants of rms_norm, a held-out task
-# (the dataset's test split), two samples each, answered from
-# tests/eval/replay/ (fast: a block per row; slow: a thread per row; wrong:
-# the weight left out; broken: does not compile), the kind of each sample
-# chosen by the variant's place in the list. Prints the metrics table.
+# to end, on a GPU host: the f32 variants of two held-out specs (the
+# dataset's test split), rms_norm (16) and add_rmsnorm (6), two samples
+# each, answered from tests/eval/replay/SPEC/ (fast: a block per row; slow:
+# a thread per row; wrong: a term left out; broken: does not compile), the
+# kind of each sample chosen by the variant's place in the list. Prints
+# the metrics table.
 #
 # usage: tests/eval/replay-gpu.sh [DIR [N]]   (after ./configure && ninja here; DIR: the scratch
 #                                              project, default a new temporary folder; N: only
-#                                              the first N variants, default all 16)
+#                                              the first N variants of each spec, default all)
 set -eu
 root=$(cd "$(dirname "$0")/../.." && pwd)
 dir=${1:-$(mktemp -d "${TMPDIR:-/tmp}/retort-eval.XXXXXX")}
-n=${2:-16}
+n=${2:-1000}
 mkdir -p "$dir"
 (cd "$root" && tar -cf - configure build.ninja.in models.yaml rules tools gen tasks) | tar -xf - -C "$dir"
 cd "$dir"
 kinds="fast fast fast slow wrong fast broken fast"
 i=0
-vs=$("$root/out/bin/gen" --list --tasks 'rms_norm.f32.*' | head -n "$n")
-for v in $vs; do
-	for s in 0 1; do
-		k=$(echo $kinds | cut -d' ' -f$(( (i + 3 * s) % 8 + 1 )))
-		mkdir -p "tasks/replay/$v" && cp "$root/tests/eval/replay/$k.md" "tasks/replay/$v/s$s-r1.md"
+vs=
+for spec in rms_norm add_rmsnorm; do
+	for v in $("$root/out/bin/gen" --list --tasks "$spec.f32.*" | head -n "$n"); do
+		for s in 0 1; do
+			k=$(echo $kinds | cut -d' ' -f$(( (i + 3 * s) % 8 + 1 )))
+			mkdir -p "tasks/replay/$v" && cp "$root/tests/eval/replay/$spec/$k.md" "tasks/replay/$v/s$s-r1.md"
+		done
+		i=$((i + 1))
+		vs="$vs $v"
 	done
-	i=$((i + 1))
 done
 ./configure --with-tools="$root/out/bin" --eval=replay --tasks="$(echo $vs | tr ' ' ,)" --samples=2 --rounds=1
 ninja

@@ -33,7 +33,7 @@ its build), for throughput figures (tests/bench/gpu-throughput.sh).
 usage: tests/gpu/run.py WORKDIR [--gpu-jobs N] [--repeat K] [--only NAME|cheat|honest|demo|cuda|kernelbench|triton ...]
        tests/gpu/run.py WORKDIR --only eval
 (--only cuda: the CUDA kernels of tests/kernels/honest and cheats; kernelbench, triton: those groups;
-eval alone: tests/eval/replay-gpu.sh over 10 variants, a user's evaluation build end to end)
+eval alone: tests/eval/replay-gpu.sh over 6 variants of each of two held-out specs, a user's evaluation build end to end)
 Prints a short table; writes WORKDIR/results.json after every answer.
 Exit 1 if any expectation fails.
 """
@@ -412,12 +412,12 @@ def kernelbench_table(results):
         print("vs %s over %d problems: %s" % (what, len(have), ", ".join(fast)))
 
 
-def evaluation(work, n=10):
-    """tests/eval/replay-gpu.sh on this GPU: a held-out task's first n variants, replayed student answers,
+def evaluation(work, n=6):
+    """tests/eval/replay-gpu.sh on this GPU: two held-out specs' first n variants each, replayed student answers,
     configured, built and evaluated as a user would (./configure --eval); its metrics table"""
     t0 = time.time()
     rc, out, _ = sh(["sh", ROOT + "/tests/eval/replay-gpu.sh", os.path.join(work, "eval"), str(n)])
-    print("\n# evaluation of replayed answers (tests/eval/replay-gpu.sh, %d variants): exit %d in %.0f s" % (
+    print("\n# evaluation of replayed answers (tests/eval/replay-gpu.sh, up to %d variants of each spec): exit %d in %.0f s" % (
         n, rc, time.time() - t0))
     print(out[out.find("\nmetric"):] if "\nmetric" in out else out[-3000:], flush=True)
     return rc
