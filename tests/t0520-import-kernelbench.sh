@@ -62,6 +62,12 @@ test_expect_success 'buffers too: batch norm running statistics as inputs, its c
 	! grep -q num_batches_tracked $f
 '
 
+test_expect_success 'the baseline is the module as the reference runs it: batch norm in training mode, inputs not written' '
+	cd p && for f in kb2-2-conv2d-batchnorm-relu kb1-5-conv2d-small kb2-3-gemm-sigmoid-sum; do
+		"$PY" "$KB/same-on-cpu.py" tasks/$f.yaml || exit 1
+	done
+'
+
 test_expect_success 'pooling: the output dimension as a floor expression; a reduction keeps its 1' '
 	cd p &&
 	grep -q "shape: \[8, 16, (x_d2 - 2 - (x_d2 - 2) % 2) / 2 + 1, (x_d3 - 2 - (x_d3 - 2) % 2) / 2 + 1\]" tasks/kb2-4-maxpool-tanh.yaml &&
