@@ -433,7 +433,7 @@ def main():
     repeat = int(sys.argv[sys.argv.index("--repeat") + 1]) if "--repeat" in sys.argv else 1
     deadline = time.time() + float(os.environ.get("RETORT_GPU_SUITE_SECONDS", "1e9"))
     os.makedirs(work, exist_ok=True)
-    if not only or "kernelbench" in only:
+    if not only or "kernelbench" in only or any(o.startswith("kb") for o in only):
         import_kernelbench(work)
     suite = Suite(work)
     suite.gpus = jobs
