@@ -83,6 +83,17 @@ test_expect_success 'the baseline as the oracle runs in full f32 (open), timed i
 	candidate ok fakemodes && expect ok fakemodes &&
 	test "$(field runs/ok.fakemodes/bench.json "d[\"cases\"][0][\"checks\"][\"passed\"]")" -ge 1
 '
+test_expect_success 'a Python oracle loads while the candidate'"'"'s calls run (gated), and still checks every kept call' '
+	sed "s/fakeheavy/fakeslow/g" tasks/fakeheavy.yaml | sed "/^baseline:/,\$d" >tasks/fakeslow.yaml &&
+	pyvariant fakeslow baseline-slow.py &&
+	candidate ok fakeslow && expect ok fakeslow &&
+	b=runs/ok.fakeslow/bench.json &&
+	test "$(field $b "d[\"cases\"][0][\"checks\"][\"passed\"]")" = "$(field $b "d[\"cases\"][0][\"checks\"][\"kept\"]")" &&
+	field $b "d[\"cases\"][0][\"check_seconds\"][\"oracle_start\"]" >start &&
+	early=$(field $b "d[\"cases\"][0][\"checks\"][\"oracle_early\"]") &&
+	echo "# oracle loaded beside the calls: $early (4 CPUs or more, load below their number less 2); its start after them: $(cat start) s" &&
+	if test "$early" = True; then awk "{ exit !(\$1 < 1.9) }" start; else awk "{ exit !(\$1 >= 1.5) }" start; fi
+'
 for c in wrong partial modify cache raise noentry badsyntax; do
 	test_expect_success "$(sed -n 2p "$PYF/$c.py" | sed 's|^# ||'): caught" "candidate $c fakescale; expect $c fakescale"
 done

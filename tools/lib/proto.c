@@ -186,11 +186,12 @@ hispython(const char *so)
 	return n > 3 && !strcmp(so + n - 3, ".py");
 }
 
-/* the line of JSON pyharness.py reads: the arguments, and each case's
- * tensor shapes by its sizes (malloc'd) */
+/* the line of JSON pyharness.py reads: the arguments, each case's tensor
+ * shapes by its sizes, and whether to wait for hgo (malloc'd) */
 static char *
-pyspec(const struct task *t)
+pyspec(const struct harness *h)
 {
+	const struct task *t = h->t;
 	json_t *o = json_object(), *args = json_array(), *cases = json_array();
 	char *s;
 
@@ -217,6 +218,8 @@ pyspec(const struct task *t)
 	json_object_set_new(o, "args", args);
 	json_object_set_new(o, "cases", cases);
 	json_object_set_new(o, "fake", json_integer(pydir && pyfake()));
+	if (h->gated)
+		json_object_set_new(o, "gate", json_integer(1));
 	s = jdumps(o, JSON_COMPACT);
 	json_decref(o);
 	return s;
@@ -262,7 +265,7 @@ hspawn(struct harness *h, const char *harness, const char *so, const char *entry
 			return -1;
 		}
 		free(path);
-		spec = pyspec(h->t);
+		spec = pyspec(h);
 		py[0] = JAILVENV "/bin/python"; py[1] = "-I"; py[2] = "-B"; py[3] = "-c"; py[4] = runner; py[5] = spec;
 		py[6] = NULL;
 		wrapper = py;
@@ -291,6 +294,14 @@ hready(struct harness *h, struct hres *r, char *err, size_t cap)
 	           &g->driver, &g->runtime, g->uuid, g->lockdown) != 8)
 		return verdict(r, ST_SANDBOX, "The harness's first reply was tampered with: '%.200s'", line);
 	return 0;
+}
+
+void
+hgo(struct harness *h)
+{
+	if (h->gated)
+		(void)childsend(&h->ch, "go");
+	h->gated = 0;
 }
 
 int

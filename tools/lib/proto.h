@@ -48,6 +48,8 @@ struct harness {
 	int holds, timeout, calls;
 	int open, wrapped;          /* started with HOPEN, under a wrapper */
 	int python;                 /* a Python entry point, through pyharness.py */
+	int gated;                  /* set before hspawn: a Python harness loads (Python, torch, its
+	                             * source) and then waits for hgo before it touches the GPU */
 };
 
 struct hres {
@@ -114,6 +116,9 @@ int hshmshare(struct harness *h, const struct harness *from, char *err, size_t c
 int hspawn(struct harness *h, const char *harness, const char *so, const char *entry, int device,
            const char *const *wrapper, const char *extra, int timeout, char *err, size_t cap);
 int hready(struct harness *h, struct hres *r, char *err, size_t cap);
+/* a gated harness may go on (to its CUDA context, then hready's reply);
+ * one that is gone already shows it at hready */
+void hgo(struct harness *h);
 int hcase(struct harness *h, const struct tcase *c, struct hres *r, char *err, size_t cap);
 int hcall(struct harness *h, int group, int noop, const struct runin *in, struct hres *r, char *err, size_t cap);
 /* group's outputs into shared memory (at outoff) */

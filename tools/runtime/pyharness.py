@@ -177,6 +177,22 @@ def crashed():
     os._exit(3)
 
 
+def gate():
+    """wait, loaded, for the parent's "go" line before anything touches the
+    GPU (bench starts the oracle so while the candidate's calls run); read
+    unbuffered, a byte at a time from the command pipe (fd 3): the rest of
+    it is the protocol, harnessmain's. Anything else (the parent gone)
+    ends it"""
+    line = b""
+    while not line.endswith(b"\n") and len(line) < 8:
+        c = os.read(3, 1)
+        if not c:
+            break
+        line += c
+    if line != b"go\n":
+        os._exit(0)
+
+
 def main():
     if len(sys.argv) not in (6, 7) or sys.argv[6:] not in ([], ["open"], ["open-tf32"]):
         sys.stderr.write("usage: pyharness.py SPEC LIB SOURCE ENTRY DEVICE [open|open-tf32]\n")
@@ -240,6 +256,8 @@ def main():
         except BaseException:
             crashed()
 
+    if spec.get("gate"):
+        gate()
     cb, cafter = CALL(call), AFTER(after)
     argv = [b"harness", b"-", entry.encode(), device.encode()] + ([b"open"] if trusted else [])
     rt.harnessmain.restype = ctypes.c_int
