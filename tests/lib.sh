@@ -66,7 +66,15 @@ scratch_project() {
 # tests grep for: sk-ant-FAKE-KEY-0123456789, sk-oai-FAKE-KEY-0123456789)
 # and base URLs point at it
 start_mock() {
-	python3 "$RETORT_ROOT/tests/mock_llm.py" "$T/port" "$@" &
+	start_mock_of "$RETORT_ROOT/tests/mock_llm.py" "$@"
+}
+
+# start_mock_of SCRIPT [ARGS]: start_mock with another mock of the same
+# command line (tests/mock_fast.py), run under $MOCK_PIN when set (a
+# command that execs the rest, such as "taskset -c 1": MOCK stays its pid)
+start_mock_of() {
+	script=$1; shift
+	${MOCK_PIN:-} python3 "$script" "$T/port" "$@" &
 	MOCK=$!
 	trap 'kill $MOCK 2>/dev/null; rm -rf "$T"' EXIT
 	i=0; while test ! -s "$T/port" && test $i -lt 100; do sleep 0.05; i=$((i + 1)); done
