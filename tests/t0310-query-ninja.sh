@@ -58,6 +58,42 @@ test_expect_success 'openai-compatible through ninja' '
 	ninja >/dev/null && test "$(mock count)" = 4 &&
 	test "$(mock requests | python3 -c "import json,sys; print(json.load(sys.stdin)[0][\"path\"])")" = /v1/chat/completions
 '
+# same PROVIDER MODEL: every variant's round-1 answer through query-llm from
+# the suite's mock and from tests/mock_fast.py (the LLM benchmark's), with
+# and without streaming; the responses are the same but for latency_s (and
+# a plain answer's request_id, which counts requests)
+same() {
+	rconfigure --all --provider="$1" --model="$2" >/dev/null && ninja out/model.json >/dev/null &&
+	for stream in true false; do
+		d=$T/same-$1-$stream && mkdir -p "$d/old" "$d/new" "$d/mock" &&
+		python3 -c "import json, sys; m = json.load(open(\"out/model.json\")); m[\"stream\"] = sys.argv[1] == \"true\"
+json.dump(m, open(sys.argv[2], \"w\"))" $stream "$d/model.json" &&
+		askall "$d/old" "$d/model.json" &&
+		(T=$d/mock && start_mock_of "$RETORT_ROOT/tests/mock_fast.py" && askall "$d/new" "$d/model.json") &&
+		for v in alpha beta gamma.x1; do
+			python3 -c "import json, sys
+def norm(p):
+    r = json.load(open(p))
+    r.pop(\"latency_s\", None)
+    if sys.argv[3] == \"false\":
+        r.pop(\"request_id\", None)
+    return r
+a, b = norm(sys.argv[1]), norm(sys.argv[2])
+sys.exit(0 if a == b else \"differ: %s\\n%s\" % (a, b))" "$d/old/$v.json" "$d/new/$v.json" $stream || return 1
+		done || return 1
+	done
+}
+# askall DIR MODEL_JSON: the round-1 requests of alpha, beta and gamma.x1, a cache of their own
+askall() {
+	for v in alpha beta gamma.x1; do
+		"$RETORT_BIN/query-llm" -o "$1/$v.json" --model-config "$2" --prompts tasks/prompts \
+			--cache-dir "$1/cache" --arch sm_90 --budget 0 --sample 0 --round 1 out/v/$v/task.json || return 1
+	done
+}
+test_expect_success 'tests/mock_fast.py answers as the suite'"'"'s mock: both APIs, streamed and plain' '
+	cd p && same anthropic claude-sonnet-5-5 && same openai served-model &&
+	test -s "$T/same-openai-true/new/alpha.json"
+'
 test_expect_success 'the fake keys are nowhere: build.ninja, config.status, out/, cache' '
 	cd p && { grep -r -l -e FAKE-KEY build.ninja config.status out "$T/cache"; test $? = 1; } # 1: read, nothing found
 '
