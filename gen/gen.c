@@ -379,12 +379,11 @@ variantedges(struct buf *b, const struct opts *o, const struct variant *v)
 	free(in);
 	if (v->hasref) {
 		/* a Python reference: the runner too, and the packages its environment holds */
+		char *ri = xasprintf("$bindir/prepare %s/runtime/refrun.o tools/runtime/refrun.h tools/lib/tensor.h "
+		                     "tools/lib/draw.h%s", d, v->pyref ? " tools/runtime/pycall.c tools/runtime/pyref.py" : "");
 		bufprintf(b, "build %s/v/%s/reference: reference %s/v/%s/task.json |", d, id, d, id);
-		inputgroup(b, o, v->pyref ? "reference-python" : "reference", v->pyref
-		           ? "$bindir/prepare tools/runtime/refrun.c tools/runtime/refrun.h tools/lib/tensor.c "
-		             "tools/lib/tensor.h tools/lib/draw.h tools/runtime/pycall.c tools/runtime/pyref.py"
-		           : "$bindir/prepare tools/runtime/refrun.c tools/runtime/refrun.h tools/lib/tensor.c "
-		             "tools/lib/tensor.h tools/lib/draw.h");
+		inputgroup(b, o, v->pyref ? "reference-python" : "reference", ri);
+		free(ri);
 		bufputc(b, '\n');
 		bufprintf(b, "build %s/v/%s/expected.json | %s/v/%s/expected.bin: expected %s/v/%s/task.json "
 		          "%s/v/%s/reference | $bindir/verify", d, id, d, id, d, id, d, id);
@@ -663,6 +662,8 @@ writeninja(const struct opts *o, const struct all *A, const char *path)
 	          "tools/runtime/device.cu tools/runtime/device.h tools/lib/tensor.c tools/lib/tensor.h "
 	          "tools/lib/draw.h tools/runtime/pyharness.py $bindir/prepare\n", o->outdir, o->outdir, o->outdir,
 	          o->outdir);
+	bufprintf(&b, "build %s/runtime/refrun.o: refrunner | tools/runtime/refrun.c tools/runtime/refrun.h "
+	          "tools/lib/tensor.c tools/lib/tensor.h tools/lib/draw.h $bindir/prepare\n", o->outdir);
 	bufprintf(&b, "build %s/gpu/calibrate: calibrator tools/runtime/calibrate.cu\n"
 	          "build %s/gpu/calibration.json: calibrate %s/gpu/calibrate | $bindir/bench\n\n",
 	          o->outdir, o->outdir, o->outdir);

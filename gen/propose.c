@@ -206,8 +206,6 @@ static void
 refedges(struct buf *b, const struct curriculum *cu, const struct family *f, int k, const char *d,
          const char *tasksdir)
 {
-	static const char tools[] = "$bindir/propose-check $bindir/prepare tools/runtime/refrun.c tools/runtime/refrun.h "
-	                            "tools/lib/tensor.c tools/lib/tensor.h tools/lib/draw.h";
 	char base[512];
 	int r;
 
@@ -227,9 +225,10 @@ refedges(struct buf *b, const struct curriculum *cu, const struct family *f, int
 		         tasksdir);
 		snprintf(name, sizeof name, "ref%d", r);
 		queryedge(b, d, out, in, tpl, 1, cu->rounds + r - 1, name);
-		bufprintf(b, "build %s/%s: propagree %s/ref%d/task.json %s/ref%d/response.json%s%s%s | %s\n",
-		          base, r == 2 ? "ref2/agree.json" : "agree.json", base, r, base, r, r == 3 ? " " : "",
-		          r == 3 ? base : "", r == 3 ? "/ref2/agree.json" : "", tools);
+		bufprintf(b, "build %s/%s: propagree %s/ref%d/task.json %s/ref%d/response.json%s%s%s | "
+		          "$bindir/propose-check $bindir/prepare %s/runtime/refrun.o tools/runtime/refrun.h "
+		          "tools/lib/tensor.h tools/lib/draw.h\n", base, r == 2 ? "ref2/agree.json" : "agree.json", base, r,
+		          base, r, r == 3 ? " " : "", r == 3 ? base : "", r == 3 ? "/ref2/agree.json" : "", d);
 	}
 }
 
@@ -257,8 +256,8 @@ batchedges(struct buf *b, const struct curriculum *cu, const struct family *f, i
 		          "%s/propose/%s/b%d/r%d/response.json", d, f->name, k, r, d, f->name, k, d, f->name, k, r);
 		if (r > 1)
 			bufprintf(b, " %s/propose/%s/b%d/r%d/check.json", d, f->name, k, r - 1);
-		bufputs(b, " | $bindir/propose-check $bindir/prepare $bindir/verify tools/runtime/refrun.c "
-		        "tools/runtime/refrun.h tools/lib/tensor.c tools/lib/tensor.h tools/lib/draw.h\n");
+		bufprintf(b, " | $bindir/propose-check $bindir/prepare $bindir/verify %s/runtime/refrun.o "
+		          "tools/runtime/refrun.h tools/lib/tensor.h tools/lib/draw.h\n", d);
 		bufprintf(checks, " $\n    %s/propose/%s/b%d/r%d/check.json", d, f->name, k, r);
 	}
 	refedges(b, cu, f, k, d, tasksdir);
@@ -299,7 +298,7 @@ proposeedges(struct buf *b, const char *curriculum, const char *tasksdir, const 
 	bufprintf(b, "build %s/propose/corpus.json: propcorpus", outdir);
 	for (i = 0; corpus[i]; i++)
 		bufprintf(b, " $\n    %s", corpus[i]);
-	bufprintf(b, " | $bindir/propose-check $bindir/prepare\n");
+	bufprintf(b, " | $bindir/propose-check $bindir/prepare %s/runtime/refrun.o\n", outdir);
 	bufprintf(b, "build %s/propose/accepted.json | %s/propose/report.json: propaccept%s | %s/propose/corpus.json "
 	          "$bindir/propose-accept\nbuild propose: phony %s/propose/accepted.json\n\n", outdir, outdir, checks.s,
 	          outdir, outdir);

@@ -4,7 +4,8 @@
  *
  * usage: prepare --runtime [options] -o OBJECT
  *        prepare --harness [options] -o BINARY TASK_JSON
- *        prepare --reference [options] -o BINARY TASK_JSON
+ *        prepare --refrunner [options] -o OBJECT
+ *        prepare --reference [options] [--runner OBJECT] -o BINARY TASK_JSON
  *        prepare --baseline [options] -o BASELINE_SO TASK_JSON
  *
  * --runtime links the harness's fixed parts into one relocatable OBJECT:
@@ -19,9 +20,15 @@
  * run in the sandbox: OBJECT plus the generated call of the entry point
  * (BINARY.src/call.c, from tools/lib/abi.h), linked -z relro -z now.
  *
- * --reference writes the per-variant CPU reference program:
- * tools/runtime/refrun.c, tools/lib/tensor.c, the spec's reference and the
- * generated call, built by the C compiler in the sandbox (-ffp-contract=off).
+ * --refrunner compiles the CPU reference runner's fixed parts,
+ * tools/runtime/refrun.c and tools/lib/tensor.c (trusted code, outside the
+ * sandbox, -ffp-contract=off), into one relocatable OBJECT, once per build.
+ *
+ * --reference writes the per-variant CPU reference program: the spec's
+ * reference and the generated call, compiled by the C compiler in the
+ * sandbox (-ffp-contract=off) and linked there with the runner's object
+ * (--runner OBJECT, a copy in the sandbox's folder; without it prepare
+ * compiles the object first, as --refrunner does: a cc run more).
  * A reference that does not build is the spec's error (exit 2). For a
  * Python reference the call is tools/runtime/pycall.c, and the generated
  * call.c holds the reference's code, its parameters and the text of
@@ -63,11 +70,12 @@
 static const char usage[] =
 	"usage: prepare --runtime [options] -o OBJECT\n"
 	"       prepare --harness [options] -o BINARY TASK_JSON\n"
-	"       prepare --reference [options] -o BINARY TASK_JSON\n"
+	"       prepare --refrunner [options] -o OBJECT\n"
+	"       prepare --reference [options] [--runner OBJECT] -o BINARY TASK_JSON\n"
 	"       prepare --baseline [options] -o BASELINE_SO TASK_JSON\n";
 
 struct opts {
-	const char *out, *nvcc, *arch, *cc, *src, *runtime, *cudart, *fake;
+	const char *out, *nvcc, *arch, *cc, *src, *runtime, *cudart, *fake, *runner;
 	int timelimit, memlimit;
 };
 
@@ -336,13 +344,47 @@ harness(const struct opts *o, const struct task *t)
 
 /* -------------------------------------------------------- --reference */
 
+/* the runner's fixed parts (refrun.c, tensor.c: trusted code) compiled
+ * outside the sandbox into one relocatable object, obj, in work */
+static void
+runnerobject(const struct opts *o, const char *work, const char *obj)
+{
+	static const char *const parts[] = { "runtime/refrun.c", "lib/tensor.c" };
+	char *lib = xasprintf("-I%s/lib", o->src), *objs[2];
+	size_t i;
+
+	for (i = 0; i < 2; i++) {
+		char *src = xasprintf("%s/%s", o->src, parts[i]);
+		objs[i] = xasprintf("%s/part%zu.o", work, i);
+		build((char *[]){ (char *)o->cc, "-std=gnu11", "-O2", "-w", "-ffp-contract=off", lib, "-c", src, "-o",
+		                  objs[i], NULL }, work, src);
+		free(src);
+	}
+	build((char *[]){ (char *)o->cc, "-r", "-nostdlib", "-o", (char *)obj, objs[0], objs[1], NULL }, work,
+	      "the reference runner");
+	free(objs[0]), free(objs[1]), free(lib);
+}
+
+/* --refrunner: the runner's object, once per build */
+static int
+refrunner(const struct opts *o)
+{
+	char *work = workdir(o->out), *obj = xasprintf("%s/refrun.o", work);
+
+	runnerobject(o, work, obj);
+	publish(obj, o->out, 0644);
+	tempdone(work);
+	free(work), free(obj);
+	return 0;
+}
+
 static int
 reference(const struct opts *o, const struct task *t)
 {
-	static const char *const copies[][2] = { { "runtime/refrun.c", "refrun.c" }, { "runtime/refrun.h", "refrun.h" },
-	                                         { "lib/tensor.c", "tensor.c" }, { "lib/tensor.h", "tensor.h" },
+	static const char *const copies[][2] = { { "runtime/refrun.h", "refrun.h" }, { "lib/tensor.h", "tensor.h" },
 	                                         { "lib/draw.h", "draw.h" }, { "runtime/pycall.c", "pycall.c" } };
 	char *work = workdir(o->out), *call = xasprintf("%s/call.c", work), *runner = NULL;
+	char *obj = xasprintf("%s/refrun.o", work);
 	const char *progs[] = { o->cc, NULL };
 	int python = taskpython(t);
 	struct jail j;
@@ -359,6 +401,10 @@ reference(const struct opts *o, const struct task *t)
 		free(from);
 		free(to);
 	}
+	if (o->runner) /* built once per build (--refrunner), else here */
+		publish(o->runner, obj, 0644);
+	else
+		runnerobject(o, work, obj);
 	if (python) { /* the runner's text goes into call.c: the reference program is one file */
 		struct buf text;
 		char *path = xasprintf("%s/runtime/pyref.py", o->src);
@@ -379,11 +425,10 @@ reference(const struct opts *o, const struct task *t)
 	argv[k++] = "-ffp-contract=off";
 	argv[k++] = "-o";
 	argv[k++] = "reference";
-	argv[k++] = "refrun.c";
-	argv[k++] = "tensor.c";
 	argv[k++] = "call.c";
 	if (python)
 		argv[k++] = "pycall.c";
+	argv[k++] = "refrun.o";
 	argv[k++] = "-lpthread";
 	argv[k++] = "-lm";
 	argv[k] = NULL;
@@ -408,6 +453,7 @@ reference(const struct opts *o, const struct task *t)
 	tempdone(work);
 	free(work);
 	free(call);
+	free(obj);
 	free(runner);
 	return 0;
 }
@@ -494,21 +540,23 @@ baseline(const struct opts *o, const struct task *t)
 int
 main(int argc, char **argv)
 {
-	struct opts o = { NULL, "nvcc", "sm_90", "cc", "tools", "out/runtime/harness.o", "shared", NULL, 360, 8192 };
+	struct opts o = { NULL, "nvcc", "sm_90", "cc", "tools", "out/runtime/harness.o", "shared", NULL, NULL, 360, 8192 };
 	struct optlist in;
 	char *nvcc, *cc, *src, *fake = NULL;
-	int run = 0, harn = 0, ref = 0, base = 0, r;
+	int run = 0, rr = 0, harn = 0, ref = 0, base = 0, r;
 	struct task t;
 	char err[512];
 	struct opt tab[] = {
 		{ "-o", "FILE", OPT_STR, &o.out, 0, 0, "the output: OBJECT, BINARY or BASELINE_SO" },
 		{ "--runtime", NULL, OPT_FLAG, &run, 0, 0, "build the harness's runtime (once per build)" },
+		{ "--refrunner", NULL, OPT_FLAG, &rr, 0, 0, "build the CPU reference runner's fixed parts (once per build)" },
 		{ "--harness", NULL, OPT_FLAG, &harn, 0, 0, "build the variant's harness" },
 		{ "--reference", NULL, OPT_FLAG, &ref, 0, 0, "build the variant's CPU reference" },
 		{ "--baseline", NULL, OPT_FLAG, &base, 0, 0, "build the spec's baseline" },
 		OPTS_NVCC(&o.nvcc, &o.arch),
 		{ "--cc", "CC", OPT_STR, &o.cc, 0, 0, "the C compiler (default cc)" },
 		{ "--src", "DIR", OPT_STR, &o.src, 0, 0, "retort's tools folder (default tools)" },
+		{ "--runner", "OBJECT", OPT_STR, &o.runner, 0, 0, "--reference: the runner's object (--refrunner; else built here)" },
 		{ "--fake", "FILE.c", OPT_STR, &o.fake, 0, 0, "--runtime: FILE.c on the CPU for the device and the guard" },
 		{ "--object", "OBJECT", OPT_STR, &o.runtime, 0, 0, "--harness: the runtime (default out/runtime/harness.o)" },
 		{ "--cudart", "KIND", OPT_STR, &o.cudart, 0, 0, "--baseline: its CUDA runtime, shared or static (default shared)" },
@@ -520,16 +568,18 @@ main(int argc, char **argv)
 
 	setprogname(argv[0]);
 	optparse(&spec, argc, argv, &in);
-	if (run + harn + ref + base != 1)
-		optdie(&spec, "say what to build: one of --runtime, --harness, --reference or --baseline");
+	if (run + rr + harn + ref + base != 1)
+		optdie(&spec, "say what to build: one of --runtime, --refrunner, --harness, --reference or --baseline");
 	if (!o.out)
 		optdie(&spec, "need -o");
 	if (strcmp(o.cudart, "shared") && strcmp(o.cudart, "static"))
 		die(EXIT_USAGE, "--cudart is shared or static: '%s'", o.cudart);
 	if (strncmp(o.arch, "sm_", 3) || !isdigit((unsigned char)o.arch[3]))
 		die(EXIT_USAGE, "--arch looks like sm_90 or sm_90a: '%s'", o.arch);
-	if (run ? in.n != 0 : in.n != 1)
-		optdie(&spec, "%s", run ? "--runtime takes no TASK_JSON" : "need TASK_JSON");
+	if (run || rr ? in.n != 0 : in.n != 1)
+		optdie(&spec, "%s", run || rr ? "--runtime and --refrunner take no TASK_JSON" : "need TASK_JSON");
+	if (o.runner && !ref)
+		optdie(&spec, "--runner OBJECT goes with --reference");
 	if ((ref || base) && jailweak()) /* the spec's reference and baseline: untrusted code too */
 		die(EXIT_USAGE, "%s", jailweak());
 	if ((nvcc = findprog(o.nvcc))) /* else as given: running it says what is wrong */
@@ -542,6 +592,8 @@ main(int argc, char **argv)
 		o.fake = fake = absolute(o.fake);
 	if (run) {
 		r = runtime(&o);
+	} else if (rr) {
+		r = refrunner(&o);
 	} else {
 		if (taskload(in.v[0], &t, err, sizeof err) < 0)
 			die(EXIT_USAGE, "%s", err);

@@ -132,7 +132,7 @@ static const double MAX_CASE_BYTES = 64.0 * (1 << 20), PROBE_MAX_NUMEL = 1 << 20
 static const uint64_t PROBE_SEED = 0x70726f6265ULL;
 
 struct opts {
-	const char *out, *cachedir, *cc, *bindir, *src, *promptdir;
+	const char *out, *cachedir, *cc, *bindir, *src, *promptdir, *runner;
 	double cpumax;
 	int askref; /* --ask-reference N */
 };
@@ -284,6 +284,19 @@ tool(char **argv, struct buf *log, double *cpu)
 	return r.status;
 }
 
+/* prepare --reference's argv (two free slots at its end) with --runner, when given */
+static char **
+withrunner(const struct opts *o, char **argv)
+{
+	size_t n = 0;
+
+	while (argv[n])
+		n++;
+	if (o->runner)
+		argv[n] = "--runner", argv[n + 1] = (char *)o->runner;
+	return argv;
+}
+
 /* the reference built and verify --expected's checks: examples, degenerate, the runs, the CPU time */
 static int
 referencechecks(const struct opts *o, struct prop *p, const char *dir, double *cpu)
@@ -291,13 +304,14 @@ referencechecks(const struct opts *o, struct prop *p, const char *dir, double *c
 	char *task = xasprintf("%s/task.json", dir), *ref = xasprintf("%s/reference", dir);
 	char *exp = xasprintf("%s/expected.json", dir), *prep = xasprintf("%s/prepare", o->bindir);
 	char *ver = xasprintf("%s/verify", o->bindir);
-	char *a1[] = { prep, "--reference", "-o", ref, "--cc", (char *)o->cc, "--src", (char *)o->src, task, NULL };
+	char *a1[] = { prep, "--reference", "-o", ref, "--cc", (char *)o->cc, "--src", (char *)o->src, task, NULL, NULL,
+	               NULL };
 	char *a2[] = { ver, "--expected", "--no-bench", "--cache-dir", (char *)o->cachedir, "-o", exp, task, ref, NULL };
 	struct buf log;
 	int rc = -1, st;
 
 	bufinit(&log, 1 << 17);
-	st = tool(a1, &log, NULL); /* before log.s is read: it grows */
+	st = tool(withrunner(o, a1), &log, NULL); /* before log.s is read: it grows */
 	if (rule(p, "reference_builds", st == 0, "%s", log.s ? log.s : "") < 0)
 		goto out;
 	bufreset(&log);
@@ -836,7 +850,8 @@ corpus(const struct opts *o, char **paths, size_t n)
 		struct prop p = { json_array(), NULL, { 0 } };
 		char *dir = xasprintf("%s/s%zu", work, i), *task = xasprintf("%s/task.json", dir);
 		char *ref = xasprintf("%s/reference", dir), *prep = xasprintf("%s/prepare", o->bindir);
-		char *argv[] = { prep, "--reference", "-o", ref, "--cc", (char *)o->cc, "--src", (char *)o->src, task, NULL };
+		char *argv[] = { prep, "--reference", "-o", ref, "--cc", (char *)o->cc, "--src", (char *)o->src, task, NULL,
+		                 NULL, NULL };
 		json_t *rec;
 		struct buf log;
 
@@ -849,7 +864,7 @@ corpus(const struct opts *o, char **paths, size_t n)
 		bufinit(&log, 1 << 17);
 		if (!sf.v[0].pyref && sf.v[0].hasref && (mkdirp(dir) < 0 || jwrite(task, sf.v[0].json) < 0))
 			die(EXIT_RETRY, "cannot write '%s':", task);
-		if (!sf.v[0].pyref && sf.v[0].hasref && tool(argv, &log, NULL) == 0)
+		if (!sf.v[0].pyref && sf.v[0].hasref && tool(withrunner(o, argv), &log, NULL) == 0)
 			probe(&p, dir, rec);
 		json_array_append_new(specs, rec);
 		buffree(&log);
@@ -1061,7 +1076,8 @@ runreference(const struct opts *o, json_t *task, const char *code, const char *d
 {
 	char *tp = xasprintf("%s/task.json", dir), *ref = xasprintf("%s/reference", dir);
 	char *prep = xasprintf("%s/prepare", o->bindir);
-	char *argv[] = { prep, "--reference", "-o", ref, "--cc", (char *)o->cc, "--src", (char *)o->src, tp, NULL };
+	char *argv[] = { prep, "--reference", "-o", ref, "--cc", (char *)o->cc, "--src", (char *)o->src, tp, NULL, NULL,
+	                 NULL };
 	json_t *j = json_deep_copy(task);
 	int rc = -1;
 
@@ -1070,7 +1086,7 @@ runreference(const struct opts *o, json_t *task, const char *code, const char *d
 		die(EXIT_RETRY, "cannot write '%s':", tp);
 	if (!*code)
 		bufputs(log, "no reference was written");
-	else if (tool(argv, log, NULL) != 0)
+	else if (tool(withrunner(o, argv), log, NULL) != 0)
 		bufputs(log, "\n[it does not build]");
 	else
 		rc = sandboxrun(dir, plan, bytes, out, log);
@@ -1238,7 +1254,7 @@ agree(const struct opts *o, const char *reftaskpath, const char *resppath, const
 int
 main(int argc, char **argv)
 {
-	struct opts o = { NULL, NULL, "cc", "out/bin", "tools", "tasks/prompts", 30, 0 };
+	struct opts o = { NULL, NULL, "cc", "out/bin", "tools", "tasks/prompts", NULL, 30, 0 };
 	int corp = 0, agr = 0;
 	struct optlist in;
 	int r;
@@ -1248,6 +1264,8 @@ main(int argc, char **argv)
 		{ "--cc", "CC", OPT_STR, &o.cc, 0, 0, "the C compiler for the reference (default cc)" },
 		{ "--bindir", "DIR", OPT_STR, &o.bindir, 0, 0, "where prepare and verify are (default out/bin)" },
 		{ "--src", "DIR", OPT_STR, &o.src, 0, 0, "retort's tools/ (the reference runner's source; default tools)" },
+		{ "--runner", "OBJECT", OPT_STR, &o.runner, 0, 0, "the reference runner's object (prepare --refrunner; "
+		  "else prepare builds it for each reference)" },
 		{ "--prompts", "DIR", OPT_STR, &o.promptdir, 0, 0, "the prompt templates (default tasks/prompts)" },
 		{ "--corpus", NULL, OPT_FLAG, &corp, 0, 0, "the inputs are specs: each one's MinHash and fingerprint "
 		  "(what propose-accept checks proposals against)" },
