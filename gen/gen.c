@@ -178,6 +178,8 @@ plainpath(const char *s)
 struct all {
 	struct specfile *sf;
 	size_t nsf;
+	char **teacher;       /* the spec files with reference: teacher (gen/propose.c asks for their references) */
+	size_t nteacher;
 	size_t nvariants, nselected;
 	size_t npython;       /* selected variants with a Python reference */
 	size_t npybaseline;   /* and with a Python baseline */
@@ -216,6 +218,36 @@ tritontemplates(const struct opts *o, const struct variant *v)
 	return r;
 }
 
+/*
+ * A spec with `reference: teacher` (tasks/NAME.yaml) is not in the kernel
+ * graph itself: its completed spec is, OUT/teacherref/specs/NAME.yaml
+ * (propose-accept --teacher-references writes it once the teacher's
+ * independent references agreed), or nothing while there is none. Into
+ * sf: the completed spec, or nothing (0); -1 after diagnostics.
+ */
+static int
+teacherspec(const struct opts *o, struct all *A, const char *path, struct specfile *sf)
+{
+	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+	char *done = xasprintf("%s/teacherref/specs/%s", o->outdir, base);
+	int r = 0;
+
+	A->teacher = xreallocarray(A->teacher, A->nteacher + 2, sizeof *A->teacher);
+	A->teacher[A->nteacher++] = xstrdup(path);
+	A->teacher[A->nteacher] = NULL;
+	specfree(sf);
+	memset(sf, 0, sizeof *sf);
+	if (access(done, F_OK) == 0) {
+		r = specload(done, sf);
+		if (r == 0 && sf->nv && sf->v[0].teacherref) {
+			diag(done, 0, 0, "a completed spec still says 'reference: teacher'");
+			r = -1;
+		}
+	}
+	free(done);
+	return r < 0 ? -1 : sf->nv ? 1 : 0;
+}
+
 /* load specs (all of them, or only `one`); 0 or -1 after diagnostics */
 static int
 loadall(const struct opts *o, const char *one, struct all *A)
@@ -242,8 +274,14 @@ loadall(const struct opts *o, const char *one, struct all *A)
 			bad = 1;
 			continue;
 		}
-		if (specload(files[i], &A->sf[A->nsf]) < 0)
+		if (specload(files[i], &A->sf[A->nsf]) < 0) {
 			bad = 1;
+		} else if (!one && A->sf[A->nsf].nv && A->sf[A->nsf].v[0].teacherref) {
+			int t = teacherspec(o, A, files[i], &A->sf[A->nsf]);
+			bad |= t < 0;
+			if (t <= 0)
+				continue; /* no reference yet: held out of the kernel graph */
+		}
 		A->nvariants += A->sf[A->nsf].nv;
 		A->nsf++;
 		if (A->nvariants > TOTAL_MAX_VARIANTS) {
@@ -298,6 +336,9 @@ freeall(struct all *A)
 	for (i = 0; i < A->nsf; i++)
 		specfree(&A->sf[i]);
 	free(A->sf);
+	for (i = 0; i < A->nteacher; i++)
+		free(A->teacher[i]);
+	free(A->teacher);
 }
 
 /* where the samples go: out, or an evaluation's folder (--eval) */
@@ -638,6 +679,8 @@ writeninja(const struct opts *o, const struct all *A, const char *path)
 		bufprintf(&b, "# python baselines: %zu variants\n", A->npybaseline);
 	if (A->ntriton)
 		bufprintf(&b, "# triton candidates: %zu variants\n", A->ntriton);
+	if (A->nteacher && o->models) /* and this one: OUT/teacherref/accepted.json is among the regeneration's inputs */
+		bufprintf(&b, "# teacher references: %zu specs\n", A->nteacher);
 	bufputc(&b, '\n');
 	if (o->models)
 		bufprintf(&b, "build %s/model.json: model %s | $gen\n\n", o->outdir, o->models);
@@ -655,6 +698,8 @@ writeninja(const struct opts *o, const struct all *A, const char *path)
 			return -2;
 		}
 	}
+	if (A->nteacher && o->models)
+		teacherrefedges(&b, A->teacher, o->tasksdir, o->outdir, o->batch);
 	/* the GPU's measured ceilings, once per build */
 	bufprintf(&b, "build %s/runtime/harness.o | %s/runtime/harness.o.list %s/runtime/py/harness.so "
 	          "%s/runtime/py/harness.py: runtime | tools/runtime/harness.c tools/runtime/harness.h "
@@ -818,7 +863,8 @@ run(const struct opts *o)
 		free(modelnote);
 		return EXIT_USAGE;
 	}
-	if (!o->all && A.nselected == 0 && !o->split && !o->propose) { /* proposals: none accepted yet */
+	if (!o->all && A.nselected == 0 && !o->split && !o->propose && !A.nteacher) {
+		/* proposals: none accepted yet; teacher references: none agreed yet */
 		warn("--tasks '%s' selects none of the %zu variants", o->globs, A.nvariants);
 		freeall(&A);
 		free(modelnote);

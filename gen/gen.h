@@ -102,6 +102,7 @@ struct variant {
 	int samples, rounds;  /* 0 = the configured default */
 	int hasref;           /* the spec has a CPU reference */
 	int pyref;            /* in Python */
+	int teacherref;       /* reference: teacher (the teacher writes it: gen/propose.c) */
 	int hasbaseline;      /* and a GPU baseline */
 	int pybaseline;       /* in Python (baseline.py, not baseline.so) */
 	int langs;            /* the spec's lang: (round.h's LANG_ bits), 0: configure's --lang */
@@ -180,6 +181,9 @@ struct buf;
 int proposesplit(const char *curriculum, const char *tasksdir, const char *outdir, const char *readme);
 /* the proposal edges into b (corpus: the hand-written spec files, NULL-terminated; batch: each stage's
  * requests through a batch edge); 0 or -1 after diagnostics */
+/* the edges that ask the teacher for the references of the specs (NULL-terminated) with
+ * reference: teacher, compare them and complete the specs (OUT/teacherref/) */
+void teacherrefedges(struct buf *b, char *const *specs, const char *tasksdir, const char *outdir, int batch);
 int proposeedges(struct buf *b, const char *curriculum, const char *tasksdir, const char *outdir, const char *readme,
                  char *const *corpus, int batch);
 

@@ -25,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../tools/lib/json.h"
 #include "../tools/lib/util.h"
@@ -275,7 +276,7 @@ proposeedges(struct buf *b, const char *curriculum, const char *tasksdir, const 
 
 	if (curriculumload(curriculum, tasksdir, &cu) < 0)
 		return -1;
-	if (cu.rounds + 2 >= MAXSTAGES)
+	if (cu.rounds + 2 >= MAXSTAGES - 2) /* the last two: the teacher references' */
 		batch = 0;
 	apib.on = batch;
 	bufprintf(b, "# ---- proposals: %zu families, %zu problems, from %s ----\n", cu.nf, cu.total, curriculum);
@@ -305,4 +306,67 @@ proposeedges(struct buf *b, const char *curriculum, const char *tasksdir, const 
 	buffree(&checks);
 	curriculumfree(&cu);
 	return 0;
+}
+
+/*
+ * The specs with `reference: teacher` (seed step 2 for hand-written specs):
+ * per spec file tasks/NAME.yaml, in OUT/teacherref/NAME/, two independent
+ * requests for its reference (ref1/, ref2/: propose-check --ask-reference
+ * 1 and 2 --spec, the spec without its reference and the reference's
+ * signature, as a proposal's second reference is asked), compared in the
+ * sandbox (ref2/agree.json), a third where they disagree (ref3/, agree.json);
+ * then propose-accept --teacher-references over every spec and agreement:
+ * the completed specs (OUT/teacherref/specs/NAME.yaml, gen's in place of
+ * tasks/NAME.yaml) and OUT/teacherref/accepted.json, which build.ninja
+ * depends on (configure reads the graph's "# teacher references:" line).
+ * With --batch, the first two requests of every spec are one stage
+ * (propose-tref.json), the thirds another (propose-tref3.json).
+ */
+void
+teacherrefedges(struct buf *b, char *const *specs, const char *tasksdir, const char *outdir, int batch)
+{
+	char tpl[1100];
+	struct buf pairs, done;
+	size_t i;
+
+	apib.on = batch;
+	snprintf(tpl, sizeof tpl, "%s/prompts/propose-reference-system.md %s/prompts/propose-reference.md", tasksdir,
+	         tasksdir);
+	bufinit(&pairs, (size_t)1 << 28);
+	bufinit(&done, (size_t)1 << 28);
+	bufputs(b, "# ---- teacher references: the specs with reference: teacher ----\n");
+	for (i = 0; specs[i]; i++) {
+		const char *p = specs[i], *name = strrchr(p, '/') ? strrchr(p, '/') + 1 : p;
+		char base[700], out[800], in[800];
+		int n;
+		if (snprintf(base, sizeof base, "%s/teacherref/%.*s", outdir, (int)(strlen(name) - 5), name) >=
+		    (int)sizeof base - 64)
+			die(EXIT_USAGE, "--out '%s': too long a path for the teacher references' files", outdir);
+		bufprintf(b, "build %s/ref1/task.json: specref %s | $bindir/propose-check\n  n = 1\n", base, p);
+		bufprintf(b, "build %s/ref2/task.json: specref %s | $bindir/propose-check\n  n = 2\n", base, p);
+		bufprintf(b, "build %s/ref3/task.json: specref %s %s/ref2/agree.json | $bindir/propose-check\n  n = 3\n",
+		          base, p, base);
+		for (n = 1; n <= 3; n++) {
+			snprintf(out, sizeof out, "%s/ref%d/response.json", base, n);
+			snprintf(in, sizeof in, "%s/ref%d/task.json", base, n);
+			queryedge(b, outdir, out, in, tpl, 1, n < 3 ? MAXSTAGES - 2 : MAXSTAGES - 1, n < 3 ? "tref" : "tref3");
+		}
+		bufprintf(b, "build %s/ref2/agree.json: propagree %s/ref2/task.json %s/ref2/response.json | "
+		          "%s/ref1/response.json $bindir/propose-check $bindir/prepare %s/runtime/refrun.o "
+		          "tools/runtime/refrun.h tools/lib/tensor.h tools/lib/draw.h\n  flags = --first-response "
+		          "%s/ref1/response.json\n", base, base, base, base, outdir, base);
+		bufprintf(b, "build %s/agree.json: propagree %s/ref3/task.json %s/ref3/response.json %s/ref2/agree.json | "
+		          "$bindir/propose-check $bindir/prepare %s/runtime/refrun.o tools/runtime/refrun.h "
+		          "tools/lib/tensor.h tools/lib/draw.h\n", base, base, base, base, outdir);
+		bufprintf(&pairs, " $\n    %s %s/agree.json", p, base);
+		snprintf(out, sizeof out, "%s/teacherref/specs/%s", outdir, name);
+		if (access(out, F_OK) == 0) /* the completed ones gen found: the edge writes them */
+			bufprintf(&done, " %s", out);
+	}
+	apibatchedges(b, outdir);
+	bufprintf(b, "build %s/teacherref/accepted.json%s%s: refaccept%s | $bindir/propose-accept\n"
+	          "build teacherref: phony %s/teacherref/accepted.json\n\n", outdir, done.n ? " |" : "",
+	          done.n ? done.s : "", pairs.s, outdir);
+	buffree(&pairs);
+	buffree(&done);
 }

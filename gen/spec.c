@@ -1203,6 +1203,16 @@ setreference(struct ctx *c, json_t *j)
 		          (const char *const[]){ "python", NULL });
 		if (yget(n, "python") && (ref = referencecode(c, n, "python", 1)))
 			lang = "python";
+	} else if (n && n->kind == Y_SCALAR && !n->quoted && n->s && !strpbrk(n->s, " \t\n(;{")) {
+		/* one plain word: the keyword teacher (gen asks the teacher for the reference), or a slip */
+		if (strcmp(n->s, "teacher"))
+			err(c, n, "reference '%s' is neither C code defining 'void reference(...)' nor the keyword "
+			    "'teacher'%s", n->s, closest(n->s, (const char *const[]){ "teacher", NULL }) ?
+			    " (did you mean 'teacher'?)" : "");
+		else if (yget(c->root, "origin"))
+			err(c, yget(c->root, "origin"), "a spec with 'reference: teacher' has no 'origin': the build "
+			    "writes it (the references' provenance)");
+		json_object_set_new(j, "reference_source", json_string("teacher"));
 	} else if (n && (ref = referencecode(c, c->root, "reference", 0))) {
 		lang = "c";
 	}
@@ -1403,6 +1413,7 @@ resolve(struct ctx *c, struct variant *v, const char *specid)
 	setlangs(c, v, j);
 
 	v->hasref = json_is_string(json_object_get(j, "reference"));
+	v->teacherref = json_object_get(j, "reference_source") != NULL;
 	v->pyref = !strcmp(jstr(j, "reference_language", ""), "python");
 	v->hasbaseline = json_is_object(json_object_get(j, "baseline"));
 	v->pybaseline = v->hasbaseline && json_object_get(json_object_get(j, "baseline"), "python") != NULL;

@@ -21,7 +21,9 @@ reference family=F batch=K n=N count=M -->) gets a C reference per
 problem: DIR/F-bK-refN.md when it exists; else, for the mock's own
 problems (ids p<G>_...), problem G's function written anew, and for a
 planted spec, the reference of the spec with that id in DIR's answers.
-Planted by the problem number's hash as well (--propose-plant
+A hand-written spec's reference request (<!-- retort-reference spec=ID
+n=N count=1 -->, reference: teacher) gets DIR/spec-ID-refN.md, or no
+reference when there is none. Planted by the problem number's hash as well (--propose-plant
 wrongref=P,badref=P, drawn apart from the kinds above): wrongref (the
 second reference is off by 0.5, the third right: kept, 2/3), badref (the
 second and the third are off: rejected).
@@ -98,6 +100,10 @@ def planted_reference(spec_id):
 
 
 def reference_answer(first_user):
+    ms = re.search(r"<!-- retort-reference spec=(\S+) n=(\d+) count=(\d+) -->", first_user)
+    if ms:  # a hand-written spec's (reference: teacher): only what the test wrote
+        p = os.path.join(PROPOSE_DIR or "", "spec-%s-ref%s.md" % (ms.group(1), ms.group(2)))
+        return open(p).read() if PROPOSE_DIR and os.path.exists(p) else "No reference."
     mk = re.search(r"<!-- retort-reference family=(\w+) batch=(\d+) n=(\d+) count=(\d+) -->", first_user)
     if not mk:
         return None

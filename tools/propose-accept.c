@@ -3,6 +3,7 @@
  * unique, behavioural duplicates dropped, provenance written, a report
  *
  * usage: propose-accept [options] -o ACCEPTED_JSON --specs DIR [--corpus FILE] @CHECKS
+ *        propose-accept --teacher-references -o ACCEPTED_JSON --specs DIR @PAIRS
  *
  * CHECKS are every propose-check record of the build (out/propose/<family>/
  * b<k>/r<r>/check.json), in the graph's order: family, batch, round, and
@@ -42,6 +43,19 @@
  * near_duplicates (text), corpus_twins, accepted; and lists each
  * duplicate with what it duplicates and by what ("fingerprint", "text"). A one-line summary goes to stdout.
  *
+ * --teacher-references: PAIRS are a hand-written spec with `reference:
+ * teacher` and its references' agreement (propose-check --agree, out/
+ * teacherref/NAME/agree.json), for each such spec. One they agreed on
+ * (2/2, or 2/3) is completed into DIR/NAME.yaml: its text with the
+ * `reference: teacher` line replaced by the kept reference (`reference:
+ * |2`) and an origin after it: {source: teacher-reference, file (the hand-
+ * written spec), provider, model, request (the kept answer's cache key),
+ * references}. One they did not is held back: named on stderr, with why
+ * and where its comparisons are, and left out of DIR. ACCEPTED_JSON lists
+ * each (file, status completed or held, references or why and the
+ * comparisons); build.ninja depends on it (gen puts DIR/NAME.yaml in the
+ * kernel graph in place of tasks/NAME.yaml).
+ *
  * The options are the table in main() (lib/opts.h), which --help prints.
  *
  * Exit: 0 written; 1 cannot write; 2 bad usage or input.
@@ -57,11 +71,13 @@
 #include "lib/opts.h"
 #include "lib/util.h"
 
-static const char usage[] = "usage: propose-accept [options] -o ACCEPTED_JSON --specs DIR [--corpus FILE] @CHECKS\n";
+static const char usage[] = "usage: propose-accept [options] -o ACCEPTED_JSON --specs DIR [--corpus FILE] @CHECKS\n"
+                            "       propose-accept --teacher-references -o ACCEPTED_JSON --specs DIR @PAIRS\n";
 
 struct opts {
 	const char *out, *specs, *tasksdir, *corpus;
 	double near;
+	int teacher; /* --teacher-references */
 };
 
 enum { MINHASH_K = 64, BANDS = 16, ROWS = MINHASH_K / BANDS };
@@ -417,10 +433,111 @@ accept(const struct opts *o, char **paths, size_t n)
 	return 0;
 }
 
+/* ---------------------------------------------- --teacher-references */
+
+/* the spec's text with its `reference: teacher` line replaced by code and
+ * an origin after it (malloc'd), or NULL when no such line is found */
+static char *
+completed(const char *text, const char *code, const char *file, json_t *ag, json_t *p)
+{
+	const char *line = text, *c;
+	struct buf b;
+
+	for (; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
+		const char *v = line + 10;
+		if (strncmp(line, "reference:", 10))
+			continue;
+		v += strspn(v, " \t");
+		if (!strncmp(v, "teacher", 7) && (!v[7] || strchr(" \t\r\n#", v[7])))
+			break;
+	}
+	if (!line || !*line)
+		return NULL;
+	bufinit(&b, 1 << 20);
+	bufput(&b, text, (size_t)(line - text));
+	bufputs(&b, "reference: |2\n"); /* the indentation said: the code's own may start with spaces */
+	for (c = code; *c;) {
+		const char *e = strchr(c, '\n');
+		size_t len = e ? (size_t)(e - c) : strlen(c);
+		if (len)
+			bufputs(&b, "  ");
+		bufput(&b, c, len);
+		bufputc(&b, '\n');
+		c += len + (e != NULL);
+	}
+	line = strchr(line, '\n');
+	if (line)
+		bufputs(&b, line + 1);
+	if (b.s[b.n - 1] != '\n')
+		bufputc(&b, '\n');
+	bufprintf(&b, "origin:\n  source: teacher-reference\n  file: %s\n  provider: \"%s\"\n  model: \"%s\"\n"
+	          "  request: \"%s\"\n  references: \"%s\"\n", file, jstr(ag, "provider", "?"), jstr(ag, "model", "?"),
+	          jstr(p, "request", ""), jstr(p, "agreement", "?"));
+	return bufdetach(&b);
+}
+
+/*
+ * --teacher-references: INPUTS are pairs SPEC AGREE_JSON (a hand-written
+ * spec with `reference: teacher` and its references' agreement, propose-check
+ * --agree): each agreed one completed into DIR/NAME.yaml, the others held
+ * back, named on stderr; ACCEPTED_JSON lists both.
+ */
+static int
+teacherrefs(const struct opts *o, char **paths, size_t n)
+{
+	json_t *list = json_array(), *files = json_object(), *out;
+	size_t i, done = 0;
+
+	if (n % 2)
+		die(EXIT_USAGE, "--teacher-references: the inputs are pairs SPEC AGREE_JSON");
+	if (mkdirp(o->specs) < 0)
+		die(EXIT_RETRY, "cannot create '%s':", o->specs);
+	for (i = 0; i < n; i += 2) {
+		json_t *ag = jmustload(paths[i + 1]), *p = json_array_get(json_object_get(ag, "problems"), 0);
+		const char *base = strrchr(paths[i], '/') ? strrchr(paths[i], '/') + 1 : paths[i];
+		const char *st = jstr(p, "status", "missing"), *why = NULL;
+		char *text = NULL, *path = xasprintf("%s/%s", o->specs, base);
+		struct buf spec;
+
+		bufinit(&spec, 1 << 20);
+		if (readfile(paths[i], &spec) < 0)
+			die(EXIT_USAGE, "cannot read '%s':", paths[i]);
+		if (strcmp(st, "agreed"))
+			why = jstr(p, "why", "its two references disagree and no third settled it");
+		else if (!(text = completed(spec.s, jstr(p, "reference", ""), paths[i], ag, p)))
+			why = "no line 'reference: teacher' at the start of a line to put the reference in";
+		if (text) {
+			if (samecontent(path, text, strlen(text)) != 1 && writefile(path, text, strlen(text)) < 0)
+				die(EXIT_RETRY, "cannot write '%s':", path);
+			json_object_set_new(files, base, json_true());
+			json_array_append_new(list, json_pack("{s:s,s:s,s:s,s:s,s:s}", "file", paths[i], "status", "completed",
+			                      "spec", path, "references", jstr(p, "agreement", "?"), "request",
+			                      jstr(p, "request", "")));
+			done++;
+		} else {
+			warn("%s: held back: its teacher references do not agree (%s); the comparisons are in '%s'",
+			     paths[i], why, paths[i + 1]);
+			json_array_append_new(list, json_pack("{s:s,s:s,s:s,s:O*}", "file", paths[i], "status", "held", "why",
+			                      why, "comparisons", json_object_get(p, "comparisons")));
+		}
+		free(text), free(path);
+		buffree(&spec);
+		json_decref(ag);
+	}
+	prune(o->specs, files);
+	out = json_pack("{s:i,s:o}", "version", 1, "specs", list);
+	if (jwrite(o->out, out) < 0)
+		die(EXIT_RETRY, "cannot write '%s':", o->out);
+	printf("propose-accept: %zu of %zu teacher-reference specs completed\n", done, n / 2);
+	json_decref(out);
+	json_decref(files);
+	return 0;
+}
+
 int
 main(int argc, char **argv)
 {
-	struct opts o = { NULL, NULL, "tasks", NULL, 0.7 };
+	struct opts o = { NULL, NULL, "tasks", NULL, 0.7, 0 };
 	struct optlist in;
 	int r;
 	struct opt tab[] = {
@@ -432,6 +549,8 @@ main(int argc, char **argv)
 		  "are near-duplicates (default 0.7)" },
 		{ "--tasks-dir", "DIR", OPT_STR, &o.tasksdir, 0, 0, "the hand-written specs, whose ids are taken "
 		  "(default tasks)" },
+		{ "--teacher-references", NULL, OPT_FLAG, &o.teacher, 0, 0, "the inputs are pairs SPEC AGREE_JSON: "
+		  "'reference: teacher' specs completed with their agreed reference into --specs DIR" },
 		{ 0 }
 	};
 	const struct optspec spec = { usage, tab, OPT_ANY, 1 };
@@ -440,7 +559,7 @@ main(int argc, char **argv)
 	optparse(&spec, argc, argv, &in);
 	if (!o.out || !o.specs)
 		optdie(&spec, "need -o ACCEPTED_JSON and --specs DIR");
-	r = accept(&o, in.v, in.n);
+	r = o.teacher ? teacherrefs(&o, in.v, in.n) : accept(&o, in.v, in.n);
 	optfree(&in);
 	if (fflush(stdout) != 0)
 		die(EXIT_RETRY, "cannot write to standard output:");

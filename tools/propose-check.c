@@ -133,8 +133,10 @@ static const uint64_t PROBE_SEED = 0x70726f6265ULL;
 
 struct opts {
 	const char *out, *cachedir, *cc, *bindir, *src, *promptdir, *runner;
+	const char *first; /* --first-response: a teacher-reference spec's reference 1 */
 	double cpumax;
 	int askref; /* --ask-reference N */
+	int spec;   /* --spec: the batch is one hand-written spec (reference: teacher) */
 };
 
 /* one proposal's checks */
@@ -980,6 +982,32 @@ problemtext(struct buf *b, int k, const char *spec, const char *dir)
 	free(bare);
 }
 
+/* --spec: the hand-written spec at path as a batch of one: its request's
+ * identity (teacherref/NAME, NAME its file's name), and into *src its one
+ * problem, as a proposal that passed its checks */
+static json_t *
+specbatch(const char *path, const char *dir, json_t **src)
+{
+	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+	struct buf text;
+	struct task t;
+	json_t *j, *task;
+
+	bufinit(&text, 1 << 20);
+	if (readfile(path, &text) < 0)
+		die(EXIT_USAGE, "cannot read '%s':", path);
+	if (specvariant(text.s, dir, &j, &t) < 0)
+		die(EXIT_USAGE, "%s: not a valid spec (gen says why)", path);
+	task = json_pack("{s:s+#,s:s,s:i,s:s}", "id", "teacherref/", base, (int)(endswith(base, ".yaml") ?
+	                 strlen(base) - 5 : strlen(base)), "family", "hand-written", "batch", 0, "spec", jstr(j, "spec", "?"));
+	*src = json_pack("{s:{s:s,s:i,s:s,s:s}}", "000000", "status", "passed", "index", 0, "id", jstr(j, "spec", "?"),
+	                 "spec", text.s);
+	taskfree(&t);
+	json_decref(j);
+	buffree(&text);
+	return task;
+}
+
 /*
  * --ask-reference N: the request for reference N (2: of every proposal
  * that passed its checks; 3: of those --agree found its two references
@@ -989,17 +1017,26 @@ problemtext(struct buf *b, int k, const char *spec, const char *dir)
 static int
 askreference(const struct opts *o, const char *taskpath, char **files, size_t nf)
 {
-	json_t *task = jmustload(taskpath), *problems = json_array(), *p, *src, *out, *vars;
+	json_t *task, *problems = json_array(), *p, *src = NULL, *out, *vars;
 	struct buf text;
 	const char *key;
-	char *work, n[16], marker[256];
+	char *work, n[16], marker[256], suffix[16];
 	size_t i;
 
 	if (mkparent(o->out) < 0 || !(work = tempdir(o->out, "work")))
 		die(EXIT_RETRY, "cannot make a folder for '%s':", o->out);
-	if (o->askref == 2) {
-		src = lastrecords(files, nf);
+	if (o->spec) {
+		char *d = xasprintf("%s/spec", work);
+		task = specbatch(taskpath, d, &src);
+		free(d);
 	} else {
+		task = jmustload(taskpath);
+	}
+	if (o->askref < 3) {
+		if (!o->spec)
+			src = lastrecords(files, nf);
+	} else {
+		json_decref(src);
 		json_t *ag = jmustload(files[0]);
 		src = json_object();
 		json_array_foreach(json_object_get(ag, "problems"), i, p)
@@ -1008,26 +1045,31 @@ askreference(const struct opts *o, const char *taskpath, char **files, size_t nf
 	}
 	bufinit(&text, 1 << 24);
 	json_object_foreach(src, key, p) {
-		const char *want = o->askref == 2 ? "passed" : "disagreed";
+		const char *want = o->askref < 3 ? "passed" : "disagreed";
 		char *dir;
 		if (strcmp(jstr(p, "status", ""), want))
 			continue;
 		dir = xasprintf("%s/p%zu", work, json_array_size(problems));
 		problemtext(&text, (int)json_array_size(problems) + 1, jstr(p, "spec", ""), dir);
-		json_array_append_new(problems, json_pack("{s:s,s:I,s:s,s:s,s:s?}", "key", key, "index",
-		                      jint(p, "index", 0), "id", jstr(p, "id", "?"), "spec", jstr(p, "spec", ""), "ref2",
-		                      jstr(p, "ref2", NULL)));
+		json_array_append_new(problems, json_pack("{s:s,s:I,s:s,s:s,s:s?,s:s?,s:O?}", "key", key, "index",
+		                      jint(p, "index", 0), "id", jstr(p, "id", "?"), "spec", jstr(p, "spec", ""), "ref1",
+		                      jstr(p, "ref1", NULL), "ref2", jstr(p, "ref2", NULL), "keys", json_object_get(p, "keys")));
 		free(dir);
 	}
 	tempdone(work);
 	free(work);
 	snprintf(n, sizeof n, "%zu", json_array_size(problems));
-	snprintf(marker, sizeof marker, "<!-- retort-reference family=%s batch=%" JSON_INTEGER_FORMAT " n=%d count=%s -->",
-	         jstr(task, "family", "?"), jint(task, "batch", 0), o->askref, n);
+	if (o->spec) /* the two first requests differ in n alone: independent, each its own cache key */
+		snprintf(marker, sizeof marker, "<!-- retort-reference spec=%s n=%d count=%s -->", jstr(task, "spec", "?"),
+		         o->askref, n);
+	else
+		snprintf(marker, sizeof marker, "<!-- retort-reference family=%s batch=%" JSON_INTEGER_FORMAT
+		         " n=%d count=%s -->", jstr(task, "family", "?"), jint(task, "batch", 0), o->askref, n);
+	snprintf(suffix, sizeof suffix, "/ref%d", o->askref);
 	vars = json_pack("{s:s,s:s,s:s,s:s}", "family", jstr(task, "family", "?"), "count", n, "marker", marker,
 	                 "problems", text.s ? text.s : "");
 	out = json_pack("{s:i,s:s+,s:s,s:s,s:s,s:s,s:s,s:I,s:i,s:i,s:b,s:o,s:o}", "version", 1, "id",
-	                jstr(task, "id", "?"), o->askref == 2 ? "/ref2" : "/ref3", "batch_task", jstr(task, "id", "?"),
+	                jstr(task, "id", "?"), suffix, "batch_task", jstr(task, "id", "?"),
 	                "kind", "proposal", "prompt", "propose-reference", "system", "propose-reference-system",
 	                "family", jstr(task, "family", "?"), "batch", jint(task, "batch", 0), "reference", o->askref,
 	                "rounds", 1, "nothing", json_array_size(problems) == 0, "vars", vars, "problems", problems);
@@ -1124,13 +1166,29 @@ agreeing(const struct task *t, const struct tcase *cases, int nruns, const char 
 	return 1;
 }
 
-/* the verdict over the references' comparisons: pairs (1,2), then with a third (1,3), (2,3) */
+/* the verdict over the references' comparisons: pairs (1,2), then with a third (1,3), (2,3).
+ * A proposal's own reference (1) is the one kept: it must be among those agreeing. A
+ * teacher-reference spec's are alike: any two agreeing settle it, the first of them kept
+ * (rec's reference and request). */
 static void
-verdict3(json_t *rec, int n, int ok0, const int *agree)
+verdict3(json_t *rec, int n, int ok0, const int *agree, int teacher, const char *const *codes, json_t *keys)
 {
 	const char *st, *why = NULL, *k = NULL;
+	int kept = -1;
 
-	if (!ok0)
+	if (teacher) {
+		if (agree[0] || (n == 3 && agree[1]))
+			kept = 0;
+		else if (n == 3 && agree[2])
+			kept = 1;
+		st = kept >= 0 ? "agreed" : n == 2 ? "disagreed" : "rejected";
+		k = kept < 0 ? NULL : n == 2 ? "2/2" : "2/3";
+		why = kept < 0 && n == 3 ? "no two of the three references agree" : NULL;
+		if (kept >= 0) {
+			json_object_set_new(rec, "reference", json_string(codes[kept]));
+			json_object_set(rec, "request", json_array_get(keys, (size_t)kept));
+		}
+	} else if (!ok0)
 		st = "rejected", why = "the proposal's own reference failed on the agreement's inputs";
 	else if (n == 2)
 		st = agree[0] ? "agreed" : "disagreed", k = agree[0] ? "2/2" : NULL;
@@ -1160,18 +1218,22 @@ judgeproblem(const struct opts *o, json_t *prob, const char *code, int n, const 
 	struct tcase *cases;
 	struct buf plan, out[3], log[3];
 	const char *codes[3];
-	int ok[3], agree[3] = { 0 }, nruns, i;
+	int ok[3], agree[3] = { 0 }, nruns, i, teacher = json_object_get(prob, "ref1") != NULL;
 	size_t bytes;
 
 	if (n == 3)
 		json_object_set_new(rec, "ref3", json_string(code));
+	if (teacher) {
+		json_object_set_new(rec, "ref1", json_string(jstr(prob, "ref1", "")));
+		json_object_set(rec, "keys", json_object_get(prob, "keys"));
+	}
 	if (specvariant(jstr(prob, "spec", ""), dir, &task, &t) < 0) {
 		json_object_set_new(rec, "status", json_string("rejected"));
 		json_object_set_new(rec, "why", json_string("the spec does not parse"));
 		json_decref(cmp);
 		return rec;
 	}
-	codes[0] = jstr(task, "reference", "");
+	codes[0] = teacher ? jstr(prob, "ref1", "") : jstr(task, "reference", "");
 	codes[1] = jstr(rec, "ref2", "");
 	codes[2] = code;
 	bufinit(&plan, 1 << 26);
@@ -1195,7 +1257,7 @@ judgeproblem(const struct opts *o, json_t *prob, const char *code, int n, const 
 	}
 	json_object_set_new(rec, "comparisons", cmp);
 	json_object_set_new(rec, "runs", json_integer(nruns));
-	verdict3(rec, n, ok[0], agree);
+	verdict3(rec, n, ok[0], agree, teacher, codes, json_object_get(rec, "keys"));
 	for (i = 0; i < n; i++)
 		buffree(&out[i]), buffree(&log[i]);
 	buffree(&plan);
@@ -1203,6 +1265,27 @@ judgeproblem(const struct opts *o, json_t *prob, const char *code, int n, const 
 	taskfree(&t);
 	json_decref(task);
 	return rec;
+}
+
+/* --first-response: each problem's reference 1 (ref1), the answer's ```c
+ * blocks in order, and the two requests' keys (keys) */
+static void
+firstanswers(const char *path, json_t *problems, json_t *resp)
+{
+	json_t *first = jmustload(path), *ans = json_object_get(first, "answer"), *p;
+	size_t i, nb = 0, np = json_array_size(problems);
+	char **codes = NULL;
+
+	if (np && statusof(first, STAGE_ANSWER) != ST_DONE && json_is_object(ans))
+		codes = fenced(jstr(ans, "text", ""), "c", np < MAX_BLOCKS ? np : MAX_BLOCKS, &nb);
+	json_array_foreach(problems, i, p) {
+		json_object_set_new(p, "ref1", json_string(i < nb ? codes[i] : ""));
+		json_object_set_new(p, "keys", json_pack("[s,s]", jstr(first, "key", ""), jstr(resp, "key", "")));
+	}
+	for (i = 0; i < nb; i++)
+		free(codes[i]);
+	free(codes);
+	json_decref(first);
 }
 
 /*
@@ -1226,9 +1309,13 @@ agree(const struct opts *o, const char *reftaskpath, const char *resppath, const
 		codes = fenced(jstr(ans, "text", ""), "c", np < MAX_BLOCKS ? np : MAX_BLOCKS, &nb);
 	if (mkparent(o->out) < 0 || !(work = tempdir(o->out, "work")))
 		die(EXIT_RETRY, "cannot make a folder for '%s':", o->out);
+	if (o->first) /* a teacher-reference spec: reference 1 is the first request's answer */
+		firstanswers(o->first, json_object_get(rt, "problems"), resp);
 	json_array_foreach(json_object_get(rt, "problems"), i, p) {
 		char *dir = xasprintf("%s/p%zu", work, i);
 		json_t *rec = judgeproblem(o, p, i < nb ? codes[i] : "", n, dir);
+		if (json_object_get(rec, "keys") && n == 3) /* the third request's key beside the first two */
+			json_array_append_new(json_object_get(rec, "keys"), json_string(jstr(resp, "key", "")));
 		left += !strcmp(jstr(rec, "status", ""), "disagreed");
 		json_array_append_new(problems, rec);
 		free(dir);
@@ -1254,7 +1341,7 @@ agree(const struct opts *o, const char *reftaskpath, const char *resppath, const
 int
 main(int argc, char **argv)
 {
-	struct opts o = { NULL, NULL, "cc", "out/bin", "tools", "tasks/prompts", NULL, 30, 0 };
+	struct opts o = { NULL, NULL, "cc", "out/bin", "tools", "tasks/prompts", NULL, NULL, 30, 0, 0 };
 	int corp = 0, agr = 0;
 	struct optlist in;
 	int r;
@@ -1271,10 +1358,14 @@ main(int argc, char **argv)
 		  "(what propose-accept checks proposals against)" },
 		{ "--cpu-max", "S", OPT_NUM, &o.cpumax, 0.001, 3600, "CPU seconds the reference may take on the verify "
 		  "sizes (default 30)" },
-		{ "--ask-reference", "N", OPT_INT, &o.askref, 2, 3, "write the request for independent reference N: "
+		{ "--ask-reference", "N", OPT_INT, &o.askref, 1, 3, "write the request for independent reference N: "
 		  "-o REFTASK_JSON TASK_JSON @CHECKS (2) or FIRST_AGREE_JSON (3)" },
 		{ "--agree", NULL, OPT_FLAG, &agr, 0, 0, "compare the independent references with the proposals': "
 		  "-o AGREE_JSON REFTASK_JSON RESPONSE_JSON [FIRST_AGREE_JSON]" },
+		{ "--spec", NULL, OPT_FLAG, &o.spec, 0, 0, "--ask-reference: TASK_JSON is a hand-written spec with "
+		  "'reference: teacher' (N 1 or 2 from it alone, 3 from the first agreement)" },
+		{ "--first-response", "FILE", OPT_STR, &o.first, 0, 0, "--agree: reference 1 is this answer's (a "
+		  "'reference: teacher' spec's), not the spec's own" },
 		{ 0 }
 	};
 	const struct optspec spec = { usage, tab, OPT_ANY, 1 };
@@ -1283,9 +1374,14 @@ main(int argc, char **argv)
 	optparse(&spec, argc, argv, &in);
 	if (!o.out)
 		optdie(&spec, "need -o FILE");
-	if (o.askref && in.n < 2)
-		optdie(&spec, "--ask-reference %d: need TASK_JSON and %s", o.askref, o.askref == 2 ? "the round checks" :
-		       "the first agreement");
+	if (o.askref && !o.spec && (o.askref < 2 || in.n < 2))
+		optdie(&spec, "--ask-reference %d: need TASK_JSON and %s", o.askref, o.askref == 3 ? "the first agreement" :
+		       "the round checks (N is 2 or 3)");
+	if (o.askref && o.spec && (o.askref == 3 ? in.n != 2 : in.n != 1))
+		optdie(&spec, "--ask-reference %d --spec: need SPEC%s", o.askref, o.askref == 3 ? " and the first agreement" :
+		       " alone");
+	if ((o.spec && !o.askref) || (o.first && !agr))
+		optdie(&spec, "--spec goes with --ask-reference, --first-response with --agree");
 	if (!corp && !o.askref && (!o.cachedir || in.n < 2 || in.n > 3))
 		optdie(&spec, "need --cache-dir DIR, TASK_JSON, RESPONSE_JSON and at most a previous %s",
 		       agr ? "agreement" : "check");
