@@ -85,10 +85,23 @@ test_expect_success 'no two agree: the spec is held back, named, with every comp
 	grep -qx gamma list &&
 	ninja >n.log && grep -q "no work to do" n.log
 '
+test_expect_success 'two references that agree and both miss the spec'"'"'s examples: held back, the rule named' '
+	cd p && spec h eta "examples:
+  - sizes: {n: 2}
+    in: {x: [1, 2]}
+    out: {y: [2, 4]}" && sed -i "/^reference: |/,/^  {/d" tasks/h.yaml && sed -i "s/^examples:/reference: teacher\nexamples:/" tasks/h.yaml &&
+	cat tasks/h.yaml && answer eta 1 "3 * x[i]" && answer eta 2 "x[i] * 3" &&
+	ninja >n.log 2>&1; r=$?; cat n.log; test $r = 0 &&
+	grep -q "propose-accept: tasks/h.yaml: held back: .*the kept one fails rule .examples." n.log &&
+	test ! -f out/teacherref/specs/h.yaml && test "$(refasked)" = 13 &&
+	answer eta 1 "2 * x[i]" && answer eta 2 "x[i] + x[i]" && sed -i "s/^description: .*/description: Double a vector (eta)./" tasks/h.yaml &&
+	ninja >n.log 2>&1; r=$?; tail -2 n.log; test $r = 0 && test -f out/teacherref/specs/h.yaml &&
+	ninja >n.log && grep -q "no work to do" n.log
+'
 test_expect_success 'editing one spec re-asks only its own requests, and its kernel graph gets the edit' '
 	cd p && sed -i "s/^description: .*/description: Scale a vector by two, doubling each element (alpha)./" tasks/a.yaml &&
 	ninja >n.log 2>&1; r=$?; tail -3 n.log; test $r = 0 && ran n.log > ran.log &&
-	grep "^ASK out/teacherref/" ran.log > asks && cat asks && test "$(refasked)" = 13 &&
+	grep "^ASK out/teacherref/" ran.log > asks && cat asks && test "$(refasked)" = 17 &&
 	grep -q "teacherref/a/ref1/" asks && grep -q "teacherref/a/ref2/" asks && ! grep -v -q "teacherref/a/" asks &&
 	grep -q "doubling each element" out/teacherref/specs/a.yaml && grep -q "doubling each element" out/v/alpha/task.json &&
 	ninja >n.log && grep -q "no work to do" n.log

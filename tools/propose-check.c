@@ -1206,6 +1206,41 @@ verdict3(json_t *rec, int n, int ok0, const int *agree, int teacher, const char 
 		json_object_set_new(rec, "why", json_string(why));
 }
 
+/* a teacher-reference spec's kept reference through verify --expected, as
+ * a spec's own is checked in the kernel graph (its examples, degenerate
+ * outputs, the verify runs): a reference the references agree on but the
+ * spec's examples refute holds the spec back here, not the kernel graph */
+static void
+keptchecks(const struct opts *o, json_t *rec, json_t *task, const char *dir)
+{
+	struct prop p = { json_array(), NULL, { 0 } };
+	char *d = xasprintf("%s/kept", dir), *tp = xasprintf("%s/task.json", d);
+	json_t *j = json_deep_copy(task), *r;
+	double cpu = 0;
+	size_t i;
+
+	json_object_set_new(j, "reference", json_string(jstr(rec, "reference", "")));
+	json_object_set_new(j, "reference_language", json_string("c"));
+	if (mkdirp(d) < 0 || jwrite(tp, j) < 0)
+		die(EXIT_RETRY, "cannot write '%s':", tp);
+	if (referencechecks(o, &p, d, &cpu) < 0) {
+		json_array_foreach(p.rules, i, r)
+			if (!jbool(r, "ok", 1)) {
+				char *why = xasprintf("the references agree, but the kept one fails rule '%s': %.2000s",
+				                      jstr(r, "rule", ""), jstr(r, "message", ""));
+				json_object_set_new(rec, "status", json_string("rejected"));
+				json_object_set_new(rec, "why", json_string(why));
+				json_object_del(rec, "agreement");
+				free(why);
+				break;
+			}
+	}
+	unpath(p.rules, d);
+	json_object_set_new(rec, "checks", p.rules);
+	json_decref(j);
+	free(d), free(tp);
+}
+
 /* one problem's references (1: the proposal's; 2; 3 when asked), run on the same inputs and compared */
 static json_t *
 judgeproblem(const struct opts *o, json_t *prob, const char *code, int n, const char *dir)
@@ -1258,6 +1293,8 @@ judgeproblem(const struct opts *o, json_t *prob, const char *code, int n, const 
 	json_object_set_new(rec, "comparisons", cmp);
 	json_object_set_new(rec, "runs", json_integer(nruns));
 	verdict3(rec, n, ok[0], agree, teacher, codes, json_object_get(rec, "keys"));
+	if (teacher && !strcmp(jstr(rec, "status", ""), "agreed"))
+		keptchecks(o, rec, task, dir);
 	for (i = 0; i < n; i++)
 		buffree(&out[i]), buffree(&log[i]);
 	buffree(&plan);
