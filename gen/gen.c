@@ -29,6 +29,15 @@
  *                  and the specs it accepted (out/propose/specs/NAME.yaml)
  *                  beside tasks/NAME.yaml
  *
+ * A spec with `reference: teacher` is not in the kernel graph itself:
+ * with --models, --ninja writes the edges that ask the teacher for its
+ * references and compare them (propose.c's teacherrefedges, OUT/teacherref/)
+ * and the line "# teacher references: N specs" (configure then makes
+ * OUT/teacherref/accepted.json an input of build.ninja); its completed spec,
+ * OUT/teacherref/specs/NAME.yaml, stands in the graph for tasks/NAME.yaml
+ * once there is one (the references agreed), and until then the spec has
+ * no variant there (--list, --tasks, the graph).
+ *
  * With --models FILE, --provider P and --model M, the models file is
  * validated and --ninja emits the request edges for that teacher; with
  * --batch too, a batch edge per round (out/batch/rN.json, query-llm

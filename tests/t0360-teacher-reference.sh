@@ -58,7 +58,10 @@ test_expect_success 'two independent references agree (2/2): the completed spec,
 	is out/v/alpha/task.json "(d[\"origin\"][\"source\"], d[\"origin\"][\"references\"], d[\"origin\"][\"file\"])" \
 		"(${Q}teacher-reference$Q, ${Q}2/2$Q, ${Q}tasks/a.yaml$Q)" &&
 	test -f out/v/alpha/expected.json && test -f out/v/alpha/s0/record.json && test -f out/v/beta/s0/record.json &&
-	is out/v/alpha/s0/record.json "d[\"origin\"]" teacher-reference && test -f out/dataset/SHA256SUMS
+	is out/v/alpha/s0/record.json "d[\"origin\"]" teacher-reference && test -f out/dataset/SHA256SUMS &&
+	mkdir x && tar -xzf out/dataset/*.tar.gz -C x && grep -q "^| config | split | hand-written | kernelbench | teacher | teacher-reference | other |" x/README.md &&
+	grep -q "teacher-reference. ones are hand-written problems" x/README.md &&
+	test "$(field x/manifest.json "sum(v[\"rows_by_origin\"][\"teacher-reference\"] for v in d[\"lengths\"][\"default\"].values())")" -ge 1
 '
 test_expect_success 'a second ninja is a no-op' '
 	cd p && ninja >n.log && cat n.log && grep -q "no work to do" n.log && test "$(refasked)" = 2

@@ -104,7 +104,7 @@ test_expect_success 'records and the card say where each task came from and its 
 	cd p && cat x/data/*.jsonl | python3 -c "import json, sys
 rows = [json.loads(l) for l in sys.stdin if l.strip()]
 assert rows and all(r[\"origin\"] == \"hand-written\" and r[\"reference_language\"] == \"c\" for r in rows), rows" &&
-	grep -q "^| config | split | hand-written | kernelbench | teacher | other |" x/README.md &&
+	grep -q "^| config | split | hand-written | kernelbench | teacher | teacher-reference | other |" x/README.md &&
 	test "$(field x/manifest.json "sum(v[\"rows_by_origin\"][\"hand-written\"] for v in d[\"lengths\"][\"default\"].values())")" -ge 2
 '
 test_expect_success 'archives are deterministic: sorted members, fixed owner and time' '

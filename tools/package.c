@@ -40,7 +40,7 @@
  * which chat templates drop reasoning, the measured fields and every
  * field's meaning, and each split's rows by candidate language (a
  * record's lang) and by its task's origin (hand-written, kernelbench,
- * teacher), with how each kind's references were made. manifest.json:
+ * teacher, teacher-reference), with how each kind's references were made. manifest.json:
  * counts per split (sft_final_counts for sft_final), each shard's config,
  * split, rows, bytes, sha256 and archive, the lengths (with rows_by_lang:
  * cuda, triton, and rows_by_origin), the tokenizer,
@@ -131,8 +131,8 @@ struct rec {
 };
 
 /* where a record's task came from (its origin): the card's columns */
-static const char *const origins[] = { "hand-written", "kernelbench", "teacher", "other" };
-enum { NORIGINS = 4 };
+static const char *const origins[] = { "hand-written", "kernelbench", "teacher", "teacher-reference", "other" };
+enum { NORIGINS = 5 };
 
 static int
 originindex(const char *name)
@@ -372,11 +372,15 @@ cardorigins(struct buf *b, const struct stats st[NPARTS])
 	        "(`tools/import-kernelbench`), their reference the problem's PyTorch module run in float64 on the "
 	        "CPU; `teacher` ones were proposed by the teacher model and kept only when their reference, run "
 	        "in a sandbox, passed propose-check's rules (its examples, deterministic, non-degenerate, "
-	        "depending on every input and scalar) and no accepted task behaved or read the same. A record's "
+	        "depending on every input and scalar) and no accepted task behaved or read the same; "
+	        "`teacher-reference` ones are hand-written problems (`reference: teacher`) whose reference the "
+	        "teacher wrote: two independent requests (a third where they disagreed), run in a sandbox on the same "
+	        "inputs, kept only when two agreed within the spec's tolerances and the kept one reproduces the "
+	        "spec's examples. A record's "
 	        "`reference_language` says whether its reference is C or Python.\n\n| config | split |");
 	for (i = 0; i < NORIGINS; i++)
 		bufprintf(b, " %s |", origins[i]);
-	bufputs(b, "\n|---|---|---|---|---|---|\n");
+	bufputs(b, "\n|---|---|---|---|---|---|---|\n");
 	for (k = 0; k < NPARTS; k++) {
 		bufprintf(b, "| %s | %s |", parts[k].config, parts[k].split);
 		for (i = 0; i < NORIGINS; i++)

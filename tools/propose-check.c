@@ -5,6 +5,7 @@
  * usage: propose-check [options] -o CHECK_JSON TASK_JSON RESPONSE_JSON [PREVIOUS_CHECK_JSON]
  *        propose-check --corpus [options] -o CORPUS_JSON @SPECS
  *        propose-check --ask-reference N -o REFTASK_JSON TASK_JSON (@CHECKS | FIRST_AGREE_JSON)
+ *        propose-check --ask-reference N --spec -o REFTASK_JSON SPEC [FIRST_AGREE_JSON]
  *        propose-check --agree [options] -o AGREE_JSON REFTASK_JSON RESPONSE_JSON [FIRST_AGREE_JSON]
  *
  * TASK_JSON is the batch's request (gen/propose.c), RESPONSE_JSON the
@@ -93,6 +94,21 @@
  * disagreeing; --agree with FIRST_AGREE_JSON judges them and carries the
  * rest over: the batch's agreement, which propose-accept reads.
  *
+ * A hand-written spec with `reference: teacher` (gen/propose.c's
+ * teacherrefedges) has no reference of its own: --ask-reference N --spec
+ * SPEC writes the request for its reference N, the spec alone as a batch
+ * of one problem (N 1 and 2, which differ in their marker's n alone:
+ * independent requests, each its own cache key), or (N 3, with
+ * FIRST_AGREE_JSON) a third where the first two disagreed. --agree
+ * --first-response RESPONSE1 takes reference 1 from the first request's
+ * answer instead of the spec (the problem's ref1, the requests' cache keys
+ * in keys), and the references are alike: any two agreeing settle it
+ * (2/2, or 2/3 with the third), the first of them kept (the problem's
+ * reference and request); no two agreeing is rejected. The kept reference
+ * is then put through the checks a spec's own gets (reference_builds,
+ * examples, degenerate, reference_runs, cpu_time: verify --expected; the
+ * problem's checks): one that fails them is rejected too, with why.
+ *
  * The options are the table in main() (lib/opts.h), which --help prints.
  *
  * Exit: 0 written, whatever the proposals were; 1 infrastructure (a tool
@@ -124,6 +140,7 @@ static const char usage[] =
 	"usage: propose-check [options] -o CHECK_JSON TASK_JSON RESPONSE_JSON [PREVIOUS_CHECK_JSON]\n"
 	"       propose-check --corpus [options] -o CORPUS_JSON @SPECS\n"
 	"       propose-check --ask-reference N -o REFTASK_JSON TASK_JSON (@CHECKS | FIRST_AGREE_JSON)\n"
+	"       propose-check --ask-reference N --spec -o REFTASK_JSON SPEC [FIRST_AGREE_JSON]\n"
 	"       propose-check --agree [options] -o AGREE_JSON REFTASK_JSON RESPONSE_JSON [FIRST_AGREE_JSON]\n";
 
 enum { MAX_SPEC = 64 << 10, MAX_VARIANTS = 16, MAX_VERIFY = 16, PROBE_SIZE = 8, MAX_BLOCKS = 64 };

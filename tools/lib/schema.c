@@ -77,7 +77,8 @@ const struct sfield schema_record[] = {
 	{ "task", S_STRING, 0, NULL, 0, "the spec" },
 	{ "variant", S_STRING, 0, NULL, 0, "the spec's variant (matrix values)" },
 	{ "origin", S_STRING, 0, NULL, 0, "where the task came from: hand-written, kernelbench (imported), teacher "
-	  "(proposed by the teacher, checked by propose-check)" },
+	  "(proposed by the teacher, checked by propose-check), teacher-reference (hand-written, its reference the "
+	  "teacher's: reference: teacher, independent references agreeing)" },
 	{ "reference_language", S_STRING, 0, NULL, S_NULL, "the CPU reference's language: c or python (null: the "
 	  "task has none, its baseline is the oracle)" },
 	{ "sample", S_INT, 0, NULL, 0, "the sample index" },
