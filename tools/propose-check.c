@@ -1068,7 +1068,7 @@ askreference(const struct opts *o, const char *taskpath, char **files, size_t nf
 			continue;
 		dir = xasprintf("%s/p%zu", work, json_array_size(problems));
 		problemtext(&text, (int)json_array_size(problems) + 1, jstr(p, "spec", ""), dir);
-		json_array_append_new(problems, json_pack("{s:s,s:I,s:s,s:s,s:s?,s:s?,s:O?}", "key", key, "index",
+		json_array_append_new(problems, json_pack("{s:s,s:I,s:s,s:s,s:s*,s:s?,s:O*}", "key", key, "index",
 		                      jint(p, "index", 0), "id", jstr(p, "id", "?"), "spec", jstr(p, "spec", ""), "ref1",
 		                      jstr(p, "ref1", NULL), "ref2", jstr(p, "ref2", NULL), "keys", json_object_get(p, "keys")));
 		free(dir);
@@ -1270,7 +1270,7 @@ judgeproblem(const struct opts *o, json_t *prob, const char *code, int n, const 
 	struct tcase *cases;
 	struct buf plan, out[3], log[3];
 	const char *codes[3];
-	int ok[3], agree[3] = { 0 }, nruns, i, teacher = json_object_get(prob, "ref1") != NULL;
+	int ok[3], agree[3] = { 0 }, nruns, i, teacher = json_is_string(json_object_get(prob, "ref1"));
 	size_t bytes;
 
 	if (n == 3)
