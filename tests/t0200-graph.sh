@@ -69,17 +69,14 @@ test_expect_success 'rm -rf out and ninja rebuilds everything' '
 	cd p && rm -rf out && ninja >n.log 2>&1 && test -f out/v/alpha/task.json
 '
 # killregen: edit a spec, start ninja, and kill its whole process group
-# once the regeneration is seen running in it (the console pool's commands
-# share ninja's group; another build's on the same machine do not count);
-# 0 when the kill landed there
+# once the regeneration is seen running; 0 when the kill landed there
 killregen() {
-	echo "# edit $1" >>tasks/a.yaml && rm -f ninja.pid &&
-	setsid sh -c "echo \$\$ >ninja.tmp && mv ninja.tmp ninja.pid; exec ninja >/dev/null 2>&1" &
+	echo "# edit $1" >>tasks/a.yaml &&
+	setsid sh -c "echo \$\$ >ninja.pid; exec ninja >/dev/null 2>&1" &
 	i=0
-	while [ $i -lt 2000 ] && ! test -s ninja.pid; do i=$((i + 1)); sleep 0.002; done
-	while [ $i -lt 2000 ] && ! pgrep -g "$(cat ninja.pid)" -f "configure --regenerate" >/dev/null; do i=$((i + 1)); sleep 0.002; done
+	while [ $i -lt 2000 ] && ! pgrep -f "configure --regenerate" >/dev/null; do i=$((i + 1)); sleep 0.002; done
 	landed=1
-	pgrep -g "$(cat ninja.pid)" -f "configure --regenerate" >/dev/null && kill -KILL "-$(cat ninja.pid)" && landed=0
+	pgrep -f "configure --regenerate" >/dev/null && kill -KILL "-$(cat ninja.pid)" && landed=0
 	wait
 	return $landed
 }
