@@ -90,6 +90,13 @@ test_expect_success 'each rule refuses its planted proposal; honest ones pass ev
 test_expect_success 'the CPU time window refuses a reference past --cpu-max' '
 	cd p && "$PLANT" b.md honest && check b.md 1 --cpu-max 0.001 && outcomes | tee got && grep -q "failed cpu_time" got
 '
+test_expect_success 'a text near-duplicate under renamed arguments: caught by its text' '
+	cd p && "$PLANT" n.md honest:0 renamed:0 && check n.md 2 && outcomes | tee got &&
+	test "$(grep -c " passed " got)" = 2 && mkdir -p nspecs && echo check.json >n.rsp &&
+	mkdir -p nacc && "$RETORT_BIN/propose-accept" -o nacc/accepted.json --specs nspecs @n.rsp >/dev/null &&
+	is nacc/report.json "[(x[\"id\"], x[\"duplicates\"], x[\"by\"]) for x in d[\"duplicates\"]]" \
+		"[(${Q}renamed0_ginkgo$Q, ${Q}p0_ginkgo$Q, ${Q}text$Q)]"
+'
 test_expect_success 'a repair round gets the failures (as nvcc errors go back) and its answers are checked again' '
 	cd p && "$PLANT" r1.md honest:0 no_allow:1 && check r1.md 2 && mv check.json r1.json &&
 	"$PLANT" r2.md honest:1 && python3 -c "import json; json.dump({\"task\": \"propose/t/b0\", \"round\": 2, \"status\": \"answered\",

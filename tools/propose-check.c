@@ -54,7 +54,8 @@
  * the names (propose-accept drops the later ones).
  *
  * Each proposal that parses also gets its text's MinHash (64 32-bit
- * minima over 5-word shingles of its description and reference, as hex),
+ * minima over 5-word shingles of its description and reference, as hex;
+ * an argument's name counts as its place, so renaming one changes nothing),
  * for propose-accept's near-duplicates.
  *
  * --corpus: the inputs are the hand-written specs (tasks/NAME.yaml);
@@ -592,13 +593,34 @@ mix(uint64_t x)
 	return x ^ (x >> 31);
 }
 
+/* word w's hash (FNV-1a, lowercased), or its argument's place where it is
+ * one of the names: a renamed argument leaves the text's shingles as they
+ * were */
+static uint64_t
+wordhash(const char *w, size_t n, json_t *names)
+{
+	uint64_t h = 1469598103934665603ULL;
+	size_t i;
+	json_t *a;
+
+	json_array_foreach(names, i, a) {
+		const char *name = jstr(a, "name", "");
+		if (strlen(name) == n && !strncmp(name, w, n))
+			return mix(0xa11a5ULL + i);
+	}
+	for (i = 0; i < n; i++)
+		h = (h ^ (unsigned char)tolower((unsigned char)w[i])) * 1099511628211ULL;
+	return h;
+}
+
 /*
  * The MinHash signature of a text (MINHASH_K 32-bit minima, as hex): its
- * words (lowercased letters, digits and _), in shingles of MINHASH_SHINGLE
+ * words (lowercased letters, digits and _; an argument's name stands for
+ * its place among NAMES, the spec's args), in shingles of MINHASH_SHINGLE
  * words (FNV-1a), each hashed MINHASH_K ways.
  */
 static json_t *
-minhash(const char *text)
+minhash(const char *text, json_t *names)
 {
 	uint64_t words[MINHASH_SHINGLE] = { 0 }, a[MINHASH_K];
 	uint32_t sig[MINHASH_K];
@@ -609,13 +631,15 @@ minhash(const char *text)
 	for (i = 0; i < MINHASH_K; i++)
 		sig[i] = UINT32_MAX, a[i] = mix(i) | 1;
 	for (;;) {
-		uint64_t h = 1469598103934665603ULL, sh = 1469598103934665603ULL;
+		uint64_t h, sh = 1469598103934665603ULL;
+		const char *w;
 		while (*p && !isalnum((unsigned char)*p) && *p != '_')
 			p++;
 		if (!*p && nw >= MINHASH_SHINGLE)
 			break;
-		for (; *p && (isalnum((unsigned char)*p) || *p == '_'); p++)
-			h = (h ^ (unsigned char)tolower((unsigned char)*p)) * 1099511628211ULL;
+		for (w = p; *p && (isalnum((unsigned char)*p) || *p == '_'); p++)
+			;
+		h = wordhash(w, (size_t)(p - w), names);
 		memmove(words, words + 1, sizeof words - sizeof words[0]);
 		words[MINHASH_SHINGLE - 1] = h;
 		if (++nw < MINHASH_SHINGLE && *p)
@@ -640,7 +664,7 @@ static json_t *
 textsig(json_t *v)
 {
 	char *t = xasprintf("%s\n%s", jstr(v, "description", ""), jstr(v, "reference", ""));
-	json_t *r = minhash(t);
+	json_t *r = minhash(t, json_object_get(v, "args"));
 
 	free(t);
 	return r;

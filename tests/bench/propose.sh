@@ -84,6 +84,10 @@ print("| propose-accept over every check: wall, peak RSS | %s s, %.0f MiB |" % (
 print("| planted duplicates caught | %d of %d, %d more held back by their references (and %d copies of rejected "
       "proposals: %d let through) |" % (len(caught), len(planted), len(planted & held - flagged), len(others),
                                         len(others - flagged - held)))
+missed = sorted(planted - flagged - held)
+if missed:
+    print("| planted duplicates let through (kind, of which problem) | %s |" % ", ".join(
+          "p%d (%s of p%d)" % (x, mp.kind(x), x - 1) for x in missed))
 print("| false merges (honest proposals called duplicates) | %d |" % len(false))
 agree = [p for f in glob.glob("out/propose/*/b*/agree.json") for p in json.load(open(f))["problems"]]
 byref = {}
