@@ -596,6 +596,20 @@ sparecpus(void)
 	return n >= 4 && getloadavg(&load, 1) == 1 && load <= (double)n - 2;
 }
 
+/* the oracle's harness oh on the candidate's (h's) shared memory, gated
+ * (it waits, loaded, for hgo) or not */
+static void
+spawnoracle(struct bcase *b, struct harness *oh, const struct harness *h, const char *oracle, int gated)
+{
+	char err[1024];
+
+	if (hshmshare(oh, h, err, sizeof err) < 0)
+		die(EXIT_RETRY, "%s", err);
+	oh->gated = gated;
+	if (hspawn(oh, b->harness, oracle, "baseline", b->device, NULL, HOPEN, b->o->timeout, err, sizeof err) < 0)
+		die(EXIT_RETRY, "%s", err);
+}
+
 /* a review flag: a record kept out of train until a person looks */
 static void addreview(json_t *rec, const char *fmt, ...) PRINTF_LIKE(2, 3);
 static void
@@ -680,10 +694,8 @@ timecase(struct bcase *b, struct harness *h, const char *so, const char *entry, 
 	/* a Python oracle takes seconds to load (Python, torch, the module): it
 	 * starts now, gated, and loads while the candidate's calls run; it
 	 * touches the GPU only after them (hgo) */
-	if (early && (hshmshare(&oh, h, err, sizeof err) < 0 || (oh.gated = 1,
-	              hspawn(&oh, b->harness, oracle, "baseline", b->device, NULL, HOPEN, b->o->timeout, err,
-	                     sizeof err)) < 0))
-		die(EXIT_RETRY, "%s", err);
+	if (early)
+		spawnoracle(b, &oh, h, oracle, 1);
 	/* the baseline (check 0) is trusted code: no lockdown (its libraries
 	 * load parts of themselves late); timed, a Python one runs in TF32 */
 	if (hspawn(h, b->harness, so, entry, b->device, NULL, check ? NULL : HOPENTF32, b->o->timeout, err, sizeof err) < 0)
@@ -702,12 +714,9 @@ timecase(struct bcase *b, struct harness *h, const char *so, const char *entry, 
 	t0 = now();
 	/* the candidate's code runs only inside its calls, which are over:
 	 * the oracle may load beside it now */
-	if (judging && !early && (hshmshare(&oh, h, err, sizeof err) < 0 ||
-	                          hspawn(&oh, b->harness, oracle, "baseline", b->device, NULL, HOPEN, b->o->timeout,
-	                                 err, sizeof err) < 0))
-		die(EXIT_RETRY, "%s", err);
-	if (early)
-		hgo(&oh);
+	if (judging && !early)
+		spawnoracle(b, &oh, h, oracle, 0);
+	hgo(&oh);
 	if (check && fetchkept(h, tm) < 0)
 		goto out;
 	if (judging) {
