@@ -301,8 +301,6 @@ slurp(const char *dir, const char *name)
 	return bufdetach(&b);
 }
 
-/* the violations of dir/file: its raw #include lines, then its preprocessed
- * text; NULL with rec's status set when nvcc failed */
 /* the names a candidate may not take, from nvcc's toolkit and our libc */
 static json_t *
 reservednamesof(const char *nvcc)
@@ -314,9 +312,12 @@ reservednamesof(const char *nvcc)
 	return r;
 }
 
+/* the violations of dir/file: its raw #include lines, then its preprocessed
+ * text; NULL with rec's status set when nvcc failed. The build (nvcc's
+ * arguments) runs beside the preprocessing, its run in *built */
 static json_t *
 screensource(const struct opts *o, const char *dir, const char *file, const char *entry, json_t *allow,
-             json_t *reserved, json_t *rec)
+             json_t *reserved, char *const *build, struct run *built, json_t *rec)
 {
 	struct run r;
 	char *dev, *host, *devname = xasprintf("%s.device.i", file), *hostname = xasprintf("%s.host.i", file);
@@ -324,7 +325,7 @@ screensource(const struct opts *o, const char *dir, const char *file, const char
 	json_t *v = screenraw(raw ? raw : "", raw ? strlen(raw) : 0, allow), *pre;
 
 	free(raw);
-	if (nvccpreprocess(o->nvcc, o->arch, dir, file, o->timelimit, o->memlimit, &r) < 0)
+	if (nvccpreprocess(o->nvcc, o->arch, dir, file, build, o->timelimit, o->memlimit, &r, built) < 0)
 		die(EXIT_RETRY, "cannot run '%s' in '%s':", o->nvcc, dir);
 	dev = r.timedout || r.status ? NULL : slurp(dir, devname);
 	host = r.timedout || r.status ? NULL : slurp(dir, hostname);
@@ -356,37 +357,41 @@ screensource(const struct opts *o, const char *dir, const char *file, const char
 	return v;
 }
 
-/* nvcc into dir/cand.so: status, diagnostics and resources into rec; 0 when built */
-static int
-nvccbuild(const struct opts *o, const char *dir, const char *flags, json_t *rec)
+/* nvcc's arguments for the build of dir/cand.so (pointing into *copy, to be freed) */
+static void
+buildargs(const char *flags, char **copy, char *args[32])
 {
-	char *copy = xstrdup(flags), *args[32], *t, *save = NULL, *d;
-	int ac = 0, ok;
-	struct run r;
+	char *t, *save = NULL;
+	int ac = 0;
 
-	for (t = strtok_r(copy, " ", &save); t && ac < 28; t = strtok_r(NULL, " ", &save))
+	*copy = xstrdup(flags);
+	for (t = strtok_r(*copy, " ", &save); t && ac < 28; t = strtok_r(NULL, " ", &save))
 		args[ac++] = t;
 	args[ac++] = "-o";
 	args[ac++] = "cand.so";
 	args[ac++] = "cand.cu";
 	args[ac] = NULL;
-	if (nvccrun(o->nvcc, args, dir, o->timelimit, o->memlimit, &r) < 0)
-		die(EXIT_RETRY, "cannot run '%s' in '%s':", o->nvcc, dir);
-	free(copy);
-	json_object_set_new(rec, "seconds", json_real(r.seconds));
-	d = nvccdiagnostics(r.log.s, dir);
-	ok = !r.timedout && r.status == 0;
-	if (r.timedout) {
+}
+
+/* the build's run r (its log freed): status, diagnostics and resources into rec; 0 when built */
+static int
+buildresult(const struct opts *o, const char *dir, struct run *r, json_t *rec)
+{
+	char *d = nvccdiagnostics(r->log.s, dir);
+	int ok = !r->timedout && r->status == 0;
+
+	json_object_set_new(rec, "seconds", json_real(r->seconds));
+	if (r->timedout) {
 		setstatus(rec, STAGE_COMPILE, ST_TIMEOUT);
 		json_object_set_new(rec, "reason", json_sprintf("nvcc ran longer than %d s", o->timelimit));
 	} else {
 		setstatus(rec, STAGE_COMPILE, ok ? ST_OK : ST_COMPILE_ERROR);
 		json_object_set_new(rec, "diagnostics", json_string(d)); /* errors, or warnings */
 		if (ok)
-			json_object_set_new(rec, "resources", nvccresources(r.log.s));
+			json_object_set_new(rec, "resources", nvccresources(r->log.s));
 	}
 	free(d);
-	buffree(&r.log);
+	buffree(&r->log);
 	return ok ? 0 : -1;
 }
 
@@ -432,7 +437,8 @@ cached(const char *cachedir, const char *key, const char *sopath)
 static json_t *
 buildcandidate(const struct opts *o, const struct task *task, const char *src, size_t srclen, const char *sopath)
 {
-	char *full = finalsource(src, srclen, task), key[65], *dir, *flags, *keytext, *allowtext, *af;
+	char *full = finalsource(src, srclen, task), key[65], *dir, *flags, *keytext, *allowtext, *af, *bcopy, *bargs[32];
+	struct run built;
 	char *version = nvccversion(o->nvcc);
 	json_t *rec, *viol, *reserved, *allow = json_object_get(task->json, "allow"), *none;
 	const char *entry = task->entry;
@@ -461,10 +467,20 @@ buildcandidate(const struct opts *o, const struct task *task, const char *src, s
 	}
 	rec = json_pack("{s:s,s:s,s:s}", "nvcc_version", version, "flags", flags, "arch", o->arch);
 	reserved = o->noscreen ? NULL : reservednamesof(o->nvcc);
-	viol = o->noscreen ? json_array() : screensource(o, dir, "cand.cu", entry, allow, reserved, rec);
-	if (viol && json_array_size(viol)) {
-		setstatus(rec, STAGE_COMPILE, ST_SCREEN_FAILED);
-	} else if (viol && nvccbuild(o, dir, flags, rec) == 0 && !o->noscreen) {
+	buildargs(flags, &bcopy, bargs);
+	if (o->noscreen) {
+		viol = json_array();
+		if (nvccrun(o->nvcc, bargs, dir, o->timelimit, o->memlimit, &built) < 0)
+			die(EXIT_RETRY, "cannot run '%s' in '%s':", o->nvcc, dir);
+	} else {
+		viol = screensource(o, dir, "cand.cu", entry, allow, reserved, bargs, &built, rec);
+	}
+	free(bcopy);
+	if (!viol || json_array_size(viol)) {
+		if (viol)
+			setstatus(rec, STAGE_COMPILE, ST_SCREEN_FAILED);
+		buffree(&built.log);
+	} else if (buildresult(o, dir, &built, rec) == 0 && !o->noscreen) {
 		char err[512], *so = xasprintf("%s/cand.so", dir);
 		json_t *obj;
 		if (!(obj = artifactcheck(so, reserved, allow, err, sizeof err)))
@@ -803,7 +819,7 @@ checkfile(const struct opts *o, const char *path, int object, const char *entry,
 		cu = xasprintf("%s/cand.cu", dir);
 		if (writefile(cu, b.s, b.n) < 0)
 			die(EXIT_RETRY, "cannot write '%s':", cu);
-		v = screensource(o, dir, "cand.cu", entry, allow, reserved, rec);
+		v = screensource(o, dir, "cand.cu", entry, allow, reserved, NULL, NULL, rec);
 		if (!v) /* nvcc refused it: its diagnostics */
 			v = json_pack("[{s:s,s:i,s:O}]", "rule", statusname(statusof(rec, STAGE_COMPILE)), "line", 0, "message",
 			              json_object_get(rec, "diagnostics") ? json_object_get(rec, "diagnostics")

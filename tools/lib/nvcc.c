@@ -83,24 +83,55 @@ archflag(const char *arch)
 	return xasprintf("-arch=%s", arch);
 }
 
+/* one of nvccpreprocess's runs, on a thread of its own */
+struct nvccjob {
+	const char *nvcc, *dir;
+	char *const *args;
+	int seconds, rc, err;
+	long memmb;
+	struct run r;
+};
+
+static void *
+nvccjobrun(void *p)
+{
+	struct nvccjob *j = p;
+
+	j->rc = nvccrun(j->nvcc, j->args, j->dir, j->seconds, j->memmb, &j->r);
+	j->err = errno;
+	return NULL;
+}
+
 int
-nvccpreprocess(const char *nvcc, const char *arch, const char *dir, const char *file, int seconds, long memmb,
-               struct run *r)
+nvccpreprocess(const char *nvcc, const char *arch, const char *dir, const char *file, char *const *also,
+               int seconds, long memmb, struct run *r, struct run *alsor)
 {
 	char *af = archflag(arch), *dev = xasprintf("%s.device.i", file), *host = xasprintf("%s.host.i", file);
 	char *a1[] = { af, "-std=c++17", "-E", "-x", "cu", (char *)file, "-o", dev, NULL };
 	char *a2[] = { af, "-std=c++17", "-E", "-x", "cu", "-Xcompiler", "-U__CUDA_ARCH__", (char *)file, "-o", host, NULL };
-	int rc;
+	struct nvccjob j[3] = { { nvcc, dir, a1, seconds, 0, 0, memmb, { 0 } }, { nvcc, dir, a2, seconds, 0, 0, memmb, { 0 } },
+	                        { nvcc, dir, also, seconds, 0, 0, memmb, { 0 } } };
+	int n = also ? 3 : 2, k, bad;
 
-	rc = nvccrun(nvcc, a1, dir, seconds, memmb, r);
-	if (rc == 0 && !r->timedout && r->status == 0) {
-		buffree(&r->log);
-		rc = nvccrun(nvcc, a2, dir, seconds, memmb, r);
-	}
+	runparts(nvccjobrun, j, sizeof j[0], n);
 	free(af);
 	free(dev);
 	free(host);
-	return rc;
+	for (k = 0; k < n; k++)
+		if (j[k].rc < 0) {
+			for (int i = 0; i < n; i++)
+				if (j[i].rc == 0)
+					buffree(&j[i].r.log);
+			errno = j[k].err;
+			return -1;
+		}
+	/* the first that failed speaks for both */
+	bad = j[0].r.timedout || j[0].r.status != 0 ? 0 : 1;
+	*r = j[bad].r;
+	buffree(&j[!bad].r.log);
+	if (also)
+		*alsor = j[2].r;
+	return 0;
 }
 
 json_t *
