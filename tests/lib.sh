@@ -209,10 +209,10 @@ fake_gpu() {
 	export RETORT_FAKE_GPU=1
 	mkdir -p out cache gpu tasks && cp "$FAKE"/*.yaml tasks/ && ln -s "$RETORT_ROOT/tasks/prompts" tasks/prompts
 }
-# fake_runtime: the harness's runtime on the fake device (out/runtime/harness.o)
+# fake_runtime [OPTION...]: the harness's runtime on the fake device (out/runtime/harness.o)
 fake_runtime() {
 	"$RETORT_BIN/prepare" --runtime --fake "$RETORT_ROOT/tests/unit/fakedevice.c" --src "$RETORT_ROOT/tools" \
-		-o out/runtime/harness.o
+		-o out/runtime/harness.o "$@"
 }
 # fake_variant ID SPEC: its task.json, harness, reference, expected outputs,
 # baseline (tests/fake/baseline.c), oracle check and baseline timing

@@ -100,6 +100,24 @@ done
 test_expect_success 'an exception is the teacher'"'"'s feedback: its traceback' '
 	field runs/raise.fakescale/verify.json "d[\"feedback\"]" | grep -q "ValueError: block size 128 does not divide n"
 '
+test_expect_success 'prepare --runtime --gpu-python: the environment'"'"'s imports compiled for the harness'"'"'s jail, which reads them' '
+	fake_runtime --gpu-python "$ENV" &&
+	pyc=out/runtime/py/pycache &&
+	ls $pyc/venv/lib/python*/site-packages/numpy/__init__.*.pyc &&
+	json=$($PY -c "import json; print(json.__file__)") &&
+	ls "$pyc$(dirname "$json")"/__init__.*.pyc &&
+	candidate ok fakescale && expect ok fakescale &&
+	# a planted bytecode for json, valid for its source: a harness that reads the cache runs it
+	f=$(ls "$pyc$(dirname "$json")"/__init__.*.pyc) && cp "$f" json.pyc.keep && chmod u+w "$f" &&
+	$PY -c "import importlib._bootstrap_external as b, os, sys
+st = os.stat(sys.argv[1])
+code = compile(\"raise ImportError(\x27planted in the pycache\x27)\", sys.argv[1], \"exec\")
+open(sys.argv[2], \"wb\").write(b._code_to_timestamp_pyc(code, st.st_mtime, st.st_size))" "$json" "$f" &&
+	candidate ok fakescale &&
+	test "$(field runs/ok.fakescale/verify.json "d[\"verdict\"]")" != correct &&
+	grep -rq "planted in the pycache" runs/ok.fakescale/verify.json &&
+	cp json.pyc.keep "$f" && candidate ok fakescale && expect ok fakescale
+'
 test_expect_success 'a Python candidate without the GPU'"'"'s Python environment: the edge fails (exit 1), nothing written' '
 	d=out/v/fakescale r=runs/ok.fakescale &&
 	expect_fail 1 "no --gpu-python environment" "$RETORT_BIN/verify" --lock-dir gpu -o $r/again.json $d/task.json \

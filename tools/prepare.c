@@ -14,7 +14,10 @@
  * them for the linker to export), device.cu (nvcc, -fmad=false: draw.h
  * rounds as the CPU does) and tools/lib/tensor.c. With --fake FILE.c the
  * device and the guard are FILE.c instead, on the CPU (the test suite's
- * harness; OBJECT.fake marks it).
+ * harness; OBJECT.fake marks it). Beside OBJECT, py/ holds the Python
+ * harness's side (harness.so, harness.py) and, with --gpu-python DIR,
+ * py/pycache: the bytecode of what that harness imports, made in a jail
+ * like its own (see pycache()).
  *
  * --harness writes the per-variant child program that verify and bench
  * run in the sandbox: OBJECT plus the generated call of the entry point
@@ -75,7 +78,7 @@ static const char usage[] =
 	"       prepare --baseline [options] -o BASELINE_SO TASK_JSON\n";
 
 struct opts {
-	const char *out, *nvcc, *arch, *cc, *src, *runtime, *cudart, *fake, *runner;
+	const char *out, *nvcc, *arch, *cc, *src, *runtime, *cudart, *fake, *runner, *gpupython;
 	int timelimit, memlimit;
 };
 
@@ -122,6 +125,50 @@ workdir(const char *out)
 
 /* ---------------------------------------------------------- --runtime */
 
+/*
+ * The bytecode of what a Python harness imports (the standard library's
+ * part, numpy, torch, triton: each where the environment has it), made in
+ * a jail like the harness's, so for the paths its Python sees, into
+ * py/pycache (made anew beside it, then renamed into place); the harness
+ * reads it there (-X pycache_prefix). An environment installed without
+ * bytecode would otherwise compile torch at every harness start: the
+ * harness's Python writes none (-B, its environment read-only).
+ */
+static void
+pycache(const struct opts *o, const char *pydir)
+{
+	static const char imports[] = "import ctypes, importlib.machinery, importlib.util, json, struct, traceback\n"
+		"for m in ('numpy', 'torch', 'torch.nn', 'torch.nn.functional', 'triton', 'triton.language'):\n"
+		"    try:\n        importlib.import_module(m)\n    except Exception:\n        pass\n";
+	char *dst = xasprintf("%s/pycache", pydir), *tmp, *py = xasprintf("%s/bin/python", o->gpupython);
+	char *argv[] = { JAILVENV "/bin/python", "-I", "-X", "pycache_prefix=/work", "-c", (char *)imports, NULL };
+	const char *progs[] = { py, NULL };
+	struct jail j;
+	struct runlimits lim = { 600, 0, 4096, &j };
+	struct run r;
+
+	tempsweep(dst, "tmp");
+	tmp = tempname(dst, "tmp");
+	if (mkdirp(tmp) < 0)
+		die(EXIT_RETRY, "cannot create '%s':", tmp);
+	tempadd(tmp);
+	memset(&j, 0, sizeof j);
+	j.work = tmp;
+	j.venv = o->gpupython;
+	jailaddpaths(&j, progs);
+	if (runcapture(argv, tmp, NULL, &lim, 1 << 16, &r) < 0)
+		die(EXIT_RETRY, "cannot run '%s':", py);
+	jailfreepaths(&j);
+	if (r.status != 0 || r.timedout)
+		die(EXIT_RETRY, "the GPU's Python environment '%s' could not compile its imports (status %d): %.2000s",
+		    o->gpupython, r.status, r.log.s);
+	buffree(&r.log);
+	if ((rmtree(dst) < 0 && errno != ENOENT) || rename(tmp, dst) < 0)
+		die(EXIT_RETRY, "cannot write '%s':", dst);
+	tempkeep(tmp); /* renamed: nothing left to remove */
+	free(tmp); free(dst); free(py);
+}
+
 /* the runtime as a shared object, and its Python side, in a folder of
  * their own beside OUT (py/: the sandbox binds it for a Python entry
  * point): tools/runtime/pyharness.py loads harness.so and runs the
@@ -149,7 +196,10 @@ pyruntime(const struct opts *o, const char *work, const char *obj)
 	free(to);
 	to = xasprintf("%s/harness.py", pydir);
 	publish(py, to, 0644);
-	free(to); free(dir); free(so); free(cuda); free(libdir); free(rpath); free(py); free(pydir);
+	free(to);
+	if (o->gpupython)
+		pycache(o, pydir);
+	free(dir); free(so); free(cuda); free(libdir); free(rpath); free(py); free(pydir);
 }
 
 static int
@@ -540,7 +590,7 @@ baseline(const struct opts *o, const struct task *t)
 int
 main(int argc, char **argv)
 {
-	struct opts o = { NULL, "nvcc", "sm_90", "cc", "tools", "out/runtime/harness.o", "shared", NULL, NULL, 360, 8192 };
+	struct opts o = { NULL, "nvcc", "sm_90", "cc", "tools", "out/runtime/harness.o", "shared", NULL, NULL, NULL, 360, 8192 };
 	struct optlist in;
 	char *nvcc, *cc, *src, *fake = NULL;
 	int run = 0, rr = 0, harn = 0, ref = 0, base = 0, r;
@@ -558,6 +608,7 @@ main(int argc, char **argv)
 		{ "--src", "DIR", OPT_STR, &o.src, 0, 0, "retort's tools folder (default tools)" },
 		{ "--runner", "OBJECT", OPT_STR, &o.runner, 0, 0, "--reference: the runner's object (--refrunner; else built here)" },
 		{ "--fake", "FILE.c", OPT_STR, &o.fake, 0, 0, "--runtime: FILE.c on the CPU for the device and the guard" },
+		{ "--gpu-python", "DIR", OPT_STR, &o.gpupython, 0, 0, "--runtime: the GPU's Python environment: its imports' bytecode" },
 		{ "--object", "OBJECT", OPT_STR, &o.runtime, 0, 0, "--harness: the runtime (default out/runtime/harness.o)" },
 		{ "--cudart", "KIND", OPT_STR, &o.cudart, 0, 0, "--baseline: its CUDA runtime, shared or static (default shared)" },
 		{ "--time-limit", "S", OPT_INT, &o.timelimit, 1, 86400, "--baseline: nvcc's wall-clock limit (default 360)" },

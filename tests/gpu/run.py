@@ -121,7 +121,11 @@ class Suite:
         """The harness's runtime (device code, lockdown, guard), built once."""
         obj = os.path.join(self.out, "runtime", "harness.o")
         if not os.path.exists(obj):
-            rc, out, _ = sh([BIN + "/prepare", "--runtime", "--arch", ARCH, "--src", ROOT + "/tools", "-o", obj], self.log)
+            t0 = time.time()
+            rc, out, _ = sh([BIN + "/prepare", "--runtime", "--arch", ARCH, "--src", ROOT + "/tools", "-o", obj]
+                            + (["--gpu-python", self.gpy] if self.gpy else []), self.log)
+            print("# prepare --runtime%s: %.1f s" % (" (and the GPU Python's bytecode)" if self.gpy else "", time.time() - t0),
+                  flush=True)
             if rc:
                 raise RuntimeError("prepare --runtime failed: " + out[-2000:])
         return obj

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "draw.h"
@@ -169,6 +170,14 @@ pyfake(void)
 	return fake;
 }
 
+static int
+isdir(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
 void
 hpython(const char *env, const char *dir)
 {
@@ -229,9 +238,9 @@ int
 hspawn(struct harness *h, const char *harness, const char *so, const char *entry, int device,
        const char *const *wrapper, const char *extra, int timeout, char *err, size_t cap)
 {
-	const char *py[8];
-	char *runner = NULL, *lib = NULL, *spec = NULL;
-	int rc;
+	const char *py[10];
+	char *runner = NULL, *lib = NULL, *spec = NULL, *pyc = NULL;
+	int rc, k = 0;
 
 	h->timeout = timeout;
 	h->python = hispython(so);
@@ -258,6 +267,7 @@ hspawn(struct harness *h, const char *harness, const char *so, const char *entry
 		char *dir = absolute(pydir), *path = xasprintf("%s/harness.py", dir);
 		runner = filetail(path, 1 << 20);
 		lib = xasprintf("%s/harness.so", dir);
+		pyc = xasprintf("%s/pycache", dir);
 		free(dir);
 		if (!*runner) {
 			snprintf(err, cap, "cannot read the Python harness '%s': run prepare --runtime", path);
@@ -266,14 +276,19 @@ hspawn(struct harness *h, const char *harness, const char *so, const char *entry
 		}
 		free(path);
 		spec = pyspec(h);
-		py[0] = JAILVENV "/bin/python"; py[1] = "-I"; py[2] = "-B"; py[3] = "-c"; py[4] = runner; py[5] = spec;
-		py[6] = NULL;
+		py[k++] = JAILVENV "/bin/python"; py[k++] = "-I"; py[k++] = "-B";
+		if (isdir(pyc)) { /* the environment's bytecode, made for the jail's paths (prepare --runtime) */
+			py[k++] = "-X"; py[k++] = "pycache_prefix=" JAILPYC;
+			h->ch.pycache = pyc;
+		}
+		py[k++] = "-c"; py[k++] = runner; py[k++] = spec; py[k] = NULL;
 		wrapper = py;
 		harness = lib;
 		h->ch.venv = pyenv;
 	}
 	rc = childstartwrapped(&h->ch, wrapper, harness, so, entry, device, extra, timeout * 4 + 120, err, cap);
-	free(runner); free(lib); free(spec);
+	h->ch.pycache = NULL;
+	free(runner); free(lib); free(spec); free(pyc);
 	return rc < 0 ? -1 : 0;
 }
 

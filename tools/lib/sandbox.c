@@ -438,6 +438,8 @@ minimalroot(const struct jail *j, int freshproc)
 		bad |= bindinto(root, j->ro[k], 1);
 	if (j->venv)
 		bad |= bindat(root, j->venv, JAILVENV, 1);
+	if (j->pycache)
+		bad |= bindat(root, j->pycache, JAILPYC, 1);
 	bad |= makemount(root, "/dev", 0755, "tmpfs", MS_NOSUID, "mode=0755,size=1m");
 	for (const char *const *s = devnodes; *s; s++)
 		bad |= bindinto(root, *s, 0);
@@ -590,6 +592,9 @@ bwrapargv(const struct jail *j, char *const argv[])
 	}
 	if (j->venv) {
 		a[n++] = "--ro-bind"; a[n++] = (char *)j->venv; a[n++] = JAILVENV;
+	}
+	if (j->pycache) {
+		a[n++] = "--ro-bind"; a[n++] = (char *)j->pycache; a[n++] = JAILPYC;
 	}
 	a[n++] = "--dev"; a[n++] = "/dev";
 	if (j->gpu) {
@@ -957,6 +962,7 @@ childstartwrapped(struct child *c, const char *const *wrapper, const char *harne
 	memset(&j, 0, sizeof j);
 	j.work = c->scratch;
 	j.venv = c->venv;
+	j.pycache = c->pycache;
 	j.gpu = 1;
 	j.seconds = seconds;
 	/* device is the slot leased: the harness sees that GPU alone, as device 0 */

@@ -42,11 +42,13 @@
 #include "util.h"
 
 #define JAILVENV "/venv"
+#define JAILPYC "/pycache"
 
 struct jail {
 	const char *work;          /* bound writable at /work, the working folder */
 	const char *ro[8];         /* more read-only paths, at their own paths (NULL ends) */
 	const char *venv;          /* a Python virtual environment, read-only at JAILVENV */
+	const char *pycache;       /* bytecode made for this jail's paths, read-only at JAILPYC */
 	int gpu;                   /* the GPU device nodes */
 	const char *gpudevice;     /* with gpu: the one CUDA device it sees (CUDA_VISIBLE_DEVICES) */
 	int seconds;               /* CPU seconds (RLIMIT_CPU) */
@@ -106,6 +108,7 @@ struct child {
 	int stopped;
 	char tail[4096];             /* the end of its output, kept at stop */
 	const char *venv;            /* set before childstart: a Python environment, at JAILVENV */
+	const char *pycache;         /* and its bytecode (prepare --runtime --gpu-python), at JAILPYC */
 };
 
 /*
