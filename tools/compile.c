@@ -13,7 +13,9 @@
  * its own and with nvcc in the sandbox (tools/lib/nvcc.h):
  *   1. preprocesses it for the device and for the host, and runs the
  *      static screen over both (tools/lib/screen.h);
- *   2. builds it into a shared object the harness loads;
+ *   2. builds it into a shared object the harness loads (at the same time
+ *      as the two preprocessing runs: nvcc is jailed, and a build the
+ *      screen refuses is thrown away, never loaded);
  *   3. judges the built object (tools/lib/artifact.h): its imports,
  *      libraries, exports, load-time code and system calls.
  * Writes COMPILE_JSON and, next to it, cand.so (empty when there is no
