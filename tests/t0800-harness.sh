@@ -80,12 +80,6 @@ test_expect_success 'the oracle computes once per variant: its outputs in oracle
 	test "$(field runs/ok.fakeheavy/bench.json "sorted(d[\"cases\"][0][\"check_seconds\"])")" = \
 		"['"'"'compare'"'"', '"'"'end'"'"', '"'"'fetch'"'"', '"'"'oracle_calls'"'"', '"'"'oracle_case'"'"', '"'"'oracle_end'"'"', '"'"'oracle_start'"'"']"
 '
-test_expect_success 'a C oracle starts beside the candidate'"'"'s harness: ready before the calls, every kept call checked' '
-	b=runs/ok.fakeheavy/bench.json &&
-	test "$(field $b "d[\"cases\"][0][\"checks\"][\"oracle_early\"]")" = True &&
-	test "$(field $b "d[\"cases\"][0][\"checks\"][\"passed\"]")" = "$(field $b "d[\"cases\"][0][\"checks\"][\"kept\"]")" &&
-	test "$(field $b "(lambda c: c[\"oracle_start\"] <= d[\"cases\"][0][\"seconds\"][\"checks\"])(d[\"cases\"][0][\"check_seconds\"])")" = True
-'
 test_expect_success 'an oracle.bin that is not its oracle.json'"'"'s: exit 2, named' '
 	mkdir -p stale && cp out/v/fakeheavy/oracle.json stale/ && head -c 100 out/v/fakeheavy/oracle.bin >stale/oracle.bin &&
 	{ "$RETORT_BIN/verify" --lock-dir gpu -o runs/stale.json out/v/fakeheavy/task.json runs/ok.fakeheavy/compile.json \

@@ -34,13 +34,12 @@
  *    after timing they are fetched into the shared memory and the
  *    candidate's harness ends; the spec's baseline, when verify's oracle
  *    check found it sound (BASELINE_JSON's oracle; baseline.so beside it),
- *    runs in a harness of its own, which shares that memory (a C one is
- *    spawned beside the candidate's: both make their CUDA contexts and pin
- *    the memory at once, and it waits, ready and idle, through the calls; a
- *    Python one, which takes seconds to load torch, is spawned before the
- *    candidate's too, gated: it loads while the calls run and touches the
- *    GPU only after them, where the host has CPUs to spare, else when the
- *    calls are over; checks.oracle_early says which) on
+ *    runs in a harness of its own (spawned when the timed calls are over,
+ *    so that it loads while they are fetched; a Python one, which takes
+ *    seconds to load torch, is spawned before the candidate's, gated: it
+ *    loads while the calls run and touches the GPU only after them, where
+ *    the host has CPUs to spare: checks.oracle_early; it shares that
+ *    memory) on
  *    each kept call's inputs, and there, on the device, every element of
  *    every output is compared with twice the tolerances (mismatch; the
  *    details on the CPUs) and hashed (a copy whose hash differs from its
@@ -293,8 +292,7 @@ struct timing {
 	double phase[4];             /* seconds: start, setup, calls, checks */
 	double check[CK_N];          /* the checks' seconds, by part */
 	int calls, held, checked;
-	int early;                   /* the oracle started beside the candidate's harness */
-	int oready;                  /* a C oracle's hready, before the calls: 1 + its result; 0 not yet */
+	int early;                   /* the oracle loaded beside the candidate's calls */
 	unsigned char *kept;         /* the candidate's shared memory, kept after it ended */
 	size_t keptlen, outbytes;    /* its size, and one call's outputs' */
 	const char *oracle;          /* what judged the kept calls: the baseline, or nothing (why) */
@@ -546,11 +544,10 @@ judgecall(struct bcase *b, struct harness *oh, struct timing *tm, int s)
 	return 0;
 }
 
-/* the oracle on every kept call's inputs, in its own harness oh (on the
- * candidate's shared memory, where the kept outputs are; started beside
- * the candidate's harness h, or when the timed calls ended, so that it
- * loads while they are fetched and h ends); each kept call judged on the
- * device */
+/* the oracle on every kept call's inputs, in its own harness oh (spawned
+ * when the timed calls ended, on the candidate's shared memory, where the
+ * kept outputs are: it loads while they are fetched and the candidate's
+ * harness h ends); each kept call judged on the device */
 static int
 judge(struct bcase *b, struct harness *h, struct harness *oh, struct timing *tm)
 {
@@ -559,12 +556,9 @@ judge(struct bcase *b, struct harness *h, struct harness *oh, struct timing *tm)
 	int s, rc;
 	double t0 = now();
 
-	if (tm->oready)
-		rc = tm->oready - 1;
-	else if ((rc = hready(oh, &r, err, sizeof err)) < 0)
+	if ((rc = hready(oh, &r, err, sizeof err)) < 0)
 		die(EXIT_RETRY, "%s", err);
-	else
-		tm->check[CK_ORACLE_START] = now() - t0;
+	tm->check[CK_ORACLE_START] = now() - t0;
 	t0 = now();
 	if (!rc && (rc = hcase(oh, b->c, &r, err, sizeof err)) < 0)
 		die(EXIT_RETRY, "%s", err);
@@ -686,9 +680,7 @@ timecase(struct bcase *b, struct harness *h, const char *so, const char *entry, 
 	struct hres r;
 	char err[1024];
 	double ev[MAXCALLS], host[MAXCALLS], wall[MAXCALLS], t0 = now();
-	int judging = check && oracle, python = judging && hispython(oracle);
-	int early = judging && (!python || sparecpus());
-	double wait = 0;
+	int judging = check && oracle, early = judging && hispython(oracle) && sparecpus();
 
 	memset(tm, 0, sizeof *tm);
 	memset(&oh, 0, sizeof oh);
@@ -699,14 +691,11 @@ timecase(struct bcase *b, struct harness *h, const char *so, const char *entry, 
 	if (getrandom(b->key, sizeof b->key, 0) != (ssize_t)sizeof b->key ||
 	    getrandom(&b->rng, sizeof b->rng, 0) != (ssize_t)sizeof b->rng)
 		die(EXIT_RETRY, "cannot draw a key:");
-	/* the oracle starts now, beside the candidate's harness. A C one makes
-	 * its CUDA context and pins the shared memory while the candidate's
-	 * harness does the same, and is ready, idle, before the first call. A
-	 * Python one takes seconds to load (Python, torch, the module): it is
-	 * gated, loads while the candidate's calls run, and touches the GPU only
-	 * after them (hgo) */
+	/* a Python oracle takes seconds to load (Python, torch, the module): it
+	 * starts now, gated, and loads while the candidate's calls run; it
+	 * touches the GPU only after them (hgo) */
 	if (early)
-		spawnoracle(b, &oh, h, oracle, python);
+		spawnoracle(b, &oh, h, oracle, 1);
 	/* the baseline (check 0) is trusted code: no lockdown (its libraries
 	 * load parts of themselves late); timed, a Python one runs in TF32 */
 	if (hspawn(h, b->harness, so, entry, b->device, NULL, check ? NULL : HOPENTF32, b->o->timeout, err, sizeof err) < 0)
@@ -714,14 +703,6 @@ timecase(struct bcase *b, struct harness *h, const char *so, const char *entry, 
 	if (step(hready(h, &r, err, sizeof err), &r, err, tm))
 		goto out;
 	tm->phase[0] = now() - t0;
-	if (early && !python) {
-		struct hres orr;
-		t0 = now();
-		if ((tm->oready = hready(&oh, &orr, err, sizeof err)) < 0)
-			die(EXIT_RETRY, "%s", err);
-		tm->oready++;
-		tm->check[CK_ORACLE_START] = wait = now() - t0;
-	}
 	t0 = now();
 	if (step(hcase(h, b->c, &r, err, sizeof err), &r, err, tm))
 		goto out;
@@ -753,7 +734,7 @@ timecase(struct bcase *b, struct harness *h, const char *so, const char *entry, 
 		hstop(&oh);
 		tm->check[CK_ORACLE_END] = now() - t1;
 	}
-	tm->phase[3] = now() - t0 + wait;
+	tm->phase[3] = now() - t0;
 	if (check)
 		bound(ev, tm, cr, rec, b->c->label);
 	if (tm->status == ST_MEASURED) {
@@ -766,7 +747,7 @@ out:
 	if (judging)
 		hstop(&oh);
 	if (tm->phase[2] > 0 && !tm->phase[3]) /* the checks ended it */
-		tm->phase[3] = now() - t0 + wait;
+		tm->phase[3] = now() - t0;
 	if (tm->kept)
 		munmap(tm->kept, tm->keptlen);
 }
