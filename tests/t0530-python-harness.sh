@@ -113,10 +113,18 @@ test_expect_success 'prepare --runtime --gpu-python: the environment'"'"'s impor
 st = os.stat(sys.argv[1])
 code = compile(\"raise ImportError(\x27planted in the pycache\x27)\", sys.argv[1], \"exec\")
 open(sys.argv[2], \"wb\").write(b._code_to_timestamp_pyc(code, st.st_mtime, st.st_size))" "$json" "$f" &&
-	candidate ok fakescale &&
+	cp $pyc/env env.keep && echo /another/environment >$pyc/env &&
+	candidate ok fakescale && expect ok fakescale &&
+	cp env.keep $pyc/env && candidate ok fakescale &&
 	test "$(field runs/ok.fakescale/verify.json "d[\"verdict\"]")" != correct &&
 	grep -rq "planted in the pycache" runs/ok.fakescale/verify.json &&
-	cp json.pyc.keep "$f" && candidate ok fakescale && expect ok fakescale
+	cp json.pyc.keep "$f" && candidate ok fakescale && expect ok fakescale &&
+	test "$(stat -c %U "$f")" = "$(id -un)" && test "$(stat -c %a "$f")" = 644
+'
+test_expect_success 'prepare --runtime without --gpu-python leaves no bytecode of another environment; a bad one is refused (exit 2)' '
+	fake_runtime && test ! -e out/runtime/py/pycache &&
+	expect_fail 2 "no bin/python in" fake_runtime --gpu-python "$T/none" &&
+	expect_fail 2 "goes with --runtime" "$RETORT_BIN/prepare" --harness --gpu-python "$ENV" -o x x.json
 '
 test_expect_success 'a Python candidate without the GPU'"'"'s Python environment: the edge fails (exit 1), nothing written' '
 	d=out/v/fakescale r=runs/ok.fakescale &&

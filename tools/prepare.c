@@ -54,6 +54,7 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <ftw.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -125,14 +126,40 @@ workdir(const char *out)
 
 /* ---------------------------------------------------------- --runtime */
 
+/* DIR as a Python environment (its real path, malloc'd), or NULL when it has no bin/python */
+static char *
+pyenvdir(const char *dir)
+{
+	char *real = realpath(dir, NULL), *py = real ? xasprintf("%s/bin/python", real) : NULL;
+	int ok = py && access(py, X_OK) == 0;
+
+	free(py);
+	if (!ok)
+		free(real);
+	return ok ? real : NULL;
+}
+
+/* a file of the bytecode's tree made ours, and read-only to the rest */
+static int
+ownfile(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)ftw;
+	if (lchown(path, getuid(), getgid()) < 0)
+		return -1;
+	return flag == FTW_SL ? 0 : chmod(path, (st->st_mode & 0755) | (flag == FTW_D ? 0755 : 0644));
+}
+
 /*
  * The bytecode of what a Python harness imports (the standard library's
  * part, numpy, torch, triton: each where the environment has it), made in
  * a jail like the harness's, so for the paths its Python sees, into
- * py/pycache (made anew beside it, then renamed into place); the harness
- * reads it there (-X pycache_prefix). An environment installed without
- * bytecode would otherwise compile torch at every harness start: the
- * harness's Python writes none (-B, its environment read-only).
+ * py/pycache (made anew beside it, owned by us and read-only to others,
+ * then renamed into place), with the environment's path in its file env;
+ * the harness reads it there (-X pycache_prefix) when that names its
+ * environment. An environment installed without bytecode would otherwise
+ * compile torch at every harness start: the harness's Python writes none
+ * (-B, its environment read-only). Modules imported later (torch's
+ * compilers, say) are not in it: Python compiles those as before.
  */
 static void
 pycache(const struct opts *o, const char *pydir)
@@ -140,8 +167,8 @@ pycache(const struct opts *o, const char *pydir)
 	static const char imports[] = "import ctypes, importlib.machinery, importlib.util, json, struct, traceback\n"
 		"for m in ('numpy', 'torch', 'torch.nn', 'torch.nn.functional', 'triton', 'triton.language'):\n"
 		"    try:\n        importlib.import_module(m)\n    except Exception:\n        pass\n";
-	char *dst = xasprintf("%s/pycache", pydir), *tmp, *py = xasprintf("%s/bin/python", o->gpupython);
-	char *argv[] = { JAILVENV "/bin/python", "-I", "-X", "pycache_prefix=/work", "-c", (char *)imports, NULL };
+	char *dst = xasprintf("%s/pycache", pydir), *tmp, *py = xasprintf("%s/bin/python", o->gpupython), *pyc, *env;
+	char *argv[] = { JAILVENV "/bin/python", "-I", "-X", "pycache_prefix=/work/pyc", "-c", (char *)imports, NULL };
 	const char *progs[] = { py, NULL };
 	struct jail j;
 	struct runlimits lim = { 600, 0, 4096, &j };
@@ -149,7 +176,9 @@ pycache(const struct opts *o, const char *pydir)
 
 	tempsweep(dst, "tmp");
 	tmp = tempname(dst, "tmp");
-	if (mkdirp(tmp) < 0)
+	pyc = xasprintf("%s/pyc", tmp);
+	env = xasprintf("%s/env", pyc);
+	if (mkdirp(tmp) < 0) /* pyc/ in it is Python's to make: the jail's uid owns tmp alone */
 		die(EXIT_RETRY, "cannot create '%s':", tmp);
 	tempadd(tmp);
 	memset(&j, 0, sizeof j);
@@ -159,14 +188,17 @@ pycache(const struct opts *o, const char *pydir)
 	if (runcapture(argv, tmp, NULL, &lim, 1 << 16, &r) < 0)
 		die(EXIT_RETRY, "cannot run '%s':", py);
 	jailfreepaths(&j);
-	if (r.status != 0 || r.timedout)
-		die(EXIT_RETRY, "the GPU's Python environment '%s' could not compile its imports (status %d): %.2000s",
-		    o->gpupython, r.status, r.log.s);
+	if (r.timedout)
+		die(EXIT_RETRY, "cannot compile the imports of '%s': it ran past %d s", o->gpupython, lim.seconds);
+	if (r.status != 0)
+		die(EXIT_RETRY, "cannot compile the imports of '%s' (status %d): %.2000s", o->gpupython, r.status, r.log.s);
 	buffree(&r.log);
-	if ((rmtree(dst) < 0 && errno != ENOENT) || rename(tmp, dst) < 0)
+	if (mkdirp(pyc) < 0 || writefile(env, o->gpupython, strlen(o->gpupython)) < 0 || nftw(pyc, ownfile, 32, FTW_PHYS) != 0)
+		die(EXIT_RETRY, "cannot write '%s':", pyc);
+	if (rmtree(dst) < 0 || rename(pyc, dst) < 0)
 		die(EXIT_RETRY, "cannot write '%s':", dst);
-	tempkeep(tmp); /* renamed: nothing left to remove */
-	free(tmp); free(dst); free(py);
+	tempdone(tmp);
+	free(tmp); free(dst); free(py); free(pyc); free(env);
 }
 
 /* the runtime as a shared object, and its Python side, in a folder of
@@ -199,6 +231,10 @@ pyruntime(const struct opts *o, const char *work, const char *obj)
 	free(to);
 	if (o->gpupython)
 		pycache(o, pydir);
+	else if (rmtree(to = xasprintf("%s/pycache", pydir)) < 0) /* no other environment's */
+		die(EXIT_RETRY, "cannot remove '%s':", to);
+	else
+		free(to);
 	free(dir); free(so); free(cuda); free(libdir); free(rpath); free(py); free(pydir);
 }
 
@@ -592,7 +628,8 @@ main(int argc, char **argv)
 {
 	struct opts o = { NULL, "nvcc", "sm_90", "cc", "tools", "out/runtime/harness.o", "shared", NULL, NULL, NULL, 360, 8192 };
 	struct optlist in;
-	char *nvcc, *cc, *src, *fake = NULL;
+	char *nvcc, *cc, *src, *fake = NULL, *gpupython = NULL;
+	const char *gpuarg;
 	int run = 0, rr = 0, harn = 0, ref = 0, base = 0, r;
 	struct task t;
 	char err[512];
@@ -631,6 +668,11 @@ main(int argc, char **argv)
 		optdie(&spec, "%s", run || rr ? "--runtime and --refrunner take no TASK_JSON" : "need TASK_JSON");
 	if (o.runner && !ref)
 		optdie(&spec, "--runner OBJECT goes with --reference");
+	gpuarg = o.gpupython;
+	if (o.gpupython && !run)
+		optdie(&spec, "--gpu-python DIR goes with --runtime");
+	if (o.gpupython && !(o.gpupython = gpupython = pyenvdir(o.gpupython)))
+		die(EXIT_USAGE, "--gpu-python: no bin/python in '%s'", gpuarg);
 	if ((ref || base) && jailweak()) /* the spec's reference and baseline: untrusted code too */
 		die(EXIT_USAGE, "%s", jailweak());
 	if ((nvcc = findprog(o.nvcc))) /* else as given: running it says what is wrong */
@@ -655,6 +697,7 @@ main(int argc, char **argv)
 	free(cc);
 	free(src);
 	free(fake);
+	free(gpupython);
 	optfree(&in);
 	return r;
 }

@@ -113,6 +113,7 @@ nvccpreprocess(const char *nvcc, const char *arch, const char *dir, const char *
 	                        { nvcc, dir, also, seconds, 0, 0, memmb, { 0 } } };
 	int n = also ? 3 : 2, k, bad;
 
+	jailkind(); /* the sandbox's lazy probes made here, on one thread, not on each of the runs' */
 	runparts(nvccjobrun, j, sizeof j[0], n);
 	free(af);
 	free(dev);

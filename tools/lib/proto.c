@@ -5,7 +5,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "draw.h"
@@ -170,12 +169,16 @@ pyfake(void)
 	return fake;
 }
 
+/* dir holds the bytecode prepare --runtime made for the environment env (its file env says so) */
 static int
-isdir(const char *path)
+pycachefor(const char *dir, const char *env)
 {
-	struct stat st;
+	char *stamp = xasprintf("%s/env", dir), *made = filetail(stamp, 4096);
+	int ok = !strcmp(made, env);
 
-	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+	free(stamp);
+	free(made);
+	return ok;
 }
 
 void
@@ -271,13 +274,13 @@ hspawn(struct harness *h, const char *harness, const char *so, const char *entry
 		free(dir);
 		if (!*runner) {
 			snprintf(err, cap, "cannot read the Python harness '%s': run prepare --runtime", path);
-			free(path); free(runner); free(lib);
+			free(path); free(runner); free(lib); free(pyc);
 			return -1;
 		}
 		free(path);
 		spec = pyspec(h);
 		py[k++] = JAILVENV "/bin/python"; py[k++] = "-I"; py[k++] = "-B";
-		if (isdir(pyc)) { /* the environment's bytecode, made for the jail's paths (prepare --runtime) */
+		if (pycachefor(pyc, pyenv)) { /* the environment's bytecode, made for the jail's paths (prepare --runtime) */
 			py[k++] = "-X"; py[k++] = "pycache_prefix=" JAILPYC;
 			h->ch.pycache = pyc;
 		}

@@ -94,7 +94,10 @@ char *hcandidate(json_t *compile, const char *compilepath);
  * Python environment ENV (read-only at JAILVENV in the sandbox; NULL or
  * "": none, and such an SO cannot start) with the runtime's shared object
  * in DIR (prepare --runtime: runtime/py); HARNESS is then not used. The
- * protocol is the same; there is no lockdown (harness.c says why) */
+ * protocol is the same; there is no lockdown (harness.c says why). Where
+ * DIR/pycache holds ENV's bytecode (prepare --runtime --gpu-python ENV;
+ * its file env names ENV) the sandbox binds it at JAILPYC for Python's
+ * pycache_prefix */
 void hpython(const char *env, const char *dir);
 int hispython(const char *so);
 #define OPTS_PYTHON(env, dir) \

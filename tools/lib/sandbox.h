@@ -9,7 +9,9 @@
  * compilers' symlinks), the folders the jail names read-only (a CUDA
  * toolkit or a compiler outside /usr, LD_LIBRARY_PATH entries), a Python
  * virtual environment at /venv when the jail names one (a Python
- * reference's; its interpreter's prefix among the read-only folders), a fresh
+ * reference's; its interpreter's prefix among the read-only folders), and
+ * its bytecode at /pycache when the jail names that (prepare --runtime
+ * --gpu-python's, for the Python harness), a fresh
  * /proc, an empty /tmp, a /dev with null, zero, full, random, urandom, a
  * small /dev/shm and, with gpu, the NVIDIA device nodes, and one writable
  * folder at /work (its working folder). Nothing else: no out/, no cache
