@@ -515,7 +515,7 @@ teacherrefs(const struct opts *o, char **paths, size_t n)
 			                      jstr(p, "request", "")));
 			done++;
 		} else {
-			warn("%s: held back: its teacher references do not agree (%s); the comparisons are in '%s'",
+			warn("%s: held back: %s; the comparisons are in '%s'",
 			     paths[i], why, paths[i + 1]);
 			json_array_append_new(list, json_pack("{s:s,s:s,s:s,s:O*}", "file", paths[i], "status", "held", "why",
 			                      why, "comparisons", json_object_get(p, "comparisons")));

@@ -304,17 +304,17 @@ tool(char **argv, struct buf *log, double *cpu)
 	return r.status;
 }
 
-/* prepare --reference's argv (two free slots at its end) with --runner, when given */
-static char **
-withrunner(const struct opts *o, char **argv)
+/* prepare --reference of task into ref (with --runner, when given), as tool() runs it */
+static int
+buildref(const struct opts *o, const char *task, const char *ref, struct buf *log)
 {
-	size_t n = 0;
+	char *prep = xasprintf("%s/prepare", o->bindir);
+	char *argv[] = { prep, "--reference", "-o", (char *)ref, "--cc", (char *)o->cc, "--src", (char *)o->src,
+	                 (char *)task, o->runner ? "--runner" : NULL, (char *)o->runner, NULL };
+	int st = tool(argv, log, NULL);
 
-	while (argv[n])
-		n++;
-	if (o->runner)
-		argv[n] = "--runner", argv[n + 1] = (char *)o->runner;
-	return argv;
+	free(prep);
+	return st;
 }
 
 /* the reference built and verify --expected's checks: examples, degenerate, the runs, the CPU time */
@@ -322,16 +322,13 @@ static int
 referencechecks(const struct opts *o, struct prop *p, const char *dir, double *cpu)
 {
 	char *task = xasprintf("%s/task.json", dir), *ref = xasprintf("%s/reference", dir);
-	char *exp = xasprintf("%s/expected.json", dir), *prep = xasprintf("%s/prepare", o->bindir);
-	char *ver = xasprintf("%s/verify", o->bindir);
-	char *a1[] = { prep, "--reference", "-o", ref, "--cc", (char *)o->cc, "--src", (char *)o->src, task, NULL, NULL,
-	               NULL };
+	char *exp = xasprintf("%s/expected.json", dir), *ver = xasprintf("%s/verify", o->bindir);
 	char *a2[] = { ver, "--expected", "--no-bench", "--cache-dir", (char *)o->cachedir, "-o", exp, task, ref, NULL };
 	struct buf log;
 	int rc = -1, st;
 
 	bufinit(&log, 1 << 17);
-	st = tool(withrunner(o, a1), &log, NULL); /* before log.s is read: it grows */
+	st = buildref(o, task, ref, &log); /* before log.s is read: it grows */
 	if (rule(p, "reference_builds", st == 0, "%s", log.s ? log.s : "") < 0)
 		goto out;
 	bufreset(&log);
@@ -351,7 +348,7 @@ referencechecks(const struct opts *o, struct prop *p, const char *dir, double *c
 		rc = rule(p, "cpu_time", 1, "%.3f s", *cpu);
 out:
 	buffree(&log);
-	free(task), free(ref), free(exp), free(prep), free(ver);
+	free(task), free(ref), free(exp), free(ver);
 	return rc;
 }
 
@@ -892,9 +889,7 @@ corpus(const struct opts *o, char **paths, size_t n)
 		struct specfile sf = { 0 };
 		struct prop p = { json_array(), NULL, { 0 } };
 		char *dir = xasprintf("%s/s%zu", work, i), *task = xasprintf("%s/task.json", dir);
-		char *ref = xasprintf("%s/reference", dir), *prep = xasprintf("%s/prepare", o->bindir);
-		char *argv[] = { prep, "--reference", "-o", ref, "--cc", (char *)o->cc, "--src", (char *)o->src, task, NULL,
-		                 NULL, NULL };
+		char *ref = xasprintf("%s/reference", dir);
 		json_t *rec;
 		struct buf log;
 
@@ -907,14 +902,14 @@ corpus(const struct opts *o, char **paths, size_t n)
 		bufinit(&log, 1 << 17);
 		if (!sf.v[0].pyref && sf.v[0].hasref && (mkdirp(dir) < 0 || jwrite(task, sf.v[0].json) < 0))
 			die(EXIT_RETRY, "cannot write '%s':", task);
-		if (!sf.v[0].pyref && sf.v[0].hasref && tool(withrunner(o, argv), &log, NULL) == 0)
+		if (!sf.v[0].pyref && sf.v[0].hasref && buildref(o, task, ref, &log) == 0)
 			probe(&p, dir, rec);
 		json_array_append_new(specs, rec);
 		buffree(&log);
 		buffree(&p.diags);
 		json_decref(p.rules);
 		specfree(&sf);
-		free(dir), free(task), free(ref), free(prep);
+		free(dir), free(task), free(ref);
 	}
 	cur = NULL;
 	tempdone(work);
@@ -1158,9 +1153,6 @@ runreference(const struct opts *o, json_t *task, const char *code, const char *d
              struct buf *out, struct buf *log)
 {
 	char *tp = xasprintf("%s/task.json", dir), *ref = xasprintf("%s/reference", dir);
-	char *prep = xasprintf("%s/prepare", o->bindir);
-	char *argv[] = { prep, "--reference", "-o", ref, "--cc", (char *)o->cc, "--src", (char *)o->src, tp, NULL, NULL,
-	                 NULL };
 	json_t *j = json_deep_copy(task);
 	int rc = -1;
 
@@ -1169,12 +1161,12 @@ runreference(const struct opts *o, json_t *task, const char *code, const char *d
 		die(EXIT_RETRY, "cannot write '%s':", tp);
 	if (!*code)
 		bufputs(log, "no reference was written");
-	else if (tool(withrunner(o, argv), log, NULL) != 0)
+	else if (buildref(o, tp, ref, log) != 0)
 		bufputs(log, "\n[it does not build]");
 	else
 		rc = sandboxrun(dir, plan, bytes, out, log);
 	json_decref(j);
-	free(tp), free(ref), free(prep);
+	free(tp), free(ref);
 	return rc;
 }
 
