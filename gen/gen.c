@@ -193,6 +193,8 @@ struct all {
 	size_t npython;       /* selected variants with a Python reference */
 	size_t npybaseline;   /* and with a Python baseline */
 	size_t ntriton;       /* selected variants with Triton samples */
+	size_t nchecked;      /* proposals whose baselines are checked (OUT/propose/baselines.json) */
+	size_t nheld;         /* and of them held back: their baselines disagreed */
 };
 
 /* a variant's languages: its spec's lang:, else --lang */
@@ -255,6 +257,56 @@ teacherspec(const struct opts *o, struct all *A, const char *path, struct specfi
 	}
 	free(done);
 	return r < 0 ? -1 : sf->nv ? 1 : 0;
+}
+
+/* a proposal's first selected variant when its baseline is to be checked against its reference, else NULL */
+static struct variant *
+baselinecheck(const struct specfile *sf)
+{
+	size_t j;
+
+	for (j = 0; j < sf->nv; j++)
+		if (sf->v[j].selected)
+			return sf->v[j].proposed && sf->v[j].hasbaseline && sf->v[j].hasref ? &sf->v[j] : NULL;
+	return NULL;
+}
+
+/*
+ * With --propose: a proposal's baseline is the teacher's, and must agree
+ * with its reference (propose-accept --baselines, from its first selected
+ * variant's oracle.json, into OUT/propose/baselines.json). One found
+ * disagreeing is held back: that variant keeps the edges of its check
+ * (v->held), its other variants are not selected, and none gets samples.
+ */
+static void
+holdbaselines(const struct opts *o, struct all *A)
+{
+	char *path = xasprintf("%s/propose/baselines.json", o->outdir), err[600];
+	json_t *bl = access(path, F_OK) == 0 ? jload(path, err, sizeof err) : NULL, *held = json_object(), *e;
+	size_t i, j;
+
+	if (access(path, F_OK) == 0 && !bl)
+		die(EXIT_USAGE, "%s (run ninja again: propose-accept --baselines rewrites it)", err);
+	json_array_foreach(json_object_get(bl, "specs"), i, e)
+		if (!strcmp(jstr(e, "status", ""), "disagreed"))
+			json_object_set_new(held, jstr(e, "spec", ""), json_true());
+	for (i = 0; i < A->nsf; i++) {
+		struct variant *v = baselinecheck(&A->sf[i]);
+		if (!v)
+			continue;
+		A->nchecked++;
+		if (!json_object_get(held, v->spec))
+			continue;
+		A->nheld++;
+		v->held = 1;
+		for (j = 0; j < A->sf[i].nv; j++) {
+			A->nselected -= A->sf[i].v[j].selected;
+			A->sf[i].v[j].selected &= &A->sf[i].v[j] == v;
+		}
+	}
+	json_decref(held);
+	json_decref(bl);
+	free(path);
 }
 
 /* load specs (all of them, or only `one`); 0 or -1 after diagnostics */
@@ -334,6 +386,8 @@ loadall(const struct opts *o, const char *one, struct all *A)
 			if (A->sf[i].v[j].selected && (langsof(o, &A->sf[i].v[j]) & LANG_TRITON) && !o->split)
 				bad |= tritontemplates(o, &A->sf[i].v[j]) < 0;
 		}
+	if (!bad && o->propose)
+		holdbaselines(o, A);
 	return bad ? -1 : 0;
 }
 
@@ -668,6 +722,39 @@ evaledges(struct buf *b, const struct opts *o, const char *records)
 	          "  metrics = --metrics %s/metrics.json$ \nbuild report: phony %s/report.html\n", e, records, e, e, e);
 }
 
+/* the proposals' baselines against their references: OUT/propose/baselines.json, from each first variant's oracle */
+static void
+baselineedge(struct buf *b, const struct opts *o, const struct all *A)
+{
+	struct buf tasks;
+	size_t i;
+
+	bufinit(&tasks, (size_t)1 << 30);
+	bufprintf(b, "\n# the proposals' baselines, each against its reference (build.ninja depends on it)\n"
+	          "build %s/propose/baselines.json: propbaselines", o->outdir);
+	for (i = 0; i < A->nsf; i++) {
+		const struct variant *v = baselinecheck(&A->sf[i]);
+		if (!v)
+			continue;
+		bufprintf(b, " $\n    %s/v/%s/oracle.json", o->outdir, v->id);
+		bufprintf(&tasks, " %s/v/%s/task.json", o->outdir, v->id);
+	}
+	bufprintf(b, " |%s $bindir/propose-accept\nbuild baselines: phony %s/propose/baselines.json\n", tasks.s,
+	          o->outdir);
+	buffree(&tasks);
+}
+
+/* the summary's note on the held-back proposals (static) */
+static const char *
+heldnote(const struct opts *o, const struct all *A)
+{
+	static char note[4400];
+
+	snprintf(note, sizeof note, "; %zu of %zu proposals held back: their baselines disagree with their "
+	         "references (%s/propose/baselines.json)", A->nheld, A->nchecked, o->outdir);
+	return note;
+}
+
 /* write the task graph to path */
 static int
 writeninja(const struct opts *o, const struct all *A, const char *path)
@@ -690,6 +777,8 @@ writeninja(const struct opts *o, const struct all *A, const char *path)
 		bufprintf(&b, "# triton candidates: %zu variants\n", A->ntriton);
 	if (A->nteacher && o->models) /* and this one: OUT/teacherref/accepted.json is among the regeneration's inputs */
 		bufprintf(&b, "# teacher references: %zu specs\n", A->nteacher);
+	if (A->nchecked && o->models) /* and this one: OUT/propose/baselines.json is */
+		bufprintf(&b, "# proposal baselines: %zu specs\n", A->nchecked);
 	bufputc(&b, '\n');
 	if (o->models)
 		bufprintf(&b, "build %s/model.json: model %s | $gen\n\n", o->outdir, o->models);
@@ -747,6 +836,8 @@ writeninja(const struct opts *o, const struct all *A, const char *path)
 				if (!v->selected)
 					continue;
 				variantedges(&b, o, v);
+				if (v->held) /* its baseline disagreed with its reference: no samples */
+					continue;
 				if (langsof(o, v) & LANG_CUDA)
 					for (s = 0; s < samples; s++)
 						sampleedges(&b, o, v, LANG_CUDA, s, rounds, &responses);
@@ -755,12 +846,14 @@ writeninja(const struct opts *o, const struct all *A, const char *path)
 						sampleedges(&b, o, v, LANG_TRITON, s, rounds, &responses);
 			}
 
+	if (A->nchecked && o->models)
+		baselineedge(&b, o, A);
 	batchedges(&b, o);
 	groupedges(&b);
 	bufputs(&b, "\nbuild variants: phony");
 	for (i = 0; i < A->nsf; i++)
 		for (j = 0; j < A->sf[i].nv; j++)
-			if (A->sf[i].v[j].selected)
+			if (A->sf[i].v[j].selected && !A->sf[i].v[j].held)
 				bufprintf(&b, " $\n    %s/v/%s/task.json", o->outdir, A->sf[i].v[j].id);
 	bufprintf(&b, "\nbuild records: phony%s\n", responses.s);
 	if (o->evaldir)
@@ -883,15 +976,15 @@ run(const struct opts *o)
 		size_t a, b;
 		for (a = 0; a < A.nsf; a++)
 			for (b = 0; b < A.sf[a].nv; b++)
-				if (A.sf[a].v[b].selected)
+				if (A.sf[a].v[b].selected && !A.sf[a].v[b].held)
 					printf("%s\n", A.sf[a].v[b].id);
 	} else if (o->ninja) {
 		int w = writeninja(o, &A, o->ninja);
 		if (w < 0)
 			r = w == -2 ? EXIT_USAGE : EXIT_RETRY;
 		else
-			printf("%zu specs, %zu of %zu variants selected\n%s%s", A.nsf, A.nselected,
-			       A.nvariants, modelnote ? modelnote : "", modelnote ? "\n" : "");
+			printf("%zu specs, %zu of %zu variants selected%s\n%s%s", A.nsf, A.nselected, A.nvariants,
+			       A.nheld ? heldnote(o, &A) : "", modelnote ? modelnote : "", modelnote ? "\n" : "");
 	} else {
 		if (split(o, &A) < 0)
 			r = EXIT_RETRY;

@@ -105,6 +105,8 @@ struct variant {
 	int teacherref;       /* reference: teacher (the teacher writes it: gen/propose.c) */
 	int hasbaseline;      /* and a GPU baseline */
 	int pybaseline;       /* in Python (baseline.py, not baseline.so) */
+	int proposed;         /* origin source teacher: a proposal propose-accept accepted */
+	int held;             /* gen: a proposal whose baseline disagreed (OUT/propose/baselines.json): checks only */
 	int langs;            /* the spec's lang: (round.h's LANG_ bits), 0: configure's --lang */
 	int selected;         /* by --all or --tasks (gen sets it once) */
 	json_t *json;         /* the resolved variant: out/v/<id>/task.json */

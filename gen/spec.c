@@ -1413,6 +1413,7 @@ resolve(struct ctx *c, struct variant *v, const char *specid)
 	setlangs(c, v, j);
 
 	v->hasref = json_is_string(json_object_get(j, "reference"));
+	v->proposed = !strcmp(jstr(json_object_get(j, "origin"), "source", ""), "teacher");
 	v->teacherref = json_object_get(j, "reference_source") != NULL;
 	v->pyref = !strcmp(jstr(j, "reference_language", ""), "python");
 	v->hasbaseline = json_is_object(json_object_get(j, "baseline"));

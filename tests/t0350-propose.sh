@@ -203,4 +203,41 @@ test_expect_success '--batch: each stage'"'"'s requests (the rounds, the referen
 	grep -q "references: \"2/2\"" out/propose/specs/p*_*.yaml &&
 	ninja >n.log && grep -q "no work to do" n.log
 '
+# p4X: the accepted spec file of mock problem 4X
+p4() { ls out/propose/specs/p4$1_*.yaml | sed 's@.*/@@; s@\.yaml$@@'; }
+# counts CHECKED AGREED DISAGREED UNCHECKED: family bl's in out/propose/baselines.json
+counts() { is out/propose/baselines.json "\" \".join(str(d[\"families\"][\"bl\"][k]) for k in (\"checked\", \"agreed\", \"disagreed\", \"unchecked\"))" "$*"; }
+test_expect_success 'a proposal'"'"'s baseline checked against its reference first: unchecked without a GPU, kept; one that disagrees held back, named, counted, out of the kernel graph' '
+	cd p && mock reset && rm -f "$T/answers"/* && curriculum bl:2 &&
+	"$PLANT" "$T/answers/bl-b0-r1.md" baseline:40 wrongbaseline:41 &&
+	rconfigure --provider=openai --model=served-model --propose=tasks/curriculum.yaml --rounds=1 --tasks="p4*" \
+		>/dev/null && ninja >n.log 2>&1; r=$?; tail -3 n.log; test $r = 0 &&
+	good=$(p4 0) && bad=$(p4 1) && echo "$good $bad" &&
+	grep -q "^# proposal baselines: 2 specs" build.ninja && grep -q "^    \$gen .*out/propose/baselines.json" build.ninja &&
+	counts 0 0 0 2 &&
+	is out/propose/baselines.json "[(x[\"spec\"], x[\"variant\"], x[\"status\"]) for x in d[\"specs\"]]" \
+		"[($Q$good$Q, $Q$good$Q, ${Q}unchecked$Q), ($Q$bad$Q, $Q$bad$Q, ${Q}unchecked$Q)]" &&
+	test -f out/v/$good/s0/record.json && test -f out/v/$bad/s0/record.json &&
+	ninja >n.log && grep -q "no work to do" n.log &&
+	python3 -c "import json, sys; p = sys.argv[1]; d = json.load(open(p)); d.update(verdict=\"mismatch\",
+feedback=\"y[0] = 0.5 (want 0)\"); json.dump(d, open(p, \"w\"))" out/v/$bad/oracle.json &&
+	ninja >n.log 2>&1; r=$?; cat n.log; test $r = 0 &&
+	grep -q "held back .$bad. (rule baseline_agreement): its baseline (the teacher.s) is not correct against its reference on $bad: mismatch: y\[0\] = 0.5" n.log &&
+	counts 1 0 1 1 &&
+	! grep -q "^build out/v/$bad/s0" build.ninja && grep -q "^build out/v/$bad/oracle.json" build.ninja &&
+	grep -q "^build out/v/$good/s0/r1/response.json" build.ninja &&
+	mkdir ds && tar -xzf out/dataset/*.tar.gz -C ds && grep -rq "$good" ds && ! grep -rq "$bad" ds &&
+	ninja >n.log && grep -q "no work to do" n.log
+'
+test_expect_success 'propose-accept --baselines on verify --baseline'"'"'s verdicts (the fake device): a right baseline agrees, a wrong one disagrees' '
+	mkdir fk && cd fk && fake_gpu && fake_runtime && fake_variant fakescale fakescale &&
+	sed "s/+ 1.0f/+ 1.5f/" "$FAKE/baseline.c" >wrong.c && d=out/v/fakescale && mkdir w && cp $d/task.json w/ &&
+	cc -shared -fPIC -o w/baseline.so wrong.c &&
+	"$RETORT_BIN/verify" --baseline --lock-dir gpu -o w/oracle.json w/task.json $d/harness $d/expected.json w/baseline.so &&
+	is w/oracle.json "d[\"verdict\"]" mismatch &&
+	"$RETORT_BIN/propose-accept" --baselines -o bl.json $d/oracle.json w/oracle.json 2>err && cat err &&
+	is bl.json "[x[\"status\"] for x in d[\"specs\"]]" "[${Q}agreed$Q, ${Q}disagreed$Q]" &&
+	grep -q "held back .fakescale. (rule baseline_agreement)" err &&
+	expect_fail 2 "alone" "$RETORT_BIN/propose-accept" --baselines -o bl.json --specs x $d/oracle.json
+'
 test_done

@@ -4,6 +4,7 @@
  *
  * usage: propose-accept [options] -o ACCEPTED_JSON --specs DIR [--corpus FILE] @CHECKS
  *        propose-accept --teacher-references -o ACCEPTED_JSON --specs DIR @PAIRS
+ *        propose-accept --baselines -o BASELINES_JSON @ORACLES
  *
  * CHECKS are every propose-check record of the build (out/propose/<family>/
  * b<k>/r<r>/check.json), in the graph's order: family, batch, round, and
@@ -56,6 +57,21 @@
  * comparisons); build.ninja depends on it (gen puts DIR/NAME.yaml in the
  * kernel graph in place of tasks/NAME.yaml).
  *
+ * --baselines: ORACLES are the oracle.json (verify --baseline: the
+ * spec's baseline run on every run of its CPU reference, on the GPU) of
+ * each accepted proposal with a baseline, its first selected variant
+ * (task.json beside it: the spec's id and family). A proposal's baseline
+ * is the teacher's too, and must agree with its reference: verdict
+ * correct is "agreed"; "skipped: no CUDA device" (no GPU here) is
+ * "unchecked", and the spec stays; any other verdict (a mismatch, a
+ * crash, a baseline that did not build, ...) is "disagreed": the spec is
+ * held back (rule baseline_agreement), named on stderr with why, and gen
+ * leaves it out of the kernel graph. BASELINES_JSON counts, per family:
+ * checked, agreed, disagreed, unchecked; and lists each spec (spec,
+ * family, variant, status, verdict, why). build.ninja depends on it
+ * (gen's "# proposal baselines:" line), so the kernel graph is written
+ * again once the baselines are checked.
+ *
  * The options are the table in main() (lib/opts.h), which --help prints.
  *
  * Exit: 0 written; 1 cannot write; 2 bad usage or input.
@@ -72,12 +88,14 @@
 #include "lib/util.h"
 
 static const char usage[] = "usage: propose-accept [options] -o ACCEPTED_JSON --specs DIR [--corpus FILE] @CHECKS\n"
-                            "       propose-accept --teacher-references -o ACCEPTED_JSON --specs DIR @PAIRS\n";
+                            "       propose-accept --teacher-references -o ACCEPTED_JSON --specs DIR @PAIRS\n"
+                            "       propose-accept --baselines -o BASELINES_JSON @ORACLES\n";
 
 struct opts {
 	const char *out, *specs, *tasksdir, *corpus;
 	double near;
 	int teacher; /* --teacher-references */
+	int baselines; /* --baselines */
 };
 
 enum { MINHASH_K = 64, BANDS = 16, ROWS = MINHASH_K / BANDS };
@@ -534,10 +552,65 @@ teacherrefs(const struct opts *o, char **paths, size_t n)
 	return 0;
 }
 
+/* ---------------------------------------------------------- --baselines */
+
+/* one proposal's baseline verdict (its variant's oracle.json) as agreed, disagreed or unchecked, into specs */
+static const char *
+baselineverdict(const char *oracle, json_t *specs)
+{
+	char *tp = sibling(oracle, "task.json");
+	json_t *o = jmustload(oracle), *t = jmustload(tp);
+	const char *v = jstr(o, "verdict", "?"), *status;
+	json_t *rec;
+
+	status = !strcmp(v, "correct") ? "agreed" : !strncmp(v, "skipped", 7) ? "unchecked" : "disagreed";
+	rec = json_pack("{s:s,s:s,s:s,s:s,s:s}", "spec", jstr(t, "spec", "?"), "family",
+	                jstr(json_object_get(t, "origin"), "family", "?"), "variant", jstr(t, "id", "?"), "status",
+	                status, "verdict", v);
+	if (!strcmp(status, "disagreed")) {
+		char *why = xasprintf("its baseline (the teacher's) is not correct against its reference on %s: %s%s%.1500s",
+		                      jstr(t, "id", "?"), v, *jstr(o, "feedback", "") ? ": " : "", jstr(o, "feedback", ""));
+		json_object_set_new(rec, "why", json_string(why));
+		fprintf(stderr, "propose-accept: held back '%s' (rule baseline_agreement): %s\n", jstr(t, "spec", "?"), why);
+		free(why);
+	}
+	json_array_append_new(specs, rec);
+	json_decref(o), json_decref(t);
+	free(tp);
+	return status;
+}
+
+/* --baselines: each proposal's baseline against its reference, counted per family */
+static int
+baselines(const struct opts *o, char **oracles, size_t n)
+{
+	json_t *fams = json_object(), *specs = json_array(), *out;
+	size_t i, held = 0;
+
+	for (i = 0; i < n; i++) {
+		const char *st = baselineverdict(oracles[i], specs);
+		json_t *rec = json_array_get(specs, json_array_size(specs) - 1), *c;
+		const char *fam = jstr(rec, "family", "?");
+		if (!(c = json_object_get(fams, fam)))
+			json_object_set_new(fams, fam, c = json_pack("{s:i,s:i,s:i,s:i}", "checked", 0, "agreed", 0,
+			                                              "disagreed", 0, "unchecked", 0));
+		if (strcmp(st, "unchecked"))
+			bump(c, "checked");
+		bump(c, st);
+		held += !strcmp(st, "disagreed");
+	}
+	out = json_pack("{s:i,s:o,s:o}", "version", 1, "families", fams, "specs", specs);
+	if (jwrite(o->out, out) < 0)
+		die(EXIT_RETRY, "cannot write '%s':", o->out);
+	printf("propose-accept: %zu proposals' baselines checked, %zu held back\n", n, held);
+	json_decref(out);
+	return 0;
+}
+
 int
 main(int argc, char **argv)
 {
-	struct opts o = { NULL, NULL, "tasks", NULL, 0.7, 0 };
+	struct opts o = { NULL, NULL, "tasks", NULL, 0.7, 0, 0 };
 	struct optlist in;
 	int r;
 	struct opt tab[] = {
@@ -551,15 +624,19 @@ main(int argc, char **argv)
 		  "(default tasks)" },
 		{ "--teacher-references", NULL, OPT_FLAG, &o.teacher, 0, 0, "the inputs are pairs SPEC AGREE_JSON: "
 		  "'reference: teacher' specs completed with their agreed reference into --specs DIR" },
+		{ "--baselines", NULL, OPT_FLAG, &o.baselines, 0, 0, "the inputs are oracle.json files: each proposal's "
+		  "baseline against its reference, into -o BASELINES_JSON" },
 		{ 0 }
 	};
 	const struct optspec spec = { usage, tab, OPT_ANY, 1 };
 
 	setprogname(argv[0]);
 	optparse(&spec, argc, argv, &in);
-	if (!o.out || !o.specs)
+	if (o.baselines && (o.teacher || o.specs || o.corpus))
+		optdie(&spec, "--baselines takes -o BASELINES_JSON and the oracle.json files alone");
+	if (!o.out || (!o.specs && !o.baselines))
 		optdie(&spec, "need -o ACCEPTED_JSON and --specs DIR");
-	r = o.teacher ? teacherrefs(&o, in.v, in.n) : accept(&o, in.v, in.n);
+	r = o.baselines ? baselines(&o, in.v, in.n) : o.teacher ? teacherrefs(&o, in.v, in.n) : accept(&o, in.v, in.n);
 	optfree(&in);
 	if (fflush(stdout) != 0)
 		die(EXIT_RETRY, "cannot write to standard output:");
