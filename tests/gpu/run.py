@@ -31,9 +31,10 @@ minute are printed at the end.
 its build), for throughput figures (tests/bench/gpu-throughput.sh).
 
 usage: tests/gpu/run.py WORKDIR [--gpu-jobs N] [--repeat K] [--only NAME|cheat|honest|demo|cuda|kernelbench|triton ...]
-       tests/gpu/run.py WORKDIR --only eval
+       tests/gpu/run.py WORKDIR --only eval|propose ...
 (--only cuda: the CUDA kernels of tests/kernels/honest and cheats; kernelbench, triton: those groups;
-eval alone: tests/eval/replay-gpu.sh over 6 variants of each of two held-out specs, a user's evaluation build end to end)
+eval alone: tests/eval/replay-gpu.sh over 6 variants of each of two held-out specs, a user's evaluation build end to end;
+propose: tests/propose/baseline-gpu.sh, proposals' baselines checked against their references by one ninja)
 Prints a short table; writes WORKDIR/results.json after every answer.
 Exit 1 if any expectation fails.
 """
@@ -427,12 +428,24 @@ def evaluation(work, n=6):
     return rc
 
 
+def proposals(work):
+    """tests/propose/baseline-gpu.sh on this GPU: proposals' baselines checked against their references by one
+    ninja (two right, one wrong: held back); its table"""
+    t0 = time.time()
+    rc, out, _ = sh(["sh", ROOT + "/tests/propose/baseline-gpu.sh", os.path.join(work, "propose")])
+    print("\n# proposals' baselines against their references (tests/propose/baseline-gpu.sh): exit %d in %.0f s" % (
+        rc, time.time() - t0))
+    print(out[out.find("\nninja:"):] if "\nninja:" in out else out[-3000:], flush=True)
+    return rc
+
+
 def main():
     work = sys.argv[1]
     only = sys.argv[sys.argv.index("--only") + 1:] if "--only" in sys.argv else None
-    if only == ["eval"]:
+    if only and set(only) <= {"eval", "propose"}:  # a user's build end to end, each
         os.makedirs(work, exist_ok=True)
-        return 1 if evaluation(work) else 0
+        bad = [g for g in only if (evaluation if g == "eval" else proposals)(work)]
+        return 1 if bad else 0
     jobs = int(sys.argv[sys.argv.index("--gpu-jobs") + 1]) if "--gpu-jobs" in sys.argv else 1
     repeat = int(sys.argv[sys.argv.index("--repeat") + 1]) if "--repeat" in sys.argv else 1
     deadline = time.time() + float(os.environ.get("RETORT_GPU_SUITE_SECONDS", "1e9"))

@@ -1,0 +1,52 @@
+#!/bin/sh
+# tests/propose/baseline-gpu.sh - proposals' baselines checked against
+# their references on a GPU host, end to end: a scratch project with one
+# curriculum family of three problems, answered by the loopback mock
+# teacher (tests/mock_llm.py) with planted proposals (tests/propose-plant):
+# two whose CUDA baselines compute their problems (baseline:40,
+# baseline:42) and one whose baseline is off by 0.5 (wrongbaseline:41).
+# One ninja proposes, checks, runs each accepted proposal's first-variant
+# oracle on the GPU (verify --baseline), writes out/propose/baselines.json,
+# and regenerates without the one that disagrees. Prints a table and exits
+# 1 unless 40 and 42 agreed, 41 disagreed, and only 41 has no samples.
+#
+# usage: tests/propose/baseline-gpu.sh [DIR]   (after ninja here: out/bin; DIR: the scratch
+#                                               project, default a new temporary folder)
+set -eu
+root=$(cd "$(dirname "$0")/../.." && pwd)
+dir=${1:-$(mktemp -d "${TMPDIR:-/tmp}/retort-propose.XXXXXX")}
+rm -rf "$dir" && mkdir -p "$dir/tasks/prompts" "$dir/answers"
+(cd "$root" && tar -cf - configure build.ninja.in models.yaml rules tools gen README.md) | tar -xf - -C "$dir"
+cp "$root"/tasks/prompts/*.md "$dir/tasks/prompts/" && cp "$root/tasks/axpy.yaml" "$dir/tasks/"
+cd "$dir"
+printf 'batch: 3\nfamilies:\n  - name: gpu\n    covers: Elementwise maps of a vector.\n    count: 3\n    exemplars: [axpy]\n' \
+	>tasks/curriculum.yaml
+"$root/tests/propose-plant" answers/gpu-b0-r1.md baseline:40 wrongbaseline:41 baseline:42
+python3 "$root/tests/mock_llm.py" "$dir/port" --propose-dir "$dir/answers" &
+mock=$!
+trap 'kill $mock 2>/dev/null' EXIT
+i=0; while test ! -s port && test $i -lt 100; do sleep 0.05; i=$((i + 1)); done
+export OPENAI_API_KEY=sk-oai-FAKE-KEY-0123456789 OPENAI_BASE_URL=http://127.0.0.1:$(cat port)/v1
+./configure --with-tools="$root/out/bin" --cache-dir="$dir/cache" --provider=openai --model=served-model \
+	--propose=tasks/curriculum.yaml --rounds=1 --tasks='p4*'
+t0=$(date +%s)
+ninja
+echo "ninja: $(( $(date +%s) - t0 )) s"
+python3 - <<'PY'
+import json, re
+b = json.load(open("out/propose/baselines.json"))
+graph = open("build.ninja").read()
+print("\n%-14s %-10s %-10s %-8s %s" % ("spec", "status", "verdict", "samples", "why"))
+bad = 0
+for s in b["specs"]:
+    sampled = bool(re.search(r"^build out/v/%s/s0/r1/response.json" % re.escape(s["variant"]), graph, re.M))
+    oracle = json.load(open("out/v/%s/oracle.json" % s["variant"]))
+    print("%-14s %-10s %-10s %-8s %s" % (s["spec"], s["status"], s["verdict"], "yes" if sampled else "no",
+                                         (s.get("why") or "")[-90:]))
+    want = "disagreed" if s["spec"].startswith("p41_") else "agreed"
+    bad |= s["status"] != want or sampled != (want == "agreed")
+    print("    oracle: gpu %s, %.2f s" % ((oracle.get("gpu") or {}).get("name", "?"), oracle.get("seconds", 0)))
+print("families:", json.dumps(b["families"], sort_keys=True))
+print("as expected" if not bad else "NOT as expected")
+raise SystemExit(1 if bad else 0)
+PY
