@@ -16,6 +16,9 @@
  *       difficulty: medium        # optional: easy, medium or hard (default medium)
  *       exemplars: [row_sum]      # optional: spec files tasks/NAME.yaml shown as examples
  *       angles: [ ... ]           # optional: one line each; batch k takes angle k mod n
+ *       vendor: cuBLAS cublasGemmEx  # optional: the vendor routine the family's
+ *                                 # baselines call (one line); each proposal then
+ *                                 # needs a CUDA C baseline naming its library
  *
  * A family has ceil(count / batch) batches: each is its own request, with
  * a distinct angle (curriculumangle), so batches are independent edges.
@@ -33,7 +36,7 @@
 
 static const char *const topkeys[] = { "batch", "rounds", "families", NULL };
 static const char *const famkeys[] = { "name", "covers", "count", "batch", "dtypes", "sizes",
-                                       "difficulty", "exemplars", "angles", NULL };
+                                       "difficulty", "exemplars", "angles", "vendor", NULL };
 static const char *const sizeclasses[] = { "tiny", "small", "medium", "large", "huge", NULL };
 static const char *const difficulties[] = { "easy", "medium", "hard", NULL };
 
@@ -213,6 +216,10 @@ family(struct cctx *c, const struct ynode *m, int batch, const char *tasksdir, s
 	f->sizes = getnames(c, m, "sizes", sizeclasses, 0, &f->nsizes);
 	f->exemplars = getnames(c, m, "exemplars", NULL, 0, &f->nexemplars);
 	f->angles = getlines(c, m, "angles", &f->nangles);
+	f->vendor = gettext(c, m, "vendor", 0);
+	if (f->vendor && (!*f->vendor || strchr(f->vendor, '\n') || strlen(f->vendor) > 200))
+		cerr(c, yget(m, "vendor"), "vendor is one line of at most 200 characters: the routine the family's "
+		     "baselines call");
 	diff = gettext(c, m, "difficulty", 0);
 	f->difficulty = xstrdup(diff ? diff : "medium");
 	for (i = 0; diff && difficulties[i] && strcmp(difficulties[i], diff); i++)
@@ -294,6 +301,7 @@ curriculumfree(struct curriculum *cu)
 		free(f->name);
 		free(f->covers);
 		free(f->difficulty);
+		free(f->vendor);
 		freev(f->dtypes);
 		freev(f->sizes);
 		freev(f->exemplars);

@@ -157,6 +157,7 @@ enum { CURRICULUM_MAX_PROBLEMS = 200000 };
 
 struct family {
 	char *name, *covers, *difficulty;
+	char *vendor;    /* the vendor routine its baselines call, or NULL */
 	int count, batch, nbatches;
 	char **dtypes, **sizes, **exemplars, **angles; /* NULL-terminated */
 	size_t ndtypes, nsizes, nexemplars, nangles;

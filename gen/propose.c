@@ -111,6 +111,10 @@ batchtask(const struct curriculum *cu, const struct family *f, int k, const char
 	              "vars", "family", f->name, "covers", f->covers, "count", n, "angle", angle, "difficulty",
 	              f->difficulty, "dtypes", dt, "size_classes", sz, "spec_format", format, "exemplars", ex,
 	              "marker", marker);
+	/* a vendor routine: the prompt says so (empty: it says nothing), and propose-check's baseline_vendor holds each proposal to it */
+	json_object_set_new(json_object_get(t, "vars"), "vendor", json_string(f->vendor ? f->vendor : ""));
+	if (f->vendor)
+		json_object_set_new(t, "vendor", json_string(f->vendor));
 	free(angle);
 	free(dt);
 	free(sz);

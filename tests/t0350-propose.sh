@@ -203,6 +203,22 @@ test_expect_success '--batch: each stage'"'"'s requests (the rounds, the referen
 	grep -q "references: \"2/2\"" out/propose/specs/p*_*.yaml &&
 	ninja >n.log && grep -q "no work to do" n.log
 '
+test_expect_success 'a family that names a vendor routine: the request says so, and a proposal without a baseline naming its library fails baseline_vendor' '
+	cd p && mock reset && rm -f "$T/answers"/* && curriculum vend:2 plain:1 &&
+	sed -i "/name: vend/,/exemplars/ s/^    exemplars: \[a\]/    exemplars: [a]\n    vendor: cuBLAS cublasSaxpy/" tasks/curriculum.yaml &&
+	grep -q "vendor: cuBLAS cublasSaxpy" tasks/curriculum.yaml &&
+	"$PLANT" "$T/answers/vend-b0-r1.md" baseline:50 vendorbaseline:51 && "$PLANT" "$T/answers/plain-b0-r1.md" honest:52 &&
+	rconfigure --provider=openai --model=served-model --propose=tasks/curriculum.yaml --rounds=1 --tasks=none-of-them \
+		>/dev/null && ninja >n.log 2>&1; r=$?; tail -3 n.log; test $r = 0 &&
+	is out/propose/vend/b0/r1/check.json "[(p[\"id\"][:3], p[\"status\"], p.get(\"failed_rule\")) for p in d[\"proposals\"]]" \
+		"[(${Q}p50$Q, ${Q}failed$Q, ${Q}baseline_vendor$Q), (${Q}p51$Q, ${Q}passed$Q, None)]" &&
+	grep -q "vendor routine (cuBLAS cublasSaxpy)" out/propose/vend/b0/r1/check.json &&
+	mock requests | python3 -c "import json, sys; b = [json.dumps(r[\"body\"]) for r in json.load(sys.stdin) if \"retort-propose\" in json.dumps(r[\"body\"])]
+v = [x for x in b if \"family=vend\" in x]; p = [x for x in b if \"family=plain\" in x]
+print(len(v), len(p)); assert v and p
+assert all(\"vendor routine: cuBLAS cublasSaxpy\" in x for x in v) and not any(\"vendor routine:\" in x for x in p)" &&
+	is out/propose/report.json "d[\"families\"][\"vend\"][\"accepted\"]" 1
+'
 # p4X: the accepted spec file of mock problem 4X
 p4() { ls out/propose/specs/p4$1_*.yaml | sed 's@.*/@@; s@\.yaml$@@'; }
 # counts CHECKED AGREED DISAGREED UNCHECKED: family bl's in out/propose/baselines.json

@@ -27,6 +27,10 @@
  *   tolerance          no tolerance (nor an example's) looser than the
  *                      output dtype's defaults (README: tolerance)
  *   baseline_libs      a baseline is CUDA C linking only vendor libraries
+ *   baseline_vendor    where the family names a vendor routine (the
+ *                      curriculum's vendor:, the batch's task.json): a
+ *                      baseline is there, CUDA C naming the library it
+ *                      links (libs), to call that routine
  *   text_is_data       no template syntax ({{, }}) anywhere: the text
  *                      reaches later prompts as data
  *   reference_c        a C reference (the teacher's reference is untrusted C,
@@ -226,7 +230,7 @@ fenced(const char *text, const char *tag, size_t max, size_t *n)
 
 /* the bounded fields, on the parsed text */
 static int
-bounded(struct prop *p, const struct ydoc *doc, const char *text, json_t *task)
+bounded(struct prop *p, const struct ydoc *doc, const char *text, json_t *task, const char *vendor)
 {
 	static const char *const overrides[] = { "prompt", "origin", "samples", "rounds", NULL };
 	const char *const *k, *name;
@@ -272,6 +276,11 @@ bounded(struct prop *p, const struct ydoc *doc, const char *text, json_t *task)
 		return rule(p, "baseline_libs", 0, "a proposal's baseline is CUDA C (`baseline: {code, libs}`), "
 		            "calling a vendor library where one fits; not Python");
 	rule(p, "baseline_libs", 1, NULL);
+	if (vendor && !json_array_size(json_object_get(json_object_get(task, "baseline"), "libs")))
+		return rule(p, "baseline_vendor", 0, "this family's problems have a vendor routine (%s): give each a "
+		            "`baseline: {code, libs}` in CUDA C that calls it, `libs` naming its library (e.g. "
+		            "[cublas])", vendor);
+	rule(p, "baseline_vendor", 1, NULL);
 	if (strstr(text, "{{") || strstr(text, "}}"))
 		return rule(p, "text_is_data", 0, "'{{' or '}}' in the spec: template syntax is not allowed in "
 		            "proposals (their text is shown to later requests as data)");
@@ -728,9 +737,9 @@ unpath(json_t *rules, const char *dir)
 	}
 }
 
-/* every rule over one proposal's text, in its folder dir; its record */
+/* every rule over one proposal's text, in its folder dir (vendor: its family's vendor routine, or NULL); its record */
 static json_t *
-checkone(const struct opts *o, const char *text, const char *dir)
+checkone(const struct opts *o, const char *text, const char *dir, const char *vendor)
 {
 	struct prop p = { json_array(), NULL, { 0 } };
 	struct specfile sf = { 0 };
@@ -758,7 +767,7 @@ checkone(const struct opts *o, const char *text, const char *dir)
 	if (caps(&p, &sf) < 0 || yloadfile(path, &doc) < 0)
 		goto done;
 	v = sf.v[0].json;
-	if (bounded(&p, &doc, text, v) < 0)
+	if (bounded(&p, &doc, text, v, vendor) < 0)
 		goto done;
 	if (rule(&p, "reference_c", json_is_string(json_object_get(v, "reference")) &&
 	         !strcmp(jstr(v, "reference_language", "c"), "c"), "a proposal's reference is C: "
@@ -834,7 +843,7 @@ check(const struct opts *o, const char *taskpath, const char *resppath, const ch
 		char *dir = xasprintf("%s/p%zu", work, i);
 		json_t *rec;
 		if (strspn(blocks[i], " \t\n") < strlen(blocks[i])) {
-			rec = checkone(o, blocks[i], dir);
+			rec = checkone(o, blocks[i], dir, json_string_value(json_object_get(task, "vendor")));
 		} else {
 			rec = json_pack("{s:s,s:[]}", "status", "empty", "rules");
 		}
