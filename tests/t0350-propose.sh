@@ -39,12 +39,12 @@ asked() { mock requests | python3 -c "import json, sys; print(sum('retort-propos
 outcomes() { python3 -c "import json; [print(p.get('id'), p['status'], p.get('failed_rule')) for p in json.load(open('check.json'))['proposals']]"; }
 
 test_expect_success 'a bad curriculum: file:line:col, did-you-mean, exit 2, nothing configured' '
-	cd p && printf "batch: 3\nfamlies: []\nfamilies:\n  - name: Bad\n    count: 0\n    exemplar: [a]\n    difficulty: hardest\n    covers: x\n" > tasks/curriculum.yaml &&
+	cd p && printf "batch: 3\nfamlies: []\nfamilies:\n  - name: Bad\n    count: 0\n    exemplar: [a]\n    difficulty: hardest\n    covers: x\n    vendor: \"a\\\\nb\"\n" > tasks/curriculum.yaml &&
 	expect_fail 2 "curriculum.yaml:2:1: unknown key .famlies. in the curriculum (did you mean .families.?)" \
 		"$RETORT_BIN/gen" --propose-split tasks/curriculum.yaml &&
 	grep -q "curriculum.yaml:6:5: unknown key .exemplar. in a family (did you mean .exemplars.?)" "$T/.err" &&
 	grep -q "curriculum.yaml:4:11: family name .Bad." "$T/.err" && grep -q "curriculum.yaml:5:12: .count. must be between" "$T/.err" &&
-	grep -q "7:17: difficulty must be easy, medium or hard" "$T/.err" &&
+	grep -q "7:17: difficulty must be easy, medium or hard" "$T/.err" && grep -q "9:13: vendor is one line" "$T/.err" &&
 	! rconfigure --provider=openai --model=m --propose=tasks/curriculum.yaml >/dev/null 2>&1 && test ! -f build.ninja
 '
 test_expect_success 'each rule refuses its planted proposal; honest ones pass every rule' '
