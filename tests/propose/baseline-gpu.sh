@@ -15,6 +15,7 @@
 set -eu
 root=$(cd "$(dirname "$0")/../.." && pwd)
 dir=${1:-$(mktemp -d "${TMPDIR:-/tmp}/retort-propose.XXXXXX")}
+case $dir in /*) ;; *) dir=$(pwd)/$dir ;; esac
 rm -rf "$dir" && mkdir -p "$dir/tasks/prompts" "$dir/answers"
 (cd "$root" && tar -cf - configure build.ninja.in models.yaml rules tools gen README.md) | tar -xf - -C "$dir"
 cp "$root"/tasks/prompts/*.md "$dir/tasks/prompts/" && cp "$root/tasks/axpy.yaml" "$dir/tasks/"
