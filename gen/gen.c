@@ -38,6 +38,14 @@
  * once there is one (the references agreed), and until then the spec has
  * no variant there (--list, --tasks, the graph).
  *
+ * With --propose, an accepted proposal with a baseline has it checked
+ * against its reference first: OUT/propose/baselines.json (propose-accept
+ * --baselines, from the oracle.json of the proposal's first selected
+ * variant) is written by an edge of the graph, which says "# proposal
+ * baselines: N specs" (configure then makes it an input of build.ninja);
+ * a proposal it holds back (disagreed, refused) keeps only its check's
+ * edges, no samples, and is in no --list.
+ *
  * With --models FILE, --provider P and --model M, the models file is
  * validated and --ninja emits the request edges for that teacher; with
  * --batch too, a batch edge per round (out/batch/rN.json, query-llm
@@ -194,7 +202,7 @@ struct all {
 	size_t npybaseline;   /* and with a Python baseline */
 	size_t ntriton;       /* selected variants with Triton samples */
 	size_t nchecked;      /* proposals whose baselines are checked (OUT/propose/baselines.json) */
-	size_t nheld;         /* and of them held back: their baselines disagreed */
+	size_t nheld;         /* and of them held back: their baselines disagreed, or their references were refused */
 };
 
 /* a variant's languages: its spec's lang:, else --lang */
@@ -286,9 +294,9 @@ holdbaselines(const struct opts *o, struct all *A)
 	size_t i, j;
 
 	if (access(path, F_OK) == 0 && !bl)
-		die(EXIT_USAGE, "%s (run ninja again: propose-accept --baselines rewrites it)", err);
+		die(EXIT_USAGE, "%s: remove it and run ninja again (propose-accept --baselines writes it anew)", err);
 	json_array_foreach(json_object_get(bl, "specs"), i, e)
-		if (!strcmp(jstr(e, "status", ""), "disagreed"))
+		if (!strcmp(jstr(e, "status", ""), "disagreed") || !strcmp(jstr(e, "status", ""), "refused"))
 			json_object_set_new(held, jstr(e, "spec", ""), json_true());
 	for (i = 0; i < A->nsf; i++) {
 		struct variant *v = baselinecheck(&A->sf[i]);
@@ -299,10 +307,8 @@ holdbaselines(const struct opts *o, struct all *A)
 			continue;
 		A->nheld++;
 		v->held = 1;
-		for (j = 0; j < A->sf[i].nv; j++) {
-			A->nselected -= A->sf[i].v[j].selected;
+		for (j = 0; j < A->sf[i].nv; j++)
 			A->sf[i].v[j].selected &= &A->sf[i].v[j] == v;
-		}
 	}
 	json_decref(held);
 	json_decref(bl);
@@ -379,15 +385,19 @@ loadall(const struct opts *o, const char *one, struct all *A)
 		for (j = 0; j < A->sf[i].nv; j++) {
 			struct variant *v = &A->sf[i].v[j];
 			v->selected = (o->all || variantmatch(v, o->globs)) && (!o->heldout || heldout(v->spec, HELDOUT_FRACTION));
-			A->nselected += v->selected;
-			A->npython += A->sf[i].v[j].selected && A->sf[i].v[j].pyref;
-			A->npybaseline += A->sf[i].v[j].selected && A->sf[i].v[j].pybaseline;
-			A->ntriton += A->sf[i].v[j].selected && (langsof(o, &A->sf[i].v[j]) & LANG_TRITON);
-			if (A->sf[i].v[j].selected && (langsof(o, &A->sf[i].v[j]) & LANG_TRITON) && !o->split)
-				bad |= tritontemplates(o, &A->sf[i].v[j]) < 0;
 		}
 	if (!bad && o->propose)
 		holdbaselines(o, A);
+	for (i = 0; i < A->nsf; i++)
+		for (j = 0; j < A->sf[i].nv; j++) {
+			const struct variant *v = &A->sf[i].v[j];
+			A->nselected += v->selected && !v->held;
+			A->npython += v->selected && v->pyref; /* a held one's check runs its reference */
+			A->npybaseline += v->selected && v->pybaseline;
+			A->ntriton += v->selected && !v->held && (langsof(o, v) & LANG_TRITON);
+			if (v->selected && !v->held && (langsof(o, v) & LANG_TRITON) && !o->split)
+				bad |= tritontemplates(o, v) < 0;
+		}
 	return bad ? -1 : 0;
 }
 
@@ -751,7 +761,7 @@ heldnote(const struct opts *o, const struct all *A)
 	static char note[4400];
 
 	snprintf(note, sizeof note, "; %zu of %zu proposals held back: their baselines disagree with their "
-	         "references (%s/propose/baselines.json)", A->nheld, A->nchecked, o->outdir);
+	         "references, or their references failed (%s/propose/baselines.json)", A->nheld, A->nchecked, o->outdir);
 	return note;
 }
 

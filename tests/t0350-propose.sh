@@ -204,15 +204,15 @@ test_expect_success '--batch: each stage'"'"'s requests (the rounds, the referen
 	ninja >n.log && grep -q "no work to do" n.log
 '
 test_expect_success 'a family that names a vendor routine: the request says so, and a proposal without a baseline naming its library fails baseline_vendor' '
-	cd p && mock reset && rm -f "$T/answers"/* && curriculum vend:2 plain:1 &&
+	cd p && mock reset && rm -f "$T/answers"/* && curriculum vend:3 plain:1 &&
 	sed -i "/name: vend/,/exemplars/ s/^    exemplars: \[a\]/    exemplars: [a]\n    vendor: cuBLAS cublasSaxpy/" tasks/curriculum.yaml &&
 	grep -q "vendor: cuBLAS cublasSaxpy" tasks/curriculum.yaml &&
-	"$PLANT" "$T/answers/vend-b0-r1.md" baseline:50 vendorbaseline:51 && "$PLANT" "$T/answers/plain-b0-r1.md" honest:52 &&
+	"$PLANT" "$T/answers/vend-b0-r1.md" baseline:50 vendorbaseline:51 wrongvendor:53 && "$PLANT" "$T/answers/plain-b0-r1.md" honest:52 &&
 	rconfigure --provider=openai --model=served-model --propose=tasks/curriculum.yaml --rounds=1 --tasks=none-of-them \
 		>/dev/null && ninja >n.log 2>&1; r=$?; tail -3 n.log; test $r = 0 &&
 	is out/propose/vend/b0/r1/check.json "[(p[\"id\"][:3], p[\"status\"], p.get(\"failed_rule\")) for p in d[\"proposals\"]]" \
-		"[(${Q}p50$Q, ${Q}failed$Q, ${Q}baseline_vendor$Q), (${Q}p51$Q, ${Q}passed$Q, None)]" &&
-	grep -q "vendor routine (cuBLAS cublasSaxpy)" out/propose/vend/b0/r1/check.json &&
+		"[(${Q}p50$Q, ${Q}failed$Q, ${Q}baseline_vendor$Q), (${Q}p51$Q, ${Q}passed$Q, None), (${Q}p53$Q, ${Q}failed$Q, ${Q}baseline_vendor$Q)]" &&
+	grep -q "vendor routine (cuBLAS cublasSaxpy).*naming its library (cublas)" out/propose/vend/b0/r1/check.json &&
 	mock requests | python3 -c "import json, sys; b = [json.dumps(r[\"body\"]) for r in json.load(sys.stdin) if \"retort-propose\" in json.dumps(r[\"body\"])]
 v = [x for x in b if \"family=vend\" in x]; p = [x for x in b if \"family=plain\" in x]
 print(len(v), len(p)); assert v and p
@@ -221,25 +221,28 @@ assert all(\"vendor routine: cuBLAS cublasSaxpy\" in x for x in v) and not any(\
 '
 # p4X: the accepted spec file of mock problem 4X
 p4() { ls out/propose/specs/p4$1_*.yaml | sed 's@.*/@@; s@\.yaml$@@'; }
-# counts CHECKED AGREED DISAGREED UNCHECKED: family bl's in out/propose/baselines.json
-counts() { is out/propose/baselines.json "\" \".join(str(d[\"families\"][\"bl\"][k]) for k in (\"checked\", \"agreed\", \"disagreed\", \"unchecked\"))" "$*"; }
-test_expect_success 'a proposal'"'"'s baseline checked against its reference first: unchecked without a GPU, kept; one that disagrees held back, named, counted, out of the kernel graph' '
-	cd p && mock reset && rm -f "$T/answers"/* && curriculum bl:2 &&
-	"$PLANT" "$T/answers/bl-b0-r1.md" baseline:40 wrongbaseline:41 &&
+# counts CHECKED AGREED DISAGREED REFUSED UNCHECKED: family bl's in out/propose/baselines.json
+counts() { is out/propose/baselines.json "\" \".join(str(d[\"families\"][\"bl\"][k]) for k in (\"checked\", \"agreed\", \"disagreed\", \"refused\", \"unchecked\"))" "$*"; }
+test_expect_success 'a proposal'"'"'s baseline checked against its reference first: unchecked without a GPU, kept; one that disagrees, and one whose reference fails at a bench size, held back, named, counted, out of the kernel graph, the build going on' '
+	cd p && mock reset && rm -f "$T/answers"/* && curriculum bl:3 &&
+	"$PLANT" "$T/answers/bl-b0-r1.md" baseline:40 wrongbaseline:41 benchcrash:43 &&
 	rconfigure --provider=openai --model=served-model --propose=tasks/curriculum.yaml --rounds=1 --tasks="p4*" \
 		>/dev/null && ninja >n.log 2>&1; r=$?; tail -3 n.log; test $r = 0 &&
-	good=$(p4 0) && bad=$(p4 1) && echo "$good $bad" &&
-	grep -q "^# proposal baselines: 2 specs" build.ninja && grep -q "^    \$gen .*out/propose/baselines.json" build.ninja &&
-	counts 0 0 0 2 &&
+	good=$(p4 0) && bad=$(p4 1) && crash=$(p4 3) && echo "$good $bad $crash" &&
+	grep -q "held back .$crash. (rule reference_runs): the variant.s reference was refused: $crash: the reference failed" n.log &&
+	grep -q "^# proposal baselines: 3 specs" build.ninja && grep -q "^    \$gen .*out/propose/baselines.json" build.ninja &&
+	counts 1 0 0 1 2 &&
 	is out/propose/baselines.json "[(x[\"spec\"], x[\"variant\"], x[\"status\"]) for x in d[\"specs\"]]" \
-		"[($Q$good$Q, $Q$good$Q, ${Q}unchecked$Q), ($Q$bad$Q, $Q$bad$Q, ${Q}unchecked$Q)]" &&
-	test -f out/v/$good/s0/record.json && test -f out/v/$bad/s0/record.json &&
+		"[($Q$good$Q, $Q$good$Q, ${Q}unchecked$Q), ($Q$bad$Q, $Q$bad$Q, ${Q}unchecked$Q), ($Q$crash$Q, $Q$crash$Q, ${Q}refused$Q)]" &&
+	is out/v/$crash/expected.json "d[\"refused\"].splitlines()[0]" "$crash: the reference failed:" &&
+	grep -q "killed by signal 11" out/v/$crash/expected.json &&
+	test -f out/v/$good/s0/record.json && test -f out/v/$bad/s0/record.json && ! grep -q "^build out/v/$crash/s0" build.ninja &&
 	ninja >n.log && grep -q "no work to do" n.log &&
 	python3 -c "import json, sys; p = sys.argv[1]; d = json.load(open(p)); d.update(verdict=\"mismatch\",
 feedback=\"y[0] = 0.5 (want 0)\"); json.dump(d, open(p, \"w\"))" out/v/$bad/oracle.json &&
 	ninja >n.log 2>&1; r=$?; cat n.log; test $r = 0 &&
 	grep -q "held back .$bad. (rule baseline_agreement): its baseline (the teacher.s) is not correct against its reference on $bad: mismatch: y\[0\] = 0.5" n.log &&
-	counts 1 0 1 1 &&
+	counts 2 0 1 1 1 &&
 	! grep -q "^build out/v/$bad/s0" build.ninja && grep -q "^build out/v/$bad/oracle.json" build.ninja &&
 	grep -q "^build out/v/$good/s0/r1/response.json" build.ninja &&
 	mkdir ds && tar -xzf out/dataset/*.tar.gz -C ds && grep -rq "$good" ds && ! grep -rq "$bad" ds &&

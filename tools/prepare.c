@@ -32,7 +32,10 @@
  * sandbox (-ffp-contract=off) and linked there with the runner's object
  * (--runner OBJECT, a copy in the sandbox's folder; without it prepare
  * compiles the object first, as --refrunner does: a cc run more).
- * A reference that does not build is the spec's error (exit 2). For a
+ * A reference that does not build is the spec's error (exit 2), except a
+ * proposal's (origin source teacher: the teacher's error, data): then
+ * BINARY is written empty and BINARY.log says why, and verify --expected
+ * records the reference as refused. For a
  * Python reference the call is tools/runtime/pycall.c, and the generated
  * call.c holds the reference's code, its parameters and the text of
  * tools/runtime/pyref.py, which pycall.c hands to the references'
@@ -476,8 +479,8 @@ reference(const struct opts *o, const struct task *t)
 	struct jail j;
 	struct runlimits lim = { 300, 8192, 512, &j };
 	struct run r;
-	char *argv[16];
-	int k = 0;
+	char *argv[16], *logpath = xasprintf("%s.log", o->out);
+	int k = 0, built = 1;
 
 	if (!json_is_string(json_object_get(t->json, "reference")))
 		die(EXIT_USAGE, "%s: the task has no reference", t->id);
@@ -524,6 +527,12 @@ reference(const struct opts *o, const struct task *t)
 	if (r.status != 0 && nospace(work, 0)) {
 		fprintf(stderr, "%s", r.log.s);
 		die(EXIT_RETRY, "building the reference for %s failed: the disk is full ('%s')", t->id, work);
+	} else if (r.status != 0 && r.status < 128 && !r.timedout && taskproposed(t)) {
+		/* a proposal's: the teacher's error, recorded (verify --expected refuses it) */
+		warn("the reference of %s does not build (see %s): its variant is refused", t->id, logpath);
+		if (writefile(logpath, r.log.s ? r.log.s : "", r.log.n) < 0 || writefile(o->out, "", 0) < 0)
+			die(EXIT_RETRY, "cannot write '%s':", o->out);
+		built = 0;
 	} else if (r.status != 0) {
 		/* a reference that does not build is the spec's error */
 		fprintf(stderr, "%s", r.log.s);
@@ -531,11 +540,14 @@ reference(const struct opts *o, const struct task *t)
 		    "building the reference for %s failed (status %d, above)", t->id, r.status);
 	}
 	buffree(&r.log);
-	{
+	if (built) {
 		char *bin = xasprintf("%s/reference", work);
 		publish(bin, o->out, 0755);
+		if (unlink(logpath) < 0 && errno != ENOENT) /* a refused build's, before */
+			die(EXIT_RETRY, "cannot remove '%s':", logpath);
 		free(bin);
 	}
+	free(logpath);
 	tempdone(work);
 	free(work);
 	free(call);

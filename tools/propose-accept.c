@@ -63,12 +63,15 @@
  * (task.json beside it: the spec's id and family). A proposal's baseline
  * is the teacher's too, and must agree with its reference: verdict
  * correct is "agreed"; "skipped: no CUDA device" (no GPU here) is
- * "unchecked", and the spec stays; any other verdict (a mismatch, a
- * crash, a baseline that did not build, ...) is "disagreed": the spec is
- * held back (rule baseline_agreement), named on stderr with why, and gen
- * leaves it out of the kernel graph. BASELINES_JSON counts, per family:
- * checked, agreed, disagreed, unchecked; and lists each spec (spec,
- * family, variant, status, verdict, why). build.ninja depends on it
+ * "unchecked", and the spec stays; not_verified (verify --expected
+ * refused the variant's reference: it failed there, on a bench size, say)
+ * is "refused" (rule reference_runs); any other verdict (a mismatch, a
+ * crash, a baseline that did not build: its build log in why) is
+ * "disagreed" (rule baseline_agreement). A refused or disagreeing spec is
+ * held back: named on stderr with why, and gen leaves it out of the
+ * kernel graph. BASELINES_JSON counts, per family: checked, agreed,
+ * disagreed, refused, unchecked; and lists each spec (spec, family,
+ * variant, status, verdict, rule and why when held). build.ninja depends on it
  * (gen's "# proposal baselines:" line), so the kernel graph is written
  * again once the baselines are checked.
  *
@@ -554,7 +557,37 @@ teacherrefs(const struct opts *o, char **paths, size_t n)
 
 /* ---------------------------------------------------------- --baselines */
 
-/* one proposal's baseline verdict (its variant's oracle.json) as agreed, disagreed or unchecked, into specs */
+/* why a proposal's baseline (ORACLE's verdict v) is held back, malloc'd */
+static char *
+baselinewhy(const char *oracle, json_t *o, json_t *t, const char *v)
+{
+	const char *fb = jstr(o, "feedback", ""), *id = jstr(t, "id", "?");
+	char *why;
+
+	if (!strcmp(v, "not_built")) { /* prepare --baseline's log says why */
+		char *so = sibling(oracle, "baseline.so.log");
+		struct buf log;
+		bufinit(&log, 1 << 20);
+		if (readfile(so, &log) < 0)
+			bufputs(&log, "(no log)");
+		why = xasprintf("its baseline (the teacher's) does not build for %s: %.1500s", id, log.s ? log.s : "");
+		buffree(&log);
+		free(so);
+	} else if (!strcmp(v, "not_verified")) {
+		why = xasprintf("%.1800s", *fb ? fb : "its reference was refused");
+	} else {
+		why = xasprintf("its baseline (the teacher's) is not correct against its reference on %s: %s%s%.1500s", id,
+		                v, *fb ? ": " : "", fb);
+	}
+	return why;
+}
+
+/*
+ * One proposal's baseline check (its variant's oracle.json) into specs:
+ * agreed (correct), unchecked (no GPU here), refused (verify --expected
+ * refused the variant's reference: nothing to check the baseline
+ * against) or disagreed (any other verdict); its status.
+ */
 static const char *
 baselineverdict(const char *oracle, json_t *specs)
 {
@@ -563,15 +596,17 @@ baselineverdict(const char *oracle, json_t *specs)
 	const char *v = jstr(o, "verdict", "?"), *status;
 	json_t *rec;
 
-	status = !strcmp(v, "correct") ? "agreed" : !strncmp(v, "skipped", 7) ? "unchecked" : "disagreed";
+	status = !strcmp(v, "correct") ? "agreed" : !strncmp(v, "skipped", 7) ? "unchecked" :
+	         !strcmp(v, "not_verified") ? "refused" : "disagreed";
 	rec = json_pack("{s:s,s:s,s:s,s:s,s:s}", "spec", jstr(t, "spec", "?"), "family",
 	                jstr(json_object_get(t, "origin"), "family", "?"), "variant", jstr(t, "id", "?"), "status",
 	                status, "verdict", v);
-	if (!strcmp(status, "disagreed")) {
-		char *why = xasprintf("its baseline (the teacher's) is not correct against its reference on %s: %s%s%.1500s",
-		                      jstr(t, "id", "?"), v, *jstr(o, "feedback", "") ? ": " : "", jstr(o, "feedback", ""));
+	if (!strcmp(status, "disagreed") || !strcmp(status, "refused")) {
+		char *why = baselinewhy(oracle, o, t, v);
+		const char *rule = !strcmp(status, "refused") ? "reference_runs" : "baseline_agreement";
+		json_object_set_new(rec, "rule", json_string(rule));
 		json_object_set_new(rec, "why", json_string(why));
-		fprintf(stderr, "propose-accept: held back '%s' (rule baseline_agreement): %s\n", jstr(t, "spec", "?"), why);
+		warn("held back '%s' (rule %s): %s", jstr(t, "spec", "?"), rule, why);
 		free(why);
 	}
 	json_array_append_new(specs, rec);
@@ -580,30 +615,41 @@ baselineverdict(const char *oracle, json_t *specs)
 	return status;
 }
 
+/* the counts of baseline checks, all 0 */
+static json_t *
+baselinecounts(void)
+{
+	return json_pack("{s:i,s:i,s:i,s:i,s:i}", "checked", 0, "agreed", 0, "disagreed", 0, "refused", 0,
+	                 "unchecked", 0);
+}
+
 /* --baselines: each proposal's baseline against its reference, counted per family */
 static int
 baselines(const struct opts *o, char **oracles, size_t n)
 {
-	json_t *fams = json_object(), *specs = json_array(), *out;
-	size_t i, held = 0;
+	json_t *fams = json_object(), *specs = json_array(), *out, *all = baselinecounts();
+	size_t i;
 
 	for (i = 0; i < n; i++) {
 		const char *st = baselineverdict(oracles[i], specs);
 		json_t *rec = json_array_get(specs, json_array_size(specs) - 1), *c;
 		const char *fam = jstr(rec, "family", "?");
 		if (!(c = json_object_get(fams, fam)))
-			json_object_set_new(fams, fam, c = json_pack("{s:i,s:i,s:i,s:i}", "checked", 0, "agreed", 0,
-			                                              "disagreed", 0, "unchecked", 0));
+			json_object_set_new(fams, fam, c = baselinecounts());
 		if (strcmp(st, "unchecked"))
-			bump(c, "checked");
-		bump(c, st);
-		held += !strcmp(st, "disagreed");
+			bump(c, "checked"), bump(all, "checked");
+		bump(c, st), bump(all, st);
 	}
 	out = json_pack("{s:i,s:o,s:o}", "version", 1, "families", fams, "specs", specs);
 	if (jwrite(o->out, out) < 0)
 		die(EXIT_RETRY, "cannot write '%s':", o->out);
-	printf("propose-accept: %zu proposals' baselines checked, %zu held back\n", n, held);
+	printf("propose-accept: %zu proposals' baselines: %" JSON_INTEGER_FORMAT " agree with their references, %"
+	       JSON_INTEGER_FORMAT " held back (%" JSON_INTEGER_FORMAT " disagree, %" JSON_INTEGER_FORMAT
+	       " references refused), %" JSON_INTEGER_FORMAT " unchecked (no GPU)\n", n, jint(all, "agreed", 0),
+	       jint(all, "disagreed", 0) + jint(all, "refused", 0), jint(all, "disagreed", 0), jint(all, "refused", 0),
+	       jint(all, "unchecked", 0));
 	json_decref(out);
+	json_decref(all);
 	return 0;
 }
 
@@ -634,7 +680,9 @@ main(int argc, char **argv)
 	optparse(&spec, argc, argv, &in);
 	if (o.baselines && (o.teacher || o.specs || o.corpus))
 		optdie(&spec, "--baselines takes -o BASELINES_JSON and the oracle.json files alone");
-	if (!o.out || (!o.specs && !o.baselines))
+	if (!o.out)
+		optdie(&spec, o.baselines ? "need -o BASELINES_JSON" : "need -o ACCEPTED_JSON and --specs DIR");
+	if (!o.specs && !o.baselines)
 		optdie(&spec, "need -o ACCEPTED_JSON and --specs DIR");
 	r = o.baselines ? baselines(&o, in.v, in.n) : o.teacher ? teacherrefs(&o, in.v, in.n) : accept(&o, in.v, in.n);
 	optfree(&in);

@@ -29,8 +29,9 @@
  *   baseline_libs      a baseline is CUDA C linking only vendor libraries
  *   baseline_vendor    where the family names a vendor routine (the
  *                      curriculum's vendor:, the batch's task.json): a
- *                      baseline is there, CUDA C naming the library it
- *                      links (libs), to call that routine
+ *                      baseline is there, CUDA C whose libs name the
+ *                      routine's library (the line's first word: cuBLAS
+ *                      is cublas or cublasLt, cuDNN cudnn, ...)
  *   text_is_data       no template syntax ({{, }}) anywhere: the text
  *                      reaches later prompts as data
  *   reference_c        a C reference (the teacher's reference is untrusted C,
@@ -126,6 +127,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -228,6 +230,34 @@ fenced(const char *text, const char *tag, size_t max, size_t *n)
 	return v;
 }
 
+/* the library a vendor routine's line names by its first word (cuBLAS: cublas), or NULL */
+static const char *
+vendorlib(const char *vendor)
+{
+	static const char *const libs[] = { "cublasLt", "cublas", "cudnn", "curand", "cufft", NULL };
+	size_t n = strcspn(vendor, " \t(,");
+	const char *const *l;
+
+	for (l = libs; *l; l++)
+		if (strlen(*l) == n && !strncasecmp(vendor, *l, n))
+			return *l;
+	return NULL;
+}
+
+/* whether a baseline's libs link the vendor routine's library (any library, when the line names none) */
+static int
+vendorlinked(const char *vendor, const json_t *libs)
+{
+	const char *want = vendorlib(vendor);
+	json_t *v;
+	size_t i;
+
+	json_array_foreach(libs, i, v)
+		if (!want || !strncmp(json_string_value(v), want, strlen(want))) /* cublas: cublasLt too */
+			return 1;
+	return 0;
+}
+
 /* the bounded fields, on the parsed text */
 static int
 bounded(struct prop *p, const struct ydoc *doc, const char *text, json_t *task, const char *vendor)
@@ -276,10 +306,10 @@ bounded(struct prop *p, const struct ydoc *doc, const char *text, json_t *task, 
 		return rule(p, "baseline_libs", 0, "a proposal's baseline is CUDA C (`baseline: {code, libs}`), "
 		            "calling a vendor library where one fits; not Python");
 	rule(p, "baseline_libs", 1, NULL);
-	if (vendor && !json_array_size(json_object_get(json_object_get(task, "baseline"), "libs")))
+	if (vendor && !vendorlinked(vendor, json_object_get(json_object_get(task, "baseline"), "libs")))
 		return rule(p, "baseline_vendor", 0, "this family's problems have a vendor routine (%s): give each a "
-		            "`baseline: {code, libs}` in CUDA C that calls it, `libs` naming its library (e.g. "
-		            "[cublas])", vendor);
+		            "`baseline: {code, libs}` in CUDA C that calls it, `libs` naming its library (%s)", vendor,
+		            vendorlib(vendor) ? vendorlib(vendor) : "cublas, cudnn, ...");
 	rule(p, "baseline_vendor", 1, NULL);
 	if (strstr(text, "{{") || strstr(text, "}}"))
 		return rule(p, "text_is_data", 0, "'{{' or '}}' in the spec: template syntax is not allowed in "

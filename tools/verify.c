@@ -110,6 +110,39 @@ struct opts {
 
 /* ---------------------------------------------------------- the reference */
 
+/* --expected: the output and task of this run, for refuse() */
+static const char *refusing_out;
+static const struct task *refusing_task;
+
+/*
+ * The reference failed its checks (its examples, a degenerate task, a
+ * failed run): a hand-written spec's error, exit 2; a proposal's (the
+ * teacher's, taskproposed) is data: EXPECTED_JSON says refused and why,
+ * and the oracle check and the candidates' verify read that.
+ */
+static void
+refuse(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+
+static void
+refuse(const char *fmt, ...)
+{
+	char msg[8192], *bin;
+	va_list ap;
+	json_t *j;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	if (!refusing_task || !taskproposed(refusing_task))
+		die(EXIT_USAGE, "%s", msg);
+	warn("%s (a proposal: its variant is refused, and its oracle check says so)", msg);
+	bin = sibling(refusing_out, "expected.bin");
+	j = json_pack("{s:i,s:s,s:s}", "version", 2, "task", refusing_task->id, "refused", msg);
+	if (writefilemode(bin, "", 0, 0600) < 0 || jwrite(refusing_out, j) < 0) /* no outputs: none to read */
+		die(EXIT_RETRY, "cannot write '%s':", refusing_out);
+	exit(0);
+}
+
 /*
  * Run the reference program on plan in the sandbox, in work (a copy of the
  * program goes there, once, and it writes OUTFILE there); 0, or -1 with
@@ -190,15 +223,15 @@ examples(const struct task *t, const char *reference, const char *venv, const ch
 		int i;
 
 		if (caseload(t, json_object_get(e, "case"), &c, err, sizeof err) < 0)
-			die(EXIT_USAGE, "%s: example %zu: %s", t->id, k + 1, err);
+			refuse("%s: example %zu: %s", t->id, k + 1, err);
 		bufinit(&plan, 1 << 26);
 		bufinit(&log, 1 << 16);
 		planline(&plan, t, &c, NULL, json_object_get(e, "in"));
 		if (runreference(reference, venv, work, plan.s, "example.bin", (double)refoutbytes(t, &c), 60, &log) < 0)
-			die(EXIT_USAGE, "%s: the reference failed on example %zu:\n%s", t->id, k + 1, log.s);
+			refuse("%s: the reference failed on example %zu:\n%s", t->id, k + 1, log.s);
 		bufinit(&got, (size_t)1 << 30);
 		if (readfile(out, &got) < 0 || got.n != refoutbytes(t, &c))
-			die(EXIT_USAGE, "%s: the reference wrote %zu bytes for example %zu, not %zu", t->id, got.n,
+			refuse("%s: the reference wrote %zu bytes for example %zu, not %zu", t->id, got.n,
 			    k + 1, refoutbytes(t, &c));
 		for (i = 0; i < t->nargs; i++) {
 			const struct targ *a = &t->args[i];
@@ -208,14 +241,14 @@ examples(const struct task *t, const char *reference, const char *venv, const ch
 			if (!isoutput(a))
 				continue;
 			if (json_array_size(want) > (size_t)c.numel[i])
-				die(EXIT_USAGE, "%s: example %zu gives %zu values of '%s', which has %lld", t->id, k + 1,
+				refuse("%s: example %zu gives %zu values of '%s', which has %lld", t->id, k + 1,
 				    json_array_size(want), a->name, (long long)c.numel[i]);
 			json_array_foreach(want, j, w) {
 				double g = refvalue(got.s + off, a->dt, j);
 				double x = json_is_string(w) ? strtod(json_string_value(w), NULL) : json_number_value(w);
 				int ok = isnan(x) ? isnan(g) : isinf(x) ? g == x : fabs(g - x) <= tol * (1 + fabs(x));
 				if (!ok)
-					die(EXIT_USAGE, "%s: the reference disagrees with example %zu: %s[%zu] = %.9g, the "
+					refuse("%s: the reference disagrees with example %zu: %s[%zu] = %.9g, the "
 					    "example says %.9g", t->id, k + 1, a->name, j, g, x);
 			}
 			off += (size_t)c.numel[i] * (size_t)refsize(a->dt);
@@ -258,7 +291,7 @@ degenerate(const struct task *t, const struct tcase *c, const char *data)
 		free(constant);
 		off += n * (size_t)refsize(a->dt);
 		if (finite >= 16 && res.pass)
-			die(EXIT_USAGE, "%s: degenerate task: writing the constant %g into every element of output "
+			refuse("%s: degenerate task: writing the constant %g into every element of output "
 			    "'%s' at %s passes the comparison; change the sizes, inputs or tolerances so that the "
 			    "output varies", t->id, mean, a->name, c->label);
 	}
@@ -334,20 +367,29 @@ expected(const struct opts *o, const char *taskpath, const char *reference)
 			die(EXIT_USAGE, "%s: a Python reference needs --python-env DIR (the environment ./configure made)", t.id);
 		venv = o->pyenv;
 	}
+	refusing_out = o->out, refusing_task = &t;
+	if (filesize(reference) == 0) { /* prepare --reference: a proposal's that did not build */
+		char *lp = xasprintf("%s.log", reference);
+		struct buf lg;
+		bufinit(&lg, 1 << 20);
+		if (readfile(lp, &lg) < 0)
+			bufputs(&lg, "(no log)");
+		refuse("%s: the reference does not build:\n%.4000s", t.id, lg.s ? lg.s : "");
+	}
 	examples(&t, reference, venv, work);
 
 	bufinit(&plan, (size_t)1 << 28);
 	bufinit(&log, 1 << 16);
 	planruns(o, &t, key, runs, &plan, &want, &largest);
 	if (runreference(reference, venv, work, plan.s, "expected.bin", (double)want, 1800, &log) < 0)
-		die(EXIT_USAGE, "%s: the reference failed:\n%s", t.id, log.s);
+		refuse("%s: the reference failed:\n%s", t.id, log.s);
 	outbin = xasprintf("%s/expected.bin", work);
 	{
 		struct stat st;
 		if (stat(outbin, &st) < 0)
 			die(EXIT_RETRY, "cannot read '%s':", outbin);
 		if ((size_t)st.st_size != want)
-			die(EXIT_USAGE, "%s: the reference wrote %lld bytes, not the %zu its outputs take", t.id,
+			refuse("%s: the reference wrote %lld bytes, not the %zu its outputs take", t.id,
 			    (long long)st.st_size, want);
 	}
 	big = json_array_get(runs, (size_t)largest);
@@ -784,9 +826,16 @@ candidate(const struct opts *o, const char *taskpath, const char *compilepath, c
 		sopath = hcandidate(comp, compilepath);
 	}
 
+	exp = jmustload(exppath);
+	if (json_object_get(exp, "refused")) { /* a proposal's reference, refused by verify --expected */
+		if (!o->baseline)
+			die(EXIT_USAGE, "%s: its reference was refused, so nothing can be verified: %s", t.id,
+			    jstr(exp, "refused", ""));
+		verdict(&res, ST_NOT_VERIFIED, "the variant's reference was refused: %s", jstr(exp, "refused", ""));
+		goto write;
+	}
 	if (!runnable(comp, &res))
 		goto write;
-	exp = jmustload(exppath);
 	binpath = sibling(exppath, "expected.bin");
 	v = loadruns(&t, exp, res.rec, &nrun);
 	for (k = 0; k < nrun; k++) {

@@ -8,7 +8,8 @@
 # One ninja proposes, checks, runs each accepted proposal's first-variant
 # oracle on the GPU (verify --baseline), writes out/propose/baselines.json,
 # and regenerates without the one that disagrees. Prints a table and exits
-# 1 unless 40 and 42 agreed, 41 disagreed, and only 41 has no samples.
+# 1 unless exactly those three were checked, 40 and 42 agreed, 41 disagreed,
+# and only 41 has no samples.
 #
 # usage: tests/propose/baseline-gpu.sh [DIR]   (after ninja here: out/bin; DIR: the scratch
 #                                               project, default a new temporary folder)
@@ -16,7 +17,12 @@ set -eu
 root=$(cd "$(dirname "$0")/../.." && pwd)
 dir=${1:-$(mktemp -d "${TMPDIR:-/tmp}/retort-propose.XXXXXX")}
 case $dir in /*) ;; *) dir=$(pwd)/$dir ;; esac
-rm -rf "$dir" && mkdir -p "$dir/tasks/prompts" "$dir/answers"
+# a folder of its own: empty, or made by an earlier run of this script (its mark inside)
+if test -n "$(ls -A "$dir" 2>/dev/null)" && ! test -f "$dir/.baseline-gpu"; then
+	echo "tests/propose/baseline-gpu.sh: '$dir' is not empty and not this script's: name another" >&2
+	exit 2
+fi
+rm -rf "$dir" && mkdir -p "$dir/tasks/prompts" "$dir/answers" && : >"$dir/.baseline-gpu"
 (cd "$root" && tar -cf - configure build.ninja.in models.yaml rules tools gen README.md) | tar -xf - -C "$dir"
 cp "$root"/tasks/prompts/*.md "$dir/tasks/prompts/" && cp "$root/tasks/axpy.yaml" "$dir/tasks/"
 cd "$dir"
@@ -38,7 +44,9 @@ import json, re
 b = json.load(open("out/propose/baselines.json"))
 graph = open("build.ninja").read()
 print("\n%-14s %-10s %-10s %-8s %s" % ("spec", "status", "verdict", "samples", "why"))
-bad = 0
+bad = sorted(s["spec"][:3] for s in b["specs"]) != ["p40", "p41", "p42"]
+if bad:
+    print("NOT the three proposals planted:", [s["spec"] for s in b["specs"]])
 for s in b["specs"]:
     sampled = bool(re.search(r"^build out/v/%s/s0/r1/response.json" % re.escape(s["variant"]), graph, re.M))
     oracle = json.load(open("out/v/%s/oracle.json" % s["variant"]))

@@ -264,6 +264,12 @@ taskpython(const struct task *t)
 }
 
 int
+taskproposed(const struct task *t)
+{
+	return !strcmp(jstr(json_object_get(t->json, "origin"), "source", ""), "teacher");
+}
+
+int
 taskbaselinepython(const struct task *t)
 {
 	return json_object_get(json_object_get(t->json, "baseline"), "python") != NULL;

@@ -97,6 +97,10 @@ isinput(const struct targ *a)
 
 /* 1 when the task's reference is Python (reference_language), else 0 */
 int taskpython(const struct task *t);
+/* 1 when the task is a proposal (origin source teacher): its reference's
+ * failures are the teacher's, recorded as data (prepare --reference, verify
+ * --expected), not a bad spec that stops the build; else 0 */
+int taskproposed(const struct task *t);
 /* 1 when its baseline is Python (baseline {python}: baseline.py, PyTorch
  * on the GPU through tools/runtime/pyharness.py), else 0 */
 int taskbaselinepython(const struct task *t);
