@@ -135,6 +135,10 @@ extern const char *specpromptdir;
 /* 0: drop each variant's JSON once validated (saves memory when unused) */
 extern int speckeepjson;
 void specfree(struct specfile *sf);
+/* text with each {KEY} of a variant's matrix assignment ({KEY: VALUE},
+ * its task.json's "matrix") replaced by VALUE, as specload does a spec's
+ * strings (malloc'd); NULL when it grows too large */
+char *specsubst(const char *text, json_t *matrix);
 
 /* 1 when the variant is selected by the comma-separated globs */
 int variantmatch(const struct variant *v, const char *globs);

@@ -87,6 +87,37 @@ err(struct ctx *c, const struct ynode *n, const char *fmt, ...)
 	c->errors++;
 }
 
+/* s with each {key} of the n keys replaced by its value, into b: how many
+ * were replaced, or -1 when b fills first */
+static int
+substinto(struct buf *b, const char *s, char *const *keys, char *const *vals, size_t n)
+{
+	const char *p = s;
+	size_t i;
+	int k = 0;
+
+	while (*p) {
+		if (*p == '{') {
+			for (i = 0; i < n; i++) {
+				size_t kl = strlen(keys[i]);
+				if (strncmp(p + 1, keys[i], kl) == 0 && p[1 + kl] == '}')
+					break;
+			}
+			if (i < n) {
+				if (bufputs(b, vals[i]) < 0)
+					return -1;
+				p += strlen(keys[i]) + 2;
+				k++;
+				continue;
+			}
+		}
+		if (bufputc(b, *p) < 0)
+			return -1;
+		p++;
+	}
+	return k;
+}
+
 /*
  * Replace {key} for each matrix key in n's text. *changed tells whether
  * anything was replaced, so errors about the result can name the variant.
@@ -96,41 +127,43 @@ static char *
 subst(struct ctx *c, const struct ynode *n, int *changed)
 {
 	struct buf b;
-	const char *s = n->s, *p = s;
-	size_t i;
+	int k;
 
 	if (changed)
 		*changed = 0;
-	if (!c->nm || !strchr(s, '{'))
-		return xstrdup(s);
+	if (!c->nm || !strchr(n->s, '{'))
+		return xstrdup(n->s);
 	bufinit(&b, (size_t)YAML_MAX_BYTES * 4);
-	while (*p) {
-		if (*p == '{') {
-			for (i = 0; i < c->nm; i++) {
-				size_t kl = strlen(c->mkeys[i]);
-				if (strncmp(p + 1, c->mkeys[i], kl) == 0 && p[1 + kl] == '}')
-					break;
-			}
-			if (i < c->nm) {
-				if (bufputs(&b, c->mvals[i]) < 0)
-					break;
-				p += strlen(c->mkeys[i]) + 2;
-				if (changed)
-					*changed = 1;
-				continue;
-			}
-		}
-		if (bufputc(&b, *p) < 0)
-			break;
-		p++;
-	}
-	if (*p) {
+	if ((k = substinto(&b, n->s, c->mkeys, c->mvals, c->nm)) < 0) {
 		err(c, n, "text grows past %zu bytes once the matrix values are put in (in variant '%s')",
 		    b.max, c->vid ? c->vid : "?");
 		buffree(&b);
 		return NULL;
 	}
+	if (changed)
+		*changed = k > 0;
 	return bufdetach(&b);
+}
+
+char *
+specsubst(const char *text, json_t *matrix)
+{
+	size_t n = json_object_size(matrix), i = 0;
+	char **keys = xcalloc(n + 1, sizeof *keys), **vals = xcalloc(n + 1, sizeof *vals), *r = NULL;
+	const char *k;
+	json_t *v;
+	struct buf b;
+
+	json_object_foreach(matrix, k, v) {
+		keys[i] = (char *)k;
+		vals[i++] = (char *)(json_is_string(v) ? json_string_value(v) : "");
+	}
+	bufinit(&b, (size_t)YAML_MAX_BYTES * 4);
+	if (substinto(&b, text, keys, vals, n) >= 0)
+		r = bufdetach(&b);
+	buffree(&b);
+	free(keys), free(vals);
+	return r;
 }
 
 static size_t longestid(const char *specid, const struct ynode *matrix);

@@ -987,15 +987,16 @@ withoutreference(const char *text)
 	return bufdetach(&b);
 }
 
-/* the spec's first variant in dir (spec.yaml, task.json): its JSON and
- * its task; 0, or -1 when the text is no valid spec */
-static int
-specvariant(const char *text, const char *dir, json_t **json, struct task *t)
+/* the spec's variants (its text written to dir/spec.yaml): their resolved
+ * JSON, in the matrix's order; NULL when the text is no valid spec */
+static json_t *
+specvariants(const char *text, const char *dir)
 {
 	struct specfile sf = { 0 };
 	struct prop p = { json_array(), NULL, { 0 } };
-	char *path = xasprintf("%s/spec.yaml", dir), *tp = xasprintf("%s/task.json", dir), err[512];
-	int rc = -1;
+	char *path = xasprintf("%s/spec.yaml", dir);
+	json_t *vars = NULL;
+	size_t i;
 
 	bufinit(&p.diags, 1 << 16);
 	cur = &p;
@@ -1003,18 +1004,192 @@ specvariant(const char *text, const char *dir, json_t **json, struct task *t)
 		die(EXIT_RETRY, "cannot write '%s':", path);
 	diagreset();
 	if (specload(path, &sf) == 0 && sf.nv > 0) {
-		*json = json_deep_copy(sf.v[0].json);
-		if (jwrite(tp, *json) < 0)
-			die(EXIT_RETRY, "cannot write '%s':", tp);
-		if ((rc = taskload(tp, t, err, sizeof err)) < 0)
-			json_decref(*json);
+		vars = json_array();
+		for (i = 0; i < sf.nv; i++)
+			json_array_append(vars, sf.v[i].json);
 	}
 	specfree(&sf);
 	cur = NULL;
 	buffree(&p.diags);
 	json_decref(p.rules);
-	free(path), free(tp);
+	free(path);
+	return vars;
+}
+
+/* variant v's task: written to dir/task.json and loaded into t; 0, or -1 with why in err */
+static int
+varianttask(json_t *v, const char *dir, struct task *t, char *err, size_t cap)
+{
+	char *tp = xasprintf("%s/task.json", dir);
+	int rc;
+
+	if (mkdirp(dir) < 0 || jwrite(tp, v) < 0)
+		die(EXIT_RETRY, "cannot write '%s':", tp);
+	rc = taskload(tp, t, err, cap);
+	free(tp);
 	return rc;
+}
+
+/* the spec's first variant in dir (spec.yaml, task.json): its JSON and
+ * its task; 0, or -1 when the text is no valid spec */
+static int
+specvariant(const char *text, const char *dir, json_t **json, struct task *t)
+{
+	json_t *vars = specvariants(text, dir);
+	char err[512];
+	int rc = -1;
+
+	if (vars && (rc = varianttask(json_array_get(vars, 0), dir, t, err, sizeof err)) == 0)
+		*json = json_incref(json_array_get(vars, 0));
+	json_decref(vars);
+	return rc;
+}
+
+/* the distinct reference signatures of the first max variants of vars
+ * (all when max is 0; each loaded in dir): [{signature, variants: [their
+ * indices in vars]}], in the variants' order */
+static json_t *
+signatures(json_t *vars, const char *dir, size_t max)
+{
+	json_t *groups = json_array(), *v, *g = NULL;
+	size_t i, k;
+
+	json_array_foreach(vars, i, v) {
+		struct task t;
+		struct abiarg a[MAXARGS];
+		char err[512], *sig;
+		if (max && i >= max)
+			break;
+		if (varianttask(v, dir, &t, err, sizeof err) < 0)
+			die(EXIT_USAGE, "variant '%s' is not a task: %s", jstr(v, "id", "?"), err);
+		sig = abisignature(a, taskabi(&t, a), "reference", 1);
+		taskfree(&t);
+		json_array_foreach(groups, k, g)
+			if (!strcmp(jstr(g, "signature", ""), sig))
+				break;
+		if (k == json_array_size(groups))
+			json_array_append_new(groups, g = json_pack("{s:s,s:[]}", "signature", sig, "variants"));
+		json_array_append_new(json_object_get(g, "variants"), json_integer((json_int_t)i));
+		free(sig);
+	}
+	return groups;
+}
+
+/* the variant code is built for: its {KEY}s replaced by the variant's
+ * matrix values, as gen does a spec's own reference (malloc'd) */
+static char *
+variantcode(const char *code, json_t *v)
+{
+	char *s = specsubst(code, json_object_get(v, "matrix"));
+
+	return s ? s : xstrdup(code);
+}
+
+/* the distinct values of matrix key of the variants ix (indices in vars; all when NULL), in order */
+static json_t *
+keyvalues(json_t *vars, json_t *ix, const char *key)
+{
+	json_t *vals = json_array(), *v, *w;
+	size_t i, k, n = ix ? json_array_size(ix) : json_array_size(vars);
+
+	for (i = 0; i < n; i++) {
+		const char *s;
+		v = json_array_get(vars, ix ? (size_t)json_integer_value(json_array_get(ix, i)) : i);
+		s = jstr(json_object_get(v, "matrix"), key, "");
+		json_array_foreach(vals, k, w)
+			if (!strcmp(json_string_value(w), s))
+				break;
+		if (k == json_array_size(vals))
+			json_array_append_new(vals, json_string(s));
+	}
+	return vals;
+}
+
+/* what signature group g is for: the matrix values its variants take
+ * where those are not all the spec's, then (some of) their ids */
+static void
+groupwhat(struct buf *b, json_t *vars, json_t *g)
+{
+	json_t *mx = json_object_get(json_array_get(vars, 0), "matrix"), *ix = json_object_get(g, "variants"), *w;
+	const char *key;
+	json_t *val;
+	size_t i, n = json_array_size(ix);
+	int said = 0;
+
+	json_object_foreach(mx, key, val) {
+		json_t *in = keyvalues(vars, ix, key), *all = keyvalues(vars, NULL, key);
+		if (json_array_size(in) < json_array_size(all)) {
+			bufprintf(b, "%s%s ", said++ ? "; " : "for ", key);
+			json_array_foreach(in, i, w)
+				bufprintf(b, "%s%s", i ? ", " : "", json_string_value(w));
+		}
+		json_decref(in), json_decref(all);
+	}
+	bufprintf(b, "%s(%zu variant%s: ", said ? " " : "for ", n, n == 1 ? "" : "s");
+	for (i = 0; i < n && i < 4; i++)
+		bufprintf(b, "%s%s", i ? ", " : "", jstr(json_array_get(vars, (size_t)json_integer_value(
+		          json_array_get(ix, i))), "id", "?"));
+	bufputs(b, n > 4 ? ", ...)" : ")");
+}
+
+/* the first matrix key whose values are all dtypes and tell the groups apart, or NULL */
+static const char *
+dtypekey(json_t *vars, json_t *groups)
+{
+	json_t *mx = json_object_get(json_array_get(vars, 0), "matrix"), *val, *w, *g;
+	const char *key;
+	size_t i, k;
+
+	json_object_foreach(mx, key, val) {
+		json_t *all = keyvalues(vars, NULL, key);
+		int dtypes = 1, apart = 0;
+		json_array_foreach(all, i, w)
+			dtypes &= dtypefind(json_string_value(w)) >= 0;
+		json_array_foreach(groups, k, g) {
+			json_t *in = keyvalues(vars, json_object_get(g, "variants"), key);
+			apart |= json_array_size(in) < json_array_size(all);
+			json_decref(in);
+		}
+		json_decref(all);
+		if (dtypes && apart)
+			return key;
+	}
+	return NULL;
+}
+
+/* a teacher-reference spec whose variants' reference signatures differ:
+ * each signature with what it is for, and how one reference fits them
+ * all (the spec's text is a template, as a hand-written reference's is) */
+static void
+signaturestext(struct buf *b, json_t *vars, json_t *groups)
+{
+	json_t *mx = json_object_get(json_array_get(vars, 0), "matrix"), *g, *all, *w;
+	const char *key = dtypekey(vars, groups), *k;
+	size_t i;
+	int n = 0;
+
+	bufprintf(b, "The signatures: the spec's matrix gives its variants %zu different reference signatures, and "
+	          "the one reference you write is built for every variant, so it must compile with each of them:\n\n",
+	          json_array_size(groups));
+	json_array_foreach(groups, i, g) {
+		bufprintf(b, "- `%s` ", jstr(g, "signature", ""));
+		groupwhat(b, vars, g);
+		bufputs(b, "\n");
+	}
+	bufputs(b, "\nAs in a hand-written spec, the reference is a template: each ");
+	json_object_foreach(mx, k, w)
+		bufprintf(b, "%s`{%s}`", n++ ? " or " : "", k);
+	bufputs(b, " in it is replaced by the variant's value of that matrix key before it is built");
+	if (!key) {
+		bufputs(b, ".\n\n");
+		return;
+	}
+	bufputs(b, ", for example:\n\n");
+	all = keyvalues(vars, NULL, key);
+	json_array_foreach(all, i, w)
+		bufprintf(b, "    #define R_%s %s\n", json_string_value(w), dtinfos[dtypefind(json_string_value(w))].reftype);
+	bufprintf(b, "    typedef R_{%s} real;\n\nand `real` where the signatures' types differ.\n\n", key);
+	json_decref(all);
 }
 
 /* each proposal's last record in the round checks, keyed by its index, in index order */
@@ -1037,23 +1212,25 @@ lastrecords(char **checks, size_t n)
 }
 
 /* one problem as the reference request shows it: its id, the reference's
- * signature, the spec without its reference */
+ * signature (a teacher-reference spec's: each distinct one of its
+ * variants'), the spec without its reference */
 static void
-problemtext(struct buf *b, int k, const char *spec, const char *dir)
+problemtext(struct buf *b, int k, const char *spec, const char *dir, int teacher)
 {
-	struct task t;
-	struct abiarg a[MAXARGS];
-	json_t *j;
-	char *sig, *bare = withoutreference(spec);
+	json_t *vars = specvariants(spec, dir), *groups;
+	char *bare = withoutreference(spec);
 
-	if (specvariant(spec, dir, &j, &t) < 0) /* it passed its checks: here it parses as it did there */
+	if (!vars) /* it passed its checks: here it parses as it did there */
 		die(EXIT_USAGE, "problem %d no longer parses as a spec (are the prompts, --prompts, where they were?)", k);
-	sig = abisignature(a, taskabi(&t, a), "reference", 1);
-	taskfree(&t);
-	json_decref(j);
-	bufprintf(b, "## Problem %d\n\nThe signature: `%s`\n\n```yaml\n%s%s```\n\n", k, sig, bare,
-	          *bare && bare[strlen(bare) - 1] != '\n' ? "\n" : "");
-	free(sig);
+	groups = signatures(vars, dir, teacher ? 0 : 1);
+	bufprintf(b, "## Problem %d\n\n", k);
+	if (json_array_size(groups) > 1)
+		signaturestext(b, vars, groups);
+	else
+		bufprintf(b, "The signature: `%s`\n\n", jstr(json_array_get(groups, 0), "signature", ""));
+	bufprintf(b, "```yaml\n%s%s```\n\n", bare, *bare && bare[strlen(bare) - 1] != '\n' ? "\n" : "");
+	json_decref(groups);
+	json_decref(vars);
 	free(bare);
 }
 
@@ -1066,7 +1243,7 @@ specbatch(const char *path, const char *dir, json_t **src)
 	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
 	struct buf text;
 	struct task t;
-	json_t *j, *task;
+	json_t *j = NULL, *task;
 
 	bufinit(&text, 1 << 20);
 	if (readfile(path, &text) < 0)
@@ -1125,7 +1302,7 @@ askreference(const struct opts *o, const char *taskpath, char **files, size_t nf
 		if (strcmp(jstr(p, "status", ""), want))
 			continue;
 		dir = xasprintf("%s/p%zu", work, json_array_size(problems));
-		problemtext(&text, (int)json_array_size(problems) + 1, jstr(p, "spec", ""), dir);
+		problemtext(&text, (int)json_array_size(problems) + 1, jstr(p, "spec", ""), dir, o->spec);
 		json_array_append_new(problems, json_pack("{s:s,s:I,s:s,s:s,s:s*,s:s?,s:O*}", "key", key, "index",
 		                      jint(p, "index", 0), "id", jstr(p, "id", "?"), "spec", jstr(p, "spec", ""), "ref1",
 		                      jstr(p, "ref1", NULL), "ref2", jstr(p, "ref2", NULL), "keys", json_object_get(p, "keys")));
@@ -1278,53 +1455,106 @@ verdict3(json_t *rec, int n, int ok0, const int *agree, int teacher, const char 
 		json_object_set_new(rec, "why", json_string(why));
 }
 
-/* a teacher-reference spec's kept reference through verify --expected, as
- * a spec's own is checked in the kernel graph (its examples, degenerate
- * outputs, the verify runs): a reference the references agree on but the
- * spec's examples refute holds the spec back here, not the kernel graph */
-static void
-keptchecks(const struct opts *o, json_t *rec, json_t *task, const char *dir)
+/* the kept reference code (a template, as a spec's own) through verify
+ * --expected for variant v, in d: its rules */
+static json_t *
+keptone(const struct opts *o, const char *code, json_t *v, const char *d)
 {
 	struct prop p = { json_array(), NULL, { 0 } };
-	char *d = xasprintf("%s/kept", dir), *tp = xasprintf("%s/task.json", d);
-	json_t *j = json_deep_copy(task), *r;
+	char *tp = xasprintf("%s/task.json", d), *ref = variantcode(code, v);
+	json_t *j = json_deep_copy(v);
 	double cpu = 0;
-	size_t i;
 
-	json_object_set_new(j, "reference", json_string(jstr(rec, "reference", "")));
+	json_object_set_new(j, "reference", json_string(ref));
 	json_object_set_new(j, "reference_language", json_string("c"));
 	if (mkdirp(d) < 0 || jwrite(tp, j) < 0)
 		die(EXIT_RETRY, "cannot write '%s':", tp);
-	if (referencechecks(o, &p, d, &cpu) < 0) {
-		json_array_foreach(p.rules, i, r)
-			if (!jbool(r, "ok", 1)) {
-				char *why = xasprintf("the references agree, but the kept one fails rule '%s': %.2000s",
-				                      jstr(r, "rule", ""), jstr(r, "message", ""));
-				json_object_set_new(rec, "status", json_string("rejected"));
-				json_object_set_new(rec, "why", json_string(why));
-				json_object_del(rec, "agreement");
-				free(why);
-				break;
-			}
-	}
+	referencechecks(o, &p, d, &cpu);
 	unpath(p.rules, d);
-	json_object_set_new(rec, "checks", p.rules);
 	json_decref(j);
-	free(d), free(tp);
+	free(tp), free(ref);
+	return p.rules;
 }
 
-/* one problem's references (1: the proposal's; 2; 3 when asked), run on the same inputs and compared */
+/* the first of rules that failed, or NULL */
+static json_t *
+failedrule(json_t *rules)
+{
+	json_t *r;
+	size_t i;
+
+	json_array_foreach(rules, i, r)
+		if (!jbool(r, "ok", 1))
+			return r;
+	return NULL;
+}
+
+/* rec rejected: the kept reference failed rule r for variant v (signature
+ * sig) of a spec whose first variant first passed (NULL: v is the first) */
+static void
+keptfailed(json_t *rec, json_t *r, const char *first, const char *v, const char *sig)
+{
+	char *why = first ? xasprintf("the references agree and the kept one passes its checks for variant '%s', but "
+	                              "fails rule '%s' for variant '%s', whose reference signature is `%s`: %.2000s",
+	                              first, jstr(r, "rule", ""), v, sig, jstr(r, "message", ""))
+	                  : xasprintf("the references agree, but the kept one fails rule '%s': %.2000s",
+	                              jstr(r, "rule", ""), jstr(r, "message", ""));
+
+	json_object_set_new(rec, "status", json_string("rejected"));
+	json_object_set_new(rec, "why", json_string(why));
+	json_object_del(rec, "agreement");
+	free(why);
+}
+
+/* a teacher-reference spec's kept reference through verify --expected, as
+ * a spec's own is checked in the kernel graph (its examples, degenerate
+ * outputs, the verify runs), for the first of the spec's variants vars and
+ * then one of every other reference signature they have (the kept one must
+ * build for all: signatures_checked): a reference the references agree on
+ * but the spec's examples refute, or that does not fit another variant's
+ * types, holds the spec back here, not the kernel graph */
+static void
+keptchecks(const struct opts *o, json_t *rec, json_t *vars, const char *dir)
+{
+	char *sd = xasprintf("%s/signatures", dir);
+	json_t *groups = signatures(vars, sd, 0), *done = json_array(), *g;
+	const char *code = jstr(rec, "reference", "");
+	size_t i;
+
+	json_array_foreach(groups, i, g) {
+		json_t *v = json_array_get(vars, (size_t)json_integer_value(json_array_get(json_object_get(g, "variants"), 0)));
+		char *d = i ? xasprintf("%s/kept%zu", dir, i + 1) : xasprintf("%s/kept", dir);
+		json_t *rules = keptone(o, code, v, d), *bad = failedrule(rules);
+		json_t *e = json_pack("{s:s,s:s}", "variant", jstr(v, "id", "?"), "signature", jstr(g, "signature", ""));
+		if (bad)
+			keptfailed(rec, bad, i ? jstr(json_array_get(vars, 0), "id", "?") : NULL, jstr(v, "id", "?"),
+			           jstr(g, "signature", ""));
+		json_object_set_new(i ? e : rec, "checks", rules);
+		json_array_append_new(done, e);
+		free(d);
+		if (bad)
+			break;
+	}
+	json_object_set_new(rec, "signatures_checked", done);
+	json_decref(groups);
+	free(sd);
+}
+
+/* one problem's references (1: the proposal's; 2; 3 when asked), run on
+ * the same inputs (the first variant's) and compared; a teacher-reference
+ * spec's are templates, each built as its first variant's reference */
 static json_t *
 judgeproblem(const struct opts *o, json_t *prob, const char *code, int n, const char *dir)
 {
 	static const int pairs[3][2] = { { 0, 1 }, { 0, 2 }, { 1, 2 } };
 	json_t *rec = json_pack("{s:s,s:I,s:s,s:s,s:s}", "key", jstr(prob, "key", "?"), "index", jint(prob, "index", 0),
 	                        "id", jstr(prob, "id", "?"), "spec", jstr(prob, "spec", ""), "ref2",
-	                        n == 2 ? code : jstr(prob, "ref2", "")), *task, *cmp = json_array();
+	                        n == 2 ? code : jstr(prob, "ref2", "")), *task, *cmp = json_array(), *vars;
 	struct task t;
 	struct tcase *cases;
 	struct buf plan, out[3], log[3];
 	const char *codes[3];
+	char err[512], *built[3] = { NULL, NULL, NULL };
 	int ok[3], agree[3] = { 0 }, nruns, i, teacher = json_is_string(json_object_get(prob, "ref1"));
 	size_t bytes;
 
@@ -1334,10 +1564,13 @@ judgeproblem(const struct opts *o, json_t *prob, const char *code, int n, const 
 		json_object_set_new(rec, "ref1", json_string(jstr(prob, "ref1", "")));
 		json_object_set(rec, "keys", json_object_get(prob, "keys"));
 	}
-	if (specvariant(jstr(prob, "spec", ""), dir, &task, &t) < 0) {
+	vars = specvariants(jstr(prob, "spec", ""), dir);
+	task = json_array_get(vars, 0);
+	if (!vars || varianttask(task, dir, &t, err, sizeof err) < 0) {
 		json_object_set_new(rec, "status", json_string("rejected"));
 		json_object_set_new(rec, "why", json_string("the spec does not parse"));
 		json_decref(cmp);
+		json_decref(vars);
 		return rec;
 	}
 	codes[0] = teacher ? jstr(prob, "ref1", "") : jstr(task, "reference", "");
@@ -1347,8 +1580,9 @@ judgeproblem(const struct opts *o, json_t *prob, const char *code, int n, const 
 	bytes = agreeplan(o, &t, &plan, &cases, &nruns);
 	for (i = 0; i < n; i++) {
 		char *d = xasprintf("%s/r%d", dir, i + 1);
+		built[i] = teacher ? variantcode(codes[i], task) : xstrdup(codes[i]);
 		bufinit(&out[i], (size_t)1 << 31), bufinit(&log[i], 1 << 16);
-		ok[i] = runreference(o, task, codes[i], d, plan.s, bytes, &out[i], &log[i]) == 0;
+		ok[i] = runreference(o, task, built[i], d, plan.s, bytes, &out[i], &log[i]) == 0;
 		free(d);
 	}
 	for (i = 0; i < (n == 3 ? 3 : 1); i++) {
@@ -1366,13 +1600,13 @@ judgeproblem(const struct opts *o, json_t *prob, const char *code, int n, const 
 	json_object_set_new(rec, "runs", json_integer(nruns));
 	verdict3(rec, n, ok[0], agree, teacher, codes, json_object_get(rec, "keys"));
 	if (teacher && !strcmp(jstr(rec, "status", ""), "agreed"))
-		keptchecks(o, rec, task, dir);
+		keptchecks(o, rec, vars, dir);
 	for (i = 0; i < n; i++)
-		buffree(&out[i]), buffree(&log[i]);
+		buffree(&out[i]), buffree(&log[i]), free(built[i]);
 	buffree(&plan);
 	free(cases);
 	taskfree(&t);
-	json_decref(task);
+	json_decref(vars);
 	return rec;
 }
 
