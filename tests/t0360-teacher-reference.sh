@@ -4,7 +4,10 @@
 # compared in the sandbox and the completed spec's kernel graph run (2/2),
 # a wrong second reference settled by a third (2/3, either of the first
 # two kept), a disagreement held back and named, a no-op second ninja, an
-# edited spec re-asking only its own requests, a killed run resumed
+# edited spec re-asking only its own requests, a matrix whose variants'
+# reference signatures differ (each shown; a reference that fits one of them
+# held back; one written as a template of {dtype} completed), a killed run
+# resumed
 . "$(dirname "$0")/lib.sh"
 cpu_only "the kernel graph's verdicts would differ"
 
@@ -26,6 +29,16 @@ tspec() {
 # answer ID N EXPR: the mock's answer to spec ID's reference request N: y[i] = EXPR
 answer() {
 	printf 'Reference\n```c\nvoid reference(const float *x, float *y, int n)\n{ for (int i = 0; i < n; i++) y[i] = %s; }\n```\n' \
+		"$3" > "$T/answers/spec-$1-ref$2.md"
+}
+# mspec NAME ID: tspec over a matrix, dtype [f32, f64]: two reference signatures (float, double)
+mspec() {
+	tspec "$1" "$2" && sed -i 's/dtype: f32/dtype: "{dtype}"/' "tasks/$1.yaml" &&
+	printf 'matrix:\n  dtype: [f32, f64]\n' >> "tasks/$1.yaml" && replay "$2.f32" "$2.f64"
+}
+# tanswer ID N EXPR: answer's reference as a template of {dtype}, as a hand-written spec's may be
+tanswer() {
+	printf 'Reference\n```c\n#define R_f32 float\n#define R_f64 double\ntypedef R_{dtype} real;\nvoid reference(const real *x, real *y, int n)\n{ for (int i = 0; i < n; i++) y[i] = %s; }\n```\n' \
 		"$3" > "$T/answers/spec-$1-ref$2.md"
 }
 # refasked: the reference requests the mock teacher has had
@@ -107,6 +120,32 @@ test_expect_success 'editing one spec re-asks only its own requests, and its ker
 	grep "^ASK out/teacherref/" ran.log > asks && cat asks && test "$(refasked)" = 17 &&
 	grep -q "teacherref/a/ref1/" asks && grep -q "teacherref/a/ref2/" asks && ! grep -v -q "teacherref/a/" asks &&
 	grep -q "doubling each element" out/teacherref/specs/a.yaml && grep -q "doubling each element" out/v/alpha/task.json &&
+	ninja >n.log && grep -q "no work to do" n.log
+'
+test_expect_success 'a matrix of two reference signatures: the request shows both, and a reference for float alone is held back, f64 named' '
+	cd p && mspec k kappa && answer kappa 1 "2 * x[i]" && answer kappa 2 "x[i] + x[i]" &&
+	ninja >n.log 2>&1; r=$?; cat n.log; test $r = 0 &&
+	grep -q "The signatures: .* 2 different reference signatures.*must compile with each of them" out/teacherref/k/ref1/task.json &&
+	grep -q "void reference(const float\* x, float\* y, int n). for dtype f32 (1 variant: kappa.f32)" out/teacherref/k/ref2/task.json &&
+	grep -q "void reference(const double\* x, double\* y, int n). for dtype f64 (1 variant: kappa.f64)" out/teacherref/k/ref2/task.json &&
+	grep -q "typedef R_{dtype} real;" out/teacherref/k/ref1/task.json &&
+	grep -q "propose-accept: tasks/k.yaml: held back: .*passes its checks for variant .kappa.f32., but fails rule .reference_builds. for variant .kappa.f64., whose reference signature is .void reference(const double\* x, double\* y, int n)." n.log &&
+	is out/teacherref/k/ref2/agree.json "[(s[\"variant\"], s[\"signature\"]) for s in d[\"problems\"][0][\"signatures_checked\"]]" \
+		"[(${Q}kappa.f32$Q, ${Q}void reference(const float* x, float* y, int n)$Q), (${Q}kappa.f64$Q, ${Q}void reference(const double* x, double* y, int n)$Q)]" &&
+	is out/teacherref/accepted.json "[s[\"status\"] for s in d[\"specs\"] if s[\"file\"] == \"tasks/k.yaml\"]" "[${Q}held$Q]" &&
+	test ! -f out/teacherref/specs/k.yaml && "$RETORT_BIN/gen" --list --all > list && ! grep -q kappa list &&
+	ninja >n.log && grep -q "no work to do" n.log
+'
+test_expect_success 'a reference written as a template of {dtype} builds for both signatures: completed, both variants in the kernel graph' '
+	cd p && mspec m mu && tanswer mu 1 "2 * x[i]" && tanswer mu 2 "x[i] + x[i]" &&
+	ninja >n.log 2>&1; r=$?; tail -3 n.log; test $r = 0 &&
+	is out/teacherref/m/ref2/agree.json "[(p[\"status\"], [s[\"variant\"] for s in p[\"signatures_checked\"]]) for p in d[\"problems\"]]" \
+		"[(${Q}agreed$Q, [${Q}mu.f32$Q, ${Q}mu.f64$Q])]" &&
+	grep -q "^  typedef R_{dtype} real;" out/teacherref/specs/m.yaml &&
+	"$RETORT_BIN/gen" --list --all > list && grep -qx mu.f32 list && grep -qx mu.f64 list &&
+	rconfigure --provider=openai --model=served-model --tasks=alpha,beta,mu >c.log && ninja >n.log 2>&1; r=$?; tail -3 n.log; test $r = 0 &&
+	is out/v/mu.f64/task.json "\"typedef R_f64 real;\" in d[\"reference\"]" True &&
+	test -f out/v/mu.f32/expected.json && test -f out/v/mu.f64/expected.json &&
 	ninja >n.log && grep -q "no work to do" n.log
 '
 test_expect_success 'a killed run resumes: nothing answered is asked again' '
