@@ -317,8 +317,10 @@ proposeedges(struct buf *b, const char *curriculum, const char *tasksdir, const 
  * per spec file tasks/NAME.yaml, in OUT/teacherref/NAME/, two independent
  * requests for its reference (ref1/, ref2/: propose-check --ask-reference
  * 1 and 2 --spec, the spec without its reference and the reference's
- * signature, as a proposal's second reference is asked), compared in the
- * sandbox (ref2/agree.json), a third where they disagree (ref3/, agree.json);
+ * signature (each distinct one of its variants'), as a proposal's second
+ * reference is asked), compared in the sandbox (ref2/agree.json: the first
+ * variant; the kept one checked on a variant of every signature), a third
+ * where they disagree (ref3/, agree.json);
  * then propose-accept --teacher-references over every spec and agreement:
  * the completed specs (OUT/teacherref/specs/NAME.yaml, gen's in place of
  * tasks/NAME.yaml) and OUT/teacherref/accepted.json, which build.ninja

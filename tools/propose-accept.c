@@ -48,8 +48,9 @@
  * teacher` and its references' agreement (propose-check --agree, out/
  * teacherref/NAME/agree.json), for each such spec. One they agreed on
  * (2/2, or 2/3) is completed into DIR/NAME.yaml: its text with the
- * `reference: teacher` line replaced by the kept reference (`reference:
- * |2`) and an origin after it: {source: teacher-reference, file (the hand-
+ * `reference: teacher` line replaced by the kept reference as written
+ * (`reference: |2`; a template of the matrix's {KEY}s, which gen expands
+ * per variant as it does a spec's own) and an origin after it: {source: teacher-reference, file (the hand-
  * written spec), provider, model, request (the kept answer's cache key),
  * references}. One they did not is held back: named on stderr, with why
  * and where its comparisons are, and left out of DIR. ACCEPTED_JSON lists

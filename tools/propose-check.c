@@ -105,15 +105,27 @@
  * SPEC writes the request for its reference N, the spec alone as a batch
  * of one problem (N 1 and 2, which differ in their marker's n alone:
  * independent requests, each its own cache key), or (N 3, with
- * FIRST_AGREE_JSON) a third where the first two disagreed. --agree
- * --first-response RESPONSE1 takes reference 1 from the first request's
- * answer instead of the spec (the problem's ref1, the requests' cache keys
- * in keys), and the references are alike: any two agreeing settle it
- * (2/2, or 2/3 with the third), the first of them kept (the problem's
- * reference and request); no two agreeing is rejected. The kept reference
- * is then put through the checks a spec's own gets (reference_builds,
- * examples, degenerate, reference_runs, cpu_time: verify --expected; the
- * problem's checks): one that fails them is rejected too, with why.
+ * FIRST_AGREE_JSON) a third where the first two disagreed. Where the
+ * spec's variants have more than one reference signature (its matrix
+ * changes the types: f32 and f64), the request shows each, with the
+ * matrix values and the variants it is for, and says that the one
+ * reference must compile with all of them and is a template as a spec's
+ * own is ({KEY} of the matrix replaced per variant: typedef R_{dtype}
+ * real;). --agree --first-response RESPONSE1 takes reference 1 from the
+ * first request's answer instead of the spec (the problem's ref1, the
+ * requests' cache keys in keys), each reference built with the first
+ * variant's matrix values put in (gen's specsubst), and the references
+ * are alike: any two agreeing settle it (2/2, or 2/3 with the third), the
+ * first of them kept, as written (the problem's reference and request);
+ * no two agreeing is rejected. The kept reference is then put through the
+ * checks a spec's own gets (reference_builds, examples, degenerate,
+ * reference_runs, cpu_time: verify --expected) on the first variant (the
+ * problem's checks), then on the first variant of every other reference
+ * signature, in turn (each with its checks, from the second on):
+ * signatures_checked [{variant, signature}]; one that fails them on any
+ * is rejected too, with why (the variant, its signature, the rule and its
+ * message). A proposal's request shows its first variant's signature
+ * alone, and its second reference is built as written.
  *
  * The options are the table in main() (lib/opts.h), which --help prints.
  *
