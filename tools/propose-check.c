@@ -1198,8 +1198,10 @@ signaturestext(struct buf *b, json_t *vars, json_t *groups)
 	}
 	bufputs(b, ", for example:\n\n");
 	all = keyvalues(vars, NULL, key);
-	json_array_foreach(all, i, w)
-		bufprintf(b, "    #define R_%s %s\n", json_string_value(w), dtinfos[dtypefind(json_string_value(w))].reftype);
+	json_array_foreach(all, i, w) {
+		const char *d = json_string_value(w);
+		bufprintf(b, "    #define R_%s %s\n", d, dtinfos[dtypefind(d)].reftype);
+	}
 	bufprintf(b, "    typedef R_{%s} real;\n\nand `real` where the signatures' types differ.\n\n", key);
 	json_decref(all);
 }
@@ -1534,13 +1536,14 @@ keptchecks(const struct opts *o, json_t *rec, json_t *vars, const char *dir)
 	size_t i;
 
 	json_array_foreach(groups, i, g) {
-		json_t *v = json_array_get(vars, (size_t)json_integer_value(json_array_get(json_object_get(g, "variants"), 0)));
+		size_t first = (size_t)json_integer_value(json_array_get(json_object_get(g, "variants"), 0));
+		json_t *v = json_array_get(vars, first);
+		const char *id = jstr(v, "id", "?"), *sig = jstr(g, "signature", "");
 		char *d = i ? xasprintf("%s/kept%zu", dir, i + 1) : xasprintf("%s/kept", dir);
 		json_t *rules = keptone(o, code, v, d), *bad = failedrule(rules);
-		json_t *e = json_pack("{s:s,s:s}", "variant", jstr(v, "id", "?"), "signature", jstr(g, "signature", ""));
+		json_t *e = json_pack("{s:s,s:s}", "variant", id, "signature", sig);
 		if (bad)
-			keptfailed(rec, bad, i ? jstr(json_array_get(vars, 0), "id", "?") : NULL, jstr(v, "id", "?"),
-			           jstr(g, "signature", ""));
+			keptfailed(rec, bad, i ? jstr(json_array_get(vars, 0), "id", "?") : NULL, id, sig);
 		json_object_set_new(i ? e : rec, "checks", rules);
 		json_array_append_new(done, e);
 		free(d);

@@ -108,6 +108,13 @@ validspec(void)
 	       "entry point signature from args and dtypes");
 	ok(!json_object_get(v, "reference_signature"), "no reference signature in task.json (abi.h makes it)");
 	{
+		char *t = specsubst("typedef R_{dtype} real; int a[] = {k}, b[] = { k }; {kk} {dtype",
+		                    json_object_get(v, "matrix"));
+		is_str(t, "typedef R_bf16 real; int a[] = 32, b[] = { k }; {kk} {dtype",
+		       "specsubst: a variant's {KEY}s replaced, as in the spec's own text, nothing else");
+		free(t);
+	}
+	{
 		struct abiarg a[] = { { "x", ARG_IN, DT_BF16 }, { "y", ARG_OUT, DT_BF16 }, { "n", ARG_SIZE, DT_I32 },
 		                      { "alpha", ARG_SCALAR, DT_BF16 } };
 		char *sig = abisignature(a, 4, "reference", 1);
