@@ -1,8 +1,9 @@
 /*
- * sha.h - SHA-256 through OpenSSL's libcrypto, as lowercase hex. A pure
- * function for its callers: libcrypto failing to hash (its context not
- * allocated) dies with exit 1, as util.h's allocators do when memory runs
- * out, rather than make every seed and key return an error.
+ * sha.h - SHA-256 through OpenSSL's libcrypto (its SHA256_ functions, not
+ * EVP's: sha.c says why), as lowercase hex. A pure function for its
+ * callers: libcrypto failing to hash dies with exit 1, as util.h's
+ * allocators do when memory runs out, rather than make every seed and key
+ * return an error.
  */
 #ifndef RETORT_SHA_H
 #define RETORT_SHA_H
@@ -10,7 +11,7 @@
 #include <stddef.h>
 
 struct sha {
-	void *ctx; /* EVP_MD_CTX */
+	void *ctx; /* SHA256_CTX */
 };
 
 void shainit(struct sha *h);
