@@ -15,6 +15,18 @@
 #include <time.h>
 #include <unistd.h>
 
+#ifdef RETORT_STATIC_GNUTLS
+/*
+ * libcurl linked from its static archive (configure's curlstatic) brings
+ * GnuTLS with it, for librtmp's and libldap's TLS, and GnuTLS initializes
+ * itself in a constructor at every start: about 0.4 ms of CPU a process,
+ * for a library query-llm never calls (its TLS is libcurl's OpenSSL, and
+ * httpdo allows http and https alone). GnuTLS's own macro for skipping it.
+ */
+#include <gnutls/gnutls.h>
+GNUTLS_SKIP_GLOBAL_INIT
+#endif
+
 /* ------------------------------------------------------------------ HTTP */
 
 static size_t
