@@ -93,6 +93,13 @@ test_expect_success 'a query-llm killed with its request in flight is charged by
 	python3 -c "import sys; assert float(sys.argv[1]) >= 2 * 0.00485, sys.argv[1]" "$(ledger_total)" &&
 	test "$(field "$T/cache/budget.json" "d[\"reserved\"]")" = "{}"
 '
+test_expect_success 'a budget.json that does not parse (a crash) stops the request unsent, saying so' '
+	cd p && fresh && mock reset && model anthropic claude-sonnet-5-5 && q b1.json && mock reset &&
+	printf "{\n \"reserved\": {" > "$T/cache/budget.json" &&
+	expect_fail 1 "the budget is damaged, its spending unknown, so nothing is sent: .*budget.json:" \
+		q b2.json --sample 1 && test "$(mock count)" = 0 && test ! -e b2.json &&
+	rm "$T/cache/budget.json" && q b2.json --sample 1 && test "$(mock count)" = 1
+'
 test_expect_success 'a request refused at once is not charged; an unusable answer is, by estimate' '
 	cd p && fresh && mock reset && model anthropic claude-sonnet-5-5 && mock script "[{\"status\": 401}]" &&
 	expect_fail 1 "refused" q m1.json && test ! -e "$T/cache/ledger.jsonl" &&

@@ -64,8 +64,9 @@ jdumps(const json_t *j, size_t flags)
 	return s;
 }
 
-int
-jwritetext(const char *path, const char *text)
+/* text and a final newline to path through put (writefile, replacefile) */
+static int
+puttext(const char *path, const char *text, int (*put)(const char *, const void *, size_t))
 {
 	size_t n = strlen(text);
 	char *s = xmalloc(n + 2);
@@ -74,16 +75,32 @@ jwritetext(const char *path, const char *text)
 	memcpy(s, text, n);
 	s[n++] = '\n';
 	s[n] = 0;
-	r = writefile(path, s, n);
+	r = put(path, s, n);
 	free(s);
 	return r;
+}
+
+int
+jwritetext(const char *path, const char *text)
+{
+	return puttext(path, text, writefile);
 }
 
 int
 jwrite(const char *path, const json_t *j)
 {
 	char *s = jdumps(j, JFLAGS_FILE);
-	int r = jwritetext(path, s);
+	int r = puttext(path, s, writefile);
+
+	free(s);
+	return r;
+}
+
+int
+jreplace(const char *path, const json_t *j)
+{
+	char *s = jdumps(j, JFLAGS_FILE);
+	int r = puttext(path, s, replacefile);
 
 	free(s);
 	return r;

@@ -24,6 +24,8 @@ json_t *jmustload(const char *path);
 int jwrite(const char *path, const json_t *j);
 /* text (JSON already dumped) plus a final newline, as jwrite writes it */
 int jwritetext(const char *path, const char *text);
+/* jwrite through replacefile (util.h): atomic, not durable */
+int jreplace(const char *path, const json_t *j);
 
 /* dump j into a new string with flags (never NULL: dies on OOM) */
 char *jdumps(const json_t *j, size_t flags);

@@ -379,16 +379,11 @@ fsyncdir(const char *path)
 	return r;
 }
 
-int
-writefile(const char *path, const void *data, size_t n)
-{
-	return writefilemode(path, data, n, 0644);
-}
-
 static void sweeponce(const char *path);
 
-int
-writefilemode(const char *path, const void *data, size_t n, int mode)
+/* writefilemode, and replacefile when not durable (no fsync) */
+static int
+writeatomic(const char *path, const void *data, size_t n, int mode, int durable)
 {
 	char *tmp;
 	const char *p = data;
@@ -418,7 +413,7 @@ writefilemode(const char *path, const void *data, size_t n, int mode)
 		}
 		off += (size_t)w;
 	}
-	if (fsync(fd) < 0)
+	if (durable && fsync(fd) < 0)
 		goto fail;
 	if (close(fd) < 0) {
 		fd = -1;
@@ -428,7 +423,7 @@ writefilemode(const char *path, const void *data, size_t n, int mode)
 	if (rename(tmp, path) < 0)
 		goto fail;
 	free(tmp);
-	if (fsyncdir(path) < 0)
+	if (durable && fsyncdir(path) < 0)
 		return -1;
 	return 1;
 fail:
@@ -439,6 +434,24 @@ fail:
 	free(tmp);
 	errno = err;
 	return -1;
+}
+
+int
+writefilemode(const char *path, const void *data, size_t n, int mode)
+{
+	return writeatomic(path, data, n, mode, 1);
+}
+
+int
+writefile(const char *path, const void *data, size_t n)
+{
+	return writeatomic(path, data, n, 0644, 1);
+}
+
+int
+replacefile(const char *path, const void *data, size_t n)
+{
+	return writeatomic(path, data, n, 0644, 0);
 }
 
 const unsigned char *

@@ -91,6 +91,12 @@ char *filetail(const char *path, size_t max);
 int writefile(const char *path, const void *data, size_t n);
 /* writefile, a new file made with mode (writefile's: 0644) */
 int writefilemode(const char *path, const void *data, size_t n, int mode);
+/* writefile without the fsyncs: whole (the old bytes or the new) to every
+ * reader and across a kill, as the rename is; a crash of the machine or a
+ * power loss may undo it, or leave the file empty where the file system
+ * does not write a file renamed over another first. For state that a
+ * crash may set back (query-llm's budget and limiter: tools/lib/llm.h) */
+int replacefile(const char *path, const void *data, size_t n);
 /* path mapped read-only, whole (*len its size; NULL with errno when it
  * cannot be, or is empty); munmap when done */
 const unsigned char *mapfile(const char *path, size_t *len);
