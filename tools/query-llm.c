@@ -114,7 +114,9 @@
  * "estimated"). A charge left open by a process that is gone (killed with
  * the request in flight: the provider may have served it) is charged at
  * its worst case by the next query-llm to use the ledger (note
- * "unsettled"): the ledger may count high, never low. A model config
+ * "unsettled"): the ledger may count high, never low. Both files are
+ * whole across any kill, not fsync'd (lib/llm.c's struct charge: a crash
+ * of the machine may set them back by seconds). A model config
  * without "prices" (an id not in models.yaml) has unknown prices: its
  * costs are written null, and --report says "price unknown".
  *
