@@ -107,6 +107,12 @@ importer(const char *name, int flags, int shm, cudaIpcMemHandle_t hd, unsigned l
 			waitpid(c, &st, 0);
 			exit(WIFEXITED(st) ? WEXITSTATUS(st) : 3);
 		}
+		/* its own /proc, as the sandbox mounts one (the driver reads /proc/self) */
+		if ((flags & CLONE_NEWNS) && (mount("none", "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 ||
+		                              mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0)) {
+			perror("mount /proc");
+			exit(2);
+		}
 	}
 	dropuid();
 	t = ms();
@@ -168,9 +174,10 @@ main(int argc, char **argv)
 {
 	static const struct { const char *name; int flags, shm; } jails[] = {
 		{ "same namespaces", 0, 0 },
-		{ "pid", CLONE_NEWPID, 0 },
-		{ "pid+ipc", CLONE_NEWPID | CLONE_NEWIPC, 0 },
-		{ "pid+ipc+mnt+net, private /dev/shm", CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWNS | CLONE_NEWNET, 1 },
+		{ "pid, the host's /proc", CLONE_NEWPID, 0 },
+		{ "pid+mnt, its own /proc", CLONE_NEWPID | CLONE_NEWNS, 0 },
+		{ "pid+ipc+mnt, its own /proc", CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWNS, 0 },
+		{ "pid+ipc+mnt+net, its own /proc, private /dev/shm", CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWNS | CLONE_NEWNET, 1 },
 	};
 	size_t n = (size_t)((argc > 1 ? atof(argv[1]) : 1) * 1073741824.0) / 8;
 	int up[2], down[2], ok = 0;
