@@ -283,8 +283,9 @@ baselinecheck(const struct specfile *sf)
  * With --propose: a proposal's baseline is the teacher's, and must agree
  * with its reference (propose-accept --baselines, from its first selected
  * variant's oracle.json, into OUT/propose/baselines.json). One found
- * disagreeing is held back: that variant keeps the edges of its check
- * (v->held), its other variants are not selected, and none gets samples.
+ * disagreeing, or whose reference was refused there, is held back: that
+ * variant keeps the edges of its check (v->held), its other variants are
+ * not selected, and none gets samples.
  */
 static void
 holdbaselines(const struct opts *o, struct all *A)
