@@ -665,19 +665,21 @@ budgetopen(const char *cachedir, json_t **st, double *held, char *err, size_t ca
 
 	if (fd < 0)
 		return -1;
+	charge.busy = 1; /* the lock is held: an exit from here must not wait for it (settle) */
 	p = xasprintf("%s/budget.json", cachedir);
 	*st = access(p, F_OK) == 0 ? jload(p, why, sizeof why) : json_object();
 	if (!json_is_object(*st)) {
-		snprintf(err, cap, "the budget is damaged, its spending unknown, so nothing is sent: %s (ledger.jsonl "
-		         "beside it lists every charge; remove budget.json to count from nothing spent)",
-		         *st ? p : why);
+		snprintf(err, cap, "the budget is damaged, its spending unknown, so nothing is sent: %s%s%s (ledger.jsonl "
+		         "beside it lists every charge; removing budget.json counts from nothing spent, so add up "
+		         "the ledger's usd first if --budget is to hold)", *st ? "'" : "", *st ? p : why, *st ? "'" : "");
 		json_decref(*st);
+		*st = NULL;
 		free(p);
 		close(fd);
+		charge.busy = 0;
 		return -1;
 	}
 	free(p);
-	charge.busy = 1;
 	if (!json_is_object(json_object_get(*st, "reserved")))
 		json_object_set_new(*st, "reserved", json_object());
 	*held = reconcile(cachedir, *st);
