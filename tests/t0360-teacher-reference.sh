@@ -148,6 +148,19 @@ test_expect_success 'a reference written as a template of {dtype} builds for bot
 	test -f out/v/mu.f32/expected.json && test -f out/v/mu.f64/expected.json &&
 	ninja >n.log && grep -q "no work to do" n.log
 '
+test_expect_success 'one signature, a template that differs beyond the types: the variant whose code does not build is checked, and holds the spec back' '
+	cd p && tspec n nu && sed -i "s/^description: Scale a vector by two (nu)./description: Scale a vector by two (nu, in mode {k})./" tasks/n.yaml &&
+	printf "matrix:\n  k: [1, 2]\n" >> tasks/n.yaml && replay nu.k1 nu.k2 &&
+	for r in 1 2; do
+		printf "Reference\n\`\`\`c\n#define SCALE_1 2 *\nvoid reference(const float *x, float *y, int n)\n{ for (int i = 0; i < n; i++) y[i] = SCALE_{k} x[i]; }\n\`\`\`\n" \
+			> "$T/answers/spec-nu-ref$r.md" || exit 1
+	done &&
+	ninja >n.log 2>&1; r=$?; cat n.log; test $r = 0 &&
+	is out/teacherref/n/ref2/agree.json "[(s[\"variant\"], s[\"signature\"]) for s in d[\"problems\"][0][\"signatures_checked\"]]" \
+		"[(${Q}nu.k1$Q, ${Q}void reference(const float* x, float* y, int n)$Q), (${Q}nu.k2$Q, ${Q}void reference(const float* x, float* y, int n)$Q)]" &&
+	grep -q "propose-accept: tasks/n.yaml: held back: .*passes its checks for variant .nu.k1., but fails rule .reference_builds. for variant .nu.k2." n.log &&
+	test ! -f out/teacherref/specs/n.yaml && ninja >n.log && grep -q "no work to do" n.log
+'
 test_expect_success 'a killed run resumes: nothing answered is asked again' '
 	cd p && mock reset && tspec f phi && answer phi 1 "2 * x[i]" && answer phi 2 "x[i] * 2" &&
 	tspec g chi && answer chi 1 "2 * x[i]" && answer chi 2 "x[i] * 2" &&

@@ -1520,19 +1520,47 @@ keptfailed(json_t *rec, json_t *r, const char *first, const char *v, const char 
 	free(why);
 }
 
+/* signatures()'s groups split further by the code each variant builds
+ * (the template expanded for it): one check per distinct signature and
+ * code, so a template that differs beyond the types is checked wherever it
+ * does */
+static json_t *
+codegroups(json_t *groups, json_t *vars, const char *code)
+{
+	json_t *out = json_array(), *g, *ix;
+	size_t i, k;
+
+	json_array_foreach(groups, i, g) {
+		json_t *seen = json_object(); /* code: its group in out */
+		json_array_foreach(json_object_get(g, "variants"), k, ix) {
+			char *c = variantcode(code, json_array_get(vars, (size_t)json_integer_value(ix)));
+			json_t *o = json_object_get(seen, c);
+			if (!o) {
+				json_array_append_new(out, o = json_pack("{s:s,s:[]}", "signature", jstr(g, "signature", ""),
+				                                         "variants"));
+				json_object_set(seen, c, o);
+			}
+			json_array_append(json_object_get(o, "variants"), ix);
+			free(c);
+		}
+		json_decref(seen);
+	}
+	return out;
+}
+
 /* a teacher-reference spec's kept reference through verify --expected, as
  * a spec's own is checked in the kernel graph (its examples, degenerate
  * outputs, the verify runs), for the first of the spec's variants vars and
- * then one of every other reference signature they have (the kept one must
- * build for all: signatures_checked): a reference the references agree on
+ * then one of every other reference signature and expanded code they have
+ * (the kept one must build for all: signatures_checked): a reference the references agree on
  * but the spec's examples refute, or that does not fit another variant's
  * types, holds the spec back here, not the kernel graph */
 static void
 keptchecks(const struct opts *o, json_t *rec, json_t *vars, const char *dir)
 {
 	char *sd = xasprintf("%s/signatures", dir);
-	json_t *groups = signatures(vars, sd, 0), *done = json_array(), *g;
 	const char *code = jstr(rec, "reference", "");
+	json_t *sigs = signatures(vars, sd, 0), *groups = codegroups(sigs, vars, code), *done = json_array(), *g;
 	size_t i;
 
 	json_array_foreach(groups, i, g) {
@@ -1552,6 +1580,7 @@ keptchecks(const struct opts *o, json_t *rec, json_t *vars, const char *dir)
 	}
 	json_object_set_new(rec, "signatures_checked", done);
 	json_decref(groups);
+	json_decref(sigs);
 	free(sd);
 }
 
