@@ -18,7 +18,12 @@
  * draws, scalars, oracle and where its outputs start) and the outputs
  * next to it (expected.bin, readable by its owner only). A task whose
  * outputs are near-constant, so that writing a constant or zeros would
- * pass, is refused with exit 2. A Python reference runs the same way,
+ * pass, is refused with exit 2, as is a reference that misses its
+ * examples or fails a run; a proposal's (origin source teacher: the
+ * teacher's error, data) is refused in EXPECTED_JSON instead ("refused":
+ * why; an empty expected.bin), exit 0, and so is one that prepare
+ * --reference could not build (an empty REFERENCE): verify --baseline
+ * then says not_verified, and a candidate's verify exits 2 naming why. A Python reference runs the same way,
  * with the environment of --python-env read-only at /venv in the sandbox
  * (and its interpreter's prefix); EXPECTED_JSON says reference_language
  * (c or python) and, for Python, reference_precision (float64).
@@ -68,7 +73,8 @@
  *
  * Exit: 0 written (whatever the candidate did); 1 infrastructure (the GPU
  * is gone, cannot write); 2 bad usage or input, a reference that fails its
- * examples, a degenerate task.
+ * examples, a degenerate task (a hand-written spec's), a refused reference
+ * (a candidate's verify).
  */
 #include <errno.h>
 #include <math.h>
