@@ -99,7 +99,7 @@ test_expect_success 'a budget.json that does not parse (a crash) stops the reque
 	expect_fail 1 "the budget is damaged, its spending unknown, so nothing is sent: .*budget.json:" \
 		q b2.json --sample 1 && test "$(mock count)" = 0 && test ! -e b2.json &&
 	printf "[]\n" > "$T/cache/budget.json" &&
-	expect_fail 1 "the budget is damaged, its spending unknown, so nothing is sent: .[^ ]*budget.json. (ledger.jsonl" \
+	expect_fail 1 "the budget is damaged, its spending unknown, so nothing is sent: .[^ ]*budget.json. is no JSON object (ledger.jsonl" \
 		q b2.json --sample 1 && test "$(mock count)" = 0 && test ! -e b2.json &&
 	rm "$T/cache/budget.json" && q b2.json --sample 1 && test "$(mock count)" = 1
 '

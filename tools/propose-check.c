@@ -1028,14 +1028,14 @@ specvariants(const char *text, const char *dir)
 	return vars;
 }
 
-/* variant v's task: written to dir/task.json and loaded into t; 0, or -1 with why in err */
+/* variant v's task: written to dir/task.json (scratch: not fsync'd) and loaded into t; 0, or -1 with why in err */
 static int
 varianttask(json_t *v, const char *dir, struct task *t, char *err, size_t cap)
 {
 	char *tp = xasprintf("%s/task.json", dir);
 	int rc;
 
-	if (mkdirp(dir) < 0 || jwrite(tp, v) < 0)
+	if (mkdirp(dir) < 0 || jreplace(tp, v) < 0)
 		die(EXIT_RETRY, "cannot write '%s':", tp);
 	rc = taskload(tp, t, err, cap);
 	free(tp);

@@ -432,16 +432,32 @@ lockfile(const char *dir, const char *name, char *err, size_t cap)
 	return fd;
 }
 
+/* DIR/NAME's object (an empty one when there is no file), or NULL when it
+ * is damaged (does not parse, or is no object): why in err */
+static json_t *
+statefile(const char *dir, const char *name, char *err, size_t cap)
+{
+	char *p = xasprintf("%s/%s", dir, name);
+	json_t *j = access(p, F_OK) == 0 ? jload(p, err, cap) : json_object();
+
+	if (j && !json_is_object(j)) {
+		snprintf(err, cap, "'%s' is no JSON object", p);
+		json_decref(j);
+		j = NULL;
+	}
+	free(p);
+	return j;
+}
+
 json_t *
 loadstate(const char *dir, const char *name)
 {
-	char *p = xasprintf("%s/%s", dir, name), err[256];
-	json_t *j = NULL;
+	char err[512];
+	json_t *j = statefile(dir, name, err, sizeof err);
 
-	if (access(p, F_OK) == 0 && !(j = jload(p, err, sizeof err)))
+	if (!j)
 		warn("ignoring a damaged state file: %s", err);
-	free(p);
-	return json_is_object(j) ? j : (json_decref(j), json_object());
+	return j ? j : json_object();
 }
 
 int
@@ -450,7 +466,7 @@ savestate(const char *dir, const char *name, json_t *j, char *err, size_t cap)
 	char *p = xasprintf("%s/%s", dir, name);
 	int r = 0;
 
-	if (jreplace(p, j) < 0) { /* a crash may set the bucket back: it fills again */
+	if (jreplace(p, j) < 0) { /* not fsync'd: a crash may set it back (the limiter's bucket refills; the budget: struct charge) */
 		snprintf(err, cap, "cannot write '%s': %s", p, strerror(errno));
 		r = -1;
 	}
@@ -661,25 +677,19 @@ int
 budgetopen(const char *cachedir, json_t **st, double *held, char *err, size_t cap)
 {
 	int fd = lockfile(cachedir, "budget.lock", err, cap);
-	char *p, why[512];
+	char why[512];
 
 	if (fd < 0)
 		return -1;
 	charge.busy = 1; /* the lock is held: an exit from here must not wait for it (settle) */
-	p = xasprintf("%s/budget.json", cachedir);
-	*st = access(p, F_OK) == 0 ? jload(p, why, sizeof why) : json_object();
-	if (!json_is_object(*st)) {
-		snprintf(err, cap, "the budget is damaged, its spending unknown, so nothing is sent: %s%s%s (ledger.jsonl "
+	if (!(*st = statefile(cachedir, "budget.json", why, sizeof why))) {
+		snprintf(err, cap, "the budget is damaged, its spending unknown, so nothing is sent: %s (ledger.jsonl "
 		         "beside it lists every charge; removing budget.json counts from nothing spent, so add up "
-		         "the ledger's usd first if --budget is to hold)", *st ? "'" : "", *st ? p : why, *st ? "'" : "");
-		json_decref(*st);
-		*st = NULL;
-		free(p);
+		         "the ledger's usd first if --budget is to hold)", why);
 		close(fd);
 		charge.busy = 0;
 		return -1;
 	}
-	free(p);
 	if (!json_is_object(json_object_get(*st, "reserved")))
 		json_object_set_new(*st, "reserved", json_object());
 	*held = reconcile(cachedir, *st);
@@ -690,12 +700,8 @@ budgetopen(const char *cachedir, json_t **st, double *held, char *err, size_t ca
 int
 budgetclose(const char *cachedir, json_t *st, int fd, char *err, size_t cap)
 {
-	char *p = xasprintf("%s/budget.json", cachedir);
-	int r = jreplace(p, st) < 0 ? -1 : 0; /* not fsync'd: see struct charge */
+	int r = savestate(cachedir, "budget.json", st, err, cap); /* not fsync'd: see struct charge */
 
-	if (r < 0)
-		snprintf(err, cap, "cannot write '%s': %s", p, strerror(errno));
-	free(p);
 	json_decref(st);
 	close(fd);
 	charge.busy = 0;
