@@ -277,7 +277,7 @@ static const char *const checkpart[CK_N] = { "fetch", "end", "oracle_start", "or
                                              "oracle_end" };
 
 /* a call kept for the oracle: its inputs and its outputs' hash; its
- * outputs, fetched, at slot + 1 outputs' sizes into the shared memory */
+ * outputs, fetched, at keptat(slot) in the shared memory */
 struct held {
 	int call;
 	struct runin in;
@@ -293,8 +293,11 @@ struct timing {
 	double check[CK_N];          /* the checks' seconds, by part */
 	int calls, held, checked;
 	int early;                   /* the oracle loaded beside the candidate's calls */
+	int ipc;                     /* the oracle reads the kept calls in the candidate's device memory */
+	char handle[HIPC_HEX];       /* their CUDA IPC handle, as the candidate's harness exported it */
 	unsigned char *kept;         /* the candidate's shared memory, kept after it ended */
 	size_t keptlen, outbytes;    /* its size, and one call's outputs' */
+	size_t stride;               /* between kept calls there: outbytes, page-rounded (proto.h hpin) */
 	const char *oracle;          /* what judged the kept calls: the baseline, or nothing (why) */
 	char problem[2048];          /* a failure, for feedback; empty when fine */
 	enum status status;          /* measured, mismatch, invalid, or the harness's verdict (proto.h) */
@@ -308,7 +311,8 @@ struct bcase {
 	const struct tcase *c;
 	int ci, device;
 	const char *harness;
-	size_t shm;
+	size_t shm, made;            /* the shared memory, and what of it is made before the GPU is taken */
+	size_t stride;               /* one call's outputs there, page-rounded (timing's) */
 	unsigned char key[32];       /* this run's: every call's seeds */
 	uint64_t rng;                /* the parent's choices (which calls are kept, which group) */
 };
@@ -429,6 +433,13 @@ calls(struct bcase *b, struct harness *h, int check, struct timing *tm, double *
 	return 0;
 }
 
+/* where kept call s is fetched to in the shared memory */
+static size_t
+keptat(const struct timing *tm, int s)
+{
+	return (size_t)(s + 1) * tm->stride;
+}
+
 /* the kept calls fetched, each into its own place in the shared memory,
  * which this process then takes; the harness is told to quit */
 static int
@@ -439,15 +450,45 @@ fetchkept(struct harness *h, struct timing *tm)
 	double t0 = now();
 	int s;
 
-	if (step(hsync(h, &r, err, sizeof err), &r, err, tm))
+	if (step(hsync(h, &r, err, sizeof err), &r, err, tm) ||
+	    step(hpin(h, h->ch.shmlen, &r, err, sizeof err), &r, err, tm))
 		return -1;
 	for (s = 0; s < tm->held; s++)
-		if (step(hfetchhold(h, s, (size_t)(s + 1) * tm->outbytes, &r, err, sizeof err), &r, err, tm))
+		if (step(hfetchhold(h, s, keptat(tm, s), &r, err, sizeof err), &r, err, tm))
 			return -1;
 	tm->kept = htakeshm(h, &tm->keptlen);
 	hquit(h);
-	tm->check[CK_FETCH] = now() - t0;
+	tm->check[CK_FETCH] += now() - t0;
 	return 0;
+}
+
+/* the kept calls left where they are, in the candidate's device memory,
+ * for the oracle to open (CUDA IPC: no copy, nothing pinned); 0 done, 1
+ * where the device has none (fetchkept then), -1 a tampered reply */
+static int
+exportkept(struct harness *h, struct timing *tm)
+{
+	struct hres r;
+	char err[1024];
+	double t0 = now();
+	size_t slot = 0;
+	int rc = hexport(h, tm->handle, &slot, &r, err, sizeof err);
+
+	tm->check[CK_FETCH] += now() - t0;
+	if (rc < 0)
+		die(EXIT_RETRY, "%s", err);
+	if (!rc && slot != tm->outbytes) {
+		snprintf(r.why, sizeof r.why, "The harness's reply was tampered with: held copies of %zu bytes each, not %zu",
+		         slot, tm->outbytes);
+		r.verdict = ST_SANDBOX;
+		rc = 1;
+	}
+	if (rc && r.verdict == ST_SANDBOX) {
+		failed(tm, &r);
+		return -1;
+	}
+	tm->ipc = !rc;
+	return rc;
 }
 
 /* the candidate's harness ended: from now on only this process (and the
@@ -477,22 +518,43 @@ static int
 keptintact(const struct harness *h, struct timing *tm)
 {
 	for (int s = 0; s < tm->held; s++)
-		if (hhash(h, tm->kept + (size_t)(s + 1) * tm->outbytes) != tm->keep[s].hash)
+		if (hhash(h, tm->kept + keptat(tm, s)) != tm->keep[s].hash)
 			return changed(tm, s);
 	return 0;
 }
 
-/* output i of kept call s, against the oracle's (fetched: houtput), where
- * the device found it wrong: the details on the CPUs (they decide) */
+/* the kept calls, read in the candidate's device memory (ipc), fetched
+ * for the CPUs and the candidate's harness h ended, so that nothing can
+ * change the bytes the CPUs judge; call s must still hash as it did */
 static int
-mismatch(struct bcase *b, const struct harness *oh, struct timing *tm, int s, int i)
+fetchforcpus(struct harness *h, struct timing *tm, int s)
+{
+	if (fetchkept(h, tm) < 0)
+		return -1;
+	endcandidate(h, tm);
+	return hhash(h, tm->kept + keptat(tm, s)) == tm->keep[s].hash ? 0 : changed(tm, s);
+}
+
+/* output i of kept call s, against the oracle's (fetched here: houtput),
+ * where the device found it wrong: the details on the CPUs (they decide:
+ * 0 right after all, -1 wrong; 1 the oracle failed) */
+static int
+mismatch(struct bcase *b, struct harness *h, struct harness *oh, struct timing *tm, int s, int i)
 {
 	const struct task *t = b->t;
 	const struct targ *a = &t->args[i];
 	struct cmpres c;
-	char text[512];
+	struct hres r;
+	char text[512], err[1024];
+	int rc;
 
-	compare(tm->kept + (size_t)(s + 1) * tm->outbytes + oh->outoff[i], a->dt, houtput(oh, 0, i), WANT_DTYPE,
+	if (!tm->kept && fetchforcpus(h, tm, s) < 0)
+		return -1;
+	if ((rc = hfetch(oh, 0, &r, err, sizeof err)) < 0)
+		die(EXIT_RETRY, "%s", err);
+	if (rc)
+		return 1;
+	compare(tm->kept + keptat(tm, s) + oh->outoff[i], a->dt, houtput(oh, 0, i), WANT_DTYPE,
 	        b->c->numel[i], a, ORACLE_SCALE, &c);
 	if (c.pass)
 		return 0;
@@ -507,47 +569,81 @@ mismatch(struct bcase *b, const struct harness *oh, struct timing *tm, int s, in
 }
 
 /* kept call s judged in the oracle's harness oh, which just computed its
- * outputs: on the device, every output against the oracle's and hashed
- * (as the call's outputs were when it returned); 1 when the oracle failed */
+ * outputs: on the device, every output against the oracle's (with the
+ * tolerances its sampled elements set) and hashed (as the call's outputs
+ * were when it returned; read in the candidate's harness h's device
+ * memory, or in the shared memory); 1 when the oracle failed */
 static int
-judgecall(struct bcase *b, struct harness *oh, struct timing *tm, int s)
+judgecall(struct bcase *b, struct harness *h, struct harness *oh, struct timing *tm, int s)
 {
 	const struct task *t = b->t;
 	struct cmpres c[MAXARGS];
 	struct hres r;
 	char err[1024];
 	uint64_t sum = 0;
-	int i, rc;
+	int i, rc, ipc = tm->ipc && !tm->kept; /* read where they are, until fetched for the CPUs */
 
 	for (i = 0; i < t->nargs; i++) {
 		const struct targ *a = &t->args[i];
 		struct targ tols;
 		int64_t bad;
 		double num, den;
-		uint64_t h;
+		uint64_t hv;
 		if (!isoutput(a))
 			continue;
-		comparetols(houtput(oh, 0, i), a->dt, WANT_DTYPE, b->c->numel[i], a, ORACLE_SCALE, &tols);
-		if ((rc = hcompare(oh, i, (size_t)(s + 1) * tm->outbytes + oh->outoff[i], &tols, &r, &bad, &num, &den, &h,
-		                   err, sizeof err)) < 0)
+		int64_t n = b->c->numel[i], step = comparestep(n);
+		if ((rc = hsample(oh, i, oh->outoff[i], &r, err, sizeof err)) < 0)
+			die(EXIT_RETRY, "%s", err);
+		if (rc)
+			return 1;
+		comparetolssampled(houtput(oh, 0, i), a->dt, WANT_DTYPE, (n + step - 1) / step, a, ORACLE_SCALE, &tols);
+		if ((rc = hcompare(oh, ipc, i, (ipc ? (size_t)s * tm->outbytes : keptat(tm, s)) + oh->outoff[i], &tols, &r,
+		                   &bad, &num, &den, &hv, err, sizeof err)) < 0)
 			die(EXIT_RETRY, "%s", err);
 		if (rc)
 			return 1;
 		comparefrom(b->c->numel[i], bad, num, den, &tols, &c[i]);
-		sum += h;
+		sum += hv;
 	}
 	if (sum != tm->keep[s].hash)
 		return changed(tm, s);
 	for (i = 0; i < t->nargs; i++)
-		if (isoutput(&t->args[i]) && !c[i].pass && mismatch(b, oh, tm, s, i) < 0)
-			return -1;
+		if (isoutput(&t->args[i]) && !c[i].pass && (rc = mismatch(b, h, oh, tm, s, i)) != 0)
+			return rc;
 	return 0;
 }
 
+/* the oracle's harness oh opens the kept calls where the candidate's
+ * harness h exported them; where it cannot (a handle it refuses), they
+ * are fetched into the shared memory after all; 1 when the oracle failed */
+static int
+openkept(struct harness *h, struct harness *oh, struct timing *tm)
+{
+	struct hres r;
+	char err[1024];
+	double t0 = now();
+	int rc = hpin(oh, tm->outbytes, &r, err, sizeof err); /* where its own outputs come back */
+
+	if (!rc && tm->ipc)
+		rc = himport(oh, tm->handle, (size_t)h->holds * tm->outbytes, &r, err, sizeof err);
+	tm->check[CK_FETCH] += now() - t0;
+	if (rc < 0)
+		die(EXIT_RETRY, "%s", err);
+	if (rc || !tm->ipc) {
+		if (tm->ipc && fetchkept(h, tm) < 0)
+			return -1;
+		tm->ipc = 0;
+		if (!rc && (rc = hpin(oh, oh->ch.shmlen, &r, err, sizeof err)) < 0) /* where they are read */
+			die(EXIT_RETRY, "%s", err);
+	}
+	return rc;
+}
+
 /* the oracle on every kept call's inputs, in its own harness oh (spawned
- * when the timed calls ended, on the candidate's shared memory, where the
- * kept outputs are: it loads while they are fetched and the candidate's
- * harness h ends); each kept call judged on the device */
+ * when the timed calls ended, on the candidate's shared memory: it loads
+ * while the kept calls are exported or fetched and the candidate's harness
+ * h ends; with IPC h lives on, idle, until the calls are judged); each
+ * kept call judged on the device */
 static int
 judge(struct bcase *b, struct harness *h, struct harness *oh, struct timing *tm)
 {
@@ -563,16 +659,17 @@ judge(struct bcase *b, struct harness *h, struct harness *oh, struct timing *tm)
 	if (!rc && (rc = hcase(oh, b->c, &r, err, sizeof err)) < 0)
 		die(EXIT_RETRY, "%s", err);
 	tm->check[CK_ORACLE_CASE] = now() - t0;
-	endcandidate(h, tm);
+	if (!rc && (rc = openkept(h, oh, tm)) < 0)
+		return -1;
+	if (!tm->ipc)
+		endcandidate(h, tm);
 	for (s = 0; !rc && s < tm->held; s++) {
 		t0 = now();
-		if ((rc = hcall(oh, 0, 0, &tm->keep[s].in, &r, err, sizeof err)) == 0)
-			rc = hfetch(oh, 0, &r, err, sizeof err);
-		if (rc < 0)
+		if ((rc = hcall(oh, 0, 0, &tm->keep[s].in, &r, err, sizeof err)) < 0)
 			die(EXIT_RETRY, "%s", err);
 		tm->check[CK_ORACLE_CALLS] += now() - t0;
 		t0 = now();
-		if (!rc && (rc = judgecall(b, oh, tm, s)) < 0)
+		if (!rc && (rc = judgecall(b, h, oh, tm, s)) < 0)
 			return -1;
 		tm->check[CK_COMPARE] += now() - t0;
 		tm->checked += !rc;
@@ -581,6 +678,9 @@ judge(struct bcase *b, struct harness *h, struct harness *oh, struct timing *tm)
 		return 0;
 	/* not the candidate's failure: the kept calls are not judged, but must be intact */
 	tm->oracle = "none: the oracle failed to run";
+	if (!tm->kept && fetchkept(h, tm) < 0)
+		return -1;
+	endcandidate(h, tm);
 	return keptintact(h, tm);
 }
 
@@ -688,6 +788,7 @@ timecase(struct bcase *b, struct harness *h, const char *so, const char *entry, 
 	tm->status = ST_MEASURED;
 	tm->oracle = check ? "none: the spec has no baseline that passed its checks" : "not checked (the baseline)";
 	tm->outbytes = hshmbytes(b->t, b->c, 1);
+	tm->stride = b->stride;
 	if (getrandom(b->key, sizeof b->key, 0) != (ssize_t)sizeof b->key ||
 	    getrandom(&b->rng, sizeof b->rng, 0) != (ssize_t)sizeof b->rng)
 		die(EXIT_RETRY, "cannot draw a key:");
@@ -717,23 +818,28 @@ timecase(struct bcase *b, struct harness *h, const char *so, const char *entry, 
 	if (judging && !early)
 		spawnoracle(b, &oh, h, oracle, 0);
 	hgo(&oh);
-	if (check && fetchkept(h, tm) < 0)
-		goto out;
 	if (judging) {
+		/* the kept calls stay on the device for the oracle, or are fetched */
+		if (step(hsync(h, &r, err, sizeof err), &r, err, tm) || exportkept(h, tm) < 0 ||
+		    (!tm->ipc && fetchkept(h, tm) < 0))
+			goto out;
 		tm->oracle = "the spec's baseline, on the GPU";
 		if (judge(b, h, &oh, tm) < 0)
 			goto out;
 	} else if (check) {
+		if (fetchkept(h, tm) < 0)
+			goto out;
 		endcandidate(h, tm);
 		if (keptintact(h, tm) < 0)
 			goto out;
 	}
-	hstop(h);
 	if (judging) {
 		double t1 = now();
+		hquit(h); /* both end at once: the oracle's first, it holds the candidate's memory open */
 		hstop(&oh);
 		tm->check[CK_ORACLE_END] = now() - t1;
 	}
+	endcandidate(h, tm);
 	tm->phase[3] = now() - t0;
 	if (check)
 		bound(ev, tm, cr, rec, b->c->label);
@@ -851,7 +957,8 @@ calibfor(json_t *calib, const struct gpuinfo *g, json_t *cr)
 }
 
 static void
-casesetup(struct bcase *b, const struct opts *o, const struct task *t, int ci, const char *harness, int check)
+casesetup(struct bcase *b, const struct opts *o, const struct task *t, int ci, const char *harness, int check,
+          const char *oracle)
 {
 	memset(b, 0, sizeof *b);
 	b->o = o;
@@ -859,8 +966,12 @@ casesetup(struct bcase *b, const struct opts *o, const struct task *t, int ci, c
 	b->c = &t->bench[ci];
 	b->ci = ci;
 	b->harness = harness;
-	/* a call's outputs, then room for every kept call's (the baseline keeps none) */
-	b->shm = hshmbytes(t, b->c, 1) * (size_t)(check ? hholds(t, b->c) + 1 : 1);
+	/* a call's outputs (page-rounded), then room for every kept call's (the
+	 * baseline keeps none); with an oracle they are read on the device
+	 * (IPC), where it works: only the first part is made at once */
+	b->stride = (hshmbytes(t, b->c, 1) + 4095) & ~(size_t)4095;
+	b->shm = b->stride * (size_t)(check ? hholds(t, b->c) + 1 : 1);
+	b->made = oracle ? b->stride : b->shm;
 }
 
 /* the baseline, timed once per variant; its oracle check copied in */
@@ -873,7 +984,7 @@ timecompiled(struct bcase *b, const char *so, json_t *cr, char *err, size_t cap)
 	struct timing tm;
 	struct harness h;
 
-	if (hshm(&h, b->t, b->shm, err, cap) < 0)
+	if (hshm(&h, b->t, b->shm, b->made, err, cap) < 0)
 		die(EXIT_RETRY, "%s", err);
 	timecase(b, &h, so, "baseline_compile", NULL, 0, &tm, NULL, NULL);
 	if (tm.status == ST_MEASURED)
@@ -915,9 +1026,9 @@ timebaseline(const struct opts *o, const char *taskpath, const char *harness, co
 			struct bcase b;
 			struct timing tm;
 			struct harness h;
-			casesetup(&b, o, &t, c, harness, 0);
+			casesetup(&b, o, &t, c, harness, 0, NULL);
 			b.device = slot;
-			if (hshm(&h, &t, b.shm, err, sizeof err) < 0)
+			if (hshm(&h, &t, b.shm, b.made, err, sizeof err) < 0)
 				die(EXIT_RETRY, "%s", err);
 			timecase(&b, &h, so, "baseline", NULL, 0, &tm, NULL, NULL);
 			if (!json_object_get(rec, "gpu") && *h.gpu.uuid)
@@ -1005,9 +1116,9 @@ benchcase(const struct opts *o, const struct task *t, int ci, int slot, const ch
 	double t0;
 	char err[1024];
 
-	casesetup(&b, o, t, ci, harness, 1);
+	casesetup(&b, o, t, ci, harness, 1, oracle);
 	b.device = slot;
-	if (hshm(&h, t, b.shm, err, sizeof err) < 0)
+	if (hshm(&h, t, b.shm, b.made, err, sizeof err) < 0)
 		die(EXIT_RETRY, "%s", err);
 	t0 = now();
 	cr = json_pack("{s:s}", "case", b.c->label);
@@ -1017,8 +1128,9 @@ benchcase(const struct opts *o, const struct task *t, int ci, int slot, const ch
 	/* the GPU it ran on, from the first case whose harness started */
 	if (!json_object_get(rec, "gpu") && *h.gpu.uuid)
 		json_object_set_new(rec, "gpu", gpujson(&h.gpu));
-	json_object_set_new(cr, "checks", json_pack("{s:i,s:i,s:s,s:b}", "kept", tm.held, "passed", tm.checked, "oracle",
-	                    tm.oracle, "oracle_early", tm.early));
+	json_object_set_new(cr, "checks", json_pack("{s:i,s:i,s:s,s:b,s:s}", "kept", tm.held, "passed", tm.checked,
+	                    "oracle", tm.oracle, "oracle_early", tm.early, "kept_via",
+	                    !tm.held ? "none" : tm.ipc ? "ipc" : "shared memory"));
 	json_object_set_new(cr, "seconds", json_pack("{s:f,s:f,s:f,s:f}", "start", tm.phase[0], "setup", tm.phase[1],
 	                    "calls", tm.phase[2], "checks", tm.phase[3]));
 	{

@@ -618,7 +618,8 @@ candidateruns(const struct opts *o, const struct task *t, const char *harness, c
 	if (hspawn(h, harness, so, o->baseline ? "baseline" : t->entry, device, NULL, o->baseline ? HOPEN : NULL,
 	           o->timeout, err, sizeof err) < 0)
 		die(EXIT_RETRY, "%s", err);
-	if (stepfailed(hready(h, &r, err, sizeof err), &r, err, res))
+	if (stepfailed(hready(h, &r, err, sizeof err), &r, err, res) ||
+	    stepfailed(hpin(h, h->ch.shmlen, &r, err, sizeof err), &r, err, res)) /* every run's outputs come back there */
 		goto stop;
 	json_object_set_new(res->rec, "gpu", gpujson(&h->gpu));
 	json_object_set_new(res->rec, "lockdown", json_string(h->gpu.lockdown));
@@ -856,7 +857,7 @@ candidate(const struct opts *o, const char *taskpath, const char *compilepath, c
 	shm = hshmbytes(&t, t.verify, t.nverify);
 	if (hshmbytes(&t, t.bench, t.nbench) > shm)
 		shm = hshmbytes(&t, t.bench, t.nbench);
-	if (hshm(&h, &t, shm, err, sizeof err) < 0)
+	if (hshm(&h, &t, shm, shm, err, sizeof err) < 0)
 		die(EXIT_RETRY, "%s", err);
 	if ((lockfd = gpulock(o->lockdir, o->gpus, &device)) < 0)
 		die(EXIT_RETRY, "cannot take a GPU slot in '%s':", o->lockdir);

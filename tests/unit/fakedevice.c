@@ -100,6 +100,14 @@ int dv_memset(void *p, int byte, size_t n) { memset(p, byte, n); return 0; }
 int dv_copy(void *d, const void *s, size_t n) { memcpy(d, s, n); return 0; }
 int dv_fetch(void *h, const void *s, size_t n) { memcpy(h, s, n); return 0; }
 int dv_upload(void *d, const void *h, size_t n) { memcpy(d, h, n); return 0; }
+
+int
+dv_gather(void *h, const void *s, size_t elem, size_t count, size_t step)
+{
+	for (size_t k = 0; k < count; k++)
+		memcpy((char *)h + k * elem, (const char *)s + k * step * elem, elem);
+	return 0;
+}
 int dv_sync(void) { return 0; }
 
 int
@@ -119,6 +127,11 @@ dv_compare(const void *got, const void *want, int dt, size_t n, double atol, dou
 	return 0;
 }
 void dv_pin(void *host, size_t n) { (void)host; (void)n; }
+/* no IPC here (host memory is the process's own): bench falls back to the
+ * shared memory, as on a platform without CUDA IPC */
+int dv_export(void *p, char *hex) { (void)p; hex[0] = 0; return 801; /* cudaErrorNotSupported */ }
+int dv_import(const char *hex, size_t n, void **p) { (void)hex; (void)n; *p = NULL; return 801; }
+void dv_unimport(void *p) { (void)p; }
 
 int
 dv_draw(void *p, int dt, size_t n, uint64_t seed, int dist, double lo, double hi, int special)

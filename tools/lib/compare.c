@@ -173,11 +173,18 @@ comparepart(void *arg)
 
 /* the expected values' RMS over the finite ones, from up to 65536 evenly
  * spaced (it only sets a floor under the absolute tolerance) */
+int64_t
+comparestep(int64_t n)
+{
+	return n > 65536 ? n / 65536 : 1;
+}
+
+/* the root mean square of want's finite elements, every step-th of n */
 static double
-rms(const void *want, int dt, int wantas, int64_t n)
+rms(const void *want, int dt, int wantas, int64_t n, int64_t step)
 {
 	double sum = 0;
-	int64_t i, k = 0, step = n > 65536 ? n / 65536 : 1;
+	int64_t i, k = 0;
 
 	for (i = 0; i < n; i += step) {
 		double w = wantas == WANT_REF ? refvalue(want, dt, (size_t)i) : dtget(want, dt, (size_t)i);
@@ -189,14 +196,27 @@ rms(const void *want, int dt, int wantas, int64_t n)
 	return k ? sqrt(sum / (double)k) : 0;
 }
 
-void
-comparetols(const void *want, int dt, int wantas, int64_t n, const struct targ *a, double scale, struct targ *out)
+static void
+tolsfrom(double rmsval, const struct targ *a, double scale, struct targ *out)
 {
 	*out = *a;
 	out->rtol *= scale;
 	out->atol *= scale;
 	out->rel_norm *= scale;
-	out->atol = fmax(out->atol, out->rtol * rms(want, dt, wantas, n) / 10);
+	out->atol = fmax(out->atol, out->rtol * rmsval / 10);
+}
+
+void
+comparetols(const void *want, int dt, int wantas, int64_t n, const struct targ *a, double scale, struct targ *out)
+{
+	tolsfrom(rms(want, dt, wantas, n, comparestep(n)), a, scale, out);
+}
+
+void
+comparetolssampled(const void *sample, int dt, int wantas, int64_t count, const struct targ *a, double scale,
+                   struct targ *out)
+{
+	tolsfrom(rms(sample, dt, wantas, count, 1), a, scale, out);
 }
 
 void

@@ -53,6 +53,12 @@ void compare(const void *got, int dt, const void *want, int wantas, int64_t n, c
 /* the tolerances compare applies (a's scaled, atol's floor) into out */
 void comparetols(const void *want, int dt, int wantas, int64_t n, const struct targ *a, double scale,
                  struct targ *out);
+/* the same from the elements of want that atol's floor reads (every
+ * comparestep(n)-th from the first, as the device can gather them: proto.h
+ * hsample), count of them in sample */
+int64_t comparestep(int64_t n);
+void comparetolssampled(const void *sample, int dt, int wantas, int64_t count, const struct targ *a, double scale,
+                        struct targ *out);
 /* a check made elsewhere (on the device: proto.h's hcompare), from its
  * count of wrong elements and its sums of squares over the finite pairs
  * ((got - want)^2 and want^2), judged against tols (comparetols'): what

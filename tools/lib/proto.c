@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "compare.h"
 #include "draw.h"
 #include "json.h"
 #include "tensor.h"
@@ -139,11 +140,11 @@ cudaerror(const char *line, const char *during, struct hres *r, char *err, size_
 }
 
 int
-hshm(struct harness *h, const struct task *t, size_t shm, char *err, size_t cap)
+hshm(struct harness *h, const struct task *t, size_t shm, size_t made, char *err, size_t cap)
 {
 	memset(h, 0, sizeof *h);
 	h->t = t;
-	return childshm(&h->ch, shm, err, cap);
+	return childshm(&h->ch, shm, made, err, cap);
 }
 
 int
@@ -326,10 +327,14 @@ int
 hstart(struct harness *h, const struct task *t, const char *harness, const char *so, const char *entry, int device,
        size_t shm, const char *const *wrapper, const char *extra, int timeout, struct hres *r, char *err, size_t cap)
 {
+	int rc;
+
 	memset(r, 0, sizeof *r);
-	if (hshm(h, t, shm, err, cap) < 0 || hspawn(h, harness, so, entry, device, wrapper, extra, timeout, err, cap) < 0)
+	if (hshm(h, t, shm, shm, err, cap) < 0 || hspawn(h, harness, so, entry, device, wrapper, extra, timeout, err, cap) < 0)
 		return -1;
-	return hready(h, r, err, cap);
+	if ((rc = hready(h, r, err, cap)) == 0)
+		rc = hpin(h, shm, r, err, cap);
+	return rc;
 }
 
 int
@@ -448,13 +453,18 @@ hcall(struct harness *h, int group, int noop, const struct runin *in, struct hre
 }
 
 /* a command whose reply is "ok" */
+static int simple(struct harness *h, struct hres *r, char *err, size_t cap, const char *fmt, ...) PRINTF_LIKE(5, 6);
 static int
-simple(struct harness *h, struct hres *r, char *err, size_t cap, const char *fmt, int a, long long b)
+simple(struct harness *h, struct hres *r, char *err, size_t cap, const char *fmt, ...)
 {
-	char line[4096];
+	char line[4096], command[256];
+	va_list ap;
 
+	va_start(ap, fmt);
+	vsnprintf(command, sizeof command, fmt, ap);
+	va_end(ap);
 	memset(r, 0, sizeof *r);
-	if (childsend(&h->ch, fmt, a, b) < 0 || await(h, line, sizeof line, 300, h->c ? h->c->label : "?", r))
+	if (childsend(&h->ch, "%s", command) < 0 || await(h, line, sizeof line, 300, h->c ? h->c->label : "?", r))
 		return r->verdict ? 1 : verdict(r, ST_CRASH, "The process running the kernel was gone.");
 	if (!strcmp(line, "ok"))
 		return 0;
@@ -469,13 +479,13 @@ simple(struct harness *h, struct hres *r, char *err, size_t cap, const char *fmt
 int
 hfetch(struct harness *h, int group, struct hres *r, char *err, size_t cap)
 {
-	return simple(h, r, err, cap, "fetch %d %lld", group, 0);
+	return simple(h, r, err, cap, "fetch %d 0", group);
 }
 
 int
 hhold(struct harness *h, int group, int slot, struct hres *r, char *err, size_t cap)
 {
-	return simple(h, r, err, cap, "hold %d %lld", group, slot);
+	return simple(h, r, err, cap, "hold %d %d", group, slot);
 }
 
 int
@@ -485,8 +495,60 @@ hfetchhold(struct harness *h, int slot, size_t off, struct hres *r, char *err, s
 }
 
 int
-hcompare(struct harness *h, int arg, size_t off, const struct targ *tols, struct hres *r, int64_t *bad, double *num,
-         double *den, uint64_t *hash, char *err, size_t cap)
+hpin(struct harness *h, size_t len, struct hres *r, char *err, size_t cap)
+{
+	return simple(h, r, err, cap, "pin %zu", len);
+}
+
+int
+hsample(struct harness *h, int arg, size_t off, struct hres *r, char *err, size_t cap)
+{
+	int k, n = 0;
+
+	for (k = 0; k < arg; k++)
+		n += istensor(&h->t->args[k]);
+	return simple(h, r, err, cap, "sample %d %lld %zu", n, (long long)comparestep(h->c->numel[arg]), off);
+}
+
+int
+hexport(struct harness *h, char *hex, size_t *slot, struct hres *r, char *err, size_t cap)
+{
+	char line[4096];
+	int n = 0;
+
+	memset(r, 0, sizeof *r);
+	hex[0] = 0;
+	if (childsend(&h->ch, "export") < 0 || await(h, line, sizeof line, 300, h->c ? h->c->label : "?", r))
+		return r->verdict ? 1 : verdict(r, ST_CRASH, "The process running the kernel was gone.");
+	if (!strncmp(line, "cuda ", 5))
+		return cudaerror(line, h->c ? h->c->label : "?", r, err, cap);
+	if (!strncmp(line, "error", 5))
+		return failed(err, cap, "the harness rejected a command: %s", line);
+	if (sscanf(line, "ipc %128[0-9a-f] %zu%n", hex, slot, &n) != 2 || line[n] || strlen(hex) != HIPC_HEX - 1)
+		return verdict(r, ST_SANDBOX, "The harness's reply was not the one expected: '%.200s'", line);
+	return 0;
+}
+
+int
+himport(struct harness *h, const char *hex, size_t len, struct hres *r, char *err, size_t cap)
+{
+	char line[4096];
+
+	memset(r, 0, sizeof *r);
+	if (childsend(&h->ch, "import %s %zu", hex, len) < 0 || await(h, line, sizeof line, 300, h->c ? h->c->label : "?", r))
+		return r->verdict ? 1 : verdict(r, ST_CRASH, "The process running the oracle was gone.");
+	if (!strcmp(line, "ok"))
+		return 0;
+	if (!strncmp(line, "cuda ", 5))
+		return cudaerror(line, h->c ? h->c->label : "?", r, err, cap);
+	if (!strncmp(line, "error", 5))
+		return failed(err, cap, "the harness rejected a command: %s", line);
+	return verdict(r, ST_SANDBOX, "The harness's reply was not the one expected: '%.200s'", line);
+}
+
+int
+hcompare(struct harness *h, int ipc, int arg, size_t off, const struct targ *tols, struct hres *r, int64_t *bad,
+         double *num, double *den, uint64_t *hash, char *err, size_t cap)
 {
 	char line[4096];
 	long long b;
@@ -496,7 +558,8 @@ hcompare(struct harness *h, int arg, size_t off, const struct targ *tols, struct
 	memset(r, 0, sizeof *r);
 	for (k = 0; k < arg; k++)
 		n += istensor(&h->t->args[k]);
-	if (childsend(&h->ch, "compare %lld %d %a %a", (long long)off, n, tols->atol, tols->rtol) < 0 ||
+	if (childsend(&h->ch, "compare %s %lld %d %a %a", ipc ? "ipc" : "shm", (long long)off, n, tols->atol,
+	              tols->rtol) < 0 ||
 	    await(h, line, sizeof line, 300, h->c ? h->c->label : "?", r))
 		return r->verdict ? 1 : verdict(r, ST_CRASH, "The process running the oracle was gone.");
 	if (!strncmp(line, "cuda ", 5))
@@ -513,7 +576,7 @@ hcompare(struct harness *h, int arg, size_t off, const struct targ *tols, struct
 int
 hsync(struct harness *h, struct hres *r, char *err, size_t cap)
 {
-	return simple(h, r, err, cap, "sync%.0d%.0lld", 0, 0);
+	return simple(h, r, err, cap, "sync");
 }
 
 void

@@ -106,15 +106,16 @@ int hispython(const char *so);
 
 /* start HARNESS on SO (entry ENTRY) on device, under wrapper (compute-sanitizer
  * and its options) or not (NULL); extra: HOPEN or NULL. hstart is hshm
- * (the shared memory outputs come back through, its pages made on all
- * CPUs: do it before taking the GPU), hspawn (the process started) and
- * hready (its first reply read): between the last two the caller may do
- * other work while the harness loads. hshmshare gives h the shared memory
+ * (the shared memory outputs come back through, the first made bytes of
+ * its pages made on all CPUs: do it before taking the GPU; the rest is
+ * made as it is first used), hspawn (the process started), hready (its
+ * first reply read) and hpin of all of it: between hspawn and hready the
+ * caller may do other work while the harness loads. hshmshare gives h the shared memory
  * of another harness (the oracle reads the candidate's kept outputs there) */
 int hstart(struct harness *h, const struct task *t, const char *harness, const char *so, const char *entry,
            int device, size_t shm, const char *const *wrapper, const char *extra, int timeout, struct hres *r,
            char *err, size_t cap);
-int hshm(struct harness *h, const struct task *t, size_t shm, char *err, size_t cap);
+int hshm(struct harness *h, const struct task *t, size_t shm, size_t made, char *err, size_t cap);
 int hshmshare(struct harness *h, const struct harness *from, char *err, size_t cap);
 int hspawn(struct harness *h, const char *harness, const char *so, const char *entry, int device,
            const char *const *wrapper, const char *extra, int timeout, char *err, size_t cap);
@@ -130,13 +131,29 @@ int hhold(struct harness *h, int group, int slot, struct hres *r, char *err, siz
 /* held copy slot into shared memory at off (a multiple of 64) */
 int hfetchhold(struct harness *h, int slot, size_t off, struct hres *r, char *err, size_t cap);
 int hsync(struct harness *h, struct hres *r, char *err, size_t cap);
-/* output arg of group 0 against the bytes at off in shared memory, on the
- * device, by draw.h's element rule with tols' atol and rtol (compare.h's
+/* the shared memory pinned up to len (from where the last pin ended):
+ * before the copies to and from it that should run fast */
+int hpin(struct harness *h, size_t len, struct hres *r, char *err, size_t cap);
+/* every comparestep-th element of output arg of group 0 (compare.h), to
+ * shared memory at off: all the CPUs need of it for comparetolssampled
+ * when the device compares it */
+int hsample(struct harness *h, int arg, size_t off, struct hres *r, char *err, size_t cap);
+/* the held copies' CUDA IPC handle (hex, HIPC_HEX bytes with its NUL) and
+ * the bytes of one slot there, as the harness laid them out; 1 where the
+ * device has no IPC or the harness failed (r->verdict: crash, or sandbox
+ * for a reply that is not the harness's; the caller fetches them instead
+ * of a crash). The oracle's harness opens it with himport: the allocation
+ * must start there and hold len bytes (else 1, and the caller fetches) */
+enum { HIPC_HEX = 129 };
+int hexport(struct harness *h, char *hex, size_t *slot, struct hres *r, char *err, size_t cap);
+int himport(struct harness *h, const char *hex, size_t len, struct hres *r, char *err, size_t cap);
+/* output arg of group 0 against the bytes at off in shared memory (ipc:
+ * in the copies himport opened), on the device, by draw.h's element rule with tols' atol and rtol (compare.h's
  * comparetols): the wrong elements counted and the sums of squares over
  * the finite pairs, for comparefrom, and those bytes' share of hhash (only
  * trusted code's harness, the oracle's, is asked) */
-int hcompare(struct harness *h, int arg, size_t off, const struct targ *tols, struct hres *r, int64_t *bad, double *num,
-             double *den, uint64_t *hash, char *err, size_t cap);
+int hcompare(struct harness *h, int ipc, int arg, size_t off, const struct targ *tols, struct hres *r, int64_t *bad,
+             double *num, double *den, uint64_t *hash, char *err, size_t cap);
 /* told to quit (hstop then waits for it, and makes sure) */
 void hquit(struct harness *h);
 /* the harness ended (its wait status; 0 once it had been stopped) */

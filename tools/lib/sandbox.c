@@ -837,11 +837,11 @@ touchpart(void *arg)
 }
 
 int
-childshm(struct child *c, size_t shmbytes, char *err, size_t errlen)
+childshm(struct child *c, size_t shmbytes, size_t made, char *err, size_t errlen)
 {
 	struct touch t[PARTS_MAX];
-	int k, parts = partsfor(shmbytes, (size_t)64 << 20, PARTS_MAX);
-	size_t per = ((shmbytes / (size_t)parts) + 4095) & ~(size_t)4095;
+	int k, parts;
+	size_t per;
 
 	memset(c, 0, sizeof *c);
 	c->cmdfd = c->repfd = c->shmfd = -1;
@@ -856,13 +856,18 @@ childshm(struct child *c, size_t shmbytes, char *err, size_t errlen)
 		snprintf(err, errlen, "cannot map shared memory: %s", strerror(errno));
 		return -1;
 	}
-	/* its pages made now, on all CPUs, before the GPU is taken, not as the
-	 * harness first pins or copies into them (a cold copy 0.42 s/GiB on
-	 * an H200 host, pinning them once made 0.08: tests/bench/gpu-shm.cu) */
+	/* the first made bytes' pages made now, on all CPUs, before the GPU is
+	 * taken, not as the harness first pins or copies into them (a cold
+	 * copy 0.42 s/GiB on an H200 host, pinning them once made 0.08:
+	 * tests/bench/gpu-shm.cu); the rest as they are first used */
+	if (made > shmbytes)
+		made = shmbytes;
+	parts = partsfor(made, (size_t)64 << 20, PARTS_MAX);
+	per = ((made / (size_t)parts) + 4095) & ~(size_t)4095;
 	for (k = 0; k < parts; k++) {
-		size_t from = (size_t)k * per < shmbytes ? (size_t)k * per : shmbytes;
+		size_t from = (size_t)k * per < made ? (size_t)k * per : made;
 		t[k].p = c->shm + from;
-		t[k].n = k == parts - 1 ? shmbytes - from : (from + per < shmbytes ? per : shmbytes - from);
+		t[k].n = k == parts - 1 ? made - from : (from + per < made ? per : made - from);
 	}
 	runparts(touchpart, t, sizeof t[0], parts);
 	return 0;

@@ -117,7 +117,7 @@ struct child {
  * A child's life: childshm (its shared memory), childstart, commands,
  * childstop. childshm initializes *c. 0, or -1 with a message in err.
  */
-int childshm(struct child *c, size_t shmbytes, char *err, size_t errlen);
+int childshm(struct child *c, size_t shmbytes, size_t made, char *err, size_t errlen);
 /* the shared memory of from, shared (the same pages; from may stop first) */
 int childshmshare(struct child *c, const struct child *from, char *err, size_t errlen);
 /* start HARNESS on SO (entry point ENTRY) in a jail with the GPU of slot

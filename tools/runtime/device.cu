@@ -5,7 +5,9 @@
  */
 #include <stdio.h>
 
+#include <cuda.h>
 #include <cuda_runtime_api.h>
+#include <string.h>
 
 #include "device.h"
 #include "../lib/draw.h"
@@ -89,6 +91,88 @@ blocksfor(size_t n)
 {
 	size_t b = (n + 255) / 256;
 	return (unsigned)(b < 1 ? 1 : b > 8192 ? 8192 : b);
+}
+
+__global__ void
+gatherkernel(unsigned char *dst, const unsigned char *src, size_t elem, size_t count, size_t step)
+{
+	for (size_t k = blockIdx.x * (size_t)blockDim.x + threadIdx.x; k < count; k += (size_t)gridDim.x * blockDim.x)
+		for (size_t b = 0; b < elem; b++)
+			dst[k * elem + b] = src[k * step * elem + b];
+}
+
+extern "C" int
+dv_gather(void *host, const void *src, size_t elem, size_t count, size_t step)
+{
+	static unsigned char *buf;
+	static size_t cap;
+	int e;
+
+	if (count * elem > cap) {
+		if (buf)
+			cudaFree(buf);
+		buf = NULL;
+		cap = 0;
+		if ((e = (int)cudaMalloc(&buf, count * elem)) != 0)
+			return e;
+		cap = count * elem;
+	}
+	gatherkernel<<<blocksfor(count), 256>>>(buf, (const unsigned char *)src, elem, count, step);
+	if ((e = (int)cudaGetLastError()) != 0)
+		return e;
+	return (int)cudaMemcpy(host, buf, count * elem, cudaMemcpyDeviceToHost);
+}
+
+extern "C" int
+dv_export(void *p, char *hex)
+{
+	cudaIpcMemHandle_t h;
+	int e = (int)cudaIpcGetMemHandle(&h, p);
+
+	for (size_t i = 0; e == 0 && i < sizeof h.reserved; i++)
+		snprintf(hex + 2 * i, 3, "%02x", (unsigned char)h.reserved[i]);
+	return e;
+}
+
+/* the driver's cuMemGetAddressRange, through the runtime (no -lcuda) */
+typedef CUresult (*addrrangefn)(CUdeviceptr *, size_t *, CUdeviceptr);
+
+extern "C" int
+dv_import(const char *hex, size_t n, void **p)
+{
+	cudaIpcMemHandle_t h;
+	cudaDriverEntryPointQueryResult q;
+	addrrangefn range = NULL;
+	CUdeviceptr base = 0;
+	size_t size = 0;
+	unsigned v;
+	int e;
+
+	if (strlen(hex) != 2 * sizeof h.reserved)
+		return (int)cudaErrorInvalidValue;
+	for (size_t i = 0; i < sizeof h.reserved; i++) {
+		if (sscanf(hex + 2 * i, "%2x", &v) != 1)
+			return (int)cudaErrorInvalidValue;
+		h.reserved[i] = (char)v;
+	}
+	e = (int)cudaGetDriverEntryPointByVersion("cuMemGetAddressRange", (void **)&range, 12000, cudaEnableDefault, &q);
+	if (e != 0 || q != cudaDriverEntryPointSuccess || !range)
+		return e ? e : (int)cudaErrorNotSupported;
+	if ((e = (int)cudaIpcOpenMemHandle(p, h, cudaIpcMemLazyEnablePeerAccess)) != 0)
+		return e;
+	if (range(&base, &size, (CUdeviceptr)*p) != CUDA_SUCCESS || base != (CUdeviceptr)*p || size < n) {
+		cudaIpcCloseMemHandle(*p);
+		*p = NULL;
+		return (int)cudaErrorInvalidValue;
+	}
+	return 0;
+}
+
+extern "C" void
+dv_unimport(void *p)
+{
+	if (p)
+		cudaIpcCloseMemHandle(p);
 }
 
 extern "C" int

@@ -48,6 +48,8 @@ int dv_check(const void *p, size_t n, int byte, int *bad);
 int dv_copy(void *dst, const void *src, size_t n);          /* device to device */
 int dv_fetch(void *host, const void *src, size_t n);        /* device to host */
 int dv_upload(void *dst, const void *host, size_t n);       /* host to device */
+/* count elements of elem bytes to host: src's first and every step-th after */
+int dv_gather(void *host, const void *src, size_t elem, size_t count, size_t step);
 /* got against want, n elements of dtype dt, by draw.h's rt_elembad: the
  * wrong elements counted, and over the finite pairs the sums of
  * (got - want)^2 and want^2 */
@@ -56,6 +58,16 @@ int dv_compare(const void *got, const void *want, int dt, size_t n, double atol,
 int dv_sync(void);
 /* host memory pinned where it can be (copies run faster) */
 void dv_pin(void *host, size_t n);
+/* CUDA IPC: a handle (hex, into hex[DV_IPCHEX]) another process on the
+ * same device can open p's allocation by; dv_import opens one and checks
+ * that the allocation it names starts at the pointer it gives and holds at
+ * least n bytes (a handle that does not is refused: it came from the
+ * candidate's process); dv_unimport closes it. Where the platform has no
+ * IPC (the CPU fake among them) both return an error */
+enum { DV_IPCHEX = 129 };
+int dv_export(void *p, char *hex);
+int dv_import(const char *hex, size_t n, void **p);
+void dv_unimport(void *p);
 /* events around fn(arg), then a device synchronize; the events' ms. On
  * the GPU the opening event follows the launch cover: the device kept busy
  * dv_cover() ms first, so that the host's way to the launch (a Python

@@ -32,8 +32,7 @@
  * with its own clock), and the hashes of held outputs (recomputed the same
  * way).
  *
- * Before the first reply: CUDA is initialised, the shared memory pinned
- * (where the platform lets it be), SO is loaded, the guard's interposed
+ * Before the first reply: CUDA is initialised, SO is loaded, the guard's interposed
  * runtime calls are resolved, and, unless "open" is given (trusted code:
  * the spec's baseline; the compute-sanitizer run), SO's modules are loaded
  * at once (CUDA_MODULE_LOADING=EAGER) and the process locks itself down
@@ -69,26 +68,51 @@
  *       input I: tensor I's guard bytes or contents changed)
  *       | cuda CODE MESSAGE | violation RULE DETAIL (a runtime rule the
  *       guard, the lockdown or pyharness.py's guard caught during the call)
+ *   pin LEN            the shared memory pinned up to LEN (page-rounded;
+ *                      from where the last pin ended: where fetch copies
+ *                      outputs and compare reads them, the parent made
+ *                      its pages first, and pinning them costs 80 ms/GiB
+ *                      on an H200 host, copying into pages this process
+ *                      has not touched 0.4 s/GiB: tests/bench/gpu-shm.cu)
  *   fetch G OFF        group G's outputs (out and inout, in argument
  *                      order, each at a 64-byte boundary) to shm at OFF
  *   hold G SLOT        a device copy of group G's outputs into held SLOT
+ *                      (the HOLDS slots are one allocation, slot s at s x
+ *                      the outputs' bytes, laid out as fetch lays them)
  *   fetchhold SLOT OFF a held copy to shm at OFF
- *   compare OFF I ATOL RTOL  (asked of trusted code's harness only: the
- *                      oracle's) tensor I of group 0 against the bytes at
- *                      shm OFF, copied into group 1's tensor I, on the
- *                      device by draw.h's rt_elembad (ATOL, RTOL as %a).
+ *   export             the held copies for another process on the device
+ *                      (the oracle's harness, which needs room beside
+ *                      them: the fence given back, the calls are over):
+ *                      after a device synchronize, their allocation's CUDA
+ *                      IPC handle.
+ *                      Reply: ipc HEX SLOTBYTES | cuda CODE MESSAGE (no
+ *                      IPC here: the parent fetches them instead)
+ *   import HEX LEN     (the oracle's) open the allocation HEX names; it
+ *                      must start there and hold LEN bytes.
+ *                      Reply: ok | cuda CODE MESSAGE
+ *   sample I STEP OFF  (the oracle's) every STEP-th element of group 0's
+ *                      tensor I, from the first, to shm at OFF: what the
+ *                      parent needs of the oracle's outputs to set the
+ *                      tolerances (compare.h comparetolssampled)
+ *   compare SRC OFF I ATOL RTOL  (asked of trusted code's harness only:
+ *                      the oracle's) tensor I of group 0 against the bytes
+ *                      at OFF of SRC (shm: the shared memory; ipc: the
+ *                      imported copies), copied into group 1's tensor I,
+ *                      on the device by draw.h's rt_elembad (ATOL, RTOL as
+ *                      %a).
  *                      Reply: cmp BAD NUM DEN HASH (the wrong elements, the
  *                      sums of (got - want)^2 and want^2 over the finite
  *                      pairs, as %a; the copied bytes' hash, as call's)
  *                      | cuda CODE MESSAGE
  *   sync               a device synchronize
  *   quit               exit at once (the candidate's destructors do not run)
- * fetch, hold, fetchhold, sync reply: ok | cuda CODE MESSAGE.
+ * pin, fetch, sample, hold, fetchhold, sync reply: ok | cuda CODE MESSAGE.
  * A malformed command: "error WHAT"; the parent treats that as its bug.
  */
 #include <dlfcn.h>
 #include <stdarg.h>
 #include <stdint.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -172,7 +196,8 @@ static struct {
 	size_t numel[MAXT], bytes[MAXT];
 	int64_t sizes[MAXS];
 	void *group[2][MAXT], *hold[MAXHOLDS][MAXT], *flush;
-	size_t flushbytes;
+	void *holdblock;         /* every held copy: slot s at s * slot, its outputs as fetch lays them out */
+	size_t flushbytes, slot;
 	int flushes;
 } C;
 
@@ -230,10 +255,9 @@ casefree(void)
 		for (g = 0; g < 2; g++)
 			if (C.group[g][i])
 				dv_free(C.group[g][i]);
-		for (g = 0; g < MAXHOLDS; g++)
-			if (C.hold[g][i])
-				dv_free(C.hold[g][i]);
 	}
+	if (C.holdblock)
+		dv_free(C.holdblock);
 	if (C.flush)
 		dv_free(C.flush);
 	memset(&C, 0, sizeof C);
@@ -279,10 +303,20 @@ docase(size_t flushbytes)
 			if (fail(dv_alloc(&C.group[g][i], C.bytes[i] + CANARY)) ||
 			    fail(dv_memset((char *)C.group[g][i] + C.bytes[i], 0xA5, CANARY)))
 				return;
-	for (g = 0; g < C.holds; g++)
+	/* the held copies in one allocation, that export can hand the oracle */
+	for (i = 0; i < C.nt; i++)
+		if (C.kind[i] != 0)
+			C.slot += (C.bytes[i] + 63) & ~(size_t)63;
+	if (C.holds && fail(dv_alloc(&C.holdblock, C.holds * C.slot)))
+		return;
+	for (g = 0; g < C.holds; g++) {
+		size_t off = (size_t)g * C.slot;
 		for (i = 0; i < C.nt; i++)
-			if (C.kind[i] != 0 && fail(dv_alloc(&C.hold[g][i], C.bytes[i])))
-				return;
+			if (C.kind[i] != 0) {
+				C.hold[g][i] = (char *)C.holdblock + off;
+				off += (C.bytes[i] + 63) & ~(size_t)63;
+			}
+	}
 	C.flushbytes = flushbytes;
 	if (fail(dv_alloc(&C.flush, C.flushbytes)))
 		return;
@@ -415,20 +449,114 @@ fetchto(void **src, long long off)
 	reply("ok");
 }
 
+/* every STEP-th element of group 0's tensor I (the oracle's outputs, from
+ * the first) to shm at OFF */
+static void
+dosample(void)
+{
+	long long step, off;
+	int i;
+	size_t count, elem;
+
+	if (fscanf(cmd, "%d %lld %lld", &i, &step, &off) != 3 || i < 0 || i >= C.nt || C.kind[i] == 0 || step < 1 ||
+	    off < 0) {
+		reply("error bad sample command");
+		return;
+	}
+	elem = (size_t)dtinfos[C.dt[i]].size;
+	count = (C.numel[i] + (size_t)step - 1) / (size_t)step;
+	if ((unsigned long long)off + count * elem > shmlen) {
+		reply("error sample past the shared memory");
+		return;
+	}
+	if (!fail(dv_gather(shm + off, C.group[0][i], elem, count, (size_t)step)))
+		reply("ok");
+}
+
+/* the held copies for the oracle's harness (the calls are over: the fence
+ * goes, the oracle needs room beside them) */
+static void
+doexport(void)
+{
+	char hex[DV_IPCHEX];
+
+	if (!C.holdblock) {
+		reply("error export without held copies");
+		return;
+	}
+	unfence(LLONG_MAX);
+	if (!fail(dv_sync()) && !fail(dv_export(C.holdblock, hex)))
+		reply("ipc %s %zu", hex, C.slot);
+}
+
+/* the held copies another harness exported (the candidate's, to the oracle's) */
+static void *imported;
+static size_t importedlen;
+
+static void
+doimport(void)
+{
+	char hex[DV_IPCHEX + 1];
+	long long n;
+
+	if (fscanf(cmd, "%129s %lld", hex, &n) != 2 || n <= 0) {
+		reply("error bad import command");
+		return;
+	}
+	dv_unimport(imported);
+	imported = NULL;
+	importedlen = 0;
+	if (fail(dv_import(hex, (size_t)n, &imported)))
+		return;
+	importedlen = (size_t)n;
+	reply("ok");
+}
+
+/* the shared memory pinned from what is already to len (page-rounded):
+ * copies to and from it run faster, pinning 4 GiB takes 0.3 s */
+static size_t pinned;
+
+static void
+dopin(void)
+{
+	long long n;
+	size_t to, from = pinned;
+
+	if (fscanf(cmd, "%lld", &n) != 1 || n < 0 || (unsigned long long)n > shmlen) {
+		reply("error bad pin command");
+		return;
+	}
+	to = ((size_t)n + 4095) & ~(size_t)4095;
+	if (to > shmlen)
+		to = shmlen;
+	if (to > from) {
+		dv_pin(shm + from, to - from);
+		pinned = to;
+	}
+	reply("ok");
+}
+
 static void
 docompare(void)
 {
+	char src[8];
 	long long off;
-	int i;
+	int i, ipc;
 	double atol, rtol, num = 0, den = 0;
 	uint64_t bad = 0, h = 0;
 
-	if (fscanf(cmd, "%lld %d %lf %lf", &off, &i, &atol, &rtol) != 4 || i < 0 || i >= C.nt || C.kind[i] == 0 ||
-	    off < 0 || (unsigned long long)off + C.bytes[i] > shmlen) {
+	if (fscanf(cmd, "%7s %lld %d %lf %lf", src, &off, &i, &atol, &rtol) != 5 || i < 0 || i >= C.nt ||
+	    C.kind[i] == 0 || off < 0 || (strcmp(src, "shm") && strcmp(src, "ipc"))) {
 		reply("error bad compare command");
 		return;
 	}
-	if (fail(dv_upload(C.group[1][i], shm + off, C.bytes[i])) ||
+	ipc = !strcmp(src, "ipc");
+	if ((unsigned long long)off + C.bytes[i] > (ipc ? importedlen : shmlen)) {
+		reply("error compare past the %s", ipc ? "imported copies" : "shared memory");
+		return;
+	}
+	if (fail(ipc ? dv_copy(C.group[1][i], (char *)imported + off, C.bytes[i])
+	             : dv_upload(C.group[1][i], shm + off, C.bytes[i])) ||
 	    fail(dv_compare(C.group[1][i], C.group[0][i], C.dt[i], C.numel[i], atol, rtol, &bad, &num, &den)) ||
 	    fail(dv_hash(C.group[1][i], C.bytes[i], (uint64_t)i, &h)))
 		return;
@@ -510,12 +638,6 @@ harnessmain(int argc, char **argv, harnesscall fn, void (*afterfn)(void), int fa
 		reply("nodevice %s", dv_error(e));
 		return 0;
 	}
-	/* pinned, once: all of the shared memory, where fetch copies outputs
-	 * and compare reads them (the parent made its pages: pinning them
-	 * costs 80 ms/GiB on an H200 host, copying into pages this process
-	 * has not touched 0.4 s/GiB: tests/bench/gpu-shm.cu) */
-	if (shmlen)
-		dv_pin(shm, shmlen);
 	guardinit();
 	if (load(argv[1], argv[2], failure, why) < 0)
 		return 0;
@@ -551,6 +673,14 @@ harnessmain(int argc, char **argv, harnesscall fn, void (*afterfn)(void), int fa
 				fetchto(C.hold[g], off);
 		} else if (!strcmp(word, "compare")) {
 			docompare();
+		} else if (!strcmp(word, "sample")) {
+			dosample();
+		} else if (!strcmp(word, "pin")) {
+			dopin();
+		} else if (!strcmp(word, "export")) {
+			doexport();
+		} else if (!strcmp(word, "import")) {
+			doimport();
 		} else if (!strcmp(word, "sync")) {
 			if (!fail(dv_sync()))
 				reply("ok");
