@@ -105,4 +105,17 @@ test_expect_success 'without an oracle the kept calls are not judged, and the re
 		runs/noor/compile.json out/v/fakeheavy/harness calibration.json nobase.json &&
 	field runs/noor/bench.json "d[\"review\"]" | grep -q "not checked against an oracle"
 '
+test_expect_success 'an oracle harness started gated loads its object and touches the device only after "go"' '
+	head -c 4096 /dev/zero >shm.bin &&
+	printf "go\nquit\n" >cmds.go && printf "quit\n" >cmds.nogo &&
+	CUDA_VISIBLE_DEVICES=0 out/v/fakeheavy/harness out/v/fakeheavy/baseline.so baseline 0 open-gated \
+		3<cmds.go 4>reply.go 5<>shm.bin &&
+	grep -q "^ready Fake GPU|9.0|.*|none: open" reply.go &&
+	CUDA_VISIBLE_DEVICES=0 out/v/fakeheavy/harness out/v/fakeheavy/baseline.so baseline 0 open-gated \
+		3<cmds.nogo 4>reply.nogo 5<>shm.bin &&
+	test ! -s reply.nogo &&
+	CUDA_VISIBLE_DEVICES=0 out/v/fakeheavy/harness out/v/fakeheavy/nonesuch.so baseline 0 open-gated \
+		3<cmds.nogo 4>reply.bad 5<>shm.bin &&
+	grep -q "^loaderror .*nonesuch.so" reply.bad
+'
 test_done

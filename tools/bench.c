@@ -31,20 +31,25 @@
  *    then 2 more calls, untimed but made as every call is, are always
  *    kept (a kernel that goes wrong after some number of calls, or on
  *    every other one, is caught whatever the sample missed);
- *    after timing they are fetched into the shared memory and the
- *    candidate's harness ends; the spec's baseline, when verify's oracle
- *    check found it sound (BASELINE_JSON's oracle; baseline.so beside it),
- *    runs in a harness of its own (spawned when the timed calls are over,
- *    so that it loads while they are fetched; a Python one, which takes
- *    seconds to load torch, is spawned before the candidate's, gated: it
- *    loads while the calls run and touches the GPU only after them, where
- *    the host has CPUs to spare: checks.oracle_early; it shares that
- *    memory) on
- *    each kept call's inputs, and there, on the device, every element of
- *    every output is compared with twice the tolerances (mismatch; the
- *    details on the CPUs) and hashed (a copy whose hash differs from its
- *    call's changed after the call returned: invalid); without an oracle
- *    the record says so and is flagged, and the hashes are checked here;
+ *    after timing the spec's baseline, when verify's oracle check found it
+ *    sound (BASELINE_JSON's oracle; baseline.so beside it), runs in a
+ *    harness of its own (spawned before the candidate's, gated: it loads
+ *    while the calls run and touches the GPU only after them, where the
+ *    host has CPUs to spare, checks.oracle_early; else when the timed
+ *    calls are over, so that it loads while they are handed over) on each
+ *    kept call's inputs. The kept calls reach it where they are: the
+ *    candidate's harness exports their device memory by CUDA IPC, the
+ *    oracle's opens it, and the candidate's harness waits, idle, until
+ *    they are judged (checks.kept_via "ipc"); where the device has no IPC
+ *    they are fetched into the shared memory the two harnesses share and
+ *    the candidate's harness ends first ("shared memory"). On the device
+ *    every element of every output is compared with twice the tolerances
+ *    (set from every comparestep-th element of the oracle's: compare.h;
+ *    mismatch: the details on the CPUs, from copies fetched after the
+ *    candidate's harness ended) and hashed (a copy whose hash differs from
+ *    its call's changed after the call returned: invalid); without an
+ *    oracle the kept calls are fetched, the record says so and is flagged,
+ *    and the hashes are checked here;
  *  - the parent's clock: every call's round trip is timed here; after a
  *    timed call, at random one time in two, comes a call that runs
  *    nothing on the same inputs (the harness's own work: inputs drawn and
@@ -69,9 +74,11 @@
  *
  * Each case records where this tool's time went, in seconds: starting the
  * harness (CUDA context, loading), setting up the case, the calls, the
- * checks (seconds; check_seconds splits them: the fetch, the wait for the
+ * checks (seconds; check_seconds splits them: the kept calls' way to the
+ * oracle (their export and import, or their fetch), the wait for the
  * candidate's harness to end, the oracle's start (beyond what overlapped),
- * its case, its calls, the comparisons, its end).
+ * its case, its calls, the comparisons, its end (with the candidate's,
+ * under IPC)).
  *
  * The baseline is timed in the same loop, without the checks (it is
  * trusted code: no kept calls, no pairs, no lockdown), once per variant:
@@ -780,7 +787,7 @@ timecase(struct bcase *b, struct harness *h, const char *so, const char *entry, 
 	struct hres r;
 	char err[1024];
 	double ev[MAXCALLS], host[MAXCALLS], wall[MAXCALLS], t0 = now();
-	int judging = check && oracle, early = judging && hispython(oracle) && sparecpus();
+	int judging = check && oracle, early = judging && sparecpus();
 
 	memset(tm, 0, sizeof *tm);
 	memset(&oh, 0, sizeof oh);
@@ -792,7 +799,8 @@ timecase(struct bcase *b, struct harness *h, const char *so, const char *entry, 
 	if (getrandom(b->key, sizeof b->key, 0) != (ssize_t)sizeof b->key ||
 	    getrandom(&b->rng, sizeof b->rng, 0) != (ssize_t)sizeof b->rng)
 		die(EXIT_RETRY, "cannot draw a key:");
-	/* a Python oracle takes seconds to load (Python, torch, the module): it
+	/* the oracle takes time to load (a C one its libraries, cuBLAS's
+	 * hundreds of MB; a Python one seconds: Python, torch, the module): it
 	 * starts now, gated, and loads while the candidate's calls run; it
 	 * touches the GPU only after them (hgo) */
 	if (early)

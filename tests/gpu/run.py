@@ -38,6 +38,7 @@ propose: tests/propose/baseline-gpu.sh, proposals' baselines checked against the
 Prints a short table; writes WORKDIR/results.json after every answer.
 Exit 1 if any expectation fails.
 """
+import collections
 import ctypes
 import glob
 import json
@@ -640,6 +641,8 @@ def main():
                   "(harness, reference, expected outputs, baseline build) median %.2f s (max %.2f s)" % (
                       statistics.median(suite.oracle_s.values()), max(suite.oracle_s.values()),
                       statistics.median(suite.prep_s.values()), max(suite.prep_s.values())))
+        via = collections.Counter((r.get("checks") or {}).get("kept_via", "not recorded") for r in honest)
+        print("kept calls read by the oracle via: %s" % ", ".join("%s %d" % kv for kv in sorted(via.items())))
         unchecked = [r["name"] for r in honest if r.get("bench_checked") is not True]
         print("honest kernels whose bench size had no oracle: %s" % (", ".join(unchecked) or "none"))
         devs = [100 * (r["median_ms"] / r["do_bench_ms"] - 1) for r in honest if r.get("do_bench_ms") and r.get("median_ms")]

@@ -251,6 +251,8 @@ hspawn(struct harness *h, const char *harness, const char *so, const char *entry
 	if (extra && !strcmp(extra, HOPENTF32) && !h->python)
 		extra = HOPEN;
 	h->open = extra && (!strcmp(extra, HOPEN) || !strcmp(extra, HOPENTF32));
+	if (h->gated && !h->python && extra && !strcmp(extra, HOPEN))
+		extra = "open-gated"; /* harness.c: loads, then waits for hgo */
 	h->wrapped = wrapper != NULL;
 	h->gpu.slot = device;
 	gpudevice(device, h->gpu.device, sizeof h->gpu.device);

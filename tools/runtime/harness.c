@@ -7,9 +7,12 @@
  * device code (device.cu, or the tests' CPU fake) and the runtime guard
  * (guard.c).
  *
- * usage: harness SO ENTRY DEVICE [open]
+ * usage: harness SO ENTRY DEVICE [open|open-gated]
  *
- * (DEVICE is 0: the parent leaves the leased GPU alone visible)
+ * (DEVICE is 0: the parent leaves the leased GPU alone visible; open-gated:
+ * open, and SO is loaded first, then the harness waits for a "go" line
+ * before it touches the GPU: bench starts the oracle's so, beside the
+ * candidate's calls, where the host has CPUs to spare)
  *
  * The protocol is harnessmain(): the per-variant program's main() (in
  * prepare's call.c) calls it with callentry, and tools/runtime/pyharness.py
@@ -612,11 +615,12 @@ harnessmain(int argc, char **argv, harnesscall fn, void (*afterfn)(void), int fa
 	struct stat st;
 	struct dvinfo info;
 	char word[32], lock[256] = "none: open (trusted code, or the compute-sanitizer run)";
-	int e, isopen, python;
+	int e, isopen, gated, python;
 
 	if (argc < 4 || argc > 5)
 		return 2;
-	isopen = argc == 5 && !strcmp(argv[4], "open");
+	gated = argc == 5 && !strcmp(argv[4], "open-gated");
+	isopen = gated || (argc == 5 && !strcmp(argv[4], "open"));
 	python = !strcmp(argv[1], "-");
 	call = fn;
 	after = afterfn;
@@ -634,13 +638,23 @@ harnessmain(int argc, char **argv, harnesscall fn, void (*afterfn)(void), int fa
 	if (!isopen && !python)
 		setenv("CUDA_MODULE_LOADING", "EAGER", 1);
 	memset(&info, 0, sizeof info);
+	if (gated) { /* loaded, then no further until the parent says go */
+		guardinit();
+		if (load(argv[1], argv[2], failure, why) < 0)
+			return 0;
+		fflush(rep);
+		if (fscanf(cmd, "%31s", word) != 1 || strcmp(word, "go"))
+			_exit(0);
+	}
 	if ((e = dv_init(atoi(argv[3]), &info)) != 0) {
 		reply("nodevice %s", dv_error(e));
 		return 0;
 	}
-	guardinit();
-	if (load(argv[1], argv[2], failure, why) < 0)
-		return 0;
+	if (!gated) {
+		guardinit();
+		if (load(argv[1], argv[2], failure, why) < 0)
+			return 0;
+	}
 	dv_sync(); /* its modules registered and loaded before the lockdown */
 	dv_lasterror();
 	if (python && !isopen)
