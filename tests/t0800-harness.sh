@@ -59,6 +59,7 @@ test_expect_success 'an honest candidate: correct at every size, timed, every ke
 	candidate ok fakeheavy && expect ok fakeheavy &&
 	test "$(field runs/ok.fakeheavy/verify.json "d[\"runs\"][6][\"oracle\"]")" = gpu &&
 	test "$(field runs/ok.fakeheavy/bench.json "d[\"cases\"][0][\"checks\"][\"kept_via\"]")" = "shared memory" &&
+	field runs/ok.fakeheavy/bench.json "d[\"cases\"][0][\"checks\"][\"no_ipc\"]" | grep -q "candidate.s harness: .*error 801" &&
 	field runs/ok.fakeheavy/bench.json "d[\"cases\"][0][\"parent_clock\"]" &&
 	test "$(field runs/ok.fakeheavy/bench.json \
 		"(lambda p: abs(p[\"excess_ms\"]) <= p[\"noise_ms\"] + 0.3)(d[\"cases\"][0][\"parent_clock\"])")" = True

@@ -302,6 +302,8 @@ struct timing {
 	int early;                   /* the oracle loaded beside the candidate's calls */
 	int ipc;                     /* the oracle reads the kept calls in the candidate's device memory */
 	char handle[HIPC_HEX];       /* their CUDA IPC handle, as the candidate's harness exported it */
+	char noipc[512];             /* why they were fetched instead, where IPC was tried */
+	char oraclewhy[640];         /* tm->oracle, where the oracle failed: why */
 	unsigned char *kept;         /* the candidate's shared memory, kept after it ended */
 	size_t keptlen, outbytes;    /* its size, and one call's outputs' */
 	size_t stride;               /* between kept calls there: outbytes, page-rounded (proto.h hpin) */
@@ -457,8 +459,10 @@ fetchkept(struct harness *h, struct timing *tm)
 	double t0 = now();
 	int s;
 
-	if (step(hsync(h, &r, err, sizeof err), &r, err, tm) ||
-	    step(hpin(h, h->ch.shmlen, &r, err, sizeof err), &r, err, tm))
+	if (step(hsync(h, &r, err, sizeof err), &r, err, tm))
+		return -1;
+	childshmmake(&h->ch, h->ch.shmlen); /* on all CPUs, before the harness pins them */
+	if (step(hpin(h, h->ch.shmlen, &r, err, sizeof err), &r, err, tm))
 		return -1;
 	for (s = 0; s < tm->held; s++)
 		if (step(hfetchhold(h, s, keptat(tm, s), &r, err, sizeof err), &r, err, tm))
@@ -494,6 +498,8 @@ exportkept(struct harness *h, struct timing *tm)
 		failed(tm, &r);
 		return -1;
 	}
+	if (rc)
+		snprintf(tm->noipc, sizeof tm->noipc, "the candidate's harness: %.450s", r.why);
 	tm->ipc = !rc;
 	return rc;
 }
@@ -620,6 +626,15 @@ judgecall(struct bcase *b, struct harness *h, struct harness *oh, struct timing 
 	return 0;
 }
 
+/* the oracle failed (r says how): not the candidate's doing; 1 */
+static int
+oraclefailed(struct timing *tm, const struct hres *r)
+{
+	snprintf(tm->oraclewhy, sizeof tm->oraclewhy, "none: the oracle failed to run: %.600s", r->why);
+	tm->oracle = tm->oraclewhy;
+	return 1;
+}
+
 /* the oracle's harness oh opens the kept calls where the candidate's
  * harness h exported them; where it cannot (a handle it refuses), they
  * are fetched into the shared memory after all; 1 when the oracle failed */
@@ -631,19 +646,28 @@ openkept(struct harness *h, struct harness *oh, struct timing *tm)
 	double t0 = now();
 	int rc = hpin(oh, tm->outbytes, &r, err, sizeof err); /* where its own outputs come back */
 
-	if (!rc && tm->ipc)
+	if (rc == 0 && tm->ipc) {
 		rc = himport(oh, tm->handle, (size_t)h->holds * tm->outbytes, &r, err, sizeof err);
-	tm->check[CK_FETCH] += now() - t0;
+		tm->check[CK_FETCH] += now() - t0;
+		if (rc == 0)
+			return 0;
+		if (rc > 0) /* refused, or the oracle is gone: the next step shows which */
+			snprintf(tm->noipc, sizeof tm->noipc, "the oracle's harness: %.450s", r.why);
+		t0 = now();
+	}
 	if (rc < 0)
 		die(EXIT_RETRY, "%s", err);
-	if (rc || !tm->ipc) {
-		if (tm->ipc && fetchkept(h, tm) < 0)
-			return -1;
-		tm->ipc = 0;
-		if (!rc && (rc = hpin(oh, oh->ch.shmlen, &r, err, sizeof err)) < 0) /* where they are read */
-			die(EXIT_RETRY, "%s", err);
-	}
-	return rc;
+	if (rc > 0 && !tm->ipc)
+		return oraclefailed(tm, &r);
+	/* no IPC: the kept calls through the shared memory, pinned where the oracle reads them */
+	if (tm->ipc && fetchkept(h, tm) < 0) /* (its own time counted) */
+		return -1;
+	tm->ipc = 0;
+	t0 = now();
+	if ((rc = hpin(oh, oh->ch.shmlen, &r, err, sizeof err)) < 0)
+		die(EXIT_RETRY, "%s", err);
+	tm->check[CK_FETCH] += now() - t0;
+	return rc ? oraclefailed(tm, &r) : 0;
 }
 
 /* the oracle on every kept call's inputs, in its own harness oh (spawned
@@ -666,6 +690,8 @@ judge(struct bcase *b, struct harness *h, struct harness *oh, struct timing *tm)
 	if (!rc && (rc = hcase(oh, b->c, &r, err, sizeof err)) < 0)
 		die(EXIT_RETRY, "%s", err);
 	tm->check[CK_ORACLE_CASE] = now() - t0;
+	if (rc)
+		oraclefailed(tm, &r);
 	if (!rc && (rc = openkept(h, oh, tm)) < 0)
 		return -1;
 	if (!tm->ipc)
@@ -674,6 +700,8 @@ judge(struct bcase *b, struct harness *h, struct harness *oh, struct timing *tm)
 		t0 = now();
 		if ((rc = hcall(oh, 0, 0, &tm->keep[s].in, &r, err, sizeof err)) < 0)
 			die(EXIT_RETRY, "%s", err);
+		if (rc)
+			oraclefailed(tm, &r);
 		tm->check[CK_ORACLE_CALLS] += now() - t0;
 		t0 = now();
 		if (!rc && (rc = judgecall(b, h, oh, tm, s)) < 0)
@@ -684,7 +712,8 @@ judge(struct bcase *b, struct harness *h, struct harness *oh, struct timing *tm)
 	if (!rc)
 		return 0;
 	/* not the candidate's failure: the kept calls are not judged, but must be intact */
-	tm->oracle = "none: the oracle failed to run";
+	if (tm->oracle != tm->oraclewhy)
+		tm->oracle = "none: the oracle failed to run";
 	if (!tm->kept && fetchkept(h, tm) < 0)
 		return -1;
 	endcandidate(h, tm);
@@ -1139,6 +1168,8 @@ benchcase(const struct opts *o, const struct task *t, int ci, int slot, const ch
 	json_object_set_new(cr, "checks", json_pack("{s:i,s:i,s:s,s:b,s:s}", "kept", tm.held, "passed", tm.checked,
 	                    "oracle", tm.oracle, "oracle_early", tm.early, "kept_via",
 	                    !tm.held ? "none" : tm.ipc ? "ipc" : "shared memory"));
+	if (*tm.noipc)
+		json_object_set_new(json_object_get(cr, "checks"), "no_ipc", json_string(tm.noipc));
 	json_object_set_new(cr, "seconds", json_pack("{s:f,s:f,s:f,s:f}", "start", tm.phase[0], "setup", tm.phase[1],
 	                    "calls", tm.phase[2], "checks", tm.phase[3]));
 	{

@@ -836,13 +836,32 @@ touchpart(void *arg)
 	return NULL;
 }
 
+void
+childshmmake(struct child *c, size_t to)
+{
+	struct touch t[PARTS_MAX];
+	size_t from = c->made, n, per;
+	int k, parts;
+
+	if (to > c->shmlen)
+		to = c->shmlen;
+	if (to <= from)
+		return;
+	n = to - from;
+	parts = partsfor(n, (size_t)64 << 20, PARTS_MAX);
+	per = ((n / (size_t)parts) + 4095) & ~(size_t)4095;
+	for (k = 0; k < parts; k++) {
+		size_t a = (size_t)k * per < n ? (size_t)k * per : n;
+		t[k].p = c->shm + from + a;
+		t[k].n = k == parts - 1 ? n - a : (a + per < n ? per : n - a);
+	}
+	runparts(touchpart, t, sizeof t[0], parts);
+	c->made = to;
+}
+
 int
 childshm(struct child *c, size_t shmbytes, size_t made, char *err, size_t errlen)
 {
-	struct touch t[PARTS_MAX];
-	int k, parts;
-	size_t per;
-
 	memset(c, 0, sizeof *c);
 	c->cmdfd = c->repfd = c->shmfd = -1;
 	c->shmlen = shmbytes;
@@ -859,17 +878,8 @@ childshm(struct child *c, size_t shmbytes, size_t made, char *err, size_t errlen
 	/* the first made bytes' pages made now, on all CPUs, before the GPU is
 	 * taken, not as the harness first pins or copies into them (a cold
 	 * copy 0.42 s/GiB on an H200 host, pinning them once made 0.08:
-	 * tests/bench/gpu-shm.cu); the rest as they are first used */
-	if (made > shmbytes)
-		made = shmbytes;
-	parts = partsfor(made, (size_t)64 << 20, PARTS_MAX);
-	per = ((made / (size_t)parts) + 4095) & ~(size_t)4095;
-	for (k = 0; k < parts; k++) {
-		size_t from = (size_t)k * per < made ? (size_t)k * per : made;
-		t[k].p = c->shm + from;
-		t[k].n = k == parts - 1 ? made - from : (from + per < made ? per : made - from);
-	}
-	runparts(touchpart, t, sizeof t[0], parts);
+	 * tests/bench/gpu-shm.cu); the rest where the caller needs them */
+	childshmmake(c, made);
 	return 0;
 }
 
@@ -879,6 +889,7 @@ childshmshare(struct child *c, const struct child *from, char *err, size_t errle
 	memset(c, 0, sizeof *c);
 	c->cmdfd = c->repfd = c->shmfd = -1;
 	c->shmlen = from->shmlen;
+	c->made = from->made;
 	if ((c->shmfd = fcntl(from->shmfd, F_DUPFD_CLOEXEC, 0)) < 0) {
 		snprintf(err, errlen, "cannot share the shared memory: %s", strerror(errno));
 		return -1;

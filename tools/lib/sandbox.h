@@ -103,7 +103,7 @@ struct child {
 	pid_t pid;
 	int cmdfd, repfd, shmfd;
 	unsigned char *shm;
-	size_t shmlen;
+	size_t shmlen, made;        /* its bytes, and how many of them have their pages made */
 	char rbuf[8192];
 	size_t rlen;
 	char scratch[PATH_MAX];
@@ -118,6 +118,9 @@ struct child {
  * childstop. childshm initializes *c. 0, or -1 with a message in err.
  */
 int childshm(struct child *c, size_t shmbytes, size_t made, char *err, size_t errlen);
+/* the shared memory's pages made up to to, on all CPUs (childshm made the
+ * first made bytes'): before a harness pins or copies into them */
+void childshmmake(struct child *c, size_t to);
 /* the shared memory of from, shared (the same pages; from may stop first) */
 int childshmshare(struct child *c, const struct child *from, char *err, size_t errlen);
 /* start HARNESS on SO (entry point ENTRY) in a jail with the GPU of slot
