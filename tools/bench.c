@@ -301,7 +301,7 @@ struct timing {
 	int calls, held, checked;
 	int early;                   /* the oracle loaded beside the candidate's calls */
 	int ipc;                     /* the oracle reads the kept calls in the candidate's device memory */
-	char handle[HIPC_HEX];       /* their CUDA IPC handle, as the candidate's harness exported it */
+	int fd;                      /* their device memory's descriptor, as the candidate's harness exported it */
 	char noipc[512];             /* why they were fetched instead, where IPC was tried */
 	char oraclewhy[640];         /* tm->oracle, where the oracle failed: why */
 	unsigned char *kept;         /* the candidate's shared memory, kept after it ended */
@@ -483,7 +483,7 @@ exportkept(struct harness *h, struct timing *tm)
 	char err[1024];
 	double t0 = now();
 	size_t slot = 0;
-	int rc = hexport(h, tm->handle, &slot, &r, err, sizeof err);
+	int rc = hexport(h, &tm->fd, &slot, &r, err, sizeof err);
 
 	tm->check[CK_FETCH] += now() - t0;
 	if (rc < 0)
@@ -647,7 +647,9 @@ openkept(struct harness *h, struct harness *oh, struct timing *tm)
 	int rc = hpin(oh, tm->outbytes, &r, err, sizeof err); /* where its own outputs come back */
 
 	if (rc == 0 && tm->ipc) {
-		rc = himport(oh, tm->handle, (size_t)h->holds * tm->outbytes, &r, err, sizeof err);
+		rc = himport(oh, tm->fd, (size_t)h->holds * tm->outbytes, &r, err, sizeof err);
+		close(tm->fd); /* the oracle's harness has its own now */
+		tm->fd = -1;
 		tm->check[CK_FETCH] += now() - t0;
 		if (rc == 0)
 			return 0;
@@ -820,6 +822,7 @@ timecase(struct bcase *b, struct harness *h, const char *so, const char *entry, 
 
 	memset(tm, 0, sizeof *tm);
 	memset(&oh, 0, sizeof oh);
+	tm->fd = -1;
 	tm->early = early;
 	tm->status = ST_MEASURED;
 	tm->oracle = check ? "none: the spec has no baseline that passed its checks" : "not checked (the baseline)";
@@ -893,6 +896,8 @@ out:
 		tm->phase[3] = now() - t0;
 	if (tm->kept)
 		munmap(tm->kept, tm->keptlen);
+	if (tm->fd >= 0)
+		close(tm->fd);
 }
 
 /* ------------------------------------------------------------ the record */

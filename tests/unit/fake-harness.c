@@ -8,6 +8,9 @@
  *   daemon NAME                       ->  a child in a new session, named
  *                                        NAME, that waits forever: "daemon"
  *   hang                              ->  never answers
+ *   fd                                ->  the descriptor that came over its
+ *                                        socket (descriptor 6) sent back,
+ *                                        then "fd", or "nofd"
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -107,6 +110,23 @@ main(int argc, char **argv)
 					pause();
 			}
 			fprintf(rep, "daemon\n");
+		} else if (!strcmp(word, "fd")) {
+			char b, cbuf[CMSG_SPACE(sizeof(int))];
+			struct iovec io = { &b, 1 };
+			struct msghdr m;
+			int fd = -1;
+			memset(&m, 0, sizeof m);
+			m.msg_iov = &io;
+			m.msg_iovlen = 1;
+			m.msg_control = cbuf;
+			m.msg_controllen = sizeof cbuf;
+			if (recvmsg(6, &m, MSG_DONTWAIT) == 1 && CMSG_FIRSTHDR(&m))
+				memcpy(&fd, CMSG_DATA(CMSG_FIRSTHDR(&m)), sizeof fd);
+			if (fd >= 0) { /* the same message back */
+				m.msg_controllen = sizeof cbuf;
+				fd = sendmsg(6, &m, 0) == 1 ? fd : -1;
+			}
+			fprintf(rep, fd >= 0 ? "fd\n" : "nofd\n");
 		} else if (!strcmp(word, "hang")) {
 			for (;;)
 				pause();

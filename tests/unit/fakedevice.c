@@ -127,11 +127,12 @@ dv_compare(const void *got, const void *want, int dt, size_t n, double atol, dou
 	return 0;
 }
 void dv_pin(void *host, size_t n) { (void)host; (void)n; }
-/* no IPC here (host memory is the process's own): bench falls back to the
- * shared memory, as on a platform without CUDA IPC */
-int dv_export(void *p, char *hex) { (void)p; hex[0] = 0; return 801; /* cudaErrorNotSupported */ }
-int dv_import(const char *hex, size_t n, void **p) { (void)hex; (void)n; *p = NULL; return 801; }
-void dv_unimport(void *p) { (void)p; }
+/* no memory shared between processes here (host memory is the process's
+ * own): bench falls back to the shared memory, as on a platform without */
+int dv_bind(void) { return 0; }
+int dv_allocshared(void **p, size_t n, int *fd) { (void)n; *p = NULL; *fd = -1; return 801; /* cudaErrorNotSupported */ }
+int dv_openshared(int fd, size_t n, void **p) { (void)fd; (void)n; *p = NULL; return 801; }
+void dv_freeshared(void *p, size_t n) { (void)p; (void)n; }
 
 int
 dv_draw(void *p, int dt, size_t n, uint64_t seed, int dist, double lo, double hi, int special)

@@ -154,6 +154,30 @@ scratchwrites(void)
 	}
 }
 
+/* a descriptor goes to the child over its socket and comes back: what
+ * bench's kept calls travel by (the candidate's device memory, to the
+ * oracle's harness) */
+static void
+descriptors(void)
+{
+	int p[2], back;
+	char buf[8] = "";
+
+	ok(pipe(p) == 0 && childsendfd(&c, p[1]) == 0, "a descriptor sent to the child");
+	ok(childsend(&c, "fd") == 0 && childread(&c, line, sizeof line, 20) == 0 && !strcmp(line, "fd"),
+	   "it came: %s", line);
+	back = childrecvfd(&c);
+	ok(back >= 0 && write(back, "ok", 2) == 2 && read(p[0], buf, 2) == 2 && !strncmp(buf, "ok", 2),
+	   "and came back, the same pipe");
+	ok(childrecvfd(&c) < 0, "nothing more waits");
+	ok(childsend(&c, "fd") == 0 && childread(&c, line, sizeof line, 20) == 0 && !strcmp(line, "nofd"),
+	   "none sent, none received: %s", line);
+	close(p[0]);
+	close(p[1]);
+	if (back >= 0)
+		close(back);
+}
+
 /* a fork bomb is stopped by a process limit, and nothing of it survives */
 static void
 forkbomb(void)
@@ -215,6 +239,7 @@ main(int argc, char **argv)
 	srv = setup(argv);
 	isolation();
 	scratchwrites();
+	descriptors();
 	forkbomb();
 	daemons();
 	hang();

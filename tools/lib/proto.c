@@ -513,31 +513,36 @@ hsample(struct harness *h, int arg, size_t off, struct hres *r, char *err, size_
 }
 
 int
-hexport(struct harness *h, char *hex, size_t *slot, struct hres *r, char *err, size_t cap)
+hexport(struct harness *h, int *fd, size_t *slot, struct hres *r, char *err, size_t cap)
 {
 	char line[4096];
 	int n = 0;
 
 	memset(r, 0, sizeof *r);
-	hex[0] = 0;
+	*fd = -1;
 	if (childsend(&h->ch, "export") < 0 || await(h, line, sizeof line, 300, h->c ? h->c->label : "?", r))
 		return r->verdict ? 1 : verdict(r, ST_CRASH, "The process running the kernel was gone.");
 	if (!strncmp(line, "cuda ", 5))
 		return cudaerror(line, h->c ? h->c->label : "?", r, err, cap);
 	if (!strncmp(line, "error", 5))
 		return failed(err, cap, "the harness rejected a command: %s", line);
-	if (sscanf(line, "ipc %128[0-9a-f] %zu%n", hex, slot, &n) != 2 || line[n] || strlen(hex) != HIPC_HEX - 1)
+	if (sscanf(line, "ipc %zu%n", slot, &n) != 1 || line[n])
 		return verdict(r, ST_SANDBOX, "The harness's reply was not the one expected: '%.200s'", line);
+	/* sent before the reply */
+	if ((*fd = childrecvfd(&h->ch)) < 0)
+		return verdict(r, ST_CRASH, "The harness exported its held copies, but no descriptor came.");
 	return 0;
 }
 
 int
-himport(struct harness *h, const char *hex, size_t len, struct hres *r, char *err, size_t cap)
+himport(struct harness *h, int fd, size_t len, struct hres *r, char *err, size_t cap)
 {
 	char line[4096];
 
 	memset(r, 0, sizeof *r);
-	if (childsend(&h->ch, "import %s %zu", hex, len) < 0 || await(h, line, sizeof line, 300, h->c ? h->c->label : "?", r))
+	if (childsendfd(&h->ch, fd) < 0)
+		return verdict(r, ST_CRASH, "The process running the oracle was gone.");
+	if (childsend(&h->ch, "import %zu", len) < 0 || await(h, line, sizeof line, 300, h->c ? h->c->label : "?", r))
 		return r->verdict ? 1 : verdict(r, ST_CRASH, "The process running the oracle was gone.");
 	if (!strcmp(line, "ok"))
 		return 0;

@@ -138,15 +138,15 @@ int hpin(struct harness *h, size_t len, struct hres *r, char *err, size_t cap);
  * shared memory at off: all the CPUs need of it for comparetolssampled
  * when the device compares it */
 int hsample(struct harness *h, int arg, size_t off, struct hres *r, char *err, size_t cap);
-/* the held copies' CUDA IPC handle (hex, HIPC_HEX bytes with its NUL) and
- * the bytes of one slot there, as the harness laid them out; 1 where the
- * device has no IPC or the harness failed (r->verdict: crash, or sandbox
- * for a reply that is not the harness's; the caller fetches them instead
- * of a crash). The oracle's harness opens it with himport: the allocation
- * must start there and hold len bytes (else 1, and the caller fetches) */
-enum { HIPC_HEX = 129 };
-int hexport(struct harness *h, char *hex, size_t *slot, struct hres *r, char *err, size_t cap);
-int himport(struct harness *h, const char *hex, size_t len, struct hres *r, char *err, size_t cap);
+/* the held copies' device memory, a descriptor for it (*fd, the caller's
+ * to close) and the bytes of one slot there, as the harness laid them
+ * out; 1 where the device cannot share it or the harness failed
+ * (r->verdict: crash, or sandbox for a reply that is not the harness's;
+ * the caller fetches them instead of a crash). The oracle's harness maps
+ * len bytes of it with himport (1: refused, or the oracle failed; the
+ * caller fetches) */
+int hexport(struct harness *h, int *fd, size_t *slot, struct hres *r, char *err, size_t cap);
+int himport(struct harness *h, int fd, size_t len, struct hres *r, char *err, size_t cap);
 /* output arg of group 0 against the bytes at off in shared memory (ipc:
  * in the copies himport opened), on the device, by draw.h's element rule with tols' atol and rtol (compare.h's
  * comparetols): the wrong elements counted and the sums of squares over

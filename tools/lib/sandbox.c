@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
@@ -863,7 +864,7 @@ int
 childshm(struct child *c, size_t shmbytes, size_t made, char *err, size_t errlen)
 {
 	memset(c, 0, sizeof *c);
-	c->cmdfd = c->repfd = c->shmfd = -1;
+	c->cmdfd = c->repfd = c->shmfd = c->sockfd = -1;
 	c->shmlen = shmbytes;
 	c->shmfd = memfd_create("retort-shm", MFD_CLOEXEC);
 	if (c->shmfd < 0 || ftruncate(c->shmfd, (off_t)(shmbytes ? shmbytes : 1)) < 0) {
@@ -887,7 +888,7 @@ int
 childshmshare(struct child *c, const struct child *from, char *err, size_t errlen)
 {
 	memset(c, 0, sizeof *c);
-	c->cmdfd = c->repfd = c->shmfd = -1;
+	c->cmdfd = c->repfd = c->shmfd = c->sockfd = -1;
 	c->shmlen = from->shmlen;
 	c->made = from->made;
 	if ((c->shmfd = fcntl(from->shmfd, F_DUPFD_CLOEXEC, 0)) < 0) {
@@ -959,7 +960,7 @@ int
 childstartwrapped(struct child *c, const char *const *wrapper, const char *harness, const char *so,
                   const char *entry, int device, const char *extra, int seconds, char *err, size_t errlen)
 {
-	int cmdp[2], repp[2], outfd = -1;
+	int cmdp[2], repp[2], sockp[2] = { -1, -1 }, outfd = -1;
 	char dev[64];
 	pid_t pid;
 	struct jail j;
@@ -971,7 +972,8 @@ childstartwrapped(struct child *c, const char *const *wrapper, const char *harne
 	if (scratchsetup(c, harness, so, &outfd, err, errlen) < 0)
 		return -1;
 	cmdp[0] = cmdp[1] = repp[0] = repp[1] = -1;
-	if (pipe2(cmdp, O_CLOEXEC) < 0 || pipe2(repp, O_CLOEXEC) < 0) {
+	if (pipe2(cmdp, O_CLOEXEC) < 0 || pipe2(repp, O_CLOEXEC) < 0 ||
+	    socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sockp) < 0) {
 		snprintf(err, errlen, "cannot set up the child: %s", strerror(errno));
 		goto fail;
 	}
@@ -1008,17 +1010,18 @@ childstartwrapped(struct child *c, const char *const *wrapper, const char *harne
 		/* move everything above 20 first, so that no dup2 clobbers another */
 		int a = fcntl(cmdp[0], F_DUPFD, 20), b = fcntl(repp[1], F_DUPFD, 20);
 		int sh = fcntl(c->shmfd, F_DUPFD, 20), o = fcntl(outfd, F_DUPFD, 20);
-		int z = fcntl(devnull, F_DUPFD, 20);
+		int z = fcntl(devnull, F_DUPFD, 20), so = fcntl(sockp[1], F_DUPFD, 20);
 		setpgid(0, 0);
 		prctl(PR_SET_PDEATHSIG, SIGKILL); /* our death ends it, as in runcapture */
-		/* descriptors 0-2, then 3, 4, 5 and nothing else */
+		/* descriptors 0-2, then 3, 4, 5, 6 and nothing else */
 		dup2(z, 0);
 		dup2(o, 1);
 		dup2(o, 2);
 		dup2(a, 3);
 		dup2(b, 4);
 		dup2(sh, 5);
-		for (int fd = 6; fd < 1024; fd++)
+		dup2(so, 6);
+		for (int fd = 7; fd < 1024; fd++)
 			close(fd);
 		for (const char *const *w = wrapper; w && *w && n < 16; w++)
 			argv[n++] = (char *)*w;
@@ -1035,10 +1038,12 @@ childstartwrapped(struct child *c, const char *const *wrapper, const char *harne
 	jailfreepaths(&j);
 	close(cmdp[0]);
 	close(repp[1]);
+	close(sockp[1]);
 	close(outfd);
 	c->pid = pid;
 	c->cmdfd = cmdp[1];
 	c->repfd = repp[0];
+	c->sockfd = sockp[0];
 	fcntl(c->repfd, F_SETFL, O_NONBLOCK);
 	signal(SIGPIPE, SIG_IGN);
 	return 0;
@@ -1048,9 +1053,65 @@ fail:
 			close(cmdp[k]);
 		if (repp[k] >= 0)
 			close(repp[k]);
+		if (sockp[k] >= 0)
+			close(sockp[k]);
 	}
 	close(outfd);
 	return -1;
+}
+
+int
+childsendfd(struct child *c, int fd)
+{
+	char byte = 'f', cbuf[CMSG_SPACE(sizeof(int))];
+	struct iovec io = { &byte, 1 };
+	struct msghdr m;
+	struct cmsghdr *cm;
+
+	memset(&m, 0, sizeof m);
+	memset(cbuf, 0, sizeof cbuf);
+	m.msg_iov = &io;
+	m.msg_iovlen = 1;
+	m.msg_control = cbuf;
+	m.msg_controllen = sizeof cbuf;
+	cm = CMSG_FIRSTHDR(&m);
+	cm->cmsg_level = SOL_SOCKET;
+	cm->cmsg_type = SCM_RIGHTS;
+	cm->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(cm), &fd, sizeof fd);
+	return c->sockfd >= 0 && sendmsg(c->sockfd, &m, MSG_NOSIGNAL) == 1 ? 0 : -1;
+}
+
+int
+childrecvfd(struct child *c)
+{
+	char byte, cbuf[CMSG_SPACE(4 * sizeof(int))];
+	struct iovec io = { &byte, 1 };
+	struct msghdr m;
+	struct cmsghdr *cm;
+	int fd = -1;
+
+	memset(&m, 0, sizeof m);
+	m.msg_iov = &io;
+	m.msg_iovlen = 1;
+	m.msg_control = cbuf;
+	m.msg_controllen = sizeof cbuf;
+	if (c->sockfd < 0 || recvmsg(c->sockfd, &m, MSG_DONTWAIT | MSG_CMSG_CLOEXEC) != 1)
+		return -1;
+	/* the first descriptor; any others it sent are closed */
+	for (cm = CMSG_FIRSTHDR(&m); cm; cm = CMSG_NXTHDR(&m, cm)) {
+		if (cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_RIGHTS)
+			continue;
+		for (size_t k = 0; k < (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int); k++) {
+			int d;
+			memcpy(&d, CMSG_DATA(cm) + k * sizeof(int), sizeof d);
+			if (fd < 0)
+				fd = d;
+			else
+				close(d);
+		}
+	}
+	return fd;
 }
 
 int
@@ -1144,9 +1205,11 @@ childstop(struct child *c)
 	}
 	if (c->cmdfd >= 0) close(c->cmdfd);
 	if (c->repfd >= 0) close(c->repfd);
+	if (c->sockfd >= 0) close(c->sockfd);
+	c->sockfd = -1;
 	if (c->shm && c->shm != MAP_FAILED) munmap(c->shm, c->shmlen ? c->shmlen : 1);
 	if (c->shmfd >= 0) close(c->shmfd);
-	c->cmdfd = c->repfd = c->shmfd = -1;
+	c->cmdfd = c->repfd = c->shmfd = c->sockfd = -1;
 	c->shm = NULL;
 	if (c->scratch[0] && !c->stopped) { /* once: a second stop keeps what the first kept */
 		childoutput(c, c->tail, sizeof c->tail);

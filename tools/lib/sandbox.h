@@ -102,6 +102,7 @@ int runcapture(char *const argv[], const char *dir, const char *input, const str
 struct child {
 	pid_t pid;
 	int cmdfd, repfd, shmfd;
+	int sockfd;                 /* a Unix socket, its descriptor 6: descriptors travel over it */
 	unsigned char *shm;
 	size_t shmlen, made;        /* its bytes, and how many of them have their pages made */
 	char rbuf[8192];
@@ -121,6 +122,11 @@ int childshm(struct child *c, size_t shmbytes, size_t made, char *err, size_t er
 /* the shared memory's pages made up to to, on all CPUs (childshm made the
  * first made bytes'): before a harness pins or copies into them */
 void childshmmake(struct child *c, size_t to);
+/* a descriptor to the child over its socket (its descriptor 6), or the
+ * one it sent (-1: none waiting; any others that came with it closed);
+ * 0 or -1 for childsendfd */
+int childsendfd(struct child *c, int fd);
+int childrecvfd(struct child *c);
 /* the shared memory of from, shared (the same pages; from may stop first) */
 int childshmshare(struct child *c, const struct child *from, char *err, size_t errlen);
 /* start HARNESS on SO (entry point ENTRY) in a jail with the GPU of slot

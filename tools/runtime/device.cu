@@ -123,56 +123,145 @@ dv_gather(void *host, const void *src, size_t elem, size_t count, size_t step)
 	return (int)cudaMemcpy(host, buf, count * elem, cudaMemcpyDeviceToHost);
 }
 
-extern "C" int
-dv_export(void *p, char *hex)
+/* the driver's calls for shareable memory, through the runtime (no -lcuda) */
+static struct {
+	CUresult (*granularity)(size_t *, const CUmemAllocationProp *, CUmemAllocationGranularity_flags);
+	CUresult (*create)(CUmemGenericAllocationHandle *, size_t, const CUmemAllocationProp *, unsigned long long);
+	CUresult (*reserve)(CUdeviceptr *, size_t, size_t, CUdeviceptr, unsigned long long);
+	CUresult (*map)(CUdeviceptr, size_t, size_t, CUmemGenericAllocationHandle, unsigned long long);
+	CUresult (*access)(CUdeviceptr, size_t, const CUmemAccessDesc *, size_t);
+	CUresult (*exportfd)(void *, CUmemGenericAllocationHandle, CUmemAllocationHandleType, unsigned long long);
+	CUresult (*importfd)(CUmemGenericAllocationHandle *, void *, CUmemAllocationHandleType);
+	CUresult (*unmap)(CUdeviceptr, size_t);
+	CUresult (*addrfree)(CUdeviceptr, size_t);
+	CUresult (*release)(CUmemGenericAllocationHandle);
+	int device, looked;
+} vmm;
+
+static int
+vmmlookup(void)
 {
-	cudaIpcMemHandle_t h;
-	int e = (int)cudaIpcGetMemHandle(&h, p);
-
-	for (size_t i = 0; e == 0 && i < sizeof h.reserved; i++)
-		snprintf(hex + 2 * i, 3, "%02x", (unsigned char)h.reserved[i]);
-	return e;
-}
-
-/* the driver's cuMemGetAddressRange, through the runtime (no -lcuda) */
-typedef CUresult (*addrrangefn)(CUdeviceptr *, size_t *, CUdeviceptr);
-
-extern "C" int
-dv_import(const char *hex, size_t n, void **p)
-{
-	cudaIpcMemHandle_t h;
+	static const char *const names[] = { "cuMemGetAllocationGranularity", "cuMemCreate", "cuMemAddressReserve",
+	                                     "cuMemMap", "cuMemSetAccess", "cuMemExportToShareableHandle",
+	                                     "cuMemImportFromShareableHandle", "cuMemUnmap", "cuMemAddressFree",
+	                                     "cuMemRelease" };
+	void **fns[] = { (void **)&vmm.granularity, (void **)&vmm.create, (void **)&vmm.reserve, (void **)&vmm.map,
+	                 (void **)&vmm.access, (void **)&vmm.exportfd, (void **)&vmm.importfd, (void **)&vmm.unmap,
+	                 (void **)&vmm.addrfree, (void **)&vmm.release };
 	cudaDriverEntryPointQueryResult q;
-	addrrangefn range = NULL;
-	CUdeviceptr base = 0;
-	size_t size = 0;
-	unsigned v;
-	int e;
 
-	if (strlen(hex) != 2 * sizeof h.reserved)
-		return (int)cudaErrorInvalidValue;
-	for (size_t i = 0; i < sizeof h.reserved; i++) {
-		if (sscanf(hex + 2 * i, "%2x", &v) != 1)
-			return (int)cudaErrorInvalidValue;
-		h.reserved[i] = (char)v;
-	}
-	e = (int)cudaGetDriverEntryPointByVersion("cuMemGetAddressRange", (void **)&range, 12000, cudaEnableDefault, &q);
-	if (e != 0 || q != cudaDriverEntryPointSuccess || !range)
-		return e ? e : (int)cudaErrorNotSupported;
-	if ((e = (int)cudaIpcOpenMemHandle(p, h, cudaIpcMemLazyEnablePeerAccess)) != 0)
-		return e;
-	if (range(&base, &size, (CUdeviceptr)*p) != CUDA_SUCCESS || base != (CUdeviceptr)*p || size < n) {
-		cudaIpcCloseMemHandle(*p);
-		*p = NULL;
-		return (int)cudaErrorInvalidValue;
-	}
+	if (vmm.looked)
+		return vmm.looked > 0 ? 0 : (int)cudaErrorNotSupported;
+	vmm.looked = -1;
+	for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+		if (cudaGetDriverEntryPointByVersion(names[i], fns[i], 12000, cudaEnableDefault, &q) != cudaSuccess ||
+		    q != cudaDriverEntryPointSuccess || !*fns[i])
+			return (int)cudaErrorNotSupported;
+	if (cudaGetDevice(&vmm.device) != cudaSuccess)
+		return (int)cudaErrorNotSupported;
+	vmm.looked = 1;
 	return 0;
 }
 
-extern "C" void
-dv_unimport(void *p)
+/* the allocation's properties on this device, and n rounded up to its granularity */
+static int
+vmmprop(CUmemAllocationProp *prop, size_t *n)
 {
-	if (p)
-		cudaIpcCloseMemHandle(p);
+	size_t g = 0;
+
+	memset(prop, 0, sizeof *prop);
+	prop->type = CU_MEM_ALLOCATION_TYPE_PINNED;
+	prop->location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+	prop->location.id = vmm.device;
+	prop->requestedHandleTypes = CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR;
+	if (vmm.granularity(&g, prop, CU_MEM_ALLOC_GRANULARITY_MINIMUM) != CUDA_SUCCESS || !g)
+		return (int)cudaErrorNotSupported;
+	*n = (*n + g - 1) / g * g;
+	return 0;
+}
+
+/* handle's memory mapped at a new address, n bytes, readable (and writable) here */
+static int
+vmmmap(CUmemGenericAllocationHandle handle, size_t n, int writable, void **p)
+{
+	CUdeviceptr d = 0;
+	CUmemAccessDesc acc;
+
+	memset(&acc, 0, sizeof acc);
+	acc.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+	acc.location.id = vmm.device;
+	acc.flags = writable ? CU_MEM_ACCESS_FLAGS_PROT_READWRITE : CU_MEM_ACCESS_FLAGS_PROT_READ;
+	if (vmm.reserve(&d, n, 0, 0, 0) != CUDA_SUCCESS)
+		return (int)cudaErrorMemoryAllocation;
+	if (vmm.map(d, n, 0, handle, 0) != CUDA_SUCCESS) {
+		vmm.addrfree(d, n);
+		return (int)cudaErrorInvalidValue;
+	}
+	if (vmm.access(d, n, &acc, 1) != CUDA_SUCCESS) {
+		vmm.unmap(d, n);
+		vmm.addrfree(d, n);
+		return (int)cudaErrorInvalidValue;
+	}
+	*p = (void *)d;
+	return 0;
+}
+
+extern "C" int
+dv_bind(void)
+{
+	return (int)cudaSetDevice(0);
+}
+
+extern "C" int
+dv_allocshared(void **p, size_t n, int *fd)
+{
+	CUmemAllocationProp prop;
+	CUmemGenericAllocationHandle h;
+	int e;
+
+	*p = NULL;
+	*fd = -1;
+	if ((e = vmmlookup()) != 0 || (e = vmmprop(&prop, &n)) != 0)
+		return e;
+	if (vmm.create(&h, n, &prop, 0) != CUDA_SUCCESS)
+		return (int)cudaErrorMemoryAllocation;
+	if ((e = vmmmap(h, n, 1, p)) == 0 &&
+	    vmm.exportfd(fd, h, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0) != CUDA_SUCCESS) {
+		dv_freeshared(*p, n);
+		*p = NULL;
+		*fd = -1;
+		e = (int)cudaErrorNotSupported;
+	}
+	vmm.release(h); /* the mapping (and the fd) keep the memory */
+	return e;
+}
+
+extern "C" int
+dv_openshared(int fd, size_t n, void **p)
+{
+	CUmemAllocationProp prop;
+	CUmemGenericAllocationHandle h;
+	int e;
+
+	*p = NULL;
+	if ((e = vmmlookup()) != 0 || (e = vmmprop(&prop, &n)) != 0)
+		return e;
+	if (vmm.importfd(&h, (void *)(uintptr_t)fd, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR) != CUDA_SUCCESS)
+		return (int)cudaErrorInvalidValue;
+	e = vmmmap(h, n, 0, p);
+	vmm.release(h);
+	return e;
+}
+
+extern "C" void
+dv_freeshared(void *p, size_t n)
+{
+	CUmemAllocationProp prop;
+
+	if (!p || vmmlookup() != 0 || vmmprop(&prop, &n) != 0)
+		return;
+	vmm.unmap((CUdeviceptr)p, n);
+	vmm.addrfree((CUdeviceptr)p, n);
 }
 
 extern "C" int

@@ -58,16 +58,23 @@ int dv_compare(const void *got, const void *want, int dt, size_t n, double atol,
 int dv_sync(void);
 /* host memory pinned where it can be (copies run faster) */
 void dv_pin(void *host, size_t n);
-/* CUDA IPC: a handle (hex, into hex[DV_IPCHEX]) another process on the
- * same device can open p's allocation by; dv_import opens one and checks
- * that the allocation it names starts at the pointer it gives and holds at
- * least n bytes (a handle that does not is refused: it came from the
- * candidate's process); dv_unimport closes it. Where the platform has no
- * IPC (the CPU fake among them) both return an error */
-enum { DV_IPCHEX = 129 };
-int dv_export(void *p, char *hex);
-int dv_import(const char *hex, size_t n, void **p);
-void dv_unimport(void *p);
+/* device memory another process on the device can map: n bytes (rounded
+ * up to the allocation granularity) and a file descriptor for them (*fd),
+ * which travels to that process over a Unix socket; dv_openshared maps the
+ * memory an fd names there, n bytes of it (an allocation smaller than that
+ * is refused: the fd came from the candidate's process); dv_freeshared
+ * undoes either. CUDA's driver allocations (cuMemCreate with POSIX file
+ * descriptors): the runtime's cudaIpc handles name the exporter by its
+ * process ID, which a PID namespace of its own makes wrong elsewhere
+ * (tests/bench/gpu-ipc-jail.cu). Exporting an allocation opens a
+ * descriptor, which the lockdown refuses the main thread: dv_allocshared
+ * runs on a thread of the harness's, started before it. Where the
+ * platform has none of this (the CPU fake among them) they return an error
+ * and the parent fetches held copies instead */
+int dv_bind(void);  /* this thread on the device dv_init chose (before dv_allocshared) */
+int dv_allocshared(void **p, size_t n, int *fd);
+int dv_openshared(int fd, size_t n, void **p);
+void dv_freeshared(void *p, size_t n);
 /* events around fn(arg), then a device synchronize; the events' ms. On
  * the GPU the opening event follows the launch cover: the device kept busy
  * dv_cover() ms first, so that the host's way to the launch (a Python

@@ -25,9 +25,10 @@
  * copies the module's result into the output buffers there, outside the
  * time).
  *
- * The parent talks to it over three inherited descriptors: 3 commands
+ * The parent talks to it over four inherited descriptors: 3 commands
  * (text lines in), 4 replies (text lines out), 5 shared memory (a memfd
- * that outputs come back through). It never receives expected values; it
+ * that outputs come back through), 6 a Unix socket (device memory's
+ * descriptors: export, import). It never receives expected values; it
  * receives each call's seeds only with that call. It is trusted code, but
  * the candidate runs in the same process, so the parent believes only
  * what it can check: outputs (it compares them itself, or has the
@@ -86,12 +87,12 @@
  *   export             the held copies for another process on the device
  *                      (the oracle's harness, which needs room beside
  *                      them: the fence given back, the calls are over):
- *                      after a device synchronize, their allocation's CUDA
- *                      IPC handle.
- *                      Reply: ipc HEX SLOTBYTES | cuda CODE MESSAGE (no
- *                      IPC here: the parent fetches them instead)
- *   import HEX LEN     (the oracle's) open the allocation HEX names; it
- *                      must start there and hold LEN bytes.
+ *                      after a device synchronize, their allocation's
+ *                      descriptor (device.h dv_allocshared) over the socket.
+ *                      Reply: ipc SLOTBYTES | cuda CODE MESSAGE (none
+ *                      here: the parent fetches them instead)
+ *   import LEN         (the oracle's) map LEN bytes of the allocation whose
+ *                      descriptor came over the socket.
  *                      Reply: ok | cuda CODE MESSAGE
  *   sample I STEP OFF  (the oracle's) every STEP-th element of group 0's
  *                      tensor I, from the first, to shm at OFF: what the
@@ -113,13 +114,15 @@
  * A malformed command: "error WHAT"; the parent treats that as its bug.
  */
 #include <dlfcn.h>
+#include <limits.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdint.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -200,6 +203,7 @@ static struct {
 	int64_t sizes[MAXS];
 	void *group[2][MAXT], *hold[MAXHOLDS][MAXT], *flush;
 	void *holdblock;         /* every held copy: slot s at s * slot, its outputs as fetch lays them out */
+	int holdfd;              /* shareable (dv_allocshared): its descriptor, else -1 */
 	size_t flushbytes, slot;
 	int flushes;
 } C;
@@ -259,11 +263,65 @@ casefree(void)
 			if (C.group[g][i])
 				dv_free(C.group[g][i]);
 	}
-	if (C.holdblock)
+	if (C.holdblock && C.holdfd >= 0) {
+		dv_freeshared(C.holdblock, C.holds * C.slot);
+		close(C.holdfd);
+	} else if (C.holdblock) {
 		dv_free(C.holdblock);
+	}
 	if (C.flush)
 		dv_free(C.flush);
 	memset(&C, 0, sizeof C);
+	C.holdfd = -1;
+}
+
+/* shareable device memory, made on a thread of the harness's started
+ * before the lockdown (exporting it opens a descriptor, which the lockdown
+ * refuses the main thread); where there is none, on the caller's */
+static struct {
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	int running, want, done, err, fd;
+	size_t n;
+	void *p;
+} sharer = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0, 0, 0, -1, 0, NULL };
+
+static void *
+sharermain(void *arg)
+{
+	(void)arg;
+	dv_bind();
+	pthread_mutex_lock(&sharer.mu);
+	for (;;) {
+		while (!sharer.want)
+			pthread_cond_wait(&sharer.cv, &sharer.mu);
+		sharer.err = dv_allocshared(&sharer.p, sharer.n, &sharer.fd);
+		sharer.want = 0;
+		sharer.done = 1;
+		pthread_cond_broadcast(&sharer.cv);
+	}
+	return NULL;
+}
+
+static int
+allocshared(void **p, size_t n, int *fd)
+{
+	int e;
+
+	if (!sharer.running)
+		return dv_allocshared(p, n, fd);
+	pthread_mutex_lock(&sharer.mu);
+	sharer.n = n;
+	sharer.done = 0;
+	sharer.want = 1;
+	pthread_cond_broadcast(&sharer.cv);
+	while (!sharer.done)
+		pthread_cond_wait(&sharer.cv, &sharer.mu);
+	*p = sharer.p;
+	*fd = sharer.fd;
+	e = sharer.err;
+	pthread_mutex_unlock(&sharer.mu);
+	return e;
 }
 
 static void
@@ -310,8 +368,14 @@ docase(size_t flushbytes)
 	for (i = 0; i < C.nt; i++)
 		if (C.kind[i] != 0)
 			C.slot += (C.bytes[i] + 63) & ~(size_t)63;
-	if (C.holds && fail(dv_alloc(&C.holdblock, C.holds * C.slot)))
-		return;
+	/* shareable where it can be: the oracle's harness reads them there */
+	if (C.holds && allocshared(&C.holdblock, C.holds * C.slot, &C.holdfd) != 0) {
+		dv_lasterror();
+		C.holdblock = NULL;
+		C.holdfd = -1;
+		if (fail(dv_alloc(&C.holdblock, C.holds * C.slot)))
+			return;
+	}
 	for (g = 0; g < C.holds; g++) {
 		size_t off = (size_t)g * C.slot;
 		for (i = 0; i < C.nt; i++)
@@ -476,20 +540,70 @@ dosample(void)
 		reply("ok");
 }
 
+/* a descriptor over the socket (descriptor 6): sent, or the one received (-1: none) */
+static int
+sendfd(int fd)
+{
+	char byte = 'f', cbuf[CMSG_SPACE(sizeof(int))];
+	struct iovec io = { &byte, 1 };
+	struct msghdr m;
+	struct cmsghdr *cm;
+
+	memset(&m, 0, sizeof m);
+	memset(cbuf, 0, sizeof cbuf);
+	m.msg_iov = &io;
+	m.msg_iovlen = 1;
+	m.msg_control = cbuf;
+	m.msg_controllen = sizeof cbuf;
+	cm = CMSG_FIRSTHDR(&m);
+	cm->cmsg_level = SOL_SOCKET;
+	cm->cmsg_type = SCM_RIGHTS;
+	cm->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(cm), &fd, sizeof fd);
+	return sendmsg(6, &m, MSG_NOSIGNAL) == 1 ? 0 : -1;
+}
+
+static int
+recvfd(void)
+{
+	char byte, cbuf[CMSG_SPACE(sizeof(int))];
+	struct iovec io = { &byte, 1 };
+	struct msghdr m;
+	struct cmsghdr *cm;
+	int fd = -1;
+
+	memset(&m, 0, sizeof m);
+	m.msg_iov = &io;
+	m.msg_iovlen = 1;
+	m.msg_control = cbuf;
+	m.msg_controllen = sizeof cbuf;
+	if (recvmsg(6, &m, MSG_DONTWAIT | MSG_CMSG_CLOEXEC) != 1)
+		return -1;
+	cm = CMSG_FIRSTHDR(&m);
+	if (cm && cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS)
+		memcpy(&fd, CMSG_DATA(cm), sizeof fd);
+	return fd;
+}
+
 /* the held copies for the oracle's harness (the calls are over: the fence
- * goes, the oracle needs room beside them) */
+ * goes, the oracle needs room beside them): their descriptor over the
+ * socket, then the reply */
 static void
 doexport(void)
 {
-	char hex[DV_IPCHEX];
-
 	if (!C.holdblock) {
 		reply("error export without held copies");
 		return;
 	}
 	unfence(LLONG_MAX);
-	if (!fail(dv_sync()) && !fail(dv_export(C.holdblock, hex)))
-		reply("ipc %s %zu", hex, C.slot);
+	if (fail(dv_sync()))
+		return;
+	if (C.holdfd < 0)
+		reply("cuda 801 the held copies are not shareable here");
+	else if (sendfd(C.holdfd) < 0)
+		reply("cuda 801 cannot send the held copies' descriptor");
+	else
+		reply("ipc %zu", C.slot);
 }
 
 /* the held copies another harness exported (the candidate's, to the oracle's) */
@@ -499,18 +613,25 @@ static size_t importedlen;
 static void
 doimport(void)
 {
-	char hex[DV_IPCHEX + 1];
 	long long n;
+	int fd;
 
-	if (fscanf(cmd, "%129s %lld", hex, &n) != 2 || n <= 0) {
+	if (fscanf(cmd, "%lld", &n) != 1 || n <= 0) {
 		reply("error bad import command");
 		return;
 	}
-	dv_unimport(imported);
+	dv_freeshared(imported, importedlen);
 	imported = NULL;
 	importedlen = 0;
-	if (fail(dv_import(hex, (size_t)n, &imported)))
+	if ((fd = recvfd()) < 0) {
+		reply("error import without a descriptor");
 		return;
+	}
+	if (fail(dv_openshared(fd, (size_t)n, &imported))) {
+		close(fd);
+		return;
+	}
+	close(fd);
 	importedlen = (size_t)n;
 	reply("ok");
 }
@@ -659,8 +780,12 @@ harnessmain(int argc, char **argv, harnesscall fn, void (*afterfn)(void), int fa
 	dv_lasterror();
 	if (python && !isopen)
 		snprintf(lock, sizeof lock, "none: a Python entry point (Triton compiles and loads its kernels at the first call)");
-	else if (!isopen)
+	else if (!isopen) {
+		pthread_t t;
+		/* the thread that makes shareable device memory, before the lockdown */
+		sharer.running = pthread_create(&t, NULL, sharermain, NULL) == 0;
 		lockdown(lock, sizeof lock);
+	}
 	reply("ready %s|%d.%d|%ld|%d|%d|%d|%s|%s", info.name, info.major, info.minor, info.l2, info.sms, info.driver,
 	      info.runtime, info.uuid, lock);
 	while (fscanf(cmd, "%31s", word) == 1) {

@@ -118,10 +118,10 @@ common(struct prog *p)
 	emit(p, BPF_JMP | BPF_JSET | BPF_K, PROT_EXEC, L_TRAP + 1, L_ALLOW + 1);
 	label(p, L_DUP2);
 	ld(p, ARG(1));
-	emit(p, BPF_JMP | BPF_JGE | BPF_K, 6, L_ALLOW + 1, L_TRAP + 1);
+	emit(p, BPF_JMP | BPF_JGE | BPF_K, 7, L_ALLOW + 1, L_TRAP + 1);
 	label(p, L_FD);
 	ld(p, ARG(0));
-	emit(p, BPF_JMP | BPF_JGE | BPF_K, 6, L_ALLOW + 1, L_TRAP + 1);
+	emit(p, BPF_JMP | BPF_JGE | BPF_K, 7, L_ALLOW + 1, L_TRAP + 1);
 	label(p, L_TRAP);
 	ret(p, SECCOMP_RET_TRAP);
 	label(p, L_ALLOW);

@@ -7,7 +7,7 @@
  * sockets, no ptrace or process_vm_*, no memfd_create, userfaultfd, bpf,
  * perf_event_open, io_uring, mount, unshare, setns, keyrings or modules,
  * no mmap or mprotect that makes memory executable, no closing
- * (close, close_range) or dup2-ing onto descriptors 0-5, no sigaction on
+ * (close, close_range) or dup2-ing onto descriptors 0-6 (the harness's), no sigaction on
  * SIGSYS (the handler that names refused calls). The main thread, where
  * the candidate's host code runs, besides: no threads at all (clone,
  * clone3), no open, openat or creat, no mprotect that makes memory
