@@ -204,6 +204,7 @@ static struct {
 	void *group[2][MAXT], *hold[MAXHOLDS][MAXT], *flush;
 	void *holdblock;         /* every held copy: slot s at s * slot, its outputs as fetch lays them out */
 	int holdfd;              /* shareable (dv_allocshared): its descriptor, else -1 */
+	int shareerr;            /* why not, else 0 */
 	size_t flushbytes, slot;
 	int flushes;
 } C;
@@ -369,7 +370,7 @@ docase(size_t flushbytes)
 		if (C.kind[i] != 0)
 			C.slot += (C.bytes[i] + 63) & ~(size_t)63;
 	/* shareable where it can be: the oracle's harness reads them there */
-	if (C.holds && allocshared(&C.holdblock, C.holds * C.slot, &C.holdfd) != 0) {
+	if (C.holds && (C.shareerr = allocshared(&C.holdblock, C.holds * C.slot, &C.holdfd)) != 0) {
 		dv_lasterror();
 		C.holdblock = NULL;
 		C.holdfd = -1;
@@ -599,7 +600,7 @@ doexport(void)
 	if (fail(dv_sync()))
 		return;
 	if (C.holdfd < 0)
-		reply("cuda 801 the held copies are not shareable here");
+		reply("cuda 801 the held copies are not shareable here (%d: %s)", C.shareerr, dv_error(C.shareerr));
 	else if (sendfd(C.holdfd) < 0)
 		reply("cuda 801 cannot send the held copies' descriptor");
 	else
