@@ -30,9 +30,9 @@
  * says so, and the tools refuse to run untrusted code there. jailkind()
  * says which, and verify and bench record it.
  *
- * The harness child gets descriptors 3 (commands), 4 (replies) and 5
- * (shared memory); its stdout and stderr go to a capped file whose tail is
- * kept.
+ * The harness child gets descriptors 3 (commands), 4 (replies), 5
+ * (shared memory) and 6 (a Unix socket: childsendfd, childrecvfd); its
+ * stdout and stderr go to a capped file whose tail is kept.
  */
 #ifndef RETORT_SANDBOX_H
 #define RETORT_SANDBOX_H
