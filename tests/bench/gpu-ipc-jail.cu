@@ -12,6 +12,7 @@
 //   nvcc -arch=sm_90 -O2 -o gpu-ipc-jail tests/bench/gpu-ipc-jail.cu tools/runtime/lockdown.c -lcuda
 //   ./gpu-ipc-jail [GiB]
 #include "gpubench.h"
+#include "ipcsum.h"
 #include <cuda.h>
 #include <sched.h>
 #include <stdint.h>
@@ -29,34 +30,6 @@ enum { JAIL_UID = 65534 };
 
 #define DK(x) do { CUresult r_ = (x); if (r_ != CUDA_SUCCESS) { const char *s_ = "?"; cuGetErrorString(r_, &s_); \
 	fprintf(stderr, "%s: %s\n", #x, s_); exit(1); } } while (0)
-
-__global__ void
-fill(uint64_t *p, size_t n)
-{
-	for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
-		p[i] = i * 0x9E3779B97F4A7C15ull ^ (i >> 7);
-}
-
-__global__ void
-sum(const uint64_t *p, size_t n, unsigned long long *out)
-{
-	unsigned long long s = 0;
-	for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
-		s += p[i];
-	atomicAdd(out, s);
-}
-
-static unsigned long long
-devsum(const uint64_t *dev, size_t n)
-{
-	unsigned long long *d, h = 0;
-	CK(cudaMalloc(&d, sizeof *d));
-	CK(cudaMemset(d, 0, sizeof *d));
-	sum<<<1024, 512>>>(dev, n, d);
-	CK(cudaMemcpy(&h, d, sizeof h, cudaMemcpyDeviceToHost));
-	CK(cudaFree(d));
-	return h;
-}
 
 /* this process into a jail like the harness's: it returns in the jail's
  * first process (the caller's parent waits for it and exits with it) */

@@ -11,6 +11,7 @@
 //
 //   nvcc -arch=sm_90 -O2 -o gpu-ipc tests/bench/gpu-ipc.cu && ./gpu-ipc [GiB]
 #include "gpubench.h"
+#include "ipcsum.h"
 #include <sched.h>
 #include <stdint.h>
 #include <string.h>
@@ -20,35 +21,6 @@
 #include <unistd.h>
 
 enum { JAIL_UID = 65534 };
-
-__global__ void
-fill(uint64_t *p, size_t n)
-{
-	for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
-		p[i] = i * 0x9E3779B97F4A7C15ull ^ (i >> 7);
-}
-
-__global__ void
-sum(const uint64_t *p, size_t n, unsigned long long *out)
-{
-	unsigned long long s = 0;
-	for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
-		s += p[i];
-	atomicAdd(out, s);
-}
-
-/* the sum of n words at dev, on this process's device */
-static unsigned long long
-devsum(const uint64_t *dev, size_t n)
-{
-	unsigned long long *d, h = 0;
-	CK(cudaMalloc(&d, sizeof *d));
-	CK(cudaMemset(d, 0, sizeof *d));
-	sum<<<1024, 512>>>(dev, n, d);
-	CK(cudaMemcpy(&h, d, sizeof h, cudaMemcpyDeviceToHost));
-	CK(cudaFree(d));
-	return h;
-}
 
 static void
 dropuid(void)

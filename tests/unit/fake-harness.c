@@ -24,6 +24,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../../tools/lib/fdpass.h"
+
 int
 main(int argc, char **argv)
 {
@@ -111,21 +113,9 @@ main(int argc, char **argv)
 			}
 			fprintf(rep, "daemon\n");
 		} else if (!strcmp(word, "fd")) {
-			char b, cbuf[CMSG_SPACE(sizeof(int))];
-			struct iovec io = { &b, 1 };
-			struct msghdr m;
-			int fd = -1;
-			memset(&m, 0, sizeof m);
-			m.msg_iov = &io;
-			m.msg_iovlen = 1;
-			m.msg_control = cbuf;
-			m.msg_controllen = sizeof cbuf;
-			if (recvmsg(6, &m, MSG_DONTWAIT) == 1 && CMSG_FIRSTHDR(&m))
-				memcpy(&fd, CMSG_DATA(CMSG_FIRSTHDR(&m)), sizeof fd);
-			if (fd >= 0) { /* the same message back */
-				m.msg_controllen = sizeof cbuf;
-				fd = sendmsg(6, &m, 0) == 1 ? fd : -1;
-			}
+			int fd = fdrecv(6);
+			if (fd >= 0 && fdsend(6, fd) < 0)
+				fd = -1;
 			fprintf(rep, fd >= 0 ? "fd\n" : "nofd\n");
 		} else if (!strcmp(word, "hang")) {
 			for (;;)

@@ -537,20 +537,10 @@ hexport(struct harness *h, int *fd, size_t *slot, struct hres *r, char *err, siz
 int
 himport(struct harness *h, int fd, size_t len, struct hres *r, char *err, size_t cap)
 {
-	char line[4096];
-
 	memset(r, 0, sizeof *r);
 	if (childsendfd(&h->ch, fd) < 0)
 		return verdict(r, ST_CRASH, "The process running the oracle was gone.");
-	if (childsend(&h->ch, "import %zu", len) < 0 || await(h, line, sizeof line, 300, h->c ? h->c->label : "?", r))
-		return r->verdict ? 1 : verdict(r, ST_CRASH, "The process running the oracle was gone.");
-	if (!strcmp(line, "ok"))
-		return 0;
-	if (!strncmp(line, "cuda ", 5))
-		return cudaerror(line, h->c ? h->c->label : "?", r, err, cap);
-	if (!strncmp(line, "error", 5))
-		return failed(err, cap, "the harness rejected a command: %s", line);
-	return verdict(r, ST_SANDBOX, "The harness's reply was not the one expected: '%.200s'", line);
+	return simple(h, r, err, cap, "import %zu", len);
 }
 
 int

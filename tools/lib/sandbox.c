@@ -15,16 +15,18 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/mman.h>
-#include <sys/socket.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "fdpass.h"
 
 enum { JAIL_UID = 65534 };
 
@@ -1063,55 +1065,13 @@ fail:
 int
 childsendfd(struct child *c, int fd)
 {
-	char byte = 'f', cbuf[CMSG_SPACE(sizeof(int))];
-	struct iovec io = { &byte, 1 };
-	struct msghdr m;
-	struct cmsghdr *cm;
-
-	memset(&m, 0, sizeof m);
-	memset(cbuf, 0, sizeof cbuf);
-	m.msg_iov = &io;
-	m.msg_iovlen = 1;
-	m.msg_control = cbuf;
-	m.msg_controllen = sizeof cbuf;
-	cm = CMSG_FIRSTHDR(&m);
-	cm->cmsg_level = SOL_SOCKET;
-	cm->cmsg_type = SCM_RIGHTS;
-	cm->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(cm), &fd, sizeof fd);
-	return c->sockfd >= 0 && sendmsg(c->sockfd, &m, MSG_NOSIGNAL) == 1 ? 0 : -1;
+	return fdsend(c->sockfd, fd);
 }
 
 int
 childrecvfd(struct child *c)
 {
-	char byte, cbuf[CMSG_SPACE(4 * sizeof(int))];
-	struct iovec io = { &byte, 1 };
-	struct msghdr m;
-	struct cmsghdr *cm;
-	int fd = -1;
-
-	memset(&m, 0, sizeof m);
-	m.msg_iov = &io;
-	m.msg_iovlen = 1;
-	m.msg_control = cbuf;
-	m.msg_controllen = sizeof cbuf;
-	if (c->sockfd < 0 || recvmsg(c->sockfd, &m, MSG_DONTWAIT | MSG_CMSG_CLOEXEC) != 1)
-		return -1;
-	/* the first descriptor; any others it sent are closed */
-	for (cm = CMSG_FIRSTHDR(&m); cm; cm = CMSG_NXTHDR(&m, cm)) {
-		if (cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_RIGHTS)
-			continue;
-		for (size_t k = 0; k < (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int); k++) {
-			int d;
-			memcpy(&d, CMSG_DATA(cm) + k * sizeof(int), sizeof d);
-			if (fd < 0)
-				fd = d;
-			else
-				close(d);
-		}
-	}
-	return fd;
+	return fdrecv(c->sockfd);
 }
 
 int

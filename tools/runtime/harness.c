@@ -86,7 +86,7 @@
  *   fetchhold SLOT OFF a held copy to shm at OFF
  *   export             the held copies for another process on the device
  *                      (the oracle's harness, which needs room beside
- *                      them: the fence given back, the calls are over):
+ *                      them: fence pieces given back until there is):
  *                      after a device synchronize, their allocation's
  *                      descriptor (device.h dv_allocshared) over the socket.
  *                      Reply: ipc SLOTBYTES | cuda CODE MESSAGE (none
@@ -114,7 +114,6 @@
  * A malformed command: "error WHAT"; the parent treats that as its bug.
  */
 #include <dlfcn.h>
-#include <limits.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -128,6 +127,7 @@
 #include <unistd.h>
 
 #include "../lib/draw.h"
+#include "../lib/fdpass.h"
 #include "device.h"
 #include "guard.h"
 #include "lockdown.h"
@@ -541,67 +541,28 @@ dosample(void)
 		reply("ok");
 }
 
-/* a descriptor over the socket (descriptor 6): sent, or the one received (-1: none) */
-static int
-sendfd(int fd)
-{
-	char byte = 'f', cbuf[CMSG_SPACE(sizeof(int))];
-	struct iovec io = { &byte, 1 };
-	struct msghdr m;
-	struct cmsghdr *cm;
-
-	memset(&m, 0, sizeof m);
-	memset(cbuf, 0, sizeof cbuf);
-	m.msg_iov = &io;
-	m.msg_iovlen = 1;
-	m.msg_control = cbuf;
-	m.msg_controllen = sizeof cbuf;
-	cm = CMSG_FIRSTHDR(&m);
-	cm->cmsg_level = SOL_SOCKET;
-	cm->cmsg_type = SCM_RIGHTS;
-	cm->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(cm), &fd, sizeof fd);
-	return sendmsg(6, &m, MSG_NOSIGNAL) == 1 ? 0 : -1;
-}
-
-static int
-recvfd(void)
-{
-	char byte, cbuf[CMSG_SPACE(sizeof(int))];
-	struct iovec io = { &byte, 1 };
-	struct msghdr m;
-	struct cmsghdr *cm;
-	int fd = -1;
-
-	memset(&m, 0, sizeof m);
-	m.msg_iov = &io;
-	m.msg_iovlen = 1;
-	m.msg_control = cbuf;
-	m.msg_controllen = sizeof cbuf;
-	if (recvmsg(6, &m, MSG_DONTWAIT | MSG_CMSG_CLOEXEC) != 1)
-		return -1;
-	cm = CMSG_FIRSTHDR(&m);
-	if (cm && cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS)
-		memcpy(&fd, CMSG_DATA(cm), sizeof fd);
-	return fd;
-}
-
-/* the held copies for the oracle's harness (the calls are over: the fence
- * goes, the oracle needs room beside them): their descriptor over the
- * socket, then the reply */
+/* the held copies for the oracle's harness (the calls are over): their
+ * descriptor over the socket, then the reply. The oracle's harness needs
+ * room beside them: its buffers (as this case's), the flush and 4 GiB for
+ * its context and libraries, from the fence where less is free (a
+ * candidate that kept memory back would otherwise leave it none) */
 static void
 doexport(void)
 {
+	long long room = (long long)C.flushbytes + (4ll << 30);
+
 	if (!C.holdblock) {
 		reply("error export without held copies");
 		return;
 	}
-	unfence(LLONG_MAX);
+	for (int i = 0; i < C.nt; i++)
+		room += 2 * (long long)(C.bytes[i] + CANARY);
+	unfence(room);
 	if (fail(dv_sync()))
 		return;
 	if (C.holdfd < 0)
 		reply("cuda 801 the held copies are not shareable here (%d: %s)", C.shareerr, dv_error(C.shareerr));
-	else if (sendfd(C.holdfd) < 0)
+	else if (fdsend(6, C.holdfd) < 0)
 		reply("cuda 801 cannot send the held copies' descriptor");
 	else
 		reply("ipc %zu", C.slot);
@@ -624,7 +585,7 @@ doimport(void)
 	dv_freeshared(imported, importedlen);
 	imported = NULL;
 	importedlen = 0;
-	if ((fd = recvfd()) < 0) {
+	if ((fd = fdrecv(6)) < 0) {
 		reply("error import without a descriptor");
 		return;
 	}
