@@ -37,19 +37,20 @@
  *    while the calls run and touches the GPU only after them, where the
  *    host has CPUs to spare, checks.oracle_early; else when the timed
  *    calls are over, so that it loads while they are handed over) on each
- *    kept call's inputs. The kept calls reach it where they are: the
- *    candidate's harness exports their device memory by CUDA IPC, the
- *    oracle's opens it, and the candidate's harness waits, idle, until
- *    they are judged (checks.kept_via "ipc"); where the device has no IPC
- *    they are fetched into the shared memory the two harnesses share and
- *    the candidate's harness ends first ("shared memory"). On the device
- *    every element of every output is compared with twice the tolerances
- *    (set from every comparestep-th element of the oracle's: compare.h;
- *    mismatch: the details on the CPUs, from copies fetched after the
- *    candidate's harness ended) and hashed (a copy whose hash differs from
- *    its call's changed after the call returned: invalid); without an
- *    oracle the kept calls are fetched, the record says so and is flagged,
- *    and the hashes are checked here;
+ *    kept call's inputs. The kept calls reach it on the device: the
+ *    candidate's harness sends a descriptor for their device memory
+ *    (harness.c export), the oracle's copies it into its own (import;
+ *    checks.kept_via "ipc"), and the candidate's harness ends before any
+ *    is judged; where the device cannot share memory they are fetched
+ *    into the shared memory the two harnesses share ("shared memory"), and
+ *    the candidate's harness ends all the same. Nothing of the candidate
+ *    runs while they are judged. On the device every element of every
+ *    output is compared with twice the tolerances (set from every
+ *    comparestep-th element of the oracle's: compare.h; mismatch: the
+ *    details on the CPUs) and hashed (a copy whose hash differs from its
+ *    call's changed after the call returned: invalid); without an oracle
+ *    the kept calls are fetched, the record says so and is flagged, and
+ *    the hashes are checked here;
  *  - the parent's clock: every call's round trip is timed here; after a
  *    timed call, at random one time in two, comes a call that runs
  *    nothing on the same inputs (the harness's own work: inputs drawn and
@@ -77,8 +78,7 @@
  * checks (seconds; check_seconds splits them: the kept calls' way to the
  * oracle (their export and import, or their fetch), the wait for the
  * candidate's harness to end, the oracle's start (beyond what overlapped),
- * its case, its calls, the comparisons, its end (with the candidate's,
- * under IPC)).
+ * its case, its calls, the comparisons, its end).
  *
  * The baseline is timed in the same loop, without the checks (it is
  * trusted code: no kept calls, no pairs, no lockdown), once per variant:
@@ -473,9 +473,10 @@ fetchkept(struct harness *h, struct timing *tm)
 	return 0;
 }
 
-/* the kept calls left where they are, in the candidate's device memory,
- * for the oracle to open (CUDA IPC: no copy, nothing pinned); 0 done, 1
- * where the device has none (fetchkept then), -1 a tampered reply */
+/* the kept calls left in the candidate's device memory, its descriptor
+ * for the oracle's harness to copy them from (nothing through the host,
+ * nothing pinned); 0 done, 1 where the device cannot share memory
+ * (fetchkept then), -1 a tampered reply */
 static int
 exportkept(struct harness *h, struct timing *tm)
 {
@@ -536,16 +537,21 @@ keptintact(const struct harness *h, struct timing *tm)
 	return 0;
 }
 
-/* the kept calls, read in the candidate's device memory (ipc), fetched
- * for the CPUs and the candidate's harness h ended, so that nothing can
- * change the bytes the CPUs judge; call s must still hash as it did */
-static int
-fetchforcpus(struct harness *h, struct timing *tm, int s)
+/* kept call s for the CPUs, at keptat(s) of the returned memory: fetched
+ * already, or from the oracle's copy (the candidate's harness has ended:
+ * nothing can change the bytes the CPUs judge); NULL when the oracle failed */
+static const unsigned char *
+keptforcpus(struct harness *oh, struct timing *tm, int s)
 {
-	if (fetchkept(h, tm) < 0)
-		return -1;
-	endcandidate(h, tm);
-	return hhash(h, tm->kept + keptat(tm, s)) == tm->keep[s].hash ? 0 : changed(tm, s);
+	struct hres r;
+	char err[1024];
+	int rc;
+
+	if (tm->kept)
+		return tm->kept;
+	if ((rc = hfetchimported(oh, s, keptat(tm, s), &r, err, sizeof err)) < 0)
+		die(EXIT_RETRY, "%s", err);
+	return rc ? NULL : oh->ch.shm;
 }
 
 /* output i of kept call s, against the oracle's (fetched here: houtput),
@@ -556,18 +562,21 @@ mismatch(struct bcase *b, struct harness *h, struct harness *oh, struct timing *
 {
 	const struct task *t = b->t;
 	const struct targ *a = &t->args[i];
+	const unsigned char *kept = keptforcpus(oh, tm, s);
 	struct cmpres c;
 	struct hres r;
 	char text[512], err[1024];
 	int rc;
 
-	if (!tm->kept && fetchforcpus(h, tm, s) < 0)
-		return -1;
+	if (!kept)
+		return 1;
+	if (hhash(h, kept + keptat(tm, s)) != tm->keep[s].hash)
+		return changed(tm, s);
 	if ((rc = hfetch(oh, 0, &r, err, sizeof err)) < 0)
 		die(EXIT_RETRY, "%s", err);
 	if (rc)
 		return 1;
-	compare(tm->kept + keptat(tm, s) + oh->outoff[i], a->dt, houtput(oh, 0, i), WANT_DTYPE,
+	compare(kept + keptat(tm, s) + oh->outoff[i], a->dt, houtput(oh, 0, i), WANT_DTYPE,
 	        b->c->numel[i], a, ORACLE_SCALE, &c);
 	if (c.pass)
 		return 0;
@@ -594,7 +603,7 @@ judgecall(struct bcase *b, struct harness *h, struct harness *oh, struct timing 
 	struct hres r;
 	char err[1024];
 	uint64_t sum = 0;
-	int i, rc, ipc = tm->ipc && !tm->kept; /* read where they are, until fetched for the CPUs */
+	int i, rc, ipc = tm->ipc; /* in the oracle's copy, else in the shared memory */
 
 	for (i = 0; i < t->nargs; i++) {
 		const struct targ *a = &t->args[i];
@@ -635,9 +644,10 @@ oraclefailed(struct timing *tm, const struct hres *r)
 	return 1;
 }
 
-/* the oracle's harness oh opens the kept calls where the candidate's
- * harness h exported them; where it cannot (a handle it refuses), they
- * are fetched into the shared memory after all; 1 when the oracle failed */
+/* the oracle's harness oh copies the kept calls from where the candidate's
+ * harness h exported them; where it cannot (a descriptor it refuses, no
+ * room), they are fetched into the shared memory after all; 1 when the
+ * oracle failed */
 static int
 openkept(struct harness *h, struct harness *oh, struct timing *tm)
 {
@@ -650,18 +660,19 @@ openkept(struct harness *h, struct harness *oh, struct timing *tm)
 		rc = himport(oh, tm->fd, (size_t)h->holds * tm->outbytes, &r, err, sizeof err);
 		close(tm->fd); /* the oracle's harness has its own now */
 		tm->fd = -1;
-		tm->check[CK_FETCH] += now() - t0;
-		if (rc == 0)
+		if (rc == 0) {
+			tm->check[CK_FETCH] += now() - t0;
 			return 0;
+		}
 		if (rc > 0) /* refused, or the oracle is gone: the next step shows which */
 			snprintf(tm->noipc, sizeof tm->noipc, "the oracle's harness: %.450s", r.why);
-		t0 = now();
 	}
 	if (rc < 0)
 		die(EXIT_RETRY, "%s", err);
 	if (rc > 0 && !tm->ipc)
 		return oraclefailed(tm, &r);
 	/* no IPC: the kept calls through the shared memory, pinned where the oracle reads them */
+	tm->check[CK_FETCH] += now() - t0;
 	if (tm->ipc && fetchkept(h, tm) < 0) /* (its own time counted) */
 		return -1;
 	tm->ipc = 0;
@@ -673,10 +684,9 @@ openkept(struct harness *h, struct harness *oh, struct timing *tm)
 }
 
 /* the oracle on every kept call's inputs, in its own harness oh (spawned
- * when the timed calls ended, on the candidate's shared memory: it loads
- * while the kept calls are exported or fetched and the candidate's harness
- * h ends; with IPC h lives on, idle, until the calls are judged); each
- * kept call judged on the device */
+ * on the candidate's shared memory, gated before the calls or when they
+ * ended: it loads meanwhile); the kept calls made its (openkept), the
+ * candidate's harness h ends, and each kept call is judged on the device */
 static int
 judge(struct bcase *b, struct harness *h, struct harness *oh, struct timing *tm)
 {
@@ -696,7 +706,9 @@ judge(struct bcase *b, struct harness *h, struct harness *oh, struct timing *tm)
 		oraclefailed(tm, &r);
 	if (!rc && (rc = openkept(h, oh, tm)) < 0)
 		return -1;
-	if (!tm->ipc)
+	/* the kept calls are the oracle's now (its copy, or fetched): nothing
+	 * of the candidate runs while they are judged */
+	if (!rc)
 		endcandidate(h, tm);
 	for (s = 0; !rc && s < tm->held; s++) {
 		t0 = now();
@@ -716,15 +728,18 @@ judge(struct bcase *b, struct harness *h, struct harness *oh, struct timing *tm)
 	/* not the candidate's failure: the kept calls are not judged, but must be intact */
 	if (tm->oracle != tm->oraclewhy)
 		tm->oracle = "none: the oracle failed to run";
+	if (!tm->kept && h->ch.pid <= 0) /* the copies were the oracle's alone: unchecked, and flagged so */
+		return 0;
 	if (!tm->kept && fetchkept(h, tm) < 0)
 		return -1;
 	endcandidate(h, tm);
 	return keptintact(h, tm);
 }
 
-/* CPUs to spare, for a Python oracle loading (Python, torch: one CPU for
- * seconds) beside the candidate's calls: on a busy host it would slow the
- * calls that the parent's clock measures, and waits for them instead */
+/* CPUs to spare, for the oracle loading (its libraries; a Python one's
+ * Python and torch: one CPU for seconds) beside the candidate's calls: on
+ * a busy host it would slow the calls that the parent's clock measures,
+ * and waits for them instead */
 static int
 sparecpus(void)
 {
@@ -822,6 +837,7 @@ timecase(struct bcase *b, struct harness *h, const char *so, const char *entry, 
 
 	memset(tm, 0, sizeof *tm);
 	memset(&oh, 0, sizeof oh);
+	oh.ch.cmdfd = oh.ch.repfd = oh.ch.shmfd = oh.ch.sockfd = -1; /* none, until spawned */
 	tm->fd = -1;
 	tm->early = early;
 	tm->status = ST_MEASURED;
@@ -853,8 +869,8 @@ timecase(struct bcase *b, struct harness *h, const char *so, const char *entry, 
 		goto out;
 	tm->phase[2] = now() - t0;
 	t0 = now();
-	/* the candidate's code runs only inside its calls, which are over:
-	 * the oracle may load beside it now */
+	/* the calls are over: the oracle may load beside the candidate's
+	 * harness now (it judges nothing before that has ended) */
 	if (judging && !early)
 		spawnoracle(b, &oh, h, oracle, 0);
 	hgo(&oh);

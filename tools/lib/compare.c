@@ -171,15 +171,15 @@ comparepart(void *arg)
 	return NULL;
 }
 
-/* the expected values' RMS over the finite ones, from up to 65536 evenly
- * spaced (it only sets a floor under the absolute tolerance) */
 int64_t
 comparestep(int64_t n)
 {
 	return n > 65536 ? n / 65536 : 1;
 }
 
-/* the root mean square of want's finite elements, every step-th of n */
+/* the expected values' RMS over the finite ones, every step-th of n (up
+ * to 65536 evenly spaced: comparestep; it only sets a floor under the
+ * absolute tolerance) */
 static double
 rms(const void *want, int dt, int wantas, int64_t n, int64_t step)
 {

@@ -497,6 +497,12 @@ hfetchhold(struct harness *h, int slot, size_t off, struct hres *r, char *err, s
 }
 
 int
+hfetchimported(struct harness *h, int slot, size_t off, struct hres *r, char *err, size_t cap)
+{
+	return simple(h, r, err, cap, "fetchimported %d %lld", slot, (long long)off);
+}
+
+int
 hpin(struct harness *h, size_t len, struct hres *r, char *err, size_t cap)
 {
 	return simple(h, r, err, cap, "pin %zu", len);

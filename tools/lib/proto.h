@@ -130,6 +130,8 @@ int hfetch(struct harness *h, int group, struct hres *r, char *err, size_t cap);
 int hhold(struct harness *h, int group, int slot, struct hres *r, char *err, size_t cap);
 /* held copy slot into shared memory at off (a multiple of 64) */
 int hfetchhold(struct harness *h, int slot, size_t off, struct hres *r, char *err, size_t cap);
+/* the oracle's copy of the candidate's held slot (himport) into shared memory at off */
+int hfetchimported(struct harness *h, int slot, size_t off, struct hres *r, char *err, size_t cap);
 int hsync(struct harness *h, struct hres *r, char *err, size_t cap);
 /* the shared memory pinned up to len (from where the last pin ended):
  * before the copies to and from it that should run fast */
@@ -142,14 +144,15 @@ int hsample(struct harness *h, int arg, size_t off, struct hres *r, char *err, s
  * to close) and the bytes of one slot there, as the harness laid them
  * out; 1 where the device cannot share it or the harness failed
  * (r->verdict: crash, or sandbox for a reply that is not the harness's;
- * the caller fetches them instead of a crash). The oracle's harness maps
- * len bytes of it with himport (1: refused, or the oracle failed; the
- * caller fetches) */
+ * the caller fetches them instead of a crash). The oracle's harness copies
+ * len bytes of it into its own device memory with himport (1: refused, or
+ * the oracle failed; the caller fetches); the caller then ends the
+ * candidate's harness */
 int hexport(struct harness *h, int *fd, size_t *slot, struct hres *r, char *err, size_t cap);
 int himport(struct harness *h, int fd, size_t len, struct hres *r, char *err, size_t cap);
 /* output arg of group 0 against the bytes at off in shared memory (ipc:
- * in the copies himport opened), on the device, by draw.h's element rule with tols' atol and rtol (compare.h's
- * comparetols): the wrong elements counted and the sums of squares over
+ * in the copies himport made), on the device, by draw.h's element rule with tols' atol and rtol (compare.h's
+ * comparetols or comparetolssampled): the wrong elements counted and the sums of squares over
  * the finite pairs, for comparefrom, and those bytes' share of hhash (only
  * trusted code's harness, the oracle's, is asked) */
 int hcompare(struct harness *h, int ipc, int arg, size_t off, const struct targ *tols, struct hres *r, int64_t *bad,

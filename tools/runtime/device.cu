@@ -13,6 +13,7 @@
 #include "../lib/draw.h"
 
 static unsigned long long *scratch; /* one word on the device for hashes and checks */
+static int chosen;                  /* dv_init's device */
 struct cmpsums {
 	unsigned long long bad;
 	double num, den;
@@ -209,7 +210,7 @@ vmmmap(CUmemGenericAllocationHandle handle, size_t n, int writable, void **p)
 extern "C" int
 dv_bind(void)
 {
-	return (int)cudaSetDevice(0);
+	return (int)cudaSetDevice(chosen);
 }
 
 extern "C" int
@@ -275,6 +276,7 @@ dv_init(int device, struct dvinfo *info)
 		return (int)e;
 	if (device >= n)
 		return (int)cudaErrorInvalidDevice;
+	chosen = device;
 	if ((e = cudaSetDevice(device)) != cudaSuccess || (e = cudaFree(0)) != cudaSuccess ||
 	    (e = cudaGetDeviceProperties(&p, device)) != cudaSuccess ||
 	    (e = cudaMalloc((void **)&scratch, sizeof *scratch)) != cudaSuccess ||

@@ -91,9 +91,14 @@
  *                      descriptor (device.h dv_allocshared) over the socket.
  *                      Reply: ipc SLOTBYTES | cuda CODE MESSAGE (none
  *                      here: the parent fetches them instead)
- *   import LEN         (the oracle's) map LEN bytes of the allocation whose
- *                      descriptor came over the socket.
+ *   import LEN         (the oracle's) LEN bytes of the allocation whose
+ *                      descriptor came over the socket, copied into this
+ *                      harness's own device memory (the parent ends the
+ *                      exporter then: nothing of it runs while they are
+ *                      judged).
  *                      Reply: ok | cuda CODE MESSAGE
+ *   fetchimported SLOT OFF  (the oracle's) imported slot SLOT's outputs to
+ *                      shm at OFF, as fetch lays them out
  *   sample I STEP OFF  (the oracle's) every STEP-th element of group 0's
  *                      tensor I, from the first, to shm at OFF: what the
  *                      parent needs of the oracle's outputs to set the
@@ -110,7 +115,8 @@
  *                      | cuda CODE MESSAGE
  *   sync               a device synchronize
  *   quit               exit at once (the candidate's destructors do not run)
- * pin, fetch, sample, hold, fetchhold, sync reply: ok | cuda CODE MESSAGE.
+ * pin, fetch, sample, hold, fetchhold, fetchimported, sync reply: ok | cuda
+ * CODE MESSAGE.
  * A malformed command: "error WHAT"; the parent treats that as its bug.
  */
 #include <dlfcn.h>
@@ -543,21 +549,22 @@ dosample(void)
 
 /* the held copies for the oracle's harness (the calls are over): their
  * descriptor over the socket, then the reply. The oracle's harness needs
- * room beside them: its buffers (as this case's), the flush and 4 GiB for
- * its context and libraries, from the fence where less is free (a
- * candidate that kept memory back would otherwise leave it none) */
+ * room beside them: its copy of them, its buffers (as this case's), the
+ * flush and 4 GiB for its context and libraries, from the fence where less
+ * is free (a candidate that kept memory back would otherwise leave it
+ * none) */
 static void
 doexport(void)
 {
 	long long room = (long long)C.flushbytes + (4ll << 30);
 
-	if (!C.holdblock) {
-		reply("error export without held copies");
+	if (!C.holdblock || !C.slot) {
+		reply("cuda 801 no held copies to share");
 		return;
 	}
 	for (int i = 0; i < C.nt; i++)
 		room += 2 * (long long)(C.bytes[i] + CANARY);
-	unfence(room);
+	unfence(room + (long long)(C.holds * C.slot)); /* and its copy of them */
 	if (fail(dv_sync()))
 		return;
 	if (C.holdfd < 0)
@@ -568,7 +575,10 @@ doexport(void)
 		reply("ipc %zu", C.slot);
 }
 
-/* the held copies another harness exported (the candidate's, to the oracle's) */
+/* the held copies another harness exported (the candidate's, to the
+ * oracle's), copied into this harness's own memory at once: the parent
+ * then ends the candidate's harness, and nothing of it runs while they
+ * are judged */
 static void *imported;
 static size_t importedlen;
 
@@ -576,26 +586,55 @@ static void
 doimport(void)
 {
 	long long n;
-	int fd;
+	int fd, e;
 
 	if (fscanf(cmd, "%lld", &n) != 1 || n <= 0) {
 		reply("error bad import command");
 		return;
 	}
-	dv_freeshared(imported, importedlen);
+	void *theirs = NULL;
+
+	if (imported)
+		dv_free(imported);
 	imported = NULL;
 	importedlen = 0;
 	if ((fd = fdrecv(6)) < 0) {
 		reply("error import without a descriptor");
 		return;
 	}
-	if (fail(dv_openshared(fd, (size_t)n, &imported))) {
-		close(fd);
+	e = dv_openshared(fd, (size_t)n, &theirs);
+	close(fd);
+	if (fail(e))
+		return;
+	if (fail(dv_alloc(&imported, (size_t)n)) || fail(dv_copy(imported, theirs, (size_t)n)) || fail(dv_sync())) {
+		dv_freeshared(theirs, (size_t)n);
+		if (imported)
+			dv_free(imported);
+		imported = NULL;
 		return;
 	}
-	close(fd);
+	dv_freeshared(theirs, (size_t)n);
 	importedlen = (size_t)n;
 	reply("ok");
+}
+
+/* imported slot s's outputs to shm at off, as fetch lays them out */
+static void
+fetchimported(int s, long long off)
+{
+	void *src[MAXT];
+	size_t at = (size_t)s * C.slot;
+
+	if (s < 0 || at + C.slot > importedlen) {
+		reply("error fetchimported past the imported copies");
+		return;
+	}
+	for (int i = 0; i < C.nt; i++) {
+		src[i] = (char *)imported + at;
+		if (C.kind[i] != 0)
+			at += (C.bytes[i] + 63) & ~(size_t)63;
+	}
+	fetchto(src, off);
 }
 
 /* the shared memory pinned from what is already to len (page-rounded):
@@ -772,6 +811,11 @@ harnessmain(int argc, char **argv, harnesscall fn, void (*afterfn)(void), int fa
 				reply("error bad fetchhold command");
 			else
 				fetchto(C.hold[g], off);
+		} else if (!strcmp(word, "fetchimported")) {
+			if (fscanf(cmd, "%d %lld", &g, &off) != 2 || !C.nt)
+				reply("error bad fetchimported command");
+			else
+				fetchimported(g, off);
 		} else if (!strcmp(word, "compare")) {
 			docompare();
 		} else if (!strcmp(word, "sample")) {

@@ -14,6 +14,11 @@
  * writable (the harness's GOT is read-only: -z relro -z now), no dup,
  * dup2, dup3, F_DUPFD or pipes.
  *
+ * Every other thread has the every-thread rules alone: CUDA's, and the
+ * harness's own that makes shareable device memory
+ * (harness.c); bench ends the candidate's harness before its kept calls
+ * are judged, so that nothing of it runs then.
+ *
  * Not refused, so not promised: mmap with MAP_FIXED over a read-only page
  * (the CUDA driver maps fixed addresses during calls), mremap, shmat, and
  * descriptors other than files and pipes (eventfd, epoll, timerfd).
