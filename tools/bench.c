@@ -593,8 +593,8 @@ mismatch(struct bcase *b, struct harness *h, struct harness *oh, struct timing *
 /* kept call s judged in the oracle's harness oh, which just computed its
  * outputs: on the device, every output against the oracle's (with the
  * tolerances its sampled elements set) and hashed (as the call's outputs
- * were when it returned; read in the candidate's harness h's device
- * memory, or in the shared memory); 1 when the oracle failed */
+ * were when it returned; read in the oracle's copy of them, or in the
+ * shared memory); 1 when the oracle failed */
 static int
 judgecall(struct bcase *b, struct harness *h, struct harness *oh, struct timing *tm, int s)
 {
@@ -656,6 +656,8 @@ openkept(struct harness *h, struct harness *oh, struct timing *tm)
 	double t0 = now();
 	int rc = hpin(oh, tm->outbytes, &r, err, sizeof err); /* where its own outputs come back */
 
+	if (rc > 0 && tm->ipc)
+		snprintf(tm->noipc, sizeof tm->noipc, "the oracle's harness: %.450s", r.why);
 	if (rc == 0 && tm->ipc) {
 		rc = himport(oh, tm->fd, (size_t)h->holds * tm->outbytes, &r, err, sizeof err);
 		close(tm->fd); /* the oracle's harness has its own now */
@@ -732,6 +734,7 @@ judge(struct bcase *b, struct harness *h, struct harness *oh, struct timing *tm)
 		return 0;
 	if (!tm->kept && fetchkept(h, tm) < 0)
 		return -1;
+	tm->ipc = 0; /* fetched, in the end */
 	endcandidate(h, tm);
 	return keptintact(h, tm);
 }
@@ -891,7 +894,6 @@ timecase(struct bcase *b, struct harness *h, const char *so, const char *entry, 
 	}
 	if (judging) {
 		double t1 = now();
-		hquit(h); /* both end at once: the oracle's first, it holds the candidate's memory open */
 		hstop(&oh);
 		tm->check[CK_ORACLE_END] = now() - t1;
 	}

@@ -201,6 +201,13 @@ fail(int e)
 	return 1;
 }
 
+/* the held copies another harness exported (the candidate's, to the
+ * oracle's), copied into this harness's own memory at once: the parent
+ * then ends the candidate's harness, and nothing of it runs while they
+ * are judged */
+static void *imported;
+static size_t importedlen;
+
 /* the current case */
 static struct {
 	int nt, ns, holds;
@@ -278,6 +285,10 @@ casefree(void)
 	}
 	if (C.flush)
 		dv_free(C.flush);
+	if (imported) /* a copy made for another case's layout */
+		dv_free(imported);
+	imported = NULL;
+	importedlen = 0;
 	memset(&C, 0, sizeof C);
 	C.holdfd = -1;
 }
@@ -575,12 +586,6 @@ doexport(void)
 		reply("ipc %zu", C.slot);
 }
 
-/* the held copies another harness exported (the candidate's, to the
- * oracle's), copied into this harness's own memory at once: the parent
- * then ends the candidate's harness, and nothing of it runs while they
- * are judged */
-static void *imported;
-static size_t importedlen;
 
 static void
 doimport(void)
@@ -589,6 +594,8 @@ doimport(void)
 	int fd, e;
 
 	if (fscanf(cmd, "%lld", &n) != 1 || n <= 0) {
+		if ((fd = fdrecv(6)) >= 0) /* not left for the next import */
+			close(fd);
 		reply("error bad import command");
 		return;
 	}
@@ -604,13 +611,17 @@ doimport(void)
 	}
 	e = dv_openshared(fd, (size_t)n, &theirs);
 	close(fd);
-	if (fail(e))
+	if (e != 0) {
+		dv_lasterror(); /* not left for the calls of the fallback */
+		fail(e);
 		return;
+	}
 	if (fail(dv_alloc(&imported, (size_t)n)) || fail(dv_copy(imported, theirs, (size_t)n)) || fail(dv_sync())) {
 		dv_freeshared(theirs, (size_t)n);
 		if (imported)
 			dv_free(imported);
 		imported = NULL;
+		dv_lasterror();
 		return;
 	}
 	dv_freeshared(theirs, (size_t)n);
@@ -625,7 +636,7 @@ fetchimported(int s, long long off)
 	void *src[MAXT];
 	size_t at = (size_t)s * C.slot;
 
-	if (s < 0 || at + C.slot > importedlen) {
+	if (s < 0 || !C.slot || (size_t)s >= importedlen / C.slot) {
 		reply("error fetchimported past the imported copies");
 		return;
 	}
