@@ -814,8 +814,8 @@ writeninja(const struct opts *o, const struct all *A, const char *path)
 	          "%s/runtime/py/harness.py: runtime | tools/runtime/harness.c tools/runtime/harness.h "
 	          "tools/runtime/lockdown.c tools/runtime/lockdown.h tools/runtime/guard.c tools/runtime/guard.h "
 	          "tools/runtime/device.cu tools/runtime/device.h tools/lib/tensor.c tools/lib/tensor.h "
-	          "tools/lib/draw.h tools/runtime/pyharness.py $bindir/prepare\n", o->outdir, o->outdir, o->outdir,
-	          o->outdir);
+	          "tools/lib/draw.h tools/lib/fdpass.h tools/runtime/pyharness.py $bindir/prepare\n", o->outdir,
+	          o->outdir, o->outdir, o->outdir);
 	bufprintf(&b, "build %s/runtime/refrun.o: refrunner | tools/runtime/refrun.c tools/runtime/refrun.h "
 	          "tools/lib/tensor.c tools/lib/tensor.h tools/lib/draw.h $bindir/prepare\n", o->outdir);
 	bufprintf(&b, "build %s/gpu/calibrate: calibrator tools/runtime/calibrate.cu\n"
