@@ -385,6 +385,17 @@ hcase(struct harness *h, const struct tcase *c, struct hres *r, char *err, size_
 	return 0;
 }
 
+/* arg's number among the tensors, as the harness counts them (tensorindex's inverse) */
+static int
+tensornumber(const struct task *t, int arg)
+{
+	int k, n = 0;
+
+	for (k = 0; k < arg; k++)
+		n += istensor(&t->args[k]);
+	return n;
+}
+
 static int
 tensorindex(const struct task *t, int k)
 {
@@ -511,11 +522,7 @@ hpin(struct harness *h, size_t len, struct hres *r, char *err, size_t cap)
 int
 hsample(struct harness *h, int arg, size_t off, struct hres *r, char *err, size_t cap)
 {
-	int k, n = 0;
-
-	for (k = 0; k < arg; k++)
-		n += istensor(&h->t->args[k]);
-	return simple(h, r, err, cap, "sample %d %lld %zu", n, (long long)comparestep(h->c->numel[arg]), off);
+	return simple(h, r, err, cap, "sample %d %lld %zu", tensornumber(h->t, arg), (long long)comparestep(h->c->numel[arg]), off);
 }
 
 int
@@ -556,13 +563,10 @@ hcompare(struct harness *h, int ipc, int arg, size_t off, const struct targ *tol
 	char line[4096];
 	long long b;
 	unsigned long long hv;
-	int k, n = 0;
 
 	memset(r, 0, sizeof *r);
-	for (k = 0; k < arg; k++)
-		n += istensor(&h->t->args[k]);
-	if (childsend(&h->ch, "compare %s %lld %d %a %a", ipc ? "ipc" : "shm", (long long)off, n, tols->atol,
-	              tols->rtol) < 0 ||
+	if (childsend(&h->ch, "compare %s %lld %d %a %a", ipc ? "ipc" : "shm", (long long)off, tensornumber(h->t, arg),
+	              tols->atol, tols->rtol) < 0 ||
 	    await(h, line, sizeof line, 300, h->c ? h->c->label : "?", r))
 		return r->verdict ? 1 : verdict(r, ST_CRASH, "The process running the oracle was gone.");
 	if (!strncmp(line, "cuda ", 5))
