@@ -661,36 +661,23 @@ sampleedges(struct buf *b, const struct opts *o, const struct variant *v, int la
 		          ? " tools/runtime/tritonscreen.py tools/runtime/tritonaot.py\n"
 		            "  langflag = --lang triton --triton-env $triton_env --runtime tools/runtime$ " : "");
 
-		if (checked) {
+		if (checked) { /* verify, then bench in the same harness (verify --bench) */
 			bufputs(b, "build ");
-			rounddir(b, o, v, lang, s, r);
-			bufprintf(b, "/verify.json: verify %s/v/%s/task.json ", d, id);
-			rounddir(b, o, v, lang, s, r);
-			bufprintf(b, "/compile.json %s/v/%s/harness %s/v/%s/expected.json", d, id, d, id);
-			if (v->hasbaseline)
-				bufprintf(b, " %s/v/%s/oracle.json", d, id);
-			bufputs(b, " | ");
-			rounddir(b, o, v, lang, s, r);
-			bufprintf(b, "/%s %s/v/%s/expected.bin", cand, d, id);
-			if (v->hasbaseline) /* the oracle's outputs, beside oracle.json */
-				bufprintf(b, " %s/v/%s/oracle.bin", d, id);
-			bufputs(b, " $bindir/verify\n");
-
-			bufputs(b, "build ");
-			rounddir(b, o, v, lang, s, r);
-			bufprintf(b, "/bench.json: bench %s/v/%s/task.json ", d, id);
 			rounddir(b, o, v, lang, s, r);
 			bufputs(b, "/verify.json ");
 			rounddir(b, o, v, lang, s, r);
-			bufprintf(b, "/compile.json %s/v/%s/harness %s/gpu/calibration.json", d, id, d);
+			bufprintf(b, "/bench.json: evaluate %s/v/%s/task.json ", d, id);
+			rounddir(b, o, v, lang, s, r);
+			bufprintf(b, "/compile.json %s/v/%s/harness %s/v/%s/expected.json %s/gpu/calibration.json", d, id, d,
+			          id, d);
 			if (v->hasbaseline)
-				bufprintf(b, " %s/v/%s/baseline.json", d, id);
+				bufprintf(b, " %s/v/%s/oracle.json %s/v/%s/baseline.json", d, id, d, id);
 			bufputs(b, " | ");
 			rounddir(b, o, v, lang, s, r);
-			bufprintf(b, "/%s", cand);
-			if (v->hasbaseline)
-				bufprintf(b, " %s/v/%s/%s", d, id, v->pybaseline ? "baseline.py" : "baseline.so");
-			bufputs(b, " $bindir/bench\n");
+			bufprintf(b, "/%s %s/v/%s/expected.bin", cand, d, id);
+			if (v->hasbaseline) /* the oracle's outputs, beside oracle.json; the baseline bench's oracle runs */
+				bufprintf(b, " %s/v/%s/oracle.bin %s/v/%s/%s", d, id, d, id, v->pybaseline ? "baseline.py" : "baseline.so");
+			bufputs(b, " $bindir/verify $bindir/bench\n");
 		}
 	}
 	/* the sample's record, from every round */

@@ -90,7 +90,7 @@ test_expect_success 'gen: --lang adds Triton samples beside the CUDA ones, whose
 	"$RETORT_BIN/gen" --ninja both.ninja --all --lang cuda,triton --models "$RETORT_ROOT/models.yaml" --provider replay --model demo >/dev/null &&
 	cudaedges both.ninja >b1 && cudaedges cuda.ninja >c1 && test -s c1 && cmp c1 b1 &&
 	grep -q "^build out/v/alpha/triton/s0/r1/compile.json | out/v/alpha/triton/s0/r1/cand.py: compile" both.ninja &&
-	grep -q "^build out/v/alpha/triton/s0/r1/verify.json: verify .* | out/v/alpha/triton/s0/r1/cand.py out/runtime/py/harness.so" both.ninja &&
+	grep -q "^build out/v/alpha/triton/s0/r1/verify.json out/v/alpha/triton/s0/r1/bench.json: evaluate .* | out/v/alpha/triton/s0/r1/cand.py out/runtime/py/harness.so" both.ninja &&
 	grep -q "^# triton candidates: 1 variants" both.ninja &&
 	expect_fail 2 "lang lists cuda and/or triton" "$RETORT_BIN/gen" --list --all --lang cuda,rust
 '

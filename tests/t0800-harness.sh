@@ -15,8 +15,17 @@ echo '{"gpu": null}' >calibration.json
 
 
 # candidate NAME VARIANT: tests/fake/NAME.c built and run through verify
-# (and bench when verify found it correct) into runs/NAME.VARIANT
+# and then bench, as the graph's evaluate edge runs them (verify --bench:
+# bench times a correct candidate in the harness verify hands it), into
+# runs/NAME.VARIANT
 candidate() {
+	d=out/v/$2 r=runs/$1.$2
+	fake_candidate $1 $r &&
+	"$RETORT_BIN/verify" --bench --timeout 3 --lock-dir gpu -o $r/verify.json $r/bench.json $d/task.json \
+		$r/compile.json $d/harness $d/expected.json calibration.json $d/oracle.json $d/baseline.json
+}
+# the same, verify and bench apart: two harnesses
+candidate_apart() {
 	d=out/v/$2 r=runs/$1.$2
 	fake_candidate $1 $r &&
 	"$RETORT_BIN/verify" --timeout 3 --lock-dir gpu -o $r/verify.json $d/task.json $r/compile.json $d/harness \
@@ -56,6 +65,9 @@ test_expect_success 'an honest candidate: correct at every size, timed, every ke
 	test "$(field runs/ok.fakescale/bench.json "d[\"cases\"][0][\"checks\"][\"passed\"]")" = \
 		"$(field runs/ok.fakescale/bench.json "d[\"cases\"][0][\"checks\"][\"kept\"]")" &&
 	test "$(field runs/ok.fakescale/bench.json "d.get(\"review\", [])")" = "[]" &&
+	test "$(field runs/ok.fakescale/verify.json "d[\"harness\"]")" = "handed to bench" &&
+	test "$(field runs/ok.fakescale/bench.json "d[\"cases\"][0][\"harness\"]")" = "verify'"'"'s" &&
+	test "$(field runs/ok.fakescale/bench.json "0 <= d[\"handover_seconds\"] < 1")" = True &&
 	candidate ok fakeheavy && expect ok fakeheavy &&
 	test "$(field runs/ok.fakeheavy/verify.json "d[\"runs\"][6][\"oracle\"]")" = gpu &&
 	test "$(field runs/ok.fakeheavy/bench.json "d[\"cases\"][0][\"checks\"][\"kept_via\"]")" = "shared memory" &&
@@ -67,6 +79,23 @@ test_expect_success 'an honest candidate: correct at every size, timed, every ke
 for c in wrong-bench tail late alternate cache scalar modify oob crash hang openfile timer forge; do
 	test_expect_success "$(sed -n 2p "$FAKE/$c.c" | sed 's|^// ||'): caught" "candidate $c fakescale; expect $c fakescale"
 done
+test_expect_success 'verify and bench apart: each its own harness, and the same verdicts' '
+	candidate_apart ok fakeheavy && expect ok fakeheavy &&
+	test "$(field runs/ok.fakeheavy/verify.json "\"harness\" in d")" = False &&
+	test "$(field runs/ok.fakeheavy/bench.json "\"harness\" in d[\"cases\"][0]")" = False &&
+	test "$(field runs/ok.fakeheavy/bench.json "d[\"cases\"][0][\"checks\"][\"passed\"]")" -ge 4 &&
+	candidate_apart late fakescale && expect late fakescale
+'
+test_expect_success 'verify --bench: a candidate verify rejects is not timed, and nothing is handed over' '
+	candidate wrong-bench fakeheavy && expect wrong-bench fakeheavy &&
+	test "$(field runs/wrong-bench.fakeheavy/bench.json "d[\"status\"]")" = not_verified &&
+	test "$(field runs/wrong-bench.fakeheavy/verify.json "\"harness\" in d")" = False &&
+	expect_fail 2 "not a handed-over harness" "$RETORT_BIN/bench" --harness-from "1 2 3" -o x.json \
+		out/v/fakeheavy/task.json runs/ok.fakeheavy/verify.json runs/ok.fakeheavy/compile.json \
+		out/v/fakeheavy/harness calibration.json && test ! -e x.json &&
+	expect_fail 2 "bench needs -o VERIFY_JSON and BENCH_JSON" "$RETORT_BIN/verify" --bench -o x.json runs/x.json \
+		out/v/fakeheavy/task.json
+'
 test_expect_success 'wrong only at a bench size the CPU cannot afford: the oracle catches it' '
 	candidate wrong-bench fakeheavy; expect wrong-bench fakeheavy &&
 	field runs/wrong-bench.fakeheavy/verify.json "d[\"feedback\"]" | grep -q "checked against the spec'"'"'s baseline"

@@ -72,7 +72,7 @@ test_expect_success 'configure reports each GPU nvidia-smi lists, and the gpu po
 	grep -q "^  GPU 2: NVIDIA H200, compute capability 9.0, GPU-cccc$" log &&
 	grep -q "3 x NVIDIA H200, -arch=sm_90, 3 GPU job(s)" log &&
 	sed -n "/^pool gpu/,/depth/p" build.ninja | grep -q "depth = 3" && grep -q "^gpu_slots = 3$" build.ninja &&
-	ninja -t commands out/v/alpha/s0/r1/verify.json | tail -n 1 | grep -q "^$RETORT_BIN/verify --gpus 3 --lock-dir out/gpu"
+	ninja -t commands out/v/alpha/s0/r1/verify.json | tail -n 1 | grep -q "^$RETORT_BIN/verify --bench --gpus 3 --lock-dir out/gpu"
 '
 test_expect_success 'GPUs of different compute capabilities are refused, each named; --gpus picks GPUs of one' '
 	gpus "0, $H200, GPU-aaaa" "1, $A100, GPU-bbbb" "2, $H200, GPU-cccc" && cd p &&
@@ -82,7 +82,7 @@ test_expect_success 'GPUs of different compute capabilities are refused, each na
 	PATH=$T/bin:$PATH rconfigure --tasks=alpha --gpus=0,2 >log && grep -q "2 x NVIDIA H200, -arch=sm_90, 2 GPU job(s)" log &&
 	grep -q "^gpu_launch = env CUDA_VISIBLE_DEVICES=0,2\\$ $" build.ninja &&
 	ninja -t commands out/v/alpha/s0/r1/verify.json | tail -n 1 |
-		grep -q "^env CUDA_VISIBLE_DEVICES=0,2 $RETORT_BIN/verify --gpus 2 " &&
+		grep -q "^env CUDA_VISIBLE_DEVICES=0,2 $RETORT_BIN/verify --bench --gpus 2 " &&
 	{ PATH=$T/bin:$PATH rconfigure --tasks=alpha --gpus=0,2 --gpu-jobs=3 2>err; test $? = 2; } &&
 	grep -q "gpu-jobs=3 but 2 GPU(s)" err &&
 	CUDA_VISIBLE_DEVICES=1 PATH=$T/bin:$PATH rconfigure --tasks=alpha >log &&

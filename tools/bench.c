@@ -146,6 +146,7 @@ struct opts {
 	const char *out, *lockdir;
 	int gpus, timeout;
 	const char *gpupython, *pyharness; /* Python entry points' (proto.h hpython) */
+	const char *from;                  /* --harness-from: verify --bench's handover (proto.h hadopt) */
 };
 
 /* ---------------------------------------------------------------- NVML */
@@ -858,9 +859,11 @@ timecase(struct bcase *b, struct harness *h, const char *so, const char *entry, 
 		spawnoracle(b, &oh, h, oracle, 1);
 	/* the baseline (check 0) is trusted code: no lockdown (its libraries
 	 * load parts of themselves late); timed, a Python one runs in TF32 */
-	if (hspawn(h, b->harness, so, entry, b->device, NULL, check ? NULL : HOPENTF32, b->o->timeout, err, sizeof err) < 0)
+	/* a harness verify handed over is ready already */
+	if (!h->adopted &&
+	    hspawn(h, b->harness, so, entry, b->device, NULL, check ? NULL : HOPENTF32, b->o->timeout, err, sizeof err) < 0)
 		die(EXIT_RETRY, "%s", err);
-	if (step(hready(h, &r, err, sizeof err), &r, err, tm))
+	if (!h->adopted && step(hready(h, &r, err, sizeof err), &r, err, tm))
 		goto out;
 	tm->phase[0] = now() - t0;
 	t0 = now();
@@ -1029,8 +1032,8 @@ casesetup(struct bcase *b, const struct opts *o, const struct task *t, int ci, c
 	/* a call's outputs (page-rounded), then room for every kept call's (the
 	 * baseline keeps none); with an oracle they are read on the device
 	 * (IPC), where it works: only the first part is made at once */
-	b->stride = (hshmbytes(t, b->c, 1) + 4095) & ~(size_t)4095;
-	b->shm = b->stride * (size_t)(check ? hholds(t, b->c) + 1 : 1);
+	b->stride = hstride(t, b->c);
+	b->shm = check ? hbenchshm(t, b->c) : b->stride;
 	b->made = oracle ? b->stride : b->shm;
 }
 
@@ -1163,31 +1166,43 @@ speedup(json_t *baseline, int ci, const struct tcase *c, const struct timing *tm
 	bufprintf(feedback, " The baseline takes %.4f ms: speedup %.2fx.", bm, bm / tm->median_ms);
 }
 
-/* one bench case of a candidate into its record; 0, or -1 when timing failed */
+/* one bench case of a candidate into its record, in the harness verify
+ * handed over (adopted: NULL once used) or in one of its own; 0, or -1
+ * when timing failed */
 static int
 benchcase(const struct opts *o, const struct task *t, int ci, int slot, const char *harness, const char *so,
-          const char *oracle, json_t *calib, json_t *baseline, json_t *rec, struct buf *feedback,
-          double *logsum, int *nspeed, double *gpusec)
+          const char *oracle, struct harness **adopted, json_t *calib, json_t *baseline, json_t *rec,
+          struct buf *feedback, double *logsum, int *nspeed, double *gpusec)
 {
 	struct bcase b;
 	struct timing tm;
-	struct harness h;
+	struct harness own, *h = &own;
 	json_t *cr, *cases = json_object_get(rec, "cases");
 	double t0;
 	char err[1024];
 
 	casesetup(&b, o, t, ci, harness, 1, oracle);
 	b.device = slot;
-	if (hshm(&h, t, b.shm, b.made, err, sizeof err) < 0)
-		die(EXIT_RETRY, "%s", err);
-	t0 = now();
 	cr = json_pack("{s:s}", "case", b.c->label);
 	json_array_append_new(cases, cr);
-	timecase(&b, &h, so, t->entry, oracle, 1, &tm, cr, rec);
+	if (*adopted && (*adopted)->ch.shmlen >= b.shm) {
+		h = *adopted;
+		json_object_set_new(cr, "harness", json_string("verify's"));
+	} else {
+		if (*adopted) { /* not bench's layout: verify and bench are not of one build */
+			hstop(*adopted);
+			json_object_set_new(cr, "harness", json_string("its own: verify's had too little shared memory"));
+		}
+		if (hshm(&own, t, b.shm, b.made, err, sizeof err) < 0)
+			die(EXIT_RETRY, "%s", err);
+	}
+	*adopted = NULL;
+	t0 = now();
+	timecase(&b, h, so, t->entry, oracle, 1, &tm, cr, rec);
 	*gpusec += now() - t0;
 	/* the GPU it ran on, from the first case whose harness started */
-	if (!json_object_get(rec, "gpu") && *h.gpu.uuid)
-		json_object_set_new(rec, "gpu", gpujson(&h.gpu));
+	if (!json_object_get(rec, "gpu") && *h->gpu.uuid)
+		json_object_set_new(rec, "gpu", gpujson(&h->gpu));
 	json_object_set_new(cr, "checks", json_pack("{s:i,s:i,s:s,s:b,s:s}", "kept", tm.held, "passed", tm.checked,
 	                    "oracle", tm.oracle, "oracle_early", tm.early, "kept_via",
 	                    !tm.held ? "none" : tm.ipc ? "ipc" : "shared memory"));
@@ -1213,7 +1228,7 @@ benchcase(const struct opts *o, const struct task *t, int ci, int slot, const ch
 	if (tm.host_ms > 1.5 * tm.median_ms + 0.05)
 		addreview(rec, "at %s the host saw %.4f ms per call but the events %.4f ms: work may run outside the timed "
 		          "stream", b.c->label, tm.host_ms, tm.median_ms);
-	sol(t, b.c, calibfor(calib, &h.gpu, cr), &tm, cr, rec, feedback);
+	sol(t, b.c, calibfor(calib, &h->gpu, cr), &tm, cr, rec, feedback);
 	if (baseline)
 		speedup(baseline, ci, b.c, &tm, cr, rec, feedback, logsum, nspeed);
 	bufputs(feedback, "\n");
@@ -1229,16 +1244,33 @@ candidate(const struct opts *o, char *const *in, size_t nin)
 	char err[1024], *so = NULL, *oracle = NULL, dev[64], drv[80] = "";
 	struct nvml nv;
 	struct buf feedback;
-	double logsum = 0, gpusec = 0;
-	int c, nspeed = 0, slot, lockfd, clock0;
+	struct harness from, *adopted = NULL;
+	double logsum = 0, gpusec = 0, since = 0;
+	int c, nspeed = 0, slot, lockfd = -1, clock0;
 	enum status v;
 
 	if (taskload(in[0], &t, err, sizeof err) < 0)
 		die(EXIT_USAGE, "%s", err);
+	{
+		json_t *comp = jmustload(in[2]);
+		so = hcandidate(comp, in[2]);
+		json_decref(comp);
+	}
+	/* verify --bench's harness and GPU lease, ours now (its time since is the GPU's) */
+	if (o->from) {
+		if (hadopt(&from, &t, so, o->timeout, o->from, &lockfd, &since, err, sizeof err) < 0)
+			die(EXIT_USAGE, "--harness-from: %s", err);
+		adopted = &from;
+		gpusec = now() - since;
+		json_object_set_new(rec = json_object(), "handover_seconds", json_real(gpusec));
+	} else {
+		rec = json_object();
+	}
 	ver = jmustload(in[1]);
-	rec = json_object();
 	bufinit(&feedback, 1 << 16);
 	v = statusof(ver, STAGE_VERIFY);
+	if (v != ST_CORRECT && adopted)
+		die(EXIT_USAGE, "--harness-from: verify handed over the harness of a candidate it did not find correct");
 	if (v != ST_CORRECT) {
 		/* only verified candidates are timed */
 		setstatus(rec, STAGE_BENCH, v == ST_SKIPPED || v == ST_DONE ? v : ST_NOT_VERIFIED);
@@ -1248,11 +1280,6 @@ candidate(const struct opts *o, char *const *in, size_t nin)
 	if (nin == 6)
 		baseline = jmustload(in[5]);
 	oracle = horacle(&t, baseline, nin == 6 ? in[5] : NULL);
-	{
-		json_t *comp = jmustload(in[2]);
-		so = hcandidate(comp, in[2]);
-		json_decref(comp);
-	}
 	memset(&nv, 0, sizeof nv);
 	json_object_set_new(rec, "cases", json_array());
 	setstatus(rec, STAGE_BENCH, ST_MEASURED);
@@ -1261,7 +1288,9 @@ candidate(const struct opts *o, char *const *in, size_t nin)
 		addreview(rec, "verify did not check the outputs at every bench size against an oracle (%s)",
 		          jstr(ver, "bench_checked", "not recorded"));
 	/* one GPU for every case: its clock and driver through NVML */
-	if ((lockfd = gpulock(o->lockdir, o->gpus, &slot)) < 0)
+	if (adopted)
+		slot = adopted->gpu.slot;
+	else if ((lockfd = gpulock(o->lockdir, o->gpus, &slot)) < 0)
 		die(EXIT_RETRY, "cannot take a GPU slot in '%s':", o->lockdir);
 	gpudevice(slot, dev, sizeof dev);
 	nvmlopen(&nv, dev);
@@ -1269,9 +1298,11 @@ candidate(const struct opts *o, char *const *in, size_t nin)
 		nv.driver(drv, sizeof drv);
 	clock0 = smclock(&nv);
 	for (c = 0; c < t.nbench; c++)
-		if (benchcase(o, &t, c, slot, in[3], so, oracle, calib, baseline, rec, &feedback, &logsum, &nspeed,
-		              &gpusec) < 0)
+		if (benchcase(o, &t, c, slot, in[3], so, oracle, &adopted, calib, baseline, rec, &feedback, &logsum,
+		              &nspeed, &gpusec) < 0)
 			break;
+	if (adopted) /* no case used it */
+		hstop(adopted);
 	if (!(gpu = json_object_get(rec, "gpu"))) /* no harness of it started */
 		json_object_set_new(rec, "gpu", gpu = json_pack("{s:{s:i,s:s}}", "lease", "slot", slot, "device", dev));
 	nvmlcheck(&nv, jstr(gpu, "uuid", ""));
@@ -1300,13 +1331,15 @@ write:
 int
 main(int argc, char **argv)
 {
-	struct opts o = { NULL, "out/gpu", 1, 30, NULL, "out/runtime/py" };
+	struct opts o = { NULL, "out/gpu", 1, 30, NULL, "out/runtime/py", NULL };
 	struct optlist in;
 	int cal = 0, base = 0, r;
 	struct opt tab[] = {
 		{ "-o", "FILE", OPT_STR, &o.out, 0, 0, "the output: BENCH_JSON, BASELINE_JSON or CALIBRATION_JSON" },
 		{ "--baseline", NULL, OPT_FLAG, &base, 0, 0, "time the spec's baseline (once per variant)" },
 		{ "--calibrate", NULL, OPT_FLAG, &cal, 0, 0, "measure the GPU's ceilings (once per build)" },
+		{ "--harness-from", "SPEC", OPT_STR, &o.from, 0, 0,
+		  "the candidate's harness, as verify --bench hands it over (not for hand use)" },
 		OPTS_GPU(&o.gpus, &o.lockdir, &o.timeout),
 		OPTS_PYTHON(&o.gpupython, &o.pyharness),
 		{ 0 }
@@ -1323,6 +1356,8 @@ main(int argc, char **argv)
 		optdie(&spec, "--baseline needs TASK_JSON HARNESS ORACLE_JSON BASELINE_SO");
 	if (!cal && !base && in.n != 5 && in.n != 6)
 		optdie(&spec, "need TASK_JSON VERIFY_JSON COMPILE_JSON HARNESS CALIBRATION_JSON [BASELINE_JSON]");
+	if (o.from && (cal || base))
+		optdie(&spec, "--harness-from is for a candidate");
 	if (!cal && jailweak())
 		die(EXIT_USAGE, "%s", jailweak());
 	hpython(o.gpupython, o.pyharness);

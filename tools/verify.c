@@ -101,6 +101,8 @@
 static const char usage[] =
 	"usage: verify --expected [options] -o EXPECTED_JSON TASK_JSON REFERENCE\n"
 	"       verify [options] -o VERIFY_JSON TASK_JSON COMPILE_JSON HARNESS EXPECTED_JSON [ORACLE_JSON]\n"
+	"       verify --bench [options] -o VERIFY_JSON BENCH_JSON TASK_JSON COMPILE_JSON HARNESS EXPECTED_JSON\n"
+	"              CALIBRATION_JSON [ORACLE_JSON BASELINE_JSON]\n"
 	"       verify --baseline [options] -o ORACLE_JSON TASK_JSON HARNESS EXPECTED_JSON BASELINE_SO\n";
 
 enum { RUNS_PER_CASE = 3 };
@@ -110,6 +112,8 @@ static const double REF_BENCH_MAX_FLOPS = 1e10, REF_BENCH_MAX_OUT = 1073741824.0
 struct opts {
 	const char *out, *cachedir, *lockdir;
 	int gpus, timeout, sanitize, nobench, baseline;
+	int bench;            /* --bench: bench runs next, in the same harness */
+	char *const *benchin; /* its BENCH_JSON, then TASK_JSON, CALIBRATION_JSON, BASELINE_JSON or NULL */
 	const char *pyenv;    /* --python-env: a Python reference's environment */
 	const char *gpupython, *pyharness; /* Python entry points' (proto.h hpython) */
 };
@@ -604,10 +608,12 @@ judgerun(const struct task *t, struct vrun *v, const struct harness *h,
 }
 
 /* the candidate on every run, each judged as it comes, in h (its shared
- * memory made: hshm) */
+ * memory made: hshm, its first pin bytes for the runs' outputs); with
+ * --bench a candidate found correct keeps its harness for bench (its CPU
+ * limit covers both: twice --timeout) */
 static void
 candidateruns(const struct opts *o, const struct task *t, const char *harness, const char *so, int device,
-              struct vrun *v, int nrun, const struct wants *w, struct harness *h, struct result *res,
+              struct vrun *v, int nrun, const struct wants *w, size_t pin, struct harness *h, struct result *res,
               double *startsec)
 {
 	struct hres r;
@@ -616,10 +622,11 @@ candidateruns(const struct opts *o, const struct task *t, const char *harness, c
 	int k;
 
 	if (hspawn(h, harness, so, o->baseline ? "baseline" : t->entry, device, NULL, o->baseline ? HOPEN : NULL,
-	           o->timeout, err, sizeof err) < 0)
+	           o->timeout * (o->bench ? 2 : 1), err, sizeof err) < 0)
 		die(EXIT_RETRY, "%s", err);
+	h->timeout = o->timeout;
 	if (stepfailed(hready(h, &r, err, sizeof err), &r, err, res) ||
-	    stepfailed(hpin(h, h->ch.shmlen, &r, err, sizeof err), &r, err, res)) /* every run's outputs come back there */
+	    stepfailed(hpin(h, pin, &r, err, sizeof err), &r, err, res)) /* every run's outputs come back there */
 		goto stop;
 	json_object_set_new(res->rec, "gpu", gpujson(&h->gpu));
 	json_object_set_new(res->rec, "lockdown", json_string(h->gpu.lockdown));
@@ -643,6 +650,8 @@ candidateruns(const struct opts *o, const struct task *t, const char *harness, c
 		res->phase[3] += now() - t1;
 	}
 stop:
+	if (o->bench && res->verdict == ST_CORRECT && !o->sanitize)
+		return; /* bench's now (handover) */
 	t0 = now();
 	hstop(h);
 	res->phase[4] = now() - t0;
@@ -782,10 +791,8 @@ finish(const struct opts *o, struct result *res, const struct buf *save, int loc
 {
 	char *savedbin = NULL;
 
-	if (lockfd >= 0) {
+	if (lockfd >= 0)
 		json_object_set_new(res->rec, "gpu_seconds", json_real(now() - tlock));
-		close(lockfd);
-	}
 	setstatus(res->rec, STAGE_VERIFY, res->verdict);
 	json_object_set_new(res->rec, "feedback", json_string(res->feedback.s));
 	if (gpujudged(res->verdict))
@@ -797,6 +804,55 @@ finish(const struct opts *o, struct result *res, const struct buf *save, int loc
 	if (savedbin)
 		tempkeep(savedbin);
 	free(savedbin);
+}
+
+/* --bench: bench, in this process, on BENCH_JSON's arguments; with h (a
+ * correct candidate's harness, alive) and the lease handed over, or
+ * neither (bench then writes why it timed nothing, or starts its own) */
+static void
+thenbench(const struct opts *o, const char *compilepath, const char *harness, struct harness *h, int lockfd)
+{
+	char *argv[32], spec[4096], gpus[16], timeout[16], self[PATH_MAX], *prog;
+	char *const *b = o->benchin;
+	ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+	int k = 0;
+
+	if (n <= 0)
+		die(EXIT_RETRY, "cannot find this program's folder: /proc/self/exe:");
+	self[n] = 0;
+	prog = sibling(self, "bench");
+	snprintf(gpus, sizeof gpus, "%d", o->gpus);
+	snprintf(timeout, sizeof timeout, "%d", o->timeout);
+	argv[k++] = prog;
+	argv[k++] = "--gpus"; argv[k++] = gpus;
+	argv[k++] = "--lock-dir"; argv[k++] = (char *)o->lockdir;
+	argv[k++] = "--timeout"; argv[k++] = timeout;
+	if (o->gpupython) {
+		argv[k++] = "--gpu-python"; argv[k++] = (char *)o->gpupython;
+	}
+	argv[k++] = "--python-harness"; argv[k++] = (char *)o->pyharness;
+	if (h && hhandover(h, lockfd, spec, sizeof spec) == 0) {
+		argv[k++] = "--harness-from"; argv[k++] = spec;
+	} else { /* bench takes the GPU and starts a harness itself, if it times the candidate */
+		if (h)
+			hstop(h);
+		if (lockfd >= 0)
+			close(lockfd);
+		h = NULL;
+	}
+	argv[k++] = "-o"; argv[k++] = b[0];
+	argv[k++] = b[1];                /* TASK_JSON */
+	argv[k++] = (char *)o->out;      /* VERIFY_JSON */
+	argv[k++] = (char *)compilepath;
+	argv[k++] = (char *)harness;
+	argv[k++] = b[2];                /* CALIBRATION_JSON */
+	if (b[3])
+		argv[k++] = b[3];            /* BASELINE_JSON */
+	argv[k] = NULL;
+	execv(prog, argv);
+	if (h)
+		hstop(h);
+	die(EXIT_RETRY, "cannot run '%s':", prog);
 }
 
 static int
@@ -811,9 +867,9 @@ candidate(const struct opts *o, const char *taskpath, const char *compilepath, c
 	char err[1024], *sopath = NULL, *binpath = NULL;
 	json_t *comp, *exp = NULL;
 	struct vrun *v = NULL;
-	int nrun = 0, lockfd = -1, device = 0, k, needoracle = 0, nbench = 0;
+	int nrun = 0, lockfd = -1, device = 0, k, needoracle = 0, nbench = 0, handing = 0;
 	double t0 = now(), tlock = 0, startsec = 0;
-	size_t shm;
+	size_t shm, all;
 
 	if (taskload(taskpath, &t, err, sizeof err) < 0)
 		die(EXIT_USAGE, "%s", err);
@@ -857,20 +913,27 @@ candidate(const struct opts *o, const char *taskpath, const char *compilepath, c
 	shm = hshmbytes(&t, t.verify, t.nverify);
 	if (hshmbytes(&t, t.bench, t.nbench) > shm)
 		shm = hshmbytes(&t, t.bench, t.nbench);
-	if (hshm(&h, &t, shm, shm, err, sizeof err) < 0)
+	/* with --bench, room for bench's first case too (its pages made as it uses them) */
+	all = o->bench && t.nbench && hbenchshm(&t, &t.bench[0]) > shm ? hbenchshm(&t, &t.bench[0]) : shm;
+	if (hshm(&h, &t, all, shm, err, sizeof err) < 0)
 		die(EXIT_RETRY, "%s", err);
 	if ((lockfd = gpulock(o->lockdir, o->gpus, &device)) < 0)
 		die(EXIT_RETRY, "cannot take a GPU slot in '%s':", o->lockdir);
 	tlock = now();
 	json_object_set_new(res.rec, "isolation", json_string(jailkind()));
-	candidateruns(o, &t, harness, sopath, device, v, nrun, &w, &h, &res, &startsec);
+	candidateruns(o, &t, harness, sopath, device, v, nrun, &w, shm, &h, &res, &startsec);
+	handing = o->bench && res.verdict == ST_CORRECT && !o->sanitize;
 	json_object_set_new(res.rec, "start_seconds", json_real(startsec));
 	json_object_set_new(res.rec, "phase_seconds", json_pack("{s:f,s:f,s:f,s:f,s:f}", "cases", res.phase[0], "calls",
 	                    res.phase[1], "fetches", res.phase[2], "comparisons", res.phase[3], "end", res.phase[4]));
 	if (res.verdict == ST_CORRECT && o->sanitize && !hispython(sopath))
 		sanitize(o, &t, harness, sopath, device, v, shm, &res);
+	if (handing)
+		json_object_set_new(res.rec, "harness", json_string("handed to bench"));
 write:
 	finish(o, &res, &save, lockfd, tlock, t0);
+	if (lockfd >= 0 && !o->bench)
+		close(lockfd);
 	if (w.exp)
 		munmap((void *)w.exp, w.explen);
 	if (w.oracle)
@@ -884,14 +947,17 @@ write:
 	free(sopath);
 	free(binpath);
 	taskfree(&t);
+	if (o->bench)
+		thenbench(o, compilepath, harness, handing ? &h : NULL, lockfd);
 	return 0;
 }
 
 int
 main(int argc, char **argv)
 {
-	struct opts o = { NULL, NULL, "out/gpu", 1, 30, 0, 0, 0, NULL, NULL, "out/runtime/py" };
+	struct opts o = { NULL, NULL, "out/gpu", 1, 30, 0, 0, 0, 0, NULL, NULL, NULL, "out/runtime/py" };
 	struct optlist in;
+	char *benchin[4];
 	int exp = 0, r;
 	struct opt tab[] = {
 		{ "-o", "FILE", OPT_STR, &o.out, 0, 0, "the output: EXPECTED_JSON, VERIFY_JSON or ORACLE_JSON" },
@@ -904,25 +970,38 @@ main(int argc, char **argv)
 		OPTS_PYTHON(&o.gpupython, &o.pyharness),
 		{ "--sanitize", NULL, OPT_FLAG, &o.sanitize, 0, 0,
 		  "also compute-sanitizer memcheck and racecheck at the first verify size, when found" },
+		{ "--bench", NULL, OPT_FLAG, &o.bench, 0, 0,
+		  "then bench, in this process and the candidate's harness (the outputs are arguments)" },
 		{ 0 }
 	};
-	const struct optspec spec = { usage, tab, 5, 0 };
+	const struct optspec spec = { usage, tab, 8, 0 };
 
 	setprogname(argv[0]);
 	optparse(&spec, argc, argv, &in);
+	if (o.bench) {
+		if (exp || o.baseline || (in.n != 6 && in.n != 8))
+			optdie(&spec, "--bench needs -o VERIFY_JSON and BENCH_JSON TASK_JSON COMPILE_JSON HARNESS EXPECTED_JSON "
+			       "CALIBRATION_JSON [ORACLE_JSON BASELINE_JSON]");
+		benchin[0] = in.v[0];
+		benchin[1] = in.v[1];
+		benchin[2] = in.v[5];
+		benchin[3] = in.n == 8 ? in.v[7] : NULL;
+		o.benchin = benchin;
+	}
 	if (!o.out)
 		optdie(&spec, "need -o");
 	if (exp && in.n != 2)
 		optdie(&spec, "--expected needs TASK_JSON and REFERENCE");
 	if (!exp && o.baseline && in.n != 4)
 		optdie(&spec, "--baseline needs TASK_JSON HARNESS EXPECTED_JSON BASELINE_SO");
-	if (!exp && !o.baseline && in.n != 4 && in.n != 5)
+	if (!exp && !o.baseline && !o.bench && in.n != 4 && in.n != 5)
 		optdie(&spec, "need TASK_JSON COMPILE_JSON HARNESS EXPECTED_JSON [ORACLE_JSON]");
 	if (jailweak())
 		die(EXIT_USAGE, "%s", jailweak());
 	hpython(o.gpupython, o.pyharness);
 	r = exp ? expected(&o, in.v[0], in.v[1])
 	    : o.baseline ? candidate(&o, in.v[0], NULL, in.v[1], in.v[2], NULL, in.v[3])
+	    : o.bench ? candidate(&o, in.v[1], in.v[2], in.v[3], in.v[4], in.n == 8 ? in.v[6] : NULL, NULL) /* execs bench */
 	    : candidate(&o, in.v[0], in.v[1], in.v[2], in.v[3], in.v[4], NULL);
 	optfree(&in);
 	return r;

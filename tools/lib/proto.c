@@ -1,6 +1,7 @@
 /* proto.c - see proto.h */
 #include "proto.h"
 
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,6 +53,18 @@ hshmbytes(const struct task *t, const struct tcase *cases, int n)
 			most = b;
 	}
 	return most;
+}
+
+size_t
+hstride(const struct task *t, const struct tcase *c)
+{
+	return (hshmbytes(t, c, 1) + 4095) & ~(size_t)4095;
+}
+
+size_t
+hbenchshm(const struct task *t, const struct tcase *c)
+{
+	return hstride(t, c) * (size_t)(hholds(t, c) + 1);
 }
 
 size_t
@@ -298,11 +311,18 @@ hspawn(struct harness *h, const char *harness, const char *so, const char *entry
 	return rc < 0 ? -1 : 0;
 }
 
+/* the harness's ready line into g; 0, or -1 when it is not one */
+static int
+readyline(struct gpuinfo *g, const char *line)
+{
+	return sscanf(line, "ready %127[^|]|%15[^|]|%ld|%d|%d|%d|%63[^|]|%159[^\n]", g->name, g->cc, &g->l2, &g->sms,
+	              &g->driver, &g->runtime, g->uuid, g->lockdown) == 8 ? 0 : -1;
+}
+
 int
 hready(struct harness *h, struct hres *r, char *err, size_t cap)
 {
 	char line[8192];
-	struct gpuinfo *g = &h->gpu;
 
 	memset(r, 0, sizeof *r);
 	if (await(h, line, sizeof line, h->wrapped ? 300 : 120, "loading", r))
@@ -311,9 +331,50 @@ hready(struct harness *h, struct hres *r, char *err, size_t cap)
 		return failed(err, cap, "the GPU is gone: %s", line + 9);
 	if (!strncmp(line, "loaderror", 9) || !strncmp(line, "noentry", 7))
 		return verdict(r, ST_LOAD_ERROR, "The shared object could not be loaded: %s", line);
-	if (sscanf(line, "ready %127[^|]|%15[^|]|%ld|%d|%d|%d|%63[^|]|%159[^\n]", g->name, g->cc, &g->l2, &g->sms,
-	           &g->driver, &g->runtime, g->uuid, g->lockdown) != 8)
+	if (readyline(&h->gpu, line) < 0)
 		return verdict(r, ST_SANDBOX, "The harness's first reply was tampered with: '%.200s'", line);
+	return 0;
+}
+
+int
+hhandover(struct harness *h, int lockfd, char *out, size_t cap)
+{
+	const struct gpuinfo *g = &h->gpu;
+	char line[1024];
+	int n;
+
+	if (h->open || h->wrapped || h->gated || fcntl(lockfd, F_SETFD, 0) < 0 ||
+	    childhandover(&h->ch, line, sizeof line) < 0)
+		return -1;
+	n = snprintf(out, cap, "%s\n%d %d %d %.17g\nready %s|%s|%ld|%d|%d|%d|%s|%s", line, h->calls, lockfd, g->slot, now(),
+	             g->name, g->cc, g->l2, g->sms, g->driver, g->runtime, g->uuid, g->lockdown);
+	return n < 0 || (size_t)n >= cap ? -1 : 0;
+}
+
+int
+hadopt(struct harness *h, const struct task *t, const char *so, int timeout, const char *spec, int *lockfd,
+       double *since, char *err, size_t cap)
+{
+	const char *l2 = strchr(spec, '\n'), *l3 = l2 ? strchr(l2 + 1, '\n') : NULL;
+	char line[1024];
+	int slot;
+
+	memset(h, 0, sizeof *h);
+	h->t = t;
+	if (!l3 || (size_t)(l2 - spec) >= sizeof line || sscanf(l2 + 1, "%d %d %d %lf", &h->calls, lockfd, &slot, since) != 4 ||
+	    slot < 0 ||
+	    *lockfd < 3 || fcntl(*lockfd, F_SETFD, FD_CLOEXEC) < 0 || readyline(&h->gpu, l3 + 1) < 0) {
+		snprintf(err, cap, "not a handed-over harness: '%.200s'", spec);
+		return -1;
+	}
+	snprintf(line, sizeof line, "%.*s", (int)(l2 - spec), spec);
+	if (childadopt(&h->ch, line, err, cap) < 0)
+		return -1;
+	h->adopted = 1;
+	h->timeout = timeout;
+	h->python = hispython(so);
+	h->gpu.slot = slot;
+	gpudevice(slot, h->gpu.device, sizeof h->gpu.device);
 	return 0;
 }
 

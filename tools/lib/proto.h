@@ -50,6 +50,7 @@ struct harness {
 	int python;                 /* a Python entry point, through pyharness.py */
 	int gated;                  /* set before hspawn: a Python harness loads (Python, torch, its
 	                             * source) and then waits for hgo before it touches the GPU */
+	int adopted;                /* hadopt's: started, and ready, in the process that execed this one */
 };
 
 struct hres {
@@ -62,6 +63,11 @@ struct hres {
 
 /* shared memory enough for the outputs of any of the n cases */
 size_t hshmbytes(const struct task *t, const struct tcase *cases, int n);
+/* bench's layout of it at case c: a call's outputs, page-rounded (the
+ * stride), then room for every kept call's (hholds), a stride each; all
+ * of it (verify --bench makes it so for the harness it hands bench) */
+size_t hstride(const struct task *t, const struct tcase *c);
+size_t hbenchshm(const struct task *t, const struct tcase *c);
 /* the memory a case leaves the candidate (4 x its tensors + 2 GiB), and
  * how many held copies of its outputs it gets (16, fewer when they would
  * take more than 4 GiB, at least 4): the same in verify and bench */
@@ -157,6 +163,21 @@ int himport(struct harness *h, int fd, size_t len, struct hres *r, char *err, si
  * trusted code's harness, the oracle's, is asked) */
 int hcompare(struct harness *h, int ipc, int arg, size_t off, const struct targ *tols, struct hres *r, int64_t *bad,
              double *num, double *den, uint64_t *hash, char *err, size_t cap);
+/*
+ * verify --bench hands the candidate's harness, ready, its last call
+ * answered, to bench in the same process (exec), with the GPU lease:
+ * hhandover writes what bench's --harness-from gets (three lines: the
+ * child (sandbox.h childhandover); the calls it made, the lease's
+ * descriptor, its slot and now(); its ready line) and leaves the
+ * descriptors open across exec; -1 where it cannot (a trusted, wrapped or
+ * gated harness, a reply unread, the child gone: the caller stops it).
+ * hadopt takes it back in bench (SO for its kind, timeout its own):
+ * *lockfd the lease (h->gpu.slot its slot), *since when it was handed
+ * over (that time counts as the GPU's). 0, or -1 with err.
+ */
+int hhandover(struct harness *h, int lockfd, char *out, size_t cap);
+int hadopt(struct harness *h, const struct task *t, const char *so, int timeout, const char *spec, int *lockfd,
+           double *since, char *err, size_t cap);
 /* told to quit (hstop then waits for it, and makes sure) */
 void hquit(struct harness *h);
 /* the harness ended (its wait status; 0 once it had been stopped) */

@@ -1179,6 +1179,76 @@ childstop(struct child *c)
 	return status;
 }
 
+/* 1 when pid is a child of ours that has not ended (it is not reaped) */
+static int
+alive(pid_t pid)
+{
+	siginfo_t si;
+
+	memset(&si, 0, sizeof si);
+	return waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 && si.si_pid == 0;
+}
+
+int
+childhandover(struct child *c, char *out, size_t cap)
+{
+	const int fds[] = { c->cmdfd, c->repfd, c->shmfd, c->sockfd };
+	int n;
+
+	if (c->pid <= 0 || c->stopped || c->rlen || !alive(c->pid))
+		return -1;
+	for (size_t i = 0; i < sizeof fds / sizeof fds[0]; i++)
+		if (fcntl(fds[i], F_SETFD, 0) < 0)
+			return -1;
+	n = snprintf(out, cap, "%ld %d %d %d %d %zu %zu %s", (long)c->pid, c->cmdfd, c->repfd, c->shmfd, c->sockfd,
+	             c->shmlen, c->made, c->scratch);
+	if (n < 0 || (size_t)n >= cap)
+		return -1;
+	if (c->shm && c->shm != MAP_FAILED)
+		munmap(c->shm, c->shmlen ? c->shmlen : 1);
+	c->shm = NULL;
+	return 0;
+}
+
+int
+childadopt(struct child *c, const char *line, char *err, size_t errlen)
+{
+	long pid;
+	int k = 0, fds[4];
+	struct stat st;
+
+	memset(c, 0, sizeof *c);
+	c->cmdfd = c->repfd = c->shmfd = c->sockfd = -1;
+	if (sscanf(line, "%ld %d %d %d %d %zu %zu %n", &pid, &fds[0], &fds[1], &fds[2], &fds[3], &c->shmlen, &c->made,
+	           &k) != 7 || !k || pid <= 0 || strlen(line + k) >= sizeof c->scratch || line[k] != '/') {
+		snprintf(err, errlen, "not a handed-over harness: '%.200s'", line);
+		return -1;
+	}
+	for (int i = 0; i < 4; i++)
+		if (fds[i] < 3 || fcntl(fds[i], F_SETFD, FD_CLOEXEC) < 0) {
+			snprintf(err, errlen, "the handed-over harness's descriptor %d is not open", fds[i]);
+			return -1;
+		}
+	if (!alive((pid_t)pid)) {
+		snprintf(err, errlen, "the handed-over harness (process %ld) is not a live child of this one", pid);
+		return -1;
+	}
+	c->pid = (pid_t)pid;
+	c->cmdfd = fds[0];
+	c->repfd = fds[1];
+	c->shmfd = fds[2];
+	c->sockfd = fds[3];
+	strcpy(c->scratch, line + k);
+	tempadd(c->scratch); /* removed at exit, as childstart's was */
+	if (fstat(c->shmfd, &st) < 0 || (size_t)st.st_size < c->shmlen ||
+	    (c->shm = mmap(NULL, c->shmlen ? c->shmlen : 1, PROT_READ | PROT_WRITE, MAP_SHARED, c->shmfd, 0)) == MAP_FAILED) {
+		c->shm = NULL;
+		snprintf(err, errlen, "cannot map the handed-over harness's shared memory: %s", strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
 void
 describestatus(int status, char *out, size_t cap)
 {
