@@ -785,14 +785,16 @@ benchchecked(const struct opts *o, const struct wants *w, json_t *rec, int needo
 		                    : json_string("no: expected.json has no bench-size runs (made with --no-bench)"));
 }
 
-/* the record's last fields and, with --baseline, the oracle's outputs; then the record written */
-static void
+/* the record's last fields and, with --baseline, the oracle's outputs; then
+ * the record written; returns when the GPU's time was taken */
+static double
 finish(const struct opts *o, struct result *res, const struct buf *save, int lockfd, double tlock, double t0)
 {
 	char *savedbin = NULL;
+	double held = now();
 
 	if (lockfd >= 0)
-		json_object_set_new(res->rec, "gpu_seconds", json_real(now() - tlock));
+		json_object_set_new(res->rec, "gpu_seconds", json_real(held - tlock));
 	setstatus(res->rec, STAGE_VERIFY, res->verdict);
 	json_object_set_new(res->rec, "feedback", json_string(res->feedback.s));
 	if (gpujudged(res->verdict))
@@ -804,13 +806,15 @@ finish(const struct opts *o, struct result *res, const struct buf *save, int loc
 	if (savedbin)
 		tempkeep(savedbin);
 	free(savedbin);
+	return held;
 }
 
 /* --bench: bench, in this process, on BENCH_JSON's arguments; with h (a
  * correct candidate's harness, alive) and the lease handed over, or
  * neither (bench then writes why it timed nothing, or starts its own) */
 static void
-thenbench(const struct opts *o, const char *compilepath, const char *harness, struct harness *h, int lockfd)
+thenbench(const struct opts *o, const char *compilepath, const char *harness, struct harness *h, int lockfd,
+          double held)
 {
 	char *argv[32], spec[4096], gpus[16], timeout[16], self[PATH_MAX], *prog;
 	char *const *b = o->benchin;
@@ -831,7 +835,7 @@ thenbench(const struct opts *o, const char *compilepath, const char *harness, st
 		argv[k++] = "--gpu-python"; argv[k++] = (char *)o->gpupython;
 	}
 	argv[k++] = "--python-harness"; argv[k++] = (char *)o->pyharness;
-	if (h && hhandover(h, lockfd, spec, sizeof spec) == 0) {
+	if (h && hhandover(h, lockfd, held, spec, sizeof spec) == 0) {
 		argv[k++] = "--harness-from"; argv[k++] = spec;
 	} else { /* bench takes the GPU and starts a harness itself, if it times the candidate */
 		if (h)
@@ -868,7 +872,7 @@ candidate(const struct opts *o, const char *taskpath, const char *compilepath, c
 	json_t *comp, *exp = NULL;
 	struct vrun *v = NULL;
 	int nrun = 0, lockfd = -1, device = 0, k, needoracle = 0, nbench = 0, handing = 0;
-	double t0 = now(), tlock = 0, startsec = 0;
+	double t0 = now(), tlock = 0, startsec = 0, held;
 	size_t shm, all;
 
 	if (taskload(taskpath, &t, err, sizeof err) < 0)
@@ -931,7 +935,7 @@ candidate(const struct opts *o, const char *taskpath, const char *compilepath, c
 	if (handing)
 		json_object_set_new(res.rec, "harness", json_string("handed to bench"));
 write:
-	finish(o, &res, &save, lockfd, tlock, t0);
+	held = finish(o, &res, &save, lockfd, tlock, t0);
 	if (lockfd >= 0 && !o->bench)
 		close(lockfd);
 	if (w.exp)
@@ -948,7 +952,7 @@ write:
 	free(binpath);
 	taskfree(&t);
 	if (o->bench)
-		thenbench(o, compilepath, harness, handing ? &h : NULL, lockfd);
+		thenbench(o, compilepath, harness, handing ? &h : NULL, lockfd, held);
 	return 0;
 }
 

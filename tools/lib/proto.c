@@ -337,7 +337,7 @@ hready(struct harness *h, struct hres *r, char *err, size_t cap)
 }
 
 int
-hhandover(struct harness *h, int lockfd, char *out, size_t cap)
+hhandover(struct harness *h, int lockfd, double since, char *out, size_t cap)
 {
 	const struct gpuinfo *g = &h->gpu;
 	char line[1024];
@@ -346,7 +346,7 @@ hhandover(struct harness *h, int lockfd, char *out, size_t cap)
 	if (h->open || h->wrapped || h->gated || fcntl(lockfd, F_SETFD, 0) < 0 ||
 	    childhandover(&h->ch, line, sizeof line) < 0)
 		return -1;
-	n = snprintf(out, cap, "%s\n%d %d %d %.17g\nready %s|%s|%ld|%d|%d|%d|%s|%s", line, h->calls, lockfd, g->slot, now(),
+	n = snprintf(out, cap, "%s\n%d %d %d %.17g\nready %s|%s|%ld|%d|%d|%d|%s|%s", line, h->calls, lockfd, g->slot, since,
 	             g->name, g->cc, g->l2, g->sms, g->driver, g->runtime, g->uuid, g->lockdown);
 	return n < 0 || (size_t)n >= cap ? -1 : 0;
 }

@@ -168,14 +168,15 @@ int hcompare(struct harness *h, int ipc, int arg, size_t off, const struct targ 
  * answered, to bench in the same process (exec), with the GPU lease:
  * hhandover writes what bench's --harness-from gets (three lines: the
  * child (sandbox.h childhandover); the calls it made, the lease's
- * descriptor, its slot and now(); its ready line) and leaves the
+ * descriptor, its slot and since, the now() from which bench counts the
+ * GPU's time as its own; its ready line) and leaves the
  * descriptors open across exec; -1 where it cannot (a trusted, wrapped or
  * gated harness, a reply unread, the child gone: the caller stops it).
  * hadopt takes it back in bench (SO for its kind, timeout its own):
  * *lockfd the lease (h->gpu.slot its slot), *since when it was handed
  * over (that time counts as the GPU's). 0, or -1 with err.
  */
-int hhandover(struct harness *h, int lockfd, char *out, size_t cap);
+int hhandover(struct harness *h, int lockfd, double since, char *out, size_t cap);
 int hadopt(struct harness *h, const struct task *t, const char *so, int timeout, const char *spec, int *lockfd,
            double *since, char *err, size_t cap);
 /* told to quit (hstop then waits for it, and makes sure) */
