@@ -151,7 +151,7 @@ test_expect_success 'the launcher: the tool'"'"'s 0, 1 and 2 pass through, anyth
 steps() {
 	for r in oracle evaluate benchbase calibrate; do ninja -t targets rule $r; done | grep "\.json$" |
 		grep -v "/bench\.json$" >gpuedges &&
-	test "$(wc -l <gpuedges)" -ge 20 && : >stepids &&
+	test "$(wc -l <gpuedges)" -ge 15 && : >stepids &&
 	while read -r o; do
 		grep -qx "job=$J" $o.step && grep -qx "exit=0" $o.step && grep -qx "host=$host" $o.step &&
 		grep -qx "gpus=[01]" $o.step && sed -n "s/^step=\([0-9][0-9]*\)$/\1/p" $o.step >>stepids ||

@@ -6,8 +6,14 @@
  * usage: bench [options] -o BENCH_JSON TASK_JSON VERIFY_JSON COMPILE_JSON HARNESS
  *              CALIBRATION_JSON [BASELINE_JSON]
  *
- * Runs only candidates that verify found correct. For each bench size the
- * sandboxed harness (tools/lib/proto.h) makes every call as verify makes
+ * Runs only candidates that verify found correct. verify --bench execs
+ * bench with --harness-from: the candidate's harness, ready (verify's
+ * calls made in it), and the GPU lease are then bench's, for its first
+ * bench size (one harness and one CUDA context for both tools; the case
+ * says harness "verify's", and handover_seconds is the time from verify's
+ * record to here, counted as the GPU's); any other has a harness of its
+ * own. At each bench size the sandboxed harness (tools/lib/proto.h) makes
+ * every call as verify makes
  * its: inputs drawn on the device right before it from seeds of a key
  * drawn fresh for this run (no two calls of any run see the same inputs,
  * and no input set waits in device memory), one of two groups of argument
@@ -37,14 +43,17 @@
  *    while the calls run and touches the GPU only after them, where the
  *    host has CPUs to spare, checks.oracle_early; else when the timed
  *    calls are over, so that it loads while they are handed over) on each
- *    kept call's inputs. The kept calls reach it on the device: the
- *    candidate's harness sends a descriptor for their device memory
- *    (harness.c export), the oracle's copies it into its own (import;
- *    checks.kept_via "ipc"), and the candidate's harness ends before any
- *    is judged; where the device cannot share memory they are fetched
- *    into the shared memory the two harnesses share ("shared memory"), and
- *    the candidate's harness ends all the same. Nothing of the candidate
- *    runs while they are judged. On the device every element of every
+ *    kept call's inputs. The oracle's harness has shared memory of its
+ *    own, which the candidate's never maps. The kept calls reach it on the
+ *    device: the candidate's harness sends a descriptor for their device
+ *    memory (harness.c export), the oracle's copies it into its own
+ *    (import; checks.kept_via "ipc"), and the candidate's harness is told
+ *    to quit and ends while they are judged: nothing judged is in its
+ *    reach any more (the copy, and what the oracle writes, are the
+ *    oracle's; a copy changed before it was made fails its hash). Where
+ *    the device cannot share memory they are fetched into the candidate's
+ *    shared memory ("shared memory"), its harness ends, and they are
+ *    copied into the oracle's. On the device every element of every
  *    output is compared with twice the tolerances (set from every
  *    comparestep-th element of the oracle's: compare.h; mismatch: the
  *    details on the CPUs) and hashed (a copy whose hash differs from its
@@ -302,6 +311,7 @@ struct timing {
 	int calls, held, checked;
 	int early;                   /* the oracle loaded beside the candidate's calls */
 	int ipc;                     /* the oracle reads the kept calls in the candidate's device memory */
+	int quit;                    /* the candidate's harness told to quit (its end waited for later) */
 	int fd;                      /* their device memory's descriptor, as the candidate's harness exported it */
 	char noipc[512];             /* why they were fetched instead, where IPC was tried */
 	char oraclewhy[640];         /* tm->oracle, where the oracle failed: why */
@@ -664,6 +674,11 @@ openkept(struct harness *h, struct harness *oh, struct timing *tm)
 		close(tm->fd); /* the oracle's harness has its own now */
 		tm->fd = -1;
 		if (rc == 0) {
+			/* copied: nothing the candidate can reach is judged from
+			 * here on (the oracle's device memory and shared memory),
+			 * so its harness ends while the oracle works (hquit) */
+			hquit(h);
+			tm->quit = 1;
 			tm->check[CK_FETCH] += now() - t0;
 			return 0;
 		}
@@ -674,12 +689,16 @@ openkept(struct harness *h, struct harness *oh, struct timing *tm)
 		die(EXIT_RETRY, "%s", err);
 	if (rc > 0 && !tm->ipc)
 		return oraclefailed(tm, &r);
-	/* no IPC: the kept calls through the shared memory, pinned where the oracle reads them */
+	/* no IPC: the kept calls fetched through the candidate's shared memory
+	 * (its harness ends first), then copied into the oracle's, pinned there */
 	tm->check[CK_FETCH] += now() - t0;
 	if (tm->ipc && fetchkept(h, tm) < 0) /* (its own time counted) */
 		return -1;
 	tm->ipc = 0;
+	endcandidate(h, tm);
 	t0 = now();
+	childshmmake(&oh->ch, oh->ch.shmlen);
+	memcpy(oh->ch.shm + keptat(tm, 0), tm->kept + keptat(tm, 0), (size_t)tm->held * tm->stride);
 	if ((rc = hpin(oh, oh->ch.shmlen, &r, err, sizeof err)) < 0)
 		die(EXIT_RETRY, "%s", err);
 	tm->check[CK_FETCH] += now() - t0;
@@ -709,10 +728,8 @@ judge(struct bcase *b, struct harness *h, struct harness *oh, struct timing *tm)
 		oraclefailed(tm, &r);
 	if (!rc && (rc = openkept(h, oh, tm)) < 0)
 		return -1;
-	/* the kept calls are the oracle's now (its copy, or fetched): nothing
-	 * of the candidate runs while they are judged */
-	if (!rc)
-		endcandidate(h, tm);
+	/* the kept calls are the oracle's now (its copy, or fetched and the
+	 * candidate's harness ended): nothing the candidate can reach is judged */
 	for (s = 0; !rc && s < tm->held; s++) {
 		t0 = now();
 		if ((rc = hcall(oh, 0, 0, &tm->keep[s].in, &r, err, sizeof err)) < 0)
@@ -731,7 +748,7 @@ judge(struct bcase *b, struct harness *h, struct harness *oh, struct timing *tm)
 	/* not the candidate's failure: the kept calls are not judged, but must be intact */
 	if (tm->oracle != tm->oraclewhy)
 		tm->oracle = "none: the oracle failed to run";
-	if (!tm->kept && h->ch.pid <= 0) /* the copies were the oracle's alone: unchecked, and flagged so */
+	if (!tm->kept && (h->ch.pid <= 0 || tm->quit)) /* the copies were the oracle's alone: unchecked, and flagged so */
 		return 0;
 	if (!tm->kept && fetchkept(h, tm) < 0)
 		return -1;
@@ -753,14 +770,16 @@ sparecpus(void)
 	return n >= 4 && getloadavg(&load, 1) == 1 && load <= (double)n - 2;
 }
 
-/* the oracle's harness oh on the candidate's (h's) shared memory, gated
- * (it waits, loaded, for hgo) or not */
+/* the oracle's harness oh, on shared memory of its own (the candidate's
+ * harness never maps it: what the oracle writes there, the tolerances'
+ * samples above all, is out of its reach), gated (it waits, loaded, for
+ * hgo) or not */
 static void
-spawnoracle(struct bcase *b, struct harness *oh, const struct harness *h, const char *oracle, int gated)
+spawnoracle(struct bcase *b, struct harness *oh, const char *oracle, int gated)
 {
 	char err[1024];
 
-	if (hshmshare(oh, h, err, sizeof err) < 0)
+	if (hshm(oh, b->t, b->shm, b->stride, err, sizeof err) < 0)
 		die(EXIT_RETRY, "%s", err);
 	oh->gated = gated;
 	if (hspawn(oh, b->harness, oracle, "baseline", b->device, NULL, HOPEN, b->o->timeout, err, sizeof err) < 0)
@@ -856,7 +875,7 @@ timecase(struct bcase *b, struct harness *h, const char *so, const char *entry, 
 	 * starts now, gated, and loads while the candidate's calls run; it
 	 * touches the GPU only after them (hgo) */
 	if (early)
-		spawnoracle(b, &oh, h, oracle, 1);
+		spawnoracle(b, &oh, oracle, 1);
 	/* the baseline (check 0) is trusted code: no lockdown (its libraries
 	 * load parts of themselves late); timed, a Python one runs in TF32 */
 	/* a harness verify handed over is ready already */
@@ -878,7 +897,7 @@ timecase(struct bcase *b, struct harness *h, const char *so, const char *entry, 
 	/* the calls are over: the oracle may load beside the candidate's
 	 * harness now (it judges nothing before that has ended) */
 	if (judging && !early)
-		spawnoracle(b, &oh, h, oracle, 0);
+		spawnoracle(b, &oh, oracle, 0);
 	hgo(&oh);
 	if (judging) {
 		/* the kept calls stay on the device for the oracle, or are fetched */

@@ -54,6 +54,17 @@
  * phase_seconds: cases set up, calls, fetches, comparisons, the harness's
  * end).
  *
+ * --bench (the graph's evaluate edge, per candidate and round): then bench
+ * (beside this program), in this process: a candidate found correct keeps
+ * its harness, its CUDA context and the GPU lease, which bench takes over
+ * (bench --harness-from; proto.h hhandover), so that one harness starts
+ * and ends per candidate, not two; its CPU limit covers both tools. Its
+ * record says harness "handed to bench" then, and its gpu_seconds end
+ * where bench's begin. Any other candidate is not timed: bench writes why.
+ * With --sanitize nothing is handed over (compute-sanitizer's harnesses
+ * need the GPU to themselves). BENCH_JSON, CALIBRATION_JSON and
+ * BASELINE_JSON are bench's arguments; exit: verify's 1 or 2, else bench's.
+ *
  * --baseline (once per variant): the spec's baseline verified the same way
  * on every run the CPU reference computed: a baseline found correct there
  * is the GPU oracle of the bench sizes the reference cannot afford. Its

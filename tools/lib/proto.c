@@ -160,14 +160,6 @@ hshm(struct harness *h, const struct task *t, size_t shm, size_t made, char *err
 	return childshm(&h->ch, shm, made, err, cap);
 }
 
-int
-hshmshare(struct harness *h, const struct harness *from, char *err, size_t cap)
-{
-	memset(h, 0, sizeof *h);
-	h->t = from->t;
-	return childshmshare(&h->ch, &from->ch, err, cap);
-}
-
 /* ---- Python entry points (tools/runtime/pyharness.py) */
 
 static const char *pyenv, *pydir;

@@ -116,13 +116,12 @@ int hispython(const char *so);
  * its pages made on all CPUs: do it before taking the GPU; the rest is
  * made as it is first used), hspawn (the process started), hready (its
  * first reply read) and hpin of all of it: between hspawn and hready the
- * caller may do other work while the harness loads. hshmshare gives h the shared memory
- * of another harness (the oracle reads the candidate's kept outputs there) */
+ * caller may do other work while the harness loads. Each harness has
+ * shared memory of its own (bench's oracle never shares the candidate's) */
 int hstart(struct harness *h, const struct task *t, const char *harness, const char *so, const char *entry,
            int device, size_t shm, const char *const *wrapper, const char *extra, int timeout, struct hres *r,
            char *err, size_t cap);
 int hshm(struct harness *h, const struct task *t, size_t shm, size_t made, char *err, size_t cap);
-int hshmshare(struct harness *h, const struct harness *from, char *err, size_t cap);
 int hspawn(struct harness *h, const char *harness, const char *so, const char *entry, int device,
            const char *const *wrapper, const char *extra, int timeout, char *err, size_t cap);
 int hready(struct harness *h, struct hres *r, char *err, size_t cap);

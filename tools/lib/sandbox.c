@@ -887,25 +887,6 @@ childshm(struct child *c, size_t shmbytes, size_t made, char *err, size_t errlen
 }
 
 int
-childshmshare(struct child *c, const struct child *from, char *err, size_t errlen)
-{
-	memset(c, 0, sizeof *c);
-	c->cmdfd = c->repfd = c->shmfd = c->sockfd = -1;
-	c->shmlen = from->shmlen;
-	c->made = from->made;
-	if ((c->shmfd = fcntl(from->shmfd, F_DUPFD_CLOEXEC, 0)) < 0) {
-		snprintf(err, errlen, "cannot share the shared memory: %s", strerror(errno));
-		return -1;
-	}
-	c->shm = mmap(NULL, c->shmlen ? c->shmlen : 1, PROT_READ | PROT_WRITE, MAP_SHARED, c->shmfd, 0);
-	if (c->shm == MAP_FAILED) {
-		snprintf(err, errlen, "cannot map shared memory: %s", strerror(errno));
-		return -1;
-	}
-	return 0;
-}
-
-int
 childstart(struct child *c, const char *harness, const char *so, const char *entry, int device,
            const char *extra, int seconds, char *err, size_t errlen)
 {

@@ -127,8 +127,6 @@ void childshmmake(struct child *c, size_t to);
  * 0 or -1 for childsendfd */
 int childsendfd(struct child *c, int fd);
 int childrecvfd(struct child *c);
-/* the shared memory of from, shared (the same pages; from may stop first) */
-int childshmshare(struct child *c, const struct child *from, char *err, size_t errlen);
 /* start HARNESS on SO (entry point ENTRY) in a jail with the GPU of slot
  * DEVICE (gpulock's) alone: CUDA_VISIBLE_DEVICES=gpudevice(DEVICE), device
  * 0 inside; extra: one more argument for the harness, or NULL */
