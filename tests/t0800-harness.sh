@@ -79,6 +79,15 @@ test_expect_success 'an honest candidate: correct at every size, timed, every ke
 for c in wrong-bench tail late alternate cache scalar modify oob crash hang openfile timer forge; do
 	test_expect_success "$(sed -n 2p "$FAKE/$c.c" | sed 's|^// ||'): caught" "candidate $c fakescale; expect $c fakescale"
 done
+test_expect_success 'a candidate cannot shrink the shared memory: it is sealed, and the candidate is timed' '
+	candidate shrink fakescale && expect shrink fakescale &&
+	test "$(field runs/shrink.fakescale/bench.json "d[\"cases\"][0][\"checks\"][\"passed\"]")" -ge 4
+'
+test_expect_success 'an output file the candidate turned into a link is not read: the host file stays out of the feedback' '
+	candidate outlink fakescale && expect outlink fakescale &&
+	field runs/outlink.fakescale/verify.json "d[\"feedback\"]" >feedback &&
+	grep -q "replaced by something not a regular file" feedback && ! grep -q "root:" feedback
+'
 test_expect_success 'verify and bench apart: each its own harness, and the same verdicts' '
 	candidate_apart ok fakeheavy && expect ok fakeheavy &&
 	test "$(field runs/ok.fakeheavy/verify.json "\"harness\" in d")" = False &&

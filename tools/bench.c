@@ -26,7 +26,8 @@
  * synchronized; scalars with a range are drawn anew for every call.
  *
  *  - warm-up by time (25 ms, at least 3 calls), then timed calls until
- *    the interquartile range is within 2% of the median (at least 20
+ *    the interquartile range is within 2% of the median, or the median's
+ *    95% confidence interval (order statistics) is (stable()) (at least 20
  *    calls and 8 pairs, below; at most 300 calls, or 3 s of calls once
  *    those are in); median, quartiles, mean and count are recorded;
  *  - every call, warm-up included, may be checked: reservoir sampling
@@ -269,10 +270,20 @@ stats(const double *v, int n, const double *host, const double *wall)
 	return j;
 }
 
+/*
+ * Enough timed calls: the interquartile range within SPREAD of the median,
+ * or the median itself known that well (its distribution-free 95%
+ * confidence interval, between the order statistics (n - 1.96 sqrt n) / 2
+ * and 1 + (n + 1.96 sqrt n) / 2, at most SPREAD of it wide: ±1%). The
+ * second settles a kernel whose work changes from call to call with the
+ * inputs (a decode over random sequence lengths) or whose times have two
+ * modes, where the spread alone never falls under 2%.
+ */
 static int
 stable(const double *v, int n)
 {
-	double *s, q1, q3, med;
+	double *s, q1, q3, med, lo, hi, half = 1.96 * sqrt((double)n);
+	int ilo = (int)floor((n - half) / 2), ihi = (int)ceil(1 + (n + half) / 2);
 
 	if (n < MINCALLS)
 		return 0;
@@ -282,8 +293,10 @@ stable(const double *v, int n)
 	q1 = quantile(s, n, 0.25);
 	q3 = quantile(s, n, 0.75);
 	med = quantile(s, n, 0.5);
+	lo = s[ilo < 1 ? 0 : ilo - 1]; /* the ranks count from 1 */
+	hi = s[ihi > n ? n - 1 : ihi - 1];
 	free(s);
-	return med > 0 && (q3 - q1) / med <= SPREAD;
+	return med > 0 && ((q3 - q1) / med <= SPREAD || (hi - lo) / med <= SPREAD);
 }
 
 /* ------------------------------------------------------------- a case */
@@ -311,7 +324,7 @@ struct timing {
 	int calls, held, checked;
 	int early;                   /* the oracle loaded beside the candidate's calls */
 	int ipc;                     /* the oracle reads the kept calls in the candidate's device memory */
-	int quit;                    /* the candidate's harness told to quit (its end waited for later) */
+	int quit;                    /* the candidate's harness killed (reaped later) */
 	int fd;                      /* their device memory's descriptor, as the candidate's harness exported it */
 	char noipc[512];             /* why they were fetched instead, where IPC was tried */
 	char oraclewhy[640];         /* tm->oracle, where the oracle failed: why */
@@ -479,7 +492,7 @@ fetchkept(struct harness *h, struct timing *tm)
 		if (step(hfetchhold(h, s, keptat(tm, s), &r, err, sizeof err), &r, err, tm))
 			return -1;
 	tm->kept = htakeshm(h, &tm->keptlen);
-	hquit(h);
+	hkill(h); /* nothing of it runs on while they are judged */
 	tm->check[CK_FETCH] += now() - t0;
 	return 0;
 }
@@ -674,8 +687,9 @@ openkept(struct harness *h, struct harness *oh, struct timing *tm)
 		if (rc == 0) {
 			/* copied: nothing the candidate can reach is judged from
 			 * here on (the oracle's device memory and shared memory),
-			 * so its harness ends while the oracle works (hquit) */
-			hquit(h);
+			 * so its harness is killed now, and nothing of it runs on
+			 * while the oracle works (reaped later: endcandidate) */
+			hkill(h);
 			tm->quit = 1;
 			tm->check[CK_FETCH] += now() - t0;
 			return 0;
@@ -697,6 +711,11 @@ openkept(struct harness *h, struct harness *oh, struct timing *tm)
 	t0 = now();
 	childshmmake(&oh->ch, oh->ch.shmlen);
 	memcpy(oh->ch.shm + keptat(tm, 0), tm->kept + keptat(tm, 0), (size_t)tm->held * tm->stride);
+	/* from here on the CPUs read the oracle's copy, not memory the
+	 * candidate's harness mapped (keptlen 0: not ours to unmap) */
+	munmap(tm->kept, tm->keptlen);
+	tm->kept = oh->ch.shm;
+	tm->keptlen = 0;
 	if ((rc = hpin(oh, oh->ch.shmlen, &r, err, sizeof err)) < 0)
 		die(EXIT_RETRY, "%s", err);
 	tm->check[CK_FETCH] += now() - t0;
@@ -932,7 +951,7 @@ out:
 		hstop(&oh);
 	if (tm->phase[2] > 0 && !tm->phase[3]) /* the checks ended it */
 		tm->phase[3] = now() - t0;
-	if (tm->kept)
+	if (tm->kept && tm->keptlen)
 		munmap(tm->kept, tm->keptlen);
 	if (tm->fd >= 0)
 		close(tm->fd);
@@ -1274,19 +1293,28 @@ candidate(const struct opts *o, char *const *in, size_t nin)
 		json_decref(comp);
 	}
 	/* verify --bench's harness and GPU lease, ours now (its time since is the GPU's) */
+	rec = json_object();
 	if (o->from) {
-		if (hadopt(&from, &t, so, o->timeout, o->from, &lockfd, &since, err, sizeof err) < 0)
+		int rc = hadopt(&from, &t, so, o->timeout, o->from, &lockfd, &since, err, sizeof err);
+		if (rc < 0) {
+			hstop(&from);
 			die(EXIT_USAGE, "--harness-from: %s", err);
-		adopted = &from;
+		}
 		gpusec = now() - since;
-		json_object_set_new(rec = json_object(), "handover_seconds", json_real(gpusec));
-	} else {
-		rec = json_object();
+		json_object_set_new(rec, "handover_seconds", json_real(gpusec));
+		if (rc > 0) { /* the candidate's harness ended between verify's last call and here */
+			hstop(&from);
+			json_object_set_new(rec, "handover", json_sprintf("verify's harness %s: bench started its own", err));
+		} else {
+			adopted = &from;
+		}
 	}
 	ver = jmustload(in[1]);
 	bufinit(&feedback, 1 << 16);
 	v = statusof(ver, STAGE_VERIFY);
 	if (v != ST_CORRECT && adopted)
+		hstop(adopted);
+	if (v != ST_CORRECT && o->from)
 		die(EXIT_USAGE, "--harness-from: verify handed over the harness of a candidate it did not find correct");
 	if (v != ST_CORRECT) {
 		/* only verified candidates are timed */
@@ -1305,8 +1333,8 @@ candidate(const struct opts *o, char *const *in, size_t nin)
 		addreview(rec, "verify did not check the outputs at every bench size against an oracle (%s)",
 		          jstr(ver, "bench_checked", "not recorded"));
 	/* one GPU for every case: its clock and driver through NVML */
-	if (adopted)
-		slot = adopted->gpu.slot;
+	if (o->from) /* verify's lease, whether or not its harness lived to be adopted */
+		slot = from.gpu.slot;
 	else if ((lockfd = gpulock(o->lockdir, o->gpus, &slot)) < 0)
 		die(EXIT_RETRY, "cannot take a GPU slot in '%s':", o->lockdir);
 	gpudevice(slot, dev, sizeof dev);

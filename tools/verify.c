@@ -797,12 +797,13 @@ benchchecked(const struct opts *o, const struct wants *w, json_t *rec, int needo
 }
 
 /* the record's last fields and, with --baseline, the oracle's outputs; then
- * the record written; returns when the GPU's time was taken */
-static double
-finish(const struct opts *o, struct result *res, const struct buf *save, int lockfd, double tlock, double t0)
+ * the record written (the GPU's time counted to until, else to now) */
+static void
+finish(const struct opts *o, struct result *res, const struct buf *save, int lockfd, double tlock, double t0,
+       double until)
 {
 	char *savedbin = NULL;
-	double held = now();
+	double held = until > 0 ? until : now(); /* until: handed over then, bench counts on from there */
 
 	if (lockfd >= 0)
 		json_object_set_new(res->rec, "gpu_seconds", json_real(held - tlock));
@@ -817,17 +818,17 @@ finish(const struct opts *o, struct result *res, const struct buf *save, int loc
 	if (savedbin)
 		tempkeep(savedbin);
 	free(savedbin);
-	return held;
 }
 
 /* --bench: bench, in this process, on BENCH_JSON's arguments; with h (a
- * correct candidate's harness, alive) and the lease handed over, or
- * neither (bench then writes why it timed nothing, or starts its own) */
+ * correct candidate's harness, alive) and the lease handed over (spec:
+ * hhandover's), or neither (bench then writes why it timed nothing, or
+ * starts its own) */
 static void
-thenbench(const struct opts *o, const char *compilepath, const char *harness, struct harness *h, int lockfd,
-          double held)
+thenbench(const struct opts *o, const char *compilepath, const char *harness, struct harness *h, const char *spec,
+          int lockfd)
 {
-	char *argv[32], spec[4096], gpus[16], timeout[16], self[PATH_MAX], *prog;
+	char *argv[32], gpus[16], timeout[16], self[PATH_MAX], *prog;
 	char *const *b = o->benchin;
 	ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
 	int k = 0;
@@ -846,14 +847,10 @@ thenbench(const struct opts *o, const char *compilepath, const char *harness, st
 		argv[k++] = "--gpu-python"; argv[k++] = (char *)o->gpupython;
 	}
 	argv[k++] = "--python-harness"; argv[k++] = (char *)o->pyharness;
-	if (h && hhandover(h, lockfd, held, spec, sizeof spec) == 0) {
-		argv[k++] = "--harness-from"; argv[k++] = spec;
-	} else { /* bench takes the GPU and starts a harness itself, if it times the candidate */
-		if (h)
-			hstop(h);
-		if (lockfd >= 0)
-			close(lockfd);
-		h = NULL;
+	if (h) {
+		argv[k++] = "--harness-from"; argv[k++] = (char *)spec;
+	} else if (lockfd >= 0) { /* bench takes the GPU and starts a harness itself, if it times the candidate */
+		close(lockfd);
 	}
 	argv[k++] = "-o"; argv[k++] = b[0];
 	argv[k++] = b[1];                /* TASK_JSON */
@@ -879,11 +876,11 @@ candidate(const struct opts *o, const char *taskpath, const char *compilepath, c
 	struct wants w;
 	struct harness h;
 	struct buf save;
-	char err[1024], *sopath = NULL, *binpath = NULL;
+	char err[1024], spec[4096], *sopath = NULL, *binpath = NULL;
 	json_t *comp, *exp = NULL;
 	struct vrun *v = NULL;
 	int nrun = 0, lockfd = -1, device = 0, k, needoracle = 0, nbench = 0, handing = 0;
-	double t0 = now(), tlock = 0, startsec = 0, held;
+	double t0 = now(), tlock = 0, startsec = 0, since = 0;
 	size_t shm, all;
 
 	if (taskload(taskpath, &t, err, sizeof err) < 0)
@@ -943,10 +940,20 @@ candidate(const struct opts *o, const char *taskpath, const char *compilepath, c
 	                    res.phase[1], "fetches", res.phase[2], "comparisons", res.phase[3], "end", res.phase[4]));
 	if (res.verdict == ST_CORRECT && o->sanitize && !hispython(sopath))
 		sanitize(o, &t, harness, sopath, device, v, shm, &res);
-	if (handing)
-		json_object_set_new(res.rec, "harness", json_string("handed to bench"));
+	if (handing) { /* before the record is written, so that it says what happened */
+		since = now();
+		if (hhandover(&h, lockfd, since, spec, sizeof spec) == 0) {
+			json_object_set_new(res.rec, "harness", json_string("handed to bench"));
+		} else {
+			hstop(&h);
+			handing = 0;
+			since = 0;
+			json_object_set_new(res.rec, "harness", json_string("not handed to bench (it had ended, or left a "
+			                    "reply unread): bench starts its own"));
+		}
+	}
 write:
-	held = finish(o, &res, &save, lockfd, tlock, t0);
+	finish(o, &res, &save, lockfd, tlock, t0, since);
 	if (lockfd >= 0 && !o->bench)
 		close(lockfd);
 	if (w.exp)
@@ -963,7 +970,7 @@ write:
 	free(binpath);
 	taskfree(&t);
 	if (o->bench)
-		thenbench(o, compilepath, harness, handing ? &h : NULL, lockfd, held);
+		thenbench(o, compilepath, harness, handing ? &h : NULL, spec, lockfd);
 	return 0;
 }
 

@@ -349,9 +349,10 @@ hadopt(struct harness *h, const struct task *t, const char *so, int timeout, con
 {
 	const char *l2 = strchr(spec, '\n'), *l3 = l2 ? strchr(l2 + 1, '\n') : NULL;
 	char line[1024];
-	int slot;
+	int slot, rc;
 
 	memset(h, 0, sizeof *h);
+	h->ch.cmdfd = h->ch.repfd = h->ch.shmfd = h->ch.sockfd = -1; /* nothing to close yet */
 	h->t = t;
 	if (!l3 || (size_t)(l2 - spec) >= sizeof line || sscanf(l2 + 1, "%d %d %d %lf", &h->calls, lockfd, &slot, since) != 4 ||
 	    slot < 0 ||
@@ -359,14 +360,14 @@ hadopt(struct harness *h, const struct task *t, const char *so, int timeout, con
 		snprintf(err, cap, "not a handed-over harness: '%.200s'", spec);
 		return -1;
 	}
+	h->gpu.slot = slot;
+	gpudevice(slot, h->gpu.device, sizeof h->gpu.device);
 	snprintf(line, sizeof line, "%.*s", (int)(l2 - spec), spec);
-	if (childadopt(&h->ch, line, err, cap) < 0)
-		return -1;
+	if ((rc = childadopt(&h->ch, line, err, cap)) != 0)
+		return rc;
 	h->adopted = 1;
 	h->timeout = timeout;
 	h->python = hispython(so);
-	h->gpu.slot = slot;
-	gpudevice(slot, h->gpu.device, sizeof h->gpu.device);
 	return 0;
 }
 
@@ -644,6 +645,12 @@ hquit(struct harness *h)
 {
 	if (h->ch.pid > 0)
 		childsend(&h->ch, "quit");
+}
+
+void
+hkill(struct harness *h)
+{
+	childkill(&h->ch);
 }
 
 int

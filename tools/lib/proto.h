@@ -173,13 +173,19 @@ int hcompare(struct harness *h, int ipc, int arg, size_t off, const struct targ 
  * gated harness, a reply unread, the child gone: the caller stops it).
  * hadopt takes it back in bench (SO for its kind, timeout its own):
  * *lockfd the lease (h->gpu.slot its slot), *since when it was handed
- * over (that time counts as the GPU's). 0, or -1 with err.
+ * over (that time counts as the GPU's). 0; 1 when the harness had ended
+ * meanwhile (the lease is still the caller's; hstop h, then start one of
+ * its own); -1 with err, not a handed-over harness (hstop h too).
  */
 int hhandover(struct harness *h, int lockfd, double since, char *out, size_t cap);
 int hadopt(struct harness *h, const struct task *t, const char *so, int timeout, const char *spec, int *lockfd,
            double *since, char *err, size_t cap);
 /* told to quit (hstop then waits for it, and makes sure) */
 void hquit(struct harness *h);
+/* killed, its process group with it, at once (hstop then reaps it): for a
+ * candidate's harness whose work is done, so that none of its code runs on
+ * while what it gave is judged */
+void hkill(struct harness *h);
 /* the harness ended (its wait status; 0 once it had been stopped) */
 int hstop(struct harness *h);
 /* take the shared memory from the harness: it stays mapped after hstop

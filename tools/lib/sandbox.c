@@ -868,8 +868,11 @@ childshm(struct child *c, size_t shmbytes, size_t made, char *err, size_t errlen
 	memset(c, 0, sizeof *c);
 	c->cmdfd = c->repfd = c->shmfd = c->sockfd = -1;
 	c->shmlen = shmbytes;
-	c->shmfd = memfd_create("retort-shm", MFD_CLOEXEC);
-	if (c->shmfd < 0 || ftruncate(c->shmfd, (off_t)(shmbytes ? shmbytes : 1)) < 0) {
+	/* sealed at its size: a child that shrank it would make our reads of
+	 * its pages fault (SIGBUS), one that grew it would pass a size check */
+	c->shmfd = memfd_create("retort-shm", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	if (c->shmfd < 0 || ftruncate(c->shmfd, (off_t)(shmbytes ? shmbytes : 1)) < 0 ||
+	    fcntl(c->shmfd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) < 0) {
 		snprintf(err, errlen, "cannot make shared memory: %s", strerror(errno));
 		return -1;
 	}
@@ -1114,6 +1117,15 @@ childread(struct child *c, char *line, size_t cap, double seconds)
 	}
 }
 
+void
+childkill(struct child *c)
+{
+	if (c->pid > 0) {
+		kill(-c->pid, SIGKILL);
+		kill(c->pid, SIGKILL);
+	}
+}
+
 int
 childstop(struct child *c)
 {
@@ -1176,7 +1188,10 @@ childhandover(struct child *c, char *out, size_t cap)
 	const int fds[] = { c->cmdfd, c->repfd, c->shmfd, c->sockfd };
 	int n;
 
-	if (c->pid <= 0 || c->stopped || c->rlen || !alive(c->pid))
+	struct pollfd pf = { c->repfd, POLLIN, 0 };
+
+	/* alive, and no reply line left unread, in our buffer or in the pipe */
+	if (c->pid <= 0 || c->stopped || c->rlen || !alive(c->pid) || poll(&pf, 1, 0) != 0)
 		return -1;
 	for (size_t i = 0; i < sizeof fds / sizeof fds[0]; i++)
 		if (fcntl(fds[i], F_SETFD, 0) < 0)
@@ -1197,31 +1212,36 @@ childadopt(struct child *c, const char *line, char *err, size_t errlen)
 	long pid;
 	int k = 0, fds[4];
 	struct stat st;
+	siginfo_t si;
 
 	memset(c, 0, sizeof *c);
 	c->cmdfd = c->repfd = c->shmfd = c->sockfd = -1;
+	memset(&si, 0, sizeof si);
 	if (sscanf(line, "%ld %d %d %d %d %zu %zu %n", &pid, &fds[0], &fds[1], &fds[2], &fds[3], &c->shmlen, &c->made,
-	           &k) != 7 || !k || pid <= 0 || strlen(line + k) >= sizeof c->scratch || line[k] != '/') {
+	           &k) != 7 || !k || pid <= 0 || strlen(line + k) >= sizeof c->scratch || line[k] != '/' ||
+	    waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) < 0) { /* a child of ours, ended or not */
 		snprintf(err, errlen, "not a handed-over harness: '%.200s'", line);
 		return -1;
 	}
+	/* ours from here: childstop ends and reaps it, the folder goes at exit */
+	c->pid = (pid_t)pid;
+	strcpy(c->scratch, line + k);
+	tempadd(c->scratch);
 	for (int i = 0; i < 4; i++)
 		if (fds[i] < 3 || fcntl(fds[i], F_SETFD, FD_CLOEXEC) < 0) {
 			snprintf(err, errlen, "the handed-over harness's descriptor %d is not open", fds[i]);
 			return -1;
 		}
-	if (!alive((pid_t)pid)) {
-		snprintf(err, errlen, "the handed-over harness (process %ld) is not a live child of this one", pid);
-		return -1;
-	}
-	c->pid = (pid_t)pid;
 	c->cmdfd = fds[0];
 	c->repfd = fds[1];
 	c->shmfd = fds[2];
 	c->sockfd = fds[3];
-	strcpy(c->scratch, line + k);
-	tempadd(c->scratch); /* removed at exit, as childstart's was */
+	if (!alive((pid_t)pid)) {
+		snprintf(err, errlen, "it had ended");
+		return 1;
+	}
 	if (fstat(c->shmfd, &st) < 0 || (size_t)st.st_size < c->shmlen ||
+	    fcntl(c->shmfd, F_GET_SEALS) != (F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) ||
 	    (c->shm = mmap(NULL, c->shmlen ? c->shmlen : 1, PROT_READ | PROT_WRITE, MAP_SHARED, c->shmfd, 0)) == MAP_FAILED) {
 		c->shm = NULL;
 		snprintf(err, errlen, "cannot map the handed-over harness's shared memory: %s", strerror(errno));
@@ -1244,6 +1264,7 @@ describestatus(int status, char *out, size_t cap)
 void
 childoutput(struct child *c, char *out, size_t cap)
 {
+	struct stat st;
 	char *p;
 	int fd;
 	off_t size;
@@ -1253,10 +1274,18 @@ childoutput(struct child *c, char *out, size_t cap)
 		snprintf(out, cap, "%s", c->tail);
 		return;
 	}
+	/* the child owns the folder: its output may have become a link to a
+	 * host file or a FIFO by now, so only a regular file is read */
 	p = xasprintf("%s/output", c->scratch);
-	fd = open(p, O_RDONLY | O_CLOEXEC);
+	fd = open(p, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
 	free(p);
 	out[0] = 0;
+	if ((fd < 0 && errno == ELOOP) || (fd >= 0 && (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)))) {
+		if (fd >= 0)
+			close(fd);
+		snprintf(out, cap, "(its output file was replaced by something not a regular file)");
+		return;
+	}
 	if (fd < 0 || cap < 2)
 		return;
 	size = lseek(fd, 0, SEEK_END);

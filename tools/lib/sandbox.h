@@ -142,16 +142,20 @@ int childsend(struct child *c, const char *fmt, ...) __attribute__((format(print
 int childread(struct child *c, char *line, size_t cap, double seconds);
 /* kill the child's whole process group, reap it; returns its wait status */
 int childstop(struct child *c);
+/* kill the child's whole process group now, reaped by childstop later */
+void childkill(struct child *c);
 /*
  * A live child handed to the program this one execs (verify --bench hands
  * its harness to bench): childhandover writes what childadopt needs into
  * out (one line: its process, its descriptors, which it leaves open across
  * exec, its shared memory's size and made bytes, its scratch folder) and
- * unmaps the shared memory; 0, or -1 when c has a reply not read or is
- * gone. childadopt takes such a line back: the process must be a live
- * child of this one, the descriptors open; the shared memory is mapped
- * again, the descriptors closed on exec again, the scratch folder removed
- * at exit again. 0, or -1 with a message in err.
+ * unmaps the shared memory; 0, or -1 when c has a reply not read (in its
+ * buffer or the pipe) or is gone. childadopt takes such a line back: the
+ * process must be a child of this one, the descriptors open, the shared
+ * memory sealed (childshm); it is mapped again, the descriptors closed on
+ * exec again, the scratch folder removed at exit again. 0; 1 when the
+ * child had ended meanwhile (c holds it: childstop reaps it); -1 with a
+ * message in err (c holds what it took: childstop it too).
  */
 int childhandover(struct child *c, char *out, size_t cap);
 int childadopt(struct child *c, const char *line, char *err, size_t errlen);
