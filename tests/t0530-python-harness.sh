@@ -94,19 +94,6 @@ test_expect_success 'a Python oracle loads while the candidate'"'"'s calls run (
 	echo "# oracle loaded beside the calls: $early (4 CPUs or more, load below their number less 2); its start after them: $(cat start) s" &&
 	if test "$early" = True; then awk "{ exit !(\$1 < 1.9) }" start; else awk "{ exit !(\$1 >= 1.5) }" start; fi
 '
-test_expect_success 'verify --bench: a Python oracle verify starts loads beside its runs, and bench need not wait for it' '
-	d=out/v/fakeslow r=runs/ok.fakeslow.joint &&
-	mkdir -p $r && cp "$PYF/ok.py" $r/cand.py && echo "{\"status\": \"ok\", \"lang\": \"triton\"}" >$r/compile.json &&
-	"$RETORT_BIN/verify" --bench --timeout 5 --lock-dir gpu --gpu-python "$ENV" -o $r/verify.json $r/bench.json \
-		$d/task.json $r/compile.json $d/harness $d/expected.json calibration.json $d/oracle.json $d/baseline.json &&
-	b=$r/bench.json &&
-	test "$(field $r/verify.json "d[\"oracle_harness\"]")" = "started beside the candidate'"'"'s, handed to bench" &&
-	test "$(field $b "d[\"cases\"][0][\"checks\"][\"oracle_harness\"]")" = "verify'"'"'s" &&
-	test "$(field $b "d[\"cases\"][0][\"checks\"][\"passed\"]")" = "$(field $b "d[\"cases\"][0][\"checks\"][\"kept\"]")" &&
-	test "$(field $b "d[\"cases\"][0][\"checks\"][\"passed\"]")" -ge 1 &&
-	field $b "d[\"cases\"][0][\"check_seconds\"][\"oracle_start\"]" >start &&
-	echo "# the oracle'"'"'s start left to bench: $(cat start) s" && awk "{ exit !(\$1 < 0.5) }" start
-'
 for c in wrong partial modify cache raise noentry badsyntax; do
 	test_expect_success "$(sed -n 2p "$PYF/$c.py" | sed 's|^# ||'): caught" "candidate $c fakescale; expect $c fakescale"
 done

@@ -157,7 +157,6 @@ struct opts {
 	int gpus, timeout;
 	const char *gpupython, *pyharness; /* Python entry points' (proto.h hpython) */
 	const char *from;                  /* --harness-from: verify --bench's handover (proto.h hadopt) */
-	const char *ofrom;                 /* --oracle-from: the oracle's harness, verify started it */
 };
 
 /* ---------------------------------------------------------------- NVML */
@@ -324,7 +323,6 @@ struct timing {
 	double check[CK_N];          /* the checks' seconds, by part */
 	int calls, held, checked;
 	int early;                   /* the oracle loaded beside the candidate's calls */
-	int oracleverify;            /* the oracle's harness verify's (its context made as verify ran) */
 	int ipc;                     /* the oracle reads the kept calls in the candidate's device memory */
 	int quit;                    /* the candidate's harness killed (reaped later) */
 	int fd;                      /* their device memory's descriptor, as the candidate's harness exported it */
@@ -350,7 +348,6 @@ struct bcase {
 	size_t stride;               /* one call's outputs there, page-rounded (timing's) */
 	unsigned char key[32];       /* this run's: every call's seeds */
 	uint64_t rng;                /* the parent's choices (which calls are kept, which group) */
-	struct harness *oh;          /* the oracle's harness verify started (ready, idle), or NULL */
 };
 
 static uint64_t
@@ -737,7 +734,7 @@ judge(struct bcase *b, struct harness *h, struct harness *oh, struct timing *tm)
 	int s, rc;
 	double t0 = now();
 
-	if ((rc = oh->adopted ? 0 : hready(oh, &r, err, sizeof err)) < 0) /* verify's is ready */
+	if ((rc = hready(oh, &r, err, sizeof err)) < 0)
 		die(EXIT_RETRY, "%s", err);
 	tm->check[CK_ORACLE_START] = now() - t0;
 	t0 = now();
@@ -894,13 +891,8 @@ timecase(struct bcase *b, struct harness *h, const char *so, const char *entry, 
 	 * hundreds of MB; a Python one seconds: Python, torch, the module): it
 	 * starts now, gated, and loads while the candidate's calls run; it
 	 * touches the GPU only after them (hgo) */
-	if (judging && b->oh) { /* verify's: ready already, it loaded and made its context beside verify's runs */
-		oh = *b->oh;
-		tm->oracleverify = 1;
-		tm->early = early = 0;
-	} else if (early) {
+	if (early)
 		spawnoracle(b, &oh, oracle, 1);
-	}
 	/* the baseline (check 0) is trusted code: no lockdown (its libraries
 	 * load parts of themselves late); timed, a Python one runs in TF32 */
 	/* a harness verify handed over is ready already */
@@ -921,7 +913,7 @@ timecase(struct bcase *b, struct harness *h, const char *so, const char *entry, 
 	t0 = now();
 	/* the calls are over: the oracle may load beside the candidate's
 	 * harness now (it judges nothing before that has ended) */
-	if (judging && !early && !tm->oracleverify)
+	if (judging && !early)
 		spawnoracle(b, &oh, oracle, 0);
 	hgo(&oh);
 	if (judging) {
@@ -1215,8 +1207,8 @@ speedup(json_t *baseline, int ci, const struct tcase *c, const struct timing *tm
  * when timing failed */
 static int
 benchcase(const struct opts *o, const struct task *t, int ci, int slot, const char *harness, const char *so,
-          const char *oracle, struct harness **adopted, struct harness **aoracle, json_t *calib, json_t *baseline,
-          json_t *rec, struct buf *feedback, double *logsum, int *nspeed, double *gpusec)
+          const char *oracle, struct harness **adopted, json_t *calib, json_t *baseline, json_t *rec,
+          struct buf *feedback, double *logsum, int *nspeed, double *gpusec)
 {
 	struct bcase b;
 	struct timing tm;
@@ -1241,20 +1233,14 @@ benchcase(const struct opts *o, const struct task *t, int ci, int slot, const ch
 			die(EXIT_RETRY, "%s", err);
 	}
 	*adopted = NULL;
-	if (*aoracle && oracle && (*aoracle)->ch.shmlen >= b.shm)
-		b.oh = *aoracle; /* verify's oracle, for the first case */
-	else if (*aoracle)
-		hstop(*aoracle);
-	*aoracle = NULL;
 	t0 = now();
 	timecase(&b, h, so, t->entry, oracle, 1, &tm, cr, rec);
 	*gpusec += now() - t0;
 	/* the GPU it ran on, from the first case whose harness started */
 	if (!json_object_get(rec, "gpu") && *h->gpu.uuid)
 		json_object_set_new(rec, "gpu", gpujson(&h->gpu));
-	json_object_set_new(cr, "checks", json_pack("{s:i,s:i,s:s,s:b,s:s,s:s}", "kept", tm.held, "passed", tm.checked,
-	                    "oracle", tm.oracle, "oracle_early", tm.early, "oracle_harness",
-	                    tm.oracleverify ? "verify's" : "bench's", "kept_via",
+	json_object_set_new(cr, "checks", json_pack("{s:i,s:i,s:s,s:b,s:s}", "kept", tm.held, "passed", tm.checked,
+	                    "oracle", tm.oracle, "oracle_early", tm.early, "kept_via",
 	                    !tm.held ? "none" : tm.ipc ? "ipc" : "shared memory"));
 	if (*tm.noipc)
 		json_object_set_new(json_object_get(cr, "checks"), "no_ipc", json_string(tm.noipc));
@@ -1294,7 +1280,7 @@ candidate(const struct opts *o, char *const *in, size_t nin)
 	char err[1024], *so = NULL, *oracle = NULL, dev[64], drv[80] = "";
 	struct nvml nv;
 	struct buf feedback;
-	struct harness from, ofrom, *adopted = NULL, *aoracle = NULL;
+	struct harness from, *adopted = NULL;
 	double logsum = 0, gpusec = 0, since = 0;
 	int c, nspeed = 0, slot, lockfd = -1, clock0;
 	enum status v;
@@ -1339,18 +1325,6 @@ candidate(const struct opts *o, char *const *in, size_t nin)
 	if (nin == 6)
 		baseline = jmustload(in[5]);
 	oracle = horacle(&t, baseline, nin == 6 ? in[5] : NULL);
-	if (o->ofrom) { /* verify's oracle harness, for the first case (the lease is verify's too: --harness-from) */
-		double handed;
-		int lk, rc = hadopt(&ofrom, &t, oracle ? oracle : "", o->timeout, o->ofrom, &lk, &handed, err, sizeof err);
-		if (rc < 0) {
-			hstop(&ofrom);
-			die(EXIT_USAGE, "--oracle-from: %s", err);
-		}
-		if (rc > 0 || !oracle || !ofrom.open) /* it ended, or this is not the oracle bench would start */
-			hstop(&ofrom);
-		else
-			aoracle = &ofrom;
-	}
 	memset(&nv, 0, sizeof nv);
 	json_object_set_new(rec, "cases", json_array());
 	setstatus(rec, STAGE_BENCH, ST_MEASURED);
@@ -1369,13 +1343,11 @@ candidate(const struct opts *o, char *const *in, size_t nin)
 		nv.driver(drv, sizeof drv);
 	clock0 = smclock(&nv);
 	for (c = 0; c < t.nbench; c++)
-		if (benchcase(o, &t, c, slot, in[3], so, oracle, &adopted, &aoracle, calib, baseline, rec, &feedback,
-		              &logsum, &nspeed, &gpusec) < 0)
+		if (benchcase(o, &t, c, slot, in[3], so, oracle, &adopted, calib, baseline, rec, &feedback, &logsum,
+		              &nspeed, &gpusec) < 0)
 			break;
 	if (adopted) /* no case used it */
 		hstop(adopted);
-	if (aoracle)
-		hstop(aoracle);
 	if (!(gpu = json_object_get(rec, "gpu"))) /* no harness of it started */
 		json_object_set_new(rec, "gpu", gpu = json_pack("{s:{s:i,s:s}}", "lease", "slot", slot, "device", dev));
 	nvmlcheck(&nv, jstr(gpu, "uuid", ""));
@@ -1404,7 +1376,7 @@ write:
 int
 main(int argc, char **argv)
 {
-	struct opts o = { NULL, "out/gpu", 1, 30, NULL, "out/runtime/py", NULL, NULL };
+	struct opts o = { NULL, "out/gpu", 1, 30, NULL, "out/runtime/py", NULL };
 	struct optlist in;
 	int cal = 0, base = 0, r;
 	struct opt tab[] = {
@@ -1413,8 +1385,6 @@ main(int argc, char **argv)
 		{ "--calibrate", NULL, OPT_FLAG, &cal, 0, 0, "measure the GPU's ceilings (once per build)" },
 		{ "--harness-from", "SPEC", OPT_STR, &o.from, 0, 0,
 		  "the candidate's harness, as verify --bench hands it over (not for hand use)" },
-		{ "--oracle-from", "SPEC", OPT_STR, &o.ofrom, 0, 0,
-		  "the oracle's harness, as verify --bench hands it over (with --harness-from)" },
 		OPTS_GPU(&o.gpus, &o.lockdir, &o.timeout),
 		OPTS_PYTHON(&o.gpupython, &o.pyharness),
 		{ 0 }
@@ -1433,8 +1403,6 @@ main(int argc, char **argv)
 		optdie(&spec, "need TASK_JSON VERIFY_JSON COMPILE_JSON HARNESS CALIBRATION_JSON [BASELINE_JSON]");
 	if (o.from && (cal || base))
 		optdie(&spec, "--harness-from is for a candidate");
-	if (o.ofrom && !o.from)
-		optdie(&spec, "--oracle-from comes with --harness-from");
 	if (!cal && jailweak())
 		die(EXIT_USAGE, "%s", jailweak());
 	hpython(o.gpupython, o.pyharness);

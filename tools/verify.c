@@ -618,47 +618,6 @@ judgerun(const struct task *t, struct vrun *v, const struct harness *h,
 	checkrun(t, v, h->ch.shm, h->outoff, (const char *)w->exp + at, NULL, WANT_REF, 1, "", res);
 }
 
-/* --bench: the oracle's harness (the spec's baseline, trusted), started
- * beside the candidate's once the candidate passed its first run, so that
- * its CUDA context is made while verify's other runs go, and handed to
- * bench with the candidate's (bench otherwise starts it after the timed
- * calls, and waits for it) */
-struct early {
-	char *so;        /* the oracle (proto.h horacle); NULL: none */
-	size_t shm;      /* bench's first case's shared memory (hbenchshm) */
-	struct harness h;
-	int spawned;
-};
-
-static void
-earlyspawn(const struct opts *o, const struct task *t, const char *harness, int device, struct early *e)
-{
-	char err[1024];
-
-	e->spawned = hshm(&e->h, t, e->shm, 0, err, sizeof err) == 0 &&
-	             hspawn(&e->h, harness, e->so, "baseline", device, NULL, HOPEN, o->timeout, err, sizeof err) == 0;
-	if (!e->spawned) /* bench starts one itself */
-		hstop(&e->h);
-}
-
-/* the early oracle's harness: ready, and handed over (spec: hhandover's), 0;
- * else stopped (killed: it runs nothing that matters), -1 */
-static int
-earlyhandover(struct early *e, int lockfd, double since, char *spec, size_t cap)
-{
-	struct hres r;
-	char err[1024];
-
-	if (!e->spawned)
-		return -1;
-	e->spawned = 0;
-	if (hready(&e->h, &r, err, sizeof err) == 0 && hhandover(&e->h, lockfd, since, spec, cap) == 0)
-		return 0;
-	hkill(&e->h);
-	hstop(&e->h);
-	return -1;
-}
-
 /* the candidate on every run, each judged as it comes, in h (its shared
  * memory made: hshm, its first pin bytes for the runs' outputs); with
  * --bench a candidate found correct keeps its harness for bench (its CPU
@@ -666,7 +625,7 @@ earlyhandover(struct early *e, int lockfd, double since, char *spec, size_t cap)
 static void
 candidateruns(const struct opts *o, const struct task *t, const char *harness, const char *so, int device,
               struct vrun *v, int nrun, const struct wants *w, size_t pin, struct harness *h, struct result *res,
-              double *startsec, struct early *e)
+              double *startsec)
 {
 	struct hres r;
 	char err[1024];
@@ -700,8 +659,6 @@ candidateruns(const struct opts *o, const struct task *t, const char *harness, c
 		json_object_set_new(v[k].rec, "host_ms", json_real(r.host_ms));
 		judgerun(t, &v[k], h, w, res);
 		res->phase[3] += now() - t1;
-		if (k == 0 && e->so && res->verdict == ST_CORRECT)
-			earlyspawn(o, t, harness, device, e);
 	}
 stop:
 	if (o->bench && res->verdict == ST_CORRECT && !o->sanitize)
@@ -865,11 +822,11 @@ finish(const struct opts *o, struct result *res, const struct buf *save, int loc
 
 /* --bench: bench, in this process, on BENCH_JSON's arguments; with h (a
  * correct candidate's harness, alive) and the lease handed over (spec:
- * hhandover's), and oh (the oracle's, ospec) where it was started early,
- * or neither (bench then writes why it timed nothing, or starts its own) */
+ * hhandover's), or neither (bench then writes why it timed nothing, or
+ * starts its own) */
 static void
 thenbench(const struct opts *o, const char *compilepath, const char *harness, struct harness *h, const char *spec,
-          struct harness *oh, const char *ospec, int lockfd)
+          int lockfd)
 {
 	char *argv[32], gpus[16], timeout[16], self[PATH_MAX], *prog;
 	char *const *b = o->benchin;
@@ -892,9 +849,6 @@ thenbench(const struct opts *o, const char *compilepath, const char *harness, st
 	argv[k++] = "--python-harness"; argv[k++] = (char *)o->pyharness;
 	if (h) {
 		argv[k++] = "--harness-from"; argv[k++] = (char *)spec;
-		if (oh) {
-			argv[k++] = "--oracle-from"; argv[k++] = (char *)ospec;
-		}
 	} else if (lockfd >= 0) { /* bench takes the GPU and starts a harness itself, if it times the candidate */
 		close(lockfd);
 	}
@@ -910,8 +864,6 @@ thenbench(const struct opts *o, const char *compilepath, const char *harness, st
 	execv(prog, argv);
 	if (h)
 		hstop(h);
-	if (oh)
-		hstop(oh);
 	die(EXIT_RETRY, "cannot run '%s':", prog);
 }
 
@@ -924,9 +876,7 @@ candidate(const struct opts *o, const char *taskpath, const char *compilepath, c
 	struct wants w;
 	struct harness h;
 	struct buf save;
-	char err[1024], spec[4096], ospec[4096], *sopath = NULL, *binpath = NULL;
-	struct early e;
-	int ohanded = 0;
+	char err[1024], spec[4096], *sopath = NULL, *binpath = NULL;
 	json_t *comp, *exp = NULL;
 	struct vrun *v = NULL;
 	int nrun = 0, lockfd = -1, device = 0, k, needoracle = 0, nbench = 0, handing = 0;
@@ -937,7 +887,6 @@ candidate(const struct opts *o, const char *taskpath, const char *compilepath, c
 		die(EXIT_USAGE, "%s", err);
 	memset(&res, 0, sizeof res);
 	memset(&w, 0, sizeof w);
-	memset(&e, 0, sizeof e);
 	bufinit(&res.feedback, 1 << 20);
 	bufinit(&save, (size_t)1 << 36);
 	res.rec = json_object();
@@ -980,17 +929,11 @@ candidate(const struct opts *o, const char *taskpath, const char *compilepath, c
 	all = o->bench && t.nbench && hbenchshm(&t, &t.bench[0]) > shm ? hbenchshm(&t, &t.bench[0]) : shm;
 	if (hshm(&h, &t, all, shm, err, sizeof err) < 0)
 		die(EXIT_RETRY, "%s", err);
-	if (o->bench && t.nbench && o->benchin[3] && !o->sanitize) {
-		json_t *bl = jmustload(o->benchin[3]);
-		e.so = horacle(&t, bl, o->benchin[3]);
-		e.shm = hbenchshm(&t, &t.bench[0]);
-		json_decref(bl);
-	}
 	if ((lockfd = gpulock(o->lockdir, o->gpus, &device)) < 0)
 		die(EXIT_RETRY, "cannot take a GPU slot in '%s':", o->lockdir);
 	tlock = now();
 	json_object_set_new(res.rec, "isolation", json_string(jailkind()));
-	candidateruns(o, &t, harness, sopath, device, v, nrun, &w, shm, &h, &res, &startsec, &e);
+	candidateruns(o, &t, harness, sopath, device, v, nrun, &w, shm, &h, &res, &startsec);
 	handing = o->bench && res.verdict == ST_CORRECT && !o->sanitize;
 	json_object_set_new(res.rec, "start_seconds", json_real(startsec));
 	json_object_set_new(res.rec, "phase_seconds", json_pack("{s:f,s:f,s:f,s:f,s:f}", "cases", res.phase[0], "calls",
@@ -1001,9 +944,6 @@ candidate(const struct opts *o, const char *taskpath, const char *compilepath, c
 		since = now();
 		if (hhandover(&h, lockfd, since, spec, sizeof spec) == 0) {
 			json_object_set_new(res.rec, "harness", json_string("handed to bench"));
-			ohanded = earlyhandover(&e, lockfd, since, ospec, sizeof ospec) == 0;
-			json_object_set_new(res.rec, "oracle_harness", json_string(ohanded ? "started beside the "
-			                    "candidate's, handed to bench" : "none handed to bench"));
 		} else {
 			hstop(&h);
 			handing = 0;
@@ -1011,10 +951,6 @@ candidate(const struct opts *o, const char *taskpath, const char *compilepath, c
 			json_object_set_new(res.rec, "harness", json_string("not handed to bench (it had ended, or left a "
 			                    "reply unread): bench starts its own"));
 		}
-	}
-	if (e.spawned) { /* not handed over: killed (nothing of it matters) */
-		hkill(&e.h);
-		hstop(&e.h);
 	}
 write:
 	finish(o, &res, &save, lockfd, tlock, t0, since);
@@ -1031,11 +967,10 @@ write:
 	buffree(&res.feedback);
 	buffree(&save);
 	free(sopath);
-	free(e.so);
 	free(binpath);
 	taskfree(&t);
 	if (o->bench)
-		thenbench(o, compilepath, harness, handing ? &h : NULL, spec, ohanded ? &e.h : NULL, ospec, lockfd);
+		thenbench(o, compilepath, harness, handing ? &h : NULL, spec, lockfd);
 	return 0;
 }
 

@@ -577,7 +577,6 @@ def main():
             + (" do_bench %.4f ms (%+.1f%%)" % (dbm, 100 * (row["median_ms"] / dbm - 1)) if dbm and row.get("median_ms") else "")
             + (" kept %d/%d" % (row["checks"]["passed"], row["checks"]["kept"]) if row.get("checks") else "")
             + (" oracle early" if (row.get("checks") or {}).get("oracle_early") else "")
-            + (" oracle verify's" if (row.get("checks") or {}).get("oracle_harness") == "verify's" else "")
             + (" parent%+.3f+-%.3f ms" % (row["parent_excess_ms"], row["parent_noise_ms"])
                if row.get("parent_excess_ms") is not None else "")
             + (" | no screen: %s" % row["runtime"] if row.get("runtime") else "")

@@ -335,10 +335,11 @@ hhandover(struct harness *h, int lockfd, double since, char *out, size_t cap)
 	char line[1024];
 	int n;
 
-	if (h->wrapped || h->gated || fcntl(lockfd, F_SETFD, 0) < 0 || childhandover(&h->ch, line, sizeof line) < 0)
+	if (h->open || h->wrapped || h->gated || fcntl(lockfd, F_SETFD, 0) < 0 ||
+	    childhandover(&h->ch, line, sizeof line) < 0)
 		return -1;
-	n = snprintf(out, cap, "%s\n%d %d %d %.17g %d\nready %s|%s|%ld|%d|%d|%d|%s|%s", line, h->calls, lockfd, g->slot,
-	             since, h->open, g->name, g->cc, g->l2, g->sms, g->driver, g->runtime, g->uuid, g->lockdown);
+	n = snprintf(out, cap, "%s\n%d %d %d %.17g\nready %s|%s|%ld|%d|%d|%d|%s|%s", line, h->calls, lockfd, g->slot, since,
+	             g->name, g->cc, g->l2, g->sms, g->driver, g->runtime, g->uuid, g->lockdown);
 	return n < 0 || (size_t)n >= cap ? -1 : 0;
 }
 
@@ -353,8 +354,8 @@ hadopt(struct harness *h, const struct task *t, const char *so, int timeout, con
 	memset(h, 0, sizeof *h);
 	h->ch.cmdfd = h->ch.repfd = h->ch.shmfd = h->ch.sockfd = -1; /* nothing to close yet */
 	h->t = t;
-	if (!l3 || (size_t)(l2 - spec) >= sizeof line ||
-	    sscanf(l2 + 1, "%d %d %d %lf %d", &h->calls, lockfd, &slot, since, &h->open) != 5 || slot < 0 ||
+	if (!l3 || (size_t)(l2 - spec) >= sizeof line || sscanf(l2 + 1, "%d %d %d %lf", &h->calls, lockfd, &slot, since) != 4 ||
+	    slot < 0 ||
 	    *lockfd < 3 || fcntl(*lockfd, F_SETFD, FD_CLOEXEC) < 0 || readyline(&h->gpu, l3 + 1) < 0) {
 		snprintf(err, cap, "not a handed-over harness: '%.200s'", spec);
 		return -1;

@@ -168,11 +168,9 @@ int hcompare(struct harness *h, int ipc, int arg, size_t off, const struct targ 
  * hhandover writes what bench's --harness-from gets (three lines: the
  * child (sandbox.h childhandover); the calls it made, the lease's
  * descriptor, its slot and since, the now() from which bench counts the
- * GPU's time as its own, whether it runs trusted code (HOPEN: the oracle's
- * harness, which verify starts beside the candidate's); its ready line)
- * and leaves the descriptors open across exec; -1 where it cannot (a
- * wrapped or gated harness, a reply unread, the child gone: the caller
- * stops it).
+ * GPU's time as its own; its ready line) and leaves the
+ * descriptors open across exec; -1 where it cannot (a trusted, wrapped or
+ * gated harness, a reply unread, the child gone: the caller stops it).
  * hadopt takes it back in bench (SO for its kind, timeout its own):
  * *lockfd the lease (h->gpu.slot its slot), *since when it was handed
  * over (that time counts as the GPU's). 0; 1 when the harness had ended
