@@ -18,7 +18,7 @@ cd "$T/p"
 # measure the graph, not the tools: every stage command becomes `touch $out`
 # (a replaced command's continuation lines, ending in '$', go with it; the
 # implicit outputs, cand.so, expected.bin and the runtime's, are touched too)
-awk -v touch='o=$out && touch $$o && case $$o in */compile.json) touch $${o%/*}/cand.so ;; */expected.json) touch $${o%/*}/expected.bin ;; */runtime/harness.o) mkdir -p $${o%/*}/py && touch $$o.list $${o%/*}/py/harness.so $${o%/*}/py/harness.py ;; esac' 'skip { skip = / \$$/; next }
+awk -v touch='for o in $out; do touch $$o && case $$o in */compile.json) touch $${o%/*}/cand.so ;; */expected.json) touch $${o%/*}/expected.bin ;; */runtime/harness.o) mkdir -p $${o%/*}/py && touch $$o.list $${o%/*}/py/harness.so $${o%/*}/py/harness.py ;; esac; done' 'skip { skip = / \$$/; next }
      /^rule / { r = $2 }
      /^  command = / && r != "regen" && r != "split" { print "  command = " touch; skip = / \$$/; next }
      { print }' \
