@@ -81,6 +81,11 @@ test_expect_success 'a size that is not an integer names the variant' '
 	sed -i "s/verify: \[{n: 1}, {n: 1000}\]/verify: [{n: \"1000 \/ {h}\"}]/" tasks/bad.yaml &&
 	bad bad "size .n. = 333.333 must be a positive integer that fits its dtype (in variant .bad.h3.)"
 '
+test_expect_success 'a bench case past 4 GiB of tensors is refused, with where the rule is' '
+	cd p && spec bad bad &&
+	sed -i "s/bench: \[{n: 1048576}\]/bench: [{n: 805306368}]/" tasks/bad.yaml &&
+	bad bad "tasks/bad.yaml:[0-9]*:[0-9]*: .*this bench case moves 6 GiB of tensors (at most 4 GiB: README, Task spec reference, sizes)"
+'
 test_expect_success 'several errors are reported at once' '
 	cd p && spec bad bad "shpae: 1
 rounds: 0" &&
