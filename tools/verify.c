@@ -621,7 +621,8 @@ judgerun(const struct task *t, struct vrun *v, const struct harness *h,
 /* the candidate on every run, each judged as it comes, in h (its shared
  * memory made: hshm, its first pin bytes for the runs' outputs); with
  * --bench a candidate found correct keeps its harness for bench (its CPU
- * limit covers both: twice --timeout) */
+ * limit covers both, as two harnesses' would: proto.c gives 4 x seconds +
+ * 120, so seconds 2 x --timeout + 30) */
 static void
 candidateruns(const struct opts *o, const struct task *t, const char *harness, const char *so, int device,
               struct vrun *v, int nrun, const struct wants *w, size_t pin, struct harness *h, struct result *res,
@@ -633,7 +634,7 @@ candidateruns(const struct opts *o, const struct task *t, const char *harness, c
 	int k;
 
 	if (hspawn(h, harness, so, o->baseline ? "baseline" : t->entry, device, NULL, o->baseline ? HOPEN : NULL,
-	           o->timeout * (o->bench ? 2 : 1), err, sizeof err) < 0)
+	           o->bench ? o->timeout * 2 + 30 : o->timeout, err, sizeof err) < 0)
 		die(EXIT_RETRY, "%s", err);
 	h->timeout = o->timeout;
 	if (stepfailed(hready(h, &r, err, sizeof err), &r, err, res) ||
