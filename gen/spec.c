@@ -640,7 +640,7 @@ signature(struct ctx *c, const char *entry)
 /* caps on one case: the CPU reference runs the verify sizes; every timed
  * call draws a bench case's inputs anew on the device and the harness
  * hashes its outputs, about 7 ms a GiB of inputs on an H200 beside the
- * kernel's own time, for 35-450 calls (README: Task spec reference, sizes) */
+ * kernel's own time, for 33-460 calls (README: Task spec reference, sizes) */
 static const double MAX_VERIFY_BYTES = 1024.0 * 1024 * 1024;
 static const double MAX_BENCH_BYTES = 4.0 * 1024 * 1024 * 1024;
 

@@ -27,7 +27,7 @@
  *
  *  - warm-up by time (25 ms, at least 3 calls), then timed calls until
  *    the interquartile range is within 2% of the median, or the median's
- *    95% confidence interval (order statistics) is (stable()) (at least 20
+ *    95% confidence interval is within 2% of it (stable()) (at least 20
  *    calls and 8 pairs, below; at most 300 calls, or 3 s of calls once
  *    those are in); median, quartiles, mean and count are recorded;
  *  - every call, warm-up included, may be checked: reservoir sampling
@@ -1312,10 +1312,11 @@ candidate(const struct opts *o, char *const *in, size_t nin)
 	ver = jmustload(in[1]);
 	bufinit(&feedback, 1 << 16);
 	v = statusof(ver, STAGE_VERIFY);
-	if (v != ST_CORRECT && adopted)
-		hstop(adopted);
-	if (v != ST_CORRECT && o->from)
+	if (v != ST_CORRECT && o->from) {
+		if (adopted)
+			hstop(adopted);
 		die(EXIT_USAGE, "--harness-from: verify handed over the harness of a candidate it did not find correct");
+	}
 	if (v != ST_CORRECT) {
 		/* only verified candidates are timed */
 		setstatus(rec, STAGE_BENCH, v == ST_SKIPPED || v == ST_DONE ? v : ST_NOT_VERIFIED);

@@ -641,13 +641,6 @@ hsync(struct harness *h, struct hres *r, char *err, size_t cap)
 }
 
 void
-hquit(struct harness *h)
-{
-	if (h->ch.pid > 0)
-		childsend(&h->ch, "quit");
-}
-
-void
 hkill(struct harness *h)
 {
 	childkill(&h->ch);

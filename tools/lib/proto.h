@@ -180,8 +180,6 @@ int hcompare(struct harness *h, int ipc, int arg, size_t off, const struct targ 
 int hhandover(struct harness *h, int lockfd, double since, char *out, size_t cap);
 int hadopt(struct harness *h, const struct task *t, const char *so, int timeout, const char *spec, int *lockfd,
            double *since, char *err, size_t cap);
-/* told to quit (hstop then waits for it, and makes sure) */
-void hquit(struct harness *h);
 /* killed, its process group with it, at once (hstop then reaps it): for a
  * candidate's harness whose work is done, so that none of its code runs on
  * while what it gave is judged */

@@ -1172,14 +1172,16 @@ childstop(struct child *c)
 	return status;
 }
 
-/* 1 when pid is a child of ours that has not ended (it is not reaped) */
+/* pid as a child of ours, not reaped: 1 running, 0 ended, -1 not ours */
 static int
-alive(pid_t pid)
+childof(pid_t pid)
 {
 	siginfo_t si;
 
 	memset(&si, 0, sizeof si);
-	return waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 && si.si_pid == 0;
+	if (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) < 0)
+		return -1;
+	return si.si_pid == 0;
 }
 
 int
@@ -1191,7 +1193,7 @@ childhandover(struct child *c, char *out, size_t cap)
 	struct pollfd pf = { c->repfd, POLLIN, 0 };
 
 	/* alive, and no reply line left unread, in our buffer or in the pipe */
-	if (c->pid <= 0 || c->stopped || c->rlen || !alive(c->pid) || poll(&pf, 1, 0) != 0)
+	if (c->pid <= 0 || c->stopped || c->rlen || childof(c->pid) != 1 || poll(&pf, 1, 0) != 0)
 		return -1;
 	for (size_t i = 0; i < sizeof fds / sizeof fds[0]; i++)
 		if (fcntl(fds[i], F_SETFD, 0) < 0)
@@ -1212,14 +1214,12 @@ childadopt(struct child *c, const char *line, char *err, size_t errlen)
 	long pid;
 	int k = 0, fds[4];
 	struct stat st;
-	siginfo_t si;
 
 	memset(c, 0, sizeof *c);
 	c->cmdfd = c->repfd = c->shmfd = c->sockfd = -1;
-	memset(&si, 0, sizeof si);
 	if (sscanf(line, "%ld %d %d %d %d %zu %zu %n", &pid, &fds[0], &fds[1], &fds[2], &fds[3], &c->shmlen, &c->made,
 	           &k) != 7 || !k || pid <= 0 || strlen(line + k) >= sizeof c->scratch || line[k] != '/' ||
-	    waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) < 0) { /* a child of ours, ended or not */
+	    childof((pid_t)pid) < 0) {
 		snprintf(err, errlen, "not a handed-over harness: '%.200s'", line);
 		return -1;
 	}
@@ -1236,7 +1236,7 @@ childadopt(struct child *c, const char *line, char *err, size_t errlen)
 	c->repfd = fds[1];
 	c->shmfd = fds[2];
 	c->sockfd = fds[3];
-	if (!alive((pid_t)pid)) {
+	if (childof((pid_t)pid) != 1) {
 		snprintf(err, errlen, "it had ended");
 		return 1;
 	}
