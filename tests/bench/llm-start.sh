@@ -38,7 +38,7 @@ sed -i 's/^  limits: {rpm: 50, tpm: 400000}/  limits: {rpm: 0, tpm: 0}/' models.
 ninja variants out/model.json >/dev/null
 out=out/v/bench/s0/r1/response.json
 # the edge's own command line, its arguments
-args=$(ninja -t commands "$out" | tail -n 1 | sed 's|^[^ ]*/query-llm ||')
+args=$(ninja -t commands "$out" | tail -n 1 | sed 's|^\(exec \)\{0,1\}[^ ]*/query-llm ||')
 echo "retort query-llm start benchmark: $runs runs of each, load $(cut -d' ' -f1 /proc/loadavg)"
 python3 - "$runs" "$T/cache" "$out" "$args" "$here" "$@" <<'EOF'
 import os, shlex, shutil, statistics, subprocess, sys

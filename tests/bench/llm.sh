@@ -9,9 +9,13 @@
 # `ninja`.
 #
 # The mock is tests/mock_fast.py (mock_llm.py's answers at little CPU),
-# pinned to the last core when there are two or more; its CPU is counted
-# apart. BENCH_MOCK=mock_llm.py runs the suite's mock instead, unpinned, as
-# the figures before mock_fast.py were taken.
+# on the last core of its own when there are two or more (ninja and its
+# commands on the others); its CPU is counted apart. BENCH_MOCK=mock_llm.py
+# runs the suite's mock instead, unpinned, as the figures before
+# mock_fast.py were taken. "edge ms" is the median request edge's wall
+# time (out/.ninja_log) less L: what a request costs beyond the model's
+# latency, the start and end of its process and the mock's own answer
+# included.
 #
 # usage: tests/bench/llm.sh [N [C [L [R]]]]
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -24,6 +28,7 @@ pin=none
 if test "$mockpy" = mock_fast.py && test "$(nproc)" -ge 2 && command -v taskset >/dev/null; then
 	pin=$(($(nproc) - 1))
 	MOCK_PIN="taskset -c $pin"
+	NINJA_PIN="taskset -c 0-$((pin - 1))"
 fi
 start_mock_of "$root/tests/$mockpy" --latency "$l"
 mock=$MOCK
@@ -71,34 +76,46 @@ sys.exit(os.waitstatus_to_exitcode(status))' "$@"
 
 echo "retort llm benchmark: N=$n requests, pool depth C=$c, mock latency L=${l}s, $(nproc) cores," \
 	"mock $mockpy on core $pin"
-printf '%-4s %6s %8s %8s %9s %10s %10s %9s\n' run load wall req/s "% of C/L" "ninja ms" "cmds ms" "mock ms"
+printf '%-4s %6s %8s %8s %9s %10s %10s %9s %8s\n' run load wall req/s "% of C/L" "ninja ms" "cmds ms" "mock ms" \
+	"edge ms"
 i=0
 while test $i -lt "$runs"; do
 	i=$((i + 1))
-	rm -rf "$T/cache" out/v/*/s0 out/llm.log
+	# the last run's cache and answers moved aside, not deleted (the scratch
+	# folder goes at exit): on ext4 without a journal, files made seconds
+	# after thousands were deleted cost more (its inode allocator reads
+	# past every recently deleted inode), and each run came out slower
+	# than the one before it
+	test ! -d "$T/cache" || python3 -c 'import glob, os, sys
+for d in [sys.argv[1]] + glob.glob("out/v/*/s0"):
+    os.renames(d, os.path.join(sys.argv[2], d.lstrip("/")))' "$T/cache" "$T/old/$i"
+	rm -f out/llm.log
 	load=$(cut -d' ' -f1 /proc/loadavg)
 	m0=$(ticks "$mock" 14)
 	read -r wall self kids <<EOT
-$(timed ninja -j $((c + 4)) $(cat targets))
+$(timed ${NINJA_PIN:-} ninja -j $((c + 4)) $(cat targets))
 EOT
 	m1=$(ticks "$mock" 14)
 	got=$(ls out/v/*/s0/r1/response.json | wc -l)
 	test "$got" = "$n" || { echo "run $i: $got responses of $n" >&2; exit 1; }
-	awk -v i=$i -v ld="$load" -v w="$wall" -v n="$n" -v c="$c" -v l="$l" \
+	# the request edges' wall times (ms) from ninja's log: start, end, 4 more fields
+	edge=$(awk -F'\t' '$4 ~ /response\.json$/ { print $2 - $1 }' out/.ninja_log | sort -n |
+		awk '{ v[NR] = $1 } END { print NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }')
+	awk -v i=$i -v ld="$load" -v w="$wall" -v n="$n" -v c="$c" -v l="$l" -v e="$edge" \
 	    -v hz="$(getconf CLK_TCK)" -v s="$self" -v k="$kids" -v m="$((m1 - m0))" 'BEGIN {
-		printf "%-4s %6s %8.2f %8.1f %9.1f %10.2f %10.2f %9.2f\n", i, ld, w, n / w,
-		       100 * n / w / (c / l), 1000 * s / hz / n, 1000 * k / hz / n, 1000 * m / hz / n
+		printf "%-4s %6s %8.2f %8.1f %9.1f %10.2f %10.2f %9.2f %8.1f\n", i, ld, w, n / w,
+		       100 * n / w / (c / l), 1000 * s / hz / n, 1000 * k / hz / n, 1000 * m / hz / n, e - 1000 * l
 	}'
 done | tee runs
 awk -v r="$runs" '
-	{ for (f = 2; f <= 8; f++) v[f, NR] = $f }
+	{ for (f = 2; f <= 9; f++) v[f, NR] = $f }
 	END {
-		for (f = 2; f <= 8; f++) {
+		for (f = 2; f <= 9; f++) {
 			for (a = 1; a <= r; a++) x[a] = v[f, a]
 			for (a = 1; a <= r; a++) for (b = a + 1; b <= r; b++) if (x[b] < x[a]) { t = x[a]; x[a] = x[b]; x[b] = t }
 			med[f] = r % 2 ? x[(r + 1) / 2] : (x[r / 2] + x[r / 2 + 1]) / 2
 		}
-		printf "%-4s %6s %8.2f %8.1f %9.1f %10.2f %10.2f %9.2f\n", "med", med[2], med[3], med[4], med[5], med[6], med[7], med[8]
+		printf "%-4s %6s %8.2f %8.1f %9.1f %10.2f %10.2f %9.2f %8.1f\n", "med", med[2], med[3], med[4], med[5], med[6], med[7], med[8], med[9]
 	}' runs
 echo "ninja: its own CPU; cmds: its commands' (sh, query-llm); mock: the mock's; all per request;"
 echo "load: the 1-minute load average before the run; most requests in flight at the mock:" \

@@ -59,6 +59,25 @@ writes(const char *dir)
 	}
 }
 
+/* mkdirp: a new path, one already there (the one-call way), a file in the way */
+static void
+folders(const char *dir)
+{
+	char path[256], file[256];
+	struct stat st;
+
+	snprintf(path, sizeof path, "%s/m/n/o", dir);
+	ok(mkdirp(path) == 0 && stat(path, &st) == 0 && S_ISDIR(st.st_mode), "mkdirp makes every folder of a path");
+	ok(mkdirp(path) == 0, "mkdirp of a folder already there");
+	snprintf(path, sizeof path, "%s/m/n/p", dir);
+	ok(mkdirp(path) == 0 && stat(path, &st) == 0 && S_ISDIR(st.st_mode), "mkdirp beside one already there");
+	snprintf(file, sizeof file, "%s/m/f", dir);
+	need(writefile(file, "x", 1) == 1, "a file");
+	ok(mkdirp(file) < 0 && errno == ENOTDIR, "mkdirp where a file is: ENOTDIR");
+	snprintf(path, sizeof path, "%s/m/f/g", dir);
+	ok(mkdirp(path) < 0 && errno == ENOTDIR, "mkdirp under a file: ENOTDIR");
+}
+
 /* SHA-256: known digests, fields that cannot run into each other */
 static void
 sha256s(void)
@@ -245,6 +264,7 @@ main(void)
 
 	need(mkdtemp(dir) != NULL, "make a scratch folder");
 	writes(dir);
+	folders(dir);
 	sha256s();
 	jsonfiles(dir);
 	programs();

@@ -39,6 +39,8 @@ struct reply {
 	double seconds;
 };
 
+/* libcurl's global start (curl_global_init), before the first httpdo: 0, or -1 */
+int httpstart(const struct model *m);
 /*
  * One HTTP exchange with the model's provider: method (GET, POST, ...) on
  * url, with key in the provider's header, body (len bytes of ctype, NULL

@@ -787,10 +787,17 @@ copyfile(const char *from, const char *to)
 int
 mkdirp(const char *path)
 {
-	char *p = xstrdup(path);
+	char *p;
 	char *s;
 	struct stat st;
 
+	/* the folder, or its parent, is there already: one call (a request's
+	 * cache folders are made once and written in thousands of times) */
+	if (mkdir(path, 0755) == 0 || (errno == EEXIST && stat(path, &st) == 0 && S_ISDIR(st.st_mode)))
+		return 0;
+	if (errno != ENOENT && errno != EEXIST)
+		return -1;
+	p = xstrdup(path);
 	for (s = p + 1; *s; s++) {
 		if (*s != '/')
 			continue;
