@@ -11,11 +11,13 @@
  * and why is recorded), appends the task's signature (so that nvcc refuses
  * a definition whose parameter types differ), then, in a build folder of
  * its own and with nvcc in the sandbox (tools/lib/nvcc.h):
- *   1. preprocesses it for the device and for the host, and runs the
- *      static screen over both (tools/lib/screen.h);
- *   2. builds it into a shared object the harness loads (at the same time
- *      as the two preprocessing runs: nvcc is jailed, and a build the
- *      screen refuses is thrown away, never loaded);
+ *   1. builds it into a shared object the harness loads, keeping the
+ *      build's intermediate files (nvcc is jailed, and a build the screen
+ *      refuses is thrown away, never loaded);
+ *   2. runs the static screen (tools/lib/screen.h) over the source as
+ *      the build preprocessed it for the device and for the host (what
+ *      cicc and cudafe++ read), or, when the build failed, as two
+ *      preprocessing runs apart preprocess it;
  *   3. judges the built object (tools/lib/artifact.h): its imports,
  *      libraries, exports, load-time code and system calls.
  * Writes COMPILE_JSON and, next to it, cand.so (empty when there is no
@@ -34,8 +36,9 @@
  * task's allow list, the checks' version) in CACHE/build: an identical
  * candidate is never preprocessed, screened, built or judged twice.
  *
- * --screen prints the screen's violations of one file (as JSON): the
- * screen corpus in tests/screen runs through it. --object prints the
+ * --screen prints the screen's violations of one file (as JSON), which it
+ * builds as a candidate is built (so that the screen reads what it reads
+ * there): the screen corpus in tests/screen runs through it. --object prints the
  * object check's of a built shared object (t0400 builds its cases).
  *
  * --no-screen skips the screen and the object check: the GPU test suite
@@ -259,9 +262,13 @@ pickblock(const struct block *b, size_t nb, const char *entry, int triton, int *
 static char *
 finalsource(const char *src, size_t n, const struct task *task)
 {
-	return xasprintf("%.*s\n\n/* appended by retort: the signature the task asks for */\n"
-	                 "#include <cuda_fp16.h>\n#include <cuda_bf16.h>\n#include <cuda_fp8.h>\n"
-	                 "#include <stdint.h>\n%s;\n", (int)n, src, task->signature);
+	struct abiarg a[MAXARGS];
+	char *inc = abiincludes(a, taskabi(task, a));
+	char *s = xasprintf("%.*s\n\n/* appended by retort: the signature the task asks for */\n%s%s;\n", (int)n, src, inc,
+	                    task->signature);
+
+	free(inc);
+	return s;
 }
 
 /* a fresh build folder beside path, by its absolute name (util tempdir; at exit it goes) */
@@ -314,27 +321,48 @@ reservednamesof(const char *nvcc)
 	return r;
 }
 
-/* the violations of dir/file: its raw #include lines, then its preprocessed
- * text; NULL with rec's status set when nvcc failed. The build (nvcc's
- * arguments) runs beside the preprocessing, its run in *built */
+/* the violations of dir/file (NAME.cu): its raw #include lines, then its
+ * preprocessed text; NULL with rec's status set when nvcc failed. The
+ * build (nvcc's arguments, with -keep: buildargs) runs first, jailed (a
+ * build the screen refuses is thrown away, never loaded), its run in
+ * *built; a build that went through is screened as it preprocessed its
+ * source itself (what cicc and cudafe++ read: nvcc -keep), any
+ * other as two preprocessing runs apart preprocess it (its errors may
+ * come before it preprocessed both, and a violation is still news) */
 static json_t *
 screensource(const struct opts *o, const char *dir, const char *file, const char *entry, json_t *allow,
              json_t *reserved, char *const *build, struct run *built, json_t *rec)
 {
 	struct run r;
-	char *dev, *host, *devname = xasprintf("%s.device.i", file), *hostname = xasprintf("%s.host.i", file);
+	int base = (int)strlen(file) - 3;
+	char *devname = xasprintf("%.*s.cpp1.ii", base, file);
+	char *hostname = xasprintf("%.*s.cpp4.ii", base, file), *dev = NULL, *host = NULL;
 	char *raw = slurp(dir, file);
 	json_t *v = screenraw(raw ? raw : "", raw ? strlen(raw) : 0, allow), *pre;
 
 	free(raw);
-	if (nvccpreprocess(o->nvcc, o->arch, dir, file, build, o->timelimit, o->memlimit, &r, built) < 0)
+	memset(&r, 0, sizeof r);
+	if (nvccrun(o->nvcc, build, dir, o->timelimit, o->memlimit, built) < 0)
 		die(EXIT_RETRY, "cannot run '%s' in '%s':", o->nvcc, dir);
-	dev = r.timedout || r.status ? NULL : slurp(dir, devname);
-	host = r.timedout || r.status ? NULL : slurp(dir, hostname);
+	if (!built->timedout && built->status == 0) {
+		dev = slurp(dir, devname);
+		host = slurp(dir, hostname);
+	}
 	if (!dev || !host) {
-		if (!r.timedout && r.status == 0) /* it said it did, but did not */
+		free(dev);
+		free(host);
+		free(devname);
+		free(hostname);
+		devname = xasprintf("%s.device.i", file);
+		hostname = xasprintf("%s.host.i", file);
+		if (nvccpreprocess(o->nvcc, o->arch, dir, file, o->timelimit, o->memlimit, &r) < 0)
+			die(EXIT_RETRY, "cannot run '%s' in '%s':", o->nvcc, dir);
+		dev = r.timedout || r.status ? NULL : slurp(dir, devname);
+		host = r.timedout || r.status ? NULL : slurp(dir, hostname);
+		if ((!dev || !host) && !r.timedout && r.status == 0) /* it said it did, but did not */
 			bufputs(&r.log, "[nvcc wrote no preprocessed output]\n");
-		r.status = r.status ? r.status : 1;
+		if (!dev || !host)
+			r.status = r.status ? r.status : 1;
 	}
 	if ((r.timedout || r.status != 0) && json_array_size(v)) {
 		/* what the raw lines say is reason enough (a file nvcc could not see, say) */
@@ -359,16 +387,28 @@ screensource(const struct opts *o, const char *dir, const char *file, const char
 	return v;
 }
 
-/* nvcc's arguments for the build of dir/cand.so (pointing into *copy, to be freed) */
+/* nvcc's flags for a candidate's build, arch its -arch (archflag) (malloc'd) */
+static char *
+buildflags(const char *arch)
+{
+	return xasprintf("%s -O3 -lineinfo -Xptxas -v -std=c++17 -shared -Xcompiler -fPIC -cudart shared", arch);
+}
+
+/* nvcc's arguments for the build of dir/cand.so (pointing into *copy, to be
+ * freed); keep: its intermediate files kept beside it (-keep), for the
+ * screen: cand.cpp1.ii is the source preprocessed for the device, as cicc
+ * reads it, cand.cpp4.ii for the host, as cudafe++ reads it */
 static void
-buildargs(const char *flags, char **copy, char *args[32])
+buildargs(const char *flags, int keep, char **copy, char *args[32])
 {
 	char *t, *save = NULL;
 	int ac = 0;
 
 	*copy = xstrdup(flags);
-	for (t = strtok_r(*copy, " ", &save); t && ac < 28; t = strtok_r(NULL, " ", &save))
+	for (t = strtok_r(*copy, " ", &save); t && ac < 25; t = strtok_r(NULL, " ", &save))
 		args[ac++] = t;
+	if (keep)
+		args[ac++] = "-keep";
 	args[ac++] = "-o";
 	args[ac++] = "cand.so";
 	args[ac++] = "cand.cu";
@@ -448,7 +488,7 @@ buildcandidate(const struct opts *o, const struct task *task, const char *src, s
 	if (!version)
 		die(EXIT_RETRY, "cannot run '%s --version':", o->nvcc);
 	af = archflag(o->arch);
-	flags = xasprintf("%s -O3 -lineinfo -Xptxas -v -std=c++17 -shared -Xcompiler -fPIC -cudart shared", af);
+	flags = buildflags(af);
 	allowtext = jdumps(allow ? allow : (none = json_array()), JSON_COMPACT);
 	if (!allow)
 		json_decref(none);
@@ -469,7 +509,7 @@ buildcandidate(const struct opts *o, const struct task *task, const char *src, s
 	}
 	rec = json_pack("{s:s,s:s,s:s}", "nvcc_version", version, "flags", flags, "arch", o->arch);
 	reserved = o->noscreen ? NULL : reservednamesof(o->nvcc);
-	buildargs(flags, &bcopy, bargs);
+	buildargs(flags, !o->noscreen, &bcopy, bargs);
 	if (o->noscreen) {
 		viol = json_array();
 		if (nvccrun(o->nvcc, bargs, dir, o->timelimit, o->memlimit, &built) < 0)
@@ -821,7 +861,16 @@ checkfile(const struct opts *o, const char *path, int object, const char *entry,
 		cu = xasprintf("%s/cand.cu", dir);
 		if (writefile(cu, b.s, b.n) < 0)
 			die(EXIT_RETRY, "cannot write '%s':", cu);
-		v = screensource(o, dir, "cand.cu", entry, allow, reserved, NULL, NULL, rec);
+		{ /* built as a candidate is, so that the screen reads what it reads */
+			char *af = archflag(o->arch), *flags = buildflags(af), *bcopy, *bargs[32];
+			struct run built;
+			buildargs(flags, 1, &bcopy, bargs);
+			v = screensource(o, dir, "cand.cu", entry, allow, reserved, bargs, &built, rec);
+			buffree(&built.log);
+			free(bcopy);
+			free(flags);
+			free(af);
+		}
 		if (!v) /* nvcc refused it: its diagnostics */
 			v = json_pack("[{s:s,s:i,s:O}]", "rule", statusname(statusof(rec, STAGE_COMPILE)), "line", 0, "message",
 			              json_object_get(rec, "diagnostics") ? json_object_get(rec, "diagnostics")

@@ -1,20 +1,32 @@
 #!/bin/sh
-# tests/bench/compile.sh - compile wall time per candidate over the honest
-# kernels (tests/kernels/honest: realistic 50-150 line kernels), through
-# retort's compile (extraction, screen, nvcc, no build cache), and nvcc
-# alone with other flag choices on the same sources; then the demo's
-# hand-written answers in tasks/replay that build. Prints the median and
-# range per configuration. Not a timed test: run it by hand after ninja.
+# tests/bench/compile.sh - compile's wall and CPU time per candidate over
+# the honest kernels (tests/kernels/honest: realistic 50-150 line kernels)
+# and the demo's hand-written answers that build (tasks/replay), with no
+# build cache: retort's compile (extraction, the screen, nvcc in the
+# sandbox, the object check) and nvcc alone with the build's flags on the
+# same source. With several compile binaries (a build before and after a
+# change) each runs on every kernel in turn, interleaved. Prints the
+# median, least and most of each. Not a timed test: run it by hand after
+# ninja.
 #
-# usage: tests/bench/compile.sh [ARCH]
+# usage: tests/bench/compile.sh [ARCH [COMPILE...]]   (default sm_90, out/bin/compile)
 set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
 arch=${1:-sm_90}
+test $# -gt 1 && shift || set -- "$root/out/bin/compile"
 bin=$root/out/bin
 T=$(mktemp -d "${TMPDIR:-/tmp}/retort-compile.XXXXXX")
 trap 'rm -rf "$T"' EXIT
+flags="-arch=$arch -O3 -lineinfo -Xptxas -v -std=c++17 -shared -Xcompiler -fPIC -cudart shared"
+# timed NAME COMMAND...: a line "NAME WALL CPU" in $T/times (its output and
+# status left out: the untimed run before it said whether it builds)
+timed() {
+	name=$1
+	shift
+	/usr/bin/time -f "%e %U %S" -o "$T/t" "$@" >/dev/null 2>&1
+	awk -v n="$name" '{ print n, $1, $2 + $3 }' "$T/t" >> "$T/times"
+}
 n=0
-# the honest kernels, then the demo's replay answers (those that build)
 for k in "$root"/tests/kernels/honest/*.cu "$root"/tasks/replay/*/s*-r*.md; do
 	case $k in
 	*.md) v=$(basename "$(dirname "$k")") ;;
@@ -34,34 +46,30 @@ if sys.argv[1].endswith('.cu'):
 json.dump({'status': 'answered', 'answer': {'text': t}}, open(sys.argv[2], 'w'))" "$k" "$T/r.json"
 	# untimed: answers that do not build are left out, and the files nvcc
 	# reads are warm for the timed runs that follow
-	rm -rf "$T/c"
-	"$bin/compile" --arch "$arch" --cache-dir "$T/c" -o "$T/cj/compile.json" "$T/out/v/$v/task.json" "$T/r.json" \
+	"$1" --arch "$arch" -o "$T/cj/compile.json" "$T/out/v/$v/task.json" "$T/r.json" \
 		>/dev/null 2>&1 && grep -q '"status": "ok"' "$T/cj/compile.json" || continue
-	for cudart in shared static; do
-		rm -rf "$T/c"
-		/usr/bin/time -f %e -o "$T/t" "$bin/compile" --arch "$arch" --cudart $cudart --cache-dir "$T/c" \
-			-o "$T/cj/compile.json" "$T/out/v/$v/task.json" "$T/r.json" >/dev/null 2>&1
-		st=$(python3 -c "import json; print(json.load(open('$T/cj/compile.json'))['status'])" 2>/dev/null)
-		echo "retort-compile-$cudart $(cat "$T/t") $st" >> "$T/times"
+	python3 -c "import json, sys; open(sys.argv[2], 'w').write(json.load(open(sys.argv[1]))['source'])" \
+		"$T/cj/compile.json" "$T/cand.cu"
+	i=0
+	for c in "$@"; do
+		i=$((i + 1))
+		timed "compile[$i]" "$c" --arch "$arch" -o "$T/cj/compile.json" "$T/out/v/$v/task.json" "$T/r.json"
 	done
-	cu=$(ls "$T"/c/build/*/*/cand.cu | head -n 1)
-	for flags in "-O3 -lineinfo -cudart shared" "-O3 -cudart shared" "-O2 -cudart shared" "-O3 -lineinfo -cudart shared -Xptxas -O2"; do
-		/usr/bin/time -f %e -o "$T/t" nvcc -arch="$arch" -std=c++17 -shared -Xcompiler -fPIC $flags -o "$T/x.so" "$cu" >/dev/null 2>&1
-		echo "nvcc[$flags] $(cat "$T/t") ok" | tr ' ' '_' | sed 's/_\([0-9.]*\)_ok$/ \1 ok/' >> "$T/times"
-	done
+	# shellcheck disable=SC2086
+	(cd "$T" && timed "nvcc-alone" nvcc $flags -o x.so cand.cu)
 	n=$((n + 1))
 done
-echo "compile wall time per candidate: $n kernels, $(nproc) cores, nvcc $(nvcc --version | sed -n 's/.*release \([0-9.]*\).*/\1/p'), -arch=$arch"
+echo "compile wall and CPU time per candidate: $n kernels, $(nproc) cores, nvcc $(nvcc --version | sed -n 's/.*release \([0-9.]*\).*/\1/p'), -arch=$arch"
+i=0
+for c in "$@"; do i=$((i + 1)); echo "compile[$i]: $c"; done
 python3 - "$T/times" <<'PY'
 import collections, statistics, sys
-t = collections.defaultdict(list)
-bad = collections.Counter()
+t = collections.defaultdict(lambda: ([], []))
 for line in open(sys.argv[1]):
-    name, secs, st = line.split()
-    t[name].append(float(secs))
-    if st != "ok":
-        bad[name] += 1
-print("%-52s %8s %8s %8s %s" % ("configuration", "median", "min", "max", "not ok"))
-for name, v in t.items():
-    print("%-52s %7.2fs %7.2fs %7.2fs %d" % (name.replace("_", " "), statistics.median(v), min(v), max(v), bad[name]))
+    name, wall, cpu = line.split()
+    t[name][0].append(float(wall))
+    t[name][1].append(float(cpu))
+print("%-12s %10s %10s %10s %10s" % ("", "wall med", "wall min", "wall max", "CPU med"))
+for name, (w, c) in t.items():
+    print("%-12s %9.2fs %9.2fs %9.2fs %9.2fs" % (name, statistics.median(w), min(w), max(w), statistics.median(c)))
 PY

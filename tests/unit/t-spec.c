@@ -121,6 +121,24 @@ validspec(void)
 		is_str(sig, "void reference(const float* x, float* y, int n, float alpha)",
 		       "reference signature uses host compute types");
 		free(sig);
+		sig = abiincludes(a, 4);
+		is_str(sig, "#include <cuda_bf16.h>\n#include <stdint.h>\n", "the headers of a bf16 signature's types");
+		free(sig);
+	}
+	{
+		struct abiarg a[] = { { "x", ARG_IN, DT_F32 }, { "i", ARG_IN, DT_I64 }, { "n", ARG_SIZE, DT_I64 },
+		                      { "s", ARG_SCALAR, DT_F16 } };
+		char *inc = abiincludes(a, 4);
+		is_str(inc, "#include <stdint.h>\n", "float, integer and half-scalar signatures need stdint.h alone");
+		free(inc);
+		a[0].dt = DT_F8E4M3;
+		a[1].dt = DT_F16;
+		a[2].dt = DT_F8E5M2;
+		a[2].kind = ARG_OUT;
+		inc = abiincludes(a, 4);
+		is_str(inc, "#include <cuda_fp8.h>\n#include <cuda_fp16.h>\n#include <stdint.h>\n",
+		       "each header once, in the order the arguments need them");
+		free(inc);
 	}
 	c = json_array_get(json_object_get(json_object_get(v, "cases"), "verify"), 1);
 	is_int(jint(json_object_get(c, "sizes"), "n", 0), 32, "verify size from a placeholder");

@@ -217,6 +217,31 @@ abitype(int kind, int dt, int reference)
 }
 
 char *
+abiincludes(const struct abiarg *a, size_t n)
+{
+	const char *seen[DT_COUNT + 1] = { "stdint.h" };
+	int nseen = 1;
+	struct buf b;
+	size_t i;
+
+	bufinit(&b, 1 << 16);
+	for (i = 0; i < n; i++) {
+		const char *h = dtinfos[a[i].dt].header;
+		int k = 0;
+		if (!h || strcmp(abitype(a[i].kind, a[i].dt, 0), dtinfos[a[i].dt].ctype))
+			continue; /* a float type, or a scalar passed as float */
+		while (k < nseen && strcmp(seen[k], h))
+			k++;
+		if (k == nseen) {
+			seen[nseen++] = h;
+			bufprintf(&b, "#include <%s>\n", h);
+		}
+	}
+	bufputs(&b, "#include <stdint.h>\n");
+	return bufdetach(&b);
+}
+
+char *
 abisignature(const struct abiarg *a, size_t n, const char *name, int reference)
 {
 	struct buf b;

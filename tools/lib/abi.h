@@ -125,6 +125,12 @@ struct abiarg {
 const char *abitype(int kind, int dt, int reference);
 /* "extern \"C\" void NAME(const float* x, ...)" or "void reference(...)" (malloc'd) */
 char *abisignature(const struct abiarg *a, size_t n, const char *name, int reference);
+/* the #include lines that declare the types of a's signature (abitype's;
+ * stdint.h always), each header once: a source that ends with the
+ * signature needs no more (compile appends it to a candidate's code), and
+ * each of cuda_fp16.h, cuda_bf16.h and cuda_fp8.h costs a build about
+ * 0.4 s (malloc'd) */
+char *abiincludes(const struct abiarg *a, size_t n);
 /* the body of the generated call: fn (the entry point or the reference)
  * called with ptrs[] (tensors in order), sizes[] and scalars[] */
 void abicall(struct buf *b, const struct abiarg *a, size_t n);

@@ -103,24 +103,23 @@ nvccjobrun(void *p)
 }
 
 int
-nvccpreprocess(const char *nvcc, const char *arch, const char *dir, const char *file, char *const *also,
-               int seconds, long memmb, struct run *r, struct run *alsor)
+nvccpreprocess(const char *nvcc, const char *arch, const char *dir, const char *file, int seconds, long memmb,
+               struct run *r)
 {
 	char *af = archflag(arch), *dev = xasprintf("%s.device.i", file), *host = xasprintf("%s.host.i", file);
 	char *a1[] = { af, "-std=c++17", "-E", "-x", "cu", (char *)file, "-o", dev, NULL };
 	char *a2[] = { af, "-std=c++17", "-E", "-x", "cu", "-Xcompiler", "-U__CUDA_ARCH__", (char *)file, "-o", host, NULL };
-	struct nvccjob j[3] = { { nvcc, dir, a1, seconds, 0, 0, memmb, { 0 } }, { nvcc, dir, a2, seconds, 0, 0, memmb, { 0 } },
-	                        { nvcc, dir, also, seconds, 0, 0, memmb, { 0 } } };
-	int n = also ? 3 : 2, k, bad;
+	struct nvccjob j[2] = { { nvcc, dir, a1, seconds, 0, 0, memmb, { 0 } }, { nvcc, dir, a2, seconds, 0, 0, memmb, { 0 } } };
+	int k, bad;
 
 	jailkind(); /* the sandbox's lazy probes made here, on one thread, not on each of the runs' */
-	runparts(nvccjobrun, j, sizeof j[0], n);
+	runparts(nvccjobrun, j, sizeof j[0], 2);
 	free(af);
 	free(dev);
 	free(host);
-	for (k = 0; k < n; k++)
+	for (k = 0; k < 2; k++)
 		if (j[k].rc < 0) {
-			for (int i = 0; i < n; i++)
+			for (int i = 0; i < 2; i++)
 				if (j[i].rc == 0)
 					buffree(&j[i].r.log);
 			errno = j[k].err;
@@ -130,8 +129,6 @@ nvccpreprocess(const char *nvcc, const char *arch, const char *dir, const char *
 	bad = j[0].r.timedout || j[0].r.status != 0 ? 0 : 1;
 	*r = j[bad].r;
 	buffree(&j[!bad].r.log);
-	if (also)
-		*alsor = j[2].r;
 	return 0;
 }
 

@@ -34,15 +34,13 @@ int nvccrun(const char *nvcc, char *const args[], const char *dir, int seconds, 
 /*
  * dir/file preprocessed as nvcc compiles it, twice: for the device
  * (__CUDA_ARCH__ defined) into dir/file.device.i and for the host
- * (undefined) into dir/file.host.i. 0 with both written, else r says why
- * (the status and log of the first that failed). The two run at once, and
- * with also (nvcc's arguments, or NULL) a third beside them, its result in
- * *alsor: the build, which need not wait for the screen of what it builds
- * (nvcc is jailed; a screened-out object is never loaded). -1 with errno
- * when one could not run.
+ * (undefined) into dir/file.host.i, at once. 0 with both written, else r
+ * says why (the status and log of the first that failed); -1 with errno
+ * when one could not run. (compile screens the build's own preprocessed
+ * files, nvcc -keep's, and needs these only when the build failed.)
  */
-int nvccpreprocess(const char *nvcc, const char *arch, const char *dir, const char *file, char *const *also,
-                   int seconds, long memmb, struct run *r, struct run *alsor);
+int nvccpreprocess(const char *nvcc, const char *arch, const char *dir, const char *file, int seconds, long memmb,
+                   struct run *r);
 /* ptxas -v lines into per-kernel registers, shared memory, stack and spills */
 json_t *nvccresources(const char *log);
 /* nvcc's output for the teacher (malloc'd) */

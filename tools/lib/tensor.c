@@ -9,21 +9,22 @@
 #include <unistd.h>
 
 /*
- * name, signature type, reference type, size, float, then the default
- * output tolerances (rel_norm, rtol, atol) and the default randint range
+ * name, signature type and the header that declares it, reference type,
+ * size, float, then the default output tolerances (rel_norm, rtol, atol)
+ * and the default randint range
  */
 const struct dtinfo dtinfos[DT_COUNT] = {
-	{ "f64", "double", "double", 8, 1, 1e-10, 1e-7, 1e-9, 0, 0 },
-	{ "f32", "float", "float", 4, 1, 1e-4, 1e-3, 1e-5, 0, 0 },
-	{ "f16", "__half", "float", 2, 1, 5e-3, 1e-2, 1e-3, 0, 0 },
-	{ "bf16", "__nv_bfloat16", "float", 2, 1, 2e-2, 5e-2, 1e-2, 0, 0 },
-	{ "f8e4m3", "__nv_fp8_e4m3", "float", 1, 1, 0.1, 0.25, 0.05, 0, 0 },
-	{ "f8e5m2", "__nv_fp8_e5m2", "float", 1, 1, 0.2, 0.5, 0.1, 0, 0 },
-	{ "i8", "int8_t", "int8_t", 1, 0, 0, 0, 0, -128, 128 },
-	{ "u8", "uint8_t", "uint8_t", 1, 0, 0, 0, 0, 0, 256 },
-	{ "i16", "int16_t", "int16_t", 2, 0, 0, 0, 0, -1000, 1000 },
-	{ "i32", "int32_t", "int32_t", 4, 0, 0, 0, 0, -1000, 1000 },
-	{ "i64", "int64_t", "int64_t", 8, 0, 0, 0, 0, -1000, 1000 },
+	{ "f64", "double", NULL, "double", 8, 1, 1e-10, 1e-7, 1e-9, 0, 0 },
+	{ "f32", "float", NULL, "float", 4, 1, 1e-4, 1e-3, 1e-5, 0, 0 },
+	{ "f16", "__half", "cuda_fp16.h", "float", 2, 1, 5e-3, 1e-2, 1e-3, 0, 0 },
+	{ "bf16", "__nv_bfloat16", "cuda_bf16.h", "float", 2, 1, 2e-2, 5e-2, 1e-2, 0, 0 },
+	{ "f8e4m3", "__nv_fp8_e4m3", "cuda_fp8.h", "float", 1, 1, 0.1, 0.25, 0.05, 0, 0 },
+	{ "f8e5m2", "__nv_fp8_e5m2", "cuda_fp8.h", "float", 1, 1, 0.2, 0.5, 0.1, 0, 0 },
+	{ "i8", "int8_t", "stdint.h", "int8_t", 1, 0, 0, 0, 0, -128, 128 },
+	{ "u8", "uint8_t", "stdint.h", "uint8_t", 1, 0, 0, 0, 0, 0, 256 },
+	{ "i16", "int16_t", "stdint.h", "int16_t", 2, 0, 0, 0, 0, -1000, 1000 },
+	{ "i32", "int32_t", "stdint.h", "int32_t", 4, 0, 0, 0, 0, -1000, 1000 },
+	{ "i64", "int64_t", "stdint.h", "int64_t", 8, 0, 0, 0, 0, -1000, 1000 },
 };
 
 const char *const distnames[DIST_COUNT] = { "normal", "uniform", "heavy", "randint" };

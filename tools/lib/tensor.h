@@ -20,6 +20,7 @@ enum dtype {
 struct dtinfo {
 	const char *name;     /* as specs write it */
 	const char *ctype;    /* in the entry point's signature */
+	const char *header;   /* the header that declares ctype, or NULL */
 	const char *reftype;  /* in the CPU reference's signature */
 	int size;             /* bytes per element */
 	int isfloat;
