@@ -1,5 +1,8 @@
 /* t-util.c - the shared library: buffers, files, sha256, JSON */
 #include <errno.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -129,6 +132,134 @@ jsonfiles(const char *dir)
 		j = jload(dir, err, sizeof err);
 		snprintf(want, sizeof want, "cannot read '%s': Is a directory", dir);
 		ok(!j && !strcmp(err, want), "a folder: %s", err);
+	}
+}
+
+/* ---- jdumps against jansson's json_dumps on random trees ---- */
+
+static uint64_t rng = 88172645463325252ull;
+
+static uint64_t
+rnd(void)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return rng;
+}
+
+/* bytes that exercise every way a string is written: plain, escapes,
+ * control characters, DEL, multi-byte UTF-8 up to U+10FFFF, NUL */
+static size_t
+rndtext(char *s, size_t cap)
+{
+	static const char *const bits[] = { "a", "Z", "0", " ", "\"", "\\", "/", "\b", "\f", "\n", "\r", "\t",
+	                                     "\x01", "\x1b", "\x1f", "\x7f", "\xc2\x80", "\xc3\xa9", "\xdf\xbf",
+	                                     "\xe0\xa0\x80", "\xe2\x82\xac", "\xef\xbf\xbf", "\xee\x80\x80",
+	                                     "\xf0\x90\x80\x80", "\xf0\x9f\x98\x80", "\xf4\x8f\xbf\xbf",
+	                                     "sk-", "{{x}}", "" };
+	size_t n = 0, k = rnd() % 12;
+
+	while (k--) {
+		const char *b = bits[rnd() % (sizeof bits / sizeof bits[0])];
+		size_t m = *b ? strlen(b) : 1; /* "": a NUL byte */
+		if (n + m >= cap)
+			break;
+		memcpy(s + n, b, m);
+		n += m;
+	}
+	return n;
+}
+
+static json_t *
+rndvalue(int depth)
+{
+	static const double reals[] = { 0.0, -0.0, 0.1, 1.5, -2.0, 1e21, 1e-7, 123456789012345678.0, 3.141592653589793,
+	                                1e300, 2.2250738585072014e-308, 5e-324, 1.7976931348623157e308, 100.0, 1e15,
+	                                1e16, 0.30000000000000004 };
+	char t[200];
+	size_t n, i;
+	json_t *v;
+
+	switch (rnd() % (depth > 4 ? 6 : 8)) {
+	case 0: return json_null();
+	case 1: return json_boolean(rnd() & 1);
+	case 2: return json_integer(rnd() % 3 ? (json_int_t)(rnd() % 2000) - 1000 : (json_int_t)rnd());
+	case 3: {
+		double d;
+		if (rnd() % 2)
+			return json_real(reals[rnd() % (sizeof reals / sizeof reals[0])]);
+		do { /* any finite double, bit for bit */
+			uint64_t u = rnd();
+			memcpy(&d, &u, sizeof d);
+		} while (!isfinite(d));
+		return json_real(d);
+	}
+	case 4:
+	case 5:
+		n = rndtext(t, sizeof t);
+		return json_stringn(t, n);
+	case 6:
+		v = json_array();
+		for (i = rnd() % 5; i > 0; i--)
+			json_array_append_new(v, rndvalue(depth + 1));
+		return v;
+	default:
+		v = json_object();
+		for (i = rnd() % 6; i > 0; i--) { /* keys that share prefixes, hold NULs, sort by bytes */
+			n = rnd() % 3 ? rndtext(t, 24) : (size_t)snprintf(t, sizeof t, "%.*s", (int)(rnd() % 4), "abab");
+			json_object_setn_new(v, t, n, rndvalue(depth + 1));
+		}
+		return v;
+	}
+}
+
+static void
+dumps(void)
+{
+	static const size_t flags[] = { JFLAGS_FILE, JFLAGS_LINE, JSON_COMPACT, JSON_COMPACT | JSON_SORT_KEYS,
+	                                JSON_INDENT(1) | JSON_SORT_KEYS, 0, JSON_INDENT(4) | JSON_ENSURE_ASCII,
+	                                JSON_ESCAPE_SLASH | JSON_ENSURE_ASCII | JSON_REAL_PRECISION(5),
+	                                JSON_ENCODE_ANY | JSON_COMPACT };
+	int trees = 3000, same = 0, total = 0;
+	char *a, *b;
+
+	for (int i = 0; i < trees; i++) {
+		json_t *j = i % 10 == 9 ? rndvalue(0) : json_pack("[o]", rndvalue(0));
+		for (size_t f = 0; f < sizeof flags / sizeof flags[0]; f++) {
+			b = json_dumps(j, flags[f]);
+			if (!b) /* a bare value without JSON_ENCODE_ANY: jansson refuses, and jdumps dies with it */
+				continue;
+			a = jdumps(j, flags[f]);
+			total++;
+			if (!strcmp(a, b))
+				same++;
+			else if (total - same <= 3)
+				printf("# differs (flags %#zx):\n#   jdumps:     %s\n#   json_dumps: %s\n", flags[f], a, b);
+			free(a);
+			free(b);
+		}
+		json_decref(j);
+	}
+	ok(total > 20000 && same == total, "jdumps writes json_dumps's bytes: %d of %d random trees and flags", same,
+	   total);
+	{
+		json_t *j = json_pack("{s:s}", "k", "x");
+		json_t *inner = json_array();
+		json_object_set(j, "loop", inner);
+		json_array_append(inner, j); /* a loop: jansson refuses it, so jdumps dies (exit 1) */
+		pid_t pid = fork();
+		int st;
+		if (pid == 0) {
+			freopen("/dev/null", "w", stderr);
+			free(jdumps(j, JFLAGS_LINE));
+			_exit(0);
+		}
+		waitpid(pid, &st, 0);
+		ok(WIFEXITED(st) && WEXITSTATUS(st) == 1, "a tree with a loop: jdumps dies as json_dumps fails");
+		json_array_clear(inner);
+		json_decref(inner);
+		json_decref(j);
 	}
 }
 
@@ -267,6 +398,7 @@ main(void)
 	folders(dir);
 	sha256s();
 	jsonfiles(dir);
+	dumps();
 	programs();
 	runcaptures(dir);
 	files(dir);

@@ -27,7 +27,8 @@ int jwritetext(const char *path, const char *text);
 /* jwrite through replacefile (util.h): atomic, not durable */
 int jreplace(const char *path, const json_t *j);
 
-/* dump j into a new string with flags (never NULL: dies on OOM) */
+/* dump j into a new string with flags, byte for byte as jansson's
+ * json_dumps would, faster (never NULL: dies where json_dumps fails) */
 char *jdumps(const json_t *j, size_t flags);
 
 /* typed getters: the fallback when the key is absent or of another type */
