@@ -33,28 +33,9 @@ enum { MAXP = 512 };
 /* a context start, phase by phase (ms): cuInit, primary context, 256 MiB; with fence, all but 8 GiB held */
 struct startms { double init, ctx, alloc, fence; };
 
-static void
-fenceall(size_t keep)
-{
-	static void *piece[MAXP];
-	size_t fr, tot;
-	int n = 0;
-
-	while (n < MAXP && cudaMemGetInfo(&fr, &tot) == cudaSuccess && fr > keep + (64u << 20)) {
-		size_t want = fr - keep;
-		while (want > (32u << 20) && cudaMalloc(&piece[n], want) != cudaSuccess) {
-			cudaGetLastError();
-			want /= 2;
-		}
-		if (want <= (32u << 20))
-			break;
-		n++;
-	}
-}
-
 /* in a fresh process (CUDA untouched): start a context, report, wait for a byte, exit */
 static void
-childstart(int rep, int go, int fence)
+childstart(int rep, int go, int fenced)
 {
 	struct startms s;
 	double t = ms();
@@ -72,8 +53,10 @@ childstart(int rep, int go, int fence)
 	CK(cudaDeviceSynchronize());
 	s.alloc = ms() - t;
 	t = ms();
-	if (fence)
-		fenceall((size_t)8 << 30);
+	if (fenced) {
+		static void *piece[MAXP];
+		fence((size_t)8 << 30, 0, piece, MAXP);
+	}
 	s.fence = ms() - t;
 	if (write(rep, &s, sizeof s) != sizeof s || read(go, &c, 1) != 1)
 		_exit(1);
@@ -82,7 +65,7 @@ childstart(int rep, int go, int fence)
 
 /* one context's life in a child; its start phases, and its end (exit asked to reaped) in *end */
 static struct startms
-onecontext(int fence, double *end)
+onecontext(int fenced, double *end)
 {
 	int rep[2], go[2], st;
 	struct startms s;
@@ -95,7 +78,7 @@ onecontext(int fence, double *end)
 	if ((pid = fork()) == 0) {
 		close(rep[0]);
 		close(go[1]);
-		childstart(rep[1], go[0], fence);
+		childstart(rep[1], go[0], fenced);
 	}
 	close(rep[1]);
 	close(go[0]);
@@ -204,11 +187,11 @@ main(void)
 	double end;
 
 	printf("# a context's start and end, alone (ms)\n");
-	for (int fence = 0; fence < 2; fence++)
+	for (int fenced = 0; fenced < 2; fenced++)
 		for (int i = 0; i < 3; i++) {
-			struct startms s = onecontext(fence, &end);
+			struct startms s = onecontext(fenced, &end);
 			printf("%-9s cuInit %6.1f  context %6.1f  256 MiB %6.1f  fence %6.1f  end %6.1f\n",
-			       fence ? "fenced" : "bare", s.init, s.ctx, s.alloc, s.fence, end);
+			       fenced ? "fenced" : "bare", s.init, s.ctx, s.alloc, s.fence, end);
 		}
 	/* the stressors, one per mode and timed kernel, forked before this process touches CUDA; each
 	 * waits stopped until its turn */

@@ -18,28 +18,6 @@
 enum { MAXP = 512 };
 static void *piece[MAXP];
 
-/* hold all but keep bytes: halving pieces (first) or fixed ones; pieces taken */
-static int
-fence(size_t keep, size_t fixed)
-{
-	size_t fr, tot;
-	int n = 0;
-
-	while (n < MAXP && cudaMemGetInfo(&fr, &tot) == cudaSuccess && fr > keep + (64u << 20)) {
-		size_t want = fixed ? fixed : fr - keep;
-		if (want > fr - keep)
-			want = fr - keep;
-		while (want > (32u << 20) && cudaMalloc(&piece[n], want) != cudaSuccess) {
-			cudaGetLastError();
-			want /= 2;
-		}
-		if (want <= (32u << 20))
-			break;
-		n++;
-	}
-	return n;
-}
-
 static void
 unfence(int n)
 {
@@ -67,7 +45,7 @@ main(void)
 
 	for (int rep = 0; rep < 2; rep++) {
 		t = ms();
-		n = fence((size_t)8 << 30, 0);
+		n = fence((size_t)8 << 30, 0, piece, MAXP);
 		snprintf(what, sizeof what, "fence to 8 GiB free, halving pieces (%d), take %d", n, rep + 1);
 		row(what, ms() - t);
 		t = ms();
@@ -75,7 +53,7 @@ main(void)
 		row("  ... and give it back", ms() - t);
 	}
 	t = ms();
-	n = fence((size_t)8 << 30, (size_t)1 << 30);
+	n = fence((size_t)8 << 30, (size_t)1 << 30, piece, MAXP);
 	snprintf(what, sizeof what, "fence to 8 GiB free, 1 GiB pieces (%d)", n);
 	row(what, ms() - t);
 	t = ms();
