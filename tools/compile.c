@@ -81,6 +81,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -334,7 +335,7 @@ screensource(const struct opts *o, const char *dir, const char *file, const char
              json_t *reserved, char *const *build, struct run *built, json_t *rec)
 {
 	struct run r;
-	int base = (int)strlen(file) - 3;
+	int base = (int)strlen(file) - 3, left;
 	char *devname = xasprintf("%.*s.cpp1.ii", base, file);
 	char *hostname = xasprintf("%.*s.cpp4.ii", base, file), *dev = NULL, *host = NULL;
 	char *raw = slurp(dir, file);
@@ -355,8 +356,15 @@ screensource(const struct opts *o, const char *dir, const char *file, const char
 		free(hostname);
 		devname = xasprintf("%s.device.i", file);
 		hostname = xasprintf("%s.host.i", file);
-		if (nvccpreprocess(o->nvcc, o->arch, dir, file, o->timelimit, o->memlimit, &r) < 0)
+		/* within what the build left of the time limit: nvcc's time
+		 * for a source stays one limit, as it was with the three at once */
+		left = o->timelimit - (int)ceil(built->seconds);
+		if (built->timedout || left < 1) {
+			r.timedout = 1;
+			bufinit(&r.log, 1);
+		} else if (nvccpreprocess(o->nvcc, o->arch, dir, file, left, o->memlimit, &r) < 0) {
 			die(EXIT_RETRY, "cannot run '%s' in '%s':", o->nvcc, dir);
+		}
 		dev = r.timedout || r.status ? NULL : slurp(dir, devname);
 		host = r.timedout || r.status ? NULL : slurp(dir, hostname);
 		if ((!dev || !host) && !r.timedout && r.status == 0) /* it said it did, but did not */
