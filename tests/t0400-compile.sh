@@ -29,7 +29,7 @@ mkdir -p out/c
 
 test_expect_success 'every screen rule catches its examples' '
 	n=0 &&
-	for f in "$SCREEN"/*-[0-9].cu; do
+	for f in "$SCREEN"/*-[0-9]*.cu; do
 		name=$(basename "$f" .cu) rule=${name%-*}
 		test "$rule" = honest && continue
 		got=$(rules "$f") || exit 1

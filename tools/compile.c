@@ -322,18 +322,48 @@ reservednamesof(const char *nvcc)
 	return r;
 }
 
+/* nvcc's flags for a candidate's build, arch its -arch (archflag) (malloc'd) */
+static char *
+buildflags(const char *arch)
+{
+	return xasprintf("%s -O3 -lineinfo -Xptxas -v -std=c++17 -shared -Xcompiler -fPIC -cudart shared", arch);
+}
+
+/* nvcc's arguments for the build of dir/cand.so (pointing into *copy, to be
+ * freed); keep: its intermediate files kept beside it (-keep), for the
+ * screen: cand.cpp1.ii is the source preprocessed for the device, as cicc
+ * reads it, cand.cpp4.ii for the host, as cudafe++ reads it */
+static void
+buildargs(const char *flags, int keep, char **copy, char *args[32])
+{
+	char *t, *save = NULL;
+	int ac = 0;
+
+	*copy = xstrdup(flags);
+	for (t = strtok_r(*copy, " ", &save); t && ac < 25; t = strtok_r(NULL, " ", &save))
+		args[ac++] = t;
+	if (keep)
+		args[ac++] = "-keep";
+	args[ac++] = "-o";
+	args[ac++] = "cand.so";
+	args[ac++] = "cand.cu";
+	args[ac] = NULL;
+}
+
 /* the violations of dir/file (NAME.cu): its raw #include lines, then its
  * preprocessed text; NULL with rec's status set when nvcc failed. The
- * build (nvcc's arguments, with -keep: buildargs) runs first, jailed (a
+ * build (nvcc with flags, and -keep: buildargs) runs first, jailed (a
  * build the screen refuses is thrown away, never loaded), its run in
  * *built; a build that went through is screened as it preprocessed its
- * source itself (what cicc and cudafe++ read: nvcc -keep), any
- * other as two preprocessing runs apart preprocess it (its errors may
- * come before it preprocessed both, and a violation is still news) */
+ * source itself (what cicc and cudafe++ read: nvcc -keep), any other as
+ * two preprocessing runs apart preprocess it with the build's flags (its
+ * errors may come before it preprocessed both, and a violation is still
+ * news) */
 static json_t *
 screensource(const struct opts *o, const char *dir, const char *file, const char *entry, json_t *allow,
-             json_t *reserved, char *const *build, struct run *built, json_t *rec)
+             json_t *reserved, const char *flags, struct run *built, json_t *rec)
 {
+	char *bcopy, *build[32];
 	struct run r;
 	int base = (int)strlen(file) - 3, left;
 	char *devname = xasprintf("%.*s.cpp1.ii", base, file);
@@ -343,8 +373,10 @@ screensource(const struct opts *o, const char *dir, const char *file, const char
 
 	free(raw);
 	memset(&r, 0, sizeof r);
+	buildargs(flags, 1, &bcopy, build);
 	if (nvccrun(o->nvcc, build, dir, o->timelimit, o->memlimit, built) < 0)
 		die(EXIT_RETRY, "cannot run '%s' in '%s':", o->nvcc, dir);
+	free(bcopy);
 	if (!built->timedout && built->status == 0) {
 		dev = slurp(dir, devname);
 		host = slurp(dir, hostname);
@@ -362,7 +394,7 @@ screensource(const struct opts *o, const char *dir, const char *file, const char
 		if (built->timedout || left < 1) {
 			r.timedout = 1;
 			bufinit(&r.log, 1);
-		} else if (nvccpreprocess(o->nvcc, o->arch, dir, file, left, o->memlimit, &r) < 0) {
+		} else if (nvccpreprocess(o->nvcc, flags, dir, file, left, o->memlimit, &r) < 0) {
 			die(EXIT_RETRY, "cannot run '%s' in '%s':", o->nvcc, dir);
 		}
 		dev = r.timedout || r.status ? NULL : slurp(dir, devname);
@@ -393,34 +425,6 @@ screensource(const struct opts *o, const char *dir, const char *file, const char
 	free(devname);
 	free(hostname);
 	return v;
-}
-
-/* nvcc's flags for a candidate's build, arch its -arch (archflag) (malloc'd) */
-static char *
-buildflags(const char *arch)
-{
-	return xasprintf("%s -O3 -lineinfo -Xptxas -v -std=c++17 -shared -Xcompiler -fPIC -cudart shared", arch);
-}
-
-/* nvcc's arguments for the build of dir/cand.so (pointing into *copy, to be
- * freed); keep: its intermediate files kept beside it (-keep), for the
- * screen: cand.cpp1.ii is the source preprocessed for the device, as cicc
- * reads it, cand.cpp4.ii for the host, as cudafe++ reads it */
-static void
-buildargs(const char *flags, int keep, char **copy, char *args[32])
-{
-	char *t, *save = NULL;
-	int ac = 0;
-
-	*copy = xstrdup(flags);
-	for (t = strtok_r(*copy, " ", &save); t && ac < 25; t = strtok_r(NULL, " ", &save))
-		args[ac++] = t;
-	if (keep)
-		args[ac++] = "-keep";
-	args[ac++] = "-o";
-	args[ac++] = "cand.so";
-	args[ac++] = "cand.cu";
-	args[ac] = NULL;
 }
 
 /* the build's run r (its log freed): status, diagnostics and resources into rec; 0 when built */
@@ -517,15 +521,15 @@ buildcandidate(const struct opts *o, const struct task *task, const char *src, s
 	}
 	rec = json_pack("{s:s,s:s,s:s}", "nvcc_version", version, "flags", flags, "arch", o->arch);
 	reserved = o->noscreen ? NULL : reservednamesof(o->nvcc);
-	buildargs(flags, !o->noscreen, &bcopy, bargs);
 	if (o->noscreen) {
 		viol = json_array();
+		buildargs(flags, 0, &bcopy, bargs);
 		if (nvccrun(o->nvcc, bargs, dir, o->timelimit, o->memlimit, &built) < 0)
 			die(EXIT_RETRY, "cannot run '%s' in '%s':", o->nvcc, dir);
+		free(bcopy);
 	} else {
-		viol = screensource(o, dir, "cand.cu", entry, allow, reserved, bargs, &built, rec);
+		viol = screensource(o, dir, "cand.cu", entry, allow, reserved, flags, &built, rec);
 	}
-	free(bcopy);
 	if (!viol || json_array_size(viol)) {
 		if (viol)
 			setstatus(rec, STAGE_COMPILE, ST_SCREEN_FAILED);
@@ -870,12 +874,10 @@ checkfile(const struct opts *o, const char *path, int object, const char *entry,
 		if (writefile(cu, b.s, b.n) < 0)
 			die(EXIT_RETRY, "cannot write '%s':", cu);
 		{ /* built as a candidate is, so that the screen reads what it reads */
-			char *af = archflag(o->arch), *flags = buildflags(af), *bcopy, *bargs[32];
+			char *af = archflag(o->arch), *flags = buildflags(af);
 			struct run built;
-			buildargs(flags, 1, &bcopy, bargs);
-			v = screensource(o, dir, "cand.cu", entry, allow, reserved, bargs, &built, rec);
+			v = screensource(o, dir, "cand.cu", entry, allow, reserved, flags, &built, rec);
 			buffree(&built.log);
-			free(bcopy);
 			free(flags);
 			free(af);
 		}

@@ -103,18 +103,32 @@ nvccjobrun(void *p)
 }
 
 int
-nvccpreprocess(const char *nvcc, const char *arch, const char *dir, const char *file, int seconds, long memmb,
+nvccpreprocess(const char *nvcc, const char *flags, const char *dir, const char *file, int seconds, long memmb,
                struct run *r)
 {
-	char *af = archflag(arch), *dev = xasprintf("%s.device.i", file), *host = xasprintf("%s.host.i", file);
-	char *a1[] = { af, "-std=c++17", "-E", "-x", "cu", (char *)file, "-o", dev, NULL };
-	char *a2[] = { af, "-std=c++17", "-E", "-x", "cu", "-Xcompiler", "-U__CUDA_ARCH__", (char *)file, "-o", host, NULL };
+	char *copy = xstrdup(flags), *dev = xasprintf("%s.device.i", file), *host = xasprintf("%s.host.i", file);
+	char *a1[40], *a2[40], *t, *save = NULL;
+	int n = 0, k, bad;
 	struct nvccjob j[2] = { { nvcc, dir, a1, seconds, 0, 0, memmb, { 0 } }, { nvcc, dir, a2, seconds, 0, 0, memmb, { 0 } } };
-	int k, bad;
 
+	for (t = strtok_r(copy, " ", &save); t && n < 30; t = strtok_r(NULL, " ", &save))
+		a1[n] = a2[n] = t, n++;
+	k = n;
+	a2[k++] = "-Xcompiler"; /* the host's: __CUDA_ARCH__ undefined */
+	a2[k++] = "-U__CUDA_ARCH__";
+	for (char **a = a1, *out = dev; a; a = a == a1 ? a2 : NULL, out = host) {
+		int i = a == a1 ? n : k;
+		a[i++] = "-E";
+		a[i++] = "-x";
+		a[i++] = "cu";
+		a[i++] = (char *)file;
+		a[i++] = "-o";
+		a[i++] = out;
+		a[i] = NULL;
+	}
 	jailkind(); /* the sandbox's lazy probes made here, on one thread, not on each of the runs' */
 	runparts(nvccjobrun, j, sizeof j[0], 2);
-	free(af);
+	free(copy);
 	free(dev);
 	free(host);
 	for (k = 0; k < 2; k++)

@@ -32,14 +32,15 @@ char *archflag(const char *arch);
  * and -1 with ENOSPC when it failed on a full disk (util nospace) */
 int nvccrun(const char *nvcc, char *const args[], const char *dir, int seconds, long memmb, struct run *r);
 /*
- * dir/file preprocessed as nvcc compiles it, twice: for the device
- * (__CUDA_ARCH__ defined) into dir/file.device.i and for the host
- * (undefined) into dir/file.host.i, at once. 0 with both written, else r
- * says why (the status and log of the first that failed); -1 with errno
- * when one could not run. (compile screens the build's own preprocessed
- * files, nvcc -keep's, and needs these only when the build failed.)
+ * dir/file preprocessed as nvcc compiles it with flags (the build's, space
+ * separated), twice: for the device (__CUDA_ARCH__ defined) into
+ * dir/file.device.i and for the host (undefined) into dir/file.host.i, at
+ * once. 0 with both written, else r says why (the status and log of the
+ * first that failed); -1 with errno when one could not run. (compile
+ * screens the build's own preprocessed files, nvcc -keep's, and needs
+ * these only when the build failed.)
  */
-int nvccpreprocess(const char *nvcc, const char *arch, const char *dir, const char *file, int seconds, long memmb,
+int nvccpreprocess(const char *nvcc, const char *flags, const char *dir, const char *file, int seconds, long memmb,
                    struct run *r);
 /* ptxas -v lines into per-kernel registers, shared memory, stack and spills */
 json_t *nvccresources(const char *log);

@@ -215,6 +215,7 @@ struct view {
 	size_t n, cap;
 	json_t *includes;        /* [{name, line}]: files the candidate's file includes */
 	int renamed;             /* the line of a #line that moves its text to another name (0: none) */
+	int badmarker;           /* the line of a line marker that cannot be read whole (0: none) */
 };
 
 static void
@@ -227,6 +228,54 @@ viewline(struct view *v, const char *s, size_t len, int line)
 	v->line[v->n++] = line;
 	bufput(&v->text, s, len);
 	bufputc(&v->text, '\n');
+}
+
+/*
+ * A line marker, '# N "NAME"' and its flags, each ' F' (1 entering a file,
+ * 2 returning to one, 3 a system header, 4 extern "C"); gcc escapes \, "
+ * and newlines in NAME (cpp_quote_string). 1 with the line number, NAME
+ * undone of its escapes and the flags as bits (1 << F); 0 for a line that
+ * is no marker; -1 for one that cannot be read whole (no closing quote, a
+ * name longer than cap, anything but flags after it): the preprocessor
+ * writes none such, a #line directive with a crafted name can (a quote
+ * escaped inside it once read as the end of the name, and what followed
+ * as flag 1, entering a header).
+ */
+static int
+linemarker(const char *p, size_t len, int *n, char *name, size_t cap, int *flags)
+{
+	const char *e = p + len, *q;
+	long ln = 0;
+	size_t k = 0;
+
+	if (len < 3 || p[0] != '#' || p[1] != ' ' || !isdigit((unsigned char)p[2]))
+		return 0;
+	for (q = p + 2; q < e && isdigit((unsigned char)*q); q++)
+		ln = ln < 100000000 ? 10 * ln + (*q - '0') : ln;
+	if (e - q < 3 || q[0] != ' ' || q[1] != '"')
+		return -1;
+	for (q += 2; q < e && *q != '"'; q++) {
+		char c = *q;
+		if (c == '\\') {
+			if (++q == e || (*q != '\\' && *q != '"' && *q != 'n'))
+				return -1;
+			c = *q == 'n' ? '\n' : *q;
+		}
+		if (k + 1 >= cap)
+			return -1;
+		name[k++] = c;
+	}
+	if (q == e)
+		return -1;
+	name[k] = 0;
+	*flags = 0;
+	for (q++; q < e; q += 2) {
+		if (e - q < 2 || q[0] != ' ' || q[1] < '1' || q[1] > '4' || (e - q > 2 && q[2] != ' '))
+			return -1;
+		*flags |= 1 << (q[1] - '0');
+	}
+	*n = (int)ln;
+	return 1;
 }
 
 /* read preprocessed text: "# N "file" flags" linemarkers say whose lines follow */
@@ -243,26 +292,18 @@ viewload(struct view *v, const char *pre, const char *file)
 	while (*p) {
 		const char *eol = strchr(p, '\n');
 		size_t len = eol ? (size_t)(eol - p) : strlen(p);
-		char name[4096], mark[4200];
-		size_t m = len < sizeof mark - 1 ? len : sizeof mark - 1;
-		int n, flags = 0, consumed = 0;
-		/* sscanf reads a copy of the line (long enough for all a name
-		 * can give): on the text itself it would measure all the rest
-		 * of it at every marker, thousands of them in a megabyte of
-		 * headers, 0.1 s a compile */
-		if (len > 2 && p[0] == '#' && p[1] == ' ' && isdigit((unsigned char)p[2]) &&
-		    (memcpy(mark, p, m), mark[m] = 0, sscanf(mark, "# %d \"%4095[^\"]\"%n", &n, name, &consumed) == 2)) {
-			const char *f = p + consumed;
-			while (f < p + len)
-				if (*f++ == '1')
-					flags |= 1; /* entering a file */
-			if (flags & 1 && !strcmp(cur, file))
+		char name[4096];
+		int n, flags, mark = linemarker(p, len, &n, name, sizeof name, &flags);
+		if (mark > 0) {
+			if (flags & 1 << 1 && !strcmp(cur, file)) /* entering a file */
 				json_array_append_new(v->includes, json_pack("{s:s,s:i}", "name", name, "line", line - 1));
 			else if (!flags && !strcmp(cur, file) && strcmp(name, file) && !v->renamed)
 				v->renamed = line;
 			snprintf(cur, sizeof cur, "%s", name);
 			line = n;
 		} else {
+			if (mark < 0 && !v->badmarker)
+				v->badmarker = line;
 			if (!strcmp(cur, file))
 				viewline(v, p, len, line);
 			line++;
@@ -465,6 +506,9 @@ includes(struct viol *v, const struct view *w)
 	if (w->renamed)
 		violate(v, "include", w->renamed, "%s", "a #line directive moves the code that follows to another "
 		        "file's name: keep to the file you write");
+	if (w->badmarker)
+		violate(v, "include", w->badmarker, "%s", "a #line directive with a file name the screen cannot "
+		        "read: keep to the file you write");
 }
 
 /*
@@ -507,12 +551,66 @@ rawincludes(struct viol *v, const char *src, size_t n)
 	}
 }
 
+/*
+ * Line directives in the raw text (#line N "name", and GNU's # N "name"
+ * FLAGS, whose flag 1 makes the code after it look like a header the
+ * candidate included, which the screen does not read as the candidate's),
+ * found as the preprocessor finds directives: lines joined where a
+ * backslash ends one (spaces may follow it), comments and literals
+ * blanked, the digraph %: read as #. A kernel has no use for one.
+ */
+static void
+rawlinedirectives(struct viol *v, const char *src, size_t n)
+{
+	char *j = xmalloc(n + 1), *b, *p;
+	int *from = xreallocarray(NULL, n + 2, sizeof *from), line = 1, out = 1;
+	size_t i, k = 0;
+
+	from[1] = 1;
+	for (i = 0; i < n; i++) {
+		size_t e = i + 1;
+		if (src[i] == '\\') {
+			while (e < n && (src[e] == ' ' || src[e] == '\t' || src[e] == '\r'))
+				e++;
+			if (e < n && src[e] == '\n') { /* a splice: the next line joins this one */
+				i = e;
+				line++;
+				continue;
+			}
+		}
+		j[k++] = src[i];
+		if (src[i] == '\n') {
+			line++;
+			from[++out] = line;
+		}
+	}
+	j[k] = 0;
+	b = blank(j, k);
+	for (p = b, out = 1; *p; out++) {
+		char *q = p, *eol = strchr(p, '\n');
+		while (*q == ' ' || *q == '\t' || *q == '\r' || *q == '\f' || *q == '\v')
+			q++;
+		if (*q == '#' || (q[0] == '%' && q[1] == ':')) {
+			for (q += *q == '#' ? 1 : 2; *q == ' ' || *q == '\t'; q++)
+				;
+			if (isdigit((unsigned char)*q) || (!strncmp(q, "line", 4) && !isid((unsigned char)q[4])))
+				violate(v, "include", from[out], "%s", "a line directive (#line, or # and a number) moves the "
+				        "code that follows to another file's name: keep to the file you write");
+		}
+		p = eol ? eol + 1 : p + strlen(p);
+	}
+	free(b);
+	free(j);
+	free(from);
+}
+
 json_t *
 screenraw(const char *src, size_t n, json_t *allow)
 {
 	struct viol v = { json_array(), allow, NULL, NULL };
 
 	rawincludes(&v, src, n);
+	rawlinedirectives(&v, src, n);
 	return v.list;
 }
 
