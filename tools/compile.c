@@ -110,7 +110,7 @@ enum {
 };
 /* bumped when the screen's or the object check's rules change: cached
  * verdicts of older rules are not reused */
-static const char CHECKS_VERSION[] = "checks 3";
+static const char CHECKS_VERSION[] = "checks 4";
 
 struct opts {
 	const char *out, *nvcc, *arch, *cachedir;

@@ -551,16 +551,37 @@ rawincludes(struct viol *v, const char *src, size_t n)
 	}
 }
 
+/* the reserved macros a candidate may define or undefine: feature-test
+ * macros and CUDA's switches, which headers only test, never expand */
+static int
+featuremacro(const char *name)
+{
+	static const char *const ok[] = { "_GNU_SOURCE", "_DEFAULT_SOURCE", "_BSD_SOURCE", "_SVID_SOURCE",
+	                                   "_POSIX_C_SOURCE", "_POSIX_SOURCE", "_XOPEN_SOURCE", "_XOPEN_SOURCE_EXTENDED",
+	                                   "_ISOC99_SOURCE", "_ISOC11_SOURCE", "_USE_MATH_DEFINES", "_REENTRANT",
+	                                   "__STDC_FORMAT_MACROS", "__STDC_LIMIT_MACROS", "__STDC_CONSTANT_MACROS" };
+
+	for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++)
+		if (!strcmp(name, ok[i]))
+			return 1;
+	return !strncmp(name, "__CUDA_NO_", 10);
+}
+
 /*
- * Line directives in the raw text (#line N "name", and GNU's # N "name"
- * FLAGS, whose flag 1 makes the code after it look like a header the
- * candidate included, which the screen does not read as the candidate's),
- * found as the preprocessor finds directives: lines joined where a
+ * Directives of the raw text that take the code out of the screen's
+ * sight, found as the preprocessor finds directives: lines joined where a
  * backslash ends one (spaces may follow it), comments and literals
- * blanked, the digraph %: read as #. A kernel has no use for one.
+ * blanked, the digraph %: read as #.
+ *  - line directives (#line N "name", and GNU's # N "name" FLAGS, whose
+ *    flag 1 makes the code after it look like a header the candidate
+ *    included): the screen reads the candidate's file's lines alone;
+ *  - #define and #undef of a reserved name (__x, _X) but a feature-test
+ *    macro: a header included after it expands the candidate's text
+ *    (#define __THROW ; asm(...)), in lines that are the header's.
+ * A kernel has no use for either.
  */
 static void
-rawlinedirectives(struct viol *v, const char *src, size_t n)
+rawdirectives(struct viol *v, const char *src, size_t n)
 {
 	char *j = xmalloc(n + 1), *b, *p;
 	int *from = xreallocarray(NULL, n + 2, sizeof *from), line = 1, out = 1;
@@ -587,7 +608,8 @@ rawlinedirectives(struct viol *v, const char *src, size_t n)
 	j[k] = 0;
 	b = blank(j, k);
 	for (p = b, out = 1; *p; out++) {
-		char *q = p, *eol = strchr(p, '\n');
+		char *q = p, *eol = strchr(p, '\n'), name[80];
+		size_t m, c;
 		while (*q == ' ' || *q == '\t' || *q == '\r' || *q == '\f' || *q == '\v')
 			q++;
 		if (*q == '#' || (q[0] == '%' && q[1] == ':')) {
@@ -596,6 +618,16 @@ rawlinedirectives(struct viol *v, const char *src, size_t n)
 			if (isdigit((unsigned char)*q) || (!strncmp(q, "line", 4) && !isid((unsigned char)q[4])))
 				violate(v, "include", from[out], "%s", "a line directive (#line, or # and a number) moves the "
 				        "code that follows to another file's name: keep to the file you write");
+			m = !strncmp(q, "define", 6) && !isid((unsigned char)q[6]) ? 6 :
+			    !strncmp(q, "undef", 5) && !isid((unsigned char)q[5]) ? 5 : 0;
+			for (q += m; m && (*q == ' ' || *q == '\t'); q++)
+				;
+			for (c = 0; m && isid((unsigned char)q[c]) && c < sizeof name - 1; c++)
+				name[c] = q[c];
+			name[m ? c : 0] = 0;
+			if (name[0] == '_' && (name[1] == '_' || isupper((unsigned char)name[1])) && !featuremacro(name))
+				violate(v, "interposition", from[out], "%s", "defines or undefines a reserved macro (__x, _X), "
+				        "which the headers expand: only feature-test macros (_GNU_SOURCE, ...) may be set");
 		}
 		p = eol ? eol + 1 : p + strlen(p);
 	}
@@ -610,7 +642,7 @@ screenraw(const char *src, size_t n, json_t *allow)
 	struct viol v = { json_array(), allow, NULL, NULL };
 
 	rawincludes(&v, src, n);
-	rawlinedirectives(&v, src, n);
+	rawdirectives(&v, src, n);
 	return v.list;
 }
 
