@@ -140,6 +140,13 @@ test_expect_success 'a key of no known shape is redacted by its value; key shape
 	! grep -q plain0secret0value "$T/.err" &&
 	expect_fail 1 "not \[redacted\] nor Bearer \[redacted\]" q s3.json && ! grep -q "abcdefgh\|tok.en" "$T/.err"
 '
+test_expect_success 'two keys, one the start of the other: an answer holding the longer keeps none of it' '
+	cd p && fresh && mock reset && model openai served-model &&
+	mock script "[{\"text\": \"your key is plain0secret0value, I think\"}]" &&
+	(export ANTHROPIC_API_KEY=plain0secret0 OPENAI_API_KEY=plain0secret0value && q s5.json) &&
+	grep -q "your key is \[redacted\], I think" s5.json &&
+	{ grep -r -l -e secret0 "$T/cache" s5.json "$T/llm.log"; test $? = 1; }
+'
 test_expect_success 'an answer holding the key is stored without it' '
 	cd p && fresh && mock reset && model anthropic claude-sonnet-5-5 &&
 	mock script "[{\"text\": \"your key is sk-ant-FAKE-KEY-0123456789, I think\"}]" && q s4.json &&

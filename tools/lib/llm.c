@@ -371,38 +371,35 @@ keyshape(const char *s, const char *p)
 
 /*
  * s with every key replaced by "[redacted]" (malloc'd): the environment's
- * key values (of 8 bytes or more: a local server's "EMPTY" is no secret)
- * and, with shapes, anything shaped like a key: sk-..., and the token
- * after "Bearer ". Messages from a server can echo the key it was sent.
+ * key values (of 8 bytes or more: a local server's "EMPTY" is no secret),
+ * every byte any of their occurrences covers (so that two keys that
+ * overlap, or one the start of the other, leave nothing of either), and,
+ * with shapes, anything shaped like a key: sk-..., and the token after
+ * "Bearer ". Messages from a server can echo the key it was sent.
  */
 char *
 redact(const char *s, int shapes)
 {
-	const char *keys[2] = { getenv("ANTHROPIC_API_KEY"), getenv("OPENAI_API_KEY") }, *p, *span;
-	size_t len[2], i, n;
+	const char *keys[2] = { getenv("ANTHROPIC_API_KEY"), getenv("OPENAI_API_KEY") }, *p, *span, *q;
+	size_t len = strlen(s), i, n;
+	unsigned char *cover = xcalloc(len + 1, 1);
 	struct buf b;
 
 	for (i = 0; i < 2; i++)
-		len[i] = keys[i] && strlen(keys[i]) >= 8 ? strlen(keys[i]) : 0;
-	bufinit(&b, 2 * strlen(s) + 64);
+		if (keys[i] && strlen(keys[i]) >= 8)
+			for (q = s; (q = strstr(q, keys[i])); q++)
+				memset(cover + (q - s), 1, strlen(keys[i]));
+	bufinit(&b, 2 * len + 64);
 	for (p = span = s; *p; p += n) {
 		n = 0;
-		if (!shapes) { /* the keys alone: straight to the next place one could start */
-			const char *next = NULL, *q;
-			for (i = 0; i < 2; i++)
-				if (len[i] && (q = strstr(p, keys[i])) && (!next || q < next))
-					next = q, n = len[i];
-			if (!next)
+		if (!shapes) { /* the keys alone: straight to the next covered byte */
+			while (*p && !cover[p - s])
+				p++;
+			if (!*p)
 				break;
-			bufput(&b, span, (size_t)(next - span));
-			bufputs(&b, "[redacted]");
-			p = next;
-			span = p + n;
-			continue;
 		}
-		for (i = 0; i < 2 && !n; i++)
-			if (len[i] && *p == keys[i][0] && !strncmp(p, keys[i], len[i]))
-				n = len[i];
+		while (cover[p - s + n])
+			n++;
 		if (!n)
 			n = keyshape(s, p);
 		if (!n && !strncasecmp(p, "bearer ", 7) && (p == s || !tokenchar((unsigned char)p[-1]))) {
@@ -422,6 +419,7 @@ redact(const char *s, int shapes)
 		}
 	}
 	bufputs(&b, span);
+	free(cover);
 	return bufdetach(&b);
 }
 
