@@ -79,6 +79,7 @@ folders(const char *dir)
 	ok(mkdirp(file) < 0 && errno == ENOTDIR, "mkdirp where a file is: ENOTDIR");
 	snprintf(path, sizeof path, "%s/m/f/g", dir);
 	ok(mkdirp(path) < 0 && errno == ENOTDIR, "mkdirp under a file: ENOTDIR");
+	ok(mkdirp("") < 0 && errno == ENOENT, "mkdirp of an empty path: ENOENT");
 }
 
 /* SHA-256: known digests, fields that cannot run into each other */

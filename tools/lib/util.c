@@ -791,8 +791,12 @@ mkdirp(const char *path)
 	char *s;
 	struct stat st;
 
-	/* the folder, or its parent, is there already: one call (a request's
-	 * cache folders are made once and written in thousands of times) */
+	if (!*path) {
+		errno = ENOENT;
+		return -1;
+	}
+	/* the folder is there already: one call (a request's cache folders
+	 * are made once and written in thousands of times) */
 	if (mkdir(path, 0755) == 0 || (errno == EEXIST && stat(path, &st) == 0 && S_ISDIR(st.st_mode)))
 		return 0;
 	if (errno != ENOENT && errno != EEXIST)
