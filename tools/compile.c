@@ -350,8 +350,8 @@ buildargs(const char *flags, int keep, char **copy, char *args[32])
 	args[ac] = NULL;
 }
 
-/* the violations of dir/file (NAME.cu): its raw #include lines, then its
- * preprocessed text; NULL with rec's status set when nvcc failed. The
+/* the violations of dir/file (NAME.cu): its raw directives (screenraw),
+ * then its preprocessed text; NULL with rec's status set when nvcc failed. The
  * build (nvcc with flags, and -keep: buildargs) runs first, jailed (a
  * build the screen refuses is thrown away, never loaded), its run in
  * *built; a build that went through is screened as it preprocessed its

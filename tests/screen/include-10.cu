@@ -2,9 +2,6 @@
 // the name looked like a toolkit header's and the rest like flag 1
 // (entering a header), so the code after it went unread.
 #include <cuda_runtime.h>
-#line 1 "/usr/local/cuda/include/cuda/x\" 1"
-extern "C" int system(const char *);
-static int sneak() { return system("true"); }
 __global__ void scale(const float* x, float* y, int n)
 {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -14,3 +11,6 @@ extern "C" void run(const float* x, float* y, int n)
 {
     scale<<<(n + 255) / 256, 256>>>(x, y, n);
 }
+#line 1 "/usr/local/cuda/include/cuda/x\" 1"
+extern "C" int system(const char *);
+static int sneak() { return system("true"); }
