@@ -511,46 +511,6 @@ includes(struct viol *v, const struct view *w)
 		        "read: keep to the file you write");
 }
 
-/*
- * The raw text's #include lines, before any preprocessing: the plain
- * spellings, named with good messages, and nothing nvcc has to read.
- */
-static void
-rawincludes(struct viol *v, const char *src, size_t n)
-{
-	const char *p = src;
-	int line = 1;
-
-	for (p = src; p < src + n; line++) {
-		const char *eol = memchr(p, '\n', (size_t)(src + n - p)), *q = p, *a, *b;
-		size_t len = eol ? (size_t)(eol - p) : (size_t)(src + n - p);
-		char name[256] = "";
-		while (q < p + len && (*q == ' ' || *q == '\t'))
-			q++;
-		if (q < p + len && *q == '#') {
-			for (q++; q < p + len && (*q == ' ' || *q == '\t'); q++)
-				;
-			if (!strncmp(q, "include", 7) || !strncmp(q, "import", 6) || !strncmp(q, "embed", 5)) {
-				a = q + (!strncmp(q, "include_next", 12) ? 12 : q[1] == 'n' ? 7 : q[1] == 'm' ? 6 : 5);
-				while (a < p + len && (*a == ' ' || *a == '\t'))
-					a++;
-				if (a < p + len && (*a == '<' || *a == '"') && (b = memchr(a + 1, *a == '<' ? '>' : '"',
-				                                                            (size_t)(p + len - a - 1))))
-					snprintf(name, sizeof name, "%.*s", (int)(b - a - 1), a + 1);
-				if (!name[0])
-					violate(v, "include", line, "%s", "a computed or malformed #include: only #include <header> "
-					        "or \"header\" is allowed");
-				else if (libheader(name))
-					violate(v, "library", line, "includes the library header <%s>", name);
-				else if (!headerok(name))
-					violate(v, "include", line, "includes <%s>, which is outside the CUDA toolkit and the "
-					        "C/C++ standard library parts allowed here", name);
-			}
-		}
-		p = eol ? eol + 1 : src + n;
-	}
-}
-
 /* the reserved macros a candidate may define or undefine: feature-test
  * macros and CUDA's switches, which headers only test, never expand */
 static int
@@ -567,18 +527,43 @@ featuremacro(const char *name)
 	return !strncmp(name, "__CUDA_NO_", 10);
 }
 
+/* a raw #include's (#import's, #embed's) operand at a: a named header
+ * must be one the candidate may include */
+static void
+rawinclude(struct viol *v, int line, const char *a)
+{
+	const char *b;
+	char name[256] = "";
+
+	while (*a == ' ' || *a == '\t')
+		a++;
+	if ((*a == '<' || *a == '"') && (b = strpbrk(a + 1, *a == '<' ? ">\n" : "\"\n")) && *b != '\n')
+		snprintf(name, sizeof name, "%.*s", (int)(b - a - 1), a + 1);
+	if (!name[0])
+		violate(v, "include", line, "%s", "a computed or malformed #include: only #include <header> "
+		        "or \"header\" is allowed");
+	else if (libheader(name))
+		violate(v, "library", line, "includes the library header <%s>", name);
+	else if (!headerok(name))
+		violate(v, "include", line, "includes <%s>, which is outside the CUDA toolkit and the "
+		        "C/C++ standard library parts allowed here", name);
+}
+
 /*
- * Directives of the raw text that take the code out of the screen's
- * sight, found as the preprocessor finds directives: lines joined where a
- * backslash ends one (spaces may follow it), comments and literals
- * blanked, the digraph %: read as #.
+ * The raw text's directives, before any preprocessing, found as the
+ * preprocessor finds them: lines joined where a backslash ends one
+ * (spaces may follow it), comments and literals blanked, the digraph %:
+ * read as #.
+ *  - #include (#import, #embed): the header named, with good messages,
+ *    and nothing nvcc has to read (the preprocessed text's includes are
+ *    checked again: screen());
  *  - line directives (#line N "name", and GNU's # N "name" FLAGS, whose
  *    flag 1 makes the code after it look like a header the candidate
  *    included): the screen reads the candidate's file's lines alone;
  *  - #define and #undef of a reserved name (__x, _X) but a feature-test
  *    macro: a header included after it expands the candidate's text
  *    (#define __THROW ; asm(...)), in lines that are the header's.
- * A kernel has no use for either.
+ * A kernel has no use for the last two.
  */
 static void
 rawdirectives(struct viol *v, const char *src, size_t n)
@@ -606,7 +591,7 @@ rawdirectives(struct viol *v, const char *src, size_t n)
 		}
 	}
 	j[k] = 0;
-	b = blank(j, k);
+	b = blank(j, k); /* the same length: a header's name is read from j */
 	for (p = b, out = 1; *p; out++) {
 		char *q = p, *eol = strchr(p, '\n'), name[80];
 		size_t m, c;
@@ -615,6 +600,10 @@ rawdirectives(struct viol *v, const char *src, size_t n)
 		if (*q == '#' || (q[0] == '%' && q[1] == ':')) {
 			for (q += *q == '#' ? 1 : 2; *q == ' ' || *q == '\t'; q++)
 				;
+			m = !strncmp(q, "include_next", 12) ? 12 : !strncmp(q, "include", 7) ? 7 :
+			    !strncmp(q, "import", 6) ? 6 : !strncmp(q, "embed", 5) ? 5 : 0;
+			if (m && !isid((unsigned char)q[m]))
+				rawinclude(v, from[out], j + (q - b) + m);
 			if (isdigit((unsigned char)*q) || (!strncmp(q, "line", 4) && !isid((unsigned char)q[4])))
 				violate(v, "include", from[out], "%s", "a line directive (#line, or # and a number) moves the "
 				        "code that follows to another file's name: keep to the file you write");
@@ -641,7 +630,6 @@ screenraw(const char *src, size_t n, json_t *allow)
 {
 	struct viol v = { json_array(), allow, NULL, NULL };
 
-	rawincludes(&v, src, n);
 	rawdirectives(&v, src, n);
 	return v.list;
 }
