@@ -98,8 +98,11 @@ EOT
 	m1=$(ticks "$mock" 14)
 	got=$(ls out/v/*/s0/r1/response.json | wc -l)
 	test "$got" = "$n" || { echo "run $i: $got responses of $n" >&2; exit 1; }
-	# the request edges' wall times (ms) from ninja's log: start, end, 4 more fields
-	edge=$(awk -F'\t' '$4 ~ /response\.json$/ { print $2 - $1 }' out/.ninja_log | sort -n |
+	# this run's request edges' wall times (ms) from ninja's log: start,
+	# end, 4 more fields; the log keeps the runs before, and an output's
+	# last line is this run's
+	edge=$(awk -F'\t' '$4 ~ /response\.json$/ { t[$4] = $2 - $1 } END { for (o in t) print t[o] }' out/.ninja_log |
+		sort -n |
 		awk '{ v[NR] = $1 } END { print NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }')
 	awk -v i=$i -v ld="$load" -v w="$wall" -v n="$n" -v c="$c" -v l="$l" -v e="$edge" \
 	    -v hz="$(getconf CLK_TCK)" -v s="$self" -v k="$kids" -v m="$((m1 - m0))" 'BEGIN {

@@ -102,6 +102,15 @@ nvccjobrun(void *p)
 	return NULL;
 }
 
+/* "-E -x cu FILE -o OUT" and the end of the list, at a */
+static void
+preargs(char **a, const char *file, char *out)
+{
+	char *tail[] = { "-E", "-x", "cu", (char *)file, "-o", out, NULL };
+
+	memcpy(a, tail, sizeof tail);
+}
+
 int
 nvccpreprocess(const char *nvcc, const char *flags, const char *dir, const char *file, int seconds, long memmb,
                struct run *r)
@@ -113,19 +122,10 @@ nvccpreprocess(const char *nvcc, const char *flags, const char *dir, const char 
 
 	for (t = strtok_r(copy, " ", &save); t && n < 30; t = strtok_r(NULL, " ", &save))
 		a1[n] = a2[n] = t, n++;
-	k = n;
-	a2[k++] = "-Xcompiler"; /* the host's: __CUDA_ARCH__ undefined */
-	a2[k++] = "-U__CUDA_ARCH__";
-	for (char **a = a1, *out = dev; a; a = a == a1 ? a2 : NULL, out = host) {
-		int i = a == a1 ? n : k;
-		a[i++] = "-E";
-		a[i++] = "-x";
-		a[i++] = "cu";
-		a[i++] = (char *)file;
-		a[i++] = "-o";
-		a[i++] = out;
-		a[i] = NULL;
-	}
+	preargs(a1 + n, file, dev);
+	a2[n] = "-Xcompiler"; /* the host's: __CUDA_ARCH__ undefined */
+	a2[n + 1] = "-U__CUDA_ARCH__";
+	preargs(a2 + n + 2, file, host);
 	jailkind(); /* the sandbox's lazy probes made here, on one thread, not on each of the runs' */
 	runparts(nvccjobrun, j, sizeof j[0], 2);
 	free(copy);
