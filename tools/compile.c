@@ -322,11 +322,15 @@ reservednamesof(const char *nvcc)
 	return r;
 }
 
-/* nvcc's flags for a candidate's build, arch its -arch (archflag) (malloc'd) */
+/* nvcc's flags for a candidate's build, arch its -arch (archflag) (malloc'd);
+ * --threads 2: nvcc runs the host's front end (cudafe++) beside the
+ * device's (cicc, ptxas), a tenth off a build's wall time
+ * (tests/bench/compile.sh), its CPU time the same */
 static char *
 buildflags(const char *arch)
 {
-	return xasprintf("%s -O3 -lineinfo -Xptxas -v -std=c++17 -shared -Xcompiler -fPIC -cudart shared", arch);
+	return xasprintf("%s -O3 -lineinfo -Xptxas -v -std=c++17 -shared -Xcompiler -fPIC -cudart shared --threads 2",
+	                 arch);
 }
 
 /* nvcc's arguments for the build of dir/cand.so (pointing into *copy, to be

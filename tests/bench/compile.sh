@@ -17,7 +17,7 @@ test $# -gt 1 && shift || set -- "$root/out/bin/compile"
 bin=$root/out/bin
 T=$(mktemp -d "${TMPDIR:-/tmp}/retort-compile.XXXXXX")
 trap 'rm -rf "$T"' EXIT
-flags="-arch=$arch -O3 -lineinfo -Xptxas -v -std=c++17 -shared -Xcompiler -fPIC -cudart shared"
+flags="-arch=$arch -O3 -lineinfo -Xptxas -v -std=c++17 -shared -Xcompiler -fPIC -cudart shared --threads 2"
 # timed NAME COMMAND...: a line "NAME WALL CPU" in $T/times (its output and
 # status left out: the untimed run before it said whether it builds)
 timed() {
