@@ -1254,7 +1254,7 @@ fromnetwork(const struct opts *o, const struct model *m, const char *key, json_t
 	    ratelimit(o->cachedir, m, in + out, err, sizeof err) < 0)
 		die(EXIT_RETRY, "%s", err);
 	srandom((unsigned)(getpid() ^ (unsigned)time(NULL)));
-	if (httpstart(m) < 0)
+	if (httpstart(m, 1) < 0)
 		die(EXIT_RETRY, "libcurl: cannot initialize");
 	warmup(o, m, canon);
 	ask(m, text, taskid, a);

@@ -1263,7 +1263,7 @@ batchrun(const struct batchctx *c, struct batchreq *r, size_t n, struct batchsum
 		todo[i] = &r[i];
 		json_object_set_new(byid, r[i].key, json_integer((json_int_t)i));
 	}
-	if (httpstart(c->m) < 0) {
+	if (httpstart(c->m, 0) < 0) {
 		snprintf(err, cap, "libcurl: cannot initialize");
 		goto out;
 	}

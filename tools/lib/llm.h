@@ -39,8 +39,10 @@ struct reply {
 	double seconds;
 };
 
-/* libcurl's global start (curl_global_init), before the first httpdo: 0, or -1 */
-int httpstart(const struct model *m);
+/* libcurl's global start (curl_global_init), before the first httpdo: 0, or
+ * -1; baseonly: every URL the process asks is under m's base (a batch's
+ * result URLs, the provider's own, need not be) */
+int httpstart(const struct model *m, int baseonly);
 /*
  * One HTTP exchange with the model's provider: method (GET, POST, ...) on
  * url, with key in the provider's header, body (len bytes of ctype, NULL
