@@ -37,10 +37,11 @@
  * fenced to the same free memory. The child never sees expected values.
  * Every element of every output is compared here, with per-dtype
  * tolerances (NaN and Inf strictly, every element written), against the
- * reference's outputs (expected.bin, mapped) or, at a bench size the
+ * reference's outputs (expected.bin) or, at a bench size the
  * reference could not afford, the outputs of the spec's baseline on the
  * same inputs (oracle.bin beside ORACLE_JSON, when verify --baseline
- * found it sound: ORACLE_JSON's verdict), with twice the tolerances.
+ * found it sound: ORACLE_JSON's verdict), with twice the tolerances; both
+ * are mapped and read in before the GPU is taken (mapfile).
  * Inputs must come back unchanged. Writes VERIFY_JSON: the
  * verdict (correct, mismatch, crash, timeout, out_of_bounds,
  * inputs_modified, violation (the runtime guard or the lockdown refused a
@@ -452,7 +453,7 @@ struct result {
 	json_t *rec;           /* verify.json */
 	struct buf feedback;
 	enum status verdict;
-	double phase[5];       /* seconds: cases set up, calls, fetches, comparisons (with reading expected.bin), the oracle */
+	double phase[5];       /* seconds: cases set up, calls, fetches, comparisons, the oracle */
 };
 
 static void

@@ -824,41 +824,16 @@ runcapture(char *const argv[], const char *dir, const char *input, const struct 
 
 /* ------------------------------------------------------- the harness */
 
-/* one thread's share of the pages to touch */
-struct touch {
-	unsigned char *p;
-	size_t n;
-};
-
-static void *
-touchpart(void *arg)
-{
-	struct touch *t = arg;
-
-	memset(t->p, 0, t->n);
-	return NULL;
-}
-
 void
 childshmmake(struct child *c, size_t to)
 {
-	struct touch t[PARTS_MAX];
-	size_t from = c->made, n, per;
-	int k, parts;
+	size_t from = c->made;
 
 	if (to > c->shmlen)
 		to = c->shmlen;
 	if (to <= from)
 		return;
-	n = to - from;
-	parts = partsfor(n, (size_t)64 << 20, PARTS_MAX);
-	per = ((n / (size_t)parts) + 4095) & ~(size_t)4095;
-	for (k = 0; k < parts; k++) {
-		size_t a = (size_t)k * per < n ? (size_t)k * per : n;
-		t[k].p = c->shm + from + a;
-		t[k].n = k == parts - 1 ? n - a : (a + per < n ? per : n - a);
-	}
-	runparts(touchpart, t, sizeof t[0], parts);
+	touchpages(c->shm + from, to - from, 1);
 	c->made = to;
 }
 

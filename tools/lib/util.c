@@ -478,6 +478,7 @@ mapfile(const char *path, size_t *len)
 		return NULL;
 	}
 	*len = (size_t)st.st_size;
+	touchpages(p, *len, 0);
 	return p;
 }
 
@@ -693,6 +694,45 @@ runparts(void *(*fn)(void *), void *parts, size_t stride, int n)
 		fn(p + (size_t)k * stride);
 	while (--started > 0)
 		pthread_join(th[started], NULL);
+}
+
+/* one thread's share of touchpages */
+struct touch {
+	unsigned char *p;
+	size_t n;
+	int write;
+};
+
+static void *
+touchpart(void *arg)
+{
+	struct touch *t = arg;
+	volatile unsigned char sink = 0;
+	size_t i;
+
+	if (t->write)
+		memset(t->p, 0, t->n);
+	else
+		for (i = 0; i < t->n; i += 4096)
+			sink ^= t->p[i];
+	(void)sink;
+	return NULL;
+}
+
+void
+touchpages(void *p, size_t n, int write)
+{
+	struct touch t[PARTS_MAX];
+	int k, parts = partsfor(n, (size_t)64 << 20, PARTS_MAX);
+	size_t per = ((n / (size_t)parts) + 4095) & ~(size_t)4095;
+
+	for (k = 0; k < parts; k++) {
+		size_t a = (size_t)k * per < n ? (size_t)k * per : n;
+		t[k].p = (unsigned char *)p + a;
+		t[k].n = k == parts - 1 ? n - a : (a + per < n ? per : n - a);
+		t[k].write = write;
+	}
+	runparts(touchpart, t, sizeof t[0], parts);
 }
 
 /* what an exit removes: temporaries a failed tool must not leave behind */

@@ -97,8 +97,10 @@ int writefilemode(const char *path, const void *data, size_t n, int mode);
  * does not write a file renamed over another first. For state that a
  * crash may set back (query-llm's budget and limiter: tools/lib/llm.h) */
 int replacefile(const char *path, const void *data, size_t n);
-/* path mapped read-only, whole (*len its size; NULL with errno when it
- * cannot be, or is empty); munmap when done */
+/* path mapped read-only, whole, its pages read in (touchpages: where verify
+ * reads expected.bin, before it takes the GPU, so that its comparisons
+ * wait on no disk and fault no page); *len its size; NULL with errno when
+ * it cannot be, or is empty; munmap when done */
 const unsigned char *mapfile(const char *path, size_t *len);
 /* 1 when path holds exactly data[0..n) (what writefile leaves alone) */
 int samecontent(const char *path, const void *data, size_t n);
@@ -123,6 +125,9 @@ int rmtree(const char *path);
 enum { PARTS_MAX = 32 };
 int partsfor(size_t n, size_t min, int max);
 void runparts(void *(*fn)(void *), void *parts, size_t stride, int n);
+/* every page of p[0..n) made present, on all CPUs (runparts, 64 MiB a
+ * part at least): written with zeros (write), else read */
+void touchpages(void *p, size_t n, int write);
 
 /* temporaries removed at exit (die() included) unless tempdone removes them first
  * (tempdone removes path, whether it was added or not) */
