@@ -68,6 +68,8 @@ test_expect_success 'an honest candidate: correct at every size, timed, every ke
 	test "$(field runs/ok.fakescale/verify.json "d[\"harness\"]")" = "handed to bench" &&
 	test "$(field runs/ok.fakescale/bench.json "d[\"cases\"][0][\"harness\"]")" = "verify'"'"'s" &&
 	test "$(field runs/ok.fakescale/bench.json "0 <= d[\"handover_seconds\"] < 1")" = True &&
+	test "$(field runs/ok.fakescale/bench.json "d[\"gpu_seconds\"] >= d[\"handover_seconds\"] + \
+		sum(sum(c[\"seconds\"].values()) for c in d[\"cases\"])")" = True &&
 	candidate ok fakeheavy && expect ok fakeheavy &&
 	test "$(field runs/ok.fakeheavy/verify.json "d[\"runs\"][6][\"oracle\"]")" = gpu &&
 	test "$(field runs/ok.fakeheavy/bench.json "d[\"cases\"][0][\"checks\"][\"kept_via\"]")" = "shared memory" &&

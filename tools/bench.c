@@ -114,7 +114,10 @@
  * One GPU lease holds for all of a record's cases; its "gpu" says which
  * GPU that was (sandbox.h: the slot, the device it stands for, the host;
  * the harness's name, compute capability and UUID) and NVML's SM clock
- * before and after (-1 where NVML does not know that device).
+ * before and after (-1 where NVML does not know that device), and
+ * gpu_seconds how long bench held it: from the handover (or its own
+ * lease) to the lease given back, NVML's start and what comes between
+ * the cases included.
  *
  * The options are the table in main() (lib/opts.h), which --help prints.
  *
@@ -1208,13 +1211,12 @@ speedup(json_t *baseline, int ci, const struct tcase *c, const struct timing *tm
 static int
 benchcase(const struct opts *o, const struct task *t, int ci, int slot, const char *harness, const char *so,
           const char *oracle, struct harness **adopted, json_t *calib, json_t *baseline, json_t *rec,
-          struct buf *feedback, double *logsum, int *nspeed, double *gpusec)
+          struct buf *feedback, double *logsum, int *nspeed)
 {
 	struct bcase b;
 	struct timing tm;
 	struct harness own, *h = &own;
 	json_t *cr, *cases = json_object_get(rec, "cases");
-	double t0;
 	char err[1024];
 
 	casesetup(&b, o, t, ci, harness, 1, oracle);
@@ -1233,9 +1235,7 @@ benchcase(const struct opts *o, const struct task *t, int ci, int slot, const ch
 			die(EXIT_RETRY, "%s", err);
 	}
 	*adopted = NULL;
-	t0 = now();
 	timecase(&b, h, so, t->entry, oracle, 1, &tm, cr, rec);
-	*gpusec += now() - t0;
 	/* the GPU it ran on, from the first case whose harness started */
 	if (!json_object_get(rec, "gpu") && *h->gpu.uuid)
 		json_object_set_new(rec, "gpu", gpujson(&h->gpu));
@@ -1281,7 +1281,7 @@ candidate(const struct opts *o, char *const *in, size_t nin)
 	struct nvml nv;
 	struct buf feedback;
 	struct harness from, *adopted = NULL;
-	double logsum = 0, gpusec = 0, since = 0;
+	double logsum = 0, since = 0, lease0 = 0;
 	int c, nspeed = 0, slot, lockfd = -1, clock0;
 	enum status v;
 
@@ -1300,8 +1300,8 @@ candidate(const struct opts *o, char *const *in, size_t nin)
 			hstop(&from);
 			die(EXIT_USAGE, "--harness-from: %s", err);
 		}
-		gpusec = now() - since;
-		json_object_set_new(rec, "handover_seconds", json_real(gpusec));
+		lease0 = since;
+		json_object_set_new(rec, "handover_seconds", json_real(now() - since));
 		if (rc > 0) { /* the candidate's harness ended between verify's last call and here */
 			hstop(&from);
 			json_object_set_new(rec, "handover", json_sprintf("verify's harness %s: bench started its own", err));
@@ -1338,6 +1338,8 @@ candidate(const struct opts *o, char *const *in, size_t nin)
 		slot = from.gpu.slot;
 	else if ((lockfd = gpulock(o->lockdir, o->gpus, &slot)) < 0)
 		die(EXIT_RETRY, "cannot take a GPU slot in '%s':", o->lockdir);
+	else
+		lease0 = now();
 	gpudevice(slot, dev, sizeof dev);
 	nvmlopen(&nv, dev);
 	if (nv.driver)
@@ -1345,7 +1347,7 @@ candidate(const struct opts *o, char *const *in, size_t nin)
 	clock0 = smclock(&nv);
 	for (c = 0; c < t.nbench; c++)
 		if (benchcase(o, &t, c, slot, in[3], so, oracle, &adopted, calib, baseline, rec, &feedback, &logsum,
-		              &nspeed, &gpusec) < 0)
+		              &nspeed) < 0)
 			break;
 	if (adopted) /* no case used it */
 		hstop(adopted);
@@ -1355,10 +1357,11 @@ candidate(const struct opts *o, char *const *in, size_t nin)
 	json_object_set_new(gpu, "sm_clock_mhz_start", json_integer(nv.dev ? clock0 : -1));
 	json_object_set_new(gpu, "sm_clock_mhz_end", json_integer(smclock(&nv)));
 	json_object_set_new(gpu, "driver", json_string(drv));
+	/* the lease's whole time, NVML's start and the gaps between cases too */
+	json_object_set_new(rec, "gpu_seconds", json_real(now() - lease0));
 	close(lockfd);
 	if (nspeed)
 		json_object_set_new(rec, "speedup", json_real(exp(logsum / nspeed)));
-	json_object_set_new(rec, "gpu_seconds", json_real(gpusec));
 write:
 	json_object_set_new(rec, "feedback", json_string(feedback.s));
 	if (jwrite(o->out, rec) < 0)
