@@ -94,6 +94,25 @@ test_expect_success 'a Python oracle loads while the candidate'"'"'s calls run (
 	echo "# oracle loaded beside the calls: $early (4 CPUs or more, load below their number less 2); its start after them: $(cat start) s" &&
 	if test "$early" = True; then awk "{ exit !(\$1 < 1.9) }" start; else awk "{ exit !(\$1 >= 1.5) }" start; fi
 '
+# sleeping NUMBER: how many "sleep NUMBER" processes run on this machine
+sleeping() { pgrep -f -x "sleep $1" | wc -l; }
+if test "$(id -u)" = 0; then
+	test_expect_success 'as root the spec'"'"'s baseline runs as a uid of its own (65533), out of the candidates'"'"' reach' '
+		sed "s/fakeheavy/fakeuid/g" tasks/fakeheavy.yaml | sed "/^baseline:/,\$d" >tasks/fakeuid.yaml &&
+		pyvariant fakeuid baseline-uid.py &&
+		test "$(field out/v/fakeuid/oracle.json "d[\"verdict\"]")" = correct
+	'
+else
+	test_skip 'the baseline'"'"'s uid of its own: not root here (bubblewrap maps the uids)'
+fi
+test_expect_success 'what a candidate leaves behind in a session of its own is ended with it, PID namespace or none' '
+	test "$(sleeping 7391)" = 0 &&
+	candidate escape fakescale && expect escape fakescale && test "$(sleeping 7391)" = 0 &&
+	RETORT_NSLEVEL=1 candidate escape fakescale && expect escape fakescale &&
+	field runs/escape.fakescale/verify.json "d[\"isolation\"]" | grep -q "orphans swept" &&
+	test "$(sleeping 7391)" = 0
+'
+pkill -f -x "sleep 7391"
 for c in wrong partial modify cache raise noentry badsyntax; do
 	test_expect_success "$(sed -n 2p "$PYF/$c.py" | sed 's|^# ||'): caught" "candidate $c fakescale; expect $c fakescale"
 done

@@ -3,6 +3,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <pthread.h>
 #include <fcntl.h>
 #include <grp.h>
 #include <poll.h>
@@ -28,7 +29,13 @@
 
 #include "fdpass.h"
 
-enum { JAIL_UID = 65534 };
+enum { JAIL_UID = 65534, JAIL_TRUSTED_UID = 65533 };
+
+static uid_t
+jailuid(const struct jail *j)
+{
+	return j->trusted ? JAIL_TRUSTED_UID : JAIL_UID;
+}
 
 /* what the minimal root holds of the host, read-only */
 static const char *const sysdirs[] = { "/usr", "/lib", "/lib32", "/lib64", "/libx32", "/bin", "/sbin", NULL };
@@ -177,6 +184,122 @@ processes(uid_t uid)
 	return n;
 }
 
+/* -------------------------------------------- what this process started */
+
+/*
+ * The children this process started and has not reaped, so that
+ * sweeporphans can tell them from what a jailed program left behind: a
+ * process it forked into a session of its own (out of reach of the kill
+ * of its group) that outlived it, and came to us (PR_SET_CHILD_SUBREAPER).
+ * spawn forks with the list locked, so that no sweep sees a child before
+ * it is on it.
+ */
+enum { MAXSTARTED = 64 };
+static pid_t started[MAXSTARTED];
+static pthread_mutex_t startedlock = PTHREAD_MUTEX_INITIALIZER;
+
+/* pid on the list (the lock held), or off it (0 for pid) */
+static void
+listed(pid_t pid, pid_t now)
+{
+	for (int k = 0; k < MAXSTARTED; k++)
+		if (started[k] == pid) {
+			started[k] = now;
+			return;
+		}
+}
+
+static pid_t
+spawn(void)
+{
+	pid_t pid;
+
+	pthread_mutex_lock(&startedlock);
+	pid = fork();
+	if (pid > 0)
+		listed(0, pid);
+	if (pid != 0) /* the child never unlocks: it execs or exits */
+		pthread_mutex_unlock(&startedlock);
+	return pid;
+}
+
+/* a child another process started (a harness handed over), ours now */
+static void
+adopted(pid_t pid)
+{
+	pthread_mutex_lock(&startedlock);
+	listed(0, pid);
+	pthread_mutex_unlock(&startedlock);
+}
+
+/* pid reaped: off the list */
+static void
+reaped(pid_t pid)
+{
+	pthread_mutex_lock(&startedlock);
+	if (pid > 0)
+		listed(pid, 0);
+	pthread_mutex_unlock(&startedlock);
+}
+
+/* pid's parent, from /proc (-1 when it is gone) */
+static pid_t
+parentof(const char *pid)
+{
+	char path[64], buf[512], *rp;
+	int fd, ppid;
+	ssize_t n;
+
+	snprintf(path, sizeof path, "/proc/%s/stat", pid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return -1;
+	n = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = 0;
+	/* "PID (COMM) STATE PPID ...": COMM may hold anything, the last ')' ends it */
+	if (!(rp = strrchr(buf, ')')) || sscanf(rp + 1, " %*c %d", &ppid) != 1)
+		return -1;
+	return (pid_t)ppid;
+}
+
+/* children of ours that we did not start: killed and reaped, and theirs
+ * after them (they come to us as each dies); the number ended */
+static int
+sweeporphans(void)
+{
+	int ended = 0;
+
+	for (int round = 0; round < 100; round++) {
+		DIR *d = opendir("/proc");
+		struct dirent *e;
+		int found = 0;
+		if (!d)
+			break;
+		pthread_mutex_lock(&startedlock);
+		while ((e = readdir(d))) {
+			pid_t pid = (pid_t)atoi(e->d_name);
+			int k = 0;
+			if (pid <= 0 || parentof(e->d_name) != getpid())
+				continue;
+			while (k < MAXSTARTED && started[k] != pid)
+				k++;
+			if (k < MAXSTARTED)
+				continue;
+			kill(pid, SIGKILL);
+			waitpid(pid, NULL, 0);
+			found++;
+		}
+		pthread_mutex_unlock(&startedlock);
+		closedir(d);
+		ended += found;
+		if (!found)
+			break;
+	}
+	return ended;
+}
+
 /* ------------------------------------------------------------ the jail */
 
 /*
@@ -194,7 +317,7 @@ nslevel(void)
 	if (level >= 0)
 		return level;
 	level = 0;
-	if ((p = fork()) == 0) {
+	if ((p = spawn()) == 0) {
 		pid_t q;
 		if (unshare(CLONE_NEWNET | CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWUTS) < 0)
 			_exit(10);
@@ -207,6 +330,12 @@ nslevel(void)
 	}
 	if (p > 0 && waitpid(p, &st, 0) == p && WIFEXITED(st))
 		level = WEXITSTATUS(st) == 12 ? 2 : WEXITSTATUS(st) == 11 ? 1 : 0;
+	reaped(p);
+#ifdef RETORT_TESTING
+	/* the test build: RETORT_NSLEVEL=N, a host that allows no more */
+	if (getenv("RETORT_NSLEVEL") && atoi(getenv("RETORT_NSLEVEL")) < level)
+		level = atoi(getenv("RETORT_NSLEVEL"));
+#endif
 	return level;
 }
 
@@ -234,13 +363,15 @@ jailkind(void)
 	if (bwrappath())
 		snprintf(kind, sizeof kind, "bubblewrap (user, net, mount, pid namespaces; minimal root), rlimits");
 	else if (getuid() == 0 && nslevel() == 2)
-		snprintf(kind, sizeof kind, "unshare (net, mount, pid namespaces; minimal root by pivot_root), uid %d, "
-		         "rlimits; no bubblewrap", JAIL_UID);
+		snprintf(kind, sizeof kind, "unshare (net, mount, pid namespaces; minimal root by pivot_root), uid %d "
+		         "(trusted code %d), rlimits; no bubblewrap", JAIL_UID, JAIL_TRUSTED_UID);
 	else if (getuid() == 0 && nslevel() == 1)
 		snprintf(kind, sizeof kind, "unshare (net, mount namespaces; minimal root by pivot_root, the host's "
-		         "/proc), uid %d, rlimits; no bubblewrap", JAIL_UID);
+		         "/proc), uid %d (trusted code %d), orphans swept, rlimits; no bubblewrap", JAIL_UID,
+		         JAIL_TRUSTED_UID);
 	else if (getuid() == 0)
-		snprintf(kind, sizeof kind, "uid %d, rlimits; no bubblewrap, no namespaces", JAIL_UID);
+		snprintf(kind, sizeof kind, "uid %d (trusted code %d), rlimits; no bubblewrap, no namespaces", JAIL_UID,
+		         JAIL_TRUSTED_UID);
 	else
 		snprintf(kind, sizeof kind, "rlimits only (no bubblewrap, not root)");
 	return kind;
@@ -250,6 +381,13 @@ int
 jailroot(void)
 {
 	return bwrappath() || (getuid() == 0 && nslevel() > 0);
+}
+
+/* 1 when a jail is a PID namespace, which ends all in it with its first process */
+static int
+pidns(void)
+{
+	return bwrappath() || (getuid() == 0 && nslevel() == 2);
 }
 
 const char *
@@ -553,9 +691,9 @@ jailenv(const struct jail *j, const char *home)
 }
 
 static int
-dropuid(void)
+dropuid(uid_t uid)
 {
-	return setgroups(0, NULL) < 0 || setgid(JAIL_UID) < 0 || setuid(JAIL_UID) < 0 ? -1 : 0;
+	return setgroups(0, NULL) < 0 || setgid(uid) < 0 || setuid(uid) < 0 ? -1 : 0;
 }
 
 /* bubblewrap's command line for the same view, then argv */
@@ -654,7 +792,7 @@ jailexec(const struct jail *j, char *const argv[])
 	} else if (chdir(j->work) < 0) {
 		return -1;
 	}
-	if (getuid() == 0 && dropuid() < 0)
+	if (getuid() == 0 && dropuid(jailuid(j)) < 0)
 		return -1;
 	env = jailenv(j, ns > 0 ? "/work" : j->work);
 	limits(j, getuid());
@@ -778,13 +916,13 @@ runcapture(char *const argv[], const char *dir, const char *input, const struct 
 	bufinit(&r->log, logmax);
 	if (lim->jail) {
 		jailkind(); /* probed here, not in the child */
-		if (getuid() == 0 && chown(lim->jail->work, JAIL_UID, JAIL_UID) < 0) {
+		if (getuid() == 0 && chown(lim->jail->work, jailuid(lim->jail), jailuid(lim->jail)) < 0) {
 			buffree(&r->log);
 			return -1;
 		}
 	}
 	/* ex: the child's errno when it cannot start; closed by a good exec */
-	if (pipe(out) < 0 || pipe2(ex, O_CLOEXEC) < 0 || (input && pipe(in) < 0) || (pid = fork()) < 0) {
+	if (pipe(out) < 0 || pipe2(ex, O_CLOEXEC) < 0 || (input && pipe(in) < 0) || (pid = spawn()) < 0) {
 		e = errno;
 		buffree(&r->log);
 		errno = e;
@@ -802,6 +940,7 @@ runcapture(char *const argv[], const char *dir, const char *input, const struct 
 			close(in[1]);
 		}
 		waitpid(pid, NULL, 0);
+		reaped(pid);
 		buffree(&r->log);
 		errno = e;
 		return -1;
@@ -814,7 +953,10 @@ runcapture(char *const argv[], const char *dir, const char *input, const struct 
 		signal(SIGPIPE, SIG_IGN);
 	}
 	runwait(pid, out[0], input, &in[1], lim, t0, r);
+	reaped(pid);
 	kill(-pid, SIGKILL); /* stray children of the group */
+	if (lim->jail && !pidns())
+		sweeporphans(); /* and of other sessions */
 	if (in[1] >= 0)
 		close(in[1]);
 	close(out[0]);
@@ -908,8 +1050,9 @@ scratchsetup(struct child *c, const char *harness, const char *so, int *outfd, c
 		snprintf(err, errlen, "cannot set up the scratch folder: %s", strerror(errno));
 		return -1;
 	}
-	if (getuid() == 0 && (chown(c->scratch, JAIL_UID, JAIL_UID) < 0 || fchown(*outfd, JAIL_UID, JAIL_UID) < 0)) {
-		snprintf(err, errlen, "cannot hand the scratch folder to uid %d: %s", JAIL_UID, strerror(errno));
+	uid_t uid = c->trusted ? JAIL_TRUSTED_UID : JAIL_UID;
+	if (getuid() == 0 && (chown(c->scratch, uid, uid) < 0 || fchown(*outfd, uid, uid) < 0)) {
+		snprintf(err, errlen, "cannot hand the scratch folder to uid %d: %s", (int)uid, strerror(errno));
 		close(*outfd);
 		*outfd = -1;
 		return -1;
@@ -947,6 +1090,7 @@ childstartwrapped(struct child *c, const char *const *wrapper, const char *harne
 	/* device is the slot leased: the harness sees that GPU alone, as device 0 */
 	gpudevice(device, dev, sizeof dev);
 	j.gpudevice = dev;
+	j.trusted = c->trusted;
 	jailaddpaths(&j, wrapper);
 	if (c->venv) { /* its interpreter's prefix too, where the environment's bin/python leads */
 		char *py = xasprintf("%s/bin/python", c->venv);
@@ -958,7 +1102,7 @@ childstartwrapped(struct child *c, const char *const *wrapper, const char *harne
 
 	/* orphans of the child become ours, for childstop to reap */
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
-	pid = fork();
+	pid = spawn();
 	if (pid < 0) {
 		snprintf(err, errlen, "cannot fork: %s", strerror(errno));
 		jailfreepaths(&j);
@@ -1129,6 +1273,11 @@ childstop(struct child *c)
 			if (w == 0)
 				usleep(1000);
 		}
+		reaped(c->pid);
+		/* without a PID namespace, what it forked into a session of its
+		 * own is ours now, and alive: ended too */
+		if (!pidns())
+			sweeporphans();
 		c->pid = 0;
 	}
 	if (c->cmdfd >= 0) close(c->cmdfd);
@@ -1200,6 +1349,7 @@ childadopt(struct child *c, const char *line, char *err, size_t errlen)
 	}
 	/* ours from here: childstop ends and reaps it, the folder goes at exit */
 	c->pid = (pid_t)pid;
+	adopted(c->pid);
 	strcpy(c->scratch, line + k);
 	tempadd(c->scratch);
 	for (int i = 0; i < 4; i++)

@@ -22,13 +22,18 @@
  * TMPDIR=/tmp, LC_ALL=C and LD_LIBRARY_PATH alone.
  *
  * Two ways to build it: as root, here (unshare, a tmpfs root, pivot_root,
- * then uid 65534); as another user, with bubblewrap when it is installed
- * (user namespaces; the program keeps that user's uid outside). A host
- * that refuses a PID namespace with its own /proc gets the host's /proc in
- * the minimal root; one that refuses namespaces, or a user who is not root
- * without bubblewrap, would get rlimits and the folder alone: jailweak()
- * says so, and the tools refuse to run untrusted code there. jailkind()
- * says which, and verify and bench record it.
+ * then uid 65534, or 65533 for a child marked trusted: the spec's
+ * baseline, the oracle a candidate's outputs are judged by, out of the
+ * candidates' reach, their signals and ptrace included, where no PID
+ * namespace parts them); as another user, with bubblewrap when it is
+ * installed (user namespaces; the program keeps that user's uid outside).
+ * A host that refuses a PID namespace with its own /proc gets the host's
+ * /proc in the minimal root, and there what a jailed program leaves
+ * behind in a session of its own is ended when it is (sweeporphans: this
+ * process is their subreaper); one that refuses namespaces, or a user who
+ * is not root without bubblewrap, would get rlimits and the folder alone:
+ * jailweak() says so, and the tools refuse to run untrusted code there.
+ * jailkind() says which, and verify and bench record it.
  *
  * The harness child gets descriptors 3 (commands), 4 (replies), 5
  * (shared memory) and 6 (a Unix socket: childsendfd, childrecvfd); its
@@ -55,6 +60,7 @@ struct jail {
 	const char *gpudevice;     /* with gpu: the one CUDA device it sees (CUDA_VISIBLE_DEVICES) */
 	int seconds;               /* CPU seconds (RLIMIT_CPU) */
 	long memmb, filemb;        /* address space and file size limits, MiB (0: none) */
+	int trusted;               /* trusted code: a uid of its own, as root */
 };
 
 /* the isolation a jail gets on this machine, in words */
@@ -112,6 +118,7 @@ struct child {
 	char tail[4096];             /* the end of its output, kept at stop */
 	const char *venv;            /* set before childstart: a Python environment, at JAILVENV */
 	const char *pycache;         /* and its bytecode (prepare --runtime --gpu-python), at JAILPYC */
+	int trusted;                 /* set before childstart: trusted code (struct jail's) */
 };
 
 /*
