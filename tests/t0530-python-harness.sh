@@ -105,13 +105,19 @@ if test "$(id -u)" = 0; then
 else
 	test_skip 'the baseline'"'"'s uid of its own: not root here (bubblewrap maps the uids)'
 fi
-test_expect_success 'what a candidate leaves behind in a session of its own is ended with it, PID namespace or none' '
+test_expect_success 'what a candidate leaves behind in a session of its own is ended with it' '
 	test "$(sleeping 7391)" = 0 &&
-	candidate escape fakescale && expect escape fakescale && test "$(sleeping 7391)" = 0 &&
-	RETORT_NSLEVEL=1 candidate escape fakescale && expect escape fakescale &&
-	field runs/escape.fakescale/verify.json "d[\"isolation\"]" | grep -q "orphans swept" &&
-	test "$(sleeping 7391)" = 0
+	candidate escape fakescale && expect escape fakescale && test "$(sleeping 7391)" = 0
 '
+if test "$(id -u)" = 0; then
+	test_expect_success 'and where no PID namespace ends it (a root jail on a host that refuses one): swept' '
+		RETORT_NSLEVEL=1 candidate escape fakescale && expect escape fakescale &&
+		field runs/escape.fakescale/verify.json "d[\"isolation\"]" | grep -q "orphans swept" &&
+		test "$(sleeping 7391)" = 0
+	'
+else
+	test_skip 'the sweep without a PID namespace: not root here (bubblewrap gives every jail one)'
+fi
 pkill -f -x "sleep 7391"
 for c in wrong partial modify cache raise noentry badsyntax; do
 	test_expect_success "$(sed -n 2p "$PYF/$c.py" | sed 's|^# ||'): caught" "candidate $c fakescale; expect $c fakescale"

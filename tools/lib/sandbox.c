@@ -198,26 +198,38 @@ enum { MAXSTARTED = 64 };
 static pid_t started[MAXSTARTED];
 static pthread_mutex_t startedlock = PTHREAD_MUTEX_INITIALIZER;
 
-/* pid on the list (the lock held), or off it (0 for pid) */
+/* the list's slot holding was (0: a free one) made to hold now, the lock held */
 static void
-listed(pid_t pid, pid_t now)
+relist(pid_t was, pid_t now)
 {
 	for (int k = 0; k < MAXSTARTED; k++)
-		if (started[k] == pid) {
+		if (started[k] == was) {
 			started[k] = now;
 			return;
 		}
 }
 
+static int
+onlist(pid_t pid)
+{
+	for (int k = 0; k < MAXSTARTED; k++)
+		if (started[k] == pid)
+			return 1;
+	return 0;
+}
+
+/* fork, the child on the list before any sweep can look (-1 with EAGAIN
+ * when the list is full: a child off it would be swept as an orphan) */
 static pid_t
 spawn(void)
 {
-	pid_t pid;
+	pid_t pid = -1;
 
 	pthread_mutex_lock(&startedlock);
-	pid = fork();
-	if (pid > 0)
-		listed(0, pid);
+	if (!onlist(0))
+		errno = EAGAIN;
+	else if ((pid = fork()) > 0)
+		relist(0, pid);
 	if (pid != 0) /* the child never unlocks: it execs or exits */
 		pthread_mutex_unlock(&startedlock);
 	return pid;
@@ -228,7 +240,7 @@ static void
 adopted(pid_t pid)
 {
 	pthread_mutex_lock(&startedlock);
-	listed(0, pid);
+	relist(0, pid);
 	pthread_mutex_unlock(&startedlock);
 }
 
@@ -238,66 +250,107 @@ reaped(pid_t pid)
 {
 	pthread_mutex_lock(&startedlock);
 	if (pid > 0)
-		listed(pid, 0);
+		relist(pid, 0);
 	pthread_mutex_unlock(&startedlock);
 }
 
-/* pid's parent, from /proc (-1 when it is gone) */
-static pid_t
-parentof(const char *pid)
+/* the pids in a /proc/self/task/T/children file (our thread T's
+ * children) that are not on the list, appended to out; -1 when it cannot
+ * be read */
+static int
+unlistedof(const char *path, pid_t *out, int *n, int max)
 {
-	char path[64], buf[512], *rp;
-	int fd, ppid;
-	ssize_t n;
+	char buf[8192], *p, *q;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t len;
 
-	snprintf(path, sizeof path, "/proc/%s/stat", pid);
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+	if (fd < 0)
 		return -1;
-	n = read(fd, buf, sizeof buf - 1);
+	len = read(fd, buf, sizeof buf - 1);
 	close(fd);
-	if (n <= 0)
+	if (len < 0)
 		return -1;
-	buf[n] = 0;
-	/* "PID (COMM) STATE PPID ...": COMM may hold anything, the last ')' ends it */
-	if (!(rp = strrchr(buf, ')')) || sscanf(rp + 1, " %*c %d", &ppid) != 1)
-		return -1;
-	return (pid_t)ppid;
+	buf[len] = 0;
+	for (p = buf; *n < max; p = q) {
+		long pid = strtol(p, &q, 10);
+		if (q == p)
+			break;
+		if (pid > 0 && !onlist((pid_t)pid))
+			out[(*n)++] = (pid_t)pid;
+	}
+	return 0;
 }
 
-/* children of ours that we did not start: killed and reaped, and theirs
- * after them (they come to us as each dies); the number ended */
+/* our children not on the list (orphans that came to us), at most max;
+ * -1 when the kernel does not list children (CONFIG_PROC_CHILDREN) */
+static int
+unlisted(pid_t *out, int max)
+{
+	DIR *d = opendir("/proc/self/task");
+	struct dirent *e;
+	int n = 0, rc = 0;
+
+	if (!d)
+		return -1;
+	while (rc == 0 && (e = readdir(d)))
+		if (e->d_name[0] != '.') {
+			char path[300];
+			snprintf(path, sizeof path, "/proc/self/task/%s/children", e->d_name);
+			rc = unlistedof(path, out, &n, max);
+		}
+	closedir(d);
+	return rc < 0 ? -1 : n;
+}
+
+/*
+ * What the jails' programs left behind that came to us (a subreaper):
+ * our children not on the list, each round's killed at once and then
+ * reaped, and theirs after them as each dies, for at most 2 s; the number
+ * ended. Without a PID namespace nothing stronger holds: a chain of
+ * processes that each fork and exit at once could stay ahead of it, which
+ * is why the oracle has a uid of its own too.
+ */
 static int
 sweeporphans(void)
 {
-	int ended = 0;
+	pid_t found[256];
+	double end = now() + 2;
+	int ended = 0, n;
 
-	for (int round = 0; round < 100; round++) {
-		DIR *d = opendir("/proc");
-		struct dirent *e;
-		int found = 0;
-		if (!d)
-			break;
+	do {
 		pthread_mutex_lock(&startedlock);
-		while ((e = readdir(d))) {
-			pid_t pid = (pid_t)atoi(e->d_name);
-			int k = 0;
-			if (pid <= 0 || parentof(e->d_name) != getpid())
-				continue;
-			while (k < MAXSTARTED && started[k] != pid)
-				k++;
-			if (k < MAXSTARTED)
-				continue;
-			kill(pid, SIGKILL);
-			waitpid(pid, NULL, 0);
-			found++;
-		}
+		n = unlisted(found, 256);
+		for (int k = 0; k < n; k++)
+			kill(found[k], SIGKILL);
 		pthread_mutex_unlock(&startedlock);
-		closedir(d);
-		ended += found;
-		if (!found)
-			break;
-	}
+		for (int k = 0; k < n; k++)
+			waitpid(found[k], NULL, 0);
+		ended += n > 0 ? n : 0;
+	} while (n > 0 && now() < end);
 	return ended;
+}
+
+static void
+sweepatexit(void)
+{
+	sweeporphans();
+}
+
+static void
+sweepregister(void)
+{
+	atexit(sweepatexit);
+}
+
+/* a jail without a PID namespace about to start: this process the
+ * subreaper of what it leaves, swept at this process's exit too */
+static void
+sweeping(void)
+{
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+	prctl(PR_SET_CHILD_SUBREAPER, 1);
+	pthread_once(&once, sweepregister);
 }
 
 /* ------------------------------------------------------------ the jail */
@@ -916,6 +969,8 @@ runcapture(char *const argv[], const char *dir, const char *input, const struct 
 	bufinit(&r->log, logmax);
 	if (lim->jail) {
 		jailkind(); /* probed here, not in the child */
+		if (!pidns())
+			sweeping();
 		if (getuid() == 0 && chown(lim->jail->work, jailuid(lim->jail), jailuid(lim->jail)) < 0) {
 			buffree(&r->log);
 			return -1;
@@ -1102,6 +1157,8 @@ childstartwrapped(struct child *c, const char *const *wrapper, const char *harne
 
 	/* orphans of the child become ours, for childstop to reap */
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
+	if (!pidns())
+		sweeping();
 	pid = spawn();
 	if (pid < 0) {
 		snprintf(err, errlen, "cannot fork: %s", strerror(errno));
