@@ -267,6 +267,10 @@ class Suite:
         row["bench_phases_s"] = case.get("seconds")
         row["bench_check_s"] = case.get("check_seconds")
         row["bench_gpu_s"] = ben.get("gpu_seconds")
+        # the lease beyond the handover and the cases (NVML's start, between cases): bench counts it since stop 37
+        if ben.get("gpu_seconds") is not None:
+            row["bench_gap_s"] = ben["gpu_seconds"] - ben.get("handover_seconds", 0) - sum(
+                sum((c.get("seconds") or {}).values()) for c in ben.get("cases") or [])
         row["checks"] = case.get("checks")
         row["feedback"] = (ver.get("feedback") or "") + (ben.get("feedback") or "")
         row["so"] = run + ("/cand.py" if os.path.exists(run + "/cand.py") else "/cand.so")
@@ -621,6 +625,10 @@ def main():
                   + "; verify: GPU held %.2f s, of it harness start %.2f s" % (
                       statistics.median(r["verify_gpu_s"] or 0 for r in honest),
                       statistics.median(r["verify_start_s"] or 0 for r in honest)))
+        gaps = [r["bench_gap_s"] for r in honest if r.get("bench_gap_s") is not None]
+        if gaps:
+            print("bench's lease beyond the handover and its cases (NVML's start, between cases): median %.3f s, "
+                  "max %.3f s" % (statistics.median(gaps), max(gaps)))
         vph = [r["verify_phases_s"] for r in honest if r.get("verify_phases_s")]
         if vph:
             print("verify, median seconds: " + ", ".join("%s %.2f" % (k, statistics.median(p[k] for p in vph))
