@@ -10,9 +10,10 @@
 #
 # The mock is tests/mock_fast.py (mock_llm.py's answers at little CPU),
 # on the last core of its own when there are two or more (ninja and its
-# commands on the others); its CPU is counted apart. BENCH_MOCK=mock_llm.py
-# runs the suite's mock instead, unpinned, as the figures before
-# mock_fast.py were taken. "edge ms" is the median request edge's wall
+# commands on the others); its CPU is counted apart. BENCH_SHARE=1 lets
+# ninja and its commands use every core, the mock's too (as a host without
+# the mock would). BENCH_MOCK=mock_llm.py runs the suite's mock instead,
+# unpinned, as the figures before mock_fast.py were taken. "edge ms" is the median request edge's wall
 # time (out/.ninja_log) less L: what a request costs beyond the model's
 # latency, the start and end of its process and the mock's own answer
 # included.
@@ -28,7 +29,7 @@ pin=none
 if test "$mockpy" = mock_fast.py && test "$(nproc)" -ge 2 && command -v taskset >/dev/null; then
 	pin=$(($(nproc) - 1))
 	MOCK_PIN="taskset -c $pin"
-	NINJA_PIN="taskset -c 0-$((pin - 1))"
+	test "${BENCH_SHARE:-0}" = 1 || NINJA_PIN="taskset -c 0-$((pin - 1))"
 fi
 start_mock_of "$root/tests/$mockpy" --latency "$l"
 mock=$MOCK
@@ -75,7 +76,7 @@ sys.exit(os.waitstatus_to_exitcode(status))' "$@"
 }
 
 echo "retort llm benchmark: N=$n requests, pool depth C=$c, mock latency L=${l}s, $(nproc) cores," \
-	"mock $mockpy on core $pin"
+	"mock $mockpy on core $pin, ninja on ${NINJA_PIN:+the others}${NINJA_PIN:-every core}"
 printf '%-4s %6s %8s %8s %9s %10s %10s %9s %8s\n' run load wall req/s "% of C/L" "ninja ms" "cmds ms" "mock ms" \
 	"edge ms"
 i=0
