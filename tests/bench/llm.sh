@@ -76,7 +76,7 @@ sys.exit(os.waitstatus_to_exitcode(status))' "$@"
 }
 
 echo "retort llm benchmark: N=$n requests, pool depth C=$c, mock latency L=${l}s, $(nproc) cores," \
-	"mock $mockpy on core $pin, ninja on ${NINJA_PIN:+the others}${NINJA_PIN:-every core}"
+	"mock $mockpy on core $pin, ninja on $(test -n "${NINJA_PIN:-}" && echo the others || echo every core)"
 printf '%-4s %6s %8s %8s %9s %10s %10s %9s %8s\n' run load wall req/s "% of C/L" "ninja ms" "cmds ms" "mock ms" \
 	"edge ms"
 i=0
