@@ -340,12 +340,8 @@ buildflags(const char *arch)
 static void
 buildargs(const char *flags, int keep, char **copy, char *args[32])
 {
-	char *t, *save = NULL;
-	int ac = 0;
+	int ac = nvccflags(flags, copy, args, 25);
 
-	*copy = xstrdup(flags);
-	for (t = strtok_r(*copy, " ", &save); t && ac < 25; t = strtok_r(NULL, " ", &save))
-		args[ac++] = t;
 	if (keep)
 		args[ac++] = "-keep";
 	args[ac++] = "-o";

@@ -102,6 +102,18 @@ nvccjobrun(void *p)
 	return NULL;
 }
 
+int
+nvccflags(const char *flags, char **copy, char **args, int max)
+{
+	char *t, *save = NULL;
+	int n = 0;
+
+	*copy = xstrdup(flags);
+	for (t = strtok_r(*copy, " ", &save); t && n < max; t = strtok_r(NULL, " ", &save))
+		args[n++] = t;
+	return n;
+}
+
 /* "-E -x cu FILE -o OUT" and the end of the list, at a */
 static void
 preargs(char **a, const char *file, char *out)
@@ -115,13 +127,12 @@ int
 nvccpreprocess(const char *nvcc, const char *flags, const char *dir, const char *file, int seconds, long memmb,
                struct run *r)
 {
-	char *copy = xstrdup(flags), *dev = xasprintf("%s.device.i", file), *host = xasprintf("%s.host.i", file);
-	char *a1[40], *a2[40], *t, *save = NULL;
-	int n = 0, k, bad;
+	char *copy, *dev = xasprintf("%s.device.i", file), *host = xasprintf("%s.host.i", file);
+	char *a1[40], *a2[40];
+	int n = nvccflags(flags, &copy, a1, 30), k, bad;
 	struct nvccjob j[2] = { { nvcc, dir, a1, seconds, 0, 0, memmb, { 0 } }, { nvcc, dir, a2, seconds, 0, 0, memmb, { 0 } } };
 
-	for (t = strtok_r(copy, " ", &save); t && n < 30; t = strtok_r(NULL, " ", &save))
-		a1[n] = a2[n] = t, n++;
+	memcpy(a2, a1, (size_t)n * sizeof a1[0]);
 	preargs(a1 + n, file, dev);
 	a2[n] = "-Xcompiler"; /* the host's: __CUDA_ARCH__ undefined */
 	a2[n + 1] = "-U__CUDA_ARCH__";

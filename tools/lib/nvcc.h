@@ -31,6 +31,9 @@ char *archflag(const char *arch);
 /* run nvcc with args (after the program name) in dir, jailed; as runcapture,
  * and -1 with ENOSPC when it failed on a full disk (util nospace) */
 int nvccrun(const char *nvcc, char *const args[], const char *dir, int seconds, long memmb, struct run *r);
+/* flags (space separated) split into args[0..n) (pointing into *copy, to
+ * be freed), at most max of them: n */
+int nvccflags(const char *flags, char **copy, char **args, int max);
 /*
  * dir/file preprocessed as nvcc compiles it with flags (the build's, space
  * separated), twice: for the device (__CUDA_ARCH__ defined) into
