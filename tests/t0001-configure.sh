@@ -1,6 +1,6 @@
 #!/bin/sh
 # t0001: configure — options, checks, the saved options, the summary
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib/lib.sh"
 
 scratch_project "$T/p"
 cd "$T/p" || exit 1
@@ -150,7 +150,7 @@ test_expect_success 'prebuilt tools: a library no package is known for, and a to
 	PATH="$T/fake:$T/nopc:$PATH" expect_fail 1 "cannot run here" rconfigure; rc=$?; rm -f "$T/foo" "$T/installed" &&
 	test $rc = 0 && grep -q "^configure: query-llm record cannot load .libfoo.so.9.: not on this host$" "$T/.err" &&
 	mkdir -p "$T/few" && cp "$RETORT_BIN/gen" "$RETORT_BIN/compile" "$T/few/" &&
-	expect_fail 2 "with-tools: .$T/few. lacks query-llm prepare verify bench record package" \
+	expect_fail 2 "with-tools: .$T/few. lacks query-llm prepare bench verify package record" \
 		./configure --with-tools="$T/few" --cache-dir="$T/cache"
 '
 

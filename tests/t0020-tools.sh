@@ -4,7 +4,7 @@
 # stdout and exits 0 with nothing on stderr (package and report leaked
 # there, so ASan made --help exit 1); an unknown option exits 2 and names
 # it.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib/lib.sh"
 
 for t in bench compile gen metrics package prepare query-llm record report verify propose-check propose-accept; do
 	test_expect_success "$t --help: usage on stdout, exit 0, nothing on stderr" '

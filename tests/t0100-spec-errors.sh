@@ -1,7 +1,7 @@
 #!/bin/sh
 # t0100: bad specs — each class gets "file:line:col: message", exit 2, and
 # nothing partial is written
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib/lib.sh"
 
 scratch_project "$T/p"
 cd "$T/p" || exit 1
@@ -201,7 +201,7 @@ else: print(\"changed\")" "whole/v/$id/task.json" "part/v/$id/task.json") || ret
 		noref) test "$o" -le "$refat" || { echo "cut at $o: the reference vanished"; return 1; }
 			noref=$((noref + 1)) ;;
 		changed)
-			if ! "$RETORT_BIN/prepare" --reference -o part/ref --src "$RETORT_ROOT/tools" \
+			if ! "$RETORT_BIN/prepare" --reference -o part/ref --src "$RETORT_ROOT/src" \
 				"part/v/$id/task.json" >err 2>&1; then
 				unbuilt=$((unbuilt + 1))
 			elif ! "$RETORT_BIN/verify" --expected --no-bench --cache-dir cache -o part/e.json \
@@ -221,7 +221,7 @@ test_expect_success 'the examples check: a reference that builds but disagrees w
     in: {x: [1, 2, 3]}
     out: {y: [2, 4, 6]}" && sed -i "s/y\[i\] = 2 \* x\[i\]; }$/y[i] = 2 * x[i] + (i == 2); }/" tasks/bad.yaml &&
 	"$RETORT_BIN/gen" --split tasks/bad.yaml --all >/dev/null &&
-	"$RETORT_BIN/prepare" --reference -o out/v/bad/reference --src tools out/v/bad/task.json &&
+	"$RETORT_BIN/prepare" --reference -o out/v/bad/reference --src src out/v/bad/task.json &&
 	expect_fail 2 "bad: the reference disagrees with example 1: y\[2\] = 7, the example says 6" \
 		"$RETORT_BIN/verify" --expected --no-bench --cache-dir "$T/cache" -o ex.json out/v/bad/task.json \
 		out/v/bad/reference &&

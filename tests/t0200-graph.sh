@@ -1,7 +1,7 @@
 #!/bin/sh
 # t0200: the graph — fragments, regeneration after edits, adding and
 # deleting specs, no-op builds, and edits that rerun only their own edges
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib/lib.sh"
 
 scratch_project "$T/p"
 cd "$T/p" || exit 1

@@ -2,7 +2,7 @@
 # t0300: query-llm against a loopback mock teacher — both wire formats,
 # streaming, the cache, offline mode, retries and failures, budget, limiter,
 # secrets
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib/lib.sh"
 
 one_variant
 

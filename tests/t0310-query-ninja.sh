@@ -2,7 +2,7 @@
 # t0310: requests through ninja — the llm pool, incremental reruns, offline
 # rebuilds from the cache, `ninja cost`, secrets, and the request bodies
 # validated against the providers' official OpenAPI specs
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib/lib.sh"
 
 scratch_project "$T/p"
 cd "$T/p" || exit 1
@@ -59,7 +59,7 @@ test_expect_success 'openai-compatible through ninja' '
 	test "$(mock requests | python3 -c "import json,sys; print(json.load(sys.stdin)[0][\"path\"])")" = /v1/chat/completions
 '
 # same PROVIDER MODEL: every variant's round-1 answer through query-llm from
-# the suite's mock and from tests/mock_fast.py (the LLM benchmark's), with
+# the suite's mock and from tests/lib/mock_fast.py (the LLM benchmark's), with
 # and without streaming; the responses are the same but for latency_s (and
 # a plain answer's request_id, which counts requests)
 same() {
@@ -69,7 +69,7 @@ same() {
 		python3 -c "import json, sys; m = json.load(open(\"out/model.json\")); m[\"stream\"] = sys.argv[1] == \"true\"
 json.dump(m, open(sys.argv[2], \"w\"))" $stream "$d/model.json" &&
 		askall "$d/old" "$d/model.json" &&
-		(T=$d/mock && start_mock_of "$RETORT_ROOT/tests/mock_fast.py" && askall "$d/new" "$d/model.json") &&
+		(T=$d/mock && start_mock_of "$RETORT_ROOT/tests/lib/mock_fast.py" && askall "$d/new" "$d/model.json") &&
 		for v in alpha beta gamma.x1; do
 			python3 -c "import json, sys
 def norm(p):
@@ -90,24 +90,24 @@ askall() {
 			--cache-dir "$1/cache" --arch sm_90 --budget 0 --sample 0 --round 1 out/v/$v/task.json || return 1
 	done
 }
-test_expect_success 'tests/mock_fast.py answers as the suite'"'"'s mock: both APIs, streamed and plain' '
+test_expect_success 'tests/lib/mock_fast.py answers as the suite'"'"'s mock: both APIs, streamed and plain' '
 	cd p && same anthropic claude-sonnet-5-5 && same openai served-model &&
 	test -s "$T/same-openai-true/new/alpha.json"
 '
 test_expect_success 'the fake keys are nowhere: build.ninja, config.status, out/, cache' '
 	cd p && { grep -r -l -e FAKE-KEY build.ninja config.status out "$T/cache"; test $? = 1; } # 1: read, nothing found
 '
-if PY=$("$RETORT_ROOT/tests/pyenv" 2>/dev/null); then
+if PY=$("$RETORT_ROOT/tests/lib/pyenv" 2>/dev/null); then
 	test_expect_success 'request bodies are valid under the official OpenAPI specs' '
 		cd p && mock requests > openai.json && mock reset &&
 		rconfigure --all --provider=anthropic --model=claude-sonnet-4-6 >/dev/null && rm -rf "$T/cache" &&
 		ninja >/dev/null && rconfigure --all --provider=anthropic --model=claude-sonnet-5-5 >/dev/null &&
 		rm -rf "$T/cache" && ninja >/dev/null && mock requests > anthropic.json &&
 		grep -q adaptive anthropic.json && grep -q budget_tokens anthropic.json &&
-		"$PY" "$RETORT_ROOT/tests/validate_requests.py" openai.json &&
-		"$PY" "$RETORT_ROOT/tests/validate_requests.py" anthropic.json
+		"$PY" "$RETORT_ROOT/tests/lib/validate_requests.py" openai.json &&
+		"$PY" "$RETORT_ROOT/tests/lib/validate_requests.py" anthropic.json
 	'
 else
-	test_skip 'request bodies against the OpenAPI specs: cannot install tests/requirements.txt from PyPI'
+	test_skip 'request bodies against the OpenAPI specs: cannot install tests/lib/requirements.txt from PyPI'
 fi
 test_done

@@ -3,7 +3,7 @@
 # (cached as answered), what a request must cost (once, and never less than
 # it was served for), what a message must not show (a key), and models
 # without prices
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib/lib.sh"
 
 one_variant
 

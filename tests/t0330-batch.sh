@@ -5,7 +5,7 @@
 # cache keys as single requests, expiry and partial errors asked again,
 # client errors left to the direct path, a ninja killed while it polls (or
 # while it sends) resuming the same batch, and never a request paid twice
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib/lib.sh"
 
 scratch_project "$T/p"
 cd "$T/p" || exit 1

@@ -3,8 +3,8 @@
 # system prompt, the task, the conversation), the system prompt long enough
 # to be cached on its own, the first request of a prefix sent alone so that
 # its siblings read what it wrote, round 2 reading round 1's prefix; against
-# the mock's cache accounting (tests/mock_llm.py --prompt-cache)
-. "$(dirname "$0")/lib.sh"
+# the mock's cache accounting (tests/lib/mock_llm.py --prompt-cache)
+. "$(dirname "$0")/lib/lib.sh"
 
 one_variant
 

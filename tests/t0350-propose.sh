@@ -5,10 +5,10 @@
 # repair round, behavioural duplicates under other names, unique ids and
 # provenance, a killed run resumed, an edited family re-asked alone,
 # independent references compared (a wrong one caught, a third settling)
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib/lib.sh"
 cpu_only "the kernel graph's verdicts would differ"
 
-PLANT=$RETORT_ROOT/tests/propose-plant
+PLANT=$RETORT_ROOT/tests/lib/propose-plant
 Q="'"
 scratch_project "$T/p"
 cd "$T/p" || exit 1
@@ -28,7 +28,7 @@ check() {
 	python3 -c "import json, sys; json.dump({'task': 'propose/t/b0', 'round': 1, 'status': 'answered',
 'provider': 'openai', 'model': 'm', 'key': 'k', 'answer': {'text': open(sys.argv[1]).read()}}, open('resp.json', 'w'))
 json.dump({'id': 'propose/t/b0', 'kind': 'proposal', 'family': 't', 'count': int(sys.argv[2]), 'rounds': 2}, open('task.json', 'w'))" "$1" "$2" &&
-	shift 2 && "$RETORT_BIN/propose-check" -o check.json --cache-dir "$T/cache" --bindir "$RETORT_BIN" --src "$RETORT_ROOT/tools" \
+	shift 2 && "$RETORT_BIN/propose-check" -o check.json --cache-dir "$T/cache" --bindir "$RETORT_BIN" --src "$RETORT_ROOT/src" \
 		task.json resp.json "$@"
 }
 # is FILE EXPR WANT: field FILE EXPR is WANT (else both said)
@@ -101,7 +101,7 @@ test_expect_success 'a repair round gets the failures (as nvcc errors go back) a
 	cd p && "$PLANT" r1.md honest:0 no_allow:1 && check r1.md 2 && mv check.json r1.json &&
 	"$PLANT" r2.md honest:1 && python3 -c "import json; json.dump({\"task\": \"propose/t/b0\", \"round\": 2, \"status\": \"answered\",
 \"answer\": {\"text\": open(\"r2.md\").read()}}, open(\"resp.json\", \"w\"))" &&
-	"$RETORT_BIN/propose-check" -o check.json --cache-dir "$T/cache" --bindir "$RETORT_BIN" --src "$RETORT_ROOT/tools" task.json resp.json r1.json &&
+	"$RETORT_BIN/propose-check" -o check.json --cache-dir "$T/cache" --bindir "$RETORT_BIN" --src "$RETORT_ROOT/src" task.json resp.json r1.json &&
 	outcomes | tee got && test "$(cat got)" = "p1_alder passed None" && test "$(field check.json "d[\"proposals\"][0][\"index\"]")" = 1 &&
 	test "$(field check.json "d[\"finished\"]")" = True
 '

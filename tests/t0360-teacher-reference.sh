@@ -8,7 +8,7 @@
 # reference signatures differ (each shown; a reference that fits one of them
 # held back; one written as a template of {dtype} completed), a killed run
 # resumed
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib/lib.sh"
 cpu_only "the kernel graph's verdicts would differ"
 
 Q="'"

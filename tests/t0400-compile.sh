@@ -4,7 +4,7 @@
 # reveals, honest ones that must pass), what a spec's allow lets through,
 # extraction from answers, build records, the build cache and the limits
 # on nvcc. No GPU needed.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib/lib.sh"
 
 one_variant
 SCREEN=$RETORT_ROOT/tests/screen
@@ -157,7 +157,7 @@ test_expect_success 'a compiler that is not there is a failure of the tool (exit
 	"$RETORT_BIN/gen" --split "$RETORT_ROOT/tasks/relu.yaml" --all --tasks-dir "$RETORT_ROOT/tasks" --out relu >/dev/null &&
 	expect_fail 1 "cannot run" "$RETORT_BIN/prepare" --baseline --nvcc /nonexistent/nvcc -o x.so relu/v/relu/task.json &&
 	test ! -e x.so &&
-	expect_fail 1 "cannot run" "$RETORT_BIN/prepare" --reference --cc /nonexistent/cc --src "$RETORT_ROOT/tools" \
+	expect_fail 1 "cannot run" "$RETORT_BIN/prepare" --reference --cc /nonexistent/cc --src "$RETORT_ROOT/src" \
 		-o x.ref "$TASK" && test ! -e x.ref && ! ls x.ref.work* 2>/dev/null
 '
 test_expect_success 'an entry point named id: the baseline builds under its own name (not found inside void)' '

@@ -7,7 +7,7 @@
 # sandboxed nvcc stands in the way): the answer is refused (by the screen,
 # or by nvcc, which cannot see the file), and the planted text and the
 # secret appear in no output, cached or not. No GPU needed.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib/lib.sh"
 
 one_variant
 mkdir -p out/c "$T/cache"

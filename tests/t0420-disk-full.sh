@@ -4,7 +4,7 @@
 # verify --expected, prepare --reference, --baseline and --harness, compile
 # and package, each writing into a small tmpfs (its own mount namespace).
 # Also: the reference's answers are not left readable to the sandbox's uid.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib/lib.sh"
 
 can_fill || { echo "1..0 # SKIP needs root and mount namespaces (a tmpfs to fill)"; exit 0; }
 one_variant
@@ -12,9 +12,9 @@ chmod 755 "$T" # the jailed compilers enter it
 
 
 test_expect_success 'the per-variant programs build where there is room' '
-	"$RETORT_BIN/prepare" --reference --src "$RETORT_ROOT/tools" -o ref "$TASK" &&
+	"$RETORT_BIN/prepare" --reference --src "$RETORT_ROOT/src" -o ref "$TASK" &&
 	"$RETORT_BIN/gen" --split "$RETORT_ROOT/tasks/relu.yaml" --all --tasks-dir "$RETORT_ROOT/tasks" --out relu >/dev/null &&
-	"$RETORT_BIN/prepare" --runtime --fake "$RETORT_ROOT/tests/unit/fakedevice.c" --src "$RETORT_ROOT/tools" \
+	"$RETORT_BIN/prepare" --runtime --fake "$RETORT_ROOT/tests/unit/fakedevice.c" --src "$RETORT_ROOT/src" \
 		-o rt/harness.o
 '
 test_expect_success 'verify --expected: no room for the outputs is exit 1, not the reference failing; nothing left' '
@@ -27,7 +27,7 @@ test_expect_success 'verify --expected with room: the answers belong to us, not 
 	test "$(stat -c "%u %a" ok/expected.bin)" = "$(id -u) 600"
 '
 test_expect_success 'prepare --reference: exit 1 on a full disk, not the spec'"'"'s error; nothing left' '
-	onfull 48K "$RETORT_BIN/prepare" --reference --src "$RETORT_ROOT/tools" -o full/ref "$TASK" &&
+	onfull 48K "$RETORT_BIN/prepare" --reference --src "$RETORT_ROOT/src" -o full/ref "$TASK" &&
 	test "$(cat rc)" = 1 && grep -q "the disk is full" err && test ! -s left
 '
 test_expect_success 'prepare --harness: exit 1, and neither the harness nor its source folder is left' '

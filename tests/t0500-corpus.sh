@@ -2,8 +2,8 @@
 # t0500: the task corpus in tasks/ — at least 60 specs and 2,000 variants,
 # all valid; every spec's reference builds, reproduces its hand-computed
 # examples and gives non-degenerate outputs on its verify sizes, and its
-# baseline compiles (tests/spec-check, on each spec's first variant).
-. "$(dirname "$0")/lib.sh"
+# baseline compiles (scripts/spec-check, on each spec's first variant).
+. "$(dirname "$0")/lib/lib.sh"
 
 tasks=$RETORT_ROOT/tasks
 # the specs: every tasks/*.yaml but the curriculum (configure --propose reads that)
@@ -30,7 +30,7 @@ test_expect_success 'every area the corpus promises has specs' '
 '
 
 test_expect_success 'references, examples, degenerate checks and baselines (first variant of each spec)' '
-	specs | xargs -n 4 -P "${TEST_JOBS:-2}" env RETORT_BIN="$RETORT_BIN" "$RETORT_ROOT/tests/spec-check" >check.log 2>&1
+	specs | xargs -n 4 -P "${TEST_JOBS:-2}" env RETORT_BIN="$RETORT_BIN" "$RETORT_ROOT/scripts/spec-check" >check.log 2>&1
 	st=$?
 	grep -v "^ok " check.log | head -n 40
 	echo "$(grep -c "^ok " check.log) variants checked"

@@ -5,9 +5,9 @@
 # C reference's, float64 evidence), examples reproduced or refused,
 # degenerate outputs and exceptions refused, the sandbox (no secret, no
 # home, no checkout), the prompt showing the Python reference.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib/lib.sh"
 
-if ! PY=$("$RETORT_ROOT/tests/pyenv" tests/python/requirements.txt out/refenv-tests 2>"$T/pyenv.err"); then
+if ! PY=$("$RETORT_ROOT/tests/lib/pyenv" tests/python/requirements.txt out/refenv-tests 2>"$T/pyenv.err"); then
 	echo "1..0 # SKIP no Python environment with NumPy (PyPI out of reach?): $(tail -n 1 "$T/pyenv.err")"
 	exit 0
 fi

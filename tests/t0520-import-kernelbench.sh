@@ -1,14 +1,14 @@
 #!/bin/sh
-# t0520: tools/import-kernelbench over the test problems in
+# t0520: scripts/import-kernelbench over the test problems in
 # tests/kernelbench (written for retort in KernelBench's format): each
 # mapping case (sizes, parameters as inputs, constructor floats as ranged
 # scalars, output shapes as expressions, smaller verify sizes with an odd
 # one, cost, provenance), each refusal with its reason, the same bytes on
 # a second import, and the imported specs' Python references (torch, in
 # float64) through gen and verify --expected on the CPU.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib/lib.sh"
 
-if ! PY=$("$RETORT_ROOT/tests/pyenv" tests/kernelbench/requirements.txt out/refenv-kernelbench 2>"$T/pyenv.err"); then
+if ! PY=$("$RETORT_ROOT/tests/lib/pyenv" tests/kernelbench/requirements.txt out/refenv-kernelbench 2>"$T/pyenv.err"); then
 	echo "1..0 # SKIP no Python environment with torch (PyPI out of reach?): $(tail -n 1 "$T/pyenv.err")"
 	exit 0
 fi
@@ -17,7 +17,7 @@ KB=$RETORT_ROOT/tests/kernelbench
 scratch_project "$T/p" && cp "$KB/requirements.txt" "$T/p/tasks/requirements.txt" || exit 1
 
 test_expect_success 'import: 10 problems written, 4 refused' '
-	cd p && "$PY" "$RETORT_ROOT/tools/import-kernelbench" --out tasks "$KB/level1" "$KB/level2" >import.log &&
+	cd p && "$PY" "$RETORT_ROOT/scripts/import-kernelbench" --out tasks "$KB/level1" "$KB/level2" >import.log &&
 	cat import.log && tail -n 1 import.log | grep -qx "10 imported, 4 refused" &&
 	test "$(ls tasks/kb*.yaml | wc -l)" = 10
 '
@@ -78,7 +78,7 @@ test_expect_success 'pooling: the output dimension as a floor expression; a redu
 # takes seconds)
 test_expect_success 'a second import writes the same bytes (and says unchanged)' '
 	cd p && sha256sum tasks/kb*.yaml >sums &&
-	"$PY" "$RETORT_ROOT/tools/import-kernelbench" --out tasks "$KB/level2" >again.log &&
+	"$PY" "$RETORT_ROOT/scripts/import-kernelbench" --out tasks "$KB/level2" >again.log &&
 	test "$(grep -c "^unchanged " again.log)" = 4 && ! grep -q "^wrote " again.log && sha256sum -c --quiet sums
 '
 
@@ -98,8 +98,8 @@ test_expect_success 'the imported references run (torch, float64, in the sandbox
 '
 
 test_expect_success 'usage: no --out, a missing folder' '
-	cd p && expect_fail 2 "say where the specs go" "$PY" "$RETORT_ROOT/tools/import-kernelbench" "$KB/level1" &&
-	expect_fail 2 "no such file or folder: .nowhere." "$PY" "$RETORT_ROOT/tools/import-kernelbench" --out x nowhere
+	cd p && expect_fail 2 "say where the specs go" "$PY" "$RETORT_ROOT/scripts/import-kernelbench" "$KB/level1" &&
+	expect_fail 2 "no such file or folder: .nowhere." "$PY" "$RETORT_ROOT/scripts/import-kernelbench" --out x nowhere
 '
 
 test_done

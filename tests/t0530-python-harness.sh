@@ -1,14 +1,14 @@
 #!/bin/sh
 # t0530: Python entry points (a Triton candidate's cand.py, a spec's Python
-# baseline) through tools/runtime/pyharness.py on the CPU: the runtime as a
+# baseline) through src/runtime/pyharness.py on the CPU: the runtime as a
 # shared object on the fake device, the harness protocol exactly as for C
 # candidates (inputs drawn by the harness, poison, canaries, inputs hashed,
 # held copies, the oracle's compare), with NumPy arrays over the fake
 # device's host memory where the GPU gives torch tensors. Each of
 # tests/fake/py/*.py names the stage and verdict it must get. No GPU needed.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib/lib.sh"
 
-if ! PY=$("$RETORT_ROOT/tests/pyenv" tests/python/requirements.txt out/refenv-tests 2>"$T/pyenv.err"); then
+if ! PY=$("$RETORT_ROOT/tests/lib/pyenv" tests/python/requirements.txt out/refenv-tests 2>"$T/pyenv.err"); then
 	echo "1..0 # SKIP no Python environment with NumPy (PyPI out of reach?): $(tail -n 1 "$T/pyenv.err")"
 	exit 0
 fi
@@ -27,7 +27,7 @@ pyvariant() {
 	{ echo "baseline:"; echo "  python: |"; sed "s/^/    /" "$bl"; } >>tasks/$1.yaml &&
 	"$RETORT_BIN/gen" --split tasks/$1.yaml --all --out out --tasks-dir tasks >/dev/null &&
 	"$RETORT_BIN/prepare" --harness --object out/runtime/harness.o -o $d/harness $d/task.json &&
-	"$RETORT_BIN/prepare" --reference --src "$RETORT_ROOT/tools" -o $d/reference $d/task.json &&
+	"$RETORT_BIN/prepare" --reference --src "$RETORT_ROOT/src" -o $d/reference $d/task.json &&
 	"$RETORT_BIN/verify" --expected --cache-dir cache -o $d/expected.json $d/task.json $d/reference &&
 	"$RETORT_BIN/prepare" --baseline -o $d/baseline.py $d/task.json && cmp $d/baseline.py "$bl" &&
 	"$RETORT_BIN/verify" --baseline --lock-dir gpu --gpu-python "$ENV" -o $d/oracle.json $d/task.json $d/harness \
@@ -51,7 +51,7 @@ candidate() {
 expect() { fake_expect runs/$1.$2 "$PYF/$1.py"; }
 
 test_expect_success 'prepare --runtime also gives the runtime as a shared object and pyharness.py beside it' '
-	fake_runtime && test -s out/runtime/py/harness.so && cmp out/runtime/py/harness.py "$RETORT_ROOT/tools/runtime/pyharness.py" &&
+	fake_runtime && test -s out/runtime/py/harness.so && cmp out/runtime/py/harness.py "$RETORT_ROOT/src/runtime/pyharness.py" &&
 	nm -D --defined-only out/runtime/py/harness.so | grep -q " T harnessmain$"
 '
 test_expect_success 'a Python baseline: sound as the oracle, timed like the C one' '

@@ -2,7 +2,7 @@
 # t0700: rounds, records and the dataset — the repair loop over replayed
 # answers, the record's conversation, splits, deterministic archives,
 # ninja check, a Hugging Face datasets consumer, the HTML report
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib/lib.sh"
 cpu_only "it expects unverified records and byte-identical archives"
 
 export SOURCE_DATE_EPOCH=1700000000
@@ -186,7 +186,7 @@ if test -n "$browser"; then
 else
 	test_skip 'the report in headless Chromium: chromium is not installed'
 fi
-if PY=$("$RETORT_ROOT/tests/pyenv" 2>/dev/null); then
+if PY=$("$RETORT_ROOT/tests/lib/pyenv" 2>/dev/null); then
 	test_expect_success 'Hugging Face datasets loads the extracted shards' '
 		cd p && ninja dataset >/dev/null && rm -rf y && mkdir y && for a in out/dataset/*.tar.gz; do tar xzf $a -C y; done &&
 		HF_DATASETS_OFFLINE=1 HF_HUB_OFFLINE=1 "$PY" - y <<EOF
@@ -204,6 +204,6 @@ assert m[0]["role"] == "system" and m[2]["role"] == "assistant" and "reasoning_c
 EOF
 	'
 else
-	test_skip 'Hugging Face datasets: cannot install tests/requirements.txt from PyPI'
+	test_skip 'Hugging Face datasets: cannot install tests/lib/requirements.txt from PyPI'
 fi
 test_done

@@ -2,7 +2,7 @@
 # t0710: resume — SIGKILL ninja at random points (seeded) during a replayed
 # run, rerun it each time, and the final shards match an uninterrupted run
 # byte for byte; no cache entry is left corrupt
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib/lib.sh"
 cpu_only "it compares shards byte for byte, and timings vary"
 
 export SOURCE_DATE_EPOCH=1700000000
@@ -22,7 +22,7 @@ test_expect_success 'an uninterrupted run' '
 '
 test_expect_success 'ten runs killed with SIGKILL at random points, each resumed' '
 	cd q && rconfigure --all --rounds=2 --cache-dir="$T/cache-q" >/dev/null &&
-	python3 "$RETORT_ROOT/tests/killer.py" 20261129 12 | tee k.log && grep -q "kills: 1[0-9]" k.log &&
+	python3 "$RETORT_ROOT/tests/lib/killer.py" 20261129 12 | tee k.log && grep -q "kills: 1[0-9]" k.log &&
 	ninja >n.log 2>&1 || { cat n.log; false; }
 '
 test_expect_success 'the resumed dataset is byte-identical' '
@@ -30,6 +30,6 @@ test_expect_success 'the resumed dataset is byte-identical' '
 	cmp p/out/dataset/retort-dataset-00000.tar.gz q/out/dataset/retort-dataset-00000.tar.gz
 '
 test_expect_success 'and no cache entry is corrupt' '
-	python3 "$RETORT_ROOT/tests/killer.py" --check-cache "$T/cache-q"
+	python3 "$RETORT_ROOT/tests/lib/killer.py" --check-cache "$T/cache-q"
 '
 test_done

@@ -5,10 +5,10 @@
 # Without a GPU: the unverified split and the trajectories; the three relu
 # samples are repaired in round 2 (no code, screen, compile error), the
 # row_max samples stop after round 1 (nothing can check them).
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib/lib.sh"
 
 mkdir -p "$T/fresh"
-(cd "$RETORT_ROOT" && tar -cf - configure build.ninja.in models.yaml rules tools gen tasks) | tar -xf - -C "$T/fresh"
+(cd "$RETORT_ROOT" && tar -cf - configure build.ninja.in models.yaml rules src scripts tasks) | tar -xf - -C "$T/fresh"
 export XDG_CACHE_HOME="$T/xdg"
 unset ANTHROPIC_API_KEY OPENAI_API_KEY
 gpu=no

@@ -1,20 +1,20 @@
 #!/bin/sh
 # t0730: the dataset as trainers read it. With the real Hugging Face
-# datasets and transformers (tests/requirements.txt), tests/consumers/check.py
+# datasets and transformers (tests/lib/requirements.txt), tests/consumers/check.py
 # loads (a) the demo, (b) a dataset that record and package made from
 # GPU-shaped round files (tests/consumers/fixtures.py: speedups, review
 # flags, reasoning, repairs), (c) both concatenated, (d) one whose shard is
 # over 10 MB, checking counts, the card's explicit types and the training
 # flags, and renders every record through apply_chat_template with the
 # assistant mask: only the flagged turns are trained. A tokenizer trained
-# on the data (no download) gives tools/token-counts' counts for the card.
-. "$(dirname "$0")/lib.sh"
+# on the data (no download) gives scripts/token-counts' counts for the card.
+. "$(dirname "$0")/lib/lib.sh"
 cpu_only "the demo's records are unverified here"
 
 C=$RETORT_ROOT/tests/consumers
-if ! PY=$("$RETORT_ROOT/tests/pyenv" 2>"$T/pyenv.err"); then
+if ! PY=$("$RETORT_ROOT/tests/lib/pyenv" 2>"$T/pyenv.err"); then
 	echo "# $(tail -n 1 "$T/pyenv.err")"
-	test_skip 'Hugging Face datasets and transformers: cannot install tests/requirements.txt from PyPI'
+	test_skip 'Hugging Face datasets and transformers: cannot install tests/lib/requirements.txt from PyPI'
 	test_done
 fi
 export HF_HOME="$T/hf" HF_DATASETS_OFFLINE=1 HF_HUB_OFFLINE=1 SOURCE_DATE_EPOCH=1700000000
@@ -37,14 +37,14 @@ test_expect_success 'a shard over 10 MB through record and package' '
 	"$RETORT_BIN/package" -o bigds --meta provider=anthropic --meta model=claude-fixture @bigv/records &&
 	unpack bigds big && test "$(wc -c <big/data/trajectories-00000.jsonl)" -gt 10485760
 '
-test_expect_success 'tools/token-counts: a named tokenizer'"'"'s lengths in the card' '
+test_expect_success 'scripts/token-counts: a named tokenizer'"'"'s lengths in the card' '
 	"$PY" "$C/check.py" tokenizer tok demo gpu0 &&
-	"$PY" "$RETORT_ROOT/tools/token-counts" --tokenizer "$T/tok" -o counts.json @gpuv/records &&
+	"$PY" "$RETORT_ROOT/scripts/token-counts" --tokenizer "$T/tok" -o counts.json @gpuv/records &&
 	"$RETORT_BIN/package" -o gpuds --meta provider=anthropic --meta model=claude-fixture \
 		--token-counts counts.json @gpuv/records && unpack gpuds gpu &&
 	grep -q "tokens p50 | tokens p95 | tokens max" gpu/README.md &&
 	grep -q "is \`$T/tok\`.s count" gpu/README.md &&
-	expect_fail 2 "cannot load tokenizer" "$PY" "$RETORT_ROOT/tools/token-counts" --tokenizer "$T/none" -o x.json @gpuv/records &&
+	expect_fail 2 "cannot load tokenizer" "$PY" "$RETORT_ROOT/scripts/token-counts" --tokenizer "$T/none" -o x.json @gpuv/records &&
 	test ! -e x.json
 '
 test_expect_success 'configure --tokenizer: ninja dataset puts its counts in the card' '

@@ -1,5 +1,5 @@
 #!/bin/sh
-# t0740: evaluating a student. tools/metrics over records made from fixture
+# t0740: evaluating a student. metrics over records made from fixture
 # round files of a known mix (tests/eval/fixtures.py: verdicts and timings
 # as a GPU host writes them), every metric against values worked out by
 # hand (below) and pass@k against the estimator's formula; --compare on two
@@ -22,7 +22,7 @@
 #   rounds and one of one: 34000 input and 6900 output tokens, $0.34
 # new: slow broken, wrong and broken fixed, extra only in new; correct rate
 #   over the 4 common tasks 1/4 -> (2/3 + 0 + 1/3 + 1/3)/4 = 1/3.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib/lib.sh"
 
 M=$RETORT_BIN/metrics
 fixtures() { python3 "$RETORT_ROOT/tests/eval/fixtures.py" "$@"; }

@@ -3,7 +3,7 @@
 # on its corpus (tests/screen-triton: every rule both ways), the templates
 # and the cache key (CUDA's as it was), gen's languages (a spec's lang:,
 # --lang). t0751 compiles them.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib/lib.sh"
 
 SCREEN=$RETORT_ROOT/tests/screen-triton
 scratch_project "$T/p" && cd "$T/p" || exit 1
@@ -14,7 +14,7 @@ TASK=$T/p/out/v/alpha/task.json
 
 # rules FILE: the screen's rule names for FILE (entry run(x, y, n)), sorted, one line
 rules() {
-	python3 -I -B "$RETORT_ROOT/tools/runtime/tritonscreen.py" "$1" "$SCREEN/abi.json" |
+	python3 -I -B "$RETORT_ROOT/src/runtime/tritonscreen.py" "$1" "$SCREEN/abi.json" |
 		python3 -c "import json,sys; d = json.load(sys.stdin); print(d['syntax_error'] and 'syntax' or ' '.join(sorted({v['rule'] for v in d['violations']})))"
 }
 # answer TEXT-ON-STDIN > response.json
@@ -46,19 +46,19 @@ test_expect_success 'every rule the Triton screen names has a violating example,
 	for rule in entry_point kernel imports structure autotune torch_compute host_compute dynamic file_io \
 		streams global_state; do
 		ls "$SCREEN/$rule"-[0-9].py >/dev/null 2>&1 || { echo "no example for $rule"; exit 1; }
-		grep -q "^  $rule " "$RETORT_ROOT/tools/runtime/tritonscreen.py" || { echo "$rule not in the manual"; exit 1; }
+		grep -q "^  $rule " "$RETORT_ROOT/src/runtime/tritonscreen.py" || { echo "$rule not in the manual"; exit 1; }
 	done
 '
 test_expect_success 'the screen never runs the candidate; a syntax error is said with its line' '
 	printf "import os\nos.system(\"touch %s/ran\")\ndef run(x, y, n:\n" "$T" >bad.py && test "$(rules bad.py)" = syntax &&
-	python3 "$RETORT_ROOT/tools/runtime/tritonscreen.py" bad.py "$SCREEN/abi.json" | grep -q "line 3" &&
+	python3 "$RETORT_ROOT/src/runtime/tritonscreen.py" bad.py "$SCREEN/abi.json" | grep -q "line 3" &&
 	printf "import os\nos.system(\"touch %s/ran\")\n" "$T" >side.py && rules side.py | grep -q imports && test ! -e "$T/ran"
 '
 test_expect_success 'the screen reads the launches: types from the task, constants, what is known only at launch' '
-	python3 "$RETORT_ROOT/tools/runtime/tritonscreen.py" "$SCREEN/honest-2.py" "$SCREEN/abi.json" >l.json &&
+	python3 "$RETORT_ROOT/src/runtime/tritonscreen.py" "$SCREEN/honest-2.py" "$SCREEN/abi.json" >l.json &&
 	test "$(field l.json "d[\"launches\"][0][\"args\"]")" = "[{'"'"'tensor'"'"': '"'"'fp32'"'"'}, {'"'"'tensor'"'"': '"'"'fp32'"'"'}, {'"'"'int'"'"': '"'"'i32'"'"'}, {'"'"'int'"'"': '"'"'i32'"'"'}]" &&
 	test "$(field l.json "d[\"launches\"][0][\"kwargs\"][\"BLOCK\"]")" = "{'"'"'int'"'"': '"'"'i32'"'"'}" &&
-	python3 "$RETORT_ROOT/tools/runtime/tritonscreen.py" "$SCREEN/honest-1.py" "$SCREEN/abi.json" >l.json &&
+	python3 "$RETORT_ROOT/src/runtime/tritonscreen.py" "$SCREEN/honest-1.py" "$SCREEN/abi.json" >l.json &&
 	test "$(field l.json "d[\"launches\"][0][\"kwargs\"][\"BLOCK\"]")" = "{'"'"'const'"'"': 1024}"
 '
 

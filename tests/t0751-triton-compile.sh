@@ -6,7 +6,7 @@
 # screen, no code, a syntax error, and a build through ninja to records
 # and a dataset holding CUDA and Triton answers with lang (verify
 # skipped: no GPU here).
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib/lib.sh"
 
 SCREEN=$RETORT_ROOT/tests/screen-triton
 scratch_project "$T/p" && cd "$T/p" || exit 1
@@ -30,14 +30,14 @@ mkdir -p tasks/replay/alpha/triton && pyblock "$SCREEN/honest-1.py" >tasks/repla
 "$RETORT_BIN/query-llm" -o t.json --model-config m.json --prompts tasks/prompts --cache-dir "$T/cache" \
 	--sample 0 --round 1 --lang triton "$TASK" || { echo "Bail out! query-llm failed"; exit 1; }
 
-if ! PY=$("$RETORT_ROOT/tests/pyenv" tasks/requirements-triton.txt out/tritonenv-tests 2>"$T/pyenv.err"); then
+if ! PY=$("$RETORT_ROOT/tests/lib/pyenv" tasks/requirements-triton.txt out/tritonenv-tests 2>"$T/pyenv.err"); then
 	echo "1..0 # SKIP no environment with Triton (PyPI out of reach?): $(tail -n 1 "$T/pyenv.err")"
 	exit 0
 fi
 ENV=${PY%/bin/python}
 # tbuild RESPONSE: compile it as a Triton candidate for alpha into out/c/compile.json
 mkdir -p out/c
-tbuild() { "$RETORT_BIN/compile" --arch sm_90 --lang triton --triton-env "$ENV" --runtime "$RETORT_ROOT/tools/runtime" \
+tbuild() { "$RETORT_BIN/compile" --arch sm_90 --lang triton --triton-env "$ENV" --runtime "$RETORT_ROOT/src/runtime" \
 	-o out/c/compile.json "$TASK" "$1"; }
 st() { field out/c/compile.json "d[\"status\"]"; }
 

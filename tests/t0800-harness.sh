@@ -7,7 +7,7 @@
 # drawn per run, fresh inputs and kept calls in bench, the lockdown, forged
 # replies, a tampered timer. No GPU needed (RETORT_FAKE_GPU, honoured by
 # the test build only).
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib/lib.sh"
 
 cd "$T" || exit 1
 fake_gpu
@@ -45,7 +45,7 @@ test_expect_success 'the fake device runtime and the variants build' '
 	test "$(field out/v/fakescale/baseline.json "d[\"cases\"][0][\"baseline\"][\"count\"]")" -ge 20
 '
 test_expect_success 'the linker exports every runtime call the guard defines, and nothing else' '
-	sed -n "/^cudaError_t$/{n;s/(.*//p}" "$RETORT_ROOT/tools/runtime/guard.c" | sort >defined &&
+	sed -n "/^cudaError_t$/{n;s/(.*//p}" "$RETORT_ROOT/src/runtime/guard.c" | sort >defined &&
 	tr -d "{};\t" <out/runtime/harness.o.list | tr " " "\n" | sed "/^$/d" | sort >exported &&
 	test -s defined && diff defined exported
 '

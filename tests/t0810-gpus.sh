@@ -3,16 +3,16 @@
 # nvidia-smi lists (a fake nvidia-smi on PATH here) and sizes the gpu pool
 # by them, and refuses GPUs of different compute capabilities unless
 # --gpus picks GPUs of one. verify and bench lease one slot per GPU
-# (tools/lib/sandbox.h: a flock each) and start the harness with that GPU
+# (src/jail/sandbox.h: a flock each) and start the harness with that GPU
 # alone visible; the harness here runs on the CPU stand-in
 # (tests/unit/fakedevice.c), which refuses to start unless
 # CUDA_VISIBLE_DEVICES names exactly one device, and reports a UUID made
 # from it. While six verifies share three slots, /proc is sampled
-# (tests/harnesses.py): no two harnesses ever run on one device at once,
+# (tests/lib/harnesses.py): no two harnesses ever run on one device at once,
 # and all three are used. A verify killed with its lease held frees it for
 # the one waiting. The calibration measures each GPU, and bench uses the
 # figures of the one it ran on.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib/lib.sh"
 
 unset CUDA_VISIBLE_DEVICES RETORT_GPU_LEASE
 cd "$T" || exit 1
@@ -37,7 +37,7 @@ gpus() { for g; do echo "$g"; done >"$T/gpus"; }
 H200='NVIDIA H200, 9.0' A100='NVIDIA A100-SXM4-80GB, 8.0'
 
 # harnesses: the devices our running harnesses see, one line
-harnesses() { python3 "$RETORT_ROOT/tests/harnesses.py" $ROOT "$@"; }
+harnesses() { python3 "$RETORT_ROOT/tests/lib/harnesses.py" $ROOT "$@"; }
 # until_harnesses N: wait (up to 60 s) until N of them run
 until_harnesses() {
 	i=0

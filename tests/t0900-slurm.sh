@@ -13,7 +13,7 @@
 # with nothing written, and the next ninja finishes with shards
 # byte-identical to a local run's. Skips, saying why, where Slurm is not
 # installed, where this is not root, or where the cluster does not start.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib/lib.sh"
 
 for p in munged slurmctld slurmd srun sbatch scontrol sinfo; do
 	command -v $p >/dev/null 2>&1 || PATH=$PATH:/usr/sbin
@@ -102,7 +102,7 @@ echo "# a cluster of one: $node Gres=gpu:2, slurm $(srun --version)"
 
 # project NAME: the demo's checkout in $T/NAME
 project() {
-	mkdir -p "$T/$1" && (cd "$RETORT_ROOT" && tar -cf - configure build.ninja.in models.yaml rules tools gen tasks) |
+	mkdir -p "$T/$1" && (cd "$RETORT_ROOT" && tar -cf - configure build.ninja.in models.yaml rules src scripts tasks) |
 		tar -xf - -C "$T/$1"
 }
 export XDG_CACHE_HOME="$T/xdg"
@@ -123,8 +123,8 @@ test_expect_success 'configure --launcher=slurm: a probe step sees the project; 
 	grep -q "^checking that a Slurm step sees this folder (allocation $J)... yes ($host, job $J)$" log &&
 	grep -q "^checking for the GPUs the steps can have... 2$" log &&
 	sed -n "/^pool gpu/,/depth/p" build.ninja | grep -q "depth = 2" &&
-	grep -q "^gpu_launch = tools/slurm-launch gpu --\\$ $" build.ninja && grep -q "^gpu_slots = 1$" build.ninja &&
-	ninja -t commands out/v/relu/s0/r1/verify.json | tail -n 1 | grep -q "^tools/slurm-launch gpu -- $RETORT_BIN/verify --bench --gpus 1 "
+	grep -q "^gpu_launch = scripts/slurm-launch gpu --\\$ $" build.ninja && grep -q "^gpu_slots = 1$" build.ninja &&
+	ninja -t commands out/v/relu/s0/r1/verify.json | tail -n 1 | grep -q "^scripts/slurm-launch gpu -- $RETORT_BIN/verify --bench --gpus 1 "
 '
 test_expect_success 'a project the node cannot see is refused, and why (the step runs elsewhere: --chdir=/)' '
 	cd slurm && cp config.status config.keep &&
@@ -136,12 +136,12 @@ test_expect_success 'a project the node cannot see is refused, and why (the step
 test_expect_success 'the launcher: the tool'"'"'s 0, 1 and 2 pass through, anything else is 1; a cpu step gets no GPU' '
 	cd slurm && mkdir -p out/t &&
 	for c in 0 1 2 7; do
-		tools/slurm-launch gpu -- sh -c "echo \$RETORT_GPU_LEASE:\$CUDA_VISIBLE_DEVICES >\$1; exit $c" sh out/t/g$c -o out/t/g$c
+		scripts/slurm-launch gpu -- sh -c "echo \$RETORT_GPU_LEASE:\$CUDA_VISIBLE_DEVICES >\$1; exit $c" sh out/t/g$c -o out/t/g$c
 		echo "$c -> $?" >>codes
 	done &&
 	test "$(tr "\n" " " <codes)" = "0 -> 0 1 -> 1 2 -> 2 7 -> 1 " &&
 	grep -q "^step:[01]$" out/t/g0 && grep -q "^exit=7$" out/t/g7.step &&
-	tools/slurm-launch cpu -- sh -c "echo \${RETORT_GPU_LEASE:-none}:\${CUDA_VISIBLE_DEVICES:-none} >\$1" sh out/t/c -o out/t/c &&
+	scripts/slurm-launch cpu -- sh -c "echo \${RETORT_GPU_LEASE:-none}:\${CUDA_VISIBLE_DEVICES:-none} >\$1" sh out/t/c -o out/t/c &&
 	test "$(cat out/t/c)" = none:none
 '
 

@@ -1,7 +1,7 @@
 #!/bin/sh
 # t9000: the GPU suite (tests/gpu/run) when this machine has a GPU;
 # skipped, visibly, on CPU-only machines such as CI
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib/lib.sh"
 if ! test -e /dev/nvidiactl && ! test -e /dev/nvidia0; then
 	echo "1..0 # SKIP no CUDA device: the GPU suite runs with tests/gpu/run on a GPU host"
 	exit 0

@@ -37,7 +37,7 @@
 # stream as data: {"error": "..."} (a string); temperature samples only
 # if the model's generation_config has do_sample (tiny_hf.py's does not:
 # the samples are the same greedy answer).
-. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/../lib/lib.sh"
 
 ENV=${HF_ENV:-$RETORT_ROOT/out/hfenv}
 if ! "$ENV/bin/python" -c "import torch, transformers, fastapi, uvicorn" 2>/dev/null; then

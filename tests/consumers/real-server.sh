@@ -19,7 +19,7 @@
 # repair round asked after a round without code, and the metrics written.
 # Random weights answer noise: no code, so nothing compiles, and the
 # metrics say so (compile_rate 0, correct_rate 0).
-. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/../lib/lib.sh"
 
 ENV=${LLAMA_ENV:-$RETORT_ROOT/out/llamaenv}
 if ! "$ENV/bin/python" -c "import llama_cpp.server, gguf" 2>/dev/null; then

@@ -15,7 +15,7 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 dir=${1:-$(mktemp -d "${TMPDIR:-/tmp}/retort-eval.XXXXXX")}
 n=${2:-1000}
 mkdir -p "$dir"
-(cd "$root" && tar -cf - configure build.ninja.in models.yaml rules tools gen tasks) | tar -xf - -C "$dir"
+(cd "$root" && tar -cf - configure build.ninja.in models.yaml rules src scripts tasks) | tar -xf - -C "$dir"
 cd "$dir"
 kinds="fast fast fast slow wrong fast broken fast"
 i=0

@@ -22,10 +22,11 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "../../gen/gen.h"
-#include "../../tools/lib/abi.h"
-#include "../../tools/lib/json.h"
-#include "../../tools/lib/util.h"
+#include "../../src/gen/yaml.h"
+#include "../../src/gen/spec.h"
+#include "../../src/lib/task.h"
+#include "../../src/lib/json.h"
+#include "../../src/lib/util.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

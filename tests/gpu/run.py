@@ -17,7 +17,7 @@ Answers are compiled first, in parallel on half the cores; then each runs
 on the GPU alone. RETORT_GPU_SUITE_SECONDS stops starting new ones after
 that many seconds (a partial run is a failed run). RETORT_GPU_SUITE_KB=DIR
 takes the KernelBench test problems from DIR, imported already with
-tools/import-kernelbench (elsewhere, with the same tool), instead of
+scripts/import-kernelbench (elsewhere, with the same tool), instead of
 importing them here.
 
 With --gpu-jobs N (default 1: one candidate at a time) verify and bench
@@ -28,7 +28,7 @@ only with one job (it would share a GPU). The GPU phase's candidates per
 minute are printed at the end.
 
 --repeat K runs each honest kernel and demo answer K times (copies of
-its build), for throughput figures (tests/bench/gpu-throughput.sh).
+its build), for throughput figures (bench/gpu-throughput.sh).
 
 usage: tests/gpu/run.py WORKDIR [--gpu-jobs N] [--repeat K] [--only NAME|cheat|honest|demo|cuda|kernelbench|triton ...]
        tests/gpu/run.py WORKDIR --only eval|propose ...
@@ -124,7 +124,7 @@ class Suite:
         obj = os.path.join(self.out, "runtime", "harness.o")
         if not os.path.exists(obj):
             t0 = time.time()
-            rc, out, _ = sh([BIN + "/prepare", "--runtime", "--arch", ARCH, "--src", ROOT + "/tools", "-o", obj]
+            rc, out, _ = sh([BIN + "/prepare", "--runtime", "--arch", ARCH, "--src", ROOT + "/src", "-o", obj]
                             + (["--gpu-python", self.gpy] if self.gpy else []), self.log)
             print("# prepare --runtime%s: %.1f s" % (" (and the GPU Python's bytecode)" if self.gpy else "", time.time() - t0),
                   flush=True)
@@ -148,7 +148,7 @@ class Suite:
         pyref = ["--python-env", self.gpy] if task.get("reference_language") == "python" and self.gpy else []
         steps = [
             [BIN + "/prepare", "--harness", "-o", d + "/harness", "--object", self.runtime(), d + "/task.json"],
-            [BIN + "/prepare", "--reference", "-o", d + "/reference", "--src", ROOT + "/tools", d + "/task.json"],
+            [BIN + "/prepare", "--reference", "-o", d + "/reference", "--src", ROOT + "/src", d + "/task.json"],
             [BIN + "/verify", "--expected", "--cache-dir", self.cache] + pyref + ["-o", d + "/expected.json",
              d + "/task.json", d + "/reference"],
         ]
@@ -188,7 +188,7 @@ class Suite:
         if not os.path.exists(path):
             os.makedirs(os.path.dirname(path), exist_ok=True)
             prog = os.path.join(self.out, "gpu", "calibrate")
-            rc, out, _ = sh(["nvcc", "-arch=" + ARCH, "-O3", "-o", prog, ROOT + "/tools/runtime/calibrate.cu", "-lcublas"], self.log)
+            rc, out, _ = sh(["nvcc", "-arch=" + ARCH, "-O3", "-o", prog, ROOT + "/src/runtime/calibrate.cu", "-lcublas"], self.log)
             if rc:
                 raise RuntimeError("calibrate does not build: " + out)
             rc, out, _ = sh([BIN + "/bench", "--calibrate", "--lock-dir", self.work + "/gpu", "--gpus", str(self.gpus),
@@ -350,7 +350,7 @@ DEMO_EXPECT = {"relu/s0-r1": "compile", "relu/s1-r1": "screen", "relu/s2-r1": "c
                "row_max/s1-r1": "verify"}
 ORDER = ["screen", "compile", "verify", "bench"]
 # compile has a Triton path (compile --lang triton)
-TRITON_COMPILE = "--lang triton" in open(ROOT + "/tools/compile.c").read()
+TRITON_COMPILE = "--lang triton" in open(ROOT + "/src/build/compile.c").read()
 
 
 def items():
@@ -393,7 +393,7 @@ def import_kernelbench(work):
         KBDIR = kb
         print("# KernelBench test problems imported elsewhere: %d specs from %s" % (len(glob.glob(kb + "/*.yaml")), pre), flush=True)
         return
-    rc, out, dt = sh([sys.executable, ROOT + "/tools/import-kernelbench", "--python", sys.executable, "--out", kb,
+    rc, out, dt = sh([sys.executable, ROOT + "/scripts/import-kernelbench", "--python", sys.executable, "--out", kb,
                       ROOT + "/tests/kernelbench/level1", ROOT + "/tests/kernelbench/level2"])
     if rc:
         print("# import-kernelbench failed: %s" % out[-500:], flush=True)

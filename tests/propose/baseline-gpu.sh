@@ -2,7 +2,7 @@
 # tests/propose/baseline-gpu.sh - proposals' baselines checked against
 # their references on a GPU host, end to end: a scratch project with one
 # curriculum family of four problems, answered by the loopback mock
-# teacher (tests/mock_llm.py) with planted proposals (tests/propose-plant):
+# teacher (tests/lib/mock_llm.py) with planted proposals (tests/lib/propose-plant):
 # two whose CUDA baselines compute their problems (baseline:40,
 # baseline:42), one whose baseline is off by 0.5 (wrongbaseline:41), and
 # one whose reference crashes at its bench size (benchcrash:43).
@@ -24,13 +24,13 @@ if test -n "$(ls -A "$dir" 2>/dev/null)" && ! test -f "$dir/.baseline-gpu"; then
 	exit 2
 fi
 rm -rf "$dir" && mkdir -p "$dir/tasks/prompts" "$dir/answers" && : >"$dir/.baseline-gpu"
-(cd "$root" && tar -cf - configure build.ninja.in models.yaml rules tools gen README.md) | tar -xf - -C "$dir"
+(cd "$root" && tar -cf - configure build.ninja.in models.yaml rules src scripts README.md) | tar -xf - -C "$dir"
 cp "$root"/tasks/prompts/*.md "$dir/tasks/prompts/" && cp "$root/tasks/axpy.yaml" "$dir/tasks/"
 cd "$dir"
 printf 'batch: 4\nfamilies:\n  - name: gpu\n    covers: Elementwise maps of a vector.\n    count: 4\n    exemplars: [axpy]\n' \
 	>tasks/curriculum.yaml
-"$root/tests/propose-plant" answers/gpu-b0-r1.md baseline:40 wrongbaseline:41 baseline:42 benchcrash:43
-python3 "$root/tests/mock_llm.py" "$dir/port" --propose-dir "$dir/answers" &
+"$root/tests/lib/propose-plant" answers/gpu-b0-r1.md baseline:40 wrongbaseline:41 baseline:42 benchcrash:43
+python3 "$root/tests/lib/mock_llm.py" "$dir/port" --propose-dir "$dir/answers" &
 mock=$!
 trap 'kill $mock 2>/dev/null' EXIT
 i=0; while test ! -s port && test $i -lt 100; do sleep 0.05; i=$((i + 1)); done

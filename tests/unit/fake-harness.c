@@ -24,7 +24,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../../tools/lib/fdpass.h"
+#include "../../src/lib/fdpass.h"
 
 int
 main(int argc, char **argv)

@@ -1,5 +1,5 @@
 /*
- * fakedevice.c - tools/runtime/device.h (and guard.h) on the CPU, for the
+ * fakedevice.c - src/runtime/device.h (and guard.h) on the CPU, for the
  * test suite: host memory stands in for device memory, tensor.c draws the
  * inputs (the same values draw.h gives the GPU), the host clock stands in
  * for CUDA events; a normal draw costs four times the others (on the GPU
@@ -18,10 +18,10 @@
 #include <string.h>
 #include <time.h>
 
-#include "device.h"
-#include "guard.h"
-#include "draw.h"
-#include "tensor.h"
+#include "../../src/runtime/device.h"
+#include "../../src/runtime/guard.h"
+#include "../../src/lib/draw.h"
+#include "../../src/lib/tensor.h"
 
 static size_t allocated;
 static const size_t TOTAL = (size_t)1 << 30;

@@ -1,10 +1,10 @@
-/* t-expr.c - the spec expression language (gen/expr.c) */
+/* t-expr.c - the spec expression language (src/gen/expr.c) */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../gen/gen.h"
-#include "../tap.h"
+#include "../../src/gen/expr.h"
+#include "../lib/tap.h"
 
 static int
 lookup(void *ctx, const char *name, double *v)

@@ -1,13 +1,13 @@
-/* t-opts.c - the command line from one table (tools/lib/opts.c) */
+/* t-opts.c - the command line from one table (src/lib/opts.c) */
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "../../tools/lib/opts.h"
-#include "../../tools/lib/util.h"
-#include "../tap.h"
+#include "../../src/lib/opts.h"
+#include "../../src/lib/util.h"
+#include "../lib/tap.h"
 
 static const char *out, *name;
 static int gpus, flag;

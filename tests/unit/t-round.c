@@ -1,12 +1,12 @@
-/* t-round.c - a round's outcome (tools/lib/round.c): the status names,
+/* t-round.c - a round's outcome (src/lib/round.c): the status names,
  * the stop rule, the feedback, a record's outcome, the candidate languages */
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../tools/lib/json.h"
-#include "../../tools/lib/round.h"
-#include "../../tools/lib/util.h"
-#include "../tap.h"
+#include "../../src/lib/json.h"
+#include "../../src/lib/round.h"
+#include "../../src/lib/util.h"
+#include "../lib/tap.h"
 
 static json_t *
 rec(const char *text)

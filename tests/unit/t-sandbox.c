@@ -11,9 +11,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../../tools/lib/sandbox.h"
-#include "../../tools/lib/util.h"
-#include "../tap.h"
+#include "../../src/jail/sandbox.h"
+#include "../../src/lib/util.h"
+#include "../lib/tap.h"
 
 /* processes of the group that still run (zombies waiting for an init
  * that does not reap them do not count) */

@@ -6,12 +6,13 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../../gen/gen.h"
-#include "../../tools/lib/abi.h"
-#include "../../tools/lib/json.h"
-#include "../../tools/lib/tensor.h"
-#include "../../tools/lib/util.h"
-#include "../tap.h"
+#include "../../src/gen/yaml.h"
+#include "../../src/gen/spec.h"
+#include "../../src/lib/task.h"
+#include "../../src/lib/json.h"
+#include "../../src/lib/tensor.h"
+#include "../../src/lib/util.h"
+#include "../lib/tap.h"
 
 static char dir[] = "/tmp/t-spec.XXXXXX";
 static char errs[8192];

@@ -4,13 +4,13 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../../tools/lib/abi.h"
-#include "../../tools/lib/compare.h"
-#include "../../tools/lib/draw.h"
-#include "../../tools/lib/inputs.h"
-#include "../../tools/lib/tensor.h"
-#include "../../tools/lib/util.h"
-#include "../tap.h"
+#include "../../src/lib/task.h"
+#include "../../src/judge/compare.h"
+#include "../../src/lib/draw.h"
+#include "../../src/judge/inputs.h"
+#include "../../src/lib/tensor.h"
+#include "../../src/lib/util.h"
+#include "../lib/tap.h"
 
 static struct targ
 out(int dt)

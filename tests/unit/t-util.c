@@ -9,11 +9,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "../../tools/lib/json.h"
-#include "../../tools/lib/sandbox.h"
-#include "../../tools/lib/sha.h"
-#include "../../tools/lib/util.h"
-#include "../tap.h"
+#include "../../src/lib/json.h"
+#include "../../src/jail/sandbox.h"
+#include "../../src/lib/sha.h"
+#include "../../src/lib/util.h"
+#include "../lib/tap.h"
 
 /* capped buffers: appends under and over the cap, growth */
 static void

@@ -1,0 +1,117 @@
+// bench/gpu-setup.cu - what the harness's per-case setup costs on
+// this GPU, primitive by primitive: the fence (device memory held so that
+// every case sees the same free memory) taken in halving pieces as the
+// harness takes it, or in 1 GiB pieces, and given back; buffers of a
+// case's sizes; pinning (cudaHostRegister) of shared memory the size of a
+// case's outputs, first touch included; copies to pinned and pageable
+// memory. Prints a table of milliseconds. Not a timed test: on a GPU host,
+//
+//   nvcc -arch=sm_90 -O2 -o gpu-setup bench/gpu-setup.cu && ./gpu-setup
+#include "gpubench.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+enum { MAXP = 512 };
+static void *piece[MAXP];
+
+static void
+unfence(int n)
+{
+	while (n-- > 0)
+		CK(cudaFree(piece[n]));
+}
+
+int
+main(void)
+{
+	double t;
+	size_t fr, tot, sizes[] = { (size_t)4 << 20, (size_t)256 << 20, (size_t)1 << 30, (size_t)4 << 30 };
+	char what[128];
+	int n;
+
+	t = ms();
+	CK(cudaFree(0));
+	row("CUDA context (cudaFree(0))", ms() - t);
+	CK(cudaMemGetInfo(&fr, &tot));
+	printf("# free %.1f GiB of %.1f GiB\n", fr / 1073741824.0, tot / 1073741824.0);
+	t = ms();
+	for (int i = 0; i < 100; i++)
+		CK(cudaMemGetInfo(&fr, &tot));
+	row("cudaMemGetInfo, one call", (ms() - t) / 100);
+
+	for (int rep = 0; rep < 2; rep++) {
+		t = ms();
+		n = fence((size_t)8 << 30, 0, piece, MAXP);
+		snprintf(what, sizeof what, "fence to 8 GiB free, halving pieces (%d), take %d", n, rep + 1);
+		row(what, ms() - t);
+		t = ms();
+		unfence(n);
+		row("  ... and give it back", ms() - t);
+	}
+	t = ms();
+	n = fence((size_t)8 << 30, (size_t)1 << 30, piece, MAXP);
+	snprintf(what, sizeof what, "fence to 8 GiB free, 1 GiB pieces (%d)", n);
+	row(what, ms() - t);
+	t = ms();
+	CK(cudaFree(piece[n - 1]));
+	CK(cudaFree(piece[n - 2]));
+	piece[n - 2] = piece[n - 1] = NULL;
+	row("  give back 2 pieces (a larger case)", ms() - t);
+	t = ms();
+	CK(cudaMalloc(&piece[n - 2], (size_t)1 << 30));
+	CK(cudaMalloc(&piece[n - 1], (size_t)1 << 30));
+	row("  take 2 pieces again (a smaller case)", ms() - t);
+	t = ms();
+	unfence(n);
+	row("  give all back", ms() - t);
+
+	for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+		size_t b = sizes[i];
+		void *d, *h;
+		double mb = b / 1048576.0;
+		int fd;
+		t = ms();
+		CK(cudaMalloc(&d, b));
+		snprintf(what, sizeof what, "cudaMalloc %.0f MiB", mb);
+		row(what, ms() - t);
+		t = ms();
+		CK(cudaMemset(d, 0, b));
+		CK(cudaDeviceSynchronize());
+		snprintf(what, sizeof what, "cudaMemset %.0f MiB", mb);
+		row(what, ms() - t);
+		fd = memfd_create("bench", 0);
+		if (fd < 0 || ftruncate(fd, (off_t)b) < 0)
+			exit(1);
+		h = mmap(NULL, b, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+		t = ms();
+		CK(cudaHostRegister(h, b, cudaHostRegisterDefault));
+		snprintf(what, sizeof what, "cudaHostRegister %.0f MiB of fresh shared memory", mb);
+		row(what, ms() - t);
+		t = ms();
+		CK(cudaMemcpy(h, d, b, cudaMemcpyDeviceToHost));
+		snprintf(what, sizeof what, "  copy %.0f MiB device to pinned", mb);
+		row(what, ms() - t);
+		t = ms();
+		CK(cudaHostUnregister(h));
+		row("  cudaHostUnregister", ms() - t);
+		t = ms();
+		CK(cudaHostRegister(h, b, cudaHostRegisterDefault));
+		row("  cudaHostRegister again (pages touched)", ms() - t);
+		CK(cudaHostUnregister(h));
+		t = ms();
+		CK(cudaMemcpy(h, d, b, cudaMemcpyDeviceToHost));
+		snprintf(what, sizeof what, "  copy %.0f MiB device to pageable shared memory", mb);
+		row(what, ms() - t);
+		munmap(h, b);
+		close(fd);
+		t = ms();
+		CK(cudaFree(d));
+		snprintf(what, sizeof what, "cudaFree %.0f MiB", mb);
+		row(what, ms() - t);
+	}
+	return 0;
+}

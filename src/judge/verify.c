@@ -1,0 +1,1032 @@
+/*
+ * verify - does a candidate compute the task's function, at every size the
+ * task is verified and timed at, on inputs it could not predict?
+ *
+ * usage: verify --expected [options] -o EXPECTED_JSON TASK_JSON REFERENCE
+ *        verify [options] -o VERIFY_JSON TASK_JSON COMPILE_JSON HARNESS EXPECTED_JSON [ORACLE_JSON]
+ *        verify --baseline [options] -o ORACLE_JSON TASK_JSON HARNESS EXPECTED_JSON BASELINE_SO
+ *
+ * --expected (once per task variant, not per candidate): checks the spec's
+ * CPU reference against the spec's hand-computed examples, then runs it,
+ * in the sandbox, on inputs drawn from seeds derived from a secret in the
+ * cache dir: three runs per verify size (cycling the input distributions;
+ * NaN and Inf in the last where the spec allows them; scalars with a range
+ * drawn anew each run) and one run per bench size when the reference can
+ * afford it (at most 1e10 flops, 1 GiB of outputs, 4 GiB of tensors);
+ * a bench size it cannot afford is checked against the GPU oracle (the
+ * spec's baseline) instead. Writes EXPECTED_JSON (every run: its case,
+ * draws, scalars, oracle and where its outputs start) and the outputs
+ * next to it (expected.bin, readable by its owner only). A task whose
+ * outputs are near-constant, so that writing a constant or zeros would
+ * pass, is refused with exit 2, as is a reference that misses its
+ * examples or fails a run; a proposal's (origin source teacher: the
+ * teacher's error, data) is refused in EXPECTED_JSON instead ("refused":
+ * why; an empty expected.bin), exit 0, and so is one that prepare
+ * --reference could not build (an empty REFERENCE): verify --baseline
+ * then says not_verified, and a candidate's verify exits 2 naming why. A Python reference runs the same way,
+ * with the environment of --python-env read-only at /venv in the sandbox
+ * (and its interpreter's prefix); EXPECTED_JSON says reference_language
+ * (c or python) and, for Python, reference_precision (float64).
+ *
+ * Candidate mode: runs the candidate (cand.so beside COMPILE_JSON) through
+ * the per-variant HARNESS in the sandbox (src/jail/sandbox.h), one fresh
+ * CUDA context, every run of EXPECTED_JSON in order, each call as bench
+ * makes its calls (src/judge/proto.h): inputs drawn on the device from the
+ * run's seeds, outputs poisoned with NaN, a canary after every tensor, the
+ * L2 flushed, the whole device synchronized after the call, the device
+ * fenced to the same free memory. The child never sees expected values.
+ * Every element of every output is compared here, with per-dtype
+ * tolerances (NaN and Inf strictly, every element written), against the
+ * reference's outputs (expected.bin) or, at a bench size the
+ * reference could not afford, the outputs of the spec's baseline on the
+ * same inputs (oracle.bin beside ORACLE_JSON, when verify --baseline
+ * found it sound: ORACLE_JSON's verdict), with twice the tolerances; both
+ * are mapped and read in before the GPU is taken (mapfile).
+ * Inputs must come back unchanged. Writes VERIFY_JSON: the
+ * verdict (correct, mismatch, crash, timeout, out_of_bounds,
+ * inputs_modified, violation (the runtime guard or the lockdown refused a
+ * call), load_error, sandbox (the harness's replies tampered with),
+ * memcheck (compute-sanitizer's memcheck or racecheck found errors),
+ * no_room, not_built, done, or "skipped: no CUDA device"), bench_checked
+ * (whether every bench size was compared with an oracle, and if not why),
+ * per-run errors, the first mismatches, the feedback the next round shows
+ * the teacher, and timings (seconds in all, gpu_seconds with the GPU held,
+ * start_seconds of those to start the harness and its CUDA context,
+ * phase_seconds: cases set up, calls, fetches, comparisons, the harness's
+ * end).
+ *
+ * --bench (the graph's evaluate edge, per candidate and round): then bench
+ * (beside this program), in this process: a candidate found correct keeps
+ * its harness, its CUDA context and the GPU lease, which bench takes over
+ * (bench --harness-from; proto.h hhandover), so that one harness starts
+ * and ends per candidate, not two; its CPU limit covers both tools. Its
+ * record says harness "handed to bench" then, and its gpu_seconds end
+ * where bench's begin. Any other candidate is not timed: bench writes why.
+ * With --sanitize nothing is handed over (compute-sanitizer's harnesses
+ * need the GPU to themselves). BENCH_JSON, CALIBRATION_JSON and
+ * BASELINE_JSON are bench's arguments; exit: verify's 1 or 2, else bench's.
+ *
+ * --baseline (once per variant): the spec's baseline verified the same way
+ * on every run the CPU reference computed: a baseline found correct there
+ * is the GPU oracle of the bench sizes the reference cannot afford. Its
+ * outputs on those runs (the same inputs every candidate of the variant
+ * gets there) are written to oracle.bin beside ORACLE_JSON (readable by
+ * its owner only; each such run's oracle_offset and the oracle_bytes in
+ * ORACLE_JSON), so that no candidate's verify starts a harness for the
+ * oracle. bench --baseline copies the verdict into baseline.json, which
+ * bench reads. An empty BASELINE_SO (it did not build here) is not_built.
+ *
+ * The GPU: --gpus N slots (one flock each in --lock-dir) stand for devices
+ * 0 .. N-1, or the first N that CUDA_VISIBLE_DEVICES names; the harness
+ * sees the leased one alone (src/jail/sandbox.h), and the record's gpu
+ * says which it was (slot, device, host, UUID).
+ *
+ * The options are the table in main() (lib/opts.h), which --help prints.
+ *
+ * Exit: 0 written (whatever the candidate did); 1 infrastructure (the GPU
+ * is gone, cannot write); 2 bad usage or input, a reference that fails its
+ * examples, a degenerate task (a hand-written spec's), a refused reference
+ * (a candidate's verify).
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "../lib/task.h"
+#include "compare.h"
+#include "inputs.h"
+#include "../lib/json.h"
+#include "../lib/opts.h"
+#include "proto.h"
+#include "../lib/round.h"
+#include "../jail/sandbox.h"
+#include "../lib/tensor.h"
+#include "../lib/util.h"
+
+static const char usage[] =
+	"usage: verify --expected [options] -o EXPECTED_JSON TASK_JSON REFERENCE\n"
+	"       verify [options] -o VERIFY_JSON TASK_JSON COMPILE_JSON HARNESS EXPECTED_JSON [ORACLE_JSON]\n"
+	"       verify --bench [options] -o VERIFY_JSON BENCH_JSON TASK_JSON COMPILE_JSON HARNESS EXPECTED_JSON\n"
+	"              CALIBRATION_JSON [ORACLE_JSON BASELINE_JSON]\n"
+	"       verify --baseline [options] -o ORACLE_JSON TASK_JSON HARNESS EXPECTED_JSON BASELINE_SO\n";
+
+enum { RUNS_PER_CASE = 3 };
+/* what the CPU reference runs at a bench size */
+static const double REF_BENCH_MAX_FLOPS = 1e10, REF_BENCH_MAX_OUT = 1073741824.0, REF_BENCH_MAX_BYTES = 4294967296.0;
+
+struct opts {
+	const char *out, *cachedir, *lockdir;
+	int gpus, timeout, sanitize, nobench, baseline;
+	int bench;            /* --bench: bench runs next, in the same harness */
+	char *const *benchin; /* its BENCH_JSON, then TASK_JSON, CALIBRATION_JSON, BASELINE_JSON or NULL */
+	const char *pyenv;    /* --python-env: a Python reference's environment */
+	const char *gpupython, *pyharness; /* Python entry points' (proto.h hpython) */
+};
+
+/* ---------------------------------------------------------- the reference */
+
+/* --expected: the output and task of this run, for refuse() */
+static const char *refusing_out;
+static const struct task *refusing_task;
+
+/*
+ * The reference failed its checks (its examples, a degenerate task, a
+ * failed run): a hand-written spec's error, exit 2; a proposal's (the
+ * teacher's, taskproposed) is data: EXPECTED_JSON says refused and why,
+ * and the oracle check and the candidates' verify read that.
+ */
+static void
+refuse(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+
+static void
+refuse(const char *fmt, ...)
+{
+	char msg[8192], *bin;
+	va_list ap;
+	json_t *j;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	if (!refusing_task || !taskproposed(refusing_task))
+		die(EXIT_USAGE, "%s", msg);
+	warn("%s (a proposal: its variant is refused, and its oracle check says so)", msg);
+	bin = sibling(refusing_out, "expected.bin");
+	j = json_pack("{s:i,s:s,s:s}", "version", 2, "task", refusing_task->id, "refused", msg);
+	if (writefilemode(bin, "", 0, 0600) < 0 || jwrite(refusing_out, j) < 0) /* no outputs: none to read */
+		die(EXIT_RETRY, "cannot write '%s':", refusing_out);
+	exit(0);
+}
+
+/*
+ * Run the reference program on plan in the sandbox, in work (a copy of the
+ * program goes there, once, and it writes OUTFILE there); 0, or -1 with
+ * what went wrong appended to log.
+ */
+static int
+runreference(const char *reference, const char *venv, const char *work, const char *plan, const char *outfile,
+             double outbytes, int seconds, struct buf *log)
+{
+	struct jail j;
+	struct runlimits lim = { seconds, 0, 0, &j };
+	struct run r;
+	char *copy = xasprintf("%s/reference", work), *argv[3];
+	int rc = -1;
+
+	/* a full disk is the host's failure, not the reference's (exit 1) */
+	if (nospace(work, outbytes + NOSPACE_MIN))
+		die(EXIT_RETRY, "not enough space in '%s': the reference's outputs take %.1f MiB, which needs %.1f MiB "
+		    "free, and %.1f MiB are", work, outbytes / (1 << 20), (outbytes + NOSPACE_MIN) / (1 << 20),
+		    diskfree(work) / (1 << 20));
+	memset(&j, 0, sizeof j);
+	j.work = work;
+	lim.filemb = (long)(outbytes / (1 << 20)) + 64;
+	if (venv) { /* a Python reference: the environment at JAILVENV, its interpreter's prefix read-only */
+		char *py = xasprintf("%s/bin/python", venv);
+		const char *progs[] = { py, NULL };
+		if (!(j.venv = realpath(venv, NULL)) || access(py, X_OK) != 0)
+			die(EXIT_USAGE, "the Python reference's environment '%s' has no bin/python: run ./configure", venv);
+		jailaddpaths(&j, progs);
+		free(py);
+	}
+	if (access(copy, F_OK) != 0 && copytemp(reference, copy, 0755) < 0) {
+		bufprintf(log, "[cannot copy the reference '%s': %s]\n", reference, strerror(errno));
+		goto out;
+	}
+	argv[0] = jailpath(&j, "reference");
+	argv[1] = (char *)outfile;
+	argv[2] = NULL;
+	if (runcapture(argv, work, plan, &lim, log->max, &r) < 0) {
+		bufprintf(log, "[cannot run the reference: %s]\n", strerror(errno));
+		free(argv[0]);
+		jailfreepaths(&j);
+		free((char *)j.venv);
+		goto out;
+	}
+	free(argv[0]);
+	jailfreepaths(&j);
+	free((char *)j.venv);
+	j.venv = NULL;
+	bufput(log, r.log.s, r.log.n);
+	if (r.timedout)
+		bufprintf(log, "\n[the reference ran longer than %d s]\n", seconds);
+	else if (r.status > 128)
+		bufprintf(log, "\n[the reference was killed by signal %d (%s)]\n", r.status - 128, strsignal(r.status - 128));
+	else if (r.status != 0)
+		bufprintf(log, "\n[the reference exited with status %d]\n", r.status);
+	rc = r.timedout || r.status != 0 ? -1 : 0;
+	buffree(&r.log);
+	if (rc < 0 && nospace(work, 0))
+		die(EXIT_RETRY, "the disk filled while the reference ran in '%s'", work);
+out:
+	free(copy);
+	return rc;
+}
+
+/* the spec's hand-computed examples must hold for its reference */
+static void
+examples(const struct task *t, const char *reference, const char *venv, const char *work)
+{
+	json_t *e;
+	size_t k;
+	char err[512], *out = xasprintf("%s/example.bin", work);
+
+	json_array_foreach(json_object_get(t->json, "examples"), k, e) {
+		struct tcase c;
+		struct buf plan, log, got;
+		size_t off = 0;
+		int i;
+
+		if (caseload(t, json_object_get(e, "case"), &c, err, sizeof err) < 0)
+			refuse("%s: example %zu: %s", t->id, k + 1, err);
+		bufinit(&plan, 1 << 26);
+		bufinit(&log, 1 << 16);
+		planline(&plan, t, &c, NULL, json_object_get(e, "in"));
+		if (runreference(reference, venv, work, plan.s, "example.bin", (double)refoutbytes(t, &c), 60, &log) < 0)
+			refuse("%s: the reference failed on example %zu:\n%s", t->id, k + 1, log.s);
+		bufinit(&got, (size_t)1 << 30);
+		if (readfile(out, &got) < 0 || got.n != refoutbytes(t, &c))
+			refuse("%s: the reference wrote %zu bytes for example %zu, not %zu", t->id, got.n,
+			    k + 1, refoutbytes(t, &c));
+		for (i = 0; i < t->nargs; i++) {
+			const struct targ *a = &t->args[i];
+			json_t *want = json_object_get(json_object_get(e, "out"), a->name), *w;
+			double tol = jnum(e, "tolerance", 1e-4);
+			size_t j;
+			if (!isoutput(a))
+				continue;
+			if (json_array_size(want) > (size_t)c.numel[i])
+				refuse("%s: example %zu gives %zu values of '%s', which has %lld", t->id, k + 1,
+				    json_array_size(want), a->name, (long long)c.numel[i]);
+			json_array_foreach(want, j, w) {
+				double g = refvalue(got.s + off, a->dt, j);
+				double x = json_is_string(w) ? strtod(json_string_value(w), NULL) : json_number_value(w);
+				int ok = isnan(x) ? isnan(g) : isinf(x) ? g == x : fabs(g - x) <= tol * (1 + fabs(x));
+				if (!ok)
+					refuse("%s: the reference disagrees with example %zu: %s[%zu] = %.9g, the "
+					    "example says %.9g", t->id, k + 1, a->name, j, g, x);
+			}
+			off += (size_t)c.numel[i] * (size_t)refsize(a->dt);
+		}
+		buffree(&plan);
+		buffree(&log);
+		buffree(&got);
+	}
+	free(out);
+}
+
+/*
+ * A task is degenerate when writing a constant passes: for each output of
+ * the largest verify case, the comparator is asked whether the mean,
+ * written everywhere, would be accepted.
+ */
+static void
+degenerate(const struct task *t, const struct tcase *c, const char *data)
+{
+	size_t off = 0;
+	int i;
+
+	for (i = 0; i < t->nargs; i++) {
+		const struct targ *a = &t->args[i];
+		size_t n = (size_t)c->numel[i], j, finite = 0;
+		double mean = 0;
+		struct cmpres res;
+		void *constant;
+		if (!isoutput(a))
+			continue;
+		for (j = 0; j < n; j++) {
+			double v = refvalue(data + off, a->dt, j);
+			if (isfinite(v))
+				mean += (v - mean) / (double)++finite;
+		}
+		constant = xmalloc(n * (size_t)dtinfos[a->dt].size + 1);
+		for (j = 0; j < n; j++)
+			dtset(constant, a->dt, j, mean);
+		compare(constant, a->dt, data + off, WANT_REF, (int64_t)n, a, 1, &res);
+		free(constant);
+		off += n * (size_t)refsize(a->dt);
+		if (finite >= 16 && res.pass)
+			refuse("%s: degenerate task: writing the constant %g into every element of output "
+			    "'%s' at %s passes the comparison; change the sizes, inputs or tolerances so that the "
+			    "output varies", t->id, mean, a->name, c->label);
+	}
+}
+
+static int
+affordable(const struct task *t, const struct tcase *c)
+{
+	return c->flops <= REF_BENCH_MAX_FLOPS && (double)casebytes(t, c) <= REF_BENCH_MAX_BYTES &&
+	       (double)refoutbytes(t, c) <= REF_BENCH_MAX_OUT;
+}
+
+/* every run: its JSON in runs, its plan line when the reference computes it */
+static void
+planruns(const struct opts *o, const struct task *t, const unsigned char key[32], json_t *runs, struct buf *plan,
+         size_t *binbytes, int *largest)
+{
+	double most = -1;
+	int set, c, r;
+
+	for (set = 0; set < (o->nobench ? 1 : 2); set++) {
+		int n = set ? t->nbench : t->nverify;
+		for (c = 0; c < n; c++) {
+			struct tcase *cs = set ? &t->bench[c] : &t->verify[c];
+			int cpu = !set || affordable(t, cs), nr = set ? 1 : RUNS_PER_CASE;
+			if (!set && (double)refoutbytes(t, cs) > most) {
+				most = (double)refoutbytes(t, cs);
+				*largest = (int)json_array_size(runs);
+			}
+			for (r = 0; r < nr; r++) {
+				struct runin in;
+				json_t *run, *where;
+				runinputs(t, cs, key, set ? "bench" : "verify", c, r, !set && r == nr - 1, &in);
+				run = runjson(t, &in);
+				where = json_pack("{s:s,s:i,s:i,s:s,s:s}", "set", set ? "bench" : "verify", "case", c, "run", r,
+				                  "label", cs->label, "oracle", cpu ? "reference" : "gpu");
+				json_object_update(run, where);
+				json_decref(where);
+				if (cpu) {
+					json_object_set_new(run, "offset", json_integer((json_int_t)*binbytes));
+					planline(plan, t, cs, &in, NULL);
+					*binbytes += refoutbytes(t, cs);
+				}
+				json_array_append_new(runs, run);
+			}
+		}
+	}
+}
+
+static int
+expected(const struct opts *o, const char *taskpath, const char *reference)
+{
+	struct task t;
+	unsigned char key[32];
+	char err[512], *binpath, *work, *outbin;
+	const char *venv = NULL;
+	json_t *out, *runs = json_array(), *big;
+	struct buf plan, log, data;
+	size_t want = 0;
+	int largest = -1;
+
+	if (taskload(taskpath, &t, err, sizeof err) < 0)
+		die(EXIT_USAGE, "%s", err);
+	if (!o->cachedir)
+		die(EXIT_USAGE, "--expected needs --cache-dir (where the secret lives)");
+	if (secretload(o->cachedir, key, err, sizeof err) < 0)
+		die(EXIT_RETRY, "%s", err);
+	/* a folder of our own next to the output, removed on every way out */
+	if (mkparent(o->out) < 0 || !(work = tempdir(o->out, "work")))
+		die(EXIT_RETRY, "cannot make a folder for '%s':", o->out);
+	if (taskpython(&t)) {
+		if (!o->pyenv)
+			die(EXIT_USAGE, "%s: a Python reference needs --python-env DIR (the environment ./configure made)", t.id);
+		venv = o->pyenv;
+	}
+	refusing_out = o->out, refusing_task = &t;
+	if (filesize(reference) == 0) { /* prepare --reference: a proposal's that did not build */
+		char *lp = xasprintf("%s.log", reference);
+		struct buf lg;
+		bufinit(&lg, 1 << 20);
+		if (readfile(lp, &lg) < 0)
+			bufputs(&lg, "(no log)");
+		refuse("%s: the reference does not build:\n%.4000s", t.id, lg.s ? lg.s : "");
+	}
+	examples(&t, reference, venv, work);
+
+	bufinit(&plan, (size_t)1 << 28);
+	bufinit(&log, 1 << 16);
+	planruns(o, &t, key, runs, &plan, &want, &largest);
+	if (runreference(reference, venv, work, plan.s, "expected.bin", (double)want, 1800, &log) < 0)
+		refuse("%s: the reference failed:\n%s", t.id, log.s);
+	outbin = xasprintf("%s/expected.bin", work);
+	{
+		struct stat st;
+		if (stat(outbin, &st) < 0)
+			die(EXIT_RETRY, "cannot read '%s':", outbin);
+		if ((size_t)st.st_size != want)
+			refuse("%s: the reference wrote %lld bytes, not the %zu its outputs take", t.id,
+			    (long long)st.st_size, want);
+	}
+	big = json_array_get(runs, (size_t)largest);
+	bufinit(&data, (size_t)1 << 32);
+	if (largest >= 0 && readrange(outbin, (off_t)jint(big, "offset", 0),
+	                              refoutbytes(&t, &t.verify[jint(big, "case", 0)]), &data) < 0)
+		die(errno == EFBIG ? EXIT_USAGE : EXIT_RETRY, "cannot read '%s':", outbin);
+	if (largest >= 0)
+		degenerate(&t, &t.verify[jint(big, "case", 0)], data.s);
+	buffree(&data);
+
+	/* the answers: for the owner's eyes only (the jailed reference wrote
+	 * them as the sandbox's uid, which must not read them) */
+	binpath = sibling(o->out, "expected.bin");
+	tempadd(binpath); /* until expected.json is written: no new expected.bin without it */
+	if (chown(outbin, getuid(), getgid()) < 0 || chmod(outbin, 0600) < 0 || movefile(outbin, binpath) < 0)
+		die(EXIT_RETRY, "cannot write '%s':", binpath);
+	out = json_pack("{s:i,s:s,s:o,s:s}", "version", 2, "task", t.id, "runs", runs, "reference_language",
+	                venv ? "python" : "c");
+	if (venv) /* pyref.py widens floating inputs to float64 and computes there */
+		json_object_set_new(out, "reference_precision", json_string("float64"));
+	if (jwrite(o->out, out) < 0)
+		die(EXIT_RETRY, "cannot write '%s':", o->out);
+	tempkeep(binpath);
+	tempdone(work);
+	json_decref(out);
+	buffree(&plan);
+	buffree(&log);
+	free(binpath);
+	free(outbin);
+	free(work);
+	taskfree(&t);
+	return 0;
+}
+
+/* ------------------------------------------------------- the candidate */
+
+struct result {
+	json_t *rec;           /* verify.json */
+	struct buf feedback;
+	enum status verdict;
+	double phase[5];       /* seconds: cases set up, calls, fetches, comparisons, the oracle */
+};
+
+static void
+verdict(struct result *res, enum status v, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+static void
+verdict(struct result *res, enum status v, const char *fmt, ...)
+{
+	char msg[4096];
+	va_list ap;
+
+	res->verdict = v;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	bufputs(&res->feedback, msg);
+}
+
+/* one run as verify sees it: where its case is, its inputs, its record */
+struct vrun {
+	json_t *json, *rec;
+	const struct tcase *c;
+	struct runin in;
+	int gpu;              /* checked against the GPU oracle */
+	char text[512];       /* its inputs, for the teacher */
+	long long oracleat;   /* where oracle.bin holds the oracle's outputs (-1: nowhere) */
+};
+
+/*
+ * Every output of a finished call against what was expected: want holds
+ * them one after another in the reference's types (WANT_REF) or as the
+ * harness lays them out (WANT_DTYPE, from the oracle). 0 when all passed.
+ */
+static int
+checkrun(const struct task *t, struct vrun *v, const unsigned char *got, const size_t *gotoff, const char *want,
+         const size_t *wantoff, int wantas, double scale, const char *against, struct result *res)
+{
+	const struct tcase *c = v->c;
+	json_t *outs = json_object();
+	int i, k, bad = 0;
+	size_t roff = 0;
+
+	json_object_set_new(v->rec, "outputs", outs);
+	for (i = 0; i < t->nargs; i++) {
+		const struct targ *a = &t->args[i];
+		struct cmpres r;
+		json_t *first;
+		if (!isoutput(a))
+			continue;
+		first = json_array();
+		compare(got + gotoff[i], a->dt, want + (wantas == WANT_REF ? roff : wantoff[i]), wantas, c->numel[i], a,
+		        scale, &r);
+		roff += (size_t)c->numel[i] * (size_t)refsize(a->dt);
+		for (k = 0; k < r.nfirst; k++) {
+			char at[128];
+			coords(r.first[k].index, c->dims[i], c->ndims[i], at, sizeof at);
+			json_array_append_new(first, json_pack("{s:s,s:o,s:o}", "at", at, "got", jsonnum(r.first[k].got),
+			                      "expected", jsonnum(r.first[k].want)));
+		}
+		json_object_set_new(outs, a->name, json_pack("{s:I,s:I,s:I,s:o,s:o,s:o,s:b,s:o}", "elements",
+		                    (json_int_t)r.n, "wrong", (json_int_t)r.bad, "unwritten", (json_int_t)r.unwritten,
+		                    "rel_l2", jsonnum(r.relnorm), "max_abs", jsonnum(r.maxabs), "max_rel",
+		                    jsonnum(r.maxrel), "pass", r.pass, "first", first));
+		if (r.pass)
+			continue;
+		if (!bad) {
+			struct buf msg;
+			bufinit(&msg, 4096);
+			bufprintf(&msg, "Wrong results at %s (inputs %s%s): output '%s' has %lld of %lld elements wrong; "
+			          "relative L2 error %.3g (allowed %g), max abs error %.3g.", c->label, v->text, against, a->name,
+			          (long long)r.bad, (long long)r.n, r.relnorm, a->rel_norm * scale, r.maxabs);
+			if (r.unwritten)
+				bufprintf(&msg, " %lld elements were never written (they still hold the NaN the harness filled "
+				          "them with).", (long long)r.unwritten);
+			for (k = 0; k < r.nfirst && k < 3; k++)
+				bufprintf(&msg, "%s %s%s = %.7g, expected %.7g", k ? ";" : " First:", a->name,
+				          jstr(json_array_get(first, (size_t)k), "at", ""), r.first[k].got, r.first[k].want);
+			verdict(res, ST_MISMATCH, "%s.\n", msg.s);
+			buffree(&msg);
+		}
+		bad = 1;
+	}
+	if (!bad)
+		json_object_set_new(v->rec, "pass", json_true());
+	return bad ? -1 : 0;
+}
+
+/* the verify runs of expected.json, with their cases and inputs */
+static struct vrun *
+loadruns(const struct task *t, json_t *exp, json_t *rec, int *nrun)
+{
+	json_t *runs = json_object_get(exp, "runs"), *r, *recs = json_array();
+	struct vrun *v = xcalloc(json_array_size(runs) + 1, sizeof *v);
+	size_t k;
+
+	if (jint(exp, "version", 0) != 2)
+		die(EXIT_USAGE, "expected.json is of an older version: run ninja again (the expected edge rebuilds it)");
+	json_object_set_new(rec, "runs", recs);
+	json_array_foreach(runs, k, r) {
+		int bench = !strcmp(jstr(r, "set", ""), "bench"), ci = (int)jint(r, "case", -1);
+		if (ci < 0 || ci >= (bench ? t->nbench : t->nverify))
+			die(EXIT_USAGE, "expected.json names %s case %d", bench ? "bench" : "verify", ci);
+		v[k].json = r;
+		v[k].c = bench ? &t->bench[ci] : &t->verify[ci];
+		v[k].gpu = !strcmp(jstr(r, "oracle", ""), "gpu");
+		v[k].oracleat = -1;
+		if (runfromjson(t, v[k].c, r, &v[k].in) < 0)
+			die(EXIT_USAGE, "expected.json: run %zu has bad draws", k + 1);
+		runtext(t, v[k].c, &v[k].in, v[k].text, sizeof v[k].text);
+		v[k].rec = json_pack("{s:s,s:s,s:s}", "case", v[k].c->label, "inputs", v[k].text, "oracle",
+		                     v[k].gpu ? "gpu" : "reference");
+		json_array_append_new(recs, v[k].rec);
+	}
+	*nrun = (int)json_array_size(runs);
+	return v;
+}
+
+/* the verdict of a harness step that failed, or the tool's exit */
+static int
+stepfailed(int rc, const struct hres *r, const char *err, struct result *res)
+{
+	if (rc < 0)
+		die(EXIT_RETRY, "%s", err);
+	if (rc > 0)
+		verdict(res, r->verdict, "%s\n", r->why);
+	return rc != 0;
+}
+
+/* what the runs' outputs are checked against: the reference's (expected.bin)
+ * and the GPU oracle's (oracle.bin, NULL without one), both mapped; for
+ * verify --baseline, where the oracle's outputs are saved */
+struct wants {
+	const unsigned char *exp, *oracle;
+	size_t explen, oraclelen;
+	struct buf *save;
+};
+
+/* one run's outputs, fetched to h's shared memory, against what wants has
+ * for it (a GPU-oracle run without an oracle is not judged here) */
+static void
+judgerun(const struct task *t, struct vrun *v, const struct harness *h,
+         const struct wants *w, struct result *res)
+{
+	size_t n = hshmbytes(t, v->c, 1), at = (size_t)jint(v->json, "offset", 0);
+
+	if (v->gpu) {
+		if (w->save) { /* the baseline is not its own oracle: its outputs become the oracle's */
+			v->oracleat = (long long)w->save->n;
+			json_object_set_new(v->rec, "oracle_offset", json_integer(v->oracleat));
+			if (bufput(w->save, h->ch.shm, n) < 0)
+				die(EXIT_RETRY, "the oracle's outputs take more than %zu bytes", w->save->max);
+		} else if (w->oracle) {
+			if (v->oracleat < 0 || (size_t)v->oracleat + n > w->oraclelen)
+				die(EXIT_USAGE, "oracle.bin has no outputs for the run at %s: run ninja again (the oracle edge "
+				    "rebuilds it)", v->c->label);
+			checkrun(t, v, h->ch.shm, h->outoff, (const char *)w->oracle + v->oracleat, h->outoff, WANT_DTYPE,
+			         ORACLE_SCALE, ", checked against the spec's baseline on the GPU", res);
+		}
+		return;
+	}
+	if (at + refoutbytes(t, v->c) > w->explen)
+		die(EXIT_USAGE, "expected.bin is shorter than expected.json says: run ninja again");
+	checkrun(t, v, h->ch.shm, h->outoff, (const char *)w->exp + at, NULL, WANT_REF, 1, "", res);
+}
+
+/* the candidate on every run, each judged as it comes, in h (its shared
+ * memory made: hshm, its first pin bytes for the runs' outputs); with
+ * --bench a candidate found correct keeps its harness for bench (its CPU
+ * limit covers both, as two harnesses' would: proto.c gives 4 x seconds +
+ * 120, so seconds 2 x --timeout + 30) */
+static void
+candidateruns(const struct opts *o, const struct task *t, const char *harness, const char *so, int device,
+              struct vrun *v, int nrun, const struct wants *w, size_t pin, struct harness *h, struct result *res,
+              double *startsec)
+{
+	struct hres r;
+	char err[1024];
+	double t0 = now();
+	int k;
+
+	if (hspawn(h, harness, so, o->baseline ? "baseline" : t->entry, device, NULL, o->baseline ? HOPEN : NULL,
+	           o->bench ? o->timeout * 2 + 30 : o->timeout, err, sizeof err) < 0)
+		die(EXIT_RETRY, "%s", err);
+	h->timeout = o->timeout;
+	if (stepfailed(hready(h, &r, err, sizeof err), &r, err, res) ||
+	    stepfailed(hpin(h, pin, &r, err, sizeof err), &r, err, res)) /* every run's outputs come back there */
+		goto stop;
+	json_object_set_new(res->rec, "gpu", gpujson(&h->gpu));
+	json_object_set_new(res->rec, "lockdown", json_string(h->gpu.lockdown));
+	*startsec = now() - t0;
+	for (k = 0; k < nrun && res->verdict == ST_CORRECT; k++) {
+		double t1 = now();
+		if (v[k].c != h->c && stepfailed(hcase(h, v[k].c, &r, err, sizeof err), &r, err, res))
+			break;
+		res->phase[0] += now() - t1;
+		t1 = now();
+		if (stepfailed(hcall(h, k & 1, 0, &v[k].in, &r, err, sizeof err), &r, err, res))
+			break;
+		res->phase[1] += now() - t1;
+		t1 = now();
+		if (stepfailed(hfetch(h, k & 1, &r, err, sizeof err), &r, err, res))
+			break;
+		res->phase[2] += now() - t1;
+		t1 = now();
+		json_object_set_new(v[k].rec, "host_ms", json_real(r.host_ms));
+		judgerun(t, &v[k], h, w, res);
+		res->phase[3] += now() - t1;
+	}
+stop:
+	if (o->bench && res->verdict == ST_CORRECT && !o->sanitize)
+		return; /* bench's now (handover) */
+	t0 = now();
+	hstop(h);
+	res->phase[4] = now() - t0;
+}
+
+/* compute-sanitizer on the first verify run: memcheck, then racecheck */
+static void
+sanitize(const struct opts *o, const struct task *t, const char *harness, const char *so, int device,
+         struct vrun *v, size_t shm, struct result *res)
+{
+	static const char *const tools[] = { "memcheck", "racecheck" };
+	char *cs = findprog("compute-sanitizer");
+	json_t *san = json_object();
+	size_t ti;
+
+	json_object_set_new(res->rec, "sanitizer", cs ? san : json_string("not found"));
+	for (ti = 0; cs && ti < 2 && res->verdict == ST_CORRECT; ti++) {
+		const char *w[] = { cs, "--tool", tools[ti], "--error-exitcode", "86", "--print-limit", "5", NULL };
+		char err[1024], out[4096];
+		struct harness h;
+		struct hres r;
+		int st, rc = hstart(&h, t, harness, so, t->entry, device, shm, w, HOPEN, o->timeout * 20 + 60, &r, err,
+		                    sizeof err);
+		if (rc < 0)
+			die(EXIT_RETRY, "%s", err);
+		if (rc > 0) {
+			hstop(&h);
+			json_object_set_new(san, tools[ti], json_string("could not start"));
+			continue;
+		}
+		if ((rc = hcase(&h, v[0].c, &r, err, sizeof err)) == 0)
+			rc = hcall(&h, 0, 0, &v[0].in, &r, err, sizeof err);
+		if (rc < 0)
+			die(EXIT_RETRY, "%s", err);
+		st = hstop(&h);
+		childoutput(&h.ch, out, sizeof out);
+		if (WIFEXITED(st) && WEXITSTATUS(st) == 86) {
+			verdict(res, ST_MEMCHECK, "compute-sanitizer %s found errors at %s:\n%s\n", tools[ti], v[0].c->label, out);
+			json_object_set_new(san, tools[ti], json_string("errors"));
+		} else if (rc) {
+			json_object_set_new(san, tools[ti], json_sprintf("could not run: %s", r.why));
+		} else {
+			json_object_set_new(san, tools[ti], json_string("clean"));
+		}
+	}
+	if (!cs)
+		json_decref(san);
+	free(cs);
+}
+
+/* the GPU oracle's outputs (oracle.bin beside ORACLE_JSON) mapped into w,
+ * and where each run's are, when verify --baseline found the spec's
+ * baseline sound; else why not, in the record */
+static void
+oracleload(const char *oraclejson, struct vrun *v, int nrun, struct wants *w, struct result *res)
+{
+	json_t *j, *runs;
+	char err[512], *bin;
+	int k;
+
+	if (!oraclejson)
+		return;
+	if (!(j = jload(oraclejson, err, sizeof err)))
+		die(EXIT_USAGE, "%s", err);
+	if (strcmp(jstr(j, "verdict", ""), "correct")) {
+		json_object_set_new(res->rec, "oracle", json_sprintf("not usable: %s", *jstr(j, "feedback", "")
+		                    ? jstr(j, "feedback", "") : jstr(j, "verdict", "the baseline was not checked")));
+		json_decref(j);
+		return;
+	}
+	runs = json_object_get(j, "runs");
+	if ((int)json_array_size(runs) != nrun)
+		die(EXIT_USAGE, "'%s' has %zu runs and expected.json %d: run ninja again", oraclejson,
+		    json_array_size(runs), nrun);
+	for (k = 0; k < nrun; k++)
+		if (v[k].gpu)
+			v[k].oracleat = jint(json_array_get(runs, (size_t)k), "oracle_offset", -1);
+	bin = sibling(oraclejson, "oracle.bin");
+	if (!(w->oracle = mapfile(bin, &w->oraclelen)) || (json_int_t)w->oraclelen != jint(j, "oracle_bytes", -1))
+		die(EXIT_USAGE, "'%s' is not the oracle.bin of '%s'%s%s: run ninja again (the oracle edge rebuilds both)",
+		    bin, oraclejson, w->oracle ? "" : ": ", w->oracle ? "" : strerror(errno));
+	free(bin);
+	json_decref(j);
+}
+
+/* verify --baseline: the oracle's outputs written (0600: answers), before oracle.json */
+static char *
+oraclesave(const struct opts *o, const struct buf *save, json_t *rec)
+{
+	char *bin = sibling(o->out, "oracle.bin");
+
+	json_object_set_new(rec, "oracle_bytes", json_integer((json_int_t)save->n));
+	tempadd(bin); /* until oracle.json is written: no new oracle.bin without it */
+	if (writefilemode(bin, save->s, save->n, 0600) < 0)
+		die(EXIT_RETRY, "cannot write '%s':", bin);
+	return bin;
+}
+
+/* whether the candidate is to run: built, and a GPU here (else res->verdict says why not) */
+static int
+runnable(json_t *comp, struct result *res)
+{
+	if (statusof(comp, STAGE_COMPILE) == ST_DONE) {
+		res->verdict = ST_DONE;
+		return 0;
+	}
+	if (statusof(comp, STAGE_COMPILE) != ST_OK) {
+		res->verdict = ST_NOT_BUILT;
+		json_object_set_new(res->rec, "reason", json_string(jstr(comp, "status", "?")));
+		return 0;
+	}
+	if (!hasgpu()) {
+		res->verdict = ST_SKIPPED;
+		return 0;
+	}
+	return 1;
+}
+
+/* the record's bench_checked: whether the bench sizes' outputs are checked, or why not */
+static void
+benchchecked(const struct opts *o, const struct wants *w, json_t *rec, int needoracle, int nbench)
+{
+	if (needoracle && o->baseline)
+		json_object_set_new(rec, "bench_checked", json_string("no: the baseline is not its own oracle at a bench "
+		                    "size the CPU reference cannot afford"));
+	else if (needoracle && !w->oracle)
+		json_object_set_new(rec, "bench_checked", json_string("no: no oracle at a bench size the CPU reference "
+		                    "cannot afford (no baseline, or one that failed its checks)"));
+	else
+		json_object_set_new(rec, "bench_checked", nbench ? json_true()
+		                    : json_string("no: expected.json has no bench-size runs (made with --no-bench)"));
+}
+
+/* the record's last fields and, with --baseline, the oracle's outputs; then
+ * the record written (the GPU's time counted to until, else to now) */
+static void
+finish(const struct opts *o, struct result *res, const struct buf *save, int lockfd, double tlock, double t0,
+       double until)
+{
+	char *savedbin = NULL;
+	double held = until > 0 ? until : now(); /* until: handed over then, bench counts on from there */
+
+	if (lockfd >= 0)
+		json_object_set_new(res->rec, "gpu_seconds", json_real(held - tlock));
+	setstatus(res->rec, STAGE_VERIFY, res->verdict);
+	json_object_set_new(res->rec, "feedback", json_string(res->feedback.s));
+	if (gpujudged(res->verdict))
+		json_object_set_new(res->rec, "seconds", json_real(now() - t0));
+	if (o->baseline)
+		savedbin = oraclesave(o, save, res->rec);
+	if (jwrite(o->out, res->rec) < 0)
+		die(EXIT_RETRY, "cannot write '%s':", o->out);
+	if (savedbin)
+		tempkeep(savedbin);
+	free(savedbin);
+}
+
+/* --bench: bench, in this process, on BENCH_JSON's arguments; with h (a
+ * correct candidate's harness, alive) and the lease handed over (spec:
+ * hhandover's), or neither (bench then writes why it timed nothing, or
+ * starts its own) */
+static void
+thenbench(const struct opts *o, const char *compilepath, const char *harness, struct harness *h, const char *spec,
+          int lockfd)
+{
+	char *argv[32], gpus[16], timeout[16], self[PATH_MAX], *prog;
+	char *const *b = o->benchin;
+	ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+	int k = 0;
+
+	if (n <= 0)
+		die(EXIT_RETRY, "cannot find this program's folder: /proc/self/exe:");
+	self[n] = 0;
+	prog = sibling(self, "bench");
+	snprintf(gpus, sizeof gpus, "%d", o->gpus);
+	snprintf(timeout, sizeof timeout, "%d", o->timeout);
+	argv[k++] = prog;
+	argv[k++] = "--gpus"; argv[k++] = gpus;
+	argv[k++] = "--lock-dir"; argv[k++] = (char *)o->lockdir;
+	argv[k++] = "--timeout"; argv[k++] = timeout;
+	if (o->gpupython) {
+		argv[k++] = "--gpu-python"; argv[k++] = (char *)o->gpupython;
+	}
+	argv[k++] = "--python-harness"; argv[k++] = (char *)o->pyharness;
+	if (h) {
+		argv[k++] = "--harness-from"; argv[k++] = (char *)spec;
+	} else if (lockfd >= 0) { /* bench takes the GPU and starts a harness itself, if it times the candidate */
+		close(lockfd);
+	}
+	argv[k++] = "-o"; argv[k++] = b[0];
+	argv[k++] = b[1];                /* TASK_JSON */
+	argv[k++] = (char *)o->out;      /* VERIFY_JSON */
+	argv[k++] = (char *)compilepath;
+	argv[k++] = (char *)harness;
+	argv[k++] = b[2];                /* CALIBRATION_JSON */
+	if (b[3])
+		argv[k++] = b[3];            /* BASELINE_JSON */
+	argv[k] = NULL;
+	execv(prog, argv);
+	if (h)
+		hstop(h);
+	die(EXIT_RETRY, "cannot run '%s':", prog);
+}
+
+static int
+candidate(const struct opts *o, const char *taskpath, const char *compilepath, const char *harness,
+          const char *exppath, const char *oraclejson, const char *baselineso)
+{
+	struct task t;
+	struct result res;
+	struct wants w;
+	struct harness h;
+	struct buf save;
+	char err[1024], spec[4096], *sopath = NULL, *binpath = NULL;
+	json_t *comp, *exp = NULL;
+	struct vrun *v = NULL;
+	int nrun = 0, lockfd = -1, device = 0, k, needoracle = 0, nbench = 0, handing = 0;
+	double t0 = now(), tlock = 0, startsec = 0, since = 0;
+	size_t shm, all;
+
+	if (taskload(taskpath, &t, err, sizeof err) < 0)
+		die(EXIT_USAGE, "%s", err);
+	memset(&res, 0, sizeof res);
+	memset(&w, 0, sizeof w);
+	bufinit(&res.feedback, 1 << 20);
+	bufinit(&save, (size_t)1 << 36);
+	res.rec = json_object();
+	res.verdict = ST_CORRECT;
+	if (o->baseline) {
+		/* the spec's baseline, as a candidate would be */
+		setstatus(comp = json_object(), STAGE_COMPILE, filesize(baselineso) > 0 ? ST_OK : ST_NOT_BUILT);
+		sopath = xstrdup(baselineso);
+		w.save = &save;
+	} else {
+		comp = jmustload(compilepath);
+		sopath = hcandidate(comp, compilepath);
+	}
+
+	exp = jmustload(exppath);
+	if (json_object_get(exp, "refused")) { /* a proposal's reference, refused by verify --expected */
+		if (!o->baseline)
+			die(EXIT_USAGE, "%s: its reference was refused, so nothing can be verified: %s", t.id,
+			    jstr(exp, "refused", ""));
+		verdict(&res, ST_NOT_VERIFIED, "the variant's reference was refused: %s", jstr(exp, "refused", ""));
+		goto write;
+	}
+	if (!runnable(comp, &res))
+		goto write;
+	binpath = sibling(exppath, "expected.bin");
+	v = loadruns(&t, exp, res.rec, &nrun);
+	for (k = 0; k < nrun; k++) {
+		needoracle |= v[k].gpu;
+		nbench += v[k].c >= t.bench && v[k].c < t.bench + t.nbench;
+	}
+	if (!(w.exp = mapfile(binpath, &w.explen)) && errno != ENODATA)
+		die(errno == ENOENT ? EXIT_USAGE : EXIT_RETRY, "cannot read '%s':", binpath);
+	if (needoracle && !o->baseline)
+		oracleload(oraclejson, v, nrun, &w, &res);
+	benchchecked(o, &w, res.rec, needoracle, nbench);
+	shm = hshmbytes(&t, t.verify, t.nverify);
+	if (hshmbytes(&t, t.bench, t.nbench) > shm)
+		shm = hshmbytes(&t, t.bench, t.nbench);
+	/* with --bench, room for bench's first case too (its pages made as it uses them) */
+	all = o->bench && t.nbench && hbenchshm(&t, &t.bench[0]) > shm ? hbenchshm(&t, &t.bench[0]) : shm;
+	if (hshm(&h, &t, all, shm, err, sizeof err) < 0)
+		die(EXIT_RETRY, "%s", err);
+	if ((lockfd = gpulock(o->lockdir, o->gpus, &device)) < 0)
+		die(EXIT_RETRY, "cannot take a GPU slot in '%s':", o->lockdir);
+	tlock = now();
+	json_object_set_new(res.rec, "isolation", json_string(jailkind()));
+	candidateruns(o, &t, harness, sopath, device, v, nrun, &w, shm, &h, &res, &startsec);
+	handing = o->bench && res.verdict == ST_CORRECT && !o->sanitize;
+	json_object_set_new(res.rec, "start_seconds", json_real(startsec));
+	json_object_set_new(res.rec, "phase_seconds", json_pack("{s:f,s:f,s:f,s:f,s:f}", "cases", res.phase[0], "calls",
+	                    res.phase[1], "fetches", res.phase[2], "comparisons", res.phase[3], "end", res.phase[4]));
+	if (res.verdict == ST_CORRECT && o->sanitize && !hispython(sopath))
+		sanitize(o, &t, harness, sopath, device, v, shm, &res);
+	if (handing) { /* before the record is written, so that it says what happened */
+		since = now();
+		if (hhandover(&h, lockfd, since, spec, sizeof spec) == 0) {
+			json_object_set_new(res.rec, "harness", json_string("handed to bench"));
+		} else {
+			hstop(&h);
+			handing = 0;
+			since = 0;
+			json_object_set_new(res.rec, "harness", json_string("not handed to bench (it had ended, or left a "
+			                    "reply unread): bench starts its own"));
+		}
+	}
+write:
+	finish(o, &res, &save, lockfd, tlock, t0, since);
+	if (lockfd >= 0 && !o->bench)
+		close(lockfd);
+	if (w.exp)
+		munmap((void *)w.exp, w.explen);
+	if (w.oracle)
+		munmap((void *)w.oracle, w.oraclelen);
+	free(v);
+	json_decref(res.rec);
+	json_decref(exp);
+	json_decref(comp);
+	buffree(&res.feedback);
+	buffree(&save);
+	free(sopath);
+	free(binpath);
+	taskfree(&t);
+	if (o->bench)
+		thenbench(o, compilepath, harness, handing ? &h : NULL, spec, lockfd);
+	return 0;
+}
+
+int
+main(int argc, char **argv)
+{
+	struct opts o = { NULL, NULL, "out/gpu", 1, 30, 0, 0, 0, 0, NULL, NULL, NULL, "out/runtime/py" };
+	struct optlist in;
+	char *benchin[4];
+	int exp = 0, r;
+	struct opt tab[] = {
+		{ "-o", "FILE", OPT_STR, &o.out, 0, 0, "the output: EXPECTED_JSON, VERIFY_JSON or ORACLE_JSON" },
+		{ "--expected", NULL, OPT_FLAG, &exp, 0, 0, "run the CPU reference: the expected outputs" },
+		{ "--baseline", NULL, OPT_FLAG, &o.baseline, 0, 0, "verify the spec's baseline: the GPU oracle" },
+		{ "--cache-dir", "DIR", OPT_STR, &o.cachedir, 0, 0, "where the secret lives (--expected)" },
+		{ "--no-bench", NULL, OPT_FLAG, &o.nobench, 0, 0, "--expected without the bench sizes (checking specs)" },
+		{ "--python-env", "DIR", OPT_STR, &o.pyenv, 0, 0, "--expected: a Python reference's environment" },
+		OPTS_GPU(&o.gpus, &o.lockdir, &o.timeout),
+		OPTS_PYTHON(&o.gpupython, &o.pyharness),
+		{ "--sanitize", NULL, OPT_FLAG, &o.sanitize, 0, 0,
+		  "also compute-sanitizer memcheck and racecheck at the first verify size, when found" },
+		{ "--bench", NULL, OPT_FLAG, &o.bench, 0, 0,
+		  "then bench, in this process and the candidate's harness (the outputs are arguments)" },
+		{ 0 }
+	};
+	const struct optspec spec = { usage, tab, 8, 0 };
+
+	setprogname(argv[0]);
+	optparse(&spec, argc, argv, &in);
+	if (o.bench) {
+		if (exp || o.baseline || (in.n != 6 && in.n != 8))
+			optdie(&spec, "--bench needs -o VERIFY_JSON and BENCH_JSON TASK_JSON COMPILE_JSON HARNESS EXPECTED_JSON "
+			       "CALIBRATION_JSON [ORACLE_JSON BASELINE_JSON]");
+		benchin[0] = in.v[0];
+		benchin[1] = in.v[1];
+		benchin[2] = in.v[5];
+		benchin[3] = in.n == 8 ? in.v[7] : NULL;
+		o.benchin = benchin;
+	}
+	if (!o.out)
+		optdie(&spec, "need -o");
+	if (exp && in.n != 2)
+		optdie(&spec, "--expected needs TASK_JSON and REFERENCE");
+	if (!exp && o.baseline && in.n != 4)
+		optdie(&spec, "--baseline needs TASK_JSON HARNESS EXPECTED_JSON BASELINE_SO");
+	if (!exp && !o.baseline && !o.bench && in.n != 4 && in.n != 5)
+		optdie(&spec, "need TASK_JSON COMPILE_JSON HARNESS EXPECTED_JSON [ORACLE_JSON]");
+	if (jailweak())
+		die(EXIT_USAGE, "%s", jailweak());
+	hpython(o.gpupython, o.pyharness);
+	r = exp ? expected(&o, in.v[0], in.v[1])
+	    : o.baseline ? candidate(&o, in.v[0], NULL, in.v[1], in.v[2], NULL, in.v[3])
+	    : o.bench ? candidate(&o, in.v[1], in.v[2], in.v[3], in.v[4], in.n == 8 ? in.v[6] : NULL, NULL) /* execs bench */
+	    : candidate(&o, in.v[0], in.v[1], in.v[2], in.v[3], in.v[4], NULL);
+	optfree(&in);
+	return r;
+}

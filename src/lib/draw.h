@@ -1,0 +1,428 @@
+/*
+ * draw.h - the input generator, the dtype encoders and decoders and the
+ * output check's element rule, as one piece of code for the CPU and the GPU. The CPU reference (src/runtime/refrun.c,
+ * through tensor.c) and the harness on the device (src/runtime/device.cu)
+ * must draw the same inputs bit for bit, so everything here uses only
+ * integer arithmetic and IEEE double operations that are correctly rounded
+ * on both (add, multiply, divide, square root, floor, ldexp, ilogb,
+ * nearbyint), never a fused multiply-add: on the device every operation
+ * goes through the _rn intrinsics, which nvcc never contracts, and the
+ * host side is compiled with -ffp-contract=off. The logarithm and cosine
+ * are series written out here, not the math library's (whose last bits
+ * differ between glibc and CUDA).
+ *
+ * Element i of a tensor drawn from seed s depends on (s, i) alone (a
+ * counter-based generator: splitmix64's output function over the counter
+ * 4i + k + 1 of stream s), so any element can be drawn on any thread.
+ *
+ * The output hash is the same kind of thing: a sum over 8-byte words of a
+ * mix of each word with its index, equal whatever order the words are
+ * added in (the harness hashes held outputs on the device, the parent on
+ * the CPU).
+ */
+#ifndef RETORT_DRAW_H
+#define RETORT_DRAW_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "dtype.h"
+
+#ifdef __CUDACC__
+#define RT_HD __host__ __device__ static inline
+#else
+#define RT_HD static inline
+#include <math.h>
+#endif
+
+
+/* ---- correctly rounded double arithmetic, never fused ---- */
+
+#if defined(__CUDA_ARCH__)
+RT_HD double rt_add(double a, double b) { return __dadd_rn(a, b); }
+RT_HD double rt_sub(double a, double b) { return __dsub_rn(a, b); }
+RT_HD double rt_mul(double a, double b) { return __dmul_rn(a, b); }
+RT_HD double rt_div(double a, double b) { return __ddiv_rn(a, b); }
+RT_HD double rt_sqrt(double a) { return __dsqrt_rn(a); }
+#else
+RT_HD double rt_add(double a, double b) { return a + b; }
+RT_HD double rt_sub(double a, double b) { return a - b; }
+RT_HD double rt_mul(double a, double b) { return a * b; }
+RT_HD double rt_div(double a, double b) { return a / b; }
+RT_HD double rt_sqrt(double a) { return sqrt(a); }
+#endif
+
+RT_HD uint64_t
+rt_bits(double v)
+{
+	uint64_t b;
+
+	memcpy(&b, &v, sizeof b);
+	return b;
+}
+
+RT_HD double
+rt_frombits(uint64_t b)
+{
+	double v;
+
+	memcpy(&v, &b, sizeof v);
+	return v;
+}
+
+/* log(x) for a finite normal x > 0: x = m 2^e with m in [sqrt(1/2), sqrt(2)),
+ * log m = 2 atanh(s), s = (m - 1) / (m + 1), |s| < 0.172 (to 1e-19) */
+RT_HD double
+rt_log(double x)
+{
+	uint64_t b = rt_bits(x);
+	int e = (int)((b >> 52) & 0x7ff) - 1023;
+	double m = rt_frombits((b & 0x000fffffffffffffull) | 0x3ff0000000000000ull), s, s2, p;
+
+	if (m > 1.4142135623730951) {
+		m = rt_mul(m, 0.5);
+		e++;
+	}
+	s = rt_div(rt_sub(m, 1.0), rt_add(m, 1.0));
+	s2 = rt_mul(s, s);
+	p = 0.047619047619047616;                       /* 1/21 */
+	p = rt_add(0.052631578947368418, rt_mul(s2, p)); /* 1/19 */
+	p = rt_add(0.058823529411764705, rt_mul(s2, p)); /* 1/17 */
+	p = rt_add(0.066666666666666666, rt_mul(s2, p)); /* 1/15 */
+	p = rt_add(0.076923076923076927, rt_mul(s2, p)); /* 1/13 */
+	p = rt_add(0.090909090909090912, rt_mul(s2, p)); /* 1/11 */
+	p = rt_add(0.1111111111111111, rt_mul(s2, p));   /* 1/9 */
+	p = rt_add(0.14285714285714285, rt_mul(s2, p));  /* 1/7 */
+	p = rt_add(0.20000000000000001, rt_mul(s2, p));  /* 1/5 */
+	p = rt_add(0.33333333333333331, rt_mul(s2, p));  /* 1/3 */
+	/* 2s + 2s s^2 p + e ln 2 (ln 2 split in two for the sum's accuracy) */
+	return rt_add(rt_mul((double)e, 0.69314718036912382),
+	              rt_add(rt_mul((double)e, 1.9082149292705877e-10),
+	                     rt_add(rt_mul(2.0, s), rt_mul(rt_mul(2.0, s), rt_mul(s2, p)))));
+}
+
+/* cos(r) and sin(r) for |r| <= pi/4, Taylor series to 1e-17 */
+RT_HD double
+rt_cosseries(double r)
+{
+	double r2 = rt_mul(r, r), p = -1.1470745597729725e-11; /* -1/14! */
+
+	p = rt_add(2.08767569878681e-09, rt_mul(r2, p));      /* 1/12! */
+	p = rt_add(-2.7557319223985888e-07, rt_mul(r2, p));   /* -1/10! */
+	p = rt_add(2.4801587301587302e-05, rt_mul(r2, p));    /* 1/8! */
+	p = rt_add(-0.0013888888888888889, rt_mul(r2, p));    /* -1/6! */
+	p = rt_add(0.041666666666666664, rt_mul(r2, p));      /* 1/4! */
+	p = rt_add(-0.5, rt_mul(r2, p));
+	return rt_add(1.0, rt_mul(r2, p));
+}
+
+RT_HD double
+rt_sinseries(double r)
+{
+	double r2 = rt_mul(r, r), p = 7.6471637318198164e-13; /* 1/15! */
+
+	p = rt_add(-1.6059043836821613e-10, rt_mul(r2, p));   /* -1/13! */
+	p = rt_add(2.505210838544172e-08, rt_mul(r2, p));     /* 1/11! */
+	p = rt_add(-2.7557319223985893e-06, rt_mul(r2, p));   /* -1/9! */
+	p = rt_add(0.00019841269841269841, rt_mul(r2, p));    /* 1/7! */
+	p = rt_add(-0.0083333333333333332, rt_mul(r2, p));    /* -1/5! */
+	p = rt_add(0.16666666666666666, rt_mul(r2, p));       /* 1/3! */
+	return rt_sub(r, rt_mul(rt_mul(r, r2), p));
+}
+
+/* cos(2 pi v) for v in [0, 1) */
+RT_HD double
+rt_cos2pi(double v)
+{
+	const double twopi = 6.2831853071795862;
+	double x = v > 0.5 ? rt_sub(1.0, v) : v, sign = 1.0; /* cos is even: x in [0, 0.5] */
+
+	if (x > 0.25) { /* cos(2 pi x) = -cos(2 pi (0.5 - x)) */
+		x = rt_sub(0.5, x);
+		sign = -1.0;
+	}
+	if (x <= 0.125)
+		return rt_mul(sign, rt_cosseries(rt_mul(twopi, x)));
+	return rt_mul(sign, rt_sinseries(rt_mul(twopi, rt_sub(0.25, x))));
+}
+
+/* ---- the generator ---- */
+
+RT_HD uint64_t
+rt_mix(uint64_t z)
+{
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+/* the k-th (0..3) 64-bit word of element i of stream seed */
+RT_HD uint64_t
+rt_word(uint64_t seed, uint64_t i, unsigned k)
+{
+	return rt_mix(seed + (4 * i + k + 1) * 0x9e3779b97f4a7c15ull);
+}
+
+/* a word as a double in [0, 1) */
+RT_HD double
+rt_unit(uint64_t w)
+{
+	return rt_mul((double)(w >> 11), 1.1102230246251565e-16); /* 2^-53 */
+}
+
+/* a standard normal from words 0 and 1 (Box-Muller; 1 - u keeps the log finite) */
+RT_HD double
+rt_normal(uint64_t seed, uint64_t i)
+{
+	double u = rt_unit(rt_word(seed, i, 0)), v = rt_unit(rt_word(seed, i, 1));
+
+	return rt_mul(rt_sqrt(rt_mul(-2.0, rt_log(rt_sub(1.0, u)))), rt_cos2pi(v));
+}
+
+/*
+ * The value of element i: normal (mean 0, sd 1), uniform in [lo, hi),
+ * heavy (Student-t with 2 degrees of freedom, clipped to +-1e4), randint
+ * in [lo, hi). With special, about 1% become NaN, +Inf or -Inf (the
+ * caller passes special only for floating dtypes).
+ */
+RT_HD double
+rt_value(uint64_t seed, uint64_t i, int dist, double lo, double hi, int special)
+{
+	double v;
+
+	switch (dist) {
+	case DIST_UNIFORM:
+		v = rt_add(lo, rt_mul(rt_unit(rt_word(seed, i, 0)), rt_sub(hi, lo)));
+		break;
+	case DIST_HEAVY:
+		v = rt_div(rt_normal(seed, i), rt_sqrt(-rt_log(rt_sub(1.0, rt_unit(rt_word(seed, i, 2))))));
+		v = v > 1e4 ? 1e4 : v < -1e4 ? -1e4 : v;
+		break;
+	case DIST_RANDINT:
+		v = floor(rt_add(lo, rt_mul(rt_unit(rt_word(seed, i, 0)), rt_sub(hi, lo))));
+		if (v >= hi)
+			v = rt_sub(hi, 1.0);
+		break;
+	default:
+		v = rt_normal(seed, i);
+		break;
+	}
+	if (special) {
+		uint64_t w = rt_word(seed, i, 3);
+		if (rt_unit(w) < 0.01) {
+			unsigned which = (unsigned)(((w & 0x7ff) * 3) >> 11);
+			v = which == 0 ? rt_frombits(0x7ff8000000000000ull)
+			  : which == 1 ? rt_frombits(0x7ff0000000000000ull) : rt_frombits(0xfff0000000000000ull);
+		}
+	}
+	return v;
+}
+
+/* ---- small floats: one encoder and decoder for f16, bf16 and fp8 ---- */
+
+struct rt_fmt {
+	int ebits, mbits;
+	int hasinf;  /* IEEE-like: the top exponent is Inf/NaN; else only all-ones is NaN */
+};
+
+RT_HD struct rt_fmt
+rt_fmtof(int dt)
+{
+	struct rt_fmt f16 = { 5, 10, 1 }, bf16 = { 8, 7, 1 }, e4m3 = { 4, 3, 0 }, e5m2 = { 5, 2, 1 };
+
+	return dt == DT_F16 ? f16 : dt == DT_BF16 ? bf16 : dt == DT_F8E4M3 ? e4m3 : e5m2;
+}
+
+RT_HD double
+rt_smalldec(unsigned bits, struct rt_fmt f)
+{
+	unsigned sign = bits >> (f.ebits + f.mbits) & 1;
+	unsigned e = bits >> f.mbits & ((1u << f.ebits) - 1);
+	unsigned m = bits & ((1u << f.mbits) - 1);
+	unsigned emax = (1u << f.ebits) - 1;
+	int bias = (1 << (f.ebits - 1)) - 1;
+	double v;
+
+	if (f.hasinf && e == emax)
+		v = m ? rt_frombits(0x7ff8000000000000ull) : rt_frombits(0x7ff0000000000000ull);
+	else if (!f.hasinf && e == emax && m == (1u << f.mbits) - 1)
+		v = rt_frombits(0x7ff8000000000000ull);
+	else if (e == 0)
+		v = ldexp((double)m, 1 - bias - f.mbits);
+	else
+		v = ldexp(rt_add(1.0, rt_div((double)m, (double)(1u << f.mbits))), (int)e - bias);
+	return sign ? -v : v;
+}
+
+/* round to nearest even; finite values past the largest: Inf where the
+ * format has it (as __float2half_rn), else the largest (e4m3 saturates) */
+RT_HD unsigned
+rt_smallenc(double v, struct rt_fmt f)
+{
+	uint64_t b = rt_bits(v);
+	unsigned sign = (unsigned)(b >> 63), e, q;
+	unsigned emax = (1u << f.ebits) - 1;
+	unsigned mmax = (1u << f.mbits) - 1;
+	unsigned topexp = f.hasinf ? emax - 1 : emax;           /* largest finite exponent */
+	unsigned topman = f.hasinf ? mmax : mmax - 1;            /* and mantissa */
+	int bias = (1 << (f.ebits - 1)) - 1, ex;
+	double a = rt_frombits(b & ~(1ull << 63)), m;
+
+	if ((b & 0x7ff0000000000000ull) == 0x7ff0000000000000ull && (b & 0x000fffffffffffffull))
+		return (emax << f.mbits) | mmax; /* a quiet NaN (all ones) */
+	sign <<= f.ebits + f.mbits;
+	if ((b & ~(1ull << 63)) == 0x7ff0000000000000ull) /* Inf */
+		return f.hasinf ? sign | (emax << f.mbits) : sign | (emax << f.mbits) | mmax;
+	if (a == 0)
+		return sign;
+	ex = ilogb(a);
+	if (ex < 1 - bias) { /* subnormal */
+		q = (unsigned)nearbyint(ldexp(a, bias - 1 + f.mbits));
+		return sign | q; /* q == mmax + 1 rolls into the smallest normal */
+	}
+	m = rt_sub(ldexp(a, -ex), 1.0);
+	q = (unsigned)nearbyint(ldexp(m, f.mbits));
+	if (q > mmax) {
+		q = 0;
+		ex++;
+	}
+	e = (unsigned)(ex + bias);
+	if (e > topexp || (e == topexp && q > topman)) /* past the range: round to nearest */
+		return f.hasinf ? sign | (emax << f.mbits) : sign | (topexp << f.mbits) | topman;
+	return sign | (e << f.mbits) | q;
+}
+
+/*
+ * The same rounding for f16 and bf16 on the hot paths: a value whose
+ * result is normal is rounded on its double bits (add half an ulp minus
+ * one, plus the kept lowest bit: ties go to even; a carry moves into the
+ * exponent, and past the top that is Inf); the rest takes rt_smallenc.
+ */
+RT_HD unsigned
+rt_ieeeenc(double v, struct rt_fmt f)
+{
+	int bias = (1 << (f.ebits - 1)) - 1, shift = 52 - f.mbits, e;
+	unsigned emax = (1u << f.ebits) - 1, r;
+	uint64_t b = rt_bits(v), a;
+
+	a = b & ~(1ull << 63);
+	e = (int)(a >> 52) - 1023;
+	if (e < 1 - bias || e > bias) /* zero, subnormal, past the range, Inf, NaN */
+		return rt_smallenc(v, f);
+	a += (1ull << (shift - 1)) - 1 + (a >> shift & 1);
+	r = (unsigned)((a >> shift) - ((uint64_t)(1023 - bias) << f.mbits));
+	if (r >> f.mbits >= emax)
+		r = emax << f.mbits;
+	return (unsigned)(b >> 63) << (f.ebits + f.mbits) | r;
+}
+
+RT_HD double
+rt_clampround(double v, double lo, double hi)
+{
+	v = nearbyint(v);
+	return v < lo ? lo : v > hi ? hi : v;
+}
+
+/* store v into element i of buf, of dtype dt, rounding to nearest even
+ * (integers saturate) */
+RT_HD void
+rt_store(void *buf, int dt, size_t i, double v)
+{
+	char *p = (char *)buf;
+
+	switch (dt) {
+	case DT_F64: ((double *)p)[i] = v; break;
+	case DT_F32: ((float *)p)[i] = (float)v; break;
+	case DT_F16: ((uint16_t *)p)[i] = (uint16_t)rt_ieeeenc(v, rt_fmtof(DT_F16)); break;
+	case DT_BF16: ((uint16_t *)p)[i] = (uint16_t)rt_ieeeenc(v, rt_fmtof(DT_BF16)); break;
+	case DT_F8E4M3: ((uint8_t *)p)[i] = (uint8_t)rt_smallenc(v, rt_fmtof(DT_F8E4M3)); break;
+	case DT_F8E5M2: ((uint8_t *)p)[i] = (uint8_t)rt_smallenc(v, rt_fmtof(DT_F8E5M2)); break;
+	case DT_I8: ((int8_t *)p)[i] = (int8_t)rt_clampround(v, -128, 127); break;
+	case DT_U8: ((uint8_t *)p)[i] = (uint8_t)rt_clampround(v, 0, 255); break;
+	case DT_I16: ((int16_t *)p)[i] = (int16_t)rt_clampround(v, -32768, 32767); break;
+	case DT_I32: ((int32_t *)p)[i] = (int32_t)rt_clampround(v, -2147483648.0, 2147483647.0); break;
+	case DT_I64: ((int64_t *)p)[i] = (int64_t)rt_clampround(v, -9.2e18, 9.2e18); break;
+	}
+}
+
+/* element i of a tensor: drawn and stored */
+RT_HD void
+rt_draw(void *buf, int dt, size_t i, uint64_t seed, int dist, double lo, double hi, int special)
+{
+	rt_store(buf, dt, i, rt_value(seed, i, dist, lo, hi, special));
+}
+
+/* element i of buf, of dtype dt, as a double (exact: every dtype's values are doubles) */
+RT_HD double
+rt_load(const void *buf, int dt, size_t i)
+{
+	const char *p = (const char *)buf;
+
+	switch (dt) {
+	case DT_F64: return ((const double *)p)[i];
+	case DT_F32: return ((const float *)p)[i];
+	case DT_F16: return rt_smalldec(((const uint16_t *)p)[i], rt_fmtof(DT_F16));
+	case DT_BF16: return rt_smalldec(((const uint16_t *)p)[i], rt_fmtof(DT_BF16));
+	case DT_F8E4M3: return rt_smalldec(((const uint8_t *)p)[i], rt_fmtof(DT_F8E4M3));
+	case DT_F8E5M2: return rt_smalldec(((const uint8_t *)p)[i], rt_fmtof(DT_F8E5M2));
+	case DT_I8: return ((const int8_t *)p)[i];
+	case DT_U8: return ((const uint8_t *)p)[i];
+	case DT_I16: return ((const int16_t *)p)[i];
+	case DT_I32: return ((const int32_t *)p)[i];
+	case DT_I64: return (double)((const int64_t *)p)[i];
+	}
+	return rt_frombits(0x7ff8000000000000ull);
+}
+
+/* ---- the output check's rule for one element (compare.c, and the device's compare) ---- */
+
+/* 1 when got g is wrong for want w: NaN and Inf must match exactly, every
+ * other value be within atol + rtol |w| */
+RT_HD int
+rt_elembad(double g, double w, double atol, double rtol)
+{
+	if (isfinite(w) && isfinite(g))
+		return !(fabs(rt_sub(g, w)) <= rt_add(atol, rt_mul(rtol, fabs(w))));
+	return isnan(w) ? !isnan(g) : g != w;
+}
+
+/* ---- the output hash ---- */
+
+/* word i's share of the hash (a tail shorter than 8 bytes is zero-padded) */
+RT_HD uint64_t
+rt_hashword(uint64_t i, uint64_t w)
+{
+	return rt_mix(w ^ rt_mix(i + 0x9e3779b97f4a7c15ull));
+}
+
+/* the share of n bytes that are words first, first + 1, ... of a tensor
+ * (salt: which tensor); a part of a tensor hashes on its own thread */
+RT_HD uint64_t
+rt_hashpart(const void *p, size_t n, uint64_t salt, uint64_t first)
+{
+	const unsigned char *b = (const unsigned char *)p;
+	uint64_t h = 0, w;
+	size_t i;
+
+	for (i = 0; 8 * i + 8 <= n; i++) {
+		memcpy(&w, b + 8 * i, 8);
+		h += rt_hashword((salt << 40) + first + i, w);
+	}
+	if (8 * i < n) {
+		w = 0;
+		for (size_t k = 0; 8 * i + k < n; k++)
+			w |= (uint64_t)b[8 * i + k] << (8 * k);
+		h += rt_hashword((salt << 40) + first + i, w);
+	}
+	return h;
+}
+
+/* the hash of n bytes, word indexes offset by salt << 40 (the device's, on one CPU thread) */
+RT_HD uint64_t
+rt_hash(const void *p, size_t n, uint64_t salt)
+{
+	return rt_hashpart(p, n, salt, 0);
+}
+
+#endif

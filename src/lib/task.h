@@ -1,0 +1,140 @@
+/*
+ * abi.h - the task ABI: what one task variant is, as gen writes it into
+ * out/v/<variant>/task.json (gen's args through the same kinds, dtypes
+ * and signatures) and compile, prepare, verify and bench read it (through
+ * taskload, which checks the version; query-llm and record read only its
+ * prompt and bookkeeping keys), and the C that follows from it: the entry
+ * point's and the reference's signatures and the generated call of either.
+ *
+ * task.json (version 1), the keys the tools read:
+ *   id, spec, entry, description, tags, hints, prompt, allow, samples,
+ *   rounds, target_speedup, matrix, signature (the entry point's, as the
+ *   candidate must define it), examples, tolerance, reference (its code
+ *   or null), reference_language (c, python or null), origin (an imported
+ *   spec's {source, file, level, problem} or null),
+ *   baseline ({code, libs}, {python} or null), args ([{name, kind, dtype, shape,
+ *   dists, special}]), cases ({verify: [...], bench: [...]}, each
+ *   {sizes, scalars, shapes, ranges, flops, bytes}; ranges holds each
+ *   input's [lo, hi) and, for a scalar with a range, the interval its
+ *   value is drawn from on every run).
+ *
+ * The C types: a tensor of dtype T is `const T*` (in) or `T*` (out,
+ * inout) with T from tensor.h's dtinfos (ctype); a size is `int` (or
+ * `int64_t`, dtype i64); a scalar is `float` for every floating dtype up
+ * to f32, `double` for f64, or its integer type. The reference takes the
+ * same parameters in host types: reftype for tensors (`float` for every
+ * floating dtype narrower than f64), and its scalars as the entry point's.
+ */
+#ifndef RETORT_ABI_H
+#define RETORT_ABI_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <jansson.h>
+
+#include "util.h"
+
+enum { ARG_IN, ARG_OUT, ARG_INOUT, ARG_SIZE, ARG_SCALAR, ARG_KINDS };
+enum { MAXARGS = 32, MAXDIMS = 8 };
+
+/* "in", "out", "inout", "size", "scalar", then NULL */
+extern const char *const argkinds[ARG_KINDS + 1];
+int argkindfind(const char *name);
+
+struct targ {
+	char name[64];
+	int kind;
+	int dt;                      /* tensor.h dtype */
+	int ndists, dists[4], special;
+	double rel_norm, rtol, atol; /* outputs: tolerances */
+};
+
+struct tcase {
+	int nsizes, nscalars;
+	int64_t sizes[MAXARGS];      /* size args, in order */
+	double scalars[MAXARGS];     /* scalar args, in order: their values */
+	int64_t numel[MAXARGS];      /* per arg; 0 for sizes and scalars */
+	int64_t dims[MAXARGS][MAXDIMS];
+	int ndims[MAXARGS];
+	double lo[MAXARGS], hi[MAXARGS]; /* inputs' ranges; a randomized scalar's (lo < hi) */
+	double flops, bytes;
+	char label[256];             /* "rows=37, cols=4096" */
+};
+
+struct task {
+	json_t *json;
+	const char *id, *entry, *signature;
+	int nargs;
+	struct targ args[MAXARGS];
+	int nverify, nbench;
+	struct tcase *verify, *bench;
+};
+
+/* 0, or -1 with "PATH: what is wrong" in err */
+int taskload(const char *path, struct task *t, char *err, size_t errlen);
+void taskfree(struct task *t);
+/* a case from its task.json object (used for examples too) */
+int caseload(const struct task *t, json_t *c, struct tcase *out, char *err, size_t errlen);
+
+static inline int
+istensor(const struct targ *a)
+{
+	return a->kind == ARG_IN || a->kind == ARG_OUT || a->kind == ARG_INOUT;
+}
+
+static inline int
+isoutput(const struct targ *a)
+{
+	return a->kind == ARG_OUT || a->kind == ARG_INOUT;
+}
+
+static inline int
+isinput(const struct targ *a)
+{
+	return a->kind == ARG_IN || a->kind == ARG_INOUT;
+}
+
+/* 1 when the task's reference is Python (reference_language), else 0 */
+int taskpython(const struct task *t);
+/* 1 when the task is a proposal (origin source teacher): its reference's
+ * failures are the teacher's, recorded as data (prepare --reference, verify
+ * --expected), not a bad spec that stops the build; else 0 */
+int taskproposed(const struct task *t);
+/* 1 when its baseline is Python (baseline {python}: baseline.py, PyTorch
+ * on the GPU through src/runtime/pyharness.py), else 0 */
+int taskbaselinepython(const struct task *t);
+
+/* bytes of tensor i in case c, in its dtype */
+size_t tbytes(const struct task *t, const struct tcase *c, int i);
+/* bytes all of case c's tensors take, and its outputs in the reference types */
+size_t casebytes(const struct task *t, const struct tcase *c);
+size_t refoutbytes(const struct task *t, const struct tcase *c);
+int ntensors(const struct task *t);
+
+/* ---- the C side ---- */
+
+/* one parameter, as gen and the tools both describe it */
+struct abiarg {
+	const char *name;
+	int kind, dt;
+};
+
+/* the C type of a parameter in the entry point's (reference 0) or the
+ * reference's (1) signature, without const or '*' */
+const char *abitype(int kind, int dt, int reference);
+/* "extern \"C\" void NAME(const float* x, ...)" or "void reference(...)" (malloc'd) */
+char *abisignature(const struct abiarg *a, size_t n, const char *name, int reference);
+/* the #include lines that declare the types of a's signature (abitype's;
+ * stdint.h always), each header once: a source that ends with the
+ * signature needs no more (compile appends it to a candidate's code), and
+ * each of cuda_fp16.h, cuda_bf16.h and cuda_fp8.h costs a build about
+ * 0.4 s (malloc'd) */
+char *abiincludes(const struct abiarg *a, size_t n);
+/* the body of the generated call: fn (the entry point or the reference)
+ * called with ptrs[] (tensors in order), sizes[] and scalars[] */
+void abicall(struct buf *b, const struct abiarg *a, size_t n);
+/* a task's parameters as abiargs (a[] holds MAXARGS) */
+size_t taskabi(const struct task *t, struct abiarg *a);
+
+#endif

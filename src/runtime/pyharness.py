@@ -1,0 +1,273 @@
+# pyharness.py - the harness for a Python entry point: a Triton candidate,
+# or a spec's Python baseline (PyTorch on the GPU). verify and bench start
+# it in the sandbox (src/judge/proto.c) as
+#
+#   /venv/bin/python -I -B -c "$(cat pyharness.py)" SPEC LIB SOURCE ENTRY DEVICE [open|open-tf32]
+#
+# (its text, not its path: the sandbox's own /work would hide a checkout
+# below the host's /work)
+# LIB is the harness's runtime linked as a shared object (prepare
+# --runtime: runtime/py/harness.so), SOURCE the Python file that defines
+# ENTRY, SPEC one line of JSON from the parent: {"args": [{"name", "kind",
+# "dtype"}] in argument order, "cases": [{"sizes": [...], "dims": [[...]
+# per tensor]}], "fake": 1 when LIB runs on the CPU fake device (the test
+# suite's; tensors are then NumPy arrays over host memory)}.
+#
+# It loads SOURCE as a module, then hands the process to LIB's harnessmain
+# (src/runtime/harness.c), which speaks the protocol exactly as the
+# per-variant harness does (inputs drawn on the device, outputs poisoned,
+# canaries, the L2 flushed, events around the call, inputs hashed, held
+# copies): the entry point it calls is `call` below, which passes ENTRY
+# the tensors as torch CUDA tensors of their shapes over the harness's own
+# buffers (no copy; bf16 and fp8 through a view of same-sized integers),
+# the sizes as int and the scalars as float (rounded to float32 as the C
+# entry point's float, but f64's; int for an integer dtype), in
+# argument order. ENTRY writes the outputs in place.
+#
+# With "open" (trusted code: a spec's baseline, here as the oracle) TF32 is
+# off for matmuls and convolutions (cuDNN's default is on); with
+# "open-tf32" (the baseline being timed: bench --baseline) it is on, as
+# KernelBench-Verified times PyTorch. Trusted code may instead return
+# its outputs (a tensor, or a tuple for the out and inout tensors in
+# order): they are copied into the output buffers after the call's closing
+# event, outside the time, the way KernelBench times a module's forward.
+# A candidate's return value is ignored, and nothing of it runs after the
+# call.
+#
+# A candidate's host code is guarded at run time (guard below): a side
+# stream, graph or event, or a tensor copied to the host, is refused and
+# the call's reply is "violation RULE DETAIL" (rules streams,
+# host_compute), as the C guard's. Any other exception in ENTRY ends the
+# process with its traceback on stderr (the parent's record shows it):
+# status 3, the candidate crashed.
+import ctypes
+import importlib.machinery
+import importlib.util
+import json
+import os
+import struct
+import sys
+import traceback
+
+KINDS = {"in": 0, "out": 1, "inout": 2}
+# dtype: (NumPy typestr of the storage, torch dtype name to view it as, or None)
+STORAGE = {"f64": ("<f8", None), "f32": ("<f4", None), "f16": ("<f2", None), "bf16": ("<i2", "bfloat16"),
+           "f8e4m3": ("|u1", "float8_e4m3fn"), "f8e5m2": ("|u1", "float8_e5m2"), "i8": ("|i1", None),
+           "u8": ("|u1", None), "i16": ("<i2", None), "i32": ("<i4", None), "i64": ("<i8", None)}
+INTEGER = {"i8", "u8", "i16", "i32", "i64"}
+
+CALL = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(ctypes.c_int64),
+                        ctypes.POINTER(ctypes.c_double))
+AFTER = ctypes.CFUNCTYPE(None)
+
+
+def load(source, entry):
+    """ENTRY of SOURCE, or (None, failure, why) as harness.h's enum says"""
+    try:
+        loader = importlib.machinery.SourceFileLoader("candidate", source)
+        mod = importlib.util.module_from_spec(importlib.util.spec_from_loader("candidate", loader))
+        loader.exec_module(mod)
+    except BaseException:
+        traceback.print_exc()
+        return None, 1, traceback.format_exc(limit=-1).strip().splitlines()[-1][:300]
+    fn = getattr(mod, entry, None)
+    if not callable(fn):
+        return None, 2, entry
+    return fn, 0, None
+
+
+class Wrap:
+    """the harness's buffers as the entry point's tensors, once per set of buffers"""
+
+    def __init__(self, spec):
+        self.args = spec["args"]
+        self.fake = spec.get("fake", 0)
+        self.dims = {tuple(c["sizes"]): c["dims"] for c in spec["cases"]}
+        self.ntensors = sum(1 for a in self.args if a["kind"] in KINDS)
+        self.nsizes = sum(1 for a in self.args if a["kind"] == "size")
+        self.nscalars = sum(1 for a in self.args if a["kind"] == "scalar")
+        self.cache = {}
+        if self.fake:
+            import numpy
+            self.np = numpy
+        else:
+            import torch
+            self.torch = torch
+
+    def tensor(self, ptr, dtype, shape):
+        typestr, view = STORAGE[dtype]
+        if self.fake:
+            np = self.np
+            n = 1
+            for d in shape:
+                n *= d
+            size = int(typestr[2:])
+            raw = (ctypes.c_char * (n * size)).from_address(ptr)
+            return np.frombuffer(raw, dtype=np.dtype(typestr)).reshape(shape)
+
+        class Mem:
+            __cuda_array_interface__ = {"shape": tuple(shape), "typestr": typestr, "data": (ptr, False),
+                                        "version": 2, "strides": None}
+        t = self.torch.as_tensor(Mem(), device="cuda")
+        return t.view(getattr(self.torch, view)) if view else t
+
+    def tensors(self, ptrs, sizes):
+        key = (tuple(ptrs[i] for i in range(self.ntensors)), sizes)
+        got = self.cache.get(key)
+        if got is None:
+            dims = self.dims.get(sizes)
+            if dims is None:
+                raise RuntimeError("the harness called with sizes %s, which no case of the task has" % (sizes,))
+            got, it = [], 0
+            for a in self.args:
+                if a["kind"] in KINDS:
+                    got.append(self.tensor(ptrs[it], a["dtype"], dims[it]))
+                    it += 1
+            self.cache[key] = got
+        return got
+
+    def params(self, ptrs, sizes, scalars):
+        tens = self.tensors(ptrs, sizes)
+        out, it, isz, isc = [], 0, 0, 0
+        for a in self.args:
+            if a["kind"] in KINDS:
+                out.append(tens[it])
+                it += 1
+            elif a["kind"] == "size":
+                out.append(sizes[isz])
+                isz += 1
+            else:
+                v = scalars[isc]
+                if a["dtype"] in INTEGER:
+                    v = int(v)
+                elif a["dtype"] != "f64":  # a float, as the C entry point gets it (abi.h)
+                    v = struct.unpack("f", struct.pack("f", v))[0]
+                out.append(v)
+                isc += 1
+        return out, tens
+
+
+class Refused(Exception):
+    """a call the guard refused (harnessrefuse has recorded the rule)"""
+
+
+def guard(rt):
+    """A Triton candidate's host code, at run time: no side streams, graphs or
+    events (the harness's events time the default stream), no host copies of
+    tensors (host computation); the static screen refuses these first, and
+    what else torch could compute on the host."""
+    import torch
+
+    def refuse(rule, what):
+        def refused(*args, **kwargs):
+            rt.harnessrefuse(rule.encode(), ("the candidate called %s" % what).encode())
+            raise Refused("%s is not allowed in a Triton candidate (rule %s)" % (what, rule))
+        return refused
+    for name in ("Stream", "stream", "set_stream", "ExternalStream", "StreamContext", "graph", "CUDAGraph", "Event",
+                 "make_graphed_callables"):
+        if hasattr(torch.cuda, name):
+            setattr(torch.cuda, name, refuse("streams", "torch.cuda." + name))
+    for name in ("cpu", "numpy", "item", "tolist"):
+        setattr(torch.Tensor, name, refuse("host_compute", "Tensor.%s()" % name))
+
+
+def crashed():
+    traceback.print_exc()
+    sys.stderr.flush()
+    os._exit(3)
+
+
+def gate():
+    """wait, loaded, for the parent's "go" line before anything touches the
+    GPU (bench starts the oracle so while the candidate's calls run); read
+    unbuffered, a byte at a time from the command pipe (fd 3): the rest of
+    it is the protocol, harnessmain's. Anything else (the parent gone)
+    ends it"""
+    line = b""
+    while not line.endswith(b"\n") and len(line) < 8:
+        c = os.read(3, 1)
+        if not c:
+            break
+        line += c
+    if line != b"go\n":
+        os._exit(0)
+
+
+def main():
+    if len(sys.argv) not in (6, 7) or sys.argv[6:] not in ([], ["open"], ["open-tf32"]):
+        sys.stderr.write("usage: pyharness.py SPEC LIB SOURCE ENTRY DEVICE [open|open-tf32]\n")
+        sys.exit(2)
+    spec, lib, source, entry, device = json.loads(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5]
+    trusted = len(sys.argv) == 7
+    # the caches Triton and torch write go to the sandbox's own /tmp; the
+    # sandbox has no passwd entry for its uid (getpass reads USER first)
+    tmp = os.environ.get("TMPDIR", "/tmp")
+    for var, sub in (("TRITON_CACHE_DIR", "triton"), ("TORCHINDUCTOR_CACHE_DIR", "inductor"), ("XDG_CACHE_HOME", "cache")):
+        os.environ[var] = os.path.join(tmp, sub)
+    os.environ["USER"] = os.environ["LOGNAME"] = "retort"
+    # a source file named .py: Triton's @jit reads its kernels' source through inspect
+    with open(source, "rb") as f, open(os.path.join(tmp, "candidate.py"), "wb") as g:
+        g.write(f.read())
+    source = os.path.join(tmp, "candidate.py")
+    rt = ctypes.CDLL(lib)
+    rt.harnessrefuse.argtypes = [ctypes.c_char_p, ctypes.c_char_p]
+    if not trusted and not spec.get("fake", 0):
+        guard(rt)
+    if trusted and not spec.get("fake", 0):
+        # a baseline is timed with TF32 on for matmuls and convolutions, as
+        # KernelBench-Verified reports it (bench records "tf32": true); as
+        # the oracle it computes in full f32
+        import torch
+        tf32 = sys.argv[6] == "open-tf32"
+        torch.backends.cuda.matmul.allow_tf32 = tf32
+        torch.backends.cudnn.allow_tf32 = tf32
+    fn, failure, why = load(source, entry)
+    wrap = Wrap(spec) if fn else None
+    result = []
+
+    def call(_fn, ptrs, sizes, scalars):
+        try:
+            sz = tuple(sizes[i] for i in range(wrap.nsizes))
+            args, tens = wrap.params(ptrs, sz, [scalars[i] for i in range(wrap.nscalars)])
+            r = fn(*args)
+            if trusted:
+                result[:] = [(r, tens)]
+        except Refused:
+            return  # the harness replies "violation RULE DETAIL"
+        except BaseException:
+            crashed()
+
+    def after():
+        try:
+            r, tens = result.pop() if result else (None, None)
+            if r is None:
+                return
+            outs = [t for t, a in zip(tens, [a for a in wrap.args if a["kind"] in KINDS]) if a["kind"] != "in"]
+            rs = list(r) if isinstance(r, (tuple, list)) else [r]
+            if len(rs) != len(outs):
+                raise RuntimeError("the baseline returned %d outputs for %d" % (len(rs), len(outs)))
+            for o, v in zip(outs, rs):
+                if wrap.fake:
+                    o[...] = v
+                else:
+                    o.copy_(v.reshape(o.shape))
+            if not wrap.fake:
+                wrap.torch.cuda.synchronize()
+        except BaseException:
+            crashed()
+
+    if spec.get("gate"):
+        gate()
+    cb, cafter = CALL(call), AFTER(after)
+    argv = [b"harness", b"-", entry.encode(), device.encode()] + ([b"open"] if trusted else [])
+    rt.harnessmain.restype = ctypes.c_int
+    rt.harnessmain.argtypes = [ctypes.c_int, ctypes.POINTER(ctypes.c_char_p), ctypes.c_void_p, ctypes.c_void_p,
+                               ctypes.c_int, ctypes.c_char_p]
+    cargv = (ctypes.c_char_p * len(argv))(*argv)
+    sys.exit(rt.harnessmain(len(argv), cargv, ctypes.cast(cb, ctypes.c_void_p),
+                            ctypes.cast(cafter, ctypes.c_void_p) if trusted else None,
+                            failure, why.encode() if why else None))
+
+
+if __name__ == "__main__":
+    main()

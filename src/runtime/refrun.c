@@ -1,0 +1,142 @@
+/*
+ * refrun.c - the CPU reference runner: prepare --reference builds it per
+ * task variant with the spec's reference code and the generated call.c
+ * (callreference). verify --expected runs it in the sandbox.
+ *
+ * usage: reference OUTFILE < PLAN
+ *
+ * PLAN has one line per case:
+ *   case T {kind dtype numel dist lo hi special seed}*T S {v}*S C {v}*C {D {d}*D}*T
+ * (kinds: 0 in, 1 out, 2 inout; dtype and dist as indexes into tensor.h's
+ * tables; dist -1: numel values follow the seed, as examples give them).
+ * Inputs are drawn from their seeds (on all CPUs) exactly as the harness
+ * draws them on the device (src/lib/draw.h), rounded to their dtype, then
+ * widened to the reference's types; the last part gives each tensor's
+ * dimensions (a Python reference gets its arrays in that shape). For each
+ * case the outputs (out and inout, in argument order) are appended to
+ * OUTFILE in the reference types.
+ *
+ * Exit: 0 done; 1 cannot write; 2 bad plan; 3 the reference failed (a
+ * Python reference's exception, above).
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "refrun.h"
+#include "tensor.h"
+
+enum { MAXT = REF_MAXT, MAXS = REF_MAXS };
+
+int
+main(int argc, char **argv)
+{
+	FILE *out;
+	char word[16];
+
+	if (argc != 2) {
+		fprintf(stderr, "usage: reference OUTFILE < PLAN\n");
+		return 2;
+	}
+	out = fopen(argv[1], "wb");
+	if (!out) {
+		perror(argv[1]);
+		return 1;
+	}
+	while (scanf("%15s", word) == 1) {
+		static struct refcase rc;
+		int nt, ns, nc, i, *kind = rc.kind, *dt = rc.dt, dist, special;
+		long long *numel = rc.numel;
+		double lo, hi, *scalars = rc.scalars;
+		unsigned long long seed;
+		int64_t *sizes = rc.sizes;
+		void **ref = rc.ptrs;
+
+		if (strcmp(word, "case") || scanf("%d", &nt) != 1 || nt < 0 || nt > MAXT)
+			return 2;
+		rc.nt = nt;
+		for (i = 0; i < nt; i++) {
+			size_t n;
+			if (scanf("%d %d %lld %d %lf %lf %d %llu", &kind[i], &dt[i], &numel[i], &dist, &lo, &hi,
+			          &special, &seed) != 8 || dt[i] < 0 || dt[i] >= DT_COUNT || numel[i] < 0)
+				return 2;
+			n = (size_t)numel[i];
+			ref[i] = malloc(n * (size_t)refsize(dt[i]) + 1);
+			if (!ref[i]) {
+				fprintf(stderr, "reference: out of memory\n");
+				return 1;
+			}
+			if (kind[i] == 1) { /* NaN where the reference writes nothing (integers: 0) */
+				size_t k;
+				if (!dtinfos[dt[i]].isfloat)
+					memset(ref[i], 0, n * (size_t)refsize(dt[i]));
+				else if (dt[i] == DT_F64)
+					for (k = 0; k < n; k++)
+						((double *)ref[i])[k] = NAN;
+				else
+					for (k = 0; k < n; k++)
+						((float *)ref[i])[k] = NAN;
+			} else {
+				void *raw = malloc(n * (size_t)dtinfos[dt[i]].size + 1);
+				size_t k;
+				if (!raw)
+					return 1;
+				if (dist < 0) {
+					for (k = 0; k < n; k++) {
+						double v;
+						if (scanf("%lf", &v) != 1)
+							return 2;
+						dtset(raw, dt[i], k, v);
+					}
+				} else {
+					tensorfillpar(raw, dt[i], n, dist, lo, hi, special, seed);
+				}
+				toref(raw, dt[i], ref[i], n);
+				free(raw);
+			}
+		}
+		if (scanf("%d", &ns) != 1 || ns < 0 || ns > MAXS)
+			return 2;
+		for (i = 0; i < ns; i++) {
+			long long v;
+			if (scanf("%lld", &v) != 1)
+				return 2;
+			sizes[i] = v;
+		}
+		if (scanf("%d", &nc) != 1 || nc < 0 || nc > MAXS)
+			return 2;
+		for (i = 0; i < nc; i++)
+			if (scanf("%lf", &scalars[i]) != 1)
+				return 2;
+		for (i = 0; i < nt; i++) {
+			if (scanf("%d", &rc.ndims[i]) != 1 || rc.ndims[i] < 1 || rc.ndims[i] > REF_MAXDIMS)
+				return 2;
+			for (int d = 0; d < rc.ndims[i]; d++) {
+				long long v;
+				if (scanf("%lld", &v) != 1 || v < 1)
+					return 2;
+				rc.dims[i][d] = v;
+			}
+		}
+		rc.ns = ns;
+		rc.nc = nc;
+		callreference(&rc);
+		for (i = 0; i < nt; i++) {
+			if (kind[i] != 0 &&
+			    fwrite(ref[i], (size_t)refsize(dt[i]), (size_t)numel[i], out) != (size_t)numel[i]) {
+				perror(argv[1]);
+				return 1;
+			}
+			free(ref[i]);
+		}
+	}
+	if (referencedone() < 0)
+		return 3;
+	if (fclose(out) != 0) {
+		perror(argv[1]);
+		return 1;
+	}
+	return 0;
+}
