@@ -168,15 +168,16 @@ requests(const struct batchctx *c, const char *id, char *err, size_t cap)
 /* ---------------------------------------------------------------- HTTP */
 
 /*
- * One call to the provider, retried on connection errors, 408, 409, 429
- * and 5xx within the model's retry.attempts (retry-after honoured). The
- * final status, or -1 when no reply came (connection errors to the end,
- * or r's line callback ended it), or FATAL.
+ * One call to the provider (q->url a path under its base, or a whole URL;
+ * the key the model's), retried on connection errors, 408, 409, 429 and
+ * 5xx within the model's retry.attempts (retry-after honoured). The final
+ * status, or -1 when no reply came (connection errors to the end, or r's
+ * line callback ended it), or FATAL.
  */
 static long
-call(const struct batchctx *c, const char *method, const char *path, const char *body, size_t len,
-     const char *ctype, struct reply *r, char *err, size_t cap)
+call(const struct batchctx *c, const struct httpreq *q, struct reply *r, char *err, size_t cap)
 {
+	const char *method = q->method, *path = q->url;
 	const struct model *m = c->m;
 	json_t *retry = json_object_get(m->cfg, "retry");
 	int attempts = (int)jint(retry, "attempts", 8), attempt;
@@ -191,7 +192,7 @@ call(const struct batchctx *c, const char *method, const char *path, const char 
 		if (attempt > 1)
 			buffree(&r->body);
 		r->status = 0;
-		if (httpdo(m, method, url, apikey(m), body, len, ctype, r, err, cap) < 0) {
+		if (httpdo(m, &(struct httpreq){ q->method, url, apikey(m), q->body, q->len, q->ctype }, r, err, cap) < 0) {
 			free(url);
 			return FATAL;
 		}
@@ -223,14 +224,14 @@ call(const struct batchctx *c, const char *method, const char *path, const char 
 
 /* a call whose JSON reply is wanted: the object, or NULL (with the status in *status) */
 static json_t *
-calljson(const struct batchctx *c, const char *method, const char *path, const char *body, size_t len,
-         const char *ctype, long *status, char *err, size_t cap)
+calljson(const struct batchctx *c, const struct httpreq *q, long *status, char *err, size_t cap)
 {
+	const char *method = q->method, *path = q->url;
 	struct reply r;
 	json_t *j = NULL;
 
 	memset(&r, 0, sizeof r);
-	*status = call(c, method, path, body, len, ctype, &r, err, cap);
+	*status = call(c, q, &r, err, cap);
 	if (*status >= 200 && *status < 300 && !(j = json_loadb(r.body.s, r.body.n, 0, NULL)))
 		warn("%s %s: the reply is not JSON", method, path);
 	if (*status >= 300) {
@@ -316,7 +317,7 @@ upload(const struct batchctx *c, const char *jsonl, long *status, char *err, siz
 	bufprintf(&b, "\r\n--%s--\r\n", bound);
 	{
 		char *ct = xasprintf("multipart/form-data; boundary=%s", bound);
-		j = calljson(c, "POST", "files", b.s, b.n, ct, status, err, cap);
+		j = calljson(c, &(struct httpreq){ "POST", "files", NULL, b.s, b.n, ct }, status, err, cap);
 		free(ct);
 	}
 	buffree(&b);
@@ -379,7 +380,7 @@ openaisubmit(const struct batchctx *c, json_t *rec, const char *text, long *stat
 		if (recsave(c, rec, err, cap) < 0)
 			*status = FATAL;
 		else
-			j = calljson(c, "POST", "batches", s, strlen(s), NULL, status, err, cap);
+			j = calljson(c, &(struct httpreq){ "POST", "batches", NULL, s, strlen(s), NULL }, status, err, cap);
 		free(s);
 		json_decref(b);
 		free(fid);
@@ -408,7 +409,8 @@ submit(const struct batchctx *c, json_t *rec, char *err, size_t cap)
 	if (recstate(c, rec, "submitting", err, cap) < 0)
 		status = FATAL;
 	else if (anthropic)
-		j = calljson(c, "POST", "v1/messages/batches", text, strlen(text), NULL, &status, err, cap);
+		j = calljson(c, &(struct httpreq){ "POST", "v1/messages/batches", NULL, text, strlen(text), NULL }, &status, err,
+		             cap);
 	else
 		j = openaisubmit(c, rec, text, &status, err, cap);
 	free(text);
@@ -460,8 +462,8 @@ recover(const struct batchctx *c, json_t *rec, json_t *recs, char *err, size_t c
 	long status;
 	size_t i;
 
-	l = calljson(c, "GET", anthropic ? "v1/messages/batches?limit=100" : "batches?limit=100", NULL, 0,
-	             NULL, &status, err, cap);
+	l = calljson(c, &(struct httpreq){ "GET", anthropic ? "v1/messages/batches?limit=100" : "batches?limit=100",
+	                                   NULL, NULL, 0, NULL }, &status, err, cap);
 	if (!l) {
 		if (status != FATAL)
 			snprintf(err, cap, "%s: cannot list the provider's batches to find batch %s", c->label,
@@ -523,7 +525,7 @@ poll(const struct batchctx *c, json_t *rec, char *err, size_t cap)
 	int anthropic = !strcmp(c->m->provider, "anthropic");
 	char *path = xasprintf(anthropic ? "v1/messages/batches/%s" : "batches/%s", jstr(rec, "api_id", ""));
 	long status;
-	json_t *j = calljson(c, "GET", path, NULL, 0, NULL, &status, err, cap), *rc, *counts;
+	json_t *j = calljson(c, &(struct httpreq){ "GET", path, NULL, NULL, 0, NULL }, &status, err, cap), *rc, *counts;
 	const char *st;
 	int ended;
 
@@ -685,7 +687,7 @@ fetch(const struct batchctx *c, const char *path, struct intake *in)
 	memset(&r, 0, sizeof r);
 	r.online = onresult;
 	r.lineud = in;
-	status = call(c, "GET", path, NULL, 0, NULL, &r, in->err, in->errcap);
+	status = call(c, &(struct httpreq){ "GET", path, NULL, NULL, 0, NULL }, &r, in->err, in->errcap);
 	if (status == 200 && r.body.n)
 		onresult(in, r.body.s, r.body.n); /* a last line without its newline */
 	buffree(&r.body);
@@ -945,13 +947,13 @@ room(const struct batchctx *c, double *left, char *err, size_t cap)
 /*
  * The requests no batch has (todo) into new records, as many per batch as
  * the provider takes and the budget leaves room for (their ids into
- * watch); how many were left out for the budget into *nleft. 0 or -1.
+ * watch). Returns how many were left out for the budget, or -1.
  */
-static int
+static long
 fill(const struct batchctx *c, const struct settings *st, struct batchreq **todo, size_t ntodo, int attempt,
-     json_t *watch, size_t *nleft, char *err, size_t cap)
+     json_t *watch, char *err, size_t cap)
 {
-	size_t i, start;
+	size_t i, start, nleft = 0;
 	double budget, bytes;
 	json_t *v;
 
@@ -972,9 +974,9 @@ fill(const struct batchctx *c, const struct settings *st, struct batchreq **todo
 			usd += w;
 		}
 		if (i == start) { /* the next one does not fit the budget: nor do the rest */
-			*nleft = ntodo - start;
+			nleft = ntodo - start;
 			warn("%s: budget reached ($%.4f left of $%.2f): %zu requests are not sent", c->label,
-			     budget, c->budget, *nleft);
+			     budget, c->budget, nleft);
 			break;
 		}
 		if (!(v = newrecord(c, todo + start, i - start, attempt, st->attempts, usd, err, cap)))
@@ -984,7 +986,7 @@ fill(const struct batchctx *c, const struct settings *st, struct batchreq **todo
 		budget -= usd;
 		start = i;
 	}
-	return 0;
+	return (long)nleft;
 }
 
 /*
@@ -998,10 +1000,11 @@ claim(const struct batchctx *c, const struct settings *st, struct batchreq **r, 
       json_t *watch, char *err, size_t cap)
 {
 	char *dir = xasprintf("%s/batch", c->cachedir), owner[320];
-	int fd = -1, rc = -1;
+	int fd = -1;
+	long rc = -1;
 	json_t *recs = NULL, *inflight = json_object(), *v, *k;
 	const char *id;
-	size_t i, j, nleft = 0;
+	size_t i, j;
 	struct batchreq **todo = xcalloc(n + 1, sizeof *todo);
 	size_t ntodo = 0;
 
@@ -1034,7 +1037,7 @@ claim(const struct batchctx *c, const struct settings *st, struct batchreq **r, 
 	for (i = 0; i < n; i++)
 		if (!json_object_get(inflight, r[i]->key))
 			todo[ntodo++] = r[i];
-	rc = fill(c, st, todo, ntodo, attempt, watch, &nleft, err, cap);
+	rc = fill(c, st, todo, ntodo, attempt, watch, err, cap);
 out:
 	json_decref(recs);
 	json_decref(inflight);
@@ -1042,7 +1045,7 @@ out:
 	if (fd >= 0)
 		close(fd);
 	free(dir);
-	return rc < 0 ? -1 : (long)nleft;
+	return rc;
 }
 
 /* ---------------------------------------------------------- progress */
@@ -1162,16 +1165,25 @@ advance(const struct batchctx *c, json_t **rec, json_t *recs, int *polled, char 
 	return 0;
 }
 
+/* what await watches: the records' ids, the records, the keys to ask
+ * again, the round's sum, the looks that failed in this pass */
+struct watching {
+	json_t *watch, *recs, *retry;
+	struct batchsum *s;
+	int fails;
+};
+
 /*
  * Look at watched record i (advance), taking it in when it has ended; it
  * leaves watch once done with (failed, or taken in), and a look that
- * failed counts into *fails. 1 when it stays watched, 0 when it left, -1
+ * failed counts into w->fails. 1 when it stays watched, 0 when it left, -1
  * when the run stops (err).
  */
 static int
-look(const struct batchctx *c, json_t *watch, size_t i, json_t *recs, json_t *retry, struct batchsum *s,
-     int *fails, char *err, size_t cap)
+look(const struct batchctx *c, struct watching *w, size_t i, char *err, size_t cap)
 {
+	json_t *watch = w->watch, *recs = w->recs, *retry = w->retry;
+	struct batchsum *s = w->s;
 	const char *id = json_string_value(json_array_get(watch, i));
 	json_t *rec = json_incref(json_object_get(recs, id));
 	int r = 0, stays = 1;
@@ -1187,7 +1199,7 @@ look(const struct batchctx *c, json_t *watch, size_t i, json_t *recs, json_t *re
 		return -1;
 	}
 	if (r < 0)
-		(*fails)++;
+		w->fails++;
 	if (!strcmp(jstr(rec, "state", ""), "failed")) {
 		s->left += (size_t)jint(rec, "n", 0);
 		stays = 0;
@@ -1196,7 +1208,7 @@ look(const struct batchctx *c, json_t *watch, size_t i, json_t *recs, json_t *re
 		if (left == FATAL) {
 			stays = -1;
 		} else if (left < 0) {
-			(*fails)++;
+			w->fails++;
 		} else {
 			s->left += (size_t)left;
 			json_array_append_new(s->batches, json_string(jstr(rec, "api_id", "")));
@@ -1218,21 +1230,21 @@ await(const struct batchctx *c, const struct settings *st, json_t *watch, json_t
 {
 	double delay = st->poll;
 	int misses = 0, limit = (int)jint(json_object_get(c->m->cfg, "retry"), "attempts", 8), stays = 0;
-	json_t *recs = records(c);
+	struct watching w = { watch, records(c), retry, s, 0 };
 
 	while (json_array_size(watch)) {
 		size_t i;
-		int fails = 0;
+		w.fails = 0;
 		for (i = 0; i < json_array_size(watch); i += (size_t)stays)
-			if ((stays = look(c, watch, i, recs, retry, s, &fails, err, cap)) < 0) {
-				json_decref(recs);
+			if ((stays = look(c, &w, i, err, cap)) < 0) {
+				json_decref(w.recs);
 				return -1;
 			}
-		misses = fails ? misses + 1 : 0;
+		misses = w.fails ? misses + 1 : 0;
 		if (misses >= limit) {
 			snprintf(err, cap, "%s: cannot reach the provider to poll its batches (%d looks in a row); the "
 			         "next run resumes them", c->label, misses);
-			json_decref(recs);
+			json_decref(w.recs);
 			return -1;
 		}
 		if (!json_array_size(watch))
@@ -1241,10 +1253,10 @@ await(const struct batchctx *c, const struct settings *st, json_t *watch, json_t
 		        json_array_size(watch), delay);
 		usleep((useconds_t)(delay * 1e6));
 		delay = fmin(delay * 1.5, st->pollmax);
-		json_decref(recs);
-		recs = records(c);
+		json_decref(w.recs);
+		w.recs = records(c);
 	}
-	json_decref(recs);
+	json_decref(w.recs);
 	return 0;
 }
 

@@ -119,9 +119,10 @@ httpstart(const struct model *m, int baseonly)
 }
 
 int
-httpdo(const struct model *m, const char *method, const char *url, const char *key, const char *body,
-       size_t len, const char *ctype, struct reply *r, char *err, size_t cap)
+httpdo(const struct model *m, const struct httpreq *q, struct reply *r, char *err, size_t cap)
 {
+	const char *method = q->method, *url = q->url, *key = q->key, *body = q->body, *ctype = q->ctype;
+	size_t len = q->len;
 	CURL *c = curl_easy_init();
 	struct curl_slist *h = NULL;
 	char *auth = NULL;

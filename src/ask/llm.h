@@ -43,15 +43,22 @@ struct reply {
  * -1; baseonly: every URL the process asks is under m's base (a batch's
  * result URLs, the provider's own, need not be) */
 int httpstart(const struct model *m, int baseonly);
+/* one HTTP request: method (GET, POST, ...) on url, with key in the
+ * provider's header, body (len bytes of ctype, NULL for none; ctype NULL:
+ * JSON) */
+struct httpreq {
+	const char *method, *url, *key;
+	const char *body;
+	size_t len;
+	const char *ctype;
+};
 /*
- * One HTTP exchange with the model's provider: method (GET, POST, ...) on
- * url, with key in the provider's header, body (len bytes of ctype, NULL
- * for none), under the model's timeouts. r gets the status, the headers
- * that matter and the body (or curl's error in r->cerr, r->errbuf). 0, or
- * -1 when no exchange could be tried (err says why).
+ * One HTTP exchange with the model's provider, under the model's
+ * timeouts. r gets the status, the headers that matter and the body (or
+ * curl's error in r->cerr, r->errbuf). 0, or -1 when no exchange could be
+ * tried (err says why).
  */
-int httpdo(const struct model *m, const char *method, const char *url, const char *key, const char *body,
-           size_t len, const char *ctype, struct reply *r, char *err, size_t cap);
+int httpdo(const struct model *m, const struct httpreq *q, struct reply *r, char *err, size_t cap);
 /* seconds the server asks us to wait (retry-after-ms, retry-after), or -1 */
 double retryafter(const struct reply *r);
 /* the provider's error message and type from a JSON error body (or its first bytes) */

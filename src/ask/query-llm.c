@@ -884,7 +884,7 @@ ask(const struct model *m, const char *text, const char *taskid, struct answer *
 
 		memset(&r, 0, sizeof r);
 		r.onfirst = warmed;
-		if (httpdo(m, "POST", url, key, text, strlen(text), NULL, &r, err, sizeof err) < 0)
+		if (httpdo(m, &(struct httpreq){ "POST", url, key, text, strlen(text), NULL }, &r, err, sizeof err) < 0)
 			die(EXIT_RETRY, "%s", err);
 		if (r.cerr != CURLE_OK) {
 			snprintf(why, sizeof why, "%s", r.errbuf[0] ? r.errbuf : curl_easy_strerror(r.cerr));

@@ -360,8 +360,8 @@ buildargs(const char *flags, int keep, char **copy, char *args[32])
  * errors may come before it preprocessed both, and a violation is still
  * news) */
 static json_t *
-screensource(const struct opts *o, const char *dir, const char *file, const char *entry, json_t *allow,
-             json_t *reserved, const char *flags, struct run *built, json_t *rec)
+screensource(const struct opts *o, const char *dir, const char *file, const struct screenrules *rules,
+             const char *flags, struct run *built, json_t *rec)
 {
 	char *bcopy, *build[32];
 	struct run r;
@@ -369,7 +369,7 @@ screensource(const struct opts *o, const char *dir, const char *file, const char
 	char *devname = xasprintf("%.*s.cpp1.ii", base, file);
 	char *hostname = xasprintf("%.*s.cpp4.ii", base, file), *dev = NULL, *host = NULL;
 	char *raw = slurp(dir, file);
-	json_t *v = screenraw(raw ? raw : "", raw ? strlen(raw) : 0, allow), *pre;
+	json_t *v = screenraw(raw ? raw : "", raw ? strlen(raw) : 0, rules->allow), *pre;
 
 	free(raw);
 	memset(&r, 0, sizeof r);
@@ -415,7 +415,7 @@ screensource(const struct opts *o, const char *dir, const char *file, const char
 		                    ? json_sprintf("nvcc ran longer than %d s", o->timelimit) : json_string(d));
 		free(d);
 	} else {
-		pre = screen(dev, host, file, entry, allow, reserved);
+		pre = screen(dev, host, file, rules);
 		json_array_extend(v, pre);
 		json_decref(pre);
 	}
@@ -528,7 +528,7 @@ buildcandidate(const struct opts *o, const struct task *task, const char *src, s
 			die(EXIT_RETRY, "cannot run '%s' in '%s':", o->nvcc, dir);
 		free(bcopy);
 	} else {
-		viol = screensource(o, dir, "cand.cu", entry, allow, reserved, flags, &built, rec);
+		viol = screensource(o, dir, "cand.cu", &(struct screenrules){ entry, allow, reserved }, flags, &built, rec);
 	}
 	if (!viol || json_array_size(viol)) {
 		if (viol)
@@ -876,7 +876,7 @@ checkfile(const struct opts *o, const char *path, int object, const char *entry,
 		{ /* built as a candidate is, so that the screen reads what it reads */
 			char *af = archflag(o->arch), *flags = buildflags(af);
 			struct run built;
-			v = screensource(o, dir, "cand.cu", entry, allow, reserved, flags, &built, rec);
+			v = screensource(o, dir, "cand.cu", &(struct screenrules){ entry, allow, reserved }, flags, &built, rec);
 			buffree(&built.log);
 			free(flags);
 			free(af);

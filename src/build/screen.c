@@ -873,9 +873,10 @@ screenview(struct viol *v, const struct view *w, const char *entry, int host)
 }
 
 json_t *
-screen(const char *devicei, const char *hosti, const char *file, const char *entry, json_t *allow, json_t *reserved)
+screen(const char *devicei, const char *hosti, const char *file, const struct screenrules *rules)
 {
-	struct viol v = { json_array(), allow, NULL, reserved };
+	const char *entry = rules->entry;
+	struct viol v = { json_array(), rules->allow, NULL, rules->reserved };
 	struct view dv, hv;
 
 	viewload(&dv, devicei, file);

@@ -37,10 +37,15 @@ int definesfn(const char *src, size_t n, const char *name);
 /* the violations (a JSON array of {rule, line, message, stage}; empty
  * when clean) of the raw text's #include lines: a quick first pass */
 json_t *screenraw(const char *src, size_t n, json_t *allow);
+/* what a source is screened against: its entry point, the spec's allow
+ * list, and reserved: the names a definition may not take (an object
+ * whose keys are the C library's and the CUDA runtime's exports) */
+struct screenrules {
+	const char *entry;
+	json_t *allow, *reserved;
+};
 /* the same of FILE, given the device and host passes of its preprocessed
- * text; reserved: the names a definition may not take (an object whose
- * keys are the C library's and the CUDA runtime's exports) */
-json_t *screen(const char *devicei, const char *hosti, const char *file, const char *entry, json_t *allow,
-               json_t *reserved);
+ * text */
+json_t *screen(const char *devicei, const char *hosti, const char *file, const struct screenrules *rules);
 
 #endif

@@ -1061,13 +1061,6 @@ childshm(struct child *c, size_t shmbytes, size_t made, char *err, size_t errlen
 	return 0;
 }
 
-int
-childstart(struct child *c, const char *harness, const char *so, const char *entry, int device,
-           const char *extra, int seconds, char *err, size_t errlen)
-{
-	return childstartwrapped(c, NULL, harness, so, entry, device, extra, seconds, err, errlen);
-}
-
 /* the scratch folder: the unprivileged child owns it, with its own copies */
 static int
 scratchsetup(struct child *c, const char *harness, const char *so, int *outfd, char *err, size_t errlen)
@@ -1116,8 +1109,7 @@ scratchsetup(struct child *c, const char *harness, const char *so, int *outfd, c
 }
 
 int
-childstartwrapped(struct child *c, const char *const *wrapper, const char *harness, const char *so,
-                  const char *entry, int device, const char *extra, int seconds, char *err, size_t errlen)
+childstart(struct child *c, const struct childprog *p, char *err, size_t errlen)
 {
 	int cmdp[2], repp[2], sockp[2] = { -1, -1 }, outfd = -1;
 	char dev[64];
@@ -1128,7 +1120,7 @@ childstartwrapped(struct child *c, const char *const *wrapper, const char *harne
 		snprintf(err, errlen, "childstart needs childshm first");
 		return -1;
 	}
-	if (scratchsetup(c, harness, so, &outfd, err, errlen) < 0)
+	if (scratchsetup(c, p->harness, p->so, &outfd, err, errlen) < 0)
 		return -1;
 	cmdp[0] = cmdp[1] = repp[0] = repp[1] = -1;
 	if (pipe2(cmdp, O_CLOEXEC) < 0 || pipe2(repp, O_CLOEXEC) < 0 ||
@@ -1141,12 +1133,12 @@ childstartwrapped(struct child *c, const char *const *wrapper, const char *harne
 	j.venv = c->venv;
 	j.pycache = c->pycache;
 	j.gpu = 1;
-	j.seconds = seconds;
+	j.seconds = p->seconds;
 	/* device is the slot leased: the harness sees that GPU alone, as device 0 */
-	gpudevice(device, dev, sizeof dev);
+	gpudevice(p->device, dev, sizeof dev);
 	j.gpudevice = dev;
 	j.trusted = c->trusted;
-	jailaddpaths(&j, wrapper);
+	jailaddpaths(&j, p->wrapper);
 	if (c->venv) { /* its interpreter's prefix too, where the environment's bin/python leads */
 		char *py = xasprintf("%s/bin/python", c->venv);
 		const char *progs[] = { py, NULL };
@@ -1185,14 +1177,14 @@ childstartwrapped(struct child *c, const char *const *wrapper, const char *harne
 		dup2(so, 6);
 		for (int fd = 7; fd < 1024; fd++)
 			close(fd);
-		for (const char *const *w = wrapper; w && *w && n < 16; w++)
+		for (const char *const *w = p->wrapper; w && *w && n < 16; w++)
 			argv[n++] = (char *)*w;
 		argv[n++] = h;
 		argv[n++] = s;
-		argv[n++] = (char *)entry;
+		argv[n++] = (char *)p->entry;
 		argv[n++] = "0";
-		if (extra)
-			argv[n++] = (char *)extra;
+		if (p->extra)
+			argv[n++] = (char *)p->extra;
 		argv[n] = NULL;
 		jailexec(&j, argv);
 		_exit(127);

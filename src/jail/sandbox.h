@@ -134,15 +134,19 @@ void childshmmake(struct child *c, size_t to);
  * 0 or -1 for childsendfd */
 int childsendfd(struct child *c, int fd);
 int childrecvfd(struct child *c);
-/* start HARNESS on SO (entry point ENTRY) in a jail with the GPU of slot
- * DEVICE (gpulock's) alone: CUDA_VISIBLE_DEVICES=gpudevice(DEVICE), device
- * 0 inside; extra: one more argument for the harness, or NULL */
-int childstart(struct child *c, const char *harness, const char *so, const char *entry, int device,
-               const char *extra, int seconds, char *err, size_t errlen);
-/* the same, run under a wrapper program (compute-sanitizer and its options) */
-int childstartwrapped(struct child *c, const char *const *wrapper, const char *harness, const char *so,
-                      const char *entry, int device, const char *extra, int seconds, char *err,
-                      size_t errlen);
+/* what childstart runs: HARNESS on SO (entry point ENTRY) in a jail with
+ * the GPU of slot DEVICE (gpulock's) alone (CUDA_VISIBLE_DEVICES is
+ * gpudevice(DEVICE), device 0 inside), under WRAPPER (compute-sanitizer
+ * and its options) or not (NULL), EXTRA one more argument for the harness
+ * or NULL, for at most SECONDS of CPU */
+struct childprog {
+	const char *harness, *so, *entry;
+	int device;
+	const char *const *wrapper;
+	const char *extra;
+	int seconds;
+};
+int childstart(struct child *c, const struct childprog *p, char *err, size_t errlen);
 /* send one command line; -1 when the child is gone */
 int childsend(struct child *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* read one reply line within seconds: 0 ok, -1 timeout, -2 the child closed it */

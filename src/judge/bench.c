@@ -347,6 +347,8 @@ struct bcase {
 	const struct tcase *c;
 	int ci, device;
 	const char *harness;
+	int check;                   /* a candidate's case: its outputs checked (0: the baseline's, timed alone) */
+	const char *oracle;          /* the GPU oracle they are checked against, or NULL */
 	size_t shm, made;            /* the shared memory, and what of it is made before the GPU is taken */
 	size_t stride;               /* one call's outputs there, page-rounded (timing's) */
 	unsigned char key[32];       /* this run's: every call's seeds */
@@ -389,11 +391,10 @@ keep(struct bcase *b, struct harness *h, struct timing *tm, int n, int g, const 
 	int sampled = h->holds - TAILCALLS;
 	int slot = tail ? tm->held : n < sampled ? n : (int)choose(b, (uint64_t)n + 1);
 	struct hres r;
-	char err[1024];
 
 	if (slot >= (tail ? h->holds : sampled))
 		return 0;
-	if (step(hhold(h, g, slot, &r, err, sizeof err), &r, err, tm))
+	if (step(hhold(h, g, slot, &r), &r, h->err, tm))
 		return -1;
 	tm->keep[slot].call = n;
 	tm->keep[slot].in = *in;
@@ -410,11 +411,10 @@ static int
 noop(struct bcase *b, struct harness *h, struct timing *tm, int g, const struct runin *in, double wall, double *noops)
 {
 	struct hres r;
-	char err[1024];
 
 	if (choose(b, 2))
 		return 0;
-	if (step(hcall(h, g, 1, in, &r, err, sizeof err), &r, err, tm))
+	if (step(hcall(h, g, 1, in, &r), &r, h->err, tm))
 		return -1;
 	noops[tm->pairs] = r.wall_ms;
 	tm->excess[tm->pairs++] = wall - r.wall_ms;
@@ -427,14 +427,13 @@ calls(struct bcase *b, struct harness *h, int check, struct timing *tm, double *
 {
 	struct hres r;
 	struct runin in;
-	char err[1024];
 	double t0 = now(), tw = 0, noops[MAXCALLS];
 	int n, timed = 0;
 
 	for (n = 0;; n++) {
 		int g = (int)choose(b, 2);
 		runinputs(b->t, b->c, b->key, "bench", b->ci, n, 0, &in);
-		if (step(hcall(h, g, 0, &in, &r, err, sizeof err), &r, err, tm))
+		if (step(hcall(h, g, 0, &in, &r), &r, h->err, tm))
 			return -1;
 		if (check && keep(b, h, tm, n, g, &in, &r, 0) < 0)
 			return -1;
@@ -461,7 +460,7 @@ calls(struct bcase *b, struct harness *h, int check, struct timing *tm, double *
 	for (int k = 0; check && k < TAILCALLS; k++) {
 		int g = (int)choose(b, 2);
 		runinputs(b->t, b->c, b->key, "bench", b->ci, ++n, 0, &in);
-		if (step(hcall(h, g, 0, &in, &r, err, sizeof err), &r, err, tm) || keep(b, h, tm, n, g, &in, &r, 1) < 0)
+		if (step(hcall(h, g, 0, &in, &r), &r, h->err, tm) || keep(b, h, tm, n, g, &in, &r, 1) < 0)
 			return -1;
 	}
 	tm->overhead_ms = median(noops, tm->pairs);
@@ -482,17 +481,16 @@ static int
 fetchkept(struct harness *h, struct timing *tm)
 {
 	struct hres r;
-	char err[1024];
 	double t0 = now();
 	int s;
 
-	if (step(hsync(h, &r, err, sizeof err), &r, err, tm))
+	if (step(hsync(h, &r), &r, h->err, tm))
 		return -1;
 	childshmmake(&h->ch, h->ch.shmlen); /* on all CPUs, before the harness pins them */
-	if (step(hpin(h, h->ch.shmlen, &r, err, sizeof err), &r, err, tm))
+	if (step(hpin(h, h->ch.shmlen, &r), &r, h->err, tm))
 		return -1;
 	for (s = 0; s < tm->held; s++)
-		if (step(hfetchhold(h, s, keptat(tm, s), &r, err, sizeof err), &r, err, tm))
+		if (step(hfetchhold(h, s, keptat(tm, s), &r), &r, h->err, tm))
 			return -1;
 	tm->kept = htakeshm(h, &tm->keptlen);
 	hkill(h); /* nothing of it runs on while they are judged */
@@ -508,14 +506,13 @@ static int
 exportkept(struct harness *h, struct timing *tm)
 {
 	struct hres r;
-	char err[1024];
 	double t0 = now();
 	size_t slot = 0;
-	int rc = hexport(h, &tm->fd, &slot, &r, err, sizeof err);
+	int rc = hexport(h, &tm->fd, &slot, &r);
 
 	tm->check[CK_FETCH] += now() - t0;
 	if (rc < 0)
-		die(EXIT_RETRY, "%s", err);
+		die(EXIT_RETRY, "%s", h->err);
 	if (!rc && slot != tm->outbytes) {
 		snprintf(r.why, sizeof r.why, "The harness's reply was tampered with: held copies of %zu bytes each, not %zu",
 		         slot, tm->outbytes);
@@ -571,13 +568,12 @@ static const unsigned char *
 keptforcpus(struct harness *oh, struct timing *tm, int s)
 {
 	struct hres r;
-	char err[1024];
 	int rc;
 
 	if (tm->kept)
 		return tm->kept;
-	if ((rc = hfetchimported(oh, s, keptat(tm, s), &r, err, sizeof err)) < 0)
-		die(EXIT_RETRY, "%s", err);
+	if ((rc = hfetchimported(oh, s, keptat(tm, s), &r)) < 0)
+		die(EXIT_RETRY, "%s", oh->err);
 	return rc ? NULL : oh->ch.shm;
 }
 
@@ -592,15 +588,15 @@ mismatch(struct bcase *b, struct harness *h, struct harness *oh, struct timing *
 	const unsigned char *kept = keptforcpus(oh, tm, s);
 	struct cmpres c;
 	struct hres r;
-	char text[512], err[1024];
+	char text[512];
 	int rc;
 
 	if (!kept)
 		return 1;
 	if (hhash(h, kept + keptat(tm, s)) != tm->keep[s].hash)
 		return changed(tm, s);
-	if ((rc = hfetch(oh, 0, &r, err, sizeof err)) < 0)
-		die(EXIT_RETRY, "%s", err);
+	if ((rc = hfetch(oh, 0, &r)) < 0)
+		die(EXIT_RETRY, "%s", oh->err);
 	if (rc)
 		return 1;
 	compare(kept + keptat(tm, s) + oh->outoff[i], a->dt, houtput(oh, 0, i), WANT_DTYPE,
@@ -628,31 +624,28 @@ judgecall(struct bcase *b, struct harness *h, struct harness *oh, struct timing 
 	const struct task *t = b->t;
 	struct cmpres c[MAXARGS];
 	struct hres r;
-	char err[1024];
 	uint64_t sum = 0;
 	int i, rc, ipc = tm->ipc; /* in the oracle's copy, else in the shared memory */
 
 	for (i = 0; i < t->nargs; i++) {
 		const struct targ *a = &t->args[i];
 		struct targ tols;
-		int64_t bad;
-		double num, den;
-		uint64_t hv;
+		struct hsums sums;
 		if (!isoutput(a))
 			continue;
 		int64_t n = b->c->numel[i], step = comparestep(n);
-		if ((rc = hsample(oh, i, oh->outoff[i], &r, err, sizeof err)) < 0)
-			die(EXIT_RETRY, "%s", err);
+		if ((rc = hsample(oh, i, oh->outoff[i], &r)) < 0)
+			die(EXIT_RETRY, "%s", oh->err);
 		if (rc)
 			return 1;
 		comparetolssampled(houtput(oh, 0, i), a->dt, WANT_DTYPE, (n + step - 1) / step, a, ORACLE_SCALE, &tols);
 		if ((rc = hcompare(oh, ipc, i, (ipc ? (size_t)s * tm->outbytes : keptat(tm, s)) + oh->outoff[i], &tols, &r,
-		                   &bad, &num, &den, &hv, err, sizeof err)) < 0)
-			die(EXIT_RETRY, "%s", err);
+		                   &sums)) < 0)
+			die(EXIT_RETRY, "%s", oh->err);
 		if (rc)
 			return 1;
-		comparefrom(b->c->numel[i], bad, num, den, &tols, &c[i]);
-		sum += hv;
+		comparefrom(b->c->numel[i], sums.bad, sums.num, sums.den, &tols, &c[i]);
+		sum += sums.hash;
 	}
 	if (sum != tm->keep[s].hash)
 		return changed(tm, s);
@@ -679,12 +672,11 @@ static int
 openkept(struct harness *h, struct harness *oh, struct timing *tm)
 {
 	struct hres r;
-	char err[1024];
 	double t0 = now();
 	int rc = 0; /* nothing pinned for its own outputs: only every comparestep-th element comes back */
 
 	if (tm->ipc) {
-		rc = himport(oh, tm->fd, (size_t)h->holds * tm->outbytes, &r, err, sizeof err);
+		rc = himport(oh, tm->fd, (size_t)h->holds * tm->outbytes, &r);
 		close(tm->fd); /* the oracle's harness has its own now */
 		tm->fd = -1;
 		if (rc == 0) {
@@ -701,7 +693,7 @@ openkept(struct harness *h, struct harness *oh, struct timing *tm)
 			snprintf(tm->noipc, sizeof tm->noipc, "the oracle's harness: %.450s", r.why);
 	}
 	if (rc < 0)
-		die(EXIT_RETRY, "%s", err);
+		die(EXIT_RETRY, "%s", oh->err);
 	if (rc > 0 && !tm->ipc)
 		return oraclefailed(tm, &r);
 	/* no IPC: the kept calls fetched through the candidate's shared memory
@@ -719,8 +711,8 @@ openkept(struct harness *h, struct harness *oh, struct timing *tm)
 	munmap(tm->kept, tm->keptlen);
 	tm->kept = oh->ch.shm;
 	tm->keptlen = 0;
-	if ((rc = hpin(oh, oh->ch.shmlen, &r, err, sizeof err)) < 0)
-		die(EXIT_RETRY, "%s", err);
+	if ((rc = hpin(oh, oh->ch.shmlen, &r)) < 0)
+		die(EXIT_RETRY, "%s", oh->err);
 	tm->check[CK_FETCH] += now() - t0;
 	return rc ? oraclefailed(tm, &r) : 0;
 }
@@ -733,16 +725,15 @@ static int
 judge(struct bcase *b, struct harness *h, struct harness *oh, struct timing *tm)
 {
 	struct hres r;
-	char err[1024];
 	int s, rc;
 	double t0 = now();
 
-	if ((rc = hready(oh, &r, err, sizeof err)) < 0)
-		die(EXIT_RETRY, "%s", err);
+	if ((rc = hready(oh, &r)) < 0)
+		die(EXIT_RETRY, "%s", oh->err);
 	tm->check[CK_ORACLE_START] = now() - t0;
 	t0 = now();
-	if (!rc && (rc = hcase(oh, b->c, &r, err, sizeof err)) < 0)
-		die(EXIT_RETRY, "%s", err);
+	if (!rc && (rc = hcase(oh, b->c, &r)) < 0)
+		die(EXIT_RETRY, "%s", oh->err);
 	tm->check[CK_ORACLE_CASE] = now() - t0;
 	if (rc)
 		oraclefailed(tm, &r);
@@ -752,8 +743,8 @@ judge(struct bcase *b, struct harness *h, struct harness *oh, struct timing *tm)
 	 * candidate's harness ended): nothing the candidate can reach is judged */
 	for (s = 0; !rc && s < tm->held; s++) {
 		t0 = now();
-		if ((rc = hcall(oh, 0, 0, &tm->keep[s].in, &r, err, sizeof err)) < 0)
-			die(EXIT_RETRY, "%s", err);
+		if ((rc = hcall(oh, 0, 0, &tm->keep[s].in, &r)) < 0)
+			die(EXIT_RETRY, "%s", oh->err);
 		if (rc)
 			oraclefailed(tm, &r);
 		tm->check[CK_ORACLE_CALLS] += now() - t0;
@@ -797,13 +788,12 @@ sparecpus(void)
 static void
 spawnoracle(struct bcase *b, struct harness *oh, const char *oracle, int gated)
 {
-	char err[1024];
 
-	if (hshm(oh, b->t, b->shm, 0, err, sizeof err) < 0) /* its pages made where they are used */
-		die(EXIT_RETRY, "%s", err);
+	if (hshm(oh, b->t, b->shm, 0) < 0) /* its pages made where they are used */
+		die(EXIT_RETRY, "%s", oh->err);
 	oh->gated = gated;
-	if (hspawn(oh, b->harness, oracle, "baseline", b->device, NULL, HOPEN, b->o->timeout, err, sizeof err) < 0)
-		die(EXIT_RETRY, "%s", err);
+	if (hspawn(oh, &(struct hlaunch){ b->harness, oracle, "baseline", b->device, NULL, HOPEN, b->o->timeout }) < 0)
+		die(EXIT_RETRY, "%s", oh->err);
 }
 
 /* a review flag: a record kept out of train until a person looks */
@@ -869,12 +859,13 @@ bound(const double *ev, struct timing *tm, json_t *cr, json_t *rec, const char *
 /* one .so (candidate, or baseline with check 0) through the timing
  * protocol, in h (its shared memory made: hshm, b->shm) */
 static void
-timecase(struct bcase *b, struct harness *h, const char *so, const char *entry, const char *oracle, int check,
-         struct timing *tm, json_t *cr, json_t *rec)
+timecase(struct bcase *b, struct harness *h, const char *so, const char *entry, struct timing *tm, json_t *cr,
+         json_t *rec)
 {
+	const char *oracle = b->oracle;
+	int check = b->check;
 	struct harness oh;
 	struct hres r;
-	char err[1024];
 	double ev[MAXCALLS], host[MAXCALLS], wall[MAXCALLS], t0 = now();
 	int judging = check && oracle, early = judging && sparecpus();
 
@@ -900,13 +891,13 @@ timecase(struct bcase *b, struct harness *h, const char *so, const char *entry, 
 	 * load parts of themselves late); timed, a Python one runs in TF32 */
 	/* a harness verify handed over is ready already */
 	if (!h->adopted &&
-	    hspawn(h, b->harness, so, entry, b->device, NULL, check ? NULL : HOPENTF32, b->o->timeout, err, sizeof err) < 0)
-		die(EXIT_RETRY, "%s", err);
-	if (!h->adopted && step(hready(h, &r, err, sizeof err), &r, err, tm))
+	    hspawn(h, &(struct hlaunch){ b->harness, so, entry, b->device, NULL, check ? NULL : HOPENTF32, b->o->timeout }) < 0)
+		die(EXIT_RETRY, "%s", h->err);
+	if (!h->adopted && step(hready(h, &r), &r, h->err, tm))
 		goto out;
 	tm->phase[0] = now() - t0;
 	t0 = now();
-	if (step(hcase(h, b->c, &r, err, sizeof err), &r, err, tm))
+	if (step(hcase(h, b->c, &r), &r, h->err, tm))
 		goto out;
 	tm->phase[1] = now() - t0;
 	t0 = now();
@@ -921,7 +912,7 @@ timecase(struct bcase *b, struct harness *h, const char *so, const char *entry, 
 	hgo(&oh);
 	if (judging) {
 		/* the kept calls stay on the device for the oracle, or are fetched */
-		if (step(hsync(h, &r, err, sizeof err), &r, err, tm) || exportkept(h, tm) < 0 ||
+		if (step(hsync(h, &r), &r, h->err, tm) || exportkept(h, tm) < 0 ||
 		    (!tm->ipc && fetchkept(h, tm) < 0))
 			goto out;
 		tm->oracle = "the spec's baseline, on the GPU";
@@ -1068,6 +1059,8 @@ casesetup(struct bcase *b, const struct opts *o, const struct task *t, int ci, c
 	b->c = &t->bench[ci];
 	b->ci = ci;
 	b->harness = harness;
+	b->check = check;
+	b->oracle = oracle;
 	/* a call's outputs (page-rounded), then room for every kept call's (the
 	 * baseline keeps none); with an oracle they are read on the device
 	 * (IPC), where it works: only the first part is made at once */
@@ -1081,14 +1074,14 @@ casesetup(struct bcase *b, const struct opts *o, const struct task *t, int ci, c
  * when it defines one) at case b, into the case's record; its compilation
  * happens in the warm-up, not in the timed calls */
 static void
-timecompiled(struct bcase *b, const char *so, json_t *cr, char *err, size_t cap)
+timecompiled(struct bcase *b, const char *so, json_t *cr)
 {
 	struct timing tm;
 	struct harness h;
 
-	if (hshm(&h, b->t, b->shm, b->made, err, cap) < 0)
-		die(EXIT_RETRY, "%s", err);
-	timecase(b, &h, so, "baseline_compile", NULL, 0, &tm, NULL, NULL);
+	if (hshm(&h, b->t, b->shm, b->made) < 0)
+		die(EXIT_RETRY, "%s", h.err);
+	timecase(b, &h, so, "baseline_compile", &tm, NULL, NULL);
 	if (tm.status == ST_MEASURED)
 		json_object_set_new(cr, "compiled", tm.stats);
 	else if (!strstr(tm.problem, "noentry baseline_compile"))
@@ -1130,9 +1123,9 @@ timebaseline(const struct opts *o, const char *taskpath, const char *harness, co
 			struct harness h;
 			casesetup(&b, o, &t, c, harness, 0, NULL);
 			b.device = slot;
-			if (hshm(&h, &t, b.shm, b.made, err, sizeof err) < 0)
-				die(EXIT_RETRY, "%s", err);
-			timecase(&b, &h, so, "baseline", NULL, 0, &tm, NULL, NULL);
+			if (hshm(&h, &t, b.shm, b.made) < 0)
+				die(EXIT_RETRY, "%s", h.err);
+			timecase(&b, &h, so, "baseline", &tm, NULL, NULL);
 			if (!json_object_get(rec, "gpu") && *h.gpu.uuid)
 				json_object_set_new(rec, "gpu", gpujson(&h.gpu));
 			if (tm.status == ST_MEASURED)
@@ -1140,7 +1133,7 @@ timebaseline(const struct opts *o, const char *taskpath, const char *harness, co
 			else
 				json_array_append_new(cases, json_pack("{s:s,s:s}", "case", b.c->label, "error", tm.problem));
 			if (taskbaselinepython(&t))
-				timecompiled(&b, so, json_array_get(cases, (size_t)c), err, sizeof err);
+				timecompiled(&b, so, json_array_get(cases, (size_t)c));
 		}
 		if (taskbaselinepython(&t)) /* pyharness.py's, for every Python baseline */
 			json_object_set_new(rec, "tf32", json_true());
@@ -1181,10 +1174,27 @@ sol(const struct task *t, const struct tcase *c, json_t *calib, const struct tim
 	}
 }
 
+/* one candidate's bench: what candidate() sets up and its cases share */
+struct brun {
+	const struct opts *o;
+	const struct task *t;
+	int slot;                   /* the GPU slot leased */
+	const char *harness;        /* the harness program */
+	char *so, *oracle;          /* the candidate; the GPU oracle (proto.h horacle) or NULL */
+	struct harness *adopted;    /* verify's harness, until a case takes it */
+	json_t *calib, *baseline;   /* CALIBRATION_JSON, BASELINE_JSON (or NULL) */
+	json_t *rec;                /* bench.json */
+	struct buf feedback;
+	double logsum;              /* the speedups' logarithms, nspeed of them */
+	int nspeed;
+};
+
+/* case ci's speedup over the baseline (brun's) into its record cr */
 static void
-speedup(json_t *baseline, int ci, const struct tcase *c, const struct timing *tm, json_t *cr, json_t *rec,
-        struct buf *feedback, double *logsum, int *n)
+speedup(struct brun *br, int ci, const struct tcase *c, const struct timing *tm, json_t *cr)
 {
+	json_t *baseline = br->baseline, *rec = br->rec;
+	struct buf *feedback = &br->feedback;
 	json_t *bcase = json_array_get(json_object_get(baseline, "cases"), (size_t)ci);
 	double bm = jnum(json_object_get(bcase, "baseline"), "median_ms", 0);
 
@@ -1198,29 +1208,30 @@ speedup(json_t *baseline, int ci, const struct tcase *c, const struct timing *tm
 	if (jnum(json_object_get(bcase, "compiled"), "median_ms", 0) > 0) /* a Python baseline's torch.compile */
 		json_object_set_new(cr, "speedup_compile",
 		                    json_real(jnum(json_object_get(bcase, "compiled"), "median_ms", 0) / tm->median_ms));
-	*logsum += log(bm / tm->median_ms);
-	(*n)++;
+	br->logsum += log(bm / tm->median_ms);
+	br->nspeed++;
 	if (bm / tm->median_ms > 10)
 		addreview(rec, "at %s the speedup over the baseline is %.1fx", c->label, bm / tm->median_ms);
 	bufprintf(feedback, " The baseline takes %.4f ms: speedup %.2fx.", bm, bm / tm->median_ms);
 }
 
 /* one bench case of a candidate into its record, in the harness verify
- * handed over (adopted: NULL once used) or in one of its own; 0, or -1
+ * handed over (br->adopted: NULL once used) or in one of its own; 0, or -1
  * when timing failed */
 static int
-benchcase(const struct opts *o, const struct task *t, int ci, int slot, const char *harness, const char *so,
-          const char *oracle, struct harness **adopted, json_t *calib, json_t *baseline, json_t *rec,
-          struct buf *feedback, double *logsum, int *nspeed)
+benchcase(struct brun *br, int ci)
 {
+	const struct task *t = br->t;
+	struct harness **adopted = &br->adopted;
+	json_t *rec = br->rec;
+	struct buf *feedback = &br->feedback;
 	struct bcase b;
 	struct timing tm;
 	struct harness own, *h = &own;
 	json_t *cr, *cases = json_object_get(rec, "cases");
-	char err[1024];
 
-	casesetup(&b, o, t, ci, harness, 1, oracle);
-	b.device = slot;
+	casesetup(&b, br->o, t, ci, br->harness, 1, br->oracle);
+	b.device = br->slot;
 	cr = json_pack("{s:s}", "case", b.c->label);
 	json_array_append_new(cases, cr);
 	if (*adopted && (*adopted)->ch.shmlen >= b.shm) {
@@ -1231,11 +1242,11 @@ benchcase(const struct opts *o, const struct task *t, int ci, int slot, const ch
 			hstop(*adopted);
 			json_object_set_new(cr, "harness", json_string("its own: verify's had too little shared memory"));
 		}
-		if (hshm(&own, t, b.shm, b.made, err, sizeof err) < 0)
-			die(EXIT_RETRY, "%s", err);
+		if (hshm(&own, t, b.shm, b.made) < 0)
+			die(EXIT_RETRY, "%s", own.err);
 	}
 	*adopted = NULL;
-	timecase(&b, h, so, t->entry, oracle, 1, &tm, cr, rec);
+	timecase(&b, h, br->so, t->entry, &tm, cr, rec);
 	/* the GPU it ran on, from the first case whose harness started */
 	if (!json_object_get(rec, "gpu") && *h->gpu.uuid)
 		json_object_set_new(rec, "gpu", gpujson(&h->gpu));
@@ -1264,9 +1275,9 @@ benchcase(const struct opts *o, const struct task *t, int ci, int slot, const ch
 	if (tm.host_ms > 1.5 * tm.median_ms + 0.05)
 		addreview(rec, "at %s the host saw %.4f ms per call but the events %.4f ms: work may run outside the timed "
 		          "stream", b.c->label, tm.host_ms, tm.median_ms);
-	sol(t, b.c, calibfor(calib, &h->gpu, cr), &tm, cr, rec, feedback);
-	if (baseline)
-		speedup(baseline, ci, b.c, &tm, cr, rec, feedback, logsum, nspeed);
+	sol(t, b.c, calibfor(br->calib, &h->gpu, cr), &tm, cr, rec, feedback);
+	if (br->baseline)
+		speedup(br, ci, b.c, &tm, cr);
 	bufputs(feedback, "\n");
 	json_decref(tm.stats);
 	return 0;
@@ -1276,45 +1287,45 @@ static int
 candidate(const struct opts *o, char *const *in, size_t nin)
 {
 	struct task t;
-	json_t *rec, *ver, *calib = NULL, *baseline = NULL, *gpu;
-	char err[1024], *so = NULL, *oracle = NULL, dev[64], drv[80] = "";
+	struct brun br = { .o = o, .t = &t, .harness = in[3] };
+	json_t *rec, *ver, *gpu;
+	char err[1024], dev[64], drv[80] = "";
 	struct nvml nv;
-	struct buf feedback;
-	struct harness from, *adopted = NULL;
-	double logsum = 0, since = 0, lease0 = 0;
-	int c, nspeed = 0, slot, lockfd = -1, clock0;
+	struct harness from;
+	double since = 0, lease0 = 0;
+	int c, slot, lockfd = -1, clock0;
 	enum status v;
 
 	if (taskload(in[0], &t, err, sizeof err) < 0)
 		die(EXIT_USAGE, "%s", err);
 	{
 		json_t *comp = jmustload(in[2]);
-		so = hcandidate(comp, in[2]);
+		br.so = hcandidate(comp, in[2]);
 		json_decref(comp);
 	}
 	/* verify --bench's harness and GPU lease, ours now (its time since is the GPU's) */
-	rec = json_object();
+	rec = br.rec = json_object();
 	if (o->from) {
-		int rc = hadopt(&from, &t, so, o->timeout, o->from, &lockfd, &since, err, sizeof err);
+		int rc = hadopt(&from, &t, br.so, o->timeout, o->from, &lockfd, &since);
 		if (rc < 0) {
 			hstop(&from);
-			die(EXIT_USAGE, "--harness-from: %s", err);
+			die(EXIT_USAGE, "--harness-from: %s", from.err);
 		}
 		lease0 = since;
 		json_object_set_new(rec, "handover_seconds", json_real(now() - since));
 		if (rc > 0) { /* the candidate's harness ended between verify's last call and here */
 			hstop(&from);
-			json_object_set_new(rec, "handover", json_sprintf("verify's harness %s: bench started its own", err));
+			json_object_set_new(rec, "handover", json_sprintf("verify's harness %s: bench started its own", from.err));
 		} else {
-			adopted = &from;
+			br.adopted = &from;
 		}
 	}
 	ver = jmustload(in[1]);
-	bufinit(&feedback, 1 << 16);
+	bufinit(&br.feedback, 1 << 16);
 	v = statusof(ver, STAGE_VERIFY);
 	if (v != ST_CORRECT && o->from) {
-		if (adopted)
-			hstop(adopted);
+		if (br.adopted)
+			hstop(br.adopted);
 		die(EXIT_USAGE, "--harness-from: verify handed over the harness of a candidate it did not find correct");
 	}
 	if (v != ST_CORRECT) {
@@ -1322,10 +1333,10 @@ candidate(const struct opts *o, char *const *in, size_t nin)
 		setstatus(rec, STAGE_BENCH, v == ST_SKIPPED || v == ST_DONE ? v : ST_NOT_VERIFIED);
 		goto write;
 	}
-	calib = jmustload(in[4]);
+	br.calib = jmustload(in[4]);
 	if (nin == 6)
-		baseline = jmustload(in[5]);
-	oracle = horacle(&t, baseline, nin == 6 ? in[5] : NULL);
+		br.baseline = jmustload(in[5]);
+	br.oracle = horacle(&t, br.baseline, nin == 6 ? in[5] : NULL);
 	memset(&nv, 0, sizeof nv);
 	json_object_set_new(rec, "cases", json_array());
 	setstatus(rec, STAGE_BENCH, ST_MEASURED);
@@ -1345,12 +1356,12 @@ candidate(const struct opts *o, char *const *in, size_t nin)
 	if (nv.driver)
 		nv.driver(drv, sizeof drv);
 	clock0 = smclock(&nv);
+	br.slot = slot;
 	for (c = 0; c < t.nbench; c++)
-		if (benchcase(o, &t, c, slot, in[3], so, oracle, &adopted, calib, baseline, rec, &feedback, &logsum,
-		              &nspeed) < 0)
+		if (benchcase(&br, c) < 0)
 			break;
-	if (adopted) /* no case used it */
-		hstop(adopted);
+	if (br.adopted) /* no case used it */
+		hstop(br.adopted);
 	if (!(gpu = json_object_get(rec, "gpu"))) /* no harness of it started */
 		json_object_set_new(rec, "gpu", gpu = json_pack("{s:{s:i,s:s}}", "lease", "slot", slot, "device", dev));
 	nvmlcheck(&nv, jstr(gpu, "uuid", ""));
@@ -1360,19 +1371,19 @@ candidate(const struct opts *o, char *const *in, size_t nin)
 	/* the lease's whole time, NVML's start and the gaps between cases too */
 	json_object_set_new(rec, "gpu_seconds", json_real(now() - lease0));
 	close(lockfd);
-	if (nspeed)
-		json_object_set_new(rec, "speedup", json_real(exp(logsum / nspeed)));
+	if (br.nspeed)
+		json_object_set_new(rec, "speedup", json_real(exp(br.logsum / br.nspeed)));
 write:
-	json_object_set_new(rec, "feedback", json_string(feedback.s));
+	json_object_set_new(rec, "feedback", json_string(br.feedback.s));
 	if (jwrite(o->out, rec) < 0)
 		die(EXIT_RETRY, "cannot write '%s':", o->out);
 	json_decref(rec);
 	json_decref(ver);
-	json_decref(calib);
-	json_decref(baseline);
-	buffree(&feedback);
-	free(so);
-	free(oracle);
+	json_decref(br.calib);
+	json_decref(br.baseline);
+	buffree(&br.feedback);
+	free(br.so);
+	free(br.oracle);
 	taskfree(&t);
 	return 0;
 }

@@ -114,10 +114,14 @@ verdict(struct hres *r, enum status v, const char *fmt, ...)
 	return 1;
 }
 
+/* ours failed, not the candidate: h->err says what; -1 */
 static int
-failed(char *err, size_t cap, const char *fmt, const char *line)
+failed(struct harness *h, const char *fmt, const char *line)
 {
-	snprintf(err, cap, fmt, line);
+	char l[768]; /* the line's start: room for fmt's words in h->err */
+
+	snprintf(l, sizeof l, "%.767s", line);
+	snprintf(h->err, sizeof h->err, fmt, l);
 	return -1;
 }
 
@@ -142,22 +146,22 @@ await(struct harness *h, char *line, size_t lcap, double seconds, const char *du
 
 /* "cuda CODE MESSAGE": the GPU gone (-1) or the candidate's error (1) */
 static int
-cudaerror(const char *line, const char *during, struct hres *r, char *err, size_t cap)
+cudaerror(struct harness *h, const char *line, const char *during, struct hres *r)
 {
 	int code = atoi(line + 5);
 
 	/* cudaErrorNoDevice, DevicesUnavailable, ECCUncorrectable, InitializationError */
 	if (code == 100 || code == 46 || code == 214 || code == 3)
-		return failed(err, cap, "the GPU failed: %s", line);
+		return failed(h, "the GPU failed: %s", line);
 	return verdict(r, ST_CRASH, "The call at %s failed with CUDA error %s.", during, line + 5);
 }
 
 int
-hshm(struct harness *h, const struct task *t, size_t shm, size_t made, char *err, size_t cap)
+hshm(struct harness *h, const struct task *t, size_t shm, size_t made)
 {
 	memset(h, 0, sizeof *h);
 	h->t = t;
-	return childshm(&h->ch, shm, made, err, cap);
+	return childshm(&h->ch, shm, made, h->err, sizeof h->err);
 }
 
 /* ---- Python entry points (src/runtime/pyharness.py) */
@@ -244,12 +248,12 @@ pyspec(const struct harness *h)
 }
 
 int
-hspawn(struct harness *h, const char *harness, const char *so, const char *entry, int device,
-       const char *const *wrapper, const char *extra, int timeout, char *err, size_t cap)
+hspawn(struct harness *h, const struct hlaunch *l)
 {
-	const char *py[10];
+	const char *py[10], *harness = l->harness, *so = l->so, *extra = l->extra;
+	const char *const *wrapper = l->wrapper;
 	char *runner = NULL, *lib = NULL, *spec = NULL, *pyc = NULL;
-	int rc, k = 0;
+	int rc, k = 0, timeout = l->timeout;
 
 	h->timeout = timeout;
 	h->python = hispython(so);
@@ -259,16 +263,16 @@ hspawn(struct harness *h, const char *harness, const char *so, const char *entry
 	if (h->gated && !h->python && extra && !strcmp(extra, HOPEN))
 		extra = "open-gated"; /* harness.c: loads, then waits for hgo */
 	h->wrapped = wrapper != NULL;
-	h->gpu.slot = device;
-	gpudevice(device, h->gpu.device, sizeof h->gpu.device);
+	h->gpu.slot = l->device;
+	gpudevice(l->device, h->gpu.device, sizeof h->gpu.device);
 	if (h->python) {
 		if (wrapper)
-			return failed(err, cap, "a Python entry point has no compute-sanitizer run ('%s')", so);
+			return failed(h, "a Python entry point has no compute-sanitizer run ('%s')", so);
 		if (!pyenv)
-			return failed(err, cap, "'%s' is a Python entry point, and no --gpu-python environment was given", so);
+			return failed(h, "'%s' is a Python entry point, and no --gpu-python environment was given", so);
 		runner = xasprintf("%s/bin/python", pyenv);
 		if (access(runner, X_OK) != 0) {
-			snprintf(err, cap, "the GPU's Python environment '%s' has no bin/python: run ./configure", pyenv);
+			snprintf(h->err, sizeof h->err, "the GPU's Python environment '%s' has no bin/python: run ./configure", pyenv);
 			free(runner);
 			return -1;
 		}
@@ -281,7 +285,7 @@ hspawn(struct harness *h, const char *harness, const char *so, const char *entry
 		pyc = xasprintf("%s/pycache", dir);
 		free(dir);
 		if (!*runner) {
-			snprintf(err, cap, "cannot read the Python harness '%s': run prepare --runtime", path);
+			snprintf(h->err, sizeof h->err, "cannot read the Python harness '%s': run prepare --runtime", path);
 			free(path); free(runner); free(lib); free(pyc);
 			return -1;
 		}
@@ -299,7 +303,8 @@ hspawn(struct harness *h, const char *harness, const char *so, const char *entry
 	}
 	/* the spec's baseline (not a candidate under compute-sanitizer): a uid of its own */
 	h->ch.trusted = h->open && !h->wrapped;
-	rc = childstartwrapped(&h->ch, wrapper, harness, so, entry, device, extra, timeout * 4 + 120, err, cap);
+	rc = childstart(&h->ch, &(struct childprog){ harness, so, l->entry, l->device, wrapper, extra, timeout * 4 + 120 },
+	                h->err, sizeof h->err);
 	h->ch.pycache = NULL;
 	free(runner); free(lib); free(spec); free(pyc);
 	return rc < 0 ? -1 : 0;
@@ -314,7 +319,7 @@ readyline(struct gpuinfo *g, const char *line)
 }
 
 int
-hready(struct harness *h, struct hres *r, char *err, size_t cap)
+hready(struct harness *h, struct hres *r)
 {
 	char line[8192];
 
@@ -322,7 +327,7 @@ hready(struct harness *h, struct hres *r, char *err, size_t cap)
 	if (await(h, line, sizeof line, h->wrapped ? 300 : 120, "loading", r))
 		return 1;
 	if (!strncmp(line, "nodevice", 8))
-		return failed(err, cap, "the GPU is gone: %s", line + 9);
+		return failed(h, "the GPU is gone: %s", line + 9);
 	if (!strncmp(line, "loaderror", 9) || !strncmp(line, "noentry", 7))
 		return verdict(r, ST_LOAD_ERROR, "The shared object could not be loaded: %s", line);
 	if (readyline(&h->gpu, line) < 0)
@@ -347,7 +352,7 @@ hhandover(struct harness *h, int lockfd, double since, char *out, size_t cap)
 
 int
 hadopt(struct harness *h, const struct task *t, const char *so, int timeout, const char *spec, int *lockfd,
-       double *since, char *err, size_t cap)
+       double *since)
 {
 	const char *l2 = strchr(spec, '\n'), *l3 = l2 ? strchr(l2 + 1, '\n') : NULL;
 	char line[1024];
@@ -359,13 +364,13 @@ hadopt(struct harness *h, const struct task *t, const char *so, int timeout, con
 	if (!l3 || (size_t)(l2 - spec) >= sizeof line || sscanf(l2 + 1, "%d %d %d %lf", &h->calls, lockfd, &slot, since) != 4 ||
 	    slot < 0 ||
 	    *lockfd < 3 || fcntl(*lockfd, F_SETFD, FD_CLOEXEC) < 0 || readyline(&h->gpu, l3 + 1) < 0) {
-		snprintf(err, cap, "not a handed-over harness: '%.200s'", spec);
+		snprintf(h->err, sizeof h->err, "not a handed-over harness: '%.200s'", spec);
 		return -1;
 	}
 	h->gpu.slot = slot;
 	gpudevice(slot, h->gpu.device, sizeof h->gpu.device);
 	snprintf(line, sizeof line, "%.*s", (int)(l2 - spec), spec);
-	if ((rc = childadopt(&h->ch, line, err, cap)) != 0)
+	if ((rc = childadopt(&h->ch, line, h->err, sizeof h->err)) != 0)
 		return rc;
 	h->adopted = 1;
 	h->timeout = timeout;
@@ -382,21 +387,20 @@ hgo(struct harness *h)
 }
 
 int
-hstart(struct harness *h, const struct task *t, const char *harness, const char *so, const char *entry, int device,
-       size_t shm, const char *const *wrapper, const char *extra, int timeout, struct hres *r, char *err, size_t cap)
+hstart(struct harness *h, const struct task *t, const struct hlaunch *l, size_t shm, struct hres *r)
 {
 	int rc;
 
 	memset(r, 0, sizeof *r);
-	if (hshm(h, t, shm, shm, err, cap) < 0 || hspawn(h, harness, so, entry, device, wrapper, extra, timeout, err, cap) < 0)
+	if (hshm(h, t, shm, shm) < 0 || hspawn(h, l) < 0)
 		return -1;
-	if ((rc = hready(h, r, err, cap)) == 0)
-		rc = hpin(h, shm, r, err, cap);
+	if ((rc = hready(h, r)) == 0)
+		rc = hpin(h, shm, r);
 	return rc;
 }
 
 int
-hcase(struct harness *h, const struct tcase *c, struct hres *r, char *err, size_t cap)
+hcase(struct harness *h, const struct tcase *c, struct hres *r)
 {
 	const struct task *t = h->t;
 	struct buf b;
@@ -425,7 +429,7 @@ hcase(struct harness *h, const struct tcase *c, struct hres *r, char *err, size_
 	bufprintf(&b, " %d %lld", h->holds, h->open ? -1ll : (long long)hkeep(t, c));
 	if (off > h->ch.shmlen) {
 		buffree(&b);
-		return failed(err, cap, "the shared memory is too small for the outputs at %s", c->label);
+		return failed(h, "the shared memory is too small for the outputs at %s", c->label);
 	}
 	i = childsend(&h->ch, "%s", b.s);
 	buffree(&b);
@@ -437,7 +441,7 @@ hcase(struct harness *h, const struct tcase *c, struct hres *r, char *err, size_
 		               "against the case's room)" : "");
 	if (strncmp(line, "ok ", 3))
 		return strncmp(line, "error", 5) ? verdict(r, ST_SANDBOX, "The harness's reply was tampered with: '%.200s'", line)
-		                                 : failed(err, cap, "the harness rejected a command: %s", line);
+		                                 : failed(h, "the harness rejected a command: %s", line);
 	return 0;
 }
 
@@ -464,7 +468,7 @@ tensorindex(const struct task *t, int k)
 }
 
 int
-hcall(struct harness *h, int group, int noop, const struct runin *in, struct hres *r, char *err, size_t cap)
+hcall(struct harness *h, int group, int noop, const struct runin *in, struct hres *r)
 {
 	const struct task *t = h->t;
 	const struct tcase *c = h->c;
@@ -494,7 +498,7 @@ hcall(struct harness *h, int group, int noop, const struct runin *in, struct hre
 		                                 c->label);
 	r->wall_ms = (now() - t0) * 1e3;
 	if (!strncmp(line, "cuda ", 5))
-		return cudaerror(line, c->label, r, err, cap);
+		return cudaerror(h, line, c->label, r);
 	if (!strncmp(line, "violation ", 10)) {
 		char rule[64] = "?";
 		int off = 0;
@@ -504,7 +508,7 @@ hcall(struct harness *h, int group, int noop, const struct runin *in, struct hre
 		               rule, line + 10 + off);
 	}
 	if (!strncmp(line, "error", 5))
-		return failed(err, cap, "the harness rejected a command: %s", line);
+		return failed(h, "the harness rejected a command: %s", line);
 	if (sscanf(line, "t %lf %lf %llu %31s %d", &r->event_ms, &r->host_ms, &hash, status, &k) < 4 ||
 	    !(r->event_ms >= 0) || !(r->host_ms >= 0))
 		return verdict(r, ST_SANDBOX, "The harness's reply was tampered with: '%.200s'", line);
@@ -522,9 +526,9 @@ hcall(struct harness *h, int group, int noop, const struct runin *in, struct hre
 }
 
 /* a command whose reply is "ok" */
-static int simple(struct harness *h, struct hres *r, char *err, size_t cap, const char *fmt, ...) PRINTF_LIKE(5, 6);
+static int simple(struct harness *h, struct hres *r, const char *fmt, ...) PRINTF_LIKE(3, 4);
 static int
-simple(struct harness *h, struct hres *r, char *err, size_t cap, const char *fmt, ...)
+simple(struct harness *h, struct hres *r, const char *fmt, ...)
 {
 	char line[4096], command[256];
 	va_list ap;
@@ -538,51 +542,51 @@ simple(struct harness *h, struct hres *r, char *err, size_t cap, const char *fmt
 	if (!strcmp(line, "ok"))
 		return 0;
 	if (!strncmp(line, "cuda ", 5))
-		return cudaerror(line, h->c ? h->c->label : "?", r, err, cap);
+		return cudaerror(h, line, h->c ? h->c->label : "?", r);
 	if (!strncmp(line, "error", 5))
-		return failed(err, cap, "the harness rejected a command: %s", line);
+		return failed(h, "the harness rejected a command: %s", line);
 	return verdict(r, ST_SANDBOX, "The harness's reply was not the one expected: '%.200s' (an extra or forged "
 	               "reply)", line);
 }
 
 int
-hfetch(struct harness *h, int group, struct hres *r, char *err, size_t cap)
+hfetch(struct harness *h, int group, struct hres *r)
 {
-	return simple(h, r, err, cap, "fetch %d 0", group);
+	return simple(h, r, "fetch %d 0", group);
 }
 
 int
-hhold(struct harness *h, int group, int slot, struct hres *r, char *err, size_t cap)
+hhold(struct harness *h, int group, int slot, struct hres *r)
 {
-	return simple(h, r, err, cap, "hold %d %d", group, slot);
+	return simple(h, r, "hold %d %d", group, slot);
 }
 
 int
-hfetchhold(struct harness *h, int slot, size_t off, struct hres *r, char *err, size_t cap)
+hfetchhold(struct harness *h, int slot, size_t off, struct hres *r)
 {
-	return simple(h, r, err, cap, "fetchhold %d %lld", slot, (long long)off);
+	return simple(h, r, "fetchhold %d %lld", slot, (long long)off);
 }
 
 int
-hfetchimported(struct harness *h, int slot, size_t off, struct hres *r, char *err, size_t cap)
+hfetchimported(struct harness *h, int slot, size_t off, struct hres *r)
 {
-	return simple(h, r, err, cap, "fetchimported %d %lld", slot, (long long)off);
+	return simple(h, r, "fetchimported %d %lld", slot, (long long)off);
 }
 
 int
-hpin(struct harness *h, size_t len, struct hres *r, char *err, size_t cap)
+hpin(struct harness *h, size_t len, struct hres *r)
 {
-	return simple(h, r, err, cap, "pin %zu", len);
+	return simple(h, r, "pin %zu", len);
 }
 
 int
-hsample(struct harness *h, int arg, size_t off, struct hres *r, char *err, size_t cap)
+hsample(struct harness *h, int arg, size_t off, struct hres *r)
 {
-	return simple(h, r, err, cap, "sample %d %lld %zu", tensornumber(h->t, arg), (long long)comparestep(h->c->numel[arg]), off);
+	return simple(h, r, "sample %d %lld %zu", tensornumber(h->t, arg), (long long)comparestep(h->c->numel[arg]), off);
 }
 
 int
-hexport(struct harness *h, int *fd, size_t *slot, struct hres *r, char *err, size_t cap)
+hexport(struct harness *h, int *fd, size_t *slot, struct hres *r)
 {
 	char line[4096];
 	int n = 0;
@@ -592,9 +596,9 @@ hexport(struct harness *h, int *fd, size_t *slot, struct hres *r, char *err, siz
 	if (childsend(&h->ch, "export") < 0 || await(h, line, sizeof line, 300, h->c ? h->c->label : "?", r))
 		return r->verdict ? 1 : verdict(r, ST_CRASH, "The process running the kernel was gone.");
 	if (!strncmp(line, "cuda ", 5))
-		return cudaerror(line, h->c ? h->c->label : "?", r, err, cap);
+		return cudaerror(h, line, h->c ? h->c->label : "?", r);
 	if (!strncmp(line, "error", 5))
-		return failed(err, cap, "the harness rejected a command: %s", line);
+		return failed(h, "the harness rejected a command: %s", line);
 	if (sscanf(line, "ipc %zu%n", slot, &n) != 1 || line[n])
 		return verdict(r, ST_SANDBOX, "The harness's reply was not the one expected: '%.200s'", line);
 	/* sent before the reply */
@@ -604,17 +608,17 @@ hexport(struct harness *h, int *fd, size_t *slot, struct hres *r, char *err, siz
 }
 
 int
-himport(struct harness *h, int fd, size_t len, struct hres *r, char *err, size_t cap)
+himport(struct harness *h, int fd, size_t len, struct hres *r)
 {
 	memset(r, 0, sizeof *r);
 	if (childsendfd(&h->ch, fd) < 0)
 		return verdict(r, ST_CRASH, "The process running the oracle was gone.");
-	return simple(h, r, err, cap, "import %zu", len);
+	return simple(h, r, "import %zu", len);
 }
 
 int
-hcompare(struct harness *h, int ipc, int arg, size_t off, const struct targ *tols, struct hres *r, int64_t *bad,
-         double *num, double *den, uint64_t *hash, char *err, size_t cap)
+hcompare(struct harness *h, int ipc, int arg, size_t off, const struct targ *tols, struct hres *r,
+         struct hsums *sums)
 {
 	char line[4096];
 	long long b;
@@ -626,20 +630,20 @@ hcompare(struct harness *h, int ipc, int arg, size_t off, const struct targ *tol
 	    await(h, line, sizeof line, 300, h->c ? h->c->label : "?", r))
 		return r->verdict ? 1 : verdict(r, ST_CRASH, "The process running the oracle was gone.");
 	if (!strncmp(line, "cuda ", 5))
-		return cudaerror(line, h->c ? h->c->label : "?", r, err, cap);
+		return cudaerror(h, line, h->c ? h->c->label : "?", r);
 	if (!strncmp(line, "error", 5))
-		return failed(err, cap, "the harness rejected a command: %s", line);
-	if (sscanf(line, "cmp %lld %lf %lf %llu", &b, num, den, &hv) != 4 || b < 0)
+		return failed(h, "the harness rejected a command: %s", line);
+	if (sscanf(line, "cmp %lld %lf %lf %llu", &b, &sums->num, &sums->den, &hv) != 4 || b < 0)
 		return verdict(r, ST_SANDBOX, "The harness's reply was not the one expected: '%.200s'", line);
-	*bad = b;
-	*hash = hv;
+	sums->bad = b;
+	sums->hash = hv;
 	return 0;
 }
 
 int
-hsync(struct harness *h, struct hres *r, char *err, size_t cap)
+hsync(struct harness *h, struct hres *r)
 {
-	return simple(h, r, err, cap, "sync");
+	return simple(h, r, "sync");
 }
 
 void

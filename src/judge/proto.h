@@ -7,7 +7,7 @@
  *
  * Every function returns 0 when the step went well, 1 when the candidate
  * failed it (r->verdict and r->why, a sentence for the teacher, say how),
- * and -1 when the machine or this program did (err says what; the tool
+ * and -1 when the machine or this program did (h->err says what; the tool
  * exits 1 and the edge is retried).
  *
  * Verdicts: timeout, crash, out_of_bounds (a canary after a tensor was
@@ -41,6 +41,7 @@ json_t *gpujson(const struct gpuinfo *g);
 
 struct harness {
 	struct child ch;
+	char err[1024];             /* what failed where a step returned -1 (ours, not the candidate's) */
 	struct gpuinfo gpu;
 	const struct task *t;
 	const struct tcase *c;      /* the case set up */
@@ -110,41 +111,47 @@ int hispython(const char *so);
 	{ "--gpu-python", "DIR", OPT_STR, env, 0, 0, "the GPU's Python environment (torch, triton), for Python entry points" }, \
 	{ "--python-harness", "DIR", OPT_STR, dir, 0, 0, "the Python harness's runtime (default out/runtime/py)" }
 
-/* start HARNESS on SO (entry ENTRY) on device, under wrapper (compute-sanitizer
- * and its options) or not (NULL); extra: HOPEN or NULL. hstart is hshm
- * (the shared memory outputs come back through, the first made bytes of
- * its pages made on all CPUs: do it before taking the GPU; the rest is
- * made as it is first used), hspawn (the process started), hready (its
- * first reply read) and hpin of all of it: between hspawn and hready the
- * caller may do other work while the harness loads. Each harness has
- * shared memory of its own (bench's oracle never shares the candidate's) */
-int hstart(struct harness *h, const struct task *t, const char *harness, const char *so, const char *entry,
-           int device, size_t shm, const char *const *wrapper, const char *extra, int timeout, struct hres *r,
-           char *err, size_t cap);
-int hshm(struct harness *h, const struct task *t, size_t shm, size_t made, char *err, size_t cap);
-int hspawn(struct harness *h, const char *harness, const char *so, const char *entry, int device,
-           const char *const *wrapper, const char *extra, int timeout, char *err, size_t cap);
-int hready(struct harness *h, struct hres *r, char *err, size_t cap);
+/* what to start: HARNESS on SO (entry point ENTRY) on the GPU of slot
+ * DEVICE, under WRAPPER (compute-sanitizer and its options) or not (NULL);
+ * EXTRA: HOPEN, HOPENTF32 or NULL; TIMEOUT: the seconds a step may take */
+struct hlaunch {
+	const char *harness, *so, *entry;
+	int device;
+	const char *const *wrapper;
+	const char *extra;
+	int timeout;
+};
+/* start a harness: hstart is hshm (the shared memory outputs come back
+ * through, SHM bytes, the first made bytes of its pages made on all CPUs:
+ * do it before taking the GPU; the rest is made as it is first used),
+ * hspawn (the process started), hready (its first reply read) and hpin of
+ * all of it: between hspawn and hready the caller may do other work while
+ * the harness loads. Each harness has shared memory of its own (bench's
+ * oracle never shares the candidate's) */
+int hstart(struct harness *h, const struct task *t, const struct hlaunch *l, size_t shm, struct hres *r);
+int hshm(struct harness *h, const struct task *t, size_t shm, size_t made);
+int hspawn(struct harness *h, const struct hlaunch *l);
+int hready(struct harness *h, struct hres *r);
 /* a gated harness may go on (to its CUDA context, then hready's reply);
  * one that is gone already shows it at hready */
 void hgo(struct harness *h);
-int hcase(struct harness *h, const struct tcase *c, struct hres *r, char *err, size_t cap);
-int hcall(struct harness *h, int group, int noop, const struct runin *in, struct hres *r, char *err, size_t cap);
+int hcase(struct harness *h, const struct tcase *c, struct hres *r);
+int hcall(struct harness *h, int group, int noop, const struct runin *in, struct hres *r);
 /* group's outputs into shared memory (at outoff) */
-int hfetch(struct harness *h, int group, struct hres *r, char *err, size_t cap);
-int hhold(struct harness *h, int group, int slot, struct hres *r, char *err, size_t cap);
+int hfetch(struct harness *h, int group, struct hres *r);
+int hhold(struct harness *h, int group, int slot, struct hres *r);
 /* held copy slot into shared memory at off (a multiple of 64) */
-int hfetchhold(struct harness *h, int slot, size_t off, struct hres *r, char *err, size_t cap);
+int hfetchhold(struct harness *h, int slot, size_t off, struct hres *r);
 /* the oracle's copy of the candidate's held slot (himport) into shared memory at off */
-int hfetchimported(struct harness *h, int slot, size_t off, struct hres *r, char *err, size_t cap);
-int hsync(struct harness *h, struct hres *r, char *err, size_t cap);
+int hfetchimported(struct harness *h, int slot, size_t off, struct hres *r);
+int hsync(struct harness *h, struct hres *r);
 /* the shared memory pinned up to len (from where the last pin ended):
  * before the copies to and from it that should run fast */
-int hpin(struct harness *h, size_t len, struct hres *r, char *err, size_t cap);
+int hpin(struct harness *h, size_t len, struct hres *r);
 /* every comparestep-th element of output arg of group 0 (compare.h), to
  * shared memory at off: all the CPUs need of it for comparetolssampled
  * when the device compares it */
-int hsample(struct harness *h, int arg, size_t off, struct hres *r, char *err, size_t cap);
+int hsample(struct harness *h, int arg, size_t off, struct hres *r);
 /* the held copies' device memory, a descriptor for it (*fd, the caller's
  * to close) and the bytes of one slot there, as the harness laid them
  * out; 1 where the device cannot share it or the harness failed
@@ -153,15 +160,21 @@ int hsample(struct harness *h, int arg, size_t off, struct hres *r, char *err, s
  * len bytes of it into its own device memory with himport (1: refused, or
  * the oracle failed; the caller fetches); the caller then ends the
  * candidate's harness */
-int hexport(struct harness *h, int *fd, size_t *slot, struct hres *r, char *err, size_t cap);
-int himport(struct harness *h, int fd, size_t len, struct hres *r, char *err, size_t cap);
+int hexport(struct harness *h, int *fd, size_t *slot, struct hres *r);
+int himport(struct harness *h, int fd, size_t len, struct hres *r);
 /* output arg of group 0 against the bytes at off in shared memory (ipc:
  * in the copies himport made), on the device, by draw.h's element rule with tols' atol and rtol (compare.h's
  * comparetols or comparetolssampled): the wrong elements counted and the sums of squares over
  * the finite pairs, for comparefrom, and those bytes' share of hhash (only
  * trusted code's harness, the oracle's, is asked) */
-int hcompare(struct harness *h, int ipc, int arg, size_t off, const struct targ *tols, struct hres *r, int64_t *bad,
-             double *num, double *den, uint64_t *hash, char *err, size_t cap);
+/* what hcompare's check on the device returns */
+struct hsums {
+	int64_t bad;                /* the wrong elements */
+	double num, den;            /* over the finite pairs: the sums of (got - want)^2 and of want^2 */
+	uint64_t hash;              /* those bytes' share of hhash */
+};
+int hcompare(struct harness *h, int ipc, int arg, size_t off, const struct targ *tols, struct hres *r,
+             struct hsums *sums);
 /*
  * verify --bench hands the candidate's harness, ready, its last call
  * answered, to bench in the same process (exec), with the GPU lease:
@@ -175,11 +188,11 @@ int hcompare(struct harness *h, int ipc, int arg, size_t off, const struct targ 
  * *lockfd the lease (h->gpu.slot its slot), *since when it was handed
  * over (that time counts as the GPU's). 0; 1 when the harness had ended
  * meanwhile (the lease is still the caller's; hstop h, then start one of
- * its own); -1 with err, not a handed-over harness (hstop h too).
+ * its own); -1 with h->err, not a handed-over harness (hstop h too).
  */
 int hhandover(struct harness *h, int lockfd, double since, char *out, size_t cap);
 int hadopt(struct harness *h, const struct task *t, const char *so, int timeout, const char *spec, int *lockfd,
-           double *since, char *err, size_t cap);
+           double *since);
 /* killed, its process group with it, at once (hstop then reaps it): for a
  * candidate's harness whose work is done, so that none of its code runs on
  * while what it gave is judged */

@@ -483,13 +483,14 @@ struct vrun {
 };
 
 /*
- * Every output of a finished call against what was expected: want holds
- * them one after another in the reference's types (WANT_REF) or as the
- * harness lays them out (WANT_DTYPE, from the oracle). 0 when all passed.
+ * Every output of a finished call (in h's shared memory) against what was
+ * expected: want holds them one after another in the reference's types
+ * (WANT_REF) or as the harness lays them out (WANT_DTYPE, from the
+ * oracle). 0 when all passed.
  */
 static int
-checkrun(const struct task *t, struct vrun *v, const unsigned char *got, const size_t *gotoff, const char *want,
-         const size_t *wantoff, int wantas, double scale, const char *against, struct result *res)
+checkrun(const struct task *t, struct vrun *v, const struct harness *h, const char *want, int wantas, double scale,
+         const char *against, struct result *res)
 {
 	const struct tcase *c = v->c;
 	json_t *outs = json_object();
@@ -504,8 +505,8 @@ checkrun(const struct task *t, struct vrun *v, const unsigned char *got, const s
 		if (!isoutput(a))
 			continue;
 		first = json_array();
-		compare(got + gotoff[i], a->dt, want + (wantas == WANT_REF ? roff : wantoff[i]), wantas, c->numel[i], a,
-		        scale, &r);
+		compare(h->ch.shm + h->outoff[i], a->dt, want + (wantas == WANT_REF ? roff : h->outoff[i]), wantas,
+		        c->numel[i], a, scale, &r);
 		roff += (size_t)c->numel[i] * (size_t)refsize(a->dt);
 		for (k = 0; k < r.nfirst; k++) {
 			char at[128];
@@ -591,6 +592,22 @@ struct wants {
 	struct buf *save;
 };
 
+/* one candidate's verification: what candidate() sets up and its runs
+ * share (the judge context) */
+struct judge {
+	const struct opts *o;
+	const struct task *t;
+	const char *harness, *so;   /* the harness program; the candidate (or the baseline) */
+	int device;                 /* the GPU slot leased */
+	struct vrun *v;             /* the runs, nrun of them */
+	int nrun;
+	struct wants w;
+	size_t shm;                 /* the shared memory every run's outputs fit in */
+	struct harness h;
+	struct result res;
+	double startsec;            /* the harness's start, to its first reply */
+};
+
 /* one run's outputs, fetched to h's shared memory, against what wants has
  * for it (a GPU-oracle run without an oracle is not judged here) */
 static void
@@ -609,14 +626,14 @@ judgerun(const struct task *t, struct vrun *v, const struct harness *h,
 			if (v->oracleat < 0 || (size_t)v->oracleat + n > w->oraclelen)
 				die(EXIT_USAGE, "oracle.bin has no outputs for the run at %s: run ninja again (the oracle edge "
 				    "rebuilds it)", v->c->label);
-			checkrun(t, v, h->ch.shm, h->outoff, (const char *)w->oracle + v->oracleat, h->outoff, WANT_DTYPE,
-			         ORACLE_SCALE, ", checked against the spec's baseline on the GPU", res);
+			checkrun(t, v, h, (const char *)w->oracle + v->oracleat, WANT_DTYPE, ORACLE_SCALE,
+			         ", checked against the spec's baseline on the GPU", res);
 		}
 		return;
 	}
 	if (at + refoutbytes(t, v->c) > w->explen)
 		die(EXIT_USAGE, "expected.bin is shorter than expected.json says: run ninja again");
-	checkrun(t, v, h->ch.shm, h->outoff, (const char *)w->exp + at, NULL, WANT_REF, 1, "", res);
+	checkrun(t, v, h, (const char *)w->exp + at, WANT_REF, 1, "", res);
 }
 
 /* the candidate on every run, each judged as it comes, in h (its shared
@@ -625,41 +642,43 @@ judgerun(const struct task *t, struct vrun *v, const struct harness *h,
  * limit covers both, as two harnesses' would: proto.c gives 4 x seconds +
  * 120, so seconds 2 x --timeout + 30) */
 static void
-candidateruns(const struct opts *o, const struct task *t, const char *harness, const char *so, int device,
-              struct vrun *v, int nrun, const struct wants *w, size_t pin, struct harness *h, struct result *res,
-              double *startsec)
+candidateruns(struct judge *j)
 {
+	const struct opts *o = j->o;
+	const struct task *t = j->t;
+	struct harness *h = &j->h;
+	struct result *res = &j->res;
+	struct vrun *v = j->v;
 	struct hres r;
-	char err[1024];
 	double t0 = now();
 	int k;
 
-	if (hspawn(h, harness, so, o->baseline ? "baseline" : t->entry, device, NULL, o->baseline ? HOPEN : NULL,
-	           o->bench ? o->timeout * 2 + 30 : o->timeout, err, sizeof err) < 0)
-		die(EXIT_RETRY, "%s", err);
+	if (hspawn(h, &(struct hlaunch){ j->harness, j->so, o->baseline ? "baseline" : t->entry, j->device, NULL,
+	                                  o->baseline ? HOPEN : NULL, o->bench ? o->timeout * 2 + 30 : o->timeout }) < 0)
+		die(EXIT_RETRY, "%s", h->err);
 	h->timeout = o->timeout;
-	if (stepfailed(hready(h, &r, err, sizeof err), &r, err, res) ||
-	    stepfailed(hpin(h, pin, &r, err, sizeof err), &r, err, res)) /* every run's outputs come back there */
+	if (stepfailed(hready(h, &r), &r, h->err, res) ||
+	    stepfailed(hpin(h, j->shm, &r), &r, h->err, res)) /* every run's outputs come back there */
 		goto stop;
 	json_object_set_new(res->rec, "gpu", gpujson(&h->gpu));
 	json_object_set_new(res->rec, "lockdown", json_string(h->gpu.lockdown));
-	*startsec = now() - t0;
-	for (k = 0; k < nrun && res->verdict == ST_CORRECT; k++) {
+	j->startsec = now() - t0;
+	for (k = 0; k < j->nrun && res->verdict == ST_CORRECT; k++) {
 		double t1 = now();
-		if (v[k].c != h->c && stepfailed(hcase(h, v[k].c, &r, err, sizeof err), &r, err, res))
+		if (v[k].c != h->c && stepfailed(hcase(h, v[k].c, &r), &r, h->err, res))
 			break;
 		res->phase[0] += now() - t1;
 		t1 = now();
-		if (stepfailed(hcall(h, k & 1, 0, &v[k].in, &r, err, sizeof err), &r, err, res))
+		if (stepfailed(hcall(h, k & 1, 0, &v[k].in, &r), &r, h->err, res))
 			break;
 		res->phase[1] += now() - t1;
 		t1 = now();
-		if (stepfailed(hfetch(h, k & 1, &r, err, sizeof err), &r, err, res))
+		if (stepfailed(hfetch(h, k & 1, &r), &r, h->err, res))
 			break;
 		res->phase[2] += now() - t1;
 		t1 = now();
 		json_object_set_new(v[k].rec, "host_ms", json_real(r.host_ms));
-		judgerun(t, &v[k], h, w, res);
+		judgerun(t, &v[k], h, &j->w, res);
 		res->phase[3] += now() - t1;
 	}
 stop:
@@ -672,10 +691,11 @@ stop:
 
 /* compute-sanitizer on the first verify run: memcheck, then racecheck */
 static void
-sanitize(const struct opts *o, const struct task *t, const char *harness, const char *so, int device,
-         struct vrun *v, size_t shm, struct result *res)
+sanitize(struct judge *j)
 {
 	static const char *const tools[] = { "memcheck", "racecheck" };
+	const struct task *t = j->t;
+	struct result *res = &j->res;
 	char *cs = findprog("compute-sanitizer");
 	json_t *san = json_object();
 	size_t ti;
@@ -683,26 +703,26 @@ sanitize(const struct opts *o, const struct task *t, const char *harness, const 
 	json_object_set_new(res->rec, "sanitizer", cs ? san : json_string("not found"));
 	for (ti = 0; cs && ti < 2 && res->verdict == ST_CORRECT; ti++) {
 		const char *w[] = { cs, "--tool", tools[ti], "--error-exitcode", "86", "--print-limit", "5", NULL };
-		char err[1024], out[4096];
+		char out[4096];
 		struct harness h;
 		struct hres r;
-		int st, rc = hstart(&h, t, harness, so, t->entry, device, shm, w, HOPEN, o->timeout * 20 + 60, &r, err,
-		                    sizeof err);
+		int st, rc = hstart(&h, t, &(struct hlaunch){ j->harness, j->so, t->entry, j->device, w, HOPEN,
+		                                                 j->o->timeout * 20 + 60 }, j->shm, &r);
 		if (rc < 0)
-			die(EXIT_RETRY, "%s", err);
+			die(EXIT_RETRY, "%s", h.err);
 		if (rc > 0) {
 			hstop(&h);
 			json_object_set_new(san, tools[ti], json_string("could not start"));
 			continue;
 		}
-		if ((rc = hcase(&h, v[0].c, &r, err, sizeof err)) == 0)
-			rc = hcall(&h, 0, 0, &v[0].in, &r, err, sizeof err);
+		if ((rc = hcase(&h, j->v[0].c, &r)) == 0)
+			rc = hcall(&h, 0, 0, &j->v[0].in, &r);
 		if (rc < 0)
-			die(EXIT_RETRY, "%s", err);
+			die(EXIT_RETRY, "%s", h.err);
 		st = hstop(&h);
 		childoutput(&h.ch, out, sizeof out);
 		if (WIFEXITED(st) && WEXITSTATUS(st) == 86) {
-			verdict(res, ST_MEMCHECK, "compute-sanitizer %s found errors at %s:\n%s\n", tools[ti], v[0].c->label, out);
+			verdict(res, ST_MEMCHECK, "compute-sanitizer %s found errors at %s:\n%s\n", tools[ti], j->v[0].c->label, out);
 			json_object_set_new(san, tools[ti], json_string("errors"));
 		} else if (rc) {
 			json_object_set_new(san, tools[ti], json_sprintf("could not run: %s", r.why));
@@ -874,30 +894,25 @@ candidate(const struct opts *o, const char *taskpath, const char *compilepath, c
           const char *exppath, const char *oraclejson, const char *baselineso)
 {
 	struct task t;
-	struct result res;
-	struct wants w;
-	struct harness h;
+	struct judge j = { .o = o, .t = &t, .harness = harness };
 	struct buf save;
 	char err[1024], spec[4096], *sopath = NULL, *binpath = NULL;
 	json_t *comp, *exp = NULL;
-	struct vrun *v = NULL;
-	int nrun = 0, lockfd = -1, device = 0, k, needoracle = 0, nbench = 0, handing = 0;
-	double t0 = now(), tlock = 0, startsec = 0, since = 0;
-	size_t shm, all;
+	int lockfd = -1, k, needoracle = 0, nbench = 0, handing = 0;
+	double t0 = now(), tlock = 0, since = 0;
+	size_t all;
 
 	if (taskload(taskpath, &t, err, sizeof err) < 0)
 		die(EXIT_USAGE, "%s", err);
-	memset(&res, 0, sizeof res);
-	memset(&w, 0, sizeof w);
-	bufinit(&res.feedback, 1 << 20);
+	bufinit(&j.res.feedback, 1 << 20);
 	bufinit(&save, (size_t)1 << 36);
-	res.rec = json_object();
-	res.verdict = ST_CORRECT;
+	j.res.rec = json_object();
+	j.res.verdict = ST_CORRECT;
 	if (o->baseline) {
 		/* the spec's baseline, as a candidate would be */
 		setstatus(comp = json_object(), STAGE_COMPILE, filesize(baselineso) > 0 ? ST_OK : ST_NOT_BUILT);
 		sopath = xstrdup(baselineso);
-		w.save = &save;
+		j.w.save = &save;
 	} else {
 		comp = jmustload(compilepath);
 		sopath = hcandidate(comp, compilepath);
@@ -908,71 +923,72 @@ candidate(const struct opts *o, const char *taskpath, const char *compilepath, c
 		if (!o->baseline)
 			die(EXIT_USAGE, "%s: its reference was refused, so nothing can be verified: %s", t.id,
 			    jstr(exp, "refused", ""));
-		verdict(&res, ST_NOT_VERIFIED, "the variant's reference was refused: %s", jstr(exp, "refused", ""));
+		verdict(&j.res, ST_NOT_VERIFIED, "the variant's reference was refused: %s", jstr(exp, "refused", ""));
 		goto write;
 	}
-	if (!runnable(comp, &res))
+	if (!runnable(comp, &j.res))
 		goto write;
 	binpath = sibling(exppath, "expected.bin");
-	v = loadruns(&t, exp, res.rec, &nrun);
-	for (k = 0; k < nrun; k++) {
-		needoracle |= v[k].gpu;
-		nbench += v[k].c >= t.bench && v[k].c < t.bench + t.nbench;
+	j.v = loadruns(&t, exp, j.res.rec, &j.nrun);
+	for (k = 0; k < j.nrun; k++) {
+		needoracle |= j.v[k].gpu;
+		nbench += j.v[k].c >= t.bench && j.v[k].c < t.bench + t.nbench;
 	}
-	if (!(w.exp = mapfile(binpath, &w.explen)) && errno != ENODATA)
+	if (!(j.w.exp = mapfile(binpath, &j.w.explen)) && errno != ENODATA)
 		die(errno == ENOENT ? EXIT_USAGE : EXIT_RETRY, "cannot read '%s':", binpath);
 	if (needoracle && !o->baseline)
-		oracleload(oraclejson, v, nrun, &w, &res);
-	benchchecked(o, &w, res.rec, needoracle, nbench);
-	shm = hshmbytes(&t, t.verify, t.nverify);
-	if (hshmbytes(&t, t.bench, t.nbench) > shm)
-		shm = hshmbytes(&t, t.bench, t.nbench);
+		oracleload(oraclejson, j.v, j.nrun, &j.w, &j.res);
+	benchchecked(o, &j.w, j.res.rec, needoracle, nbench);
+	j.shm = hshmbytes(&t, t.verify, t.nverify);
+	if (hshmbytes(&t, t.bench, t.nbench) > j.shm)
+		j.shm = hshmbytes(&t, t.bench, t.nbench);
 	/* with --bench, room for bench's first case too (its pages made as it uses them) */
-	all = o->bench && t.nbench && hbenchshm(&t, &t.bench[0]) > shm ? hbenchshm(&t, &t.bench[0]) : shm;
-	if (hshm(&h, &t, all, shm, err, sizeof err) < 0)
-		die(EXIT_RETRY, "%s", err);
-	if ((lockfd = gpulock(o->lockdir, o->gpus, &device)) < 0)
+	all = o->bench && t.nbench && hbenchshm(&t, &t.bench[0]) > j.shm ? hbenchshm(&t, &t.bench[0]) : j.shm;
+	if (hshm(&j.h, &t, all, j.shm) < 0)
+		die(EXIT_RETRY, "%s", j.h.err);
+	if ((lockfd = gpulock(o->lockdir, o->gpus, &j.device)) < 0)
 		die(EXIT_RETRY, "cannot take a GPU slot in '%s':", o->lockdir);
 	tlock = now();
-	json_object_set_new(res.rec, "isolation", json_string(jailkind()));
-	candidateruns(o, &t, harness, sopath, device, v, nrun, &w, shm, &h, &res, &startsec);
-	handing = o->bench && res.verdict == ST_CORRECT && !o->sanitize;
-	json_object_set_new(res.rec, "start_seconds", json_real(startsec));
-	json_object_set_new(res.rec, "phase_seconds", json_pack("{s:f,s:f,s:f,s:f,s:f}", "cases", res.phase[0], "calls",
-	                    res.phase[1], "fetches", res.phase[2], "comparisons", res.phase[3], "end", res.phase[4]));
-	if (res.verdict == ST_CORRECT && o->sanitize && !hispython(sopath))
-		sanitize(o, &t, harness, sopath, device, v, shm, &res);
+	json_object_set_new(j.res.rec, "isolation", json_string(jailkind()));
+	j.so = sopath;
+	candidateruns(&j);
+	handing = o->bench && j.res.verdict == ST_CORRECT && !o->sanitize;
+	json_object_set_new(j.res.rec, "start_seconds", json_real(j.startsec));
+	json_object_set_new(j.res.rec, "phase_seconds", json_pack("{s:f,s:f,s:f,s:f,s:f}", "cases", j.res.phase[0], "calls",
+	                    j.res.phase[1], "fetches", j.res.phase[2], "comparisons", j.res.phase[3], "end", j.res.phase[4]));
+	if (j.res.verdict == ST_CORRECT && o->sanitize && !hispython(sopath))
+		sanitize(&j);
 	if (handing) { /* before the record is written, so that it says what happened */
 		since = now();
-		if (hhandover(&h, lockfd, since, spec, sizeof spec) == 0) {
-			json_object_set_new(res.rec, "harness", json_string("handed to bench"));
+		if (hhandover(&j.h, lockfd, since, spec, sizeof spec) == 0) {
+			json_object_set_new(j.res.rec, "harness", json_string("handed to bench"));
 		} else {
-			hstop(&h);
+			hstop(&j.h);
 			handing = 0;
 			since = 0;
-			json_object_set_new(res.rec, "harness", json_string("not handed to bench (it had ended, or left a "
+			json_object_set_new(j.res.rec, "harness", json_string("not handed to bench (it had ended, or left a "
 			                    "reply unread): bench starts its own"));
 		}
 	}
 write:
-	finish(o, &res, &save, lockfd, tlock, t0, since);
+	finish(o, &j.res, &save, lockfd, tlock, t0, since);
 	if (lockfd >= 0 && !o->bench)
 		close(lockfd);
-	if (w.exp)
-		munmap((void *)w.exp, w.explen);
-	if (w.oracle)
-		munmap((void *)w.oracle, w.oraclelen);
-	free(v);
-	json_decref(res.rec);
+	if (j.w.exp)
+		munmap((void *)j.w.exp, j.w.explen);
+	if (j.w.oracle)
+		munmap((void *)j.w.oracle, j.w.oraclelen);
+	free(j.v);
+	json_decref(j.res.rec);
 	json_decref(exp);
 	json_decref(comp);
-	buffree(&res.feedback);
+	buffree(&j.res.feedback);
 	buffree(&save);
 	free(sopath);
 	free(binpath);
 	taskfree(&t);
 	if (o->bench)
-		thenbench(o, compilepath, harness, handing ? &h : NULL, spec, lockfd);
+		thenbench(o, compilepath, harness, handing ? &j.h : NULL, spec, lockfd);
 	return 0;
 }
 

@@ -14,10 +14,6 @@
 
 static unsigned long long *scratch; /* one word on the device for hashes and checks */
 static int chosen;                  /* dv_init's device */
-struct cmpsums {
-	unsigned long long bad;
-	double num, den;
-};
 static struct cmpsums *cmpscratch;
 static cudaEvent_t ev0, ev1;
 static int coverblocks, coverthreads; /* the launch cover's grid: every thread slot of every SM */
@@ -379,10 +375,8 @@ dv_check(const void *p, size_t n, int byte, int *bad)
 }
 
 extern "C" int
-dv_compare(const void *got, const void *want, int dt, size_t n, double atol, double rtol, uint64_t *bad, double *num,
-           double *den)
+dv_compare(const void *got, const void *want, int dt, size_t n, double atol, double rtol, struct cmpsums *s)
 {
-	struct cmpsums c;
 	cudaError_t e;
 
 	if ((e = cudaMemset(cmpscratch, 0, sizeof *cmpscratch)) != cudaSuccess)
@@ -390,11 +384,8 @@ dv_compare(const void *got, const void *want, int dt, size_t n, double atol, dou
 	if (n)
 		comparekernel<<<blocksfor(n), 256>>>(got, want, dt, n, atol, rtol, cmpscratch);
 	if ((e = cudaGetLastError()) != cudaSuccess ||
-	    (e = cudaMemcpy(&c, cmpscratch, sizeof c, cudaMemcpyDeviceToHost)) != cudaSuccess)
+	    (e = cudaMemcpy(s, cmpscratch, sizeof *s, cudaMemcpyDeviceToHost)) != cudaSuccess)
 		return (int)e;
-	*bad = c.bad;
-	*num = c.num;
-	*den = c.den;
 	return 0;
 }
 

@@ -679,8 +679,9 @@ docompare(void)
 	char src[8];
 	long long off;
 	int i, ipc;
-	double atol, rtol, num = 0, den = 0;
-	uint64_t bad = 0, h = 0;
+	double atol, rtol;
+	struct cmpsums sums = { 0, 0, 0 };
+	uint64_t h = 0;
 
 	if (fscanf(cmd, "%7s %lld %d %lf %lf", src, &off, &i, &atol, &rtol) != 5 || i < 0 || i >= C.nt ||
 	    C.kind[i] == 0 || off < 0 || (strcmp(src, "shm") && strcmp(src, "ipc"))) {
@@ -694,10 +695,10 @@ docompare(void)
 	}
 	if (fail(ipc ? dv_copy(C.group[1][i], (char *)imported + off, C.bytes[i])
 	             : dv_upload(C.group[1][i], shm + off, C.bytes[i])) ||
-	    fail(dv_compare(C.group[1][i], C.group[0][i], C.dt[i], C.numel[i], atol, rtol, &bad, &num, &den)) ||
+	    fail(dv_compare(C.group[1][i], C.group[0][i], C.dt[i], C.numel[i], atol, rtol, &sums)) ||
 	    fail(dv_hash(C.group[1][i], C.bytes[i], (uint64_t)i, &h)))
 		return;
-	reply("cmp %llu %a %a %llu", (unsigned long long)bad, num, den, (unsigned long long)h);
+	reply("cmp %llu %a %a %llu", sums.bad, sums.num, sums.den, (unsigned long long)h);
 }
 
 static void

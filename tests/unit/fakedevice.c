@@ -111,18 +111,17 @@ dv_gather(void *h, const void *s, size_t elem, size_t count, size_t step)
 int dv_sync(void) { return 0; }
 
 int
-dv_compare(const void *got, const void *want, int dt, size_t n, double atol, double rtol, uint64_t *bad, double *num,
-           double *den)
+dv_compare(const void *got, const void *want, int dt, size_t n, double atol, double rtol, struct cmpsums *s)
 {
-	*bad = 0;
-	*num = *den = 0;
+	s->bad = 0;
+	s->num = s->den = 0;
 	for (size_t i = 0; i < n; i++) {
 		double g = rt_load(got, dt, i), w = rt_load(want, dt, i);
 		if (isfinite(g) && isfinite(w)) {
-			*num += (g - w) * (g - w);
-			*den += w * w;
+			s->num += (g - w) * (g - w);
+			s->den += w * w;
 		}
-		*bad += (uint64_t)rt_elembad(g, w, atol, rtol);
+		s->bad += (unsigned long long)rt_elembad(g, w, atol, rtol);
 	}
 	return 0;
 }

@@ -107,7 +107,7 @@ setup(char **argv)
 static void
 isolation(void)
 {
-	ok(childshm(&c, 4096, 4096, err, sizeof err) == 0 && childstart(&c, fake, fake, "entry", 0, NULL, 20, err, sizeof err) == 0, "child starts: %s", err);
+	ok(childshm(&c, 4096, 4096, err, sizeof err) == 0 && childstart(&c, &(struct childprog){ fake, fake, "entry", 0, NULL, NULL, 20 }, err, sizeof err) == 0, "child starts: %s", err);
 	printf("# isolation: %s\n", jailkind());
 	if (!ok(childread(&c, line, sizeof line, 20) == 0 && !strncmp(line, "ready Fake GPU", 14), "first reply: %s", line)) {
 		char out[4096];
@@ -197,7 +197,7 @@ forkbomb(void)
 static void
 daemons(void)
 {
-	ok(childshm(&c, 4096, 4096, err, sizeof err) == 0 && childstart(&c, fake, fake, "entry", 0, NULL, 20, err, sizeof err) == 0, "again");
+	ok(childshm(&c, 4096, 4096, err, sizeof err) == 0 && childstart(&c, &(struct childprog){ fake, fake, "entry", 0, NULL, NULL, 20 }, err, sizeof err) == 0, "again");
 	childread(&c, line, sizeof line, 20);
 	{
 		/* a process that left the group: gone after the stop all the same
@@ -211,7 +211,7 @@ daemons(void)
 			ok(!named(name), "is gone after the stop too");
 		else
 			printf("ok %d # SKIP not root: no pid namespace without bubblewrap\n", ++tap_count);
-		ok(childshm(&c, 4096, 4096, err, sizeof err) == 0 && childstart(&c, fake, fake, "entry", 0, NULL, 20, err, sizeof err) == 0, "again");
+		ok(childshm(&c, 4096, 4096, err, sizeof err) == 0 && childstart(&c, &(struct childprog){ fake, fake, "entry", 0, NULL, NULL, 20 }, err, sizeof err) == 0, "again");
 		childread(&c, line, sizeof line, 20);
 	}
 }
