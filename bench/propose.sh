@@ -42,7 +42,7 @@ j=$(getconf _NPROCESSORS_ONLN)
 	"$0"/propose-accept -o acc.json --specs specs.again --corpus out/propose/corpus.json @checks.rsp >/dev/null' "$RETORT_BIN"
 /usr/bin/time -f '%e %M' -o gen.time "$RETORT_BIN/gen" --ninja graph.ninja --propose tasks/curriculum.yaml --tasks proposed \
 	--rounds 3 --models models.yaml --provider openai --model served-model >gen.out
-python3 - "$root/tests" "$PLANT" <<'PY'
+python3 - "$root/tests/lib" "$PLANT" <<'PY'
 import glob, json, re, sys
 sys.path.insert(0, sys.argv[1])
 import mock_propose as mp

@@ -152,7 +152,7 @@ test_expect_success 'a killed proposal run resumes: nothing answered is asked ag
 '
 # refs OUT G:SHIFT...: a reference answer, problem G's function off by SHIFT, a ```c block each
 refs() {
-	python3 - "$RETORT_ROOT/tests" "$@" <<-'PY'
+	python3 - "$RETORT_ROOT/tests/lib" "$@" <<-'PY'
 	import sys
 	sys.path.insert(0, sys.argv[1])
 	import mock_propose as mp

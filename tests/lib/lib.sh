@@ -32,6 +32,7 @@ test_expect_success() {
 		fi
 	fi
 	test_count=$((test_count + 1))
+	t0=$(date +%s%N)
 	if (cd "$T" && eval "$2") >"$T/.log" 2>&1; then
 		echo "ok $test_count - $1"
 	else
@@ -39,6 +40,11 @@ test_expect_success() {
 		sed 's/^/#   /' "$T/.log"
 		test_failed=$((test_failed + 1))
 	fi
+	# RETORT_TEST_TIMES=FILE: each case's milliseconds appended to FILE
+	# (script, case, ms, title), to choose what the quick tier leaves out
+	test -z "${RETORT_TEST_TIMES:-}" ||
+		printf '%s\t%d\t%d\t%s\n' "${0##*/}" "$test_count" $((($(date +%s%N) - t0) / 1000000)) "$1" \
+			>>"$RETORT_TEST_TIMES"
 }
 
 test_skip() {
