@@ -306,27 +306,11 @@ setvar(json_t *vars, const char *name, const char *value)
 	json_object_set_new(vars, name, json_string(value ? value : ""));
 }
 
-/* "def NAME(x, y, n)": the Triton entry point, its parameters the task's in order */
-static char *
-pysignature(json_t *task)
-{
-	struct buf b;
-	json_t *a;
-	size_t i;
-
-	bufinit(&b, 1 << 16);
-	bufprintf(&b, "def %s(", jstr(task, "entry", ""));
-	json_array_foreach(json_object_get(task, "args"), i, a)
-		bufprintf(&b, "%s%s", i ? ", " : "", jstr(a, "name", ""));
-	bufputs(&b, ")");
-	return bufdetach(&b);
-}
-
 /* the variables templates may use, from task.json */
 static json_t *
 taskvars(json_t *task, const struct opts *o)
 {
-	json_t *vars = json_object(), *a, *cases;
+	json_t *vars = json_object();
 	struct buf b;
 	size_t i;
 	const char *k;
@@ -343,9 +327,9 @@ taskvars(json_t *task, const struct opts *o)
 	bufreset(&b);
 	setvar(vars, "entry", jstr(task, "entry", ""));
 	if (triton(o)) { /* the Python entry point's */
-		char *sig = pysignature(task);
-		setvar(vars, "signature", sig);
-		free(sig);
+		taskpysignature(task, &b);
+		setvar(vars, "signature", b.s);
+		bufreset(&b);
 	} else {
 		setvar(vars, "signature", jstr(task, "signature", ""));
 	}
@@ -357,45 +341,11 @@ taskvars(json_t *task, const struct opts *o)
 	setvar(vars, python ? "python_reference" : "reference", jstr(task, "reference", ""));
 	setvar(vars, python ? "reference" : "python_reference", "");
 
-	bufputs(&b, "| name | kind | dtype | shape |\n|---|---|---|---|\n");
-	json_array_foreach(json_object_get(task, "args"), i, a) {
-		json_t *sh = json_object_get(a, "shape"), *d;
-		size_t j;
-		bufprintf(&b, "| %s | %s | %s | ", jstr(a, "name", ""), jstr(a, "kind", ""),
-		          jstr(a, "dtype", ""));
-		if (sh) {
-			bufputc(&b, '[');
-			json_array_foreach(sh, j, d)
-				bufprintf(&b, "%s%s", j ? ", " : "", json_string_value(d));
-			bufputc(&b, ']');
-		}
-		bufputs(&b, " |\n");
-	}
+	taskargstable(task, &b);
 	setvar(vars, "args", b.s);
 	bufreset(&b);
 
-	cases = json_object_get(task, "cases");
-	for (i = 0; i < 2; i++) {
-		const char *which = i ? "bench" : "verify";
-		json_t *c;
-		size_t j;
-		bufprintf(&b, "- %s:", i ? "timed at" : "checked at");
-		json_array_foreach(json_object_get(cases, which), j, c) {
-			int first = 1;
-			size_t n;
-			bufputs(&b, j ? ";" : "");
-			json_array_foreach(json_object_get(task, "args"), n, a) { /* in signature order */
-				if (strcmp(jstr(a, "kind", ""), "size"))
-					continue;
-				bufprintf(&b, "%s%s=%" JSON_INTEGER_FORMAT, first ? " " : ", ", jstr(a, "name", ""),
-				          jint(json_object_get(c, "sizes"), jstr(a, "name", ""), 0));
-				first = 0;
-			}
-			if (first)
-				bufputs(&b, " (fixed shapes)");
-		}
-		bufputc(&b, '\n');
-	}
+	tasksizes(task, &b);
 	setvar(vars, "sizes", b.s);
 	bufreset(&b);
 

@@ -96,6 +96,7 @@
 #include "../lib/round.h"
 #include "screen.h"
 #include "../lib/sha.h"
+#include "../lib/tensor.h"
 #include "../lib/util.h"
 
 static const char usage[] =
@@ -632,14 +633,13 @@ tritonresult(const struct opts *o, const char *dir, const char *name, const char
 static int
 writeabi(const char *dir, const struct task *t)
 {
-	json_t *abi = json_pack("{s:s,s:[]}", "entry", t->entry, "args"), *a;
+	json_t *abi = json_pack("{s:s,s:[]}", "entry", t->entry, "args");
 	char *path = xasprintf("%s/abi.json", dir);
-	size_t i;
-	int r;
+	int i, r;
 
-	json_array_foreach(json_object_get(t->json, "args"), i, a)
-		json_array_append_new(json_object_get(abi, "args"), json_pack("{s:s,s:s,s:s}", "name", jstr(a, "name", ""),
-		                      "kind", jstr(a, "kind", ""), "dtype", jstr(a, "dtype", "i32")));
+	for (i = 0; i < t->nargs; i++)
+		json_array_append_new(json_object_get(abi, "args"), json_pack("{s:s,s:s,s:s}", "name", t->args[i].name,
+		                      "kind", argkinds[t->args[i].kind], "dtype", dtinfos[t->args[i].dt].name));
 	r = jwrite(path, abi);
 	json_decref(abi);
 	free(path);

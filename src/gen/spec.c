@@ -490,9 +490,8 @@ argdtype(struct ctx *c, const struct ynode *m, struct arg *a)
 				names[j] = dtinfos[j].name;
 			names[DT_COUNT] = NULL;
 			near = closest(dt, names);
-			snprintf(msg, sizeof msg, "unknown dtype '%s'%s%s%s (known: f64, f32, f16, bf16, "
-			         "f8e4m3, f8e5m2, i8, u8, i16, i32, i64)", dt,
-			         near ? " (did you mean '" : "", near ? near : "", near ? "'?)" : "");
+			snprintf(msg, sizeof msg, "unknown dtype '%s'%s%s%s (known: %s)", dt,
+			         near ? " (did you mean '" : "", near ? near : "", near ? "'?)" : "", dtypenames());
 			verr(c, yget(m, "dtype"), changed, msg);
 		}
 		free(dt);
@@ -1041,7 +1040,6 @@ static json_t *
 tolerances(struct ctx *c)
 {
 	struct ynode *t = yget(c->root, "tolerance");
-	static const char *const tolkeys[] = { "rel_norm", "rtol", "atol", NULL };
 	json_t *out = json_object();
 	size_t i, j;
 
@@ -1056,12 +1054,12 @@ tolerances(struct ctx *c)
 			const char *k = t->kid[i]->s;
 			struct arg *a = findarg(c, k);
 			int istol = 0;
-			for (j = 0; tolkeys[j]; j++)
-				istol |= strcmp(tolkeys[j], k) == 0;
+			for (j = 0; tolnames[j]; j++)
+				istol |= strcmp(tolnames[j], k) == 0;
 			if (istol)
 				continue;
 			if (!a || (a->kind != ARG_OUT && a->kind != ARG_INOUT)) {
-				const char *near = closest(k, tolkeys);
+				const char *near = closest(k, tolnames);
 				err(c, t->kid[i], "unknown key '%s' in tolerance%s%s%s (rel_norm, rtol, atol, or an output's name)",
 				    k, near ? " (did you mean '" : "", near ? near : "", near ? "'?)" : "");
 				continue;
@@ -1070,7 +1068,7 @@ tolerances(struct ctx *c)
 				err(c, t->kid[i + 1], "tolerance for '%s' must be a mapping {rtol: .., atol: ..}", k);
 				continue;
 			}
-			checkkeys(c, t->kid[i + 1], "a tolerance", tolkeys, NULL);
+			checkkeys(c, t->kid[i + 1], "a tolerance", tolnames, NULL);
 		}
 	for (i = 0; i < c->nargs; i++) {
 		struct arg *a = &c->args[i];
@@ -1079,13 +1077,13 @@ tolerances(struct ctx *c)
 
 		if ((a->kind != ARG_OUT && a->kind != ARG_INOUT) || !a->dt)
 			continue;
-		v[0] = a->dt->rel_norm, v[1] = a->dt->rtol, v[2] = a->dt->atol;
 		own = t ? yget(t, a->name) : NULL;
-		for (j = 0; j < 3; j++) {
+		for (j = 0; j < 3; j++) { /* the dtype's default, the spec's, the output's own */
+			v[j] = deftol((int)(a->dt - dtinfos), tolnames[j]);
 			if (t)
-				getnum(c, t, tolkeys[j], 0, 1e6, 0, &v[j]);
+				getnum(c, t, tolnames[j], 0, 1e6, 0, &v[j]);
 			if (own && own->kind == Y_MAP)
-				getnum(c, own, tolkeys[j], 0, 1e6, 0, &v[j]);
+				getnum(c, own, tolnames[j], 0, 1e6, 0, &v[j]);
 		}
 		json_object_set_new(out, a->name, json_pack("{s:f,s:f,s:f}",
 		                    "rel_norm", v[0], "rtol", v[1], "atol", v[2]));

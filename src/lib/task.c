@@ -101,13 +101,26 @@ cases(struct task *t, const char *which, struct tcase **arr, int *n, char *err, 
 int
 taskload(const char *path, struct task *t, char *err, size_t errlen)
 {
+	json_t *j = jload(path, err, errlen);
+	int r;
+
+	memset(t, 0, sizeof *t);
+	if (!j)
+		return -1;
+	r = taskfrom(t, j, path, err, errlen);
+	json_decref(j);
+	return r;
+}
+
+int
+taskfrom(struct task *t, json_t *j, const char *path, char *err, size_t errlen)
+{
 	json_t *a, *tol;
 	size_t i, k;
 	char why[512];
 
 	memset(t, 0, sizeof *t);
-	if (!(t->json = jload(path, err, errlen)))
-		return -1;
+	t->json = json_incref(j);
 	if (jint(t->json, "version", 0) != 1) {
 		snprintf(err, errlen, "%s: not a task.json of version 1 (rerun gen)", path);
 		return -1;
@@ -136,10 +149,11 @@ taskload(const char *path, struct task *t, char *err, size_t errlen)
 		if (!g->ndists)
 			g->dists[g->ndists++] = dtinfos[g->dt].isfloat ? DIST_NORMAL : DIST_RANDINT;
 		g->special = jbool(a, "special", 0);
+		g->shape = json_object_get(a, "shape");
 		d = json_object_get(tol, g->name);
-		g->rel_norm = jnum(d, "rel_norm", dtinfos[g->dt].rel_norm);
-		g->rtol = jnum(d, "rtol", dtinfos[g->dt].rtol);
-		g->atol = jnum(d, "atol", dtinfos[g->dt].atol);
+		g->rel_norm = jnum(d, "rel_norm", deftol(g->dt, "rel_norm"));
+		g->rtol = jnum(d, "rtol", deftol(g->dt, "rtol"));
+		g->atol = jnum(d, "atol", deftol(g->dt, "atol"));
 		t->nargs++;
 	}
 	if (cases(t, "verify", &t->verify, &t->nverify, why, sizeof why) < 0 ||
@@ -311,4 +325,68 @@ taskabi(const struct task *t, struct abiarg *a)
 		a[i].dt = t->args[i].dt;
 	}
 	return (size_t)t->nargs;
+}
+
+/* ---- the task as the teacher is shown it (query-llm's prompts) ---- */
+
+void
+taskpysignature(json_t *task, struct buf *b)
+{
+	json_t *a;
+	size_t i;
+
+	bufprintf(b, "def %s(", jstr(task, "entry", ""));
+	json_array_foreach(json_object_get(task, "args"), i, a)
+		bufprintf(b, "%s%s", i ? ", " : "", jstr(a, "name", ""));
+	bufputs(b, ")");
+}
+
+void
+taskargstable(json_t *task, struct buf *b)
+{
+	json_t *a;
+	size_t i;
+
+	bufputs(b, "| name | kind | dtype | shape |\n|---|---|---|---|\n");
+	json_array_foreach(json_object_get(task, "args"), i, a) {
+		json_t *sh = json_object_get(a, "shape"), *d;
+		size_t j;
+		bufprintf(b, "| %s | %s | %s | ", jstr(a, "name", ""), jstr(a, "kind", ""), jstr(a, "dtype", ""));
+		if (sh) {
+			bufputc(b, '[');
+			json_array_foreach(sh, j, d)
+				bufprintf(b, "%s%s", j ? ", " : "", json_string_value(d));
+			bufputc(b, ']');
+		}
+		bufputs(b, " |\n");
+	}
+}
+
+void
+tasksizes(json_t *task, struct buf *b)
+{
+	json_t *cases = json_object_get(task, "cases"), *a;
+	size_t i;
+
+	for (i = 0; i < 2; i++) {
+		const char *which = i ? "bench" : "verify";
+		json_t *c;
+		size_t j;
+		bufprintf(b, "- %s:", i ? "timed at" : "checked at");
+		json_array_foreach(json_object_get(cases, which), j, c) {
+			int first = 1;
+			size_t n;
+			bufputs(b, j ? ";" : "");
+			json_array_foreach(json_object_get(task, "args"), n, a) { /* in signature order */
+				if (strcmp(jstr(a, "kind", ""), "size"))
+					continue;
+				bufprintf(b, "%s%s=%" JSON_INTEGER_FORMAT, first ? " " : ", ", jstr(a, "name", ""),
+				          jint(json_object_get(c, "sizes"), jstr(a, "name", ""), 0));
+				first = 0;
+			}
+			if (first)
+				bufputs(b, " (fixed shapes)");
+		}
+		bufputc(b, '\n');
+	}
 }

@@ -48,6 +48,7 @@ struct targ {
 	int dt;                      /* tensor.h dtype */
 	int ndists, dists[4], special;
 	double rel_norm, rtol, atol; /* outputs: tolerances */
+	const json_t *shape;         /* tensors: the shape's expressions (task.json's strings), else NULL */
 };
 
 struct tcase {
@@ -73,6 +74,8 @@ struct task {
 
 /* 0, or -1 with "PATH: what is wrong" in err */
 int taskload(const char *path, struct task *t, char *err, size_t errlen);
+/* the same from task.json's object j (t holds a reference; PATH names it in err) */
+int taskfrom(struct task *t, json_t *j, const char *path, char *err, size_t errlen);
 void taskfree(struct task *t);
 /* a case from its task.json object (used for examples too) */
 int caseload(const struct task *t, json_t *c, struct tcase *out, char *err, size_t errlen);
@@ -136,5 +139,15 @@ char *abiincludes(const struct abiarg *a, size_t n);
 void abicall(struct buf *b, const struct abiarg *a, size_t n);
 /* a task's parameters as abiargs (a[] holds MAXARGS) */
 size_t taskabi(const struct task *t, struct abiarg *a);
+
+/* ---- the task as the teacher is shown it (query-llm's prompts), from
+ * task.json's object (a proposal batch's request has no args: empty) ---- */
+
+/* "def NAME(x, y, n)": the Triton entry point, its parameters the task's in order */
+void taskpysignature(json_t *task, struct buf *b);
+/* the args as a Markdown table: name, kind, dtype, shape */
+void taskargstable(json_t *task, struct buf *b);
+/* "- checked at: n=1; n=1000" and "- timed at: ...", a line each */
+void tasksizes(json_t *task, struct buf *b);
 
 #endif

@@ -5,6 +5,7 @@
 
 #include <math.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -38,6 +39,29 @@ dtypefind(const char *name)
 		if (strcmp(dtinfos[i].name, name) == 0)
 			return i;
 	return -1;
+}
+
+const char *
+dtypenames(void)
+{
+	static char list[DT_COUNT * 10];
+	size_t n = 0;
+
+	if (!list[0])
+		for (int i = 0; i < DT_COUNT; i++)
+			n += (size_t)snprintf(list + n, sizeof list - n, "%s%s", i ? ", " : "", dtinfos[i].name);
+	return list;
+}
+
+const char *const tolnames[4] = { "rel_norm", "rtol", "atol", NULL };
+
+double
+deftol(int dt, const char *name)
+{
+	const struct dtinfo *d = &dtinfos[dt];
+
+	return !strcmp(name, "rel_norm") ? d->rel_norm : !strcmp(name, "rtol") ? d->rtol : !strcmp(name, "atol") ? d->atol
+	       : -1;
 }
 
 int

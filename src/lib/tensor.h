@@ -30,6 +30,14 @@ extern const struct dtinfo dtinfos[DT_COUNT];
 
 /* the dtype named name, or -1 */
 int dtypefind(const char *name);
+/* every dtype's name, in the table's order: "f64, f32, ..." */
+const char *dtypenames(void);
+/* the tolerances' names as specs and task.json write them, in dtinfo's
+ * order (rel_norm, rtol, atol), then NULL */
+extern const char *const tolnames[4];
+/* the default tolerance name (of tolnames) for an output of dtype dt: the
+ * one place a default applies; -1 for another name */
+double deftol(int dt, const char *name);
 
 /* element i of buf (of dtype dt) as a double */
 double dtget(const void *buf, int dt, size_t i);

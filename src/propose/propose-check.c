@@ -274,11 +274,11 @@ vendorlinked(const char *vendor, const json_t *libs)
 
 /* the bounded fields, on the parsed text */
 static int
-bounded(struct prop *p, const struct ydoc *doc, const char *text, json_t *task, const char *vendor)
+bounded(struct prop *p, const struct ydoc *doc, const char *text, const struct task *t, const char *vendor)
 {
 	static const char *const overrides[] = { "prompt", "origin", "samples", "rounds", NULL };
 	const char *const *k, *name;
-	json_t *tol, *v, *a, *e;
+	json_t *task = t->json, *tol, *v, *e;
 	size_t i;
 
 	if (rule(p, "no_allow", !yget(doc->root, "allow"), yget(doc->root, "allow") ? "a proposal cannot set "
@@ -289,18 +289,14 @@ bounded(struct prop *p, const struct ydoc *doc, const char *text, json_t *task, 
 	if (rule(p, "no_overrides", !*k, *k ? "a proposal cannot set '%s': the build decides it" : NULL, *k) < 0)
 		return -1;
 	tol = json_object_get(task, "tolerance");
-	json_array_foreach(json_object_get(task, "args"), i, a) {
-		json_t *t = json_object_get(tol, jstr(a, "name", ""));
-		int dt = dtypefind(jstr(a, "dtype", ""));
-		if (!t || dt < 0)
-			continue;
-		json_object_foreach(t, name, v) {
-			double def = !strcmp(name, "rel_norm") ? dtinfos[dt].rel_norm : !strcmp(name, "rtol") ?
-			             dtinfos[dt].rtol : dtinfos[dt].atol;
+	for (int j = 0; j < t->nargs; j++) {
+		const struct targ *a = &t->args[j];
+		json_object_foreach(json_object_get(tol, a->name), name, v) {
+			double def = deftol(a->dt, name);
 			if (json_number_value(v) > def * (1 + 1e-9))
 				return rule(p, "tolerance", 0, "%s of '%s' is %g, looser than the %s default %g: a "
-				            "proposal may tighten tolerances, not loosen them", name, jstr(a, "name", ""),
-				            json_number_value(v), dtinfos[dt].name, def);
+				            "proposal may tighten tolerances, not loosen them", name, a->name,
+				            json_number_value(v), dtinfos[a->dt].name, def);
 		}
 	}
 	json_array_foreach(json_object_get(task, "examples"), i, e)
@@ -447,7 +443,8 @@ canonical(const struct task *t, struct tcase *c)
 	for (i = 0; i < c->nsizes; i++)
 		c->sizes[i] = PROBE_SIZE;
 	for (i = 0; i < t->nargs; i++) {
-		json_t *sh = json_object_get(json_array_get(json_object_get(t->json, "args"), (size_t)i), "shape"), *d;
+		const json_t *sh = t->args[i].shape;
+		json_t *d;
 		size_t j;
 		if (!istensor(&t->args[i]))
 			continue;
@@ -647,17 +644,14 @@ mix(uint64_t x)
  * one of the names: a renamed argument leaves the text's shingles as they
  * were */
 static uint64_t
-wordhash(const char *w, size_t n, json_t *names)
+wordhash(const char *w, size_t n, const struct task *t)
 {
 	uint64_t h = 1469598103934665603ULL;
 	size_t i;
-	json_t *a;
 
-	json_array_foreach(names, i, a) {
-		const char *name = jstr(a, "name", "");
-		if (strlen(name) == n && !strncmp(name, w, n))
+	for (i = 0; i < (size_t)t->nargs; i++)
+		if (strlen(t->args[i].name) == n && !strncmp(t->args[i].name, w, n))
 			return mix(0xa11a5ULL + i);
-	}
 	for (i = 0; i < n; i++)
 		h = (h ^ (unsigned char)tolower((unsigned char)w[i])) * 1099511628211ULL;
 	return h;
@@ -666,11 +660,11 @@ wordhash(const char *w, size_t n, json_t *names)
 /*
  * The MinHash signature of a text (MINHASH_K 32-bit minima, as hex): its
  * words (lowercased letters, digits and _; an argument's name stands for
- * its place among NAMES, the spec's args), in shingles of MINHASH_SHINGLE
+ * its place among t's args), in shingles of MINHASH_SHINGLE
  * words (FNV-1a), each hashed MINHASH_K ways.
  */
 static json_t *
-minhash(const char *text, json_t *names)
+minhash(const char *text, const struct task *t)
 {
 	uint64_t words[MINHASH_SHINGLE] = { 0 }, a[MINHASH_K];
 	uint32_t sig[MINHASH_K];
@@ -689,7 +683,7 @@ minhash(const char *text, json_t *names)
 			break;
 		for (w = p; *p && (isalnum((unsigned char)*p) || *p == '_'); p++)
 			;
-		h = wordhash(w, (size_t)(p - w), names);
+		h = wordhash(w, (size_t)(p - w), t);
 		memmove(words, words + 1, sizeof words - sizeof words[0]);
 		words[MINHASH_SHINGLE - 1] = h;
 		if (++nw < MINHASH_SHINGLE && *p)
@@ -711,13 +705,24 @@ minhash(const char *text, json_t *names)
 
 /* a variant's text for the MinHash: its description and reference */
 static json_t *
-textsig(json_t *v)
+textsig(const struct task *t)
 {
-	char *t = xasprintf("%s\n%s", jstr(v, "description", ""), jstr(v, "reference", ""));
-	json_t *r = minhash(t, json_object_get(v, "args"));
+	char *text = xasprintf("%s\n%s", jstr(t->json, "description", ""), jstr(t->json, "reference", ""));
+	json_t *r = minhash(text, t);
 
-	free(t);
+	free(text);
 	return r;
+}
+
+/* a hand-written spec's first variant (path's, specload's) as a task;
+ * exit 2 when it is none */
+static void
+spectask(const char *path, json_t *v, struct task *t)
+{
+	char err[1024];
+
+	if (taskfrom(t, v, path, err, sizeof err) < 0)
+		die(EXIT_USAGE, "%s", err);
 }
 
 /* ------------------------------------------------------- a proposal */
@@ -788,7 +793,8 @@ checkone(const struct opts *o, const char *text, const char *dir, const char *ve
 	struct prop p = { json_array(), NULL, { 0 } };
 	struct specfile sf = { 0 };
 	struct ydoc doc = { 0 };
-	char *path = xasprintf("%s/spec.yaml", dir), *task = xasprintf("%s/task.json", dir);
+	struct task t = { 0 };
+	char err[1024], *path = xasprintf("%s/spec.yaml", dir), *task = xasprintf("%s/task.json", dir);
 	json_t *rec = json_object(), *v;
 	double cpu = 0;
 
@@ -803,15 +809,19 @@ checkone(const struct opts *o, const char *text, const char *dir, const char *ve
 		rule(&p, "schema", 0, "%s", p.diags.s ? p.diags.s : "no variant");
 		goto done;
 	}
+	if (taskfrom(&t, sf.v[0].json, "the proposal", err, sizeof err) < 0) {
+		rule(&p, "schema", 0, "%s", err);
+		goto done;
+	}
 	rule(&p, "schema", 1, NULL);
 	json_object_set_new(rec, "id", json_string(sf.v[0].spec));
 	json_object_set_new(rec, "id_line", json_integer(sf.idline));
 	json_object_set_new(rec, "id_col", json_integer(sf.idcol));
-	json_object_set_new(rec, "minhash", textsig(sf.v[0].json));
+	json_object_set_new(rec, "minhash", textsig(&t));
 	if (caps(&p, &sf) < 0 || yloadfile(path, &doc) < 0)
 		goto done;
 	v = sf.v[0].json;
-	if (bounded(&p, &doc, text, v, vendor) < 0)
+	if (bounded(&p, &doc, text, &t, vendor) < 0)
 		goto done;
 	if (rule(&p, "reference_c", json_is_string(json_object_get(v, "reference")) &&
 	         !strcmp(jstr(v, "reference_language", "c"), "c"), "a proposal's reference is C: "
@@ -827,6 +837,7 @@ checkone(const struct opts *o, const char *text, const char *dir, const char *ve
 done:
 	if (doc.root)
 		yfree(&doc);
+	taskfree(&t);
 	specfree(&sf); /* filled either way */
 	unpath(p.rules, dir);
 	json_object_set_new(rec, "rules", p.rules);
@@ -940,6 +951,7 @@ corpus(const struct opts *o, char **paths, size_t n)
 		die(EXIT_RETRY, "cannot make a folder for '%s':", o->out);
 	for (i = 0; i < n; i++) {
 		struct specfile sf = { 0 };
+		struct task t;
 		struct prop p = { json_array(), NULL, { 0 } };
 		char *dir = xasprintf("%s/s%zu", work, i), *task = xasprintf("%s/task.json", dir);
 		char *ref = xasprintf("%s/reference", dir);
@@ -951,7 +963,9 @@ corpus(const struct opts *o, char **paths, size_t n)
 		diagreset();
 		if (specload(paths[i], &sf) < 0 || !sf.nv)
 			die(EXIT_USAGE, "%s: not a valid spec:\n%s", paths[i], p.diags.s ? p.diags.s : "");
-		rec = json_pack("{s:s,s:s,s:o}", "id", sf.v[0].spec, "file", paths[i], "minhash", textsig(sf.v[0].json));
+		spectask(paths[i], sf.v[0].json, &t);
+		rec = json_pack("{s:s,s:s,s:o}", "id", sf.v[0].spec, "file", paths[i], "minhash", textsig(&t));
+		taskfree(&t);
 		bufinit(&log, 1 << 17);
 		if (!sf.v[0].pyref && sf.v[0].hasref && (mkdirp(dir) < 0 || jwrite(task, sf.v[0].json) < 0))
 			die(EXIT_RETRY, "cannot write '%s':", task);
