@@ -51,8 +51,26 @@ candidate() {
 expect() { fake_expect runs/$1.$2 "$PYF/$1.py"; }
 
 test_expect_success 'prepare --runtime also gives the runtime as a shared object and pyharness.py beside it' '
-	fake_runtime && test -s out/runtime/py/harness.so && cmp out/runtime/py/harness.py "$RETORT_ROOT/src/runtime/pyharness.py" &&
+	fake_runtime && test -s out/runtime/py/harness.so &&
+	tail -n +4 out/runtime/py/harness.py | cmp - "$RETORT_ROOT/src/runtime/pyharness.py" &&
 	nm -D --defined-only out/runtime/py/harness.so | grep -q " T harnessmain$"
+'
+test_expect_success 'the Python harness reads the dtypes and argument kinds of the C tables, written above it' '
+	fake_runtime && sed -n 2,3p out/runtime/py/harness.py >tables &&
+	grep -q "^DTYPES = {\"f64\": (8, 1), \"f32\": (4, 1), \"f16\": (2, 1), \"bf16\": (2, 1), " tables &&
+	grep -q "^KINDS = {\"in\": 0, \"out\": 1, \"inout\": 2, \"size\": 3, \"scalar\": 4}$" tables &&
+	python3 - out/runtime/py/harness.py <<-\PY
+	import sys
+	text = open(sys.argv[1]).read()
+	scope = {}
+	exec(text[:text.index("INTEGER = ")] + text[text.index("INTEGER = "):].split("\n", 1)[0], scope)
+	want = {"f64": ("<f8", None), "f32": ("<f4", None), "f16": ("<f2", None), "bf16": ("<i2", "bfloat16"),
+	        "f8e4m3": ("|u1", "float8_e4m3fn"), "f8e5m2": ("|u1", "float8_e5m2"), "i8": ("|i1", None),
+	        "u8": ("|u1", None), "i16": ("<i2", None), "i32": ("<i4", None), "i64": ("<i8", None)}
+	assert scope["STORAGE"] == want, scope["STORAGE"]
+	assert scope["INTEGER"] == {"i8", "u8", "i16", "i32", "i64"}, scope["INTEGER"]
+	assert scope["TENSOR"] == {"in": 0, "out": 1, "inout": 2}, scope["TENSOR"]
+	PY
 '
 test_expect_success 'a Python baseline: sound as the oracle, timed like the C one' '
 	pyvariant fakescale && pyvariant fakeheavy &&

@@ -204,6 +204,31 @@ pycache(const struct opts *o, const char *pydir)
 	free(tmp); free(dst); free(py); free(pyc); free(env);
 }
 
+/* the Python harness at TO: the C tables it needs (the dtypes' names,
+ * sizes and whether they are floating; the argument kinds' numbers), then
+ * PY (src/runtime/pyharness.py) */
+static void
+pyharness(const char *py, const char *to)
+{
+	struct buf b;
+	int i;
+
+	bufinit(&b, 1 << 22);
+	bufputs(&b, "# written by prepare --runtime: the C tables (src/lib/tensor.c, task.c), then pyharness.py\n"
+	        "DTYPES = {");
+	for (i = 0; i < DT_COUNT; i++)
+		bufprintf(&b, "%s\"%s\": (%d, %d)", i ? ", " : "", dtinfos[i].name, dtinfos[i].size, dtinfos[i].isfloat);
+	bufputs(&b, "}\nKINDS = {");
+	for (i = 0; i < ARG_KINDS; i++)
+		bufprintf(&b, "%s\"%s\": %d", i ? ", " : "", argkinds[i], i);
+	bufputs(&b, "}\n");
+	if (readfile(py, &b) < 0)
+		die(EXIT_USAGE, "cannot read '%s':", py);
+	if (writefile(to, b.s, b.n) < 0 || chmod(to, 0644) < 0)
+		die(EXIT_RETRY, "cannot write '%s':", to);
+	buffree(&b);
+}
+
 /* the runtime as a shared object, and its Python side, in a folder of
  * their own beside OUT (py/: the sandbox binds it for a Python entry
  * point): src/runtime/pyharness.py loads harness.so and runs the
@@ -230,7 +255,7 @@ pyruntime(const struct opts *o, const char *work, const char *obj)
 	publish(so, to, 0644);
 	free(to);
 	to = xasprintf("%s/harness.py", pydir);
-	publish(py, to, 0644);
+	pyharness(py, to);
 	free(to);
 	if (o->gpupython)
 		pycache(o, pydir);

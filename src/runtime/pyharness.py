@@ -49,12 +49,24 @@ import struct
 import sys
 import traceback
 
-KINDS = {"in": 0, "out": 1, "inout": 2}
-# dtype: (NumPy typestr of the storage, torch dtype name to view it as, or None)
-STORAGE = {"f64": ("<f8", None), "f32": ("<f4", None), "f16": ("<f2", None), "bf16": ("<i2", "bfloat16"),
-           "f8e4m3": ("|u1", "float8_e4m3fn"), "f8e5m2": ("|u1", "float8_e5m2"), "i8": ("|i1", None),
-           "u8": ("|u1", None), "i16": ("<i2", None), "i32": ("<i4", None), "i64": ("<i8", None)}
-INTEGER = {"i8", "u8", "i16", "i32", "i64"}
+# DTYPES (name: (bytes, floating)) and KINDS (name: number) are the C
+# tables', which prepare --runtime writes above this file in harness.py
+TENSOR = {k: KINDS[k] for k in ("in", "out", "inout")}
+# the dtypes torch reads through a view of same-sized integers: (storage, torch dtype)
+VIEWS = {"bf16": ("<i2", "bfloat16"), "f8e4m3": ("|u1", "float8_e4m3fn"), "f8e5m2": ("|u1", "float8_e5m2")}
+
+
+def storage(name):
+    """(NumPy typestr of dtype NAME's storage, torch dtype name to view it as, or None)"""
+    size, floating = DTYPES[name]
+    if name in VIEWS:
+        return VIEWS[name]
+    letter = "f" if floating else "u" if name.startswith("u") else "i"
+    return ("|" if size == 1 else "<") + letter + str(size), None
+
+
+STORAGE = {name: storage(name) for name in DTYPES}
+INTEGER = {name for name, (_, floating) in DTYPES.items() if not floating}
 
 CALL = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(ctypes.c_int64),
                         ctypes.POINTER(ctypes.c_double))
@@ -83,7 +95,7 @@ class Wrap:
         self.args = spec["args"]
         self.fake = spec.get("fake", 0)
         self.dims = {tuple(c["sizes"]): c["dims"] for c in spec["cases"]}
-        self.ntensors = sum(1 for a in self.args if a["kind"] in KINDS)
+        self.ntensors = sum(1 for a in self.args if a["kind"] in TENSOR)
         self.nsizes = sum(1 for a in self.args if a["kind"] == "size")
         self.nscalars = sum(1 for a in self.args if a["kind"] == "scalar")
         self.cache = {}
@@ -120,7 +132,7 @@ class Wrap:
                 raise RuntimeError("the harness called with sizes %s, which no case of the task has" % (sizes,))
             got, it = [], 0
             for a in self.args:
-                if a["kind"] in KINDS:
+                if a["kind"] in TENSOR:
                     got.append(self.tensor(ptrs[it], a["dtype"], dims[it]))
                     it += 1
             self.cache[key] = got
@@ -130,7 +142,7 @@ class Wrap:
         tens = self.tensors(ptrs, sizes)
         out, it, isz, isc = [], 0, 0, 0
         for a in self.args:
-            if a["kind"] in KINDS:
+            if a["kind"] in TENSOR:
                 out.append(tens[it])
                 it += 1
             elif a["kind"] == "size":
@@ -242,7 +254,7 @@ def main():
             r, tens = result.pop() if result else (None, None)
             if r is None:
                 return
-            outs = [t for t, a in zip(tens, [a for a in wrap.args if a["kind"] in KINDS]) if a["kind"] != "in"]
+            outs = [t for t, a in zip(tens, [a for a in wrap.args if a["kind"] in TENSOR]) if a["kind"] != "in"]
             rs = list(r) if isinstance(r, (tuple, list)) else [r]
             if len(rs) != len(outs):
                 raise RuntimeError("the baseline returned %d outputs for %d" % (len(rs), len(outs)))
