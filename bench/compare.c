@@ -7,7 +7,7 @@
  * the loop must leave as they were. Not a timed test: by hand, after ninja,
  *
  *   cc -std=c11 -O2 -D_GNU_SOURCE -ffp-contract=off -o compare-bench \
- *      bench/compare.c out/obj/plain/libretort.a -ljansson -lcrypto -lm -lpthread
+ *      bench/compare.c out/obj/plain/judge.a out/obj/plain/lib.a -ljansson -lcrypto -lm -lpthread
  *   ./compare-bench [N]        (default 2^26)
  */
 #include <stdio.h>

@@ -2,7 +2,7 @@
 # bench/faults.sh - the fault matrix: every fault kind of the mock
 # teacher (tests/lib/mock_llm.py) served to query-llm's first attempt, in four
 # configurations (anthropic and openai-compatible, streamed and plain), and
-# what came of it, next to what README's retry rules say should. Not a timed
+# what came of it, next to what doc/teacher.md's retry rules say should. Not a timed
 # test: run it by hand after `ninja` (about two and a half minutes).
 #
 # usage: bench/faults.sh [KIND...]
@@ -10,7 +10,7 @@
 # A cell is "retried" (a second request answered), "answered" (the first
 # one did: the fault does not apply to that configuration), "fails at once"
 # (exit 1 after one request) or what else happened (exit N, n requests);
-# a cell that is not what README says is marked "MISMATCH", and one where
+# a cell that is not what doc/teacher.md says is marked "MISMATCH", and one where
 # the answer written is not the mock's whole answer or the key shows in
 # stderr, "BAD ANSWER" or "KEY LEAKED". Exits 1 when any cell is marked.
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -27,7 +27,7 @@ atonce=" 503noretry quota credit 401echo 400 401 402 403 404 413 422 "
 start_mock
 one_variant
 
-# expected KIND STREAM: what README's rules say
+# expected KIND STREAM: what doc/teacher.md's rules say
 expected() {
 	case " $kinds_at_once " in *" $1 "*) echo "fails at once"; return;; esac
 	if test "$1" = slow || { test "$2" = False && case "$streamonly" in *" $1 "*) true;; *) false;; esac; }; then

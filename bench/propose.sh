@@ -24,7 +24,7 @@ RETORT_ROOT=$root RETORT_BIN=$root/out/bin
 set -e
 scratch_project "$T/p"
 cd "$T/p"
-cp "$root/README.md" .
+mkdir -p doc && cp "$root/doc/specs.md" doc/
 spec a alpha
 { echo "batch: 20"; echo "rounds: 2"; echo "families:"
   i=0; while test $i -lt "$fams"; do

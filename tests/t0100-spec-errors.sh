@@ -84,7 +84,7 @@ test_expect_success 'a size that is not an integer names the variant' '
 test_expect_success 'a bench case past 4 GiB of tensors is refused, with where the rule is' '
 	cd p && spec bad bad &&
 	sed -i "s/bench: \[{n: 1048576}\]/bench: [{n: 805306368}]/" tasks/bad.yaml &&
-	bad bad "tasks/bad.yaml:[0-9]*:[0-9]*: .*this bench case moves 6 GiB of tensors (at most 4 GiB: README, Task spec reference, sizes)"
+	bad bad "tasks/bad.yaml:[0-9]*:[0-9]*: .*this bench case moves 6 GiB of tensors (at most 4 GiB: doc/specs.md, Task spec reference, sizes)"
 '
 test_expect_success 'several errors are reported at once' '
 	cd p && spec bad bad "shpae: 1
@@ -125,7 +125,7 @@ test_expect_success 'the fuzz findings: each is exit 0 or a file:line:col error,
 '
 if command -v clang >/dev/null 2>&1 && printf 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n) { return 0; }\n' |
 	clang -fsanitize=fuzzer -x c -o "$T/fz-probe" - 2>/dev/null; then
-	test_expect_success 'the fuzz target builds and runs clean over the specs and past findings' '
+	test_expect_success LONG 'the fuzz target builds and runs clean over the specs and past findings' '
 		FUZZ_OUT="$T/fuzz" "$RETORT_ROOT/tests/fuzz/run.sh" --build-only >fz.log 2>&1 || { cat fz.log; exit 1; }
 		grep -q "files found in $T/fuzz/seeds" fz.log && grep -q "^Done [0-9]* runs" fz.log
 	'
@@ -227,7 +227,7 @@ test_expect_success 'the examples check: a reference that builds but disagrees w
 		out/v/bad/reference &&
 	test ! -e ex.json && rm -rf tasks/bad.yaml tasks/replay/bad out/v/bad
 '
-test_expect_success 'a real spec cut short is a spec error, a reference that fails its checks, or loses nothing' '
+test_expect_success LONG 'a real spec cut short is a spec error, a reference that fails its checks, or loses nothing' '
 	cutshort "$RETORT_ROOT/tasks/relu.yaml" && test $((unbuilt + wrong)) -gt 0 && test $errors -gt 0 &&
 	cutshort "$RETORT_ROOT/tasks/softmax.yaml" && test $errors -gt 0
 '

@@ -12,7 +12,7 @@ PLANT=$RETORT_ROOT/tests/lib/propose-plant
 Q="'"
 scratch_project "$T/p"
 cd "$T/p" || exit 1
-cp "$RETORT_ROOT/README.md" .
+mkdir -p doc && cp "$RETORT_ROOT/doc/specs.md" doc/
 spec a alpha
 mkdir -p "$T/answers"
 start_mock --propose-dir "$T/answers"
@@ -97,7 +97,7 @@ test_expect_success 'a text near-duplicate under renamed arguments: caught by it
 	is nacc/report.json "[(x[\"id\"], x[\"duplicates\"], x[\"by\"]) for x in d[\"duplicates\"]]" \
 		"[(${Q}renamed0_ginkgo$Q, ${Q}p0_ginkgo$Q, ${Q}text$Q)]"
 '
-test_expect_success 'a repair round gets the failures (as nvcc errors go back) and its answers are checked again' '
+test_expect_success LONG 'a repair round gets the failures (as nvcc errors go back) and its answers are checked again' '
 	cd p && "$PLANT" r1.md honest:0 no_allow:1 && check r1.md 2 && mv check.json r1.json &&
 	"$PLANT" r2.md honest:1 && python3 -c "import json; json.dump({\"task\": \"propose/t/b0\", \"round\": 2, \"status\": \"answered\",
 \"answer\": {\"text\": open(\"r2.md\").read()}}, open(\"resp.json\", \"w\"))" &&
@@ -137,7 +137,7 @@ test_expect_success 'editing one family re-asks only its batches' '
 	grep "^ASK" ran.log && test "$(asked)" = 5 && ! grep "^ASK out/propose/" ran.log | grep -v -q "propose/other/" &&
 	ninja >n.log && grep -q "no work to do" n.log
 '
-test_expect_success 'a killed proposal run resumes: nothing answered is asked again' '
+test_expect_success LONG 'a killed proposal run resumes: nothing answered is asked again' '
 	cd p && mock reset && curriculum scale:6 other:2 many:6 && rm -f "$T/answers"/* &&
 	rconfigure --provider=openai --model=served-model --propose=tasks/curriculum.yaml --tasks=none-of-them >/dev/null &&
 	mock script "[{\"delay\": 2}, {\"delay\": 2}]" || exit 1
@@ -166,7 +166,7 @@ refs() {
 }
 # refasked: the reference requests the mock teacher has had
 refasked() { mock requests | python3 -c "import json, sys; print(sum('retort-reference' in json.dumps(r['body']) for r in json.load(sys.stdin)))"; }
-test_expect_success 'independent references: a wrong second one settled by a third (2/3), disagreements held back, nothing asked for none' '
+test_expect_success LONG 'independent references: a wrong second one settled by a third (2/3), disagreements held back, nothing asked for none' '
 	cd p && mock reset && rm -f "$T/answers"/* && curriculum refs:4 bad:1 &&
 	"$PLANT" "$T/answers/refs-b0-r1.md" honest:20 honest:21 honest:22 honest:23 &&
 	"$PLANT" "$T/answers/bad-b0-r1.md" no_allow:30 &&
@@ -187,7 +187,7 @@ test_expect_success 'independent references: a wrong second one settled by a thi
 	grep -q "references: \"2/3\"" out/propose/specs/p20_*.yaml && grep -q "references: \"2/2\"" out/propose/specs/p22_*.yaml &&
 	ninja >n.log && grep -q "no work to do" n.log
 '
-test_expect_success '--batch: each stage'"'"'s requests (the rounds, the references) in one batch of the provider'"'"'s, none one by one' '
+test_expect_success LONG '--batch: each stage'"'"'s requests (the rounds, the references) in one batch of the provider'"'"'s, none one by one' '
 	cd p && mock reset && rm -f "$T/answers"/* && curriculum bat:6 &&
 	sed -i "s/^  batch: {.*}/  batch: {poll_s: 0.1, poll_max_s: 0.3, attempts: 3}/" models.yaml &&
 	python3 -c "s = open(\"models.yaml\").read(); open(\"models.yaml\", \"w\").write(s.replace(\"  \\\"*\\\":\", \"  gpt-test:\n    provider: openai\n    max_tokens_field: max_completion_tokens\n    prices: {input: 2, output: 8, cache_write: 0, cache_read: 0.5}\n    batch_prices: {input: 1, output: 4, cache_write: 0, cache_read: 0.25}\n  \\\"*\\\":\", 1))" &&
@@ -223,7 +223,7 @@ assert all(\"vendor routine: cuBLAS cublasSaxpy\" in x for x in v) and not any(\
 p4() { ls out/propose/specs/p4$1_*.yaml | sed 's@.*/@@; s@\.yaml$@@'; }
 # counts CHECKED AGREED DISAGREED REFUSED UNCHECKED: family bl's in out/propose/baselines.json
 counts() { is out/propose/baselines.json "\" \".join(str(d[\"families\"][\"bl\"][k]) for k in (\"checked\", \"agreed\", \"disagreed\", \"refused\", \"unchecked\"))" "$*"; }
-test_expect_success 'a proposal'"'"'s baseline checked against its reference first: unchecked without a GPU, kept; one that disagrees, and one whose reference fails at a bench size, held back, named, counted, out of the kernel graph, the build going on' '
+test_expect_success LONG 'a proposal'"'"'s baseline checked against its reference first: unchecked without a GPU, kept; one that disagrees, and one whose reference fails at a bench size, held back, named, counted, out of the kernel graph, the build going on' '
 	cd p && mock reset && rm -f "$T/answers"/* && curriculum bl:3 &&
 	"$PLANT" "$T/answers/bl-b0-r1.md" baseline:40 wrongbaseline:41 benchcrash:43 &&
 	rconfigure --provider=openai --model=served-model --propose=tasks/curriculum.yaml --rounds=1 --tasks="p4*" \
@@ -248,7 +248,7 @@ feedback=\"y[0] = 0.5 (want 0)\"); json.dump(d, open(p, \"w\"))" out/v/$bad/orac
 	mkdir ds && tar -xzf out/dataset/*.tar.gz -C ds && grep -rq "$good" ds && ! grep -rq "$bad" ds &&
 	ninja >n.log && grep -q "no work to do" n.log
 '
-test_expect_success 'propose-accept --baselines on verify --baseline'"'"'s verdicts (the fake device): a right baseline agrees, a wrong one disagrees' '
+test_expect_success LONG 'propose-accept --baselines on verify --baseline'"'"'s verdicts (the fake device): a right baseline agrees, a wrong one disagrees' '
 	mkdir fk && cd fk && fake_gpu && fake_runtime && fake_variant fakescale fakescale &&
 	sed "s/+ 1.0f/+ 1.5f/" "$FAKE/baseline.c" >wrong.c && d=out/v/fakescale && mkdir w && cp $d/task.json w/ &&
 	cc -shared -fPIC -o w/baseline.so wrong.c &&

@@ -789,7 +789,7 @@ writeninja(const struct opts *o, const struct all *A, const char *path)
 		for (i = j = 0; i < A->nsf; i++) /* the hand-written ones: not those proposals made */
 			if (strncmp(A->sf[i].path, mine, strlen(mine)))
 				corpus[j++] = A->sf[i].path;
-		r = proposeedges(&b, o->propose, o->tasksdir, o->outdir, "README.md", corpus, o->batch);
+		r = proposeedges(&b, o->propose, o->tasksdir, o->outdir, "doc/specs.md", corpus, o->batch);
 		free(corpus);
 		free(mine);
 		if (r < 0) {
@@ -953,7 +953,7 @@ run(const struct opts *o)
 
 	if (o->proposesplit) {
 		free(modelnote);
-		return proposesplit(o->proposesplit, o->tasksdir, o->outdir, "README.md");
+		return proposesplit(o->proposesplit, o->tasksdir, o->outdir, "doc/specs.md");
 	}
 	speckeepjson = o->split != NULL;
 	r = loadall(o, o->split, &A);

@@ -16,7 +16,7 @@
  * --propose-split writes them all, restat: an edited family changes only
  * its own): the prompt templates (propose-system, propose, propose-repair)
  * and their variables: the family, its batch's count and angle, the
- * exemplar specs' text, and the spec format, which is the README's "Task
+ * exemplar specs' text, and the spec format, which is doc/specs.md's "Task
  * spec reference" section itself (one source: the prompt cannot drift
  * from the documentation the parser is held to). Its first line is a
  * marker naming the family, batch, count and the batch's first problem
@@ -33,7 +33,7 @@
 #include "curriculum.h"
 #include "propose.h"
 
-/* the README's "## Task spec reference" section, up to the next "## " heading (malloc'd), or NULL */
+/* doc/specs.md's "## Task spec reference" section, up to the next "## " heading (malloc'd), or NULL */
 static char *
 specformat(const char *readme)
 {
@@ -42,7 +42,7 @@ specformat(const char *readme)
 
 	bufinit(&b, 1 << 22);
 	if (readfile(readme, &b) < 0) {
-		diag(readme, 0, 0, "cannot read the spec format's source (the README)");
+		diag(readme, 0, 0, "cannot read the spec format's source (doc/specs.md)");
 		buffree(&b);
 		return NULL;
 	}

@@ -3,7 +3,7 @@
  * matrix into variants, and each variant resolved into the JSON fragment
  * that every later stage reads (out/v/<id>/task.json).
  *
- * The README's "Task spec reference" documents every key handled here.
+ * doc/specs.md's "Task spec reference" documents every key handled here.
  * Errors are "file:line:col: message"; a value that only goes wrong after
  * a {placeholder} was replaced names the variant too.
  */
@@ -641,7 +641,7 @@ signature(struct ctx *c, const char *entry)
 /* caps on one case: the CPU reference runs the verify sizes; every timed
  * call draws a bench case's inputs anew on the device and the harness
  * hashes its outputs, about 7 ms a GiB of inputs on an H200 beside the
- * kernel's own time, for 33-460 calls (README: Task spec reference, sizes) */
+ * kernel's own time, for 33-460 calls (doc/specs.md: Task spec reference, sizes) */
 static const double MAX_VERIFY_BYTES = 1024.0 * 1024 * 1024;
 static const double MAX_BENCH_BYTES = 4.0 * 1024 * 1024 * 1024;
 
@@ -781,7 +781,7 @@ caseshapes(struct ctx *c, const struct ynode *m, int bench)
 		json_object_set_new(shapes, a->name, dims);
 	}
 	if (total > (bench ? MAX_BENCH_BYTES : MAX_VERIFY_BYTES))
-		err(c, m, "this %s case moves %.3g GiB of tensors (at most %g GiB: README, Task spec reference, sizes)",
+		err(c, m, "this %s case moves %.3g GiB of tensors (at most %g GiB: doc/specs.md, Task spec reference, sizes)",
 		    bench ? "bench" : "verify", total / (1 << 30),
 		    (bench ? MAX_BENCH_BYTES : MAX_VERIFY_BYTES) / (1 << 30));
 	return shapes;

@@ -25,7 +25,7 @@
  *   no_overrides       no `prompt`, `origin`, `samples` or `rounds`: the
  *                      build decides those, not the proposal
  *   tolerance          no tolerance (nor an example's) looser than the
- *                      output dtype's defaults (README: tolerance)
+ *                      output dtype's defaults (doc/specs.md: tolerance)
  *   baseline_libs      a baseline is CUDA C linking only vendor libraries
  *   baseline_vendor    where the family names a vendor routine (the
  *                      curriculum's vendor:, the batch's task.json): a

@@ -24,7 +24,7 @@ if test -n "$(ls -A "$dir" 2>/dev/null)" && ! test -f "$dir/.baseline-gpu"; then
 	exit 2
 fi
 rm -rf "$dir" && mkdir -p "$dir/tasks/prompts" "$dir/answers" && : >"$dir/.baseline-gpu"
-(cd "$root" && tar -cf - configure build.ninja.in models.yaml rules src scripts README.md) | tar -xf - -C "$dir"
+(cd "$root" && tar -cf - configure build.ninja.in models.yaml rules src scripts doc/specs.md) | tar -xf - -C "$dir"
 cp "$root"/tasks/prompts/*.md "$dir/tasks/prompts/" && cp "$root/tasks/axpy.yaml" "$dir/tasks/"
 cd "$dir"
 printf 'batch: 4\nfamilies:\n  - name: gpu\n    covers: Elementwise maps of a vector.\n    count: 4\n    exemplars: [axpy]\n' \
