@@ -65,7 +65,7 @@ test_expect_success 'editing the repair template re-asks the repair rounds alone
 	cat ran.log && grep -q "^ASK out/v/alpha/s0/r2/response.json" ran.log && ! grep "^ASK" ran.log | grep -q "/r1/" &&
 	ninja -d explain >n.log 2>&1 && grep -q "no work to do" n.log
 '
-test_expect_success 'rm -rf out and ninja rebuilds everything' '
+test_expect_success LONG 'rm -rf out and ninja rebuilds everything' '
 	cd p && rm -rf out && ninja >n.log 2>&1 && test -f out/v/alpha/task.json
 '
 # killregen: edit a spec, start ninja, and kill its whole process group

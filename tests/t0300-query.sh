@@ -103,7 +103,8 @@ for case in "529:{\"status\": 529, \"body\": {\"type\": \"error\", \"error\": {\
 	"a truncated stream:{\"truncate\": true}" "an error event after HTTP 200:{\"stream_error\": \"overloaded_error\"}" \
 	"408:{\"status\": 408}" "409:{\"status\": 409}"; do
 	name=${case%%:*} step=${case#*:}
-	test_expect_success "$name is retried, and no half record is written" '
+	long=; case $name in 500|"malformed JSON"|408|409) long=LONG ;; esac # (the quick tier: one of a kind)
+	test_expect_success $long "$name is retried, and no half record is written" '
 		cd p && fresh && mock reset && mock script "[$step]" && q t3.json 2>err && cat err &&
 		test "$(mock count)" = 2 && test "$(field t3.json "d[\"status\"]")" = answered &&
 		grep -q "retrying" err
@@ -127,7 +128,7 @@ for case in "401:{\"status\": 401, \"body\": {\"type\": \"error\", \"error\": {\
 		! ls "$T/cache/llm" 2>/dev/null | grep -q .
 	'
 done
-test_expect_success 'retries stop at retry.attempts' '
+test_expect_success LONG 'retries stop at retry.attempts' '
 	cd p && fresh && mock reset && model anthropic claude-sonnet-5-5 "m[\"retry\"][\"attempts\"] = 3" &&
 	mock script "[{\"status\": 500}, {\"status\": 500}, {\"status\": 500}, {\"status\": 500}]" &&
 	expect_fail 1 "giving up on .alpha. after 3 attempts: HTTP 500" q t6.json &&
@@ -151,7 +152,7 @@ test_expect_success 'budget: requests stop with a clear error once it is reached
 		--cache-dir "$T/cache" --sample 5 --budget 0.01 "$TASK" &&
 	test ! -e b2.json && test "$(mock count)" = 1
 '
-test_expect_success 'limiter: concurrent processes share requests per minute' '
+test_expect_success LONG 'limiter: concurrent processes share requests per minute' '
 	cd p && fresh && mkdir -p "$T/cache" && mock reset && model anthropic claude-sonnet-5-5 "m[\"limits\"] = {\"rpm\": 120, \"tpm\": 0}" &&
 	python3 -c "import json, time; json.dump({\"claude-sonnet-5-5\": {\"t\": time.time(), \"req\": 0, \"tok\": 0}}, open(\"$T/cache/limits.json\", \"w\"))" &&
 	for s in 1 2 3 4; do "$RETORT_BIN/query-llm" -o l$s.json --model-config m.json --prompts tasks/prompts \

@@ -28,7 +28,7 @@ test_expect_success 'editing one spec re-asks only its requests' '
 	ninja >n.log && ran n.log > ran.log && cat ran.log && test "$(mock count)" = 10 &&
 	! grep "^ASK" ran.log | grep -v -q beta
 '
-test_expect_success 'editing the system template re-asks everything; reverting hits the cache' '
+test_expect_success LONG 'editing the system template re-asks everything; reverting hits the cache' '
 	cd p && cp tasks/prompts/system.md sys.bak && echo "Prefer clarity." >> tasks/prompts/system.md &&
 	ninja >/dev/null && test "$(mock count)" = 18 &&
 	cp sys.bak tasks/prompts/system.md && ninja >/dev/null && test "$(mock count)" = 18
@@ -43,7 +43,7 @@ test_expect_success 'offline: a new request is an error naming the task, and the
 	cd p && spec d delta && ! ninja >n.log 2>&1 && cat n.log &&
 	grep -q "offline: no cached response for .delta. sample 0 round 1" n.log && rm tasks/d.yaml && ninja >/dev/null
 '
-test_expect_success 'ninja check rebuilds from the cache when --cache-dir was given relative' '
+test_expect_success LONG 'ninja check rebuilds from the cache when --cache-dir was given relative' '
 	cd p && ./configure --with-tools="$RETORT_BIN" --cache-dir=../cache --all --provider=anthropic \
 		--model=claude-sonnet-5-5 --samples=2 --offline >/dev/null && n=$(mock count) &&
 	env -u ANTHROPIC_API_KEY ninja >/dev/null && { ninja check >c.log 2>&1; r=$?; cat c.log; test $r = 0; } &&
@@ -90,7 +90,7 @@ askall() {
 			--cache-dir "$1/cache" --arch sm_90 --budget 0 --sample 0 --round 1 out/v/$v/task.json || return 1
 	done
 }
-test_expect_success 'tests/lib/mock_fast.py answers as the suite'"'"'s mock: both APIs, streamed and plain' '
+test_expect_success LONG 'tests/lib/mock_fast.py answers as the suite'"'"'s mock: both APIs, streamed and plain' '
 	cd p && same anthropic claude-sonnet-5-5 && same openai served-model &&
 	test -s "$T/same-openai-true/new/alpha.json"
 '
@@ -98,7 +98,7 @@ test_expect_success 'the fake keys are nowhere: build.ninja, config.status, out/
 	cd p && { grep -r -l -e FAKE-KEY build.ninja config.status out "$T/cache"; test $? = 1; } # 1: read, nothing found
 '
 if PY=$("$RETORT_ROOT/tests/lib/pyenv" 2>/dev/null); then
-	test_expect_success 'request bodies are valid under the official OpenAPI specs' '
+	test_expect_success LONG 'request bodies are valid under the official OpenAPI specs' '
 		cd p && mock requests > openai.json && mock reset &&
 		rconfigure --all --provider=anthropic --model=claude-sonnet-4-6 >/dev/null && rm -rf "$T/cache" &&
 		ninja >/dev/null && rconfigure --all --provider=anthropic --model=claude-sonnet-5-5 >/dev/null &&

@@ -82,14 +82,14 @@ test_expect_success 'anthropic: an expired batch is sent again; only answers are
 	test "$(wc -l <"$T/cache/ledger.jsonl")" = 4 && test "$(reserved)" = "{}" &&
 	for f in $R; do test "$(field $f "d[\"status\"]")" = answered || exit 1; done
 '
-test_expect_success 'anthropic: server errors go into a new batch, a client error to the direct path' '
+test_expect_success LONG 'anthropic: server errors go into a new batch, a client error to the direct path' '
 	cd p && fresh && mock reset && mock batch_script "[{\"errors\": {\"overloaded_error\": 1, \"invalid_request_error\": 1}}]" &&
 	rm -rf out && ninja $R >n.log 2>&1 && cat n.log && test "$(creates)" = 2 && test "$(direct)" = 1 &&
 	grep -q "2 answered .*, 1 to ask again, 1 left to the direct path" n.log &&
 	test "$(ledger_lines "\"note\":\"batch:")" = 3 && test "$(wc -l <"$T/cache/ledger.jsonl")" = 4 &&
 	for f in $R; do test "$(field $f "d[\"status\"]")" = answered || exit 1; done
 '
-test_expect_success 'a request failing in every batch is left to the direct path after batch.attempts' '
+test_expect_success LONG 'a request failing in every batch is left to the direct path after batch.attempts' '
 	cd p && fresh && mock reset && mock batch_script "[{\"expire\": true}, {\"expire\": true}, {\"expire\": true}]" &&
 	rm -rf out && ninja $R >n.log 2>&1 && cat n.log && test "$(creates)" = 3 && test "$(direct)" = 4 &&
 	grep -q "4 requests failed in 3 batches: left to the direct path" n.log && test "$(reserved)" = "{}"
@@ -109,7 +109,7 @@ assert r[0][\"headers\"][\"authorization\"] == \"Bearer sk-oai-FAKE-KEY-01234567
 " && for f in $R; do test "$(field $f "\"%s %g\" % (d[\"status\"], round(d[\"cost_usd\"], 6))")" = "answered 0.0017" || exit 1; done &&
 	test "$(reserved)" = "{}"
 '
-test_expect_success 'a ninja killed while it polls resumes the same batch: nothing sent or charged twice' '
+test_expect_success LONG 'a ninja killed while it polls resumes the same batch: nothing sent or charged twice' '
 	cd p && fresh && mock reset && bconf --provider=anthropic --model=claude-sonnet-5-5 &&
 	mock batch_script "[{\"seconds\": 3}]" && rm -rf out &&
 	{ setsid ninja $R >k.log 2>&1 & pid=$!; } && i=0 &&
@@ -123,7 +123,7 @@ test_expect_success 'a ninja killed while it polls resumes the same batch: nothi
 	test "$(ledger_lines "\"note\":\"batch:")" = 4 && ! grep -q unsettled "$T/cache/ledger.jsonl" && test "$(reserved)" = "{}" &&
 	for f in $R; do test "$(field $f "d[\"status\"]")" = answered || exit 1; done
 '
-test_expect_success 'killed while the batch was being sent: found among the provider batches, not sent again' '
+test_expect_success LONG 'killed while the batch was being sent: found among the provider batches, not sent again' '
 	cd p && fresh && mock reset && mock batch_script "[{\"create_delay\": 2}]" && rm -rf out &&
 	{ setsid ninja $R >k.log 2>&1 & pid=$!; } && i=0 &&
 	while test "$(creates)" = 0 && test $i -lt 200; do sleep 0.05; i=$((i + 1)); done && sleep 0.2 &&

@@ -136,7 +136,7 @@ test_expect_success 'a matrix of two reference signatures: the request shows bot
 	test ! -f out/teacherref/specs/k.yaml && "$RETORT_BIN/gen" --list --all > list && ! grep -q kappa list &&
 	ninja >n.log && grep -q "no work to do" n.log
 '
-test_expect_success 'a reference written as a template of {dtype} builds for both signatures: completed, both variants in the kernel graph' '
+test_expect_success LONG 'a reference written as a template of {dtype} builds for both signatures: completed, both variants in the kernel graph' '
 	cd p && mspec m mu && tanswer mu 1 "2 * x[i]" && tanswer mu 2 "x[i] + x[i]" &&
 	ninja >n.log 2>&1; r=$?; tail -3 n.log; test $r = 0 &&
 	is out/teacherref/m/ref2/agree.json "[(p[\"status\"], [s[\"variant\"] for s in p[\"signatures_checked\"]]) for p in d[\"problems\"]]" \
@@ -161,7 +161,7 @@ test_expect_success 'one signature, a template that differs beyond the types: th
 	grep -q "propose-accept: tasks/n.yaml: held back: .*passes its checks for variant .nu.k1., but fails rule .reference_builds. for variant .nu.k2." n.log &&
 	test ! -f out/teacherref/specs/n.yaml && ninja >n.log && grep -q "no work to do" n.log
 '
-test_expect_success 'a killed run resumes: nothing answered is asked again' '
+test_expect_success LONG 'a killed run resumes: nothing answered is asked again' '
 	cd p && mock reset && tspec f phi && answer phi 1 "2 * x[i]" && answer phi 2 "x[i] * 2" &&
 	tspec g chi && answer chi 1 "2 * x[i]" && answer chi 2 "x[i] * 2" &&
 	mock script "[{\"delay\": 2}, {\"delay\": 2}]" || exit 1

@@ -34,7 +34,7 @@ test_expect_success 'prepare --harness: exit 1, and neither the harness nor its 
 	onfull 64K "$RETORT_BIN/prepare" --harness --object rt/harness.o -o full/harness "$TASK" &&
 	test "$(cat rc)" = 1 && test ! -s left
 '
-test_expect_success 'prepare --baseline: exit 1, no empty baseline.so, no "does not build" verdict' '
+test_expect_success LONG 'prepare --baseline: exit 1, no empty baseline.so, no "does not build" verdict' '
 	onfull 16K "$RETORT_BIN/prepare" --baseline -o full/baseline.so relu/v/relu/task.json &&
 	test "$(cat rc)" = 1 && ! grep -q "does not build" err && grep -q "No space left" err && test ! -s left
 '

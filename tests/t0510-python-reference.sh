@@ -65,7 +65,7 @@ test_expect_success 'configure without the environment: a message with the line 
 	test ! -f build.ninja
 '
 
-test_expect_success 'configure with an environment that lacks numpy: the missing package named' '
+test_expect_success LONG 'configure with an environment that lacks numpy: the missing package named' '
 	cd p &&
 	python3 -m venv "$T/bare" &&
 	expect_fail 1 "lacks the Python references. packages: numpy==" rconfigure --tasks=py --python-env="$T/bare"
@@ -126,7 +126,7 @@ test_expect_success 'the same inputs as a C reference: expected.bin byte for byt
 expected() { ninja "out/v/$1/expected.json" >"$1.log" 2>&1; }
 
 # 1.5 + 1e8 - 1e8 is 1.5 in float64, 0 in float
-test_expect_success 'float64 evidence: an example only float64 reproduces passes' '
+test_expect_success LONG 'float64 evidence: an example only float64 reproduces passes' '
 	cd p &&
 	pyspec pyf64 "        y[...] = (x + 1e8) - 1e8" "1, 2" &&
 	rconfigure --tasks=py --python-env="$ENV" >conf.log && expected pyf64 &&
@@ -168,7 +168,7 @@ test_expect_success 'returned outputs: a wrong shape is said' '
 
 # the sandbox: the secret, the checkout and the home are not there; what
 # the reference saw is in its exception
-test_expect_success 'the reference cannot read the secret, the checkout or the home' '
+test_expect_success LONG 'the reference cannot read the secret, the checkout or the home' '
 	cd p &&
 	test -f "$T/cache/secret" &&
 	# an entry of the home outside the interpreter'"'"'s own prefix (which is read-only there)

@@ -90,18 +90,18 @@ test_expect_success 'an honest Python candidate: correct at every size, timed, e
 	test "$(field runs/ok.fakescale/bench.json "d[\"cases\"][0][\"checks\"][\"kept\"]")" -ge 4 &&
 	field runs/ok.fakescale/bench.json "d[\"cases\"][0][\"speedup\"], d[\"cases\"][0][\"speedup_compile\"]"
 '
-test_expect_success 'the bench size only the oracle checks: the Python oracle compares on the device' '
+test_expect_success LONG 'the bench size only the oracle checks: the Python oracle compares on the device' '
 	candidate ok fakeheavy && expect ok fakeheavy &&
 	test "$(field runs/ok.fakeheavy/verify.json "d[\"runs\"][6][\"oracle\"]")" = gpu
 '
-test_expect_success 'the baseline as the oracle runs in full f32 (open), timed in TF32 (open-tf32)' '
+test_expect_success LONG 'the baseline as the oracle runs in full f32 (open), timed in TF32 (open-tf32)' '
 	sed "s/fakeheavy/fakemodes/g" tasks/fakeheavy.yaml | sed "/^baseline:/,\$d" >tasks/fakemodes.yaml &&
 	pyvariant fakemodes baseline-modes.py &&
 	test "$(field out/v/fakemodes/oracle.json "d[\"verdict\"]")" = correct &&
 	candidate ok fakemodes && expect ok fakemodes &&
 	test "$(field runs/ok.fakemodes/bench.json "d[\"cases\"][0][\"checks\"][\"passed\"]")" -ge 1
 '
-test_expect_success 'a Python oracle loads while the candidate'"'"'s calls run (gated), and still checks every kept call' '
+test_expect_success LONG 'a Python oracle loads while the candidate'"'"'s calls run (gated), and still checks every kept call' '
 	sed "s/fakeheavy/fakeslow/g" tasks/fakeheavy.yaml | sed "/^baseline:/,\$d" >tasks/fakeslow.yaml &&
 	pyvariant fakeslow baseline-slow.py &&
 	candidate ok fakeslow && expect ok fakeslow &&
@@ -128,7 +128,7 @@ test_expect_success 'what a candidate leaves behind in a session of its own is e
 	candidate escape fakescale && expect escape fakescale && test "$(sleeping 7391)" = 0
 '
 if test "$(id -u)" = 0; then
-	test_expect_success 'and where no PID namespace ends it (a root jail on a host that refuses one): swept' '
+	test_expect_success LONG 'and where no PID namespace ends it (a root jail on a host that refuses one): swept' '
 		RETORT_NSLEVEL=1 candidate escape fakescale && expect escape fakescale &&
 		field runs/escape.fakescale/verify.json "d[\"isolation\"]" | grep -q "orphans swept" &&
 		test "$(sleeping 7391)" = 0
@@ -143,7 +143,7 @@ done
 test_expect_success 'an exception is the teacher'"'"'s feedback: its traceback' '
 	field runs/raise.fakescale/verify.json "d[\"feedback\"]" | grep -q "ValueError: block size 128 does not divide n"
 '
-test_expect_success 'prepare --runtime --gpu-python: the environment'"'"'s imports compiled for the harness'"'"'s jail, which reads them' '
+test_expect_success LONG 'prepare --runtime --gpu-python: the environment'"'"'s imports compiled for the harness'"'"'s jail, which reads them' '
 	fake_runtime --gpu-python "$ENV" &&
 	pyc=out/runtime/py/pycache &&
 	ls $pyc/venv/lib/python*/site-packages/numpy/__init__.*.pyc &&

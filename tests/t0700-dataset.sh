@@ -113,13 +113,13 @@ test_expect_success 'archives are deterministic: sorted members, fixed owner and
 	test "$(sed -n 1p members | awk "{print \$NF}")" = README.md &&
 	cp out/dataset/SHA256SUMS sums && rm -rf out/dataset && ninja dataset >/dev/null && cmp sums out/dataset/SHA256SUMS
 '
-test_expect_success 'a fresh build from the same cache gives the same bytes' '
+test_expect_success LONG 'a fresh build from the same cache gives the same bytes' '
 	cd "$T" && cp -R p q && cd q && rm -rf out && ninja >/dev/null 2>&1 && cmp ../p/sums out/dataset/SHA256SUMS
 '
-test_expect_success 'ninja check rebuilds from the cache and finds no difference' '
+test_expect_success LONG 'ninja check rebuilds from the cache and finds no difference' '
 	cd p && { ninja check >c.log 2>&1; r=$?; cat c.log; test $r = 0; } && grep -q "the same" c.log
 '
-test_expect_success 'ninja check notices a dataset that differs' '
+test_expect_success LONG 'ninja check notices a dataset that differs' '
 	cd p && sed -i "s/\"outcome\": \"unverified\"/\"outcome\": \"tampered\"/" out/v/alpha/s0/record.json &&
 	ninja dataset >/dev/null && ! ninja check >c.log 2>&1 && grep -q "differ" c.log
 '
@@ -189,7 +189,7 @@ fi
 if PY=$("$RETORT_ROOT/tests/lib/pyenv" 2>/dev/null); then
 	test_expect_success 'Hugging Face datasets loads the extracted shards' '
 		cd p && ninja dataset >/dev/null && rm -rf y && mkdir y && for a in out/dataset/*.tar.gz; do tar xzf $a -C y; done &&
-		HF_DATASETS_OFFLINE=1 HF_HUB_OFFLINE=1 "$PY" - y <<EOF
+		HF_HOME="$T/hf" HF_DATASETS_OFFLINE=1 HF_HUB_OFFLINE=1 "$PY" - y <<EOF
 import json, sys
 from datasets import load_dataset
 ds = load_dataset(sys.argv[1])

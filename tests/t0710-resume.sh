@@ -1,7 +1,7 @@
 #!/bin/sh
 # t0710: resume — SIGKILL ninja at random points (seeded) during a replayed
 # run, rerun it each time, and the final shards match an uninterrupted run
-# byte for byte; no cache entry is left corrupt
+# byte; no cache entry is left corrupt (twelve kills; three in ninja test)
 . "$(dirname "$0")/lib/lib.sh"
 cpu_only "it compares shards byte for byte, and timings vary"
 
@@ -20,9 +20,13 @@ test_expect_success 'an uninterrupted run' '
 	cd p && rconfigure --all --rounds=2 --cache-dir="$T/cache-p" >/dev/null && ninja >/dev/null 2>&1 &&
 	test -s out/dataset/SHA256SUMS
 '
-test_expect_success 'ten runs killed with SIGKILL at random points, each resumed' '
+# twelve kills in the full tier, three in the quick one (tests/README)
+kills=3
+test -z "${RETORT_TEST_LONG:-}" || kills=12
+test_expect_success "runs killed with SIGKILL at random points ($kills), each resumed" '
 	cd q && rconfigure --all --rounds=2 --cache-dir="$T/cache-q" >/dev/null &&
-	python3 "$RETORT_ROOT/tests/lib/killer.py" 20261129 12 | tee k.log && grep -q "kills: 1[0-9]" k.log &&
+	python3 "$RETORT_ROOT/tests/lib/killer.py" 20261129 $kills | tee k.log &&
+	test "$(sed -n "s/^kills: //p" k.log)" -ge $((kills * 5 / 6)) &&
 	ninja >n.log 2>&1 || { cat n.log; false; }
 '
 test_expect_success 'the resumed dataset is byte-identical' '

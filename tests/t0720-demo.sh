@@ -14,13 +14,13 @@ unset ANTHROPIC_API_KEY OPENAI_API_KEY
 gpu=no
 nvidia-smi -L 2>/dev/null | grep -q GPU && gpu=yes
 
-test_expect_success './configure && ninja completes, with no key and no network' '
+test_expect_success LONG './configure && ninja completes, with no key and no network' '
 	cd fresh && ./configure >configure.log && ninja >ninja.log 2>&1 &&
 	grep -q "2 of [0-9]* variants selected" configure.log &&
 	test -s out/dataset/retort-dataset-00000.tar.gz
 '
 
-test_expect_success 'every demo sample has a record; the failures came back repaired' '
+test_expect_success LONG 'every demo sample has a record; the failures came back repaired' '
 	cd fresh && python3 - <<-\PY
 	import json
 	want = {"relu/s0": "no_code", "relu/s1": "screen_failed", "relu/s2": "compile_error"}
@@ -39,7 +39,7 @@ test_expect_success 'every demo sample has a record; the failures came back repa
 '
 
 if [ "$gpu" = no ]; then
-	test_expect_success 'no GPU: the unverified split and the trajectories, no train split' '
+	test_expect_success LONG 'no GPU: the unverified split and the trajectories, no train split' '
 		cd fresh && mkdir x && tar -xzf out/dataset/retort-dataset-00000.tar.gz -C x &&
 		test -s x/data/unverified-00000.jsonl && test -s x/data/trajectories-00000.jsonl &&
 		! ls x/data | grep -q "^train" &&
@@ -50,17 +50,17 @@ if [ "$gpu" = no ]; then
 		done
 	'
 else
-	test_expect_success 'a GPU: correct answers reach the train split' '
+	test_expect_success LONG 'a GPU: correct answers reach the train split' '
 		cd fresh && mkdir x && tar -xzf out/dataset/retort-dataset-00000.tar.gz -C x &&
 		test -s x/data/train-00000.jsonl
 	'
 fi
 
-test_expect_success 'the card says the answers are hand-written demo answers' '
+test_expect_success LONG 'the card says the answers are hand-written demo answers' '
 	cd fresh/x && grep -q "^\*\*Demo data.\*\* No model wrote these answers" README.md
 '
 
-test_expect_success 'a second ninja has nothing to do' '
+test_expect_success LONG 'a second ninja has nothing to do' '
 	cd fresh && ninja -n | grep -q "no work to do"
 '
 test_done

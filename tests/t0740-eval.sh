@@ -145,7 +145,7 @@ test_expect_success 'the report shows both evaluations side by side' '
 	grep -q "<tr><td>extra</td><td>-</td><td>1.0000</td></tr>" r.html
 '
 
-test_expect_success 'the held-out selection is the test split: sha256 of the task id below 0.1' '
+test_expect_success LONG 'the held-out selection is the test split: sha256 of the task id below 0.1' '
 	(cd "$RETORT_ROOT" && "$RETORT_BIN/gen" --list --all --held-out) >held &&
 	(cd "$RETORT_ROOT" && "$RETORT_BIN/gen" --list --all) >all &&
 	test -s held && python3 - <<-\PY

@@ -78,8 +78,10 @@ test_expect_success 'an honest candidate: correct at every size, timed, every ke
 	test "$(field runs/ok.fakeheavy/bench.json \
 		"(lambda p: abs(p[\"excess_ms\"]) <= p[\"noise_ms\"] + 0.3)(d[\"cases\"][0][\"parent_clock\"])")" = True
 '
+# (the full tier's: hang waits out verify's timeout; alternate, late's twin)
 for c in wrong-bench tail late alternate cache scalar modify oob crash hang openfile timer forge; do
-	test_expect_success "$(sed -n 2p "$FAKE/$c.c" | sed 's|^// ||'): caught" "candidate $c fakescale; expect $c fakescale"
+	long=; case $c in hang|alternate) long=LONG ;; esac
+	test_expect_success $long "$(sed -n 2p "$FAKE/$c.c" | sed 's|^// ||'): caught" "candidate $c fakescale; expect $c fakescale"
 done
 test_expect_success 'a candidate cannot shrink the shared memory: it is sealed, and the candidate is timed' '
 	candidate shrink fakescale && expect shrink fakescale &&
@@ -90,7 +92,7 @@ test_expect_success 'an output file the candidate turned into a link is not read
 	field runs/outlink.fakescale/verify.json "d[\"feedback\"]" >feedback &&
 	grep -q "replaced by something not a regular file" feedback && ! grep -q "root:" feedback
 '
-test_expect_success 'verify and bench apart: each its own harness, and the same verdicts' '
+test_expect_success LONG 'verify and bench apart: each its own harness, and the same verdicts' '
 	candidate_apart ok fakeheavy && expect ok fakeheavy &&
 	test "$(field runs/ok.fakeheavy/verify.json "\"harness\" in d")" = False &&
 	test "$(field runs/ok.fakeheavy/bench.json "\"harness\" in d[\"cases\"][0]")" = False &&
@@ -134,7 +136,7 @@ test_expect_success 'a kept call is named in the feedback, with its inputs' '
 test_expect_success 'the lockdown names what it refused' '
 	field runs/openfile.fakescale/verify.json "d[\"feedback\"]" | grep -q "rule lockdown.*openat"
 '
-test_expect_success 'without an oracle the kept calls are not judged, and the record says so' '
+test_expect_success LONG 'without an oracle the kept calls are not judged, and the record says so' '
 	cp out/v/fakeheavy/baseline.json nobase.json && cp out/v/fakeheavy/oracle.json nooracle.json &&
 	python3 -c "import json; d = json.load(open(\"nobase.json\")); d[\"oracle\"] = {\"status\": \"failed\", \"why\": \"test\"}; json.dump(d, open(\"nobase.json\", \"w\"))" &&
 	python3 -c "import json; d = json.load(open(\"nooracle.json\")); d[\"verdict\"] = \"mismatch\"; json.dump(d, open(\"nooracle.json\", \"w\"))" &&

@@ -114,7 +114,7 @@ test_expect_success 'the slots stand for the devices CUDA_VISIBLE_DEVICES gave t
 	for k in 1 2 3; do lease runs/cvd$k/verify.json; done | sort -u >got && cat got &&
 	test "$(tr "\n" " " <got)" = "0 5 GPU-fake-5 1 7 GPU-fake-7 "
 '
-test_expect_success 'a verify killed with its lease held frees it: the one waiting for it goes on' '
+test_expect_success LONG 'a verify killed with its lease held frees it: the one waiting for it goes on' '
 	{ (vrun hang runs/killed --gpus 1) & } && killed=$! && until_harnesses 1 &&
 	{ (vslow runs/waiter --gpus 1) & } && waiter=$! && sleep 1 &&
 	test "$(harnesses)" = 0 && test ! -e runs/waiter/verify.json &&
@@ -127,7 +127,7 @@ test_expect_success 'RETORT_GPU_LEASE=step (a Slurm step): the GPU is the step'"
 	kill -0 $holder && kill $holder && wait && test $rc = 0 &&
 	test "$(lease runs/step/verify.json)" = "0 3 GPU-fake-3"
 '
-test_expect_success 'the calibration measures each GPU alone; bench uses the figures of the GPU it ran on' '
+test_expect_success LONG 'the calibration measures each GPU alone; bench uses the figures of the GPU it ran on' '
 	cat >fakecal <<-\EOF &&
 	#!/bin/sh
 	d=$CUDA_VISIBLE_DEVICES

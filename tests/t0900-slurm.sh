@@ -108,7 +108,7 @@ project() {
 export XDG_CACHE_HOME="$T/xdg"
 unset ANTHROPIC_API_KEY OPENAI_API_KEY CUDA_VISIBLE_DEVICES SLURM_JOB_ID
 
-test_expect_success 'the demo, run here: the shards to compare with' '
+test_expect_success LONG 'the demo, run here: the shards to compare with' '
 	project local && cd local && rconfigure >log && ninja >ninja.log 2>&1 && test -s out/dataset/SHA256SUMS
 '
 
@@ -160,7 +160,7 @@ steps() {
 	test "$(sort -u stepids | wc -l)" = "$(wc -l <gpuedges)" &&
 	echo "$(wc -l <gpuedges) GPU edges, each a step of job $J"
 }
-test_expect_success 'slurmd killed during the run: the steps it could not start are exit 1, nothing recorded' '
+test_expect_success LONG 'slurmd killed during the run: the steps it could not start are exit 1, nothing recorded' '
 	cd slurm && { ninja >ninja.log 2>&1 & } && n=$! &&
 	until_ok sh -c "find out -name \"*.step\" | grep -q ." && kill -KILL $slurmd_pid &&
 	{ wait $n; test $? != 0; } &&
@@ -169,10 +169,10 @@ test_expect_success 'slurmd killed during the run: the steps it could not start 
 	while read -r o; do test -z "$o" || test ! -e "$o" || { echo "written: $o"; exit 1; }; done <failed
 '
 slurmd_up
-test_expect_success 'slurmd back: the next ninja finishes; every GPU edge ran as a step of the allocation' '
+test_expect_success LONG 'slurmd back: the next ninja finishes; every GPU edge ran as a step of the allocation' '
 	until_ok srun --jobid=$J --ntasks=1 --exact --quiet true && cd slurm && ninja >ninja2.log 2>&1 && steps
 '
-test_expect_success 'the shards are byte-identical to the local run'"'"'s' '
+test_expect_success LONG 'the shards are byte-identical to the local run'"'"'s' '
 	cd slurm && ls out/dataset >list && test -s list && (cd ../local && ls out/dataset) | cmp - list &&
 	while read -r f; do cmp out/dataset/$f ../local/out/dataset/$f || exit 1; done <list
 '
