@@ -1,49 +1,12 @@
 /*
  * batch.h - a round's requests through the providers' batch APIs
- * (Anthropic Message Batches, the OpenAI Batch API), at batch prices,
- * for query-llm --batch.
- *
- * The protocol, as kept in the cache dir (CACHE/batch/):
- *
- *   ID.jsonl   the batch's requests, one line each: key, task, sample,
- *              round, canon (the canonical request the cache entry keeps)
- *              and body (what is sent); written before anything is sent
- *   ID.json    the batch's record, rewritten at every step: state, owner
- *              (PID@HOST:NS), provider, model, attempt, keys, worst-case $
- *              (reserve_usd), the provider's batch id (api_id) and its
- *              counts as last polled
- *   batch.lock held while batches are claimed: a key already in a batch
- *              not yet taken in is never sent again, it is waited for
- *   ID.lock    held while a batch's results are taken in, and while a
- *              poller saves the counts it saw (never into a record that
- *              is gone); the file stays after the record
- *
- * States: new (written, not sent) -> submitting (being sent) -> submitted
- * (the provider has it: api_id) -> removed, once its results are taken in
- * (cached, charged). A batch the provider refused whole is removed too
- * (its keys go to the direct path).
- * A record whose owner is gone is taken over by whoever sees it: a new one
- * is sent; a submitting one is looked for among the provider's batches
- * (OpenAI: by the metadata retort_batch = ID; Anthropic: a batch of the
- * same size created since, that no record claims) and adopted when found,
- * sent again only when the provider has no such batch; a submitted one is
- * polled. So a killed ninja resumes polling the batch it paid for.
- *
- * Money: each record opens a charge "batch:ID" in budget.json at its worst
- * case at batch prices before it is sent (with --budget, only as many
- * requests go into a batch as the budget leaves room for); the charge
- * stays open, counted against the budget, until the results are in; then
- * every answered request gets its ledger line (note "batch:ID", at the
- * batch_prices of out/model.json) and the charge is settled at their sum.
- * Lines already in the ledger for that batch are not written twice.
- *
- * Results fill the response cache under the same keys as single requests
- * (a later run without batches hits them). Expired, canceled and
- * server-side errored requests, and any a batch did not answer, go into a
- * new batch, up to batch.attempts batches each; requests the provider
- * refused for the client's fault (invalid_request_error, 4xx) and those
- * past the attempts are left to the round's query edges, which ask them
- * one by one at the standard price and report the provider's message.
+ * (Anthropic Message Batches, the OpenAI Batch API), for query-llm
+ * --batch. It owns the batch records in CACHE/batch/: each batch is
+ * written down and its worst case charged at batch prices before it is
+ * sent, so that a killed run resumes the batch it paid for and never
+ * sends it twice. Answers fill the response cache under the single
+ * requests' keys; what a batch cannot answer is left to the query edges.
+ * doc/teacher.md (Batches) gives the records, their states and the money.
  */
 #ifndef RETORT_BATCH_H
 #define RETORT_BATCH_H

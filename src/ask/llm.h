@@ -3,8 +3,8 @@
  * the configured model, HTTP through libcurl, answers parsed from the
  * providers' messages, key redaction, the response cache, and the money
  * kept in the cache dir (the limiter, the ledger, the budget and its
- * reservations). The manual of each is in query-llm.c's header comment;
- * the batch protocols are in batch.h.
+ * reservations). doc/teacher.md describes each; batch.h owns the
+ * batch APIs.
  */
 #ifndef RETORT_LLM_H
 #define RETORT_LLM_H

@@ -1,142 +1,42 @@
 /*
- * query-llm - ask the teacher model for one round of one sample
+ * NAME
+ *     query-llm - ask the teacher model for one round of one sample
  *
- * usage: query-llm [options] -o RESPONSE TASK_JSON [PREVIOUS_ROUND_FILES...]
- *        query-llm [options] --batch STATE @RESPONSES
- *        query-llm [options] --distill SKILL_MD -o RESPONSE RECORD_JSON... (or @LISTFILE)
- *        query-llm --report OUT_DIR [--log FILE] [--cache-dir DIR]
+ * SYNOPSIS
+ *     query-llm [options] -o RESPONSE TASK_JSON [PREVIOUS_ROUND_FILES...]
+ *     query-llm [options] --batch STATE @RESPONSES
+ *     query-llm [options] --distill SKILL_MD -o RESPONSE RECORD_JSON... (or @LISTFILE)
+ *     query-llm --report OUT_DIR [--log FILE] [--cache-dir DIR]
  *
- * Renders the request for one graph edge (task variant, sample, round) from
- * the variant's task.json and the prompt templates; from round 2 on, from
- * the previous round's conversation (its response.json) and a feedback
- * message built from its verdicts (compile.json, verify.json, bench.json,
- * whichever are given). Then answers it from the response cache, or asks
- * the model and caches the answer, and writes RESPONSE.
+ * DESCRIPTION
+ *     Renders one edge's request (variant, sample, round) from TASK_JSON
+ *     and the prompt templates. From round 2 it adds the previous round's
+ *     conversation and a feedback message built from its verdicts. The
+ *     inputs are told apart by file name. A proposal batch's TASK_JSON
+ *     names its own templates and variables.
+ *     The answer comes from the response cache, or from the model, and is
+ *     then cached. The cache key is the sha256 of the canonical request,
+ *     never a key or a base URL. RESPONSE holds the conversation so far,
+ *     this round's answer, usage and $.
+ *     Every request is reserved at its worst case in the cache dir's
+ *     budget before it is sent, and settled in the ledger. Keys are read
+ *     only from the environment and redacted from everything written.
+ *     --batch sends a round's cache misses through the provider's batch
+ *     API (batch.h). --distill asks for a skill from the train records.
+ *     --report prints tokens and $ by model (ninja cost).
  *
- * Inputs are told apart by file name: task.json, response.json,
- * compile.json, verify.json, bench.json, check.json.
+ * FILES
+ *     CACHE (--cache-dir): llm/ (the responses), ledger.jsonl, budget.json,
+ *     limits.json, locks/, warm/, batch/; --log FILE (out/llm.log).
  *
- * A proposal batch's request (src/gen/propose.c: task.json with "kind":
- * "proposal") names its templates ("system", "prompt", "repair") and
- * brings its variables ("vars"); its round 2 on feeds back the previous
- * round's check.json (propose-check: its "feedback", and "finished" when
- * nothing is left to repair). A request with "nothing": true (a
- * reference request no problem needed) asks nothing: its response says
- * done.
+ * EXIT STATUS
+ *     0 written; 1 the model could not be asked (network, limits, budget,
+ *     an offline cache miss, a refused request): nothing written; 2 bad
+ *     usage or input (a replay answer not UTF-8, --budget for a model
+ *     without prices, --batch for one with prices but no batch_prices).
  *
- * --lang triton asks for a Triton candidate (lib/round.h): the templates
- * are PROMPTS/triton's, {{signature}} is the Python entry point's ("def
- * NAME(x, y, n)"), the canonical request (the key) gets "lang": "triton"
- * (a CUDA request's has no lang, as before there were languages) and
- * RESPONSE says "lang": "triton". Replay answers (provider replay) are
- * DIR/<variant>/s<sample>-r<round>.md in --replay-dir, a Triton sample's
- * DIR/<variant>/triton/s<sample>-r<round>.md; one that starts with a "<think>" line has a reasoning
- * part up to a "</think>" line: the answer's reasoning, as a real
- * teacher's thinking. --budget USD refuses requests that could take the
- * ledger's total past USD (0: no limit; spending is recorded anyway); a
- * model without prices cannot have one (exit 2). --log FILE gets one JSON
- * line per edge run: hit or miss, tokens, $ (out/llm.log). --skill FILE
- * (an evaluation's, lib/skill.h) puts the skill's guide after the system
- * prompt, under "# A skill for these tasks": the request, and so its cache
- * key, changes with it.
- *
- * --distill SKILL_MD (ninja skill) asks the teacher for a skill: the
- * records of the train split among RECORDS (lib/schema.h's intrain, at the
- * default held-out fraction; a held-out task's never), sorted by id, each
- * shown as what its rounds came to (verdicts, speedup, the feedback sent)
- * and its final kernel, up to SKILL_TRAJECTORIES_MAX bytes in all, go into
- * the template skill.md, after the system prompt. The request is cached,
- * budgeted and logged like any other (task "skill"; provider replay reads
- * REPLAY_DIR/skill/s0-r1.md). RESPONSE is the response file; SKILL_MD the
- * answer, after the sources line that names the records' tasks
- * (lib/skill.h). No train record among them is bad input (exit 2).
- *
- * --report DIR prints tokens and $ by model for every response under DIR
- * ("price unknown" for a model without prices), calls paid (batches among
- * them) vs cached from --log, and with --cache-dir the batches not yet
- * taken in: done/total, failed, age, worst case.
- *
- * --batch STATE is a round's batch edge: RESPONSES (a file of paths,
- * out/v/VARIANT/sS/rR/response.json, a Triton sample's
- * out/v/VARIANT/triton/sS/rR/response.json: the outputs of the round's request
- * edges; every input is one) name the requests; each is rendered as its
- * edge will render it, and those the cache lacks go through the
- * provider's batch API (src/ask/batch.h: the protocol, the limits, what
- * is asked again), waited for with a progress line at every look, and
- * their answers cached; STATE gets the counts and the provider's batch
- * ids. The model must be anthropic or openai, and have batch_prices when
- * it has prices (exit 2); its answers are costed at them. With --offline
- * nothing is sent: a miss is exit 1.
- *
- * The options are the table in main() (lib/opts.h), which --help prints.
- *
- * Environment: ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL, OPENAI_API_KEY,
- * OPENAI_BASE_URL (as the official SDKs read them). Keys are read only
- * here and sent only in request headers: never written anywhere. The
- * keys' values (8 bytes or more) are redacted from everything written
- * (response, cache, log, ledger), and from every message also anything
- * shaped like a key (sk-..., the token after "Bearer "), as a server may
- * echo the key in its error message.
- *
- * The cache key is sha256 of the canonical request: API family, model,
- * every sampling parameter, the rendered system prompt and messages, and
- * the sample index; never a key or base URL. A hit makes no request. A
- * miss is asked under the key's lock (CACHE/locks/XX/KEY.lock): processes
- * asking the same request at once pay once, the others wait and find the
- * answer cached.
- *
- * Prompt cache: Anthropic requests mark three cache_control breakpoints
- * (the system prompt, the first user message, the last message; never in
- * the key), and the first request of a prefix (the system prompt and the
- * task) goes alone until its answer begins, its siblings waiting up to the
- * model's cache_warm_s (CACHE/warm/), so that they read what it wrote.
- *
- * Retries: HTTP 408, 409, 429, 5xx (529 too), connection errors, timeouts,
- * malformed bodies, an answer without a stop reason (stop_reason,
- * finish_reason), broken or truncated streams, and a stream's error event
- * of the server's kind (overloaded, api_error, server_error, rate limits,
- * timeouts: any but the client's). A stream is broken by a data line that
- * is not JSON (cut, or not UTF-8); its keep-alives are comments, events
- * without data and pings. It is whole with Anthropic's stop_reason and
- * message_stop, or an OpenAI-compatible finish_reason followed by [DONE]
- * or the usage chunk. Honours retry-after-ms, retry-after (seconds or HTTP
- * date) and x-should-retry; otherwise exponential backoff with jitter,
- * within the model's retry.attempts and retry.max_wait_s. Fails at once,
- * with the provider's message, on 400, 401, 402, 403, 404, 413, 422,
- * exhausted quota or credit, and a client-side error event (invalid
- * request, authentication, permission, not found, quota).
- *
- * Money: every request to the network first opens a charge at its worst
- * case (about 3.5 bytes a token in, max_tokens out) in CACHE/budget.json,
- * with or without --budget, and settles it with the real cost in
- * CACHE/ledger.jsonl. Attempts that were served (2xx) but unusable are
- * charged an estimate (their input, and output by the bytes received; note
- * "estimated"). A charge left open by a process that is gone (killed with
- * the request in flight: the provider may have served it) is charged at
- * its worst case by the next query-llm to use the ledger (note
- * "unsettled"): the ledger may count high, never low. Both files are
- * whole across any kill, not fsync'd (lib/llm.c's struct charge: a crash
- * of the machine may set them back by seconds). A model config
- * without "prices" (an id not in models.yaml) has unknown prices: its
- * costs are written null, and --report says "price unknown".
- *
- * Output (RESPONSE): task, sample, round, status (answered, refused,
- * truncated, or done when an earlier round already finished the sample),
- * provider, model, key, the conversation so far (system, messages) and
- * this round's answer (text, reasoning, blocks, stop_reason), usage,
- * cost_usd, latency_s, request_id.
- *
- * Batches (--batch) are charged as src/ask/batch.h says: a charge
- * batch:ID at the batch's worst case at batch prices, open until its
- * results are in (counted against --budget meanwhile; never charged as
- * "unsettled", as its poller settles it), then a ledger line per answer
- * (note "batch:ID") and llm.log lines with source "batch".
- *
- * Exit: 0 written; 1 the model could not be asked (network, limits,
- * budget, an offline cache miss, a refused request): nothing written, the
- * edge stays dirty; 2 bad usage or input (a replay answer that is not
- * UTF-8, --budget for a model without prices, --batch for a model with
- * prices but no batch_prices).
+ * SEE ALSO
+ *     doc/teacher.md
  */
 #include <ctype.h>
 #include <errno.h>

@@ -1,82 +1,42 @@
 /*
- * compile - from a teacher's answer to a built candidate
+ * NAME
+ *     compile - from a teacher's answer to a built candidate
  *
- * usage: compile [options] -o COMPILE_JSON TASK_JSON RESPONSE_JSON
- *        compile --screen FILE.cu --entry NAME [options]
- *        compile --object FILE.so [options]
- *        compile --lang triton [options] -o COMPILE_JSON TASK_JSON RESPONSE_JSON
+ * SYNOPSIS
+ *     compile [options] -o COMPILE_JSON TASK_JSON RESPONSE_JSON
+ *     compile --screen FILE.cu --entry NAME [options]
+ *     compile --object FILE.so [options]
+ *     compile --lang triton [options] -o COMPILE_JSON TASK_JSON RESPONSE_JSON
  *
- * Takes the CUDA source out of the answer (fenced code blocks: the last
- * one that defines the entry point, else the last C/CUDA one; which block
- * and why is recorded), appends the task's signature (so that nvcc refuses
- * a definition whose parameter types differ), then, in a build folder of
- * its own and with nvcc in the sandbox (src/build/nvcc.h):
- *   1. builds it into a shared object the harness loads, keeping the
- *      build's intermediate files (nvcc is jailed, and a build the screen
- *      refuses is thrown away, never loaded);
- *   2. runs the static screen (src/build/screen.h) over the source as
- *      the build preprocessed it for the device and for the host (what
- *      cicc and cudafe++ read), or, when the build failed, as two
- *      preprocessing runs apart preprocess it;
- *   3. judges the built object (src/build/artifact.h): its imports,
- *      libraries, exports, load-time code and system calls.
- * Writes COMPILE_JSON and, next to it, cand.so (empty when there is no
- * built candidate). Every failure of the candidate is a recorded status,
- * exit 0:
- *   no_code         no usable code block (the reason says why)
- *   screen_failed   the screen or the object check refused it (violations,
- *                   each named by rule, with stage "source" or "object")
- *   compile_error   nvcc failed, preprocessing or building (trimmed
- *                   diagnostics, paths relative)
- *   timeout         nvcc ran past --time-limit
- *   ok              built: resources per kernel from ptxas
- *   done            the response was a "done" round: nothing to build
+ * DESCRIPTION
+ *     Takes the CUDA source out of the answer's fenced code blocks and
+ *     appends the task's signature, so that nvcc refuses a definition
+ *     whose parameter types differ. In a build folder of its own, with
+ *     nvcc in the sandbox, it builds the source into a shared object,
+ *     runs the static screen over the source as the build preprocessed
+ *     it, and judges the built object. A build the screen refuses is
+ *     thrown away, never loaded.
+ *     Every failure of the candidate is a status in COMPILE_JSON, exit 0:
+ *     no_code, screen_failed, compile_error, timeout; else ok, with each
+ *     kernel's resources. Beside it goes cand.so, empty when nothing was
+ *     built. Results are cached in the cache dir's build cache.
+ *     --lang triton screens a Triton candidate with tritonscreen.py and
+ *     compiles its kernels ahead of time with tritonaot.py, both in the
+ *     sandbox; cand.py goes beside COMPILE_JSON.
+ *     --screen and --object print the screen's or the object check's
+ *     violations of one file, for the test corpora.
  *
- * Results are cached by sha256 of (source, flags, nvcc version, arch, the
- * task's allow list, the checks' version) in CACHE/build: an identical
- * candidate is never preprocessed, screened, built or judged twice.
+ * FILES
+ *     COMPILE_JSON (compile.json), cand.so or cand.py beside it;
+ *     CACHE/build/, the build cache.
  *
- * --screen prints the screen's violations of one file (as JSON), which it
- * builds as a candidate is built (so that the screen reads what it reads
- * there): the screen corpus in tests/screen runs through it. --object prints the
- * object check's of a built shared object (t0400 builds its cases).
+ * EXIT STATUS
+ *     0 written, whatever became of the candidate; 1 cannot run nvcc or
+ *     Python, nvcc failed on a full disk, or cannot write: no cand.so and
+ *     no new COMPILE_JSON is left; 2 bad usage or input.
  *
- * --no-screen skips the screen and the object check: the GPU test suite
- * uses it to show what the sandbox, the harness and verify catch on their
- * own. The options are the table in main() (lib/opts.h), which --help
- * prints.
- *
- * --lang triton: a Triton candidate (lib/round.h). The source is the
- * answer's last ```python block that defines `def ENTRY(` at its first
- * column (else the last Python block); in a build folder of its own, in
- * the sandbox, with the Triton environment of --triton-env read-only at
- * /venv and the trusted scripts of --runtime copied in:
- *   1. tritonscreen.py reads it with Python's ast (never running it): a
- *      syntax error is compile_error, its named rules' violations
- *      screen_failed (stage "source"), and it lists the entry's launches;
- *   2. tritonaot.py loads the screened module (imports, definitions and
- *      constants only; torch a stand-in) and compiles each launched kernel
- *      with triton.compile for GPUTarget("cuda", ARCH, 32), no GPU needed,
- *      the signature from the launch (pointer types from the task's
- *      dtypes, i32/i64 sizes, fp32 scalars, constexpr values from the
- *      launch or each autotuning config).
- * COMPILE_JSON then has "lang": "triton", triton_version, arch,
- * "resources" per compiled kernel (ptxas -v's registers, stack and
- * spills; Triton's shared memory; num_warps, num_stages, config,
- * seconds), "jit": the kernels that cannot be compiled ahead of time
- * and why (a constexpr computed at launch, such as
- * triton.next_power_of_2(cols); a triton.heuristics value; an argument
- * of a type the screen cannot tell): the runtime compiles those on the
- * GPU host. A kernel that fails is compile_error with Triton's message
- * (its source excerpt kept, the build folder's paths cut, 6000 bytes at
- * most). Beside COMPILE_JSON goes cand.py instead of cand.so: the
- * screened source, which the GPU host's runtime loads (empty unless ok).
- * Triton builds are not cached (about a second each).
- *
- * Exit: 0 written (whatever became of the candidate); 1 cannot run nvcc (or Python),
- * nvcc failed on a full disk (util nospace: that is no compile_error), or
- * cannot write, and then neither cand.so nor a new COMPILE_JSON is left;
- * 2 bad usage or input.
+ * SEE ALSO
+ *     doc/verification.md, doc/triton.md
  */
 #include <ctype.h>
 #include <errno.h>

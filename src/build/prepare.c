@@ -1,59 +1,42 @@
 /*
- * prepare - the programs each task variant needs, built once per variant
- * (and the harness's runtime, once per build)
+ * NAME
+ *     prepare - build the programs that run and judge a variant's candidates
  *
- * usage: prepare --runtime [options] -o OBJECT
- *        prepare --harness [options] -o BINARY TASK_JSON
- *        prepare --refrunner [options] -o OBJECT
- *        prepare --reference [options] [--runner OBJECT] -o BINARY TASK_JSON
- *        prepare --baseline [options] -o BASELINE_SO TASK_JSON
+ * SYNOPSIS
+ *     prepare --runtime [options] -o OBJECT
+ *     prepare --harness [options] -o BINARY TASK_JSON
+ *     prepare --refrunner [options] -o OBJECT
+ *     prepare --reference [options] [--runner OBJECT] -o BINARY TASK_JSON
+ *     prepare --baseline [options] -o BASELINE_SO TASK_JSON
  *
- * --runtime links the harness's fixed parts into one relocatable OBJECT:
- * src/runtime/harness.c (the protocol), lockdown.c (seccomp), guard.c
- * (the interposed runtime calls; OBJECT.list, written beside it, lists
- * them for the linker to export), device.cu (nvcc, -fmad=false: draw.h
- * rounds as the CPU does) and src/lib/tensor.c. With --fake FILE.c the
- * device and the guard are FILE.c instead, on the CPU (the test suite's
- * harness; OBJECT.fake marks it). Beside OBJECT, py/ holds the Python
- * harness's side (harness.so, harness.py) and, with --gpu-python DIR,
- * py/pycache: the bytecode of what that harness imports, made in a jail
- * like its own (see pycache()).
+ * DESCRIPTION
+ *     --runtime links the harness's fixed parts (src/runtime/: the
+ *     protocol loop, the lockdown, the runtime guard, the device code)
+ *     into one relocatable OBJECT, and beside it the Python harness's
+ *     side in py/. --refrunner compiles the CPU reference runner's fixed
+ *     parts the same way. Both are retort's code, built outside the
+ *     sandbox.
+ *     Per variant, from TASK_JSON: --harness links OBJECT with the
+ *     generated call of the entry point; --reference compiles the spec's
+ *     reference with the generated call, in the sandbox, and links it
+ *     with the runner's object; --baseline builds the spec's baseline
+ *     with nvcc in the sandbox into the shared object that verify and
+ *     bench run as the GPU oracle. A baseline that does not build, or a
+ *     proposal's reference that does not build, is left empty with a .log
+ *     beside it saying why. A hand-written reference that does not build
+ *     is the spec's error.
  *
- * --harness writes the per-variant child program that verify and bench
- * run in the sandbox: OBJECT plus the generated call of the entry point
- * (BINARY.src/call.c, from src/lib/task.h), linked -z relro -z now.
+ * FILES
+ *     out/runtime/harness.o, out/runtime/py/, out/runtime/refrun.o;
+ *     out/v/<variant>/harness, reference, baseline.so, and their .log.
  *
- * --refrunner compiles the CPU reference runner's fixed parts,
- * src/runtime/refrun.c and src/lib/tensor.c (trusted code, outside the
- * sandbox, -ffp-contract=off), into one relocatable OBJECT, once per build.
+ * EXIT STATUS
+ *     0 written, a baseline that does not build included; 1 cannot run the
+ *     compilers or write, or a compiler failed on a full disk: no output
+ *     is left; 2 bad usage or input, a reference that does not build.
  *
- * --reference writes the per-variant CPU reference program: the spec's
- * reference and the generated call, compiled by the C compiler in the
- * sandbox (-ffp-contract=off) and linked there with the runner's object
- * (--runner OBJECT, a copy in the sandbox's folder; without it prepare
- * compiles the object first, as --refrunner does: a cc run more).
- * A reference that does not build is the spec's error (exit 2), except a
- * proposal's (origin source teacher: the teacher's error, data): then
- * BINARY is written empty and BINARY.log says why, and verify --expected
- * records the reference as refused. For a
- * Python reference the call is src/runtime/pycall.c, and the generated
- * call.c holds the reference's code, its parameters and the text of
- * src/runtime/pyref.py, which pycall.c hands to the references'
- * interpreter (JAILVENV/bin/python, the environment verify --expected
- * binds there) when it runs.
- *
- * --baseline builds the spec's baseline (nvcc in the sandbox, with its
- * libraries) into a shared object the harness times like a candidate and
- * that verify and bench run as the GPU oracle; when it does not build (a
- * library missing on this machine), the .so is left empty and the reason
- * is in BASELINE_SO.log: the variant has no oracle and no speedup then.
- *
- * The options are the table in main() (lib/opts.h), which --help prints.
- *
- * Exit: 0 written (a baseline that does not build is recorded); 1 cannot
- * run the compilers or write, or a compiler failed on a full disk (util
- * nospace: no verdict on the spec then), and no output is left; 2 bad
- * usage or input.
+ * SEE ALSO
+ *     doc/verification.md, doc/pipeline.md
  */
 #include <ctype.h>
 #include <errno.h>

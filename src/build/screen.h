@@ -1,29 +1,14 @@
 /*
  * screen.h - compile's static screen: a fast first filter over a
  * candidate's source, and the source of the teacher's feedback on what
- * the contract does not allow. It is a filter, not proof: the built
- * object is judged too (artifact.h), the harness watches the runtime
- * calls (src/runtime/guard.c) and locks itself down, and verify and
- * bench check every output.
- *
- * It reads the source as the compiler does: preprocessed by nvcc, for
- * the device and for the host (nvcc.h), so that macros, token pasting,
- * digraphs, line splices and comments cannot hide a name; only the lines
- * the preprocessor attributes to the candidate's own file are screened
- * (line numbers are its own), and every file that file includes is named
- * by its linemarker. Rules, each named in the record:
- *   entry_point  the host function the task asks for, extern "C"
- *   kernel       a __global__ kernel, launched
- *   library      cuBLAS, cuDNN, Thrust, CUB, CUTLASS, ... (headers or names)
- *   host_compute host-side copies of device data, managed or pinned memory
- *   process, network, file_io, environment, threads, timing, streams,
- *   device_state the calls those words say, by name
- *   interposition  load-time code (constructor attributes, .init_array
- *                sections) or a definition of a C library function's name
- *   include      a header outside the CUDA toolkit and the allowed parts of
- *                the C/C++ standard library, or a #line that renames the file
- *   asm          inline asm outside device code
- * A spec may allow library, host_compute, timing, streams, threads or asm.
+ * the contract does not allow. It reads the source as the compiler does,
+ * preprocessed by nvcc for the device and for the host (nvcc.h), and
+ * screens only the lines the preprocessor attributes to the candidate's
+ * own file. Each violation names its rule; a spec may allow library,
+ * host_compute, timing, streams, threads or asm. It is a filter, not
+ * proof: the built object is judged too (artifact.h), and the harness and
+ * verify and bench check the rest. doc/verification.md (Before the GPU:
+ * compile) gives the rules.
  */
 #ifndef RETORT_SCREEN_H
 #define RETORT_SCREEN_H

@@ -1,27 +1,10 @@
 /*
  * curriculum.c - the curriculum (tasks/curriculum.yaml): the operation
  * families the teacher proposes problems for, strictly checked like a
- * spec ("file:line:col: message", did-you-mean on near-miss keys).
- *
- *   batch: 20            # problems asked per request (1..50; default 20)
- *   rounds: 2            # a batch's requests: the first and its repairs (1..4; default 2)
- *   families:
- *     - name: row_reductions      # required: lowercase letter, then [a-z0-9_], at most 40
- *       covers: |                 # required: what the family's problems are about
- *         Sums, maxima, means, norms along the last axis ...
- *       count: 300                # required: problems to propose (1..100,000)
- *       batch: 25                 # optional: this family's batch size
- *       dtypes: [f32, f16, bf16]  # optional: dtypes to use (tensor.h's names)
- *       sizes: [small, large]     # optional size classes: tiny small medium large huge
- *       difficulty: medium        # optional: easy, medium or hard (default medium)
- *       exemplars: [row_sum]      # optional: spec files tasks/NAME.yaml shown as examples
- *       angles: [ ... ]           # optional: one line each; batch k takes angle k mod n
- *       vendor: cuBLAS cublasGemmEx  # optional: the vendor routine the family's
- *                                 # baselines call (one line); each proposal then
- *                                 # needs a CUDA C baseline naming its library
- *
- * A family has ceil(count / batch) batches: each is its own request, with
+ * spec ("file:line:col: message", did-you-mean on near-miss keys). A
+ * family has ceil(count / batch) batches: each is its own request, with
  * a distinct angle (curriculumangle), so batches are independent edges.
+ * doc/propose.md (The curriculum) gives every key and its range.
  */
 #include <ctype.h>
 #include <stdarg.h>

@@ -1,76 +1,42 @@
 /*
- * gen - expand YAML task specs into retort's Ninja graph
+ * NAME
+ *     gen - expand YAML task specs into retort's Ninja graph
  *
- * usage: gen [options] --ninja FILE
- *        gen [options] --list
- *        gen [options] --split SPEC
- *        gen --models FILE --provider P --model M --model-json FILE
- *        gen --propose-split CURRICULUM
+ * SYNOPSIS
+ *     gen [options] --ninja FILE
+ *     gen [options] --list
+ *     gen [options] --split SPEC
+ *     gen --models FILE --provider P --model M --model-json FILE
+ *     gen --propose-split CURRICULUM
  *
- * Reads every tasks/NAME.yaml (sorted; the
- * curriculum, tasks/curriculum.yaml, is no spec), validates each strictly, expands each
- * spec's matrix into variants, and selects variants with --tasks.
+ * DESCRIPTION
+ *     Reads every tasks/NAME.yaml in sorted order (the curriculum is no
+ *     spec), validates each strictly, expands each spec's matrix into
+ *     variants, and selects variants with --tasks.
+ *     --ninja writes the task graph: each selected variant's edges, its
+ *     samples' request, compile and evaluate edges per round and language,
+ *     their records, and the dataset or (--eval) an evaluation's metrics.
+ *     configure puts it after the static part of build.ninja. Comment
+ *     lines in it tell configure what else build.ninja depends on.
+ *     With --models, --provider and --model the request edges ask that
+ *     teacher; --batch adds a batch edge per round. --propose adds the
+ *     proposal graph (propose.c), and `reference: teacher` specs get the
+ *     edges that ask for their references.
+ *     --split writes one spec's task.json files, --model-json the
+ *     resolved model, --propose-split the proposal batches' requests;
+ *     each leaves unchanged files alone (restat). --list prints the
+ *     selected variant ids.
  *
- *   --ninja FILE   write the task graph (build statements only; configure
- *                  puts it after the static part of build.ninja) to FILE,
- *                  atomically, and print a one-line summary (and a
- *                  second line for a model models.yaml does not list)
- *   --list         print the selected variant ids, one per line
- *   --split SPEC   write out/v/<id>/task.json for the selected variants of
- *                  one spec file; unchanged files are not rewritten (restat)
- *   --model-json F resolve --provider/--model in --models into F (restat);
- *                  an anthropic (claude-...) or openai id that no entry
- *                  matches gets the defaults alone, "listed": false and no
- *                  "prices" (its prices are unknown)
+ * FILES
+ *     tasks/NAME.yaml, models.yaml, tasks/curriculum.yaml; the graph,
+ *     out/v/<id>/task.json, out/model.json, out/propose/.../task.json.
  *
- *   --propose-split CURRICULUM  write each proposal batch's request,
- *                  out/propose/<family>/b<k>/task.json (restat); propose.c
- *   --propose CURRICULUM  with --ninja: the proposal graph too (propose.c),
- *                  and the specs it accepted (out/propose/specs/NAME.yaml)
- *                  beside tasks/NAME.yaml
+ * EXIT STATUS
+ *     0 written; 1 cannot write; 2 bad usage or a bad spec, reported as
+ *     "file:line:col: message", with nothing written.
  *
- * A spec with `reference: teacher` is not in the kernel graph itself:
- * with --models, --ninja writes the edges that ask the teacher for its
- * references and compare them (propose.c's teacherrefedges, OUT/teacherref/)
- * and the line "# teacher references: N specs" (configure then makes
- * OUT/teacherref/accepted.json an input of build.ninja); its completed spec,
- * OUT/teacherref/specs/NAME.yaml, stands in the graph for tasks/NAME.yaml
- * once there is one (the references agreed), and until then the spec has
- * no variant there (--list, --tasks, the graph).
- *
- * With --propose, an accepted proposal with a baseline has it checked
- * against its reference first: OUT/propose/baselines.json (propose-accept
- * --baselines, from the oracle.json of the proposal's first selected
- * variant) is written by an edge of the graph, which says "# proposal
- * baselines: N specs" (configure then makes it an input of build.ninja);
- * a proposal it holds back (disagreed, refused) keeps only its check's
- * edges, no samples, and is in no --list.
- *
- * With --models FILE, --provider P and --model M, the models file is
- * validated and --ninja emits the request edges for that teacher; with
- * --batch too, a batch edge per round (out/batch/rN.json, query-llm
- * --batch) that every request edge of the round waits for, order-only
- * (and with --propose one per proposal stage, src/gen/propose.c): the
- * model needs batch_prices when it has prices (anthropic and openai only).
- * --lang cuda,triton gives the candidate languages of the specs that do
- * not say (a spec's lang:): each language's samples get edges of their own,
- * a Triton sample's in out/v/<id>/triton/sS/rR (ask and compile with
- * $langflag; verify and bench find cand.py by compile.json's lang), and
- * the graph says "# triton candidates: N variants" for
- * configure, which then checks the Triton environment.
- * `ninja skill` asks the teacher for out/skill/SKILL.md from the records
- * (query-llm --distill). With --eval DIR the graph is an evaluation's: the
- * same stages, but the samples' rounds and records under DIR/v/<id>/s<k>/
- * (the variants' own files stay in out/v/<id>/), no dataset and no check
- * edge, and instead DIR/metrics.json (metrics) and DIR/report.html;
- * --held-out keeps only the variants of the tasks package's test split
- * holds out (at lib/schema.h's HELDOUT_FRACTION, package's default).
- * --skill FILE (a SKILL.md, lib/skill.h) is an input of every request edge,
- * and a selected task the skill names as its source is refused (exit 2).
- * The options are the table in main() (lib/opts.h), which --help prints.
- *
- * Exit: 0 written; 1 cannot write; 2 bad usage or a bad spec, reported as
- * "file:line:col: message", with nothing written.
+ * SEE ALSO
+ *     doc/pipeline.md, doc/specs.md
  */
 #include <dirent.h>
 #include <errno.h>

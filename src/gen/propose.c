@@ -1,26 +1,12 @@
 /*
  * propose.c - the proposal part of the graph (configure --propose=FILE):
- * per family of the curriculum and batch, a request to the teacher for
- * that batch's problems, each round's answer checked by propose-check, a
- * repair round for what failed; a second, independent reference of each
- * proposal that passed (a request per batch: ref2/), compared with its
- * own, and a third where they disagree (ref3/; the batch's agree.json);
- * then propose-accept over every check and agreement:
- * the accepted specs (out/propose/specs/), which build.ninja depends on
- * (configure puts out/propose/accepted.json among the regeneration's
- * inputs), held against the hand-written specs too (propose-check --corpus:
- * out/propose/corpus.json), so one `ninja` proposes, checks, regenerates and goes on with
- * the kernel graph over the accepted specs.
- *
- * Each batch's request is out/propose/<family>/b<k>/task.json (gen
- * --propose-split writes them all, restat: an edited family changes only
- * its own): the prompt templates (propose-system, propose, propose-repair)
- * and their variables: the family, its batch's count and angle, the
- * exemplar specs' text, and the spec format, which is doc/specs.md's "Task
- * spec reference" section itself (one source: the prompt cannot drift
- * from the documentation the parser is held to). Its first line is a
- * marker naming the family, batch, count and the batch's first problem
- * number in the curriculum (first=G), as an HTML comment.
+ * per family and batch of the curriculum, a request to the teacher,
+ * propose-check on each round's answer and a repair round for what
+ * failed; the independent references (ref2/, ref3/); then propose-accept
+ * over every check and agreement, whose accepted.json build.ninja depends
+ * on. It also writes each batch's request (gen --propose-split), and the
+ * edges of the `reference: teacher` specs (teacherrefedges).
+ * doc/propose.md describes the graph.
  */
 #include <stdio.h>
 #include <stdlib.h>

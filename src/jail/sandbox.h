@@ -1,43 +1,14 @@
 /*
  * sandbox.h - run untrusted programs (the harness with a candidate in it,
- * nvcc on a teacher's source, a spec's reference) where they can see
- * nothing of the host they do not need, and talk to the harness.
- *
- * A jail is what such a program sees: a root of its own holding only
- * /usr, /lib, /lib32, /lib64, /libx32, /bin and /sbin (read-only),
- * /etc/ld.so.cache and its configuration, /etc/alternatives (the
- * compilers' symlinks), the folders the jail names read-only (a CUDA
- * toolkit or a compiler outside /usr, LD_LIBRARY_PATH entries), a Python
- * virtual environment at /venv when the jail names one (a Python
- * reference's; its interpreter's prefix among the read-only folders), and
- * its bytecode at /pycache when the jail names that (prepare --runtime
- * --gpu-python's, for the Python harness), a fresh
- * /proc, an empty /tmp, a /dev with null, zero, full, random, urandom, a
- * small /dev/shm and, with gpu, the NVIDIA device nodes, and one writable
- * folder at /work (its working folder). Nothing else: no out/, no cache
- * dir (no secret), no home. It runs as an unprivileged uid in new user
- * (bubblewrap) or network, mount, IPC, UTS and PID namespaces, in a
- * process group of its own (bubblewrap: a session), with rlimits (set
- * last, after every allocation), and an environment of PATH, HOME=/work,
- * TMPDIR=/tmp, LC_ALL=C and LD_LIBRARY_PATH alone.
- *
- * Two ways to build it: as root, here (unshare, a tmpfs root, pivot_root,
- * then uid 65534, or 65533 for a child marked trusted: the spec's
- * baseline, the oracle a candidate's outputs are judged by, out of the
- * candidates' reach, their signals and ptrace included, where no PID
- * namespace parts them); as another user, with bubblewrap when it is
- * installed (user namespaces; the program keeps that user's uid outside).
- * A host that refuses a PID namespace with its own /proc gets the host's
- * /proc in the minimal root, and there what a jailed program leaves
- * behind in a session of its own is ended when it is (sweeporphans: this
- * process is their subreaper); one that refuses namespaces, or a user who
- * is not root without bubblewrap, would get rlimits and the folder alone:
- * jailweak() says so, and the tools refuse to run untrusted code there.
- * jailkind() says which, and verify and bench record it.
- *
- * The harness child gets descriptors 3 (commands), 4 (replies), 5
- * (shared memory) and 6 (a Unix socket: childsendfd, childrecvfd); its
- * stdout and stderr go to a capped file whose tail is kept.
+ * nvcc on a teacher's source, a spec's reference) where they see nothing
+ * of the host they do not need. A jail is a root of its own, the system
+ * read-only and one writable folder, /work: no out/, no cache dir, no
+ * home. It is built here as root (namespaces, pivot_root, an unprivileged
+ * uid) or with bubblewrap. jailweak() says why a host cannot hide its
+ * files, and the tools then refuse to run untrusted code; jailkind()
+ * names the isolation for the records. It also starts the harness child
+ * (descriptors 3-6) and owns the GPU leases. doc/verification.md (The
+ * sandbox) gives the rules.
  */
 #ifndef RETORT_SANDBOX_H
 #define RETORT_SANDBOX_H

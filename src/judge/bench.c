@@ -1,127 +1,40 @@
 /*
- * bench - time a verified candidate, and its baseline, on inputs no call
- * has seen, with every timed call's output open to a check decided after
- * it returned, and a clock the candidate cannot touch
+ * NAME
+ *     bench - time a verified candidate, and its baseline, honestly
  *
- * usage: bench [options] -o BENCH_JSON TASK_JSON VERIFY_JSON COMPILE_JSON HARNESS
- *              CALIBRATION_JSON [BASELINE_JSON]
+ * SYNOPSIS
+ *     bench [options] -o BENCH_JSON TASK_JSON VERIFY_JSON COMPILE_JSON HARNESS
+ *           CALIBRATION_JSON [BASELINE_JSON]
+ *     bench --baseline [options] -o BASELINE_JSON TASK_JSON HARNESS ORACLE_JSON BASELINE_SO
+ *     bench --calibrate [options] -o CALIBRATION_JSON CALIBRATE_PROGRAM
  *
- * Runs only candidates that verify found correct. verify --bench execs
- * bench with --harness-from: the candidate's harness, ready (verify's
- * calls made in it), and the GPU lease are then bench's, for its first
- * bench size (one harness and one CUDA context for both tools; the case
- * says harness "verify's", and handover_seconds is the time from verify's
- * record to here, counted as the GPU's); any other has a harness of its
- * own. At each bench size the sandboxed harness (src/judge/proto.h) makes
- * every call as verify makes
- * its: inputs drawn on the device right before it from seeds of a key
- * drawn fresh for this run (no two calls of any run see the same inputs,
- * and no input set waits in device memory), one of two groups of argument
- * buffers (so pointers change too), outputs poisoned, canaries reset, the
- * L2 flushed (a memset over twice its size, at least 256 MiB), the device
- * synchronized, the GPU kept busy 0.2 ms (the launch cover: the host's
- * way to the launch, a Python entry point's above all, overlaps it, as in
- * triton.testing.do_bench, instead of being timed as the kernel's);
- * CUDA events bracket the call alone, then the whole device is
- * synchronized; scalars with a range are drawn anew for every call.
+ * DESCRIPTION
+ *     Times only candidates that verify found correct. verify --bench
+ *     execs it and hands over its harness and GPU lease. At each bench
+ *     size the sandboxed harness makes every call on fresh inputs drawn on
+ *     the device, with the L2 flushed and a launch cover before it, and
+ *     CUDA events around the call alone. Calls run until the median is
+ *     stable. Any call may be checked: a uniform sample of the calls and
+ *     the last two are kept on the device, hashed, and compared by the
+ *     spec's baseline, the oracle, in a harness of its own. The parent
+ *     times every call's round trip too, against calls that run nothing.
+ *     BENCH_JSON records each case's status, median, quartiles, the
+ *     speedup over BASELINE_JSON, % of speed of light, review flags and
+ *     where the time went.
+ *     --baseline times the spec's baseline once per variant, without the
+ *     checks (it is trusted), and keeps verify --baseline's verdict.
+ *     --calibrate measures every GPU's ceilings once per build.
  *
- *  - warm-up by time (25 ms, at least 3 calls), then timed calls until
- *    the interquartile range is within 2% of the median, or the median's
- *    95% confidence interval is within 2% of it (stable()) (at least 20
- *    calls and 8 pairs, below; at most 300 calls, or 3 s of calls once
- *    those are in); median, quartiles, mean and count are recorded;
- *  - every call, warm-up included, may be checked: reservoir sampling
- *    over all calls keeps a uniform choice of up to 14 (as many as 4 GiB
- *    of copies hold, less 2, at least 2; decided after each
- *    call returned: no budget the candidate can see run out) as device
- *    copies, with the hash of the call's outputs taken right after it;
- *    then 2 more calls, untimed but made as every call is, are always
- *    kept (a kernel that goes wrong after some number of calls, or on
- *    every other one, is caught whatever the sample missed);
- *    after timing the spec's baseline, when verify's oracle check found it
- *    sound (BASELINE_JSON's oracle; baseline.so beside it), runs in a
- *    harness of its own (spawned before the candidate's, gated: it loads
- *    while the calls run and touches the GPU only after them, where the
- *    host has CPUs to spare, checks.oracle_early; else when the timed
- *    calls are over, so that it loads while they are handed over) on each
- *    kept call's inputs. The oracle's harness has shared memory of its
- *    own, which the candidate's never maps. The kept calls reach it on the
- *    device: the candidate's harness sends a descriptor for their device
- *    memory (harness.c export), the oracle's copies it into its own
- *    (import; checks.kept_via "ipc"), and the candidate's harness is told
- *    to quit and ends while they are judged: nothing judged is in its
- *    reach any more (the copy, and what the oracle writes, are the
- *    oracle's; a copy changed before it was made fails its hash). Where
- *    the device cannot share memory they are fetched into the candidate's
- *    shared memory ("shared memory"), its harness ends, and they are
- *    copied into the oracle's. On the device every element of every
- *    output is compared with twice the tolerances (set from every
- *    comparestep-th element of the oracle's: compare.h; mismatch: the
- *    details on the CPUs) and hashed (a copy whose hash differs from its
- *    call's changed after the call returned: invalid); without an oracle
- *    the kept calls are fetched, the record says so and is flagged, and
- *    the hashes are checked here;
- *  - the parent's clock: every call's round trip is timed here; after a
- *    timed call, at random one time in two, comes a call that runs
- *    nothing on the same inputs (the harness's own work: inputs drawn and
- *    hashed, the flush, the launch cover, the synchronize), at least 8
- *    such pairs; the
- *    median of the pairs'
- *    differences is what a call took beyond the harness's own work. Far
- *    more than the events say (1.5x + 0.1 ms) means the timer was
- *    tampered with or work ran outside the timed stream (invalid),
- *    somewhat more (1.25x + 0.05 ms) a review flag; both thresholds are
- *    widened by the pairs' own noise (3.76 x their MAD-scaled spread over
- *    the square root of their count: a busy host's scheduling), which the
- *    record shows with the excess (parent_clock). The candidate's code runs
- *    only inside its calls, on the one stream the events bracket, so it
- *    cannot slow the calls that run nothing. Events that add up to more
- *    than the wall-clock time around them are forged (invalid); the
- *    host's time for the call far above the events' is flagged too.
+ * FILES
+ *     BENCH_JSON (bench.json), baseline.json, out/gpu/calibration.json;
+ *     the GPU lock files in --lock-dir.
  *
- * A case's status: measured, mismatch, invalid (a tampered reply too), or
- * what the harness found (crash, timeout, violation, out_of_bounds,
- * inputs_modified, load_error, no_room: src/judge/proto.h).
+ * EXIT STATUS
+ *     0 written, whatever the candidate did; 1 infrastructure (the GPU
+ *     lost, cannot write); 2 bad usage or input.
  *
- * Each case records where this tool's time went, in seconds: starting the
- * harness (CUDA context, loading), setting up the case, the calls, the
- * checks (seconds; check_seconds splits them: the kept calls' way to the
- * oracle (their export and import, or their fetch), the wait for the
- * candidate's harness to end, the oracle's start (beyond what overlapped),
- * its case, its calls, the comparisons, its end).
- *
- * The baseline is timed in the same loop, without the checks (it is
- * trusted code: no kept calls, no pairs, no lockdown), once per variant:
- *   bench --baseline -o BASELINE_JSON TASK_JSON HARNESS ORACLE_JSON BASELINE_SO
- * (BASELINE_SO: the spec's baseline built by prepare --baseline; ORACLE_JSON:
- * verify --baseline's check of it against the CPU reference, copied into
- * BASELINE_JSON's oracle); with BASELINE_JSON a candidate's record gets
- * speedup = baseline / candidate. The % of speed-of-light uses the spec's
- * flops and bytes against the device's measured ceilings
- * (CALIBRATION_JSON, from bench --calibrate) raised by 5% for noise, so
- * that an honest kernel at the roof reads at most 100%.
- * Speedup above 10x or SOL above 100% is flagged for review.
- *
- *   bench --calibrate [--gpus N] [--lock-dir DIR] -o CALIBRATION_JSON CALIBRATE_PROGRAM
- * measures every GPU of the slots once per build (src/runtime/calibrate.cu),
- * each in turn, leased and alone visible: devices lists them (with their
- * UUIDs and leases), the first one's figures are also at the top; without a
- * GPU it records none. A candidate's % of speed of light uses the figures of
- * the GPU it ran on, else those of a GPU of the same name (calibrated_on
- * says which: under Slurm the calibration step measures the GPU it got),
- * else none.
- *
- * One GPU lease holds for all of a record's cases; its "gpu" says which
- * GPU that was (sandbox.h: the slot, the device it stands for, the host;
- * the harness's name, compute capability and UUID) and NVML's SM clock
- * before and after (-1 where NVML does not know that device), and
- * gpu_seconds how long bench held it: from the handover (or its own
- * lease) to the lease given back, NVML's start and what comes between
- * the cases included.
- *
- * The options are the table in main() (lib/opts.h), which --help prints.
- *
- * Exit: 0 written; 1 infrastructure (GPU lost); 2 bad usage or input.
+ * SEE ALSO
+ *     doc/verification.md
  */
 #include <dlfcn.h>
 #include <math.h>

@@ -3,21 +3,11 @@
  * (from the CPU reference, in the reference's types, or from the GPU
  * oracle, in the output's own dtype), every element, on all CPUs. The
  * rule for one element is draw.h's rt_elembad, which the device's compare
- * applies too.
- *
- * NaN and Inf must match exactly; every other element must be within
- * atol + rtol * |want|, where atol is at least rtol times a tenth of the
- * expected values' RMS; the relative L2 error over finite elements within
- * rel_norm. The floor judges an element near zero from a long sum
- * (cancellation) on the sum's scale, not its own: an honest float sum's
- * error there is far above rtol * |want| (a row of 4096 heavy-tailed f32
- * values summing to 0.015 was off by 4.4e-5 on the H200), and the
- * baseline's sums are no better. An element still holding the poison (NaN) where a finite
- * value is expected counts as unwritten. Against the GPU oracle (the
- * spec's baseline, itself within the tolerance of the reference at the
- * verify sizes) the tolerances are doubled: |got - ref| <= tol and
- * |oracle - ref| <= tol give |got - oracle| <= 2 tol.
-
+ * applies too: NaN and Inf exactly, every other element within atol +
+ * rtol * |want|, atol at least rtol times a tenth of the expected values'
+ * RMS; the relative L2 error over finite elements within rel_norm.
+ * Against the GPU oracle the tolerances are doubled. doc/verification.md
+ * (The output check) says why.
  */
 #ifndef RETORT_COMPARE_H
 #define RETORT_COMPARE_H

@@ -1,20 +1,14 @@
 /*
- * proto.h - the parent's side of the harness protocol (the commands are
- * documented in src/runtime/harness.c): start a harness in the sandbox,
- * set up a case, call the entry point on inputs the harness draws, fetch
- * the outputs, hold and fetch copies, synchronize. verify and bench speak
- * the protocol only through this module.
+ * proto.h - the parent's side of the harness protocol: start a harness in
+ * the sandbox, set up a case, call the entry point on inputs the harness
+ * draws, fetch the outputs, hold and fetch copies, synchronize. verify and
+ * bench speak the protocol only through this module; doc/verification.md
+ * (The harness protocol) gives the commands.
  *
  * Every function returns 0 when the step went well, 1 when the candidate
- * failed it (r->verdict and r->why, a sentence for the teacher, say how),
- * and -1 when the machine or this program did (h->err says what; the tool
- * exits 1 and the edge is retried).
- *
- * Verdicts: timeout, crash, out_of_bounds (a canary after a tensor was
- * overwritten), inputs_modified, violation (the runtime guard or the
- * lockdown refused a call; the rule is named), load_error, sandbox (a
- * reply that is not the harness's), no_room (the GPU cannot hold the
- * case: not the candidate's doing).
+ * failed it (r->verdict, one of the harness's verdicts, and r->why, a
+ * sentence for the teacher), and -1 when the machine or this program did
+ * (h->err says what; the tool exits 1 and the edge is retried).
  */
 #ifndef RETORT_PROTO_H
 #define RETORT_PROTO_H

@@ -1,92 +1,42 @@
 /*
- * verify - does a candidate compute the task's function, at every size the
- * task is verified and timed at, on inputs it could not predict?
+ * NAME
+ *     verify - check a candidate's outputs against the reference
  *
- * usage: verify --expected [options] -o EXPECTED_JSON TASK_JSON REFERENCE
- *        verify [options] -o VERIFY_JSON TASK_JSON COMPILE_JSON HARNESS EXPECTED_JSON [ORACLE_JSON]
- *        verify --baseline [options] -o ORACLE_JSON TASK_JSON HARNESS EXPECTED_JSON BASELINE_SO
+ * SYNOPSIS
+ *     verify --expected [options] -o EXPECTED_JSON TASK_JSON REFERENCE
+ *     verify [options] -o VERIFY_JSON TASK_JSON COMPILE_JSON HARNESS EXPECTED_JSON [ORACLE_JSON]
+ *     verify --bench [options] -o VERIFY_JSON BENCH_JSON TASK_JSON COMPILE_JSON HARNESS EXPECTED_JSON
+ *            CALIBRATION_JSON [ORACLE_JSON BASELINE_JSON]
+ *     verify --baseline [options] -o ORACLE_JSON TASK_JSON HARNESS EXPECTED_JSON BASELINE_SO
  *
- * --expected (once per task variant, not per candidate): checks the spec's
- * CPU reference against the spec's hand-computed examples, then runs it,
- * in the sandbox, on inputs drawn from seeds derived from a secret in the
- * cache dir: three runs per verify size (cycling the input distributions;
- * NaN and Inf in the last where the spec allows them; scalars with a range
- * drawn anew each run) and one run per bench size when the reference can
- * afford it (at most 1e10 flops, 1 GiB of outputs, 4 GiB of tensors);
- * a bench size it cannot afford is checked against the GPU oracle (the
- * spec's baseline) instead. Writes EXPECTED_JSON (every run: its case,
- * draws, scalars, oracle and where its outputs start) and the outputs
- * next to it (expected.bin, readable by its owner only). A task whose
- * outputs are near-constant, so that writing a constant or zeros would
- * pass, is refused with exit 2, as is a reference that misses its
- * examples or fails a run; a proposal's (origin source teacher: the
- * teacher's error, data) is refused in EXPECTED_JSON instead ("refused":
- * why; an empty expected.bin), exit 0, and so is one that prepare
- * --reference could not build (an empty REFERENCE): verify --baseline
- * then says not_verified, and a candidate's verify exits 2 naming why. A Python reference runs the same way,
- * with the environment of --python-env read-only at /venv in the sandbox
- * (and its interpreter's prefix); EXPECTED_JSON says reference_language
- * (c or python) and, for Python, reference_precision (float64).
+ * DESCRIPTION
+ *     --expected runs the spec's CPU reference once per variant, in the
+ *     sandbox: on the spec's examples, then on inputs drawn from seeds
+ *     derived from the cache dir's secret, at every verify size and at
+ *     the bench sizes it can afford. It writes those runs and outputs.
+ *     The candidate form runs cand.so or cand.py (beside COMPILE_JSON)
+ *     through the harness in the sandbox, every run in order, in one CUDA
+ *     context. The child draws the inputs on the device and never sees
+ *     the expected values. Every element of every output is compared
+ *     here with the spec's tolerances; a bench size the reference could
+ *     not afford is compared with the baseline's outputs (ORACLE_JSON).
+ *     VERIFY_JSON gets the verdict, the first mismatches, the feedback
+ *     for the next round and the timings.
+ *     --bench then execs bench and hands it a correct candidate's
+ *     harness and GPU lease. --baseline checks the spec's baseline the
+ *     same way: found correct, it is the oracle of those bench sizes.
  *
- * Candidate mode: runs the candidate (cand.so beside COMPILE_JSON) through
- * the per-variant HARNESS in the sandbox (src/jail/sandbox.h), one fresh
- * CUDA context, every run of EXPECTED_JSON in order, each call as bench
- * makes its calls (src/judge/proto.h): inputs drawn on the device from the
- * run's seeds, outputs poisoned with NaN, a canary after every tensor, the
- * L2 flushed, the whole device synchronized after the call, the device
- * fenced to the same free memory. The child never sees expected values.
- * Every element of every output is compared here, with per-dtype
- * tolerances (NaN and Inf strictly, every element written), against the
- * reference's outputs (expected.bin) or, at a bench size the
- * reference could not afford, the outputs of the spec's baseline on the
- * same inputs (oracle.bin beside ORACLE_JSON, when verify --baseline
- * found it sound: ORACLE_JSON's verdict), with twice the tolerances; both
- * are mapped and read in before the GPU is taken (mapfile).
- * Inputs must come back unchanged. Writes VERIFY_JSON: the
- * verdict (correct, mismatch, crash, timeout, out_of_bounds,
- * inputs_modified, violation (the runtime guard or the lockdown refused a
- * call), load_error, sandbox (the harness's replies tampered with),
- * memcheck (compute-sanitizer's memcheck or racecheck found errors),
- * no_room, not_built, done, or "skipped: no CUDA device"), bench_checked
- * (whether every bench size was compared with an oracle, and if not why),
- * per-run errors, the first mismatches, the feedback the next round shows
- * the teacher, and timings (seconds in all, gpu_seconds with the GPU held,
- * start_seconds of those to start the harness and its CUDA context,
- * phase_seconds: cases set up, calls, fetches, comparisons, the harness's
- * end).
+ * FILES
+ *     expected.json, expected.bin, oracle.json, oracle.bin (owner-only),
+ *     verify.json; CACHE/secret; the GPU lock files in --lock-dir.
  *
- * --bench (the graph's evaluate edge, per candidate and round): then bench
- * (beside this program), in this process: a candidate found correct keeps
- * its harness, its CUDA context and the GPU lease, which bench takes over
- * (bench --harness-from; proto.h hhandover), so that one harness starts
- * and ends per candidate, not two; its CPU limit covers both tools. Its
- * record says harness "handed to bench" then, and its gpu_seconds end
- * where bench's begin. Any other candidate is not timed: bench writes why.
- * With --sanitize nothing is handed over (compute-sanitizer's harnesses
- * need the GPU to themselves). BENCH_JSON, CALIBRATION_JSON and
- * BASELINE_JSON are bench's arguments; exit: verify's 1 or 2, else bench's.
+ * EXIT STATUS
+ *     0 written, whatever the candidate did; 1 infrastructure (the GPU
+ *     lost, cannot write); 2 bad usage or input: a reference that fails
+ *     its examples, a degenerate hand-written task, a refused reference.
  *
- * --baseline (once per variant): the spec's baseline verified the same way
- * on every run the CPU reference computed: a baseline found correct there
- * is the GPU oracle of the bench sizes the reference cannot afford. Its
- * outputs on those runs (the same inputs every candidate of the variant
- * gets there) are written to oracle.bin beside ORACLE_JSON (readable by
- * its owner only; each such run's oracle_offset and the oracle_bytes in
- * ORACLE_JSON), so that no candidate's verify starts a harness for the
- * oracle. bench --baseline copies the verdict into baseline.json, which
- * bench reads. An empty BASELINE_SO (it did not build here) is not_built.
- *
- * The GPU: --gpus N slots (one flock each in --lock-dir) stand for devices
- * 0 .. N-1, or the first N that CUDA_VISIBLE_DEVICES names; the harness
- * sees the leased one alone (src/jail/sandbox.h), and the record's gpu
- * says which it was (slot, device, host, UUID).
- *
- * The options are the table in main() (lib/opts.h), which --help prints.
- *
- * Exit: 0 written (whatever the candidate did); 1 infrastructure (the GPU
- * is gone, cannot write); 2 bad usage or input, a reference that fails its
- * examples, a degenerate task (a hand-written spec's), a refused reference
- * (a candidate's verify).
+ * SEE ALSO
+ *     doc/verification.md
  */
 #include <errno.h>
 #include <math.h>

@@ -1,24 +1,13 @@
 /*
  * draw.h - the input generator, the dtype encoders and decoders and the
- * output check's element rule, as one piece of code for the CPU and the GPU. The CPU reference (src/runtime/refrun.c,
- * through tensor.c) and the harness on the device (src/runtime/device.cu)
- * must draw the same inputs bit for bit, so everything here uses only
- * integer arithmetic and IEEE double operations that are correctly rounded
- * on both (add, multiply, divide, square root, floor, ldexp, ilogb,
- * nearbyint), never a fused multiply-add: on the device every operation
- * goes through the _rn intrinsics, which nvcc never contracts, and the
- * host side is compiled with -ffp-contract=off. The logarithm and cosine
- * are series written out here, not the math library's (whose last bits
- * differ between glibc and CUDA).
- *
- * Element i of a tensor drawn from seed s depends on (s, i) alone (a
- * counter-based generator: splitmix64's output function over the counter
- * 4i + k + 1 of stream s), so any element can be drawn on any thread.
- *
- * The output hash is the same kind of thing: a sum over 8-byte words of a
- * mix of each word with its index, equal whatever order the words are
- * added in (the harness hashes held outputs on the device, the parent on
- * the CPU).
+ * output check's element rule, as one piece of code for the CPU and the
+ * GPU: the CPU reference (refrun.c, through tensor.c) and the harness on
+ * the device (device.cu) must draw the same inputs bit for bit. So it
+ * uses only integer arithmetic and correctly rounded IEEE double
+ * operations, never a fused multiply-add. Element i of a tensor drawn
+ * from seed s depends on (s, i) alone, and the output hash is the same
+ * whatever order its words are added in. doc/verification.md (The draw)
+ * says how.
  */
 #ifndef RETORT_DRAW_H
 #define RETORT_DRAW_H

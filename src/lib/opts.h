@@ -1,35 +1,12 @@
 /*
  * opts.h - a tool's command line, from one table: the parser and the
- * usage text read the same rows, so each option is listed once.
- *
- *	struct optlist in;
- *	struct opt tab[] = {
- *		{ "-o", "FILE", OPT_STR, &o.out, 0, 0, "the output" },
- *		{ "--gpus", "N", OPT_INT, &o.gpus, 1, 1024, "GPU slots (default 1)" },
- *		{ "--sanitize", NULL, OPT_FLAG, &o.sanitize, 0, 0, "also run compute-sanitizer" },
- *		{ 0 }
- *	};
- *	struct optspec spec = { "usage: tool [options] -o OUT IN...\n", tab, 5, 0 };
- *
- *	setprogname(argv[0]);
- *	optparse(&spec, argc, argv, &in);
- *	if (!o.out)
- *		optdie(&spec, "need -o");
- *
- * optparse walks argv[1..] once. An argument that is a row's name is that
- * option, and the next argument its value when it takes one (any kind but
- * OPT_FLAG); the value is stored as it is seen, so the last of a repeated
- * option wins (OPT_LIST keeps them all). -h or --help prints optusage on
- * stdout and exits 0 (1 when stdout cannot be written). Any other
- * argument that starts with '-' (but "-" itself) is an unknown option;
- * the rest are the inputs, in order, at most maxin of them; with lists,
- * an input "@FILE" stands for FILE's lines (a ninja rspfile; empty lines
- * skipped). There is no "--opt=value" and no "--".
- *
- * What it refuses exits 2 (EXIT_USAGE) with "tool: what failed: 'operand'"
- * on stderr: an unknown option, a missing value and too many inputs with
- * the synopsis after it (as optdie), a value out of its range or a list
- * that cannot be read without.
+ * usage text read the same rows, so each option is listed once. optparse
+ * walks argv once: a row's name takes the next argument as its value
+ * (any kind but OPT_FLAG), the last of a repeated option wins (OPT_LIST
+ * keeps them all), the rest are the inputs, and with lists "@FILE" stands
+ * for FILE's lines. There is no "--opt=value" and no "--". -h or --help
+ * prints the usage and exits 0; what it refuses exits 2 (EXIT_USAGE).
+ * doc/hacking.md (Options) has an example.
  */
 #ifndef RETORT_OPTS_H
 #define RETORT_OPTS_H

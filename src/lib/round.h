@@ -3,26 +3,7 @@
  * round records, the rule that ends a sample, the feedback the teacher is
  * told, and what a record's rounds came to. query-llm, compile, verify,
  * bench, record, report and package read and write these statuses only
- * through this module; the harness protocol's verdicts (proto.h) are
- * statuses too. (baseline.json's oracle {status: ok or failed} is not a
- * round's: bench --baseline writes it and proto.c's horacle reads it.)
- *
- * Where each stage keeps its status, and what it can be:
- *
- *   response.json "status"   answered, refused, truncated
- *   compile.json  "status"   ok, no_code, screen_failed, compile_error,
- *                            timeout
- *   verify.json   "verdict"  correct, mismatch, memcheck, not_built, or
- *                            the harness's: crash, timeout, out_of_bounds,
- *                            inputs_modified, violation, load_error,
- *                            sandbox, no_room
- *   bench.json    "status"   measured, mismatch, invalid, not_verified, or
- *                            the harness's verdicts
- *
- * and in every stage "skipped: no CUDA device" (nothing could run it) and
- * done (an earlier round finished the sample: nothing was asked, built or
- * run). A status is separate from the stage's metrics: a bench record
- * whose status is not measured has no timing to read, never a 0x speedup.
+ * through this module; doc/pipeline.md (Statuses) lists them.
  *
  * The stop rule: a sample is finished by a round whose kernel is correct
  * and fast enough (bench's speedup at least the task's target_speedup, or

@@ -1,4 +1,4 @@
-/* abi.c - see abi.h */
+/* task.c - see task.h */
 #include "task.h"
 
 #include <stdio.h>

@@ -1,29 +1,10 @@
 /*
- * abi.h - the task ABI: what one task variant is, as gen writes it into
- * out/v/<variant>/task.json (gen's args through the same kinds, dtypes
- * and signatures) and compile, prepare, verify and bench read it (through
- * taskload, which checks the version; query-llm and record read only its
- * prompt and bookkeeping keys), and the C that follows from it: the entry
- * point's and the reference's signatures and the generated call of either.
- *
- * task.json (version 1), the keys the tools read:
- *   id, spec, entry, description, tags, hints, prompt, allow, samples,
- *   rounds, target_speedup, matrix, signature (the entry point's, as the
- *   candidate must define it), examples, tolerance, reference (its code
- *   or null), reference_language (c, python or null), origin (an imported
- *   spec's {source, file, level, problem} or null),
- *   baseline ({code, libs}, {python} or null), args ([{name, kind, dtype, shape,
- *   dists, special}]), cases ({verify: [...], bench: [...]}, each
- *   {sizes, scalars, shapes, ranges, flops, bytes}; ranges holds each
- *   input's [lo, hi) and, for a scalar with a range, the interval its
- *   value is drawn from on every run).
- *
- * The C types: a tensor of dtype T is `const T*` (in) or `T*` (out,
- * inout) with T from tensor.h's dtinfos (ctype); a size is `int` (or
- * `int64_t`, dtype i64); a scalar is `float` for every floating dtype up
- * to f32, `double` for f64, or its integer type. The reference takes the
- * same parameters in host types: reftype for tensors (`float` for every
- * floating dtype narrower than f64), and its scalars as the entry point's.
+ * task.h - the task ABI: what one task variant is, as gen writes it into
+ * out/v/<variant>/task.json and compile, prepare, verify and bench read it
+ * (through taskload, which checks the version; query-llm and record read
+ * only its prompt and bookkeeping keys), and the C that follows from it:
+ * the entry point's and the reference's signatures, their C types, and
+ * the generated call of either. doc/specs.md (task.json) lists the keys.
  */
 #ifndef RETORT_ABI_H
 #define RETORT_ABI_H

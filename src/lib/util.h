@@ -1,15 +1,11 @@
 /*
- * util.h - what every retort tool needs: error reporting with the exit-code
- * convention, allocation that cannot fail silently, capped growable buffers,
- * whole-file reads and atomic, change-only writes.
- *
- * Exit codes (all tools):
- *   0  output written (a failed *candidate* is data, not an error)
- *   1  infrastructure failure worth retrying (network, disk, lost GPU)
- *   2  bad usage or bad input
- *
- * Messages go to stderr as "tool: what failed: 'operand'". A format that
- * ends in ':' gets ": strerror(errno)" appended, as in samurai and sbase.
+ * util.h - what every retort tool needs: error reporting with the
+ * exit-code convention (EXIT_OK 0 written, EXIT_RETRY 1 infrastructure,
+ * EXIT_USAGE 2 bad usage or input; doc/hacking.md), allocation that
+ * cannot fail silently, capped growable buffers, whole-file reads and
+ * atomic, change-only writes. Messages go to stderr as "tool: what
+ * failed: 'operand'"; a format that ends in ':' gets ": strerror(errno)"
+ * appended.
  */
 #ifndef RETORT_UTIL_H
 #define RETORT_UTIL_H

@@ -1,84 +1,38 @@
 /*
- * propose-accept - the accepted specs from every proposal check: ids made
- * unique, behavioural duplicates dropped, provenance written, a report
+ * NAME
+ *     propose-accept - the accepted specs from every proposal check
  *
- * usage: propose-accept [options] -o ACCEPTED_JSON --specs DIR [--corpus FILE] @CHECKS
- *        propose-accept --teacher-references -o ACCEPTED_JSON --specs DIR @PAIRS
- *        propose-accept --baselines -o BASELINES_JSON @ORACLES
+ * SYNOPSIS
+ *     propose-accept [options] -o ACCEPTED_JSON --specs DIR [--corpus FILE] @CHECKS
+ *     propose-accept --teacher-references -o ACCEPTED_JSON --specs DIR @PAIRS
+ *     propose-accept --baselines -o BASELINES_JSON @ORACLES
  *
- * CHECKS are every propose-check record of the build (out/propose/<family>/
- * b<k>/r<r>/check.json), in the graph's order: family, batch, round, and
- * each batch's agreement (b<k>/agree.json, propose-check --agree). A
- * proposal's outcome is its last round's record. Each one that passed is,
- * in that order:
+ * DESCRIPTION
+ *     Reads every propose-check record of the build, and each batch's
+ *     agreement of independent references, in the graph's order. A
+ *     proposal's outcome is its last round's. One that passed is held
+ *     back when its references did not agree, dropped when it duplicates
+ *     an accepted proposal or a hand-written spec (its behavioural
+ *     fingerprint, or its text's MinHash), and accepted otherwise.
+ *     An accepted spec is written to DIR/<id>.yaml, its id made unique,
+ *     with its origin. Files in DIR no longer accepted are removed.
+ *     ACCEPTED_JSON lists the accepted specs and changes only when that
+ *     set does: build.ninja depends on it. report.json beside it counts
+ *     the outcomes per family.
+ *     --teacher-references completes each `reference: teacher` spec
+ *     whose references agreed, or holds it back. --baselines reads the
+ *     oracle verdicts of accepted proposals' baselines and holds back
+ *     those that disagree with their references.
  *
- *   held back  when agreements are given and its batch's does not say
- *              its independent references agreed (references_disagree,
- *              rule reference_agreement; report.json lists it with the
- *              references' comparisons);
- *   duplicate  when its fingerprint (propose-check: the reference's
- *              outputs on the canonical probe, keyed with the signature's
- *              dtype and rank classes) equals an accepted one's: the same
- *              function under other names; or when its text (description
- *              and reference) is near an accepted one's: their MinHash
- *              signatures agree on --near of their minima or more (an
- *              estimate of the Jaccard similarity of their 5-word
- *              shingles; candidates found by LSH, 16 bands of 4);
- *   a corpus twin  the same against the hand-written specs (--corpus,
- *              propose-check --corpus): the held-out test tasks are among
- *              them, so no proposal near them reaches train;
- *   accepted   otherwise: written to DIR/<id>.yaml, its id made unique
- *              against the specs of --tasks-dir and those accepted before
- *              (id_2, id_3, ...), with its origin: {source: teacher,
- *              family, provider, model, request (the answer's cache key),
- *              round, checks (the rules it passed), references (the
- *              agreement: 2/2 or 2/3)}; gen tags it
- *              `proposed` and with its family.
+ * FILES
+ *     out/propose/specs/, accepted.json, report.json, baselines.json;
+ *     out/teacherref/specs/, out/teacherref/accepted.json.
  *
- * Files in DIR that are no longer accepted are removed; an unchanged file
- * is not rewritten. ACCEPTED_JSON lists the accepted specs (id, family,
- * file, fingerprint) and changes only when that set does: build.ninja
- * depends on it. report.json beside it counts, per family: proposed,
- * passed, invalid (after repair), rejected by each rule, given up (an
- * empty block in a repair round), duplicates (behavioural),
- * near_duplicates (text), corpus_twins, accepted; and lists each
- * duplicate with what it duplicates and by what ("fingerprint", "text"). A one-line summary goes to stdout.
+ * EXIT STATUS
+ *     0 written; 1 cannot write; 2 bad usage or input.
  *
- * --teacher-references: PAIRS are a hand-written spec with `reference:
- * teacher` and its references' agreement (propose-check --agree, out/
- * teacherref/NAME/agree.json), for each such spec. One they agreed on
- * (2/2, or 2/3) is completed into DIR/NAME.yaml: its text with the
- * `reference: teacher` line replaced by the kept reference as written
- * (`reference: |2`; a template of the matrix's {KEY}s, which gen expands
- * per variant as it does a spec's own) and an origin after it: {source: teacher-reference, file (the hand-
- * written spec), provider, model, request (the kept answer's cache key),
- * references}. One they did not is held back: named on stderr, with why
- * and where its comparisons are, and left out of DIR. ACCEPTED_JSON lists
- * each (file, status completed or held, references or why and the
- * comparisons); build.ninja depends on it (gen puts DIR/NAME.yaml in the
- * kernel graph in place of tasks/NAME.yaml).
- *
- * --baselines: ORACLES are the oracle.json (verify --baseline: the
- * spec's baseline run on every run of its CPU reference, on the GPU) of
- * each accepted proposal with a baseline, its first selected variant
- * (task.json beside it: the spec's id and family). A proposal's baseline
- * is the teacher's too, and must agree with its reference: verdict
- * correct is "agreed"; "skipped: no CUDA device" (no GPU here) is
- * "unchecked", and the spec stays; not_verified (verify --expected
- * refused the variant's reference: it failed there, on a bench size, say)
- * is "refused" (rule reference_runs); any other verdict (a mismatch, a
- * crash, a baseline that did not build: its build log in why) is
- * "disagreed" (rule baseline_agreement). A refused or disagreeing spec is
- * held back: named on stderr with why, and gen leaves it out of the
- * kernel graph. BASELINES_JSON counts, per family: checked, agreed,
- * disagreed, refused, unchecked; and lists each spec (spec, family,
- * variant, status, verdict, rule and why when held). build.ninja depends on it
- * (gen's "# proposal baselines:" line), so the kernel graph is written
- * again once the baselines are checked.
- *
- * The options are the table in main() (lib/opts.h), which --help prints.
- *
- * Exit: 0 written; 1 cannot write; 2 bad usage or input.
+ * SEE ALSO
+ *     doc/propose.md
  */
 #include <dirent.h>
 #include <errno.h>

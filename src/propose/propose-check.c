@@ -1,136 +1,42 @@
 /*
- * propose-check - check one round of a proposal batch's answer: every
- * proposed spec, rule by rule, its reference run in the sandbox
+ * NAME
+ *     propose-check - check one round of a proposal batch's answer, rule by rule
  *
- * usage: propose-check [options] -o CHECK_JSON TASK_JSON RESPONSE_JSON [PREVIOUS_CHECK_JSON]
- *        propose-check --corpus [options] -o CORPUS_JSON @SPECS
- *        propose-check --ask-reference N -o REFTASK_JSON TASK_JSON (@CHECKS | FIRST_AGREE_JSON)
- *        propose-check --ask-reference N --spec -o REFTASK_JSON SPEC [FIRST_AGREE_JSON]
- *        propose-check --agree [options] -o AGREE_JSON REFTASK_JSON RESPONSE_JSON [FIRST_AGREE_JSON]
+ * SYNOPSIS
+ *     propose-check [options] -o CHECK_JSON TASK_JSON RESPONSE_JSON [PREVIOUS_CHECK_JSON]
+ *     propose-check --corpus [options] -o CORPUS_JSON @SPECS
+ *     propose-check --ask-reference N -o REFTASK_JSON TASK_JSON (@CHECKS | FIRST_AGREE_JSON)
+ *     propose-check --ask-reference N --spec -o REFTASK_JSON SPEC [FIRST_AGREE_JSON]
+ *     propose-check --agree [options] -o AGREE_JSON REFTASK_JSON RESPONSE_JSON [FIRST_AGREE_JSON]
  *
- * TASK_JSON is the batch's request (src/gen/propose.c), RESPONSE_JSON the
- * round's answer (query-llm): one ```yaml block a proposal. In round 1
- * block k is proposal k (blocks past the batch's count are ignored); in a
- * repair round block k stands for the k-th proposal that PREVIOUS_CHECK_JSON
- * lists as failed (an empty block: the teacher gave it up).
+ * DESCRIPTION
+ *     Reads a proposal batch's request (TASK_JSON) and the round's answer
+ *     (RESPONSE_JSON): one ```yaml block a proposal. In a repair round
+ *     the blocks stand for the proposals PREVIOUS_CHECK_JSON lists as
+ *     failed. Each proposal goes through the rules in order; the first
+ *     that fails ends its checks and is what the teacher is told. The
+ *     spec rules use gen's own parser. The reference is untrusted C: it
+ *     is built and run in the sandbox (prepare --reference, verify
+ *     --expected) and probed on a canonical input for its behavioural
+ *     fingerprint. Each proposal that parses also gets its text's MinHash.
+ *     CHECK_JSON records every rule's result, the fingerprints, what is
+ *     still failing and the next round's feedback.
+ *     --corpus fingerprints the hand-written specs. --ask-reference
+ *     writes the request for an independent reference (of a batch's
+ *     passed proposals, or with --spec of a `reference: teacher` spec).
+ *     --agree builds those references in the sandbox and compares them
+ *     with the first on the same secret inputs.
  *
- * The rules, in order; the first that fails ends the proposal's checks
- * (the rest are not run) and is what the teacher is told:
+ * FILES
+ *     out/propose/<family>/b<k>/r<r>/check.json, b<k>/ref2/, ref3/,
+ *     agree.json; out/propose/corpus.json; out/teacherref/NAME/.
  *
- *   size               the spec's text is at most 64 KiB
- *   schema             gen's parser and schema (tools' spec.c), its messages
- *   caps               at most 16 variants, 16 verify sizes, 64 MiB of
- *                      tensors per verify case
- *   no_allow           no `allow:` (the static screen's rules stay on)
- *   no_overrides       no `prompt`, `origin`, `samples` or `rounds`: the
- *                      build decides those, not the proposal
- *   tolerance          no tolerance (nor an example's) looser than the
- *                      output dtype's defaults (doc/specs.md: tolerance)
- *   baseline_libs      a baseline is CUDA C linking only vendor libraries
- *   baseline_vendor    where the family names a vendor routine (the
- *                      curriculum's vendor:, the batch's task.json): a
- *                      baseline is there, CUDA C whose libs name the
- *                      routine's library (the line's first word: cuBLAS
- *                      is cublas or cublasLt, cuDNN cudnn, ...)
- *   text_is_data       no template syntax ({{, }}) anywhere: the text
- *                      reaches later prompts as data
- *   reference_c        a C reference (the teacher's reference is untrusted C,
- *                      built and run in the sandbox like a candidate)
- *   examples_present   at least one hand-computed example
- *   reference_builds   prepare --reference builds it (in the sandbox)
- *   examples           verify --expected --no-bench: it reproduces its examples
- *   degenerate         ... and its outputs are not near-constant
- *   reference_runs     ... and it runs on the verify inputs (all three
- *                      distributions) without failing
- *   cpu_time           that run took at most --cpu-max CPU seconds
- *   deterministic      the probe plan run twice gives the same bytes
- *   depends_on_inputs  changing any one input tensor changes some output
- *   depends_on_scalars changing any one scalar parameter changes some output
+ * EXIT STATUS
+ *     0 written, whatever the proposals were; 1 infrastructure (a tool
+ *     could not run, the disk); 2 bad usage or input.
  *
- * The probe (the last three, and the behavioural fingerprint): the
- * reference on a canonical input: every size parameter 8 (shapes evaluated
- * from the spec's expressions; the first verify size when that does not
- * give a valid case), input i drawn as the spec draws it but from seed
- * PROBE_SEED + i whatever its name, the first verify size's scalars; then
- * once more per input tensor with another seed, and per scalar with another
- * value. The fingerprint is sha256 of the signature's class (each argument's
- * kind, dtype and rank, in order) and the base case's outputs rounded to 3
- * significant digits: equal fingerprints are the same function whatever
- * the names (propose-accept drops the later ones).
- *
- * Each proposal that parses also gets its text's MinHash (64 32-bit
- * minima over 5-word shingles of its description and reference, as hex;
- * an argument's name counts as its place, so renaming one changes nothing),
- * for propose-accept's near-duplicates.
- *
- * --corpus: the inputs are the hand-written specs (tasks/NAME.yaml);
- * CORPUS_JSON lists each one's id, MinHash and, where its reference is C,
- * its fingerprint on the same probe (the reference built in the sandbox):
- * what propose-accept holds proposals against, so that no proposal is a
- * twin of a hand-written task, the held-out test tasks among them.
- *
- * CHECK_JSON: task, family, round, status (checked, or done when the round
- * asked nothing), the response's provenance (provider, model, key), per
- * proposal: index, round, id, status (passed, failed, empty), rules
- * (each rule's name, ok, message), failed_rule, the spec's text,
- * fingerprint, fingerprint_key, probe, cpu_seconds; check_cpu_seconds (a
- * measurement: this process's CPU, the tools and references it ran left
- * out); failed (the indices
- * still failing, for the next round), finished (nothing to repair, or the
- * last round), feedback (what the next round's request says).
- *
- * Independent references. --ask-reference 2 writes the request
- * (REFTASK_JSON, for query-llm: prompts propose-reference-system and
- * propose-reference) for a second reference of every proposal the round
- * CHECKS passed: each shown as its spec without `reference` and
- * `baseline`, and the reference's C signature; "nothing": true when none
- * passed. --agree builds each answer's ```c block (in the problems' order)
- * in the sandbox and runs it and the proposal's own reference on the same
- * inputs (the spec's first variant: its verify sizes, three runs each,
- * the input distributions cycled, no special values, seeds from the
- * secret; up to 256 MiB of outputs), the second's
- * outputs judged against the first's with the spec's tolerances (compare.h).
- * AGREE_JSON: task (the batch's), references (2 or 3), finished, per
- * problem: key, index, id, spec, ref2 (ref3), comparisons [{a, b, agree,
- * message}], status: agreed (agreement "2/2"), disagreed, or, with a
- * third: agreed ("2/3": it agrees with the proposal's), rejected (why:
- * the proposal's own reference failed on these inputs, or
- * only references 2 and 3 agree, or no two do). --ask-reference 3 asks,
- * from the first agreement, for a third reference of those it found
- * disagreeing; --agree with FIRST_AGREE_JSON judges them and carries the
- * rest over: the batch's agreement, which propose-accept reads.
- *
- * A hand-written spec with `reference: teacher` (src/gen/propose.c's
- * teacherrefedges) has no reference of its own: --ask-reference N --spec
- * SPEC writes the request for its reference N, the spec alone as a batch
- * of one problem (N 1 and 2, which differ in their marker's n alone:
- * independent requests, each its own cache key), or (N 3, with
- * FIRST_AGREE_JSON) a third where the first two disagreed. Where the
- * spec's variants have more than one reference signature (its matrix
- * changes the types: f32 and f64), the request shows each, with the
- * matrix values and the variants it is for, and says that the one
- * reference must compile with all of them and is a template as a spec's
- * own is ({KEY} of the matrix replaced per variant: typedef R_{dtype}
- * real;). --agree --first-response RESPONSE1 takes reference 1 from the
- * first request's answer instead of the spec (the problem's ref1, the
- * requests' cache keys in keys), each reference built with the first
- * variant's matrix values put in (gen's specsubst), and the references
- * are alike: any two agreeing settle it (2/2, or 2/3 with the third), the
- * first of them kept, as written (the problem's reference and request);
- * no two agreeing is rejected. The kept reference is then put through the
- * checks a spec's own gets (reference_builds, examples, degenerate,
- * reference_runs, cpu_time: verify --expected) on the first variant (the
- * problem's checks), then on the first variant of every other reference
- * signature, in turn (each with its checks, from the second on):
- * signatures_checked [{variant, signature}]; one that fails them on any
- * is rejected too, with why (the variant, its signature, the rule and its
- * message). A proposal's request shows its first variant's signature
- * alone, and its second reference is built as written.
- *
- * The options are the table in main() (lib/opts.h), which --help prints.
- *
- * Exit: 0 written, whatever the proposals were; 1 infrastructure (a tool
- * could not run, the disk); 2 bad usage or input.
+ * SEE ALSO
+ *     doc/propose.md
  */
 #include <ctype.h>
 #include <errno.h>

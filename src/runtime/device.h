@@ -2,13 +2,9 @@
  * device.h - what the harness (harness.c) asks of the device: memory,
  * drawing inputs with draw.h's generator, poison, guard bytes, hashes,
  * copies, the L2 flush, events around a call, and the oracle's output
- * check.
- *
- * Two implementations: device.cu, on the GPU through the CUDA runtime
- * (the harness verify and bench run), and tests/unit/fakedevice.c, on the
- * CPU with host memory standing in for device memory (the harness the test
- * suite runs candidates written in C through, so that the parent's side of
- * the protocol is tested without a GPU).
+ * check. device.cu implements it on the GPU through the CUDA runtime;
+ * tests/unit/fakedevice.c on the CPU, host memory standing in for device
+ * memory, so that the test suite runs the protocol without a GPU.
  *
  * Every function returns 0 or an error code for dv_error (a cudaError_t).
  */

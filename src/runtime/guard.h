@@ -1,16 +1,13 @@
 /*
  * guard.h - the CUDA runtime calls a candidate makes, seen at run time.
- *
  * The harness exports its own definitions of the runtime calls that take
- * a stream, a copy direction or a destination (guard.c; GUARD_EXPORTS,
- * the linker's list, which prepare writes beside harness.o), so the
- * candidate's references bind to them; each forwards to the real one. Between guardbegin and guardend (the candidate's call),
- * they enforce the task contract: launches, copies and memsets only on
- * the default stream; copies only host to device or device to device,
- * into device memory; and the first breach is kept for guardviolation,
- * with the rule named (the refused call returns cudaErrorNotPermitted).
- * compile's artifact check refuses every other runtime call a candidate
- * imports that the contract does not allow.
+ * a stream, a copy direction or a destination (GUARD_EXPORTS, the
+ * linker's list, which prepare writes beside harness.o), so the
+ * candidate's references bind to them; each forwards to the real one.
+ * Between guardbegin and guardend (the candidate's call) they enforce the
+ * task contract. The first breach is kept for guardviolation, with the
+ * rule named; the refused call returns cudaErrorNotPermitted.
+ * doc/verification.md (The runtime guard) gives the rules.
  */
 #ifndef RETORT_GUARD_H
 #define RETORT_GUARD_H

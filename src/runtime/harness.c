@@ -1,123 +1,14 @@
 /*
- * harness.c - the program verify and bench run in the sandbox, once per
- * candidate (or per baseline, the oracle): it loads the shared object,
- * locks itself down, and calls its entry point on inputs it draws on the
- * device itself. prepare --harness links it per task variant with the
- * generated call.c (callentry: the entry point's exact signature), the
- * device code (device.cu, or the tests' CPU fake) and the runtime guard
- * (guard.c).
+ * harness.c - the harness's protocol loop, harnessmain(): the program
+ * verify and bench run in the sandbox, once per candidate (or baseline,
+ * the oracle). It loads the shared object, locks itself down, and calls
+ * the entry point on inputs it draws on the device itself, at the
+ * parent's commands (src/judge/proto.h speaks them). prepare --harness
+ * links it per variant with the generated call.c, the device code and
+ * the runtime guard; pyharness.py runs it with a Python entry point.
+ * doc/verification.md (The harness protocol) gives the commands.
  *
  * usage: harness SO ENTRY DEVICE [open|open-gated]
- *
- * (DEVICE is 0: the parent leaves the leased GPU alone visible; open-gated:
- * open, and SO is loaded first, then the harness waits for a "go" line
- * before it touches the GPU: bench starts the oracle's so, beside the
- * candidate's calls, where the host has CPUs to spare)
- *
- * The protocol is harnessmain(): the per-variant program's main() (in
- * prepare's call.c) calls it with callentry, and src/runtime/pyharness.py
- * calls it, through this runtime linked as a shared object (pyharness.so,
- * prepare --runtime), with a Python function in callentry's place: SO is
- * then "-" (the Python side has loaded the entry point, or says why not),
- * there is no lockdown (Triton compiles and loads a kernel at its first
- * call: files, ptxas), and after (when not NULL) runs once the call's
- * closing event is recorded, before the call's checks (a Python baseline
- * copies the module's result into the output buffers there, outside the
- * time).
- *
- * The parent talks to it over four inherited descriptors: 3 commands
- * (text lines in), 4 replies (text lines out), 5 shared memory (a memfd
- * that outputs come back through), 6 a Unix socket (device memory's
- * descriptors: export, import). It never receives expected values; it
- * receives each call's seeds only with that call. It is trusted code, but
- * the candidate runs in the same process, so the parent believes only
- * what it can check: outputs (it compares them itself, or has the
- * oracle's harness compare them), the time (it bounds the events' figures
- * with its own clock), and the hashes of held outputs (recomputed the same
- * way).
- *
- * Before the first reply: CUDA is initialised, SO is loaded, the guard's interposed
- * runtime calls are resolved, and, unless "open" is given (trusted code:
- * the spec's baseline; the compute-sanitizer run), SO's modules are loaded
- * at once (CUDA_MODULE_LOADING=EAGER) and the process locks itself down
- * (lockdown.c).
- *
- * The first reply: "ready NAME|CC|L2|SMS|DRIVER|RUNTIME|UUID|LOCKDOWN", or
- * "nodevice MESSAGE", "loaderror MESSAGE", "noentry NAME".
- *
- * Commands (src/judge/proto.h speaks them):
- *   case T {kind dtype numel}*T S {v}*S HOLDS KEEP
- *       one size case: T tensors (kind 0 in, 1 out, 2 inout; dtype as in
- *       tensor.h), the S size arguments; two groups of argument buffers,
- *       each with a 4 KiB canary after it, an L2 flush buffer (the
- *       device's: twice the L2, at least 256 MiB), HOLDS copies of the
- *       outputs; then the device is fenced so
- *       that KEEP bytes stay free (a runaway allocation fails, and every
- *       call of a case sees the same free memory, verify's or bench's);
- *       KEEP -1: no fence (trusted code, whose phases need not look alike).
- *       Reply: ok FREE | cuda CODE MESSAGE
- *   call G NOOP N {dist lo hi special seed}*N C {v}*C
- *       the N inputs (in and inout, in argument order) drawn into group
- *       G's buffers on the device, the outputs poisoned with 0xFF bytes
- *       (NaN for floats; the canaries keep what the case set), the L2
- *       flushed, the device
- *       synchronized; then the launch cover (device.h: the GPU kept
- *       busy 0.2 ms, so that the host's way to the launch is not timed),
- *       CUDA events around the entry point (NOOP 1: around nothing) and
- *       a device synchronize; then the canaries and
- *       the inputs (hashed before and after) checked on the device, and
- *       the outputs hashed. The C scalars are the call's.
- *       Reply: t EVENT_MS HOST_MS HASH STATUS (HOST_MS less the cover;
- *       STATUS: ok, canary I or
- *       input I: tensor I's guard bytes or contents changed)
- *       | cuda CODE MESSAGE | violation RULE DETAIL (a runtime rule the
- *       guard, the lockdown or pyharness.py's guard caught during the call)
- *   pin LEN            the shared memory pinned up to LEN (page-rounded;
- *                      from where the last pin ended: where fetch copies
- *                      outputs and compare reads them, the parent made
- *                      its pages first, and pinning them costs 80 ms/GiB
- *                      on an H200 host, copying into pages this process
- *                      has not touched 0.4 s/GiB: bench/gpu-shm.cu)
- *   fetch G OFF        group G's outputs (out and inout, in argument
- *                      order, each at a 64-byte boundary) to shm at OFF
- *   hold G SLOT        a device copy of group G's outputs into held SLOT
- *                      (the HOLDS slots are one allocation, slot s at s x
- *                      the outputs' bytes, laid out as fetch lays them)
- *   fetchhold SLOT OFF a held copy to shm at OFF
- *   export             the held copies for another process on the device
- *                      (the oracle's harness, which needs room beside
- *                      them: fence pieces given back until there is):
- *                      after a device synchronize, their allocation's
- *                      descriptor (device.h dv_allocshared) over the socket.
- *                      Reply: ipc SLOTBYTES | cuda CODE MESSAGE (none
- *                      here: the parent fetches them instead)
- *   import LEN         (the oracle's) LEN bytes of the allocation whose
- *                      descriptor came over the socket, copied into this
- *                      harness's own device memory (the parent ends the
- *                      exporter then: nothing of it runs while they are
- *                      judged).
- *                      Reply: ok | cuda CODE MESSAGE
- *   fetchimported SLOT OFF  (the oracle's) imported slot SLOT's outputs to
- *                      shm at OFF, as fetch lays them out
- *   sample I STEP OFF  (the oracle's) every STEP-th element of group 0's
- *                      tensor I, from the first, to shm at OFF: what the
- *                      parent needs of the oracle's outputs to set the
- *                      tolerances (compare.h comparetolssampled)
- *   compare SRC OFF I ATOL RTOL  (asked of trusted code's harness only:
- *                      the oracle's) tensor I of group 0 against the bytes
- *                      at OFF of SRC (shm: the shared memory; ipc: the
- *                      imported copies), copied into group 1's tensor I,
- *                      on the device by draw.h's rt_elembad (ATOL, RTOL as
- *                      %a).
- *                      Reply: cmp BAD NUM DEN HASH (the wrong elements, the
- *                      sums of (got - want)^2 and want^2 over the finite
- *                      pairs, as %a; the copied bytes' hash, as call's)
- *                      | cuda CODE MESSAGE
- *   sync               a device synchronize
- *   quit               exit at once (the candidate's destructors do not run)
- * pin, fetch, sample, hold, fetchhold, fetchimported, sync reply: ok | cuda
- * CODE MESSAGE.
- * A malformed command: "error WHAT"; the parent treats that as its bug.
  */
 #include <dlfcn.h>
 #include <pthread.h>

@@ -2,7 +2,7 @@
  * harness.h - the harness protocol's loop (harness.c), for the two
  * programs that run it: the per-variant harness (its main() in prepare's
  * generated call.c, with callentry) and src/runtime/pyharness.py (which
- * loads the runtime as pyharness.so and passes a Python function).
+ * loads the runtime as py/harness.so and passes a Python function).
  */
 #ifndef RETORT_HARNESS_H
 #define RETORT_HARNESS_H

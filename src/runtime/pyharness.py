@@ -1,45 +1,15 @@
 # pyharness.py - the harness for a Python entry point: a Triton candidate,
 # or a spec's Python baseline (PyTorch on the GPU). verify and bench start
-# it in the sandbox (src/judge/proto.c) as
+# it in the sandbox (src/judge/proto.c) by its text, not its path:
 #
 #   /venv/bin/python -I -B -c "$(cat pyharness.py)" SPEC LIB SOURCE ENTRY DEVICE [open|open-tf32]
 #
-# (its text, not its path: the sandbox's own /work would hide a checkout
-# below the host's /work)
-# LIB is the harness's runtime linked as a shared object (prepare
-# --runtime: runtime/py/harness.so), SOURCE the Python file that defines
-# ENTRY, SPEC one line of JSON from the parent: {"args": [{"name", "kind",
-# "dtype"}] in argument order, "cases": [{"sizes": [...], "dims": [[...]
-# per tensor]}], "fake": 1 when LIB runs on the CPU fake device (the test
-# suite's; tensors are then NumPy arrays over host memory)}.
-#
-# It loads SOURCE as a module, then hands the process to LIB's harnessmain
-# (src/runtime/harness.c), which speaks the protocol exactly as the
-# per-variant harness does (inputs drawn on the device, outputs poisoned,
-# canaries, the L2 flushed, events around the call, inputs hashed, held
-# copies): the entry point it calls is `call` below, which passes ENTRY
-# the tensors as torch CUDA tensors of their shapes over the harness's own
-# buffers (no copy; bf16 and fp8 through a view of same-sized integers),
-# the sizes as int and the scalars as float (rounded to float32 as the C
-# entry point's float, but f64's; int for an integer dtype), in
-# argument order. ENTRY writes the outputs in place.
-#
-# With "open" (trusted code: a spec's baseline, here as the oracle) TF32 is
-# off for matmuls and convolutions (cuDNN's default is on); with
-# "open-tf32" (the baseline being timed: bench --baseline) it is on, as
-# KernelBench-Verified times PyTorch. Trusted code may instead return
-# its outputs (a tensor, or a tuple for the out and inout tensors in
-# order): they are copied into the output buffers after the call's closing
-# event, outside the time, the way KernelBench times a module's forward.
-# A candidate's return value is ignored, and nothing of it runs after the
-# call.
-#
-# A candidate's host code is guarded at run time (guard below): a side
-# stream, graph or event, or a tensor copied to the host, is refused and
-# the call's reply is "violation RULE DETAIL" (rules streams,
-# host_compute), as the C guard's. Any other exception in ENTRY ends the
-# process with its traceback on stderr (the parent's record shows it):
-# status 3, the candidate crashed.
+# It loads SOURCE as a module, then hands the process to LIB's
+# harnessmain (the harness's runtime as a shared object), which speaks
+# the protocol as the per-variant harness does; the entry point it calls
+# is `call` below, which passes ENTRY torch tensors over the harness's
+# own buffers. doc/verification.md (Python entry points) gives SPEC, the
+# modes and the guard.
 import ctypes
 import importlib.machinery
 import importlib.util

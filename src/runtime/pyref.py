@@ -1,26 +1,11 @@
 # pyref.py - a spec's Python reference, run for the reference runner
 # (refrun.c with pycall.c) in the sandbox, by the interpreter of the
 # references' virtual environment (JAILVENV): python -I -B -c THIS.
-#
-# The runner draws every input exactly as for a C reference (draw.h) and
-# widens it to the reference types; this side reads them as raw buffers,
-# widens floating ones to float64, calls reference() and hands the
-# outputs back in the reference types (float for a floating dtype
-# narrower than f64), so the Python reference computes in float64.
-#
-# Protocol, on descriptors 0 and 1 (the reference's own prints go to
-# stderr): a first line of JSON {"source": CODE, "args": [{"name", "kind",
-# "dtype", "ref"}]} (ref: the C reference type); then per case a line
-#   case T {kind D {d}*D}*T S {size}*S C {scalar}*C
-# and the raw bytes of each in and inout tensor in argument order; the
-# reply is the raw bytes of each out and inout tensor in argument order.
-#
-# reference(...) takes the C reference's parameters in order: tensors as
-# NumPy arrays of their shapes (float64 for floating dtypes; outputs
-# filled with NaN, or 0 for integers), sizes as int, scalars as float
-# (int for integer dtypes). It writes its outputs into the output arrays
-# (and inout ones in place), or returns them (an array, a torch tensor, or
-# a tuple of them for the out and inout tensors in order).
+# It reads the header and each case's inputs on descriptor 0, widens
+# floating inputs to float64, calls reference() and writes the outputs
+# back on descriptor 1 in the reference types, so the Python reference
+# computes in float64. doc/verification.md (The reference runner) gives
+# the protocol.
 #
 # Exit: 0 done; 1 the reference failed (the traceback on stderr); 2 bad
 # protocol.

@@ -1,23 +1,13 @@
 /*
  * refrun.c - the CPU reference runner: prepare --reference builds it per
  * task variant with the spec's reference code and the generated call.c
- * (callreference). verify --expected runs it in the sandbox.
+ * (callreference), and verify --expected runs it in the sandbox. It reads
+ * a plan of cases, draws each input exactly as the harness draws it on
+ * the device (draw.h), calls the reference, and appends the outputs to
+ * OUTFILE in the reference types. doc/verification.md (The reference
+ * runner) gives the plan.
  *
  * usage: reference OUTFILE < PLAN
- *
- * PLAN has one line per case:
- *   case T {kind dtype numel dist lo hi special seed}*T S {v}*S C {v}*C {D {d}*D}*T
- * (kinds: 0 in, 1 out, 2 inout; dtype and dist as indexes into tensor.h's
- * tables; dist -1: numel values follow the seed, as examples give them).
- * Inputs are drawn from their seeds (on all CPUs) exactly as the harness
- * draws them on the device (src/lib/draw.h), rounded to their dtype, then
- * widened to the reference's types; the last part gives each tensor's
- * dimensions (a Python reference gets its arrays in that shape). For each
- * case the outputs (out and inout, in argument order) are appended to
- * OUTFILE in the reference types.
- *
- * Exit: 0 done; 1 cannot write; 2 bad plan; 3 the reference failed (a
- * Python reference's exception, above).
  */
 #include <math.h>
 #include <stdint.h>

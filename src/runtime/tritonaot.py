@@ -2,32 +2,13 @@
 
 usage: python -I -B tritonaot.py CANDIDATE.py SCREEN.json ARCH [OUT.json]
 
-Runs in compile's sandbox with the Triton environment at /venv, after the
-screen (tritonscreen.py) passed: CANDIDATE.py was screened, so loading it
-runs only imports, function definitions and constants. torch is not
-needed to compile and is not imported: the module sees a stand-in that
-names dtypes. Each kernel the entry point launches (SCREEN.json's
-"launches") is compiled with triton.compile for GPUTarget("cuda", ARCH,
-32), no GPU needed, with the signature its launch implies: a tensor's
-pointer type from its dtype (*fp32, ...), i32 or i64 for a size or an
-integer expression, fp32 (fp64) for a scalar or a float expression, and
-each tl.constexpr parameter's value from the launch (a literal or a
-constant), its default, or an autotuning config (every config is
-compiled). num_warps, num_stages and num_ctas come from the launch or the
-config. Ints are not specialized as the JIT would (value 1, divisibility
-by 16), so resources may differ a little from the runtime's compile.
-
-A kernel whose constexpr value or argument type is known only at launch
-(a block size computed from a size, triton.next_power_of_2(cols); a
-triton.heuristics value; an argument whose type the screen could not
-tell) cannot be compiled ahead of time: it is listed with status "jit"
-and the reason, and the runtime compiles it on the GPU host.
-
-Writes one JSON object to OUT.json (else standard output): {"triton_version", "kernels": [{"kernel",
-"line", "config", "status": ok, compile_error or jit, "error" or
-"reason", "ptxas" (ptxas -v's log: registers and spills), "shared_bytes",
-"num_warps", "num_stages", "seconds"}]}. Exit 0 whatever became of the
-kernels; 2 bad usage; anything else is a failure of this script.
+Runs in compile's sandbox, with the Triton environment at /venv, after
+tritonscreen.py passed the candidate. It loads the screened module and
+compiles each kernel SCREEN.json's launches name with triton.compile for
+GPUTarget("cuda", ARCH, 32), no GPU needed, the signature taken from the
+launch; a kernel known only at launch is listed as "jit". Writes one JSON
+object to OUT.json, else standard output (doc/triton.md). Exit 0 whatever
+became of the kernels; 2 bad usage; else a failure of this script.
 """
 import contextlib
 import io

@@ -1,16 +1,7 @@
 """tritonscreen.py - compile's static screen of a Triton candidate (trusted).
 
 usage: python3 -I -B tritonscreen.py CANDIDATE.py ABI.json [OUT.json]
-
-Reads the candidate with Python's ast (it never runs it) and writes one
-JSON object to OUT.json (compile's way: the sandbox's output stays apart
-from what the interpreter prints) or standard output: {"syntax_error": null or "line N: message", "violations":
-[{rule, line, message}], "launches": [...]}. ABI.json is the task's
-calling convention as compile writes it: {"entry": NAME, "args": [{name,
-kind, dtype}]} in the entry point's order.
-
-The rules, each named in the record (tests/screen-triton has examples of
-every one, both ways):
+Reads it with ast, never running it; writes JSON (doc/triton.md). Rules:
   entry_point   exactly one top-level def of the entry, with the task's
                 parameters in number, plain positional ones (no defaults,
                 *args, **kwargs or keyword-only ones)
@@ -47,14 +38,6 @@ every one, both ways):
                 module-level values (dict, list, set), attributes
                 assigned on anything (function attributes), writes into a
                 module-level name by indexing, mutable default arguments
-
-"launches" lists every kernel launch in the entry's body, for the
-ahead-of-time compile (tritonaot.py): {"kernel": name, "line": N, "args":
-[ARG], "kwargs": {name: ARG}} where ARG is {"tensor": dtype} (a tensor
-argument of the task, or one allocated in the entry with a known dtype),
-{"int": "i32" or "i64"} (a size, or an integer expression of the host
-code), {"float": "fp32" or "fp64"} (a scalar), {"const": value} (a
-literal or a module-level constant), or {"unknown": "what it is"}.
 """
 import ast
 import json

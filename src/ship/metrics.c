@@ -1,57 +1,36 @@
 /*
- * metrics - an evaluation's records into its metrics; two evaluations compared
+ * NAME
+ *     metrics - an evaluation's records into its metrics; two evaluations compared
  *
- * usage: metrics [options] -o METRICS_JSON RECORD_JSON... (or @LISTFILE)
- *        metrics --compare [options] [-o COMPARE_JSON] BASE_JSON NEW_JSON
+ * SYNOPSIS
+ *     metrics [options] -o METRICS_JSON RECORD_JSON... (or @LISTFILE)
+ *     metrics --compare [options] [-o COMPARE_JSON] BASE_JSON NEW_JSON
  *
- * The first form reads the records of an evaluation build (configure
- * --eval: a student model asked the tasks, every answer compiled,
- * verified and timed as the dataset's are) and writes, per task (a
- * variant) and overall:
+ * DESCRIPTION
+ *     The first form reads the records of an evaluation build (configure
+ *     --eval: a student asked the tasks, every answer compiled, verified
+ *     and timed as the dataset's are). It writes, per task (a variant)
+ *     and overall: the compile, correct and unverified rates, pass@k,
+ *     KernelBench's fast_p, the geometric-mean speedup, the share correct
+ *     by each round, usage and $, and whether the task is held out.
+ *     A correct sample is one verified correct on a GPU; its speedup is
+ *     bench's for its final round. Overall rates are means over tasks.
+ *     Statuses are read through lib/round.h, never guessed from text.
+ *     --compare reads two such files and, over the tasks both have,
+ *     prints each metric's two values, their difference and a bootstrap
+ *     confidence interval over tasks, seeded, so the same files give the
+ *     same interval. It lists the tasks that flipped. -o writes the same
+ *     as JSON.
  *
- *   samples            records of the task
- *   compile_rate       samples with a round whose compile status is ok
- *   correct_rate       samples with a round whose verify verdict is
- *                      correct: run on a GPU and right. A kernel that was
- *                      never run (verify "skipped: no CUDA device") is not
- *                      correct; it counts in unverified_rate instead
- *   unverified_rate    samples whose outcome is unverified (built, no GPU)
- *   pass_at {k: ...}   for k = 1 .. samples, the unbiased estimator
- *                      1 - C(n-c, k) / C(n, k) (n samples, c correct)
- *   fast {p: ...}      for p in 0, 1, 1.5, 2 (KernelBench's fast_p): the
- *                      share of samples correct with a speedup above p
- *   geomean_speedup    the geometric mean of the correct samples' speedups
- *                      (null when none was timed)
- *   correct_after_round [r1, r2, ...]: the share of samples correct by
- *                      round r (the repair loop's gain)
- *   usage, cost_usd    tokens and $ of the student's requests (cost null,
- *                      and unpriced the samples without one, when the
- *                      model has no prices)
- *   held_out           whether package would hold the task out (test);
- *                      overall, not_held_out lists those that are not
+ * FILES
+ *     out/eval/NAME/metrics.json (ninja eval).
  *
- * A sample's speedup is bench's "speedup" of its final round (the fastest
- * correct one, record's final_round), where bench's status is measured:
- * the baseline's median over the candidate's at each bench size, their
- * geometric mean over the sizes. A correct sample that was not timed
- * (no baseline, or bench not measured) has no speedup and counts in no
- * fast_p, fast_0 included. Statuses are read through lib/round.h, never
- * guessed from text. Overall rates are means over tasks (each task weighs
- * the same, however many samples it has); pass_at overall only for k up
- * to the fewest samples of a task; geomean_speedup overall is over every
- * timed correct sample. Per task, "samples" lists each sample's verdicts.
+ * EXIT STATUS
+ *     0 written; 1 cannot write; 2 bad usage or input (records of two
+ *     students in one evaluation among them).
  *
- * --compare reads two such files (say the base model's and the fine-tuned
- * one's, or without and with a skill) and, over the tasks both have, prints
- * per metric the base's value, the new one's, the difference and a
- * bootstrap confidence interval of it (--level, default 0.95): tasks are
- * resampled with replacement --resamples times (default 2000) from a
- * generator seeded with --seed (default 1), so the same files give the
- * same interval. It then lists the tasks that flipped (solved: a correct
- * sample), fixed and broken, and those only one run has. With -o the same
- * as JSON. Records of two students in one evaluation are bad input.
- *
- * Exit: 0 written; 1 cannot write; 2 bad usage or input.
+ * SEE ALSO
+ *     doc/eval.md
  */
 #include <math.h>
 #include <stdint.h>

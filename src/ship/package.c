@@ -1,67 +1,37 @@
 /*
- * package - the records into deterministic, tar-archived JSONL shards
+ * NAME
+ *     package - the records into deterministic, tar-archived JSONL shards
  *
- * usage: package [options] -o DATASET_DIR RECORD_JSON... (or @LISTFILE)
- *        package --project DATASET_DIR
+ * SYNOPSIS
+ *     package [options] -o DATASET_DIR RECORD_JSON... (or @LISTFILE)
+ *     package --project DATASET_DIR
  *
- * Every record must fit the dataset's fields (lib/schema.c's
- * schema_record: every field, of its type; else exit 2, naming the field).
- * A record under an eval/ folder (an evaluation build's, gen --eval) is
- * refused, exit 2: a student's answers never enter the dataset.
+ * DESCRIPTION
+ *     Reads every sample's record and checks it against the dataset's
+ *     fields (lib/schema.h). A record under an eval/ folder is refused: a
+ *     student's answers never enter the dataset.
+ *     A record goes to every split of the default config it qualifies
+ *     for: train, trajectories, unverified, or test for a held-out task.
+ *     The sft_final config has one prompt/completion row per record with
+ *     a turn flagged for training. Each split is cut into JSONL shards,
+ *     rows sorted by id, and the shards are packed into tar.gz archives.
+ *     Every archive carries the same dataset card (README.md) and
+ *     manifest.json. SHA256SUMS lists the archives. The bytes are
+ *     deterministic: the same records give the same sha256.
+ *     --project prints the reproducible projection of a dataset: the
+ *     trajectories and test records without their measured fields, which
+ *     `ninja check` compares.
  *
- * The default config's splits (a record goes to every split it qualifies
- * for: train and unverified are subsets of trajectories):
- *   train         correct final answers, verified on a GPU, nothing flagged
- *                 for review
- *   trajectories  every sample, every round, failures included (multi-turn
- *                 SFT, RL)
- *   unverified    built but never run: no GPU was available
- *   test          every record of the held-out tasks, chosen by a hash of
- *                 the task id (--test-fraction), which appear in no other
- *                 split, so no task leaks between training and test
- * The sft_final config (schema_sftfinal): for each record of train,
- * unverified and test with a turn flagged training (a kernel correct or
- * unchecked), one prompt/completion row in the same split: the messages
- * before that turn, and that turn.
+ * FILES
+ *     DATASET_DIR/<name>-NNNNN.tar.gz, DATASET_DIR/SHA256SUMS;
+ *     --token-counts FILE, from scripts/token-counts.
  *
- * Each split is cut into JSONL shards of at most --shard-records records
- * and --shard-bytes bytes (data/<split>-NNNNN.jsonl and
- * data/sft_final/<split>-NNNNN.jsonl, rows sorted by id). Shards are packed
- * into archives of at most --archive-bytes (DATASET_DIR/<name>-NNNNN.tar.gz),
- * each also carrying the same dataset card README.md and manifest.json.
- * The card's front matter lists both configs' files and their explicit
- * features (dataset_info, from lib/schema.c: `datasets.load_dataset` on the
- * folder of every archive extracted types every field the same way, in
- * every run); its text gives the splits and how they overlap, the layout
- * (one archive of several does not load on its own through the card), the
- * lengths per split (p50, p95, max of the UTF-8 bytes of the messages'
- * content and reasoning, and with --token-counts the named tokenizer's
- * tokens), TRL and Axolotl settings with max_length from those lengths,
- * which chat templates drop reasoning, the measured fields and every
- * field's meaning, and each split's rows by candidate language (a
- * record's lang) and by its task's origin (hand-written, kernelbench,
- * teacher, teacher-reference), with how each kind's references were made. manifest.json:
- * counts per split (sft_final_counts for sft_final), each shard's config,
- * split, rows, bytes, sha256 and archive, the lengths (with rows_by_lang:
- * cuda, triton, and rows_by_origin), the tokenizer,
- * configuration incl. the nvcc version.
- * DATASET_DIR/SHA256SUMS lists the archives. Bytes are deterministic: a
- * fixed member order, mtime from SOURCE_DATE_EPOCH (else 0), uid and gid 0,
- * no user or host names, gzip without a timestamp: the same records (and
- * counts) give the same sha256.
+ * EXIT STATUS
+ *     0 written; 1 cannot write, a full disk included (then nothing of
+ *     the new dataset is left listed); 2 bad usage or input.
  *
- * --project prints the reproducible projection of a dataset: the records
- * of the trajectories and test splits (whose membership does not depend
- * on timing) without measured fields. `ninja check` compares it.
- *
- * --meta KEY=VALUE (repeatable) is configuration recorded in the manifest
- * and the card. --token-counts FILE gives a named tokenizer's count of
- * each record and row (scripts/token-counts writes it; a record it lacks is
- * exit 2). The options are the table in main() (lib/opts.h), which --help
- * prints.
- *
- * Exit: 0 written; 1 cannot write (a full disk included: then nothing of
- * the new dataset is left listed, see writedataset); 2 bad usage or input.
+ * SEE ALSO
+ *     doc/dataset.md
  */
 #include <errno.h>
 #include <stdio.h>

@@ -1,53 +1,33 @@
 /*
- * record - one sample's rounds into one dataset record
+ * NAME
+ *     record - one sample's rounds into one dataset record
  *
- * usage: record [options] -o RECORD_JSON TASK_JSON ROUND_FILES...
+ * SYNOPSIS
+ *     record [options] -o RECORD_JSON TASK_JSON ROUND_FILES...
  *
- * ROUND_FILES are every round's response.json, compile.json, verify.json
- * and bench.json (by folder: .../r<round>/<name>.json; a round may lack
- * the later stages). The record's fields, their types and which are
- * measured are lib/schema.c's schema_record, the one table package writes
- * the card's features from: every record has every field (null where a
- * value is missing), so Hugging Face datasets sees one schema, and record
- * refuses to write one that does not fit. In short:
+ * DESCRIPTION
+ *     Reads the variant's TASK_JSON and every round's response.json,
+ *     compile.json, verify.json and bench.json, each told by its folder
+ *     (.../r<round>/<name>.json). A round may lack the later stages.
+ *     Writes one record: the whole conversation as chat messages, the
+ *     final kernel (the fastest correct round's, else the last built),
+ *     the outcome, the final round's timing, each round's statuses and
+ *     feedback, usage, $ and provenance. The one message trained on is
+ *     flagged. The fields, their types and which are measured are
+ *     lib/schema.h's table: every record has every field, null where a
+ *     value is missing, and record refuses to write one that does not
+ *     fit. A round file that lacks a field record reads, or has one of
+ *     another type, is bad input.
  *
- *   id (variant/s<sample>, a Triton sample's variant/triton/s<sample>),
- *   lang (cuda or triton: the response's, lib/round.h), task, variant,
- *   sample, teacher {provider, model},
- *   messages      the whole conversation as chat messages {role, content,
- *                 reasoning_content, round, training}: system (round 0),
- *                 user (the task, round 1), assistant (round 1), user
- *                 (feedback, round 2), assistant (round 2), ... (TRL and
- *                 Axolotl read this); training is true on one message
- *                 at most, the assistant turn of final_round, unless
- *                 its kernel is known to be wrong (outcome incorrect)
- *   final_kernel  the fastest correct round's source, CUDA or Triton's
- *                 Python (else the last built one), final_round its round
- *                 (both null when no round built)
- *   outcome       correct, incorrect (never passed verify), unverified (no
- *                 GPU to check on), no_code (never a usable answer)
- *   verified_on_gpu, review (flags raised by bench), speedup, sol_percent,
- *   median_ms, gpu (of the fastest correct round)
- *   rounds        per round: lang, answer status, compile status and screen
- *                 rules, verify verdict, bench status, speedup, feedback
- *                 (what lib/round.c made of the round's verdicts: what
- *                 the next round was sent, or for the last round would
- *                 have been; "" when the round ended the sample) and
- *                 diagnostics {compile, violations, verify, bench}: the
- *                 stages' reports it was made from
- *   usage {input_tokens, output_tokens, cache_write_tokens,
- *         cache_read_tokens}, cost_usd (null when a round's model has no
- *         prices in models.yaml), cache_keys, spec_sha256, generator
+ * FILES
+ *     out/v/<variant>/s<sample>/record.json, or an evaluation's under
+ *     out/eval/NAME/v/.
  *
- * Measured values (timings, and what is chosen by them: final_kernel,
- * final_round, the training flags, feedback on speed) vary from run to
- * run; package leaves them out of the projection that reproducibility
- * checks compare.
+ * EXIT STATUS
+ *     0 written; 1 cannot write; 2 bad usage or input.
  *
- * A round file that lacks a field record needs, or has one of another type
- * (the fields table), is bad input.
- *
- * Exit: 0 written; 1 cannot write; 2 bad usage or input.
+ * SEE ALSO
+ *     doc/dataset.md
  */
 #include <stdio.h>
 #include <stdlib.h>

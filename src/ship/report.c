@@ -1,18 +1,30 @@
 /*
- * report - one HTML page about a build's records
+ * NAME
+ *     report - one HTML page about a build's records
  *
- * usage: report [--metrics FILE]... -o REPORT_HTML RECORD_JSON... (or @LISTFILE)
+ * SYNOPSIS
+ *     report [--metrics FILE]... -o REPORT_HTML RECORD_JSON... (or @LISTFILE)
  *
- * Writes a self-contained page (inline CSS and SVG, no scripts): counts by
- * outcome; pass rates per stage and round (answered, compiled, verified
- * correct, timed); distributions of speedup over the baseline and of % of
- * speed of light; tokens and $ by teacher model; the slowest correct
- * tasks and the tasks that failed most. With --metrics FILE (metrics'
- * output; repeatable) an evaluation's metrics too, several side by side:
- * rates, pass@k, fast_p, the geometric-mean speedup, correct after each
- * round, tokens and $, overall and per task.
+ * DESCRIPTION
+ *     Reads the records and writes a self-contained page: inline CSS and
+ *     SVG, no scripts. It shows the counts by outcome; the pass rates per
+ *     stage and round (answered, compiled, verified correct, timed); the
+ *     distributions of the speedup over the baseline and of % of speed of
+ *     light; tokens and $ by teacher model; the slowest correct tasks and
+ *     the tasks that failed most.
+ *     With --metrics FILE (metrics' output; repeatable) it also shows an
+ *     evaluation's metrics, several side by side: the rates, pass@k,
+ *     fast_p, the geometric-mean speedup, correct after each round,
+ *     tokens and $, overall and per task.
  *
- * Exit: 0 written; 1 cannot write; 2 bad usage or input.
+ * FILES
+ *     out/report.html, or out/eval/NAME/report.html (ninja report).
+ *
+ * EXIT STATUS
+ *     0 written; 1 cannot write; 2 bad usage or input.
+ *
+ * SEE ALSO
+ *     doc/dataset.md, doc/eval.md
  */
 #include <math.h>
 #include <stdio.h>
