@@ -705,7 +705,8 @@ spawnoracle(struct bcase *b, struct harness *oh, const char *oracle, int gated)
 	if (hshm(oh, b->t, b->shm, 0) < 0) /* its pages made where they are used */
 		die(EXIT_RETRY, "%s", oh->err);
 	oh->gated = gated;
-	if (hspawn(oh, &(struct hlaunch){ b->harness, oracle, "baseline", b->device, NULL, HOPEN, b->o->timeout }) < 0)
+	if (hspawn(oh, &(struct childprog){ b->harness, oracle, "baseline", b->device, NULL, HOPEN,
+	                                    b->o->timeout }) < 0)
 		die(EXIT_RETRY, "%s", oh->err);
 }
 
@@ -804,7 +805,8 @@ timecase(struct bcase *b, struct harness *h, const char *so, const char *entry, 
 	 * load parts of themselves late); timed, a Python one runs in TF32 */
 	/* a harness verify handed over is ready already */
 	if (!h->adopted &&
-	    hspawn(h, &(struct hlaunch){ b->harness, so, entry, b->device, NULL, check ? NULL : HOPENTF32, b->o->timeout }) < 0)
+	    hspawn(h, &(struct childprog){ b->harness, so, entry, b->device, NULL, check ? NULL : HOPENTF32,
+	                                   b->o->timeout }) < 0)
 		die(EXIT_RETRY, "%s", h->err);
 	if (!h->adopted && step(hready(h, &r), &r, h->err, tm))
 		goto out;

@@ -248,12 +248,12 @@ pyspec(const struct harness *h)
 }
 
 int
-hspawn(struct harness *h, const struct hlaunch *l)
+hspawn(struct harness *h, const struct childprog *l)
 {
 	const char *py[10], *harness = l->harness, *so = l->so, *extra = l->extra;
 	const char *const *wrapper = l->wrapper;
 	char *runner = NULL, *lib = NULL, *spec = NULL, *pyc = NULL;
-	int rc, k = 0, timeout = l->timeout;
+	int rc, k = 0, timeout = l->seconds;
 
 	h->timeout = timeout;
 	h->python = hispython(so);
@@ -387,7 +387,7 @@ hgo(struct harness *h)
 }
 
 int
-hstart(struct harness *h, const struct task *t, const struct hlaunch *l, size_t shm, struct hres *r)
+hstart(struct harness *h, const struct task *t, const struct childprog *l, size_t shm, struct hres *r)
 {
 	int rc;
 

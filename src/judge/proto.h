@@ -105,16 +105,9 @@ int hispython(const char *so);
 	{ "--gpu-python", "DIR", OPT_STR, env, 0, 0, "the GPU's Python environment (torch, triton), for Python entry points" }, \
 	{ "--python-harness", "DIR", OPT_STR, dir, 0, 0, "the Python harness's runtime (default out/runtime/py)" }
 
-/* what to start: HARNESS on SO (entry point ENTRY) on the GPU of slot
- * DEVICE, under WRAPPER (compute-sanitizer and its options) or not (NULL);
- * EXTRA: HOPEN, HOPENTF32 or NULL; TIMEOUT: the seconds a step may take */
-struct hlaunch {
-	const char *harness, *so, *entry;
-	int device;
-	const char *const *wrapper;
-	const char *extra;
-	int timeout;
-};
+/* what to start is sandbox.h's struct childprog, whose seconds is here
+ * the time a step may take (the harness's CPU limit follows from it);
+ * extra: HOPEN, HOPENTF32 or NULL */
 /* start a harness: hstart is hshm (the shared memory outputs come back
  * through, SHM bytes, the first made bytes of its pages made on all CPUs:
  * do it before taking the GPU; the rest is made as it is first used),
@@ -122,9 +115,9 @@ struct hlaunch {
  * all of it: between hspawn and hready the caller may do other work while
  * the harness loads. Each harness has shared memory of its own (bench's
  * oracle never shares the candidate's) */
-int hstart(struct harness *h, const struct task *t, const struct hlaunch *l, size_t shm, struct hres *r);
+int hstart(struct harness *h, const struct task *t, const struct childprog *l, size_t shm, struct hres *r);
 int hshm(struct harness *h, const struct task *t, size_t shm, size_t made);
-int hspawn(struct harness *h, const struct hlaunch *l);
+int hspawn(struct harness *h, const struct childprog *l);
 int hready(struct harness *h, struct hres *r);
 /* a gated harness may go on (to its CUDA context, then hready's reply);
  * one that is gone already shows it at hready */

@@ -603,7 +603,7 @@ candidateruns(struct judge *j)
 	double t0 = now();
 	int k;
 
-	if (hspawn(h, &(struct hlaunch){ j->harness, j->so, o->baseline ? "baseline" : t->entry, j->device, NULL,
+	if (hspawn(h, &(struct childprog){ j->harness, j->so, o->baseline ? "baseline" : t->entry, j->device, NULL,
 	                                  o->baseline ? HOPEN : NULL, o->bench ? o->timeout * 2 + 30 : o->timeout }) < 0)
 		die(EXIT_RETRY, "%s", h->err);
 	h->timeout = o->timeout;
@@ -656,7 +656,7 @@ sanitize(struct judge *j)
 		char out[4096];
 		struct harness h;
 		struct hres r;
-		int st, rc = hstart(&h, t, &(struct hlaunch){ j->harness, j->so, t->entry, j->device, w, HOPEN,
+		int st, rc = hstart(&h, t, &(struct childprog){ j->harness, j->so, t->entry, j->device, w, HOPEN,
 		                                                 j->o->timeout * 20 + 60 }, j->shm, &r);
 		if (rc < 0)
 			die(EXIT_RETRY, "%s", h.err);
