@@ -93,7 +93,7 @@ test_expect_success '429 with retry-after is retried after the wait' '
 $(mock requests)
 EOF
 '
-test_expect_success 'retry-after-ms and an HTTP-date retry-after are honoured' '
+test_expect_success LONG 'retry-after-ms and an HTTP-date retry-after are honoured' '
 	cd p && fresh && mock reset && mock script "[{\"status\": 429, \"headers\": {\"retry-after-ms\": \"300\"}},
 		{\"status\": 503, \"headers\": {\"retry-after\": \"$(date -u -R -d "+2 seconds" | sed "s/+0000/GMT/")\"}}]" &&
 	q t2.json 2>err && cat err && test "$(mock count)" = 3 && grep -q "retrying in 0.3 s" err
@@ -110,7 +110,7 @@ for case in "529:{\"status\": 529, \"body\": {\"type\": \"error\", \"error\": {\
 		grep -q "retrying" err
 	'
 done
-test_expect_success 'a slow response times out and is retried' '
+test_expect_success LONG 'a slow response times out and is retried' '
 	cd p && fresh && mock reset && model anthropic claude-sonnet-5-5 "m[\"timeout_s\"] = 1" &&
 	mock script "[{\"delay\": 3}]" && q t4.json 2>err && cat err && test "$(mock count)" = 2 &&
 	grep -q -i "timeout\|timed out" err

@@ -133,7 +133,7 @@ test_expect_success LONG 'killed while the batch was being sent: found among the
 	grep -q "was sent before its sender stopped: it is msgbatch_mock1" n.log && test "$(reserved)" = "{}" &&
 	test "$(ledger_lines "\"note\":\"batch:")" = 4
 '
-test_expect_success 'two builds sharing the cache batch the same round at once: one batch, both answered' '
+test_expect_success LONG 'two builds sharing the cache batch the same round at once: one batch, both answered' '
 	cd p && fresh && mock reset && mock batch_script "[{\"seconds\": 1}]" && rm -rf out &&
 	ninja out/model.json out/v/alpha/task.json out/v/beta/task.json >/dev/null &&
 	printf "%s\n" $R >rsp && for i in 1 2; do "$RETORT_BIN/query-llm" --batch st$i.json --model-config out/model.json \

@@ -175,7 +175,7 @@ test_expect_success 'a compiler that is not there is a failure of the tool (exit
 	expect_fail 1 "cannot run" "$RETORT_BIN/prepare" --reference --cc /nonexistent/cc --src "$RETORT_ROOT/src" \
 		-o x.ref "$TASK" && test ! -e x.ref && ! ls x.ref.work* 2>/dev/null
 '
-test_expect_success 'an entry point named id: the baseline builds under its own name (not found inside void)' '
+test_expect_success LONG 'an entry point named id: the baseline builds under its own name (not found inside void)' '
 	mkdir -p idp/tasks && ln -s "$RETORT_ROOT/tasks/prompts" idp/tasks/prompts && sed -e "s/^id: relu$/id: idtask/" -e "s/^entry: relu_forward$/entry: id/" \
 		"$RETORT_ROOT/tasks/relu.yaml" >idp/tasks/idtask.yaml && grep -q "^entry: id$" idp/tasks/idtask.yaml &&
 	"$RETORT_BIN/gen" --split idp/tasks/idtask.yaml --all --tasks-dir idp/tasks --out idp/out >/dev/null &&

@@ -52,13 +52,13 @@ for w in digraph comment lead splice incbin; do
 	test_expect_success "$w: refused, nothing read" "
 		st=\$(try $w) && echo \"\$st\" && case \$st in screen_failed|compile_error) clean ;; *) false ;; esac
 	"
-	test_expect_success "$w without the screen: nvcc in the sandbox cannot read it" "
+	test_expect_success LONG "$w without the screen: nvcc in the sandbox cannot read it" "
 		st=\$(try $w --no-screen) && echo \"\$st\" && test \"\$st\" != ok &&
 		field out/c/$w--no-screen/compile.json 'd[\"diagnostics\"]' | grep -q -i 'no such file\|cannot open\|not found' &&
 		clean
 	"
 done
-test_expect_success 'control: the kernel alone builds without the screen' '
+test_expect_success LONG 'control: the kernel alone builds without the screen' '
 	{ printf "\`\`\`cuda\n%s\n\`\`\`\n" "$kernel"; } |
 		python3 -c "import json,sys; json.dump({\"status\": \"answered\", \"answer\": {\"text\": sys.stdin.read()}}, sys.stdout)" \
 		>plain.json && mkdir -p out/c/plain &&

@@ -93,7 +93,7 @@ pyblock "$SCREEN/honest-1.py" >tasks/replay/alpha/triton/s0-r2.md
 if nvidia-smi -L 2>/dev/null | grep -q GPU; then
 	test_skip "the build expects verify skipped (no GPU); tests/gpu/run covers GPU hosts"
 else
-	test_expect_success 'ninja: CUDA and Triton answers to one task, records with lang, the card by language' '
+	test_expect_success LONG 'ninja: CUDA and Triton answers to one task, records with lang, the card by language' '
 		cd p && rconfigure --all --rounds=2 --lang=cuda,triton --triton-env="$ENV" >c.log 2>&1 || { cat c.log; false; } &&
 		grep -q "languages  cuda,triton" c.log && { ninja >n.log 2>&1 || { tail -n 20 n.log; false; }; } &&
 		test "$(field out/v/alpha/triton/s0/r1/compile.json "d[\"status\"]")" = screen_failed &&
@@ -109,7 +109,7 @@ else
 		test "$(field out/v/alpha/triton/s0/r2/verify.json "d[\"verdict\"]")" = "skipped: no CUDA device" &&
 		grep -q "\"lang\": *\"triton\"" x/data/trajectories-00000.jsonl
 	'
-	test_expect_success 'ninja again: nothing to do' '
+	test_expect_success LONG 'ninja again: nothing to do' '
 		cd p && ninja >n2.log 2>&1 && grep -q "no work to do" n2.log
 	'
 fi

@@ -109,7 +109,7 @@ test_expect_success 'six verifies on three slots: each harness sees its GPU alon
 	! grep -v "^[012 ]*$" snaps && test "$(awk "NF >= 2" snaps | wc -l)" -gt 0 &&
 	awk "{ delete seen; for (i = 1; i <= NF; i++) if (seen[\$i]++) { print \"shared: \" \$0; bad = 1 } } END { exit bad }" snaps
 '
-test_expect_success 'the slots stand for the devices CUDA_VISIBLE_DEVICES gave the tool, and there are no more of them' '
+test_expect_success LONG 'the slots stand for the devices CUDA_VISIBLE_DEVICES gave the tool, and there are no more of them' '
 	for k in 1 2 3; do (export CUDA_VISIBLE_DEVICES=5,7; vslow runs/cvd$k --gpus 4) & done; wait &&
 	for k in 1 2 3; do lease runs/cvd$k/verify.json; done | sort -u >got && cat got &&
 	test "$(tr "\n" " " <got)" = "0 5 GPU-fake-5 1 7 GPU-fake-7 "
