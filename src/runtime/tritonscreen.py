@@ -1,5 +1,4 @@
 """tritonscreen.py - compile's static screen of a Triton candidate (trusted).
-
 usage: python3 -I -B tritonscreen.py CANDIDATE.py ABI.json [OUT.json]
 Reads it with ast, never running it; writes JSON (doc/triton.md). Rules:
   entry_point   exactly one top-level def of the entry, with the task's
