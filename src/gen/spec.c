@@ -1079,7 +1079,7 @@ tolerances(struct ctx *c)
 			continue;
 		own = t ? yget(t, a->name) : NULL;
 		for (j = 0; j < 3; j++) { /* the dtype's default, the spec's, the output's own */
-			v[j] = deftol((int)(a->dt - dtinfos), tolnames[j]);
+			v[j] = deftol(a->dt, tolnames[j]);
 			if (t)
 				getnum(c, t, tolnames[j], 0, 1e6, 0, &v[j]);
 			if (own && own->kind == Y_MAP)

@@ -287,10 +287,10 @@ failed(struct timing *tm, const struct hres *r)
 }
 
 static int
-step(int rc, const struct hres *r, const char *err, struct timing *tm)
+step(int rc, const struct hres *r, const struct harness *h, struct timing *tm)
 {
 	if (rc < 0)
-		die(EXIT_RETRY, "%s", err);
+		die(EXIT_RETRY, "%s", h->err);
 	return rc ? failed(tm, r) : 0;
 }
 
@@ -307,7 +307,7 @@ keep(struct bcase *b, struct harness *h, struct timing *tm, int n, int g, const 
 
 	if (slot >= (tail ? h->holds : sampled))
 		return 0;
-	if (step(hhold(h, g, slot, &r), &r, h->err, tm))
+	if (step(hhold(h, g, slot, &r), &r, h, tm))
 		return -1;
 	tm->keep[slot].call = n;
 	tm->keep[slot].in = *in;
@@ -327,7 +327,7 @@ noop(struct bcase *b, struct harness *h, struct timing *tm, int g, const struct 
 
 	if (choose(b, 2))
 		return 0;
-	if (step(hcall(h, g, 1, in, &r), &r, h->err, tm))
+	if (step(hcall(h, g, 1, in, &r), &r, h, tm))
 		return -1;
 	noops[tm->pairs] = r.wall_ms;
 	tm->excess[tm->pairs++] = wall - r.wall_ms;
@@ -346,7 +346,7 @@ calls(struct bcase *b, struct harness *h, int check, struct timing *tm, double *
 	for (n = 0;; n++) {
 		int g = (int)choose(b, 2);
 		runinputs(b->t, b->c, b->key, "bench", b->ci, n, 0, &in);
-		if (step(hcall(h, g, 0, &in, &r), &r, h->err, tm))
+		if (step(hcall(h, g, 0, &in, &r), &r, h, tm))
 			return -1;
 		if (check && keep(b, h, tm, n, g, &in, &r, 0) < 0)
 			return -1;
@@ -373,7 +373,7 @@ calls(struct bcase *b, struct harness *h, int check, struct timing *tm, double *
 	for (int k = 0; check && k < TAILCALLS; k++) {
 		int g = (int)choose(b, 2);
 		runinputs(b->t, b->c, b->key, "bench", b->ci, ++n, 0, &in);
-		if (step(hcall(h, g, 0, &in, &r), &r, h->err, tm) || keep(b, h, tm, n, g, &in, &r, 1) < 0)
+		if (step(hcall(h, g, 0, &in, &r), &r, h, tm) || keep(b, h, tm, n, g, &in, &r, 1) < 0)
 			return -1;
 	}
 	tm->overhead_ms = median(noops, tm->pairs);
@@ -397,13 +397,13 @@ fetchkept(struct harness *h, struct timing *tm)
 	double t0 = now();
 	int s;
 
-	if (step(hsync(h, &r), &r, h->err, tm))
+	if (step(hsync(h, &r), &r, h, tm))
 		return -1;
 	childshmmake(&h->ch, h->ch.shmlen); /* on all CPUs, before the harness pins them */
-	if (step(hpin(h, h->ch.shmlen, &r), &r, h->err, tm))
+	if (step(hpin(h, h->ch.shmlen, &r), &r, h, tm))
 		return -1;
 	for (s = 0; s < tm->held; s++)
-		if (step(hfetchhold(h, s, keptat(tm, s), &r), &r, h->err, tm))
+		if (step(hfetchhold(h, s, keptat(tm, s), &r), &r, h, tm))
 			return -1;
 	tm->kept = htakeshm(h, &tm->keptlen);
 	hkill(h); /* nothing of it runs on while they are judged */
@@ -543,7 +543,8 @@ judgecall(struct bcase *b, struct harness *h, struct harness *oh, struct timing 
 	for (i = 0; i < t->nargs; i++) {
 		const struct targ *a = &t->args[i];
 		struct targ tols;
-		struct hsums sums;
+		struct cmpsums sums;
+		uint64_t hash;
 		if (!isoutput(a))
 			continue;
 		int64_t n = b->c->numel[i], step = comparestep(n);
@@ -553,12 +554,12 @@ judgecall(struct bcase *b, struct harness *h, struct harness *oh, struct timing 
 			return 1;
 		comparetolssampled(houtput(oh, 0, i), a->dt, WANT_DTYPE, (n + step - 1) / step, a, ORACLE_SCALE, &tols);
 		if ((rc = hcompare(oh, ipc, i, (ipc ? (size_t)s * tm->outbytes : keptat(tm, s)) + oh->outoff[i], &tols, &r,
-		                   &sums)) < 0)
+		                   &sums, &hash)) < 0)
 			die(EXIT_RETRY, "%s", oh->err);
 		if (rc)
 			return 1;
-		comparefrom(b->c->numel[i], sums.bad, sums.num, sums.den, &tols, &c[i]);
-		sum += sums.hash;
+		comparefrom(b->c->numel[i], &sums, &tols, &c[i]);
+		sum += hash;
 	}
 	if (sum != tm->keep[s].hash)
 		return changed(tm, s);
@@ -808,11 +809,11 @@ timecase(struct bcase *b, struct harness *h, const char *so, const char *entry, 
 	    hspawn(h, &(struct childprog){ b->harness, so, entry, b->device, NULL, check ? NULL : HOPENTF32,
 	                                   b->o->timeout }) < 0)
 		die(EXIT_RETRY, "%s", h->err);
-	if (!h->adopted && step(hready(h, &r), &r, h->err, tm))
+	if (!h->adopted && step(hready(h, &r), &r, h, tm))
 		goto out;
 	tm->phase[0] = now() - t0;
 	t0 = now();
-	if (step(hcase(h, b->c, &r), &r, h->err, tm))
+	if (step(hcase(h, b->c, &r), &r, h, tm))
 		goto out;
 	tm->phase[1] = now() - t0;
 	t0 = now();
@@ -827,7 +828,7 @@ timecase(struct bcase *b, struct harness *h, const char *so, const char *entry, 
 	hgo(&oh);
 	if (judging) {
 		/* the kept calls stay on the device for the oracle, or are fetched */
-		if (step(hsync(h, &r), &r, h->err, tm) || exportkept(h, tm) < 0 ||
+		if (step(hsync(h, &r), &r, h, tm) || exportkept(h, tm) < 0 ||
 		    (!tm->ipc && fetchkept(h, tm) < 0))
 			goto out;
 		tm->oracle = "the spec's baseline, on the GPU";

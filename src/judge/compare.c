@@ -245,13 +245,13 @@ comparetolssampled(const void *sample, int dt, int wantas, int64_t count, const 
 }
 
 void
-comparefrom(int64_t n, int64_t bad, double num, double den, const struct targ *tols, struct cmpres *r)
+comparefrom(int64_t n, const struct cmpsums *s, const struct targ *tols, struct cmpres *r)
 {
 	memset(r, 0, sizeof *r);
 	r->n = n;
-	r->bad = bad;
-	r->relnorm = den > 0 ? sqrt(num / den) : sqrt(num);
-	r->pass = bad == 0 && normok(num, den, tols);
+	r->bad = (int64_t)s->bad;
+	r->relnorm = s->den > 0 ? sqrt(s->num / s->den) : sqrt(s->num);
+	r->pass = s->bad == 0 && normok(s->num, s->den, tols);
 }
 
 void

@@ -53,7 +53,8 @@ void comparetolssampled(const void *sample, int dt, int wantas, int64_t count, c
  * count of wrong elements and its sums of squares over the finite pairs
  * ((got - want)^2 and want^2), judged against tols (comparetols'): what
  * compare would say but the details (maxima, the first mismatches) */
-void comparefrom(int64_t n, int64_t bad, double num, double den, const struct targ *tols, struct cmpres *r);
+struct cmpsums; /* draw.h's */
+void comparefrom(int64_t n, const struct cmpsums *s, const struct targ *tols, struct cmpres *r);
 /* element i of a reference output (floating types narrower than f64 are
  * stored as float there; the rest as their dtype) */
 double refvalue(const void *buf, int dt, size_t i);

@@ -618,7 +618,7 @@ himport(struct harness *h, int fd, size_t len, struct hres *r)
 
 int
 hcompare(struct harness *h, int ipc, int arg, size_t off, const struct targ *tols, struct hres *r,
-         struct hsums *sums)
+         struct cmpsums *sums, uint64_t *hash)
 {
 	char line[4096];
 	long long b;
@@ -635,8 +635,8 @@ hcompare(struct harness *h, int ipc, int arg, size_t off, const struct targ *tol
 		return failed(h, "the harness rejected a command: %s", line);
 	if (sscanf(line, "cmp %lld %lf %lf %llu", &b, &sums->num, &sums->den, &hv) != 4 || b < 0)
 		return verdict(r, ST_SANDBOX, "The harness's reply was not the one expected: '%.200s'", line);
-	sums->bad = b;
-	sums->hash = hv;
+	sums->bad = (unsigned long long)b;
+	*hash = hv;
 	return 0;
 }
 

@@ -154,14 +154,9 @@ int himport(struct harness *h, int fd, size_t len, struct hres *r);
  * comparetols or comparetolssampled): the wrong elements counted and the sums of squares over
  * the finite pairs, for comparefrom, and those bytes' share of hhash (only
  * trusted code's harness, the oracle's, is asked) */
-/* what hcompare's check on the device returns */
-struct hsums {
-	int64_t bad;                /* the wrong elements */
-	double num, den;            /* over the finite pairs: the sums of (got - want)^2 and of want^2 */
-	uint64_t hash;              /* those bytes' share of hhash */
-};
+struct cmpsums; /* draw.h's */
 int hcompare(struct harness *h, int ipc, int arg, size_t off, const struct targ *tols, struct hres *r,
-             struct hsums *sums);
+             struct cmpsums *sums, uint64_t *hash);
 /*
  * verify --bench hands the candidate's harness, ready, its last call
  * answered, to bench in the same process (exec), with the GPU lease:

@@ -524,10 +524,10 @@ loadruns(const struct task *t, json_t *exp, json_t *rec, int *nrun)
 
 /* the verdict of a harness step that failed, or the tool's exit */
 static int
-stepfailed(int rc, const struct hres *r, const char *err, struct result *res)
+stepfailed(int rc, const struct hres *r, const struct harness *h, struct result *res)
 {
 	if (rc < 0)
-		die(EXIT_RETRY, "%s", err);
+		die(EXIT_RETRY, "%s", h->err);
 	if (rc > 0)
 		verdict(res, r->verdict, "%s\n", r->why);
 	return rc != 0;
@@ -607,23 +607,23 @@ candidateruns(struct judge *j)
 	                                  o->baseline ? HOPEN : NULL, o->bench ? o->timeout * 2 + 30 : o->timeout }) < 0)
 		die(EXIT_RETRY, "%s", h->err);
 	h->timeout = o->timeout;
-	if (stepfailed(hready(h, &r), &r, h->err, res) ||
-	    stepfailed(hpin(h, j->shm, &r), &r, h->err, res)) /* every run's outputs come back there */
+	if (stepfailed(hready(h, &r), &r, h, res) ||
+	    stepfailed(hpin(h, j->shm, &r), &r, h, res)) /* every run's outputs come back there */
 		goto stop;
 	json_object_set_new(res->rec, "gpu", gpujson(&h->gpu));
 	json_object_set_new(res->rec, "lockdown", json_string(h->gpu.lockdown));
 	j->startsec = now() - t0;
 	for (k = 0; k < j->nrun && res->verdict == ST_CORRECT; k++) {
 		double t1 = now();
-		if (v[k].c != h->c && stepfailed(hcase(h, v[k].c, &r), &r, h->err, res))
+		if (v[k].c != h->c && stepfailed(hcase(h, v[k].c, &r), &r, h, res))
 			break;
 		res->phase[0] += now() - t1;
 		t1 = now();
-		if (stepfailed(hcall(h, k & 1, 0, &v[k].in, &r), &r, h->err, res))
+		if (stepfailed(hcall(h, k & 1, 0, &v[k].in, &r), &r, h, res))
 			break;
 		res->phase[1] += now() - t1;
 		t1 = now();
-		if (stepfailed(hfetch(h, k & 1, &r), &r, h->err, res))
+		if (stepfailed(hfetch(h, k & 1, &r), &r, h, res))
 			break;
 		res->phase[2] += now() - t1;
 		t1 = now();

@@ -366,6 +366,14 @@ rt_load(const void *buf, int dt, size_t i)
 
 /* ---- the output check's rule for one element (compare.c, and the device's compare) ---- */
 
+/* what the rule counts over many elements (compare.h's comparefrom reads
+ * it; the device's compare fills it): the wrong elements, and over the
+ * finite pairs the sums of (got - want)^2 and want^2 */
+struct cmpsums {
+	unsigned long long bad;
+	double num, den;
+};
+
 /* 1 when got g is wrong for want w: NaN and Inf must match exactly, every
  * other value be within atol + rtol |w| */
 RT_HD int

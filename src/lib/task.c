@@ -104,9 +104,10 @@ taskload(const char *path, struct task *t, char *err, size_t errlen)
 	json_t *j = jload(path, err, errlen);
 	int r;
 
-	memset(t, 0, sizeof *t);
-	if (!j)
+	if (!j) {
+		memset(t, 0, sizeof *t);
 		return -1;
+	}
 	r = taskfrom(t, j, path, err, errlen);
 	json_decref(j);
 	return r;
@@ -151,9 +152,9 @@ taskfrom(struct task *t, json_t *j, const char *path, char *err, size_t errlen)
 		g->special = jbool(a, "special", 0);
 		g->shape = json_object_get(a, "shape");
 		d = json_object_get(tol, g->name);
-		g->rel_norm = jnum(d, "rel_norm", deftol(g->dt, "rel_norm"));
-		g->rtol = jnum(d, "rtol", deftol(g->dt, "rtol"));
-		g->atol = jnum(d, "atol", deftol(g->dt, "atol"));
+		g->rel_norm = jnum(d, "rel_norm", deftol(&dtinfos[g->dt], "rel_norm"));
+		g->rtol = jnum(d, "rtol", deftol(&dtinfos[g->dt], "rtol"));
+		g->atol = jnum(d, "atol", deftol(&dtinfos[g->dt], "atol"));
 		t->nargs++;
 	}
 	if (cases(t, "verify", &t->verify, &t->nverify, why, sizeof why) < 0 ||

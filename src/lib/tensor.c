@@ -56,10 +56,8 @@ dtypenames(void)
 const char *const tolnames[4] = { "rel_norm", "rtol", "atol", NULL };
 
 double
-deftol(int dt, const char *name)
+deftol(const struct dtinfo *d, const char *name)
 {
-	const struct dtinfo *d = &dtinfos[dt];
-
 	return !strcmp(name, "rel_norm") ? d->rel_norm : !strcmp(name, "rtol") ? d->rtol : !strcmp(name, "atol") ? d->atol
 	       : -1;
 }

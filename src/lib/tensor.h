@@ -35,9 +35,9 @@ const char *dtypenames(void);
 /* the tolerances' names as specs and task.json write them, in dtinfo's
  * order (rel_norm, rtol, atol), then NULL */
 extern const char *const tolnames[4];
-/* the default tolerance name (of tolnames) for an output of dtype dt: the
+/* the default tolerance name (of tolnames) for an output of dtype d: the
  * one place a default applies; -1 for another name */
-double deftol(int dt, const char *name);
+double deftol(const struct dtinfo *d, const char *name);
 
 /* element i of buf (of dtype dt) as a double */
 double dtget(const void *buf, int dt, size_t i);

@@ -198,7 +198,7 @@ bounded(struct prop *p, const struct ydoc *doc, const char *text, const struct t
 	for (int j = 0; j < t->nargs; j++) {
 		const struct targ *a = &t->args[j];
 		json_object_foreach(json_object_get(tol, a->name), name, v) {
-			double def = deftol(a->dt, name);
+			double def = deftol(&dtinfos[a->dt], name);
 			if (json_number_value(v) > def * (1 + 1e-9))
 				return rule(p, "tolerance", 0, "%s of '%s' is %g, looser than the %s default %g: a "
 				            "proposal may tighten tolerances, not loosen them", name, a->name,
@@ -620,16 +620,6 @@ textsig(const struct task *t)
 	return r;
 }
 
-/* a hand-written spec's first variant (path's, specload's) as a task;
- * exit 2 when it is none */
-static void
-spectask(const char *path, json_t *v, struct task *t)
-{
-	char err[1024];
-
-	if (taskfrom(t, v, path, err, sizeof err) < 0)
-		die(EXIT_USAGE, "%s", err);
-}
 
 /* ------------------------------------------------------- a proposal */
 
@@ -850,7 +840,7 @@ static int
 corpus(const struct opts *o, char **paths, size_t n)
 {
 	json_t *specs = json_array(), *out;
-	char *work;
+	char err[1024], *work;
 	size_t i;
 
 	if (mkparent(o->out) < 0 || !(work = tempdir(o->out, "work")))
@@ -869,7 +859,8 @@ corpus(const struct opts *o, char **paths, size_t n)
 		diagreset();
 		if (specload(paths[i], &sf) < 0 || !sf.nv)
 			die(EXIT_USAGE, "%s: not a valid spec:\n%s", paths[i], p.diags.s ? p.diags.s : "");
-		spectask(paths[i], sf.v[0].json, &t);
+		if (taskfrom(&t, sf.v[0].json, paths[i], err, sizeof err) < 0)
+			die(EXIT_USAGE, "%s", err);
 		rec = json_pack("{s:s,s:s,s:o}", "id", sf.v[0].spec, "file", paths[i], "minhash", textsig(&t));
 		taskfree(&t);
 		bufinit(&log, 1 << 17);

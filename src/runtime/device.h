@@ -46,13 +46,8 @@ int dv_fetch(void *host, const void *src, size_t n);        /* device to host */
 int dv_upload(void *dst, const void *host, size_t n);       /* host to device */
 /* count elements of elem bytes to host: src's first and every step-th after */
 int dv_gather(void *host, const void *src, size_t elem, size_t count, size_t step);
-/* what dv_compare counts: the wrong elements, and over the finite pairs
- * the sums of (got - want)^2 and want^2 */
-struct cmpsums {
-	unsigned long long bad;
-	double num, den;
-};
-/* got against want, n elements of dtype dt, by draw.h's rt_elembad */
+struct cmpsums; /* draw.h's */
+/* got against want, n elements of dtype dt, by draw.h's rt_elembad: its counts into s */
 int dv_compare(const void *got, const void *want, int dt, size_t n, double atol, double rtol, struct cmpsums *s);
 int dv_sync(void);
 /* host memory pinned where it can be (copies run faster) */

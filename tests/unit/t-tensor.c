@@ -476,7 +476,7 @@ comparedevice(void)
 				}
 				bad += (uint64_t)rt_elembad(gv, wv, tols.atol, tols.rtol);
 			}
-			comparefrom(N, (int64_t)bad, num, den, &tols, &dev);
+			comparefrom(N, &(struct cmpsums){ bad, num, den }, &tols, &dev);
 			compare(g, dt, w, WANT_DTYPE, N, &b, ORACLE_SCALE, &host);
 			/* the second pass must fail (the test is not vacuous) */
 			agree &= dev.pass == host.pass && dev.bad == host.bad && (!pass || !host.pass) &&
