@@ -9,10 +9,10 @@
 # median, least and most of each. Not a timed test: run it by hand after
 # ninja.
 #
-# usage: bench/compile.sh [ARCH [COMPILE...]]   (default sm_90, out/bin/compile)
+# usage: bench/compile.sh [ARCH [COMPILE...]]   (default sm_90a, out/bin/compile)
 set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
-arch=${1:-sm_90}
+arch=${1:-sm_90a}
 test $# -gt 1 && shift || set -- "$root/out/bin/compile"
 bin=$root/out/bin
 T=$(mktemp -d "${TMPDIR:-/tmp}/retort-compile.XXXXXX")

@@ -70,7 +70,7 @@ test_expect_success 'configure reports each GPU nvidia-smi lists, and the gpu po
 	scratch_project p && cd p && spec a alpha && PATH=$T/bin:$PATH rconfigure --tasks=alpha >log &&
 	grep -q "^checking for NVIDIA GPUs... 3$" log &&
 	grep -q "^  GPU 2: NVIDIA H200, compute capability 9.0, GPU-cccc$" log &&
-	grep -q "3 x NVIDIA H200, -arch=sm_90, 3 GPU job(s)" log &&
+	grep -q "3 x NVIDIA H200, -arch=sm_90a, 3 GPU job(s)" log && grep -q "^arch=.sm_90a.$" config.status &&
 	sed -n "/^pool gpu/,/depth/p" build.ninja | grep -q "depth = 3" && grep -q "^gpu_slots = 3$" build.ninja &&
 	ninja -t commands out/v/alpha/s0/r1/verify.json | tail -n 1 | grep -q "^$RETORT_BIN/verify --bench --gpus 3 --lock-dir out/gpu"
 '
@@ -79,7 +79,7 @@ test_expect_success 'GPUs of different compute capabilities are refused, each na
 	{ PATH=$T/bin:$PATH rconfigure --tasks=alpha >log 2>err; test $? = 2; } &&
 	grep -q "GPU 1: NVIDIA A100-SXM4-80GB, compute capability 8.0, GPU-bbbb" log &&
 	grep -q "different compute capabilities (8.0 9.0).*--gpus=LIST" err &&
-	PATH=$T/bin:$PATH rconfigure --tasks=alpha --gpus=0,2 >log && grep -q "2 x NVIDIA H200, -arch=sm_90, 2 GPU job(s)" log &&
+	PATH=$T/bin:$PATH rconfigure --tasks=alpha --gpus=0,2 >log && grep -q "2 x NVIDIA H200, -arch=sm_90a, 2 GPU job(s)" log &&
 	grep -q "^gpu_launch = env CUDA_VISIBLE_DEVICES=0,2\\$ $" build.ninja &&
 	ninja -t commands out/v/alpha/s0/r1/verify.json | tail -n 1 |
 		grep -q "^env CUDA_VISIBLE_DEVICES=0,2 $RETORT_BIN/verify --bench --gpus 2 " &&
@@ -87,6 +87,18 @@ test_expect_success 'GPUs of different compute capabilities are refused, each na
 	grep -q "gpu-jobs=3 but 2 GPU(s)" err &&
 	CUDA_VISIBLE_DEVICES=1 PATH=$T/bin:$PATH rconfigure --tasks=alpha >log &&
 	grep -q "^checking for NVIDIA GPUs (1)... 1$" log && grep -q "sm_80, 1 GPU job(s)" log
+'
+test_expect_success 'the arch: the arch-specific target from 9.0 on, plain below, sm_90a with no GPU; --arch wins' '
+	cd p && gpus "0, NVIDIA B200, 10.0, GPU-aaaa" && PATH=$T/bin:$PATH rconfigure --tasks=alpha >log &&
+	grep -q "1 x NVIDIA B200, -arch=sm_100a," log &&
+	gpus "0, NVIDIA RTX PRO 6000, 12.0, GPU-aaaa" && PATH=$T/bin:$PATH rconfigure --tasks=alpha >log &&
+	grep -q "1 x NVIDIA RTX PRO 6000, -arch=sm_120a," log &&
+	gpus "0, NVIDIA L40S, 8.9, GPU-aaaa" && PATH=$T/bin:$PATH rconfigure --tasks=alpha >log &&
+	grep -q "1 x NVIDIA L40S, -arch=sm_89," log &&
+	gpus "0, $H200, GPU-aaaa" && PATH=$T/bin:$PATH rconfigure --tasks=alpha --arch=sm_90 >log &&
+	grep -q "1 x NVIDIA H200, -arch=sm_90," log && grep -q "^arch = sm_90$" build.ninja &&
+	gpus && PATH=$T/bin:$PATH rconfigure --tasks=alpha >log &&
+	grep -q "none: candidates are compiled for -arch=sm_90a but not run" log && grep -q "^arch = sm_90a$" build.ninja
 '
 
 test_expect_success 'the fake device runtime and a variant build' '

@@ -1681,7 +1681,7 @@ query(struct opts *o)
 int
 main(int argc, char **argv)
 {
-	struct opts o = { NULL, "out/model.json", "tasks/prompts", NULL, "tasks/replay", "sm_90",
+	struct opts o = { NULL, "out/model.json", "tasks/prompts", NULL, "tasks/replay", "sm_90a",
 	                  NULL, NULL, NULL, NULL, NULL, 0, 1, 0, 0, NULL, { NULL, NULL, NULL, NULL, NULL }, "cuda" };
 	struct optlist in;
 	int r;
@@ -1694,7 +1694,7 @@ main(int argc, char **argv)
 		{ "--replay-dir", "DIR", OPT_STR, &o.replaydir, 0, 0, "provider replay's answers (default tasks/replay)" },
 		{ "--sample", "N", OPT_INT, &o.sample, 0, 1000000, "sample index (0-based); part of the cache key" },
 		{ "--round", "N", OPT_INT, &o.round, 0, 1000000, "round (1-based; default 1)" },
-		{ "--arch", "SM", OPT_STR, &o.arch, 0, 0, "the CUDA target the prompts name (default sm_90)" },
+		{ "--arch", "SM", OPT_STR, &o.arch, 0, 0, "the CUDA target the prompts name (default sm_90a)" },
 		{ "--lang", "L", OPT_STR, &o.lang, 0, 0, "the candidate language: cuda or triton (templates in "
 		  "PROMPTS/triton; part of the key) (default cuda)" },
 		{ "--offline", NULL, OPT_FLAG, &o.offline, 0, 0, "a request missing from the cache is an error" },

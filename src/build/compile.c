@@ -865,7 +865,7 @@ checkfile(const struct opts *o, const char *path, int object, const char *entry,
 int
 main(int argc, char **argv)
 {
-	struct opts o = { NULL, "nvcc", "sm_90", NULL, 120, 8192, 0, "cuda", "out/tritonenv", "src/runtime" };
+	struct opts o = { NULL, "nvcc", "sm_90a", NULL, 120, 8192, 0, "cuda", "out/tritonenv", "src/runtime" };
 	const char *screenpath = NULL, *objpath = NULL, *entry = NULL, *allow = NULL;
 	struct optlist in;
 	char *nvcc;

@@ -25,7 +25,7 @@ char *nvccversion(const char *nvcc);
 /* the option rows (lib/opts.h) of a tool that runs nvcc: which, for what GPU */
 #define OPTS_NVCC(nvcc, arch) \
 	{ "--nvcc", "PATH", OPT_STR, nvcc, 0, 0, "nvcc (default: nvcc)" }, \
-	{ "--arch", "SM", OPT_STR, arch, 0, 0, "sm_90, sm_90a, ... (default sm_90)" }
+	{ "--arch", "SM", OPT_STR, arch, 0, 0, "sm_90a, sm_90, sm_100a, ... (default sm_90a)" }
 /* -arch=sm_90, or for arch-specific targets (sm_90a) the -gencode form (malloc'd) */
 char *archflag(const char *arch);
 /* run nvcc with args (after the program name) in dir, jailed; as runcapture,

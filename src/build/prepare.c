@@ -647,7 +647,7 @@ baseline(const struct opts *o, const struct task *t)
 int
 main(int argc, char **argv)
 {
-	struct opts o = { NULL, "nvcc", "sm_90", "cc", "src", "out/runtime/harness.o", "shared", NULL, NULL, NULL, 360, 8192 };
+	struct opts o = { NULL, "nvcc", "sm_90a", "cc", "src", "out/runtime/harness.o", "shared", NULL, NULL, NULL, 360, 8192 };
 	struct optlist in;
 	char *nvcc, *cc, *src, *fake = NULL, *gpupython = NULL;
 	const char *gpuarg;

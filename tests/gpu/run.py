@@ -52,7 +52,7 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BIN = os.environ.get("RETORT_BIN", os.path.join(ROOT, "out", "bin"))
-ARCH = os.environ.get("RETORT_ARCH", "sm_90")
+ARCH = os.environ.get("RETORT_ARCH", "sm_90a")
 
 
 def sh(args, log=None, timeout=1800):

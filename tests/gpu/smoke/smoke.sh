@@ -7,7 +7,7 @@ W=${1:-/tmp/smoke}
 B=$ROOT/out/bin
 PY=$(python3 -c 'import sys; print(sys.prefix)')
 rm -rf "$W"; mkdir -p "$W/gpu" "$W/r1" && cd "$W" || exit 1
-$B/prepare --runtime --arch sm_90 --src "$ROOT/src" -o out/runtime/harness.o || exit 1
+$B/prepare --runtime --arch sm_90a --src "$ROOT/src" -o out/runtime/harness.o || exit 1
 mkdir -p t && ln -s "$ROOT/tasks/prompts" t/prompts &&
 	awk '/^baseline:/ { skip = 1; next } skip && /^[a-z]/ { skip = 0 } !skip' "$ROOT/tasks/relu.yaml" >t/relu.yaml
 printf 'baseline:\n  python: |\n    import torch\n    def baseline(x, y, n):\n        return torch.relu(x)\n    _c = torch.compile(lambda x: torch.relu(x))\n    def baseline_compile(x, y, n):\n        return _c(x)\n' >>t/relu.yaml
