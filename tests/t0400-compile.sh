@@ -64,6 +64,11 @@ test_expect_success 'every rule the screen names has a violating example' '
 		ls "$SCREEN/$rule"-[0-9].cu >/dev/null 2>&1 || { echo "no example for $rule"; exit 1; }
 	done
 '
+test_expect_success 'CUB: block- and warp-level primitives pass; device-wide CUB by name does not' '
+	passes "$SCREEN"/honest-7.cu && test "$(rules "$SCREEN/library-5.cu")" = library &&
+	"$RETORT_BIN/compile" --screen "$SCREEN/library-5.cu" --entry run >v.json &&
+	grep -q "cub::DeviceReduce" v.json && grep -q "cub::CachingDeviceAllocator" v.json
+'
 test_expect_success LONG 'a spec allow lets its rule through, and no other' '
 	test "$(rules "$SCREEN/library-2.cu")" = library && test -z "$(rules "$SCREEN/library-2.cu" library)" &&
 	test "$(rules "$SCREEN/timing-1.cu" library)" = timing
@@ -194,7 +199,7 @@ objrules() {
 	"$RETORT_BIN/compile" --object "out/obj/$1.so" |
 		python3 -c "import json,sys; print(\" \".join(sorted({v[\"rule\"] for v in json.load(sys.stdin)})))"
 }
-test_expect_success LONG 'the object check: what only the built object shows' '
+test_expect_success LONG 'the object check: what only the built object shows; a CUB kernel passes' '
 	: | obj honest && test -z "$(objrules honest)" &&
 	printf "#include <cstdio>\n[[gnu::constructor]] static void my__sti____cudaRegisterAll() { puts(\"x\"); }\n" |
 		obj ctor && test "$(objrules ctor)" = interposition &&
@@ -203,7 +208,8 @@ test_expect_success LONG 'the object check: what only the built object shows' '
 	printf "long raw(long n) { long r; asm volatile(\"syscall\" : \"=a\"(r) : \"a\"(n) : \"rcx\", \"r11\"); return r; }\n" |
 		obj syscall && test "$(objrules syscall)" = asm &&
 	printf "extern \"C\" int puts(const char *s) { (void)s; return 0; }\n" | obj shadow &&
-		test "$(objrules shadow)" = interposition
+		test "$(objrules shadow)" = interposition &&
+	sed "s/ void run(/ void run_cub(/" "$SCREEN/honest-7.cu" | obj cub && test -z "$(objrules cub)"
 '
 test_expect_success 'bad usage exits 2' '
 	expect_fail 2 "time-limit must be an integer" "$RETORT_BIN/compile" --time-limit soon -o x.json "$TASK" good.json &&

@@ -71,7 +71,7 @@ enum {
 };
 /* bumped when the screen's or the object check's rules change: cached
  * verdicts of older rules are not reused */
-static const char CHECKS_VERSION[] = "checks 4";
+static const char CHECKS_VERSION[] = "checks 5";
 
 struct opts {
 	const char *out, *nvcc, *arch, *cachedir;

@@ -412,6 +412,25 @@ bancalls(struct viol *v, const char *s, const char *rule, const char *const *nam
 	}
 }
 
+/* CUB's block-, warp- and thread-level primitives and the two utility
+ * headers used with them: header-only device code, which a candidate may
+ * include (none of them includes the rest of CUB: cub/cub.cuh, the
+ * device-wide algorithms, the allocator) */
+static int
+cubheader(const char *h)
+{
+	static const char *const ok[] = { "cub/block/", "cub/warp/", "cub/thread/", "cub/util_ptx.cuh",
+	                                  "cub/util_type.cuh", NULL };
+	const char *const *k;
+
+	if (strstr(h, ".."))
+		return 0;
+	for (k = ok; *k; k++)
+		if (!strncmp(h, *k, strlen(*k)))
+			return 1;
+	return 0;
+}
+
 /* headers a candidate may include: the C and C++ standard library parts
  * that do no I/O, threads or time, and the CUDA toolkit's own */
 static int
@@ -439,7 +458,8 @@ headerok(const char *h)
 
 	if (strstr(h, "..") || h[0] == '/')
 		return 0;
-	if (!strncmp(h, "cooperative_groups/", 19) || !strncmp(h, "cuda/", 5) || !strncmp(h, "crt/", 4))
+	if (!strncmp(h, "cooperative_groups/", 19) || !strncmp(h, "cuda/", 5) || !strncmp(h, "crt/", 4) ||
+	    cubheader(h))
 		return 1;
 	for (k = std; *k; k++)
 		if (!strcmp(*k, h))
@@ -455,6 +475,8 @@ libheader(const char *h)
 	                                    "nccl", "nvrtc", "npp", NULL };
 	const char *const *k;
 
+	if (cubheader(h))
+		return 0;
 	for (k = libs; *k; k++)
 		if (!strncmp(h, *k, strlen(*k)))
 			return 1;
@@ -685,13 +707,66 @@ entrypoint(struct viol *v, const char *s, const char *entry)
 		        "up by its unmangled name", entry);
 }
 
+/* a name CUB's allowed headers give (cubheader): the block-, warp- and
+ * thread-level primitives, their algorithms' enums, the cache modifiers,
+ * and the operators, types and warp helpers they are used with */
+static int
+cubnameok(const char *id, size_t n)
+{
+	static const char *const prefix[] = { "Block", "Warp", "BLOCK_", "WARP_", "Thread", "LOAD_", "STORE_", NULL };
+	static const char *const word[] = {
+		"Sum", "Max", "Min", "ArgMax", "ArgMin", "KeyValuePair", "Equality", "Inequality",
+		"InequalityWrapper", "Difference", "Division", "CastOp", "NullType", "Traits", "NumericTraits",
+		"Uninitialized", "LaneId", "LaneMaskLt", "LaneMaskLe", "LaneMaskGt", "LaneMaskGe",
+		"ShuffleIndex", "ShuffleUp", "ShuffleDown", "RowMajorTid", "DivideAndRoundUp", NULL
+	};
+	const char *const *k;
+
+	for (k = prefix; *k; k++)
+		if (n > strlen(*k) && !strncmp(id, *k, strlen(*k)))
+			return 1;
+	for (k = word; *k; k++)
+		if (n == strlen(*k) && !strncmp(id, *k, n))
+			return 1;
+	return 0;
+}
+
+/* cub::NAME (spaces allowed around ::) of any name but cubnameok's: the
+ * device-wide algorithms, the allocator, CUB's internals */
+static void
+cubnames(struct viol *v, const char *s)
+{
+	const char *p = s, *hit;
+
+	while ((hit = findword(p, "cub"))) {
+		const char *q = hit + 3;
+		size_t n = 0;
+		char name[80];
+
+		p = q;
+		while (isspace((unsigned char)*q))
+			q++;
+		if (q[0] != ':' || q[1] != ':')
+			continue;
+		for (q += 2; isspace((unsigned char)*q); q++)
+			;
+		while (isid((unsigned char)q[n]))
+			n++;
+		if (cubnameok(q, n))
+			continue;
+		snprintf(name, sizeof name, "cub::%.*s", (int)(n < 70 ? n : 70), q);
+		violate(v, "library", lineof(v, s, hit), "uses a library (%s): write the kernel yourself (of CUB, "
+		        "only the block-, warp- and thread-level primitives are allowed)", name);
+	}
+}
+
 static void
 names(struct viol *v, const char *s)
 {
 	static const char *const lib[] = { "cublas*", "cudnn*", "cusparse*", "cufft*", "cusolver*",
 	                                   "curandCreateGenerator", "curandGenerate*", "thrust::*",
-	                                   "cub::*", "cutlass::*", "cute::*", "torch::*", "at::*",
-	                                   "c10::*", "nvrtc*", NULL };
+	                                   "cutlass::*", "cute::*", "torch::*", "at::*", "c10::*",
+	                                   "nvrtc*", NULL };
 	static const char *const hostc[] = { "cudaMallocManaged", "cudaMallocHost", "cudaHostAlloc",
 	                                     "cudaHostRegister", "cudaMemcpyDeviceToHost", "cudaMemcpyHostToHost",
 	                                     "cudaMemcpyFromSymbol", "cudaMemcpyFromSymbolAsync", NULL };
@@ -724,6 +799,7 @@ names(struct viol *v, const char *s)
 	                                   "cudaGetDriverEntryPoint*", NULL };
 
 	banwords(v, s, "library", lib, "uses a library (%s): write the kernel yourself");
+	cubnames(v, s);
 	banwords(v, s, "host_compute", hostc, "uses %s: the work must stay on the GPU, on the device pointers the "
 	         "harness passes");
 	bancalls(v, s, "process", proc, "calls %s()");
