@@ -26,6 +26,11 @@ test_expect_success 'anthropic: streamed request and response' '
 	test "$(field r1.json "round(d[\"cost_usd\"], 6)")" = 0.00485 &&
 	test "$(field r1.json "d[\"request_id\"]")" = req_mock_stream
 '
+test_expect_success 'the prompt lists the checked and timed sizes, says unlisted ones are checked too, and names none' '
+	cd p && last "str(r[\"body\"][\"messages\"])" >prompt.txt &&
+	grep -q "checked at: n=" prompt.txt && grep -q "sizes not listed here" prompt.txt &&
+	python3 "$RETORT_ROOT/tests/lib/hidden-unlisted.py" "$TASK" prompt.txt
+'
 test_expect_success 'anthropic: plain JSON when stream is off' '
 	cd p && model anthropic claude-sonnet-4-6 "m[\"stream\"] = False" && q r2.json &&
 	test "$(last "r[\"body\"].get(\"stream\")")" = None &&

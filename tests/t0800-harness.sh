@@ -49,18 +49,27 @@ test_expect_success 'the linker exports every runtime call the guard defines, an
 	tr -d "{};\t" <out/runtime/harness.o.list | tr " " "\n" | sed "/^$/d" | sort >exported &&
 	test -s defined && diff defined exported
 '
-test_expect_success 'expected.json: every verify size three times, the bench size once; answers for the owner only' '
+test_expect_success 'expected.json: every verify size three times, each hidden size and the bench size once; answers for the owner only' '
+	nh=$(field out/v/fakescale/task.json "len(d[\"cases\"][\"hidden\"])") && test "$nh" -ge 16 &&
 	test "$(field out/v/fakescale/expected.json "[r[\"set\"] for r in d[\"runs\"]]")" = \
-		"['"'"'verify'"'"', '"'"'verify'"'"', '"'"'verify'"'"', '"'"'verify'"'"', '"'"'verify'"'"', '"'"'verify'"'"', '"'"'bench'"'"']" &&
-	test "$(field out/v/fakescale/expected.json "d[\"runs\"][6][\"oracle\"]")" = reference &&
-	test "$(field out/v/fakeheavy/expected.json "d[\"runs\"][6][\"oracle\"]")" = gpu &&
+		"$(python3 -c "print([\"verify\"] * 6 + [\"hidden\"] * $nh + [\"bench\"])")" &&
+	test "$(field out/v/fakescale/expected.json "d[\"runs\"][-1][\"oracle\"]")" = reference &&
+	test "$(field out/v/fakeheavy/expected.json "d[\"runs\"][-1][\"oracle\"]")" = gpu &&
 	test "$(stat -c %a out/v/fakescale/expected.bin)" = 600 &&
-	test "$(field out/v/fakescale/expected.json "len({r[\"scalars\"][0] for r in d[\"runs\"]})")" = 7
+	test "$(field out/v/fakescale/expected.json "len({r[\"scalars\"][0] for r in d[\"runs\"]})")" = $((nh + 7)) &&
+	test "$(field out/v/fakescale/expected.json "sorted({r[\"poison\"] for r in d[\"runs\"]})")" = \
+		"['"'"'huge'"'"', '"'"'ones'"'"', '"'"'previous'"'"', '"'"'random'"'"', '"'"'zeros'"'"']"
+'
+test_expect_success 'hidden sizes: every residue mod 16, the small degenerate ones, a large ragged one; none in the prompt' '
+	test "$(field out/v/fakescale/task.json "sorted({c[\"sizes\"][\"n\"] % 16 for c in d[\"cases\"][\"hidden\"]})")" = \
+		"$(python3 -c "print(list(range(16)))")" &&
+	test "$(field out/v/fakescale/task.json "sorted(c[\"sizes\"][\"n\"] for c in d[\"cases\"][\"hidden\"])[:2]")" = "[2, 3]" &&
+	test "$(field out/v/fakescale/task.json "65536 - 48 <= max(c[\"sizes\"][\"n\"] for c in d[\"cases\"][\"hidden\"]) < 65536")" = True
 '
 test_expect_success 'an honest candidate: correct at every size, timed, every kept call checked, the parent clock calm' '
 	candidate ok fakescale && expect ok fakescale &&
 	test "$(field runs/ok.fakescale/verify.json "d[\"bench_checked\"]")" = True &&
-	test "$(field runs/ok.fakescale/verify.json "len(d[\"runs\"])")" = 7 &&
+	test "$(field runs/ok.fakescale/verify.json "len(d[\"runs\"])")" = "$(field out/v/fakescale/expected.json "len(d[\"runs\"])")" &&
 	test "$(field runs/ok.fakescale/bench.json "d[\"cases\"][0][\"checks\"][\"kept\"]")" -ge 4 &&
 	test "$(field runs/ok.fakescale/bench.json "d[\"cases\"][0][\"checks\"][\"passed\"]")" = \
 		"$(field runs/ok.fakescale/bench.json "d[\"cases\"][0][\"checks\"][\"kept\"]")" &&
@@ -71,7 +80,7 @@ test_expect_success 'an honest candidate: correct at every size, timed, every ke
 	test "$(field runs/ok.fakescale/bench.json "d[\"gpu_seconds\"] >= d[\"handover_seconds\"] + \
 		sum(sum(c[\"seconds\"].values()) for c in d[\"cases\"])")" = True &&
 	candidate ok fakeheavy && expect ok fakeheavy &&
-	test "$(field runs/ok.fakeheavy/verify.json "d[\"runs\"][6][\"oracle\"]")" = gpu &&
+	test "$(field runs/ok.fakeheavy/verify.json "d[\"runs\"][-1][\"oracle\"]")" = gpu &&
 	test "$(field runs/ok.fakeheavy/bench.json "d[\"cases\"][0][\"checks\"][\"kept_via\"]")" = "shared memory" &&
 	field runs/ok.fakeheavy/bench.json "d[\"cases\"][0][\"checks\"][\"no_ipc\"]" | grep -q "candidate.s harness: .*error 801" &&
 	field runs/ok.fakeheavy/bench.json "d[\"cases\"][0][\"parent_clock\"]" &&
@@ -116,8 +125,9 @@ test_expect_success 'wrong only at a bench size the CPU cannot afford: the oracl
 test_expect_success 'the oracle computes once per variant: its outputs in oracle.bin (the owner only), none at the CPU-checked runs' '
 	test "$(field out/v/fakeheavy/oracle.json "d[\"oracle_bytes\"]")" = "$(stat -c %s out/v/fakeheavy/oracle.bin)" &&
 	test "$(stat -c %a out/v/fakeheavy/oracle.bin)" = 600 &&
-	test "$(field out/v/fakeheavy/oracle.json "[r.get(\"oracle_offset\") for r in d[\"runs\"]]")" = \
-		"[None, None, None, None, None, None, 0]" &&
+	test "$(field out/v/fakeheavy/oracle.json "[r.get(\"oracle_offset\") is None for r in d[\"runs\"]]")" = \
+		"$(field out/v/fakeheavy/expected.json "[r[\"oracle\"] == \"reference\" for r in d[\"runs\"]]")" &&
+	test "$(field out/v/fakeheavy/oracle.json "d[\"runs\"][6][\"oracle_offset\"]")" = 0 &&
 	test "$(field out/v/fakescale/oracle.json "d[\"oracle_bytes\"]")" = 0 &&
 	test "$(field runs/ok.fakeheavy/verify.json "sorted(d[\"phase_seconds\"])")" = \
 		"['"'"'calls'"'"', '"'"'cases'"'"', '"'"'comparisons'"'"', '"'"'end'"'"', '"'"'fetches'"'"']" &&

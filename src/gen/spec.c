@@ -24,6 +24,7 @@
 #include "../lib/util.h"
 #include "yaml.h"
 #include "expr.h"
+#include "hidden.h"
 #include "spec.h"
 
 const char *specpromptdir;
@@ -51,6 +52,7 @@ struct arg {
 	struct ynode *range;   /* SEQ [lo, hi] */
 	json_t *dists;         /* array of names */
 	int special;
+	double affine[2][2];   /* offset [lo, hi], scale [lo, hi]: every other run's (0 0, 1 1: none) */
 	/* per case */
 	double dims[8];
 	size_t ndim;
@@ -72,6 +74,7 @@ struct ctx {
 	char **snames;
 	double *svals;
 	size_t nsizes;
+	int quiet;            /* count errors, print none (drawing hidden cases) */
 };
 
 static void
@@ -83,10 +86,12 @@ err(struct ctx *c, const struct ynode *n, const char *fmt, ...)
 {
 	va_list ap;
 
+	c->errors++;
+	if (c->quiet)
+		return;
 	va_start(ap, fmt);
 	vdiag(c->path, n ? n->line : 0, n ? n->col : 0, fmt, ap);
 	va_end(ap);
-	c->errors++;
 }
 
 /* s with each {key} of the n keys replaced by its value, into b: how many
@@ -436,7 +441,7 @@ jnumber(double v)
 /* ---- args ---- */
 
 static const char *const argkeys[] = {
-	"name", "kind", "dtype", "shape", "dist", "range", "special", "value", NULL
+	"name", "kind", "dtype", "shape", "dist", "range", "special", "offset", "scale", "value", NULL
 };
 
 /* an arg's name and kind into a; -1 when the entry is skipped (no name, or no kind) */
@@ -530,6 +535,55 @@ argshape(struct ctx *c, const struct ynode *m, struct arg *a)
 	}
 }
 
+/* 1 when the array of strings a holds s */
+static int
+jsonhas(json_t *a, const char *s)
+{
+	json_t *v;
+	size_t i;
+
+	json_array_foreach(a, i, v)
+		if (json_is_string(v) && !strcmp(json_string_value(v), s))
+			return 1;
+	return 0;
+}
+
+/* an input's promised offset and scale ranges: [lo, hi] of numbers, a
+ * scale's above 0, on a floating tensor */
+static void
+affine(struct ctx *c, const struct ynode *m, struct arg *a)
+{
+	static const char *const keys[2] = { "offset", "scale" };
+	int k, e;
+
+	a->affine[0][0] = a->affine[0][1] = 0;
+	a->affine[1][0] = a->affine[1][1] = 1;
+	for (k = 0; k < 2; k++) {
+		struct ynode *n = yget(m, keys[k]);
+		double v[2];
+		if (!n)
+			continue;
+		if (n->kind != Y_SEQ || n->n != 2) {
+			err(c, n, "%s must be a list [lo, hi]", keys[k]);
+			continue;
+		}
+		if (a->dt && !a->dt->isfloat) {
+			err(c, n, "%s needs a floating dtype ('%s' is %s)", keys[k], a->name, a->dt->name);
+			continue;
+		}
+		for (e = 0; e < 2; e++)
+			if (evalnode(c, n->kid[e], keys[k], &v[e]) < 0)
+				break;
+		if (e < 2)
+			continue;
+		if (!(v[0] <= v[1]) || (k == 1 && !(v[0] > 0)) || !isfinite(v[1]))
+			err(c, n, "%s of '%s' must be [lo, hi] with lo <= hi%s: [%g, %g]", keys[k], a->name,
+			    k ? " and lo > 0" : "", v[0], v[1]);
+		else
+			memcpy(a->affine[k], v, sizeof v);
+	}
+}
+
 /* an input tensor's dists (the defaults for its dtype when none), range and special */
 static void
 inputdraw(struct ctx *c, const struct ynode *m, struct arg *a)
@@ -538,12 +592,25 @@ inputdraw(struct ctx *c, const struct ynode *m, struct arg *a)
 	size_t j;
 
 	a->dists = getlist(c, m, "dist", 1);
+	if (json_array_size(a->dists) > 8)
+		err(c, yget(m, "dist"), "at most 8 dists");
 	for (j = 0; j < json_array_size(a->dists); j++) {
 		const char *d = json_string_value(json_array_get(a->dists, j));
 		if (distfind(d) < 0)
-			err(c, yget(m, "dist"), "unknown dist '%s' (one of normal, uniform, heavy, randint)", d);
-		else if (a->dt && !a->dt->isfloat && strcmp(d, "randint") != 0)
-			err(c, yget(m, "dist"), "integer tensor '%s' can only use dist randint", a->name);
+			err(c, yget(m, "dist"), "unknown dist '%s' (one of normal, uniform, heavy, randint, ties)", d);
+	}
+	if (a->dt && !a->dt->isfloat && json_array_size(a->dists)) {
+		/* an integer tensor draws integers: of a list a matrix of dtypes shares, randint and ties */
+		json_t *keep = json_array();
+		for (j = 0; j < json_array_size(a->dists); j++) {
+			const char *d = json_string_value(json_array_get(a->dists, j));
+			if (!strcmp(d, "randint") || !strcmp(d, "ties"))
+				json_array_append_new(keep, json_string(d));
+		}
+		if (!json_array_size(keep))
+			err(c, yget(m, "dist"), "integer tensor '%s' can only use dist randint or ties", a->name);
+		json_decref(a->dists);
+		a->dists = keep;
 	}
 	if (json_array_size(a->dists) == 0) {
 		if (a->dt && !a->dt->isfloat)
@@ -556,6 +623,7 @@ inputdraw(struct ctx *c, const struct ynode *m, struct arg *a)
 	}
 	if (a->range && (a->range->kind != Y_SEQ || a->range->n != 2))
 		err(c, a->range, "range must be a list [lo, hi]");
+	affine(c, m, a);
 	if (s) {
 		char *v = text(c, s, "special", NULL);
 		if (v && strcmp(v, "true") && strcmp(v, "false"))
@@ -580,6 +648,9 @@ argdraw(struct ctx *c, const struct ynode *m, struct arg *a)
 			err(c, a->range, "range must be a list [lo, hi]");
 		if (yget(m, "special"))
 			err(c, yget(m, "special"), "only input tensors have 'special'");
+		if (yget(m, "offset") || yget(m, "scale"))
+			err(c, yget(m, "offset") ? yget(m, "offset") : yget(m, "scale"), "only input tensors have an 'offset' "
+			    "or a 'scale'");
 	} else {
 		inputdraw(c, m, a);
 	}
@@ -616,6 +687,54 @@ parseargs(struct ctx *c, const struct ynode *seq)
 		argdraw(c, m, a);
 		c->nargs++;
 	}
+}
+
+/*
+ * Every rule the description states must have a draw that exercises it
+ * (doc/specs.md, rules): a tie rule an input drawn with ties, NaN's
+ * semantics an input with specials, a warning about a large mean an input
+ * with an offset. A rule is found by its phrases, case aside.
+ */
+static void
+rules(struct ctx *c, const char *desc)
+{
+	static const struct rule {
+		const char *what, *need, *phrases[10];
+	} rs[] = {
+		{ "a tie rule", "an input with dist ties", { "tie rule", "breaking ties", "ties broken", "tie order",
+		  "stable", "smallest c ", "lowest column index", "lower column index", "lower index", NULL } },
+		{ "what NaN does", "an input with special: true", { "nan must", "nan stays", "nan propagates",
+		  "propagate nan", "nan and +-inf are not", "nan and inf are not", NULL } },
+		{ "a large mean", "an input with an offset", { "mean is large", "large mean", "e[x^2] - e[x]^2",
+		  "e[h^2] - mean^2", NULL } },
+	};
+	char *low = xstrdup(desc);
+	size_t i, k;
+
+	for (i = 0; low[i]; i++)
+		low[i] = (char)tolower((unsigned char)low[i]);
+	for (k = 0; k < sizeof rs / sizeof rs[0]; k++) {
+		const char *const *ph, *hit = NULL;
+		int has = 0;
+		for (ph = rs[k].phrases; *ph && !hit; ph++)
+			hit = strstr(low, *ph);
+		for (i = 0; hit && i < c->nargs; i++) {
+			const struct arg *a = &c->args[i];
+			if (!a->dists)
+				continue;
+			has |= k == 0 ? jsonhas(a->dists, "ties") : k == 1 ? a->special
+			       : a->affine[0][0] != 0 || a->affine[0][1] != 0 || a->affine[1][0] != 1 || a->affine[1][1] != 1;
+		}
+		if (hit && !has) {
+			char at[41];
+			snprintf(at, sizeof at, "%s", desc + (hit - low));
+			for (i = 0; at[i]; i++)
+				at[i] = at[i] == '\n' ? ' ' : at[i];
+			err(c, yget(c->root, "description"), "the description states %s (\"%s\") but no input exercises "
+			    "it: give %s (doc/specs.md, rules)", rs[k].what, at, rs[k].need);
+		}
+	}
+	free(low);
 }
 
 /* the entry point's signature, from the one definition of the task ABI */
@@ -1113,6 +1232,12 @@ argsjson(struct ctx *c)
 		if (a->dists) {
 			json_object_set(o, "dists", a->dists);
 			json_object_set_new(o, "special", json_boolean(a->special));
+			if (a->affine[0][0] != 0 || a->affine[0][1] != 0)
+				json_object_set_new(o, "offset", json_pack("[oo]", jnumber(a->affine[0][0]),
+				                    jnumber(a->affine[0][1])));
+			if (a->affine[1][0] != 1 || a->affine[1][1] != 1)
+				json_object_set_new(o, "scale", json_pack("[oo]", jnumber(a->affine[1][0]),
+				                    jnumber(a->affine[1][1])));
 		}
 		json_array_append_new(arr, o);
 	}
@@ -1188,7 +1313,64 @@ matrixjson(struct ctx *c)
 	return mx;
 }
 
-/* the verify and bench cases into j's "cases", when the spec had no errors since e0 */
+/* hiddenask's eval: the case of these sizes (the size args' order), NULL
+ * when the spec refuses it or its tensors take more than maxbytes */
+static json_t *
+hiddeneval(void *p, const double *vals, double maxbytes)
+{
+	struct ctx *c = p;
+	json_t *cs, *sizes = json_object();
+	double bytes = 0;
+	size_t i;
+	int e0 = c->errors;
+
+	c->quiet = 1;
+	c->snames = xcalloc(c->nargs + 1, sizeof *c->snames);
+	c->svals = xcalloc(c->nargs + 1, sizeof *c->svals);
+	for (i = 0; i < c->nargs; i++)
+		if (c->args[i].kind == ARG_SIZE) {
+			c->snames[c->nsizes] = c->args[i].name;
+			c->svals[c->nsizes] = vals[c->nsizes];
+			json_object_set_new(sizes, c->args[i].name, jnumber(vals[c->nsizes]));
+			c->nsizes++;
+		}
+	cs = json_pack("{s:o,s:o}", "sizes", sizes, "scalars", casescalars(c));
+	json_object_set_new(cs, "shapes", caseshapes(c, c->root, 1));
+	json_object_set_new(cs, "ranges", caseranges(c));
+	casecost(c, cs);
+	for (i = 0; i < c->nargs; i++) {
+		struct arg *a = &c->args[i];
+		double n = 1;
+		for (size_t k = 0; k < a->ndim; k++)
+			n *= a->dims[k];
+		bytes += a->ndim ? n * a->dt->size : 0;
+	}
+	dropsizes(c);
+	c->quiet = 0;
+	if (c->errors > e0 || bytes > maxbytes) {
+		c->errors = e0;
+		json_decref(cs);
+		return NULL;
+	}
+	return cs;
+}
+
+/* the hidden cases of the listed ones (hidden.h) */
+static json_t *
+hidden(struct ctx *c, json_t *verify, json_t *bench)
+{
+	const char *names[MAXARGS];
+	struct hiddenask q = { c->vid, names, 0, verify, bench, hiddeneval, c };
+	size_t i;
+
+	for (i = 0; i < c->nargs; i++)
+		if (c->args[i].kind == ARG_SIZE)
+			names[q.n++] = c->args[i].name;
+	return hiddencases(&q);
+}
+
+/* the verify and bench cases into j's "cases", and the hidden ones drawn
+ * from their domain, when the spec had no errors since e0 */
 static void
 setcases(struct ctx *c, json_t *j, int e0)
 {
@@ -1201,9 +1383,10 @@ setcases(struct ctx *c, json_t *j, int e0)
 	}
 	if (sizes && c->errors == e0) {
 		checkkeys(c, sizes, "sizes", (const char *const[]){ "verify", "bench", NULL }, NULL);
-		cases = json_object();
-		json_object_set_new(cases, "verify", evalcases(c, sizes, "verify", 0));
-		json_object_set_new(cases, "bench", evalcases(c, sizes, "bench", 1));
+		json_t *verify = evalcases(c, sizes, "verify", 0), *bench = evalcases(c, sizes, "bench", 1);
+		cases = json_pack("{s:o,s:o}", "verify", verify, "bench", bench);
+		if (c->errors == e0)
+			json_object_set_new(cases, "hidden", hidden(c, verify, bench));
 		json_object_set_new(j, "cases", cases);
 	}
 }
@@ -1397,6 +1580,8 @@ resolve(struct ctx *c, struct variant *v, const char *specid)
 	prompt = promptname(c);
 	if ((n = yget(c->root, "args")))
 		parseargs(c, n);
+	if (desc)
+		rules(c, desc);
 	for (i = 0; i < c->nargs; i++)
 		nout += c->args[i].kind == ARG_OUT || c->args[i].kind == ARG_INOUT;
 	if (c->nargs && !nout)

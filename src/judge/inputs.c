@@ -97,6 +97,8 @@ scalarvalue(int dt, double lo, double hi, uint64_t seed)
 	return !dtinfos[dt].isfloat || dt == DT_F64 ? v : (double)(float)v;
 }
 
+const char *const poisonnames[POISON_COUNT] = { "ones", "zeros", "huge", "random", "previous" };
+
 /* input arg i's draw: its case's range (an integer one at least 1 wide) */
 static void
 drawof(const struct targ *a, const struct tcase *c, int i, int dist, int special, uint64_t seed, struct draw *d)
@@ -106,8 +108,17 @@ drawof(const struct targ *a, const struct tcase *c, int i, int dist, int special
 	d->hi = c->hi[i];
 	d->special = special && a->special;
 	d->seed = seed;
+	d->off = 0;
+	d->scale = 1;
 	if (dist == DIST_RANDINT && !dtinfos[a->dt].isfloat && d->hi - d->lo < 1)
 		d->hi = d->lo + 1;
+}
+
+/* a value in [r[0], r[1]) from the seed, or r[0] when the range is one value */
+static double
+within(const double r[2], uint64_t seed)
+{
+	return r[0] < r[1] ? rt_value(seed, 0, DIST_UNIFORM, r[0], r[1], 0) : r[0];
 }
 
 void
@@ -126,22 +137,38 @@ runinputs(const struct task *t, const struct tcase *c, const unsigned char key[3
 			s++;
 			continue;
 		}
-		if (isinput(a))
-			drawof(a, c, i, a->dists[k % a->ndists], special, deriveseed(key, t->id, what, ci, k, i), &in->d[i]);
+		if (!isinput(a))
+			continue;
+		drawof(a, c, i, a->dists[k % a->ndists], special, deriveseed(key, t->id, what, ci, k, i), &in->d[i]);
+		if (k & 1) { /* the spec's promised offsets and scales, every other run */
+			in->d[i].off = within(a->off, rt_mix(in->d[i].seed ^ 0x6f6666736574ull));
+			in->d[i].scale = within(a->scale, rt_mix(in->d[i].seed ^ 0x7363616c65ull));
+		}
 	}
+	in->poison = k % POISON_COUNT;
+	in->pseed = deriveseed(key, t->id, what, ci, k, -1);
 }
 
 void
 drawput(struct buf *b, const struct draw *d)
 {
-	bufprintf(b, " %d %.17g %.17g %d %llu", d->dist, d->lo, d->hi, d->special, (unsigned long long)d->seed);
+	bufprintf(b, " %d %.17g %.17g %d %llu %.17g %.17g", d->dist, d->lo, d->hi, d->special, (unsigned long long)d->seed,
+	          d->off, d->scale);
+}
+
+/* every bit of a double: JSON reals are written to 15 digits */
+static const char *
+fmt17(double v, char buf[32])
+{
+	snprintf(buf, 32, "%.17g", v);
+	return buf;
 }
 
 json_t *
 runjson(const struct task *t, const struct runin *in)
 {
 	json_t *draws = json_array(), *scalars = json_array();
-	char seed[24];
+	char seed[24], off[32], sc[32];
 	int i, s = 0;
 
 	for (i = 0; i < t->nargs; i++) {
@@ -152,10 +179,13 @@ runjson(const struct task *t, const struct runin *in)
 		if (!isinput(a))
 			continue;
 		snprintf(seed, sizeof seed, "%llu", (unsigned long long)d->seed);
-		json_array_append_new(draws, json_pack("{s:s,s:s,s:f,s:f,s:b,s:s}", "name", a->name, "dist",
-		                      distnames[d->dist], "lo", d->lo, "hi", d->hi, "special", d->special, "seed", seed));
+		json_array_append_new(draws, json_pack("{s:s,s:s,s:f,s:f,s:b,s:s,s:s,s:s}", "name", a->name, "dist",
+		                      distnames[d->dist], "lo", d->lo, "hi", d->hi, "special", d->special, "seed", seed,
+		                      "offset", fmt17(d->off, off), "scale", fmt17(d->scale, sc)));
 	}
-	return json_pack("{s:o,s:o}", "draws", draws, "scalars", scalars);
+	snprintf(seed, sizeof seed, "%llu", (unsigned long long)in->pseed);
+	return json_pack("{s:o,s:o,s:s,s:s}", "draws", draws, "scalars", scalars, "poison", poisonnames[in->poison],
+	                 "poison_seed", seed);
 }
 
 int
@@ -175,7 +205,15 @@ runfromjson(const struct task *t, const struct tcase *c, json_t *j, struct runin
 		/* the range from the case, as the run drew it (the file's lo and hi are for reading) */
 		drawof(&t->args[i], c, i, distfind(jstr(d, "dist", "")), jbool(d, "special", 0),
 		       strtoull(jstr(d, "seed", "0"), NULL, 10), &in->d[i]);
+		in->d[i].off = strtod(jstr(d, "offset", "0"), NULL);
+		in->d[i].scale = strtod(jstr(d, "scale", "1"), NULL);
 	}
+	for (in->poison = 0; in->poison < POISON_COUNT; in->poison++)
+		if (!strcmp(poisonnames[in->poison], jstr(j, "poison", "ones")))
+			break;
+	if (in->poison == POISON_COUNT)
+		return -1;
+	in->pseed = strtoull(jstr(j, "poison_seed", "0"), NULL, 10);
 	for (i = 0; i < t->nargs; i++)
 		if (t->args[i].kind == ARG_SCALAR) {
 			json_t *v = json_array_get(sc, (size_t)s);
@@ -206,8 +244,12 @@ runtext(const struct task *t, const struct tcase *c, const struct runin *in, cha
 		if (!isinput(a))
 			continue;
 		len += (size_t)snprintf(out + len, cap - len, "%s%s: %s", sep, a->name, distnames[d->dist]);
-		if (len < cap && (d->dist == DIST_UNIFORM || d->dist == DIST_RANDINT))
+		if (len < cap && (d->dist == DIST_UNIFORM || d->dist == DIST_RANDINT || d->dist == DIST_TIES))
 			len += (size_t)snprintf(out + len, cap - len, " in [%g, %g)", d->lo, d->hi);
+		if (len < cap && d->scale != 1)
+			len += (size_t)snprintf(out + len, cap - len, " times %.6g", d->scale);
+		if (len < cap && d->off != 0)
+			len += (size_t)snprintf(out + len, cap - len, " plus %.6g", d->off);
 		if (len < cap && d->special)
 			len += (size_t)snprintf(out + len, cap - len, " with NaN and Inf");
 	}
@@ -236,11 +278,11 @@ planline(struct buf *plan, const struct task *t, const struct tcase *c, const st
 		if (!istensor(a))
 			continue;
 		if (a->kind == ARG_OUT) {
-			bufprintf(plan, " 1 %d %lld 0 0 0 0 0", a->dt, (long long)c->numel[i]);
+			bufprintf(plan, " 1 %d %lld 0 0 0 0 0 0 1", a->dt, (long long)c->numel[i]);
 		} else if (given) {
 			json_t *v;
 			size_t k;
-			bufprintf(plan, " %d %d %lld -1 0 0 0 0", a->kind, a->dt, (long long)c->numel[i]);
+			bufprintf(plan, " %d %d %lld -1 0 0 0 0 0 1", a->kind, a->dt, (long long)c->numel[i]);
 			json_array_foreach(json_object_get(given, a->name), k, v)
 				putvalue(plan, v);
 		} else {

@@ -18,6 +18,7 @@
 
 #include <jansson.h>
 
+#include "../lib/dtype.h"
 #include "../lib/task.h"
 
 int secretload(const char *cachedir, unsigned char key[32], char *err, size_t errlen);
@@ -27,25 +28,33 @@ uint64_t deriveseed(const unsigned char key[32], const char *variant, const char
 struct draw {
 	int dist, special;
 	double lo, hi;
+	double off, scale;     /* every value times scale plus off */
 	uint64_t seed;
 };
 
-/* one run's inputs: a draw per input arg (others zero), a value per scalar */
+/* one run's inputs: a draw per input arg (others zero), a value per
+ * scalar; and what its outputs hold before the call (dtype.h's poison
+ * class, random bytes from pseed) */
 struct runin {
 	struct draw d[MAXARGS];
 	double scalars[MAXARGS];
+	int poison;
+	uint64_t pseed;
 };
+extern const char *const poisonnames[POISON_COUNT];
 
 /*
  * Run k of case c: input i gets distribution k mod its dists, its range,
  * specials when special (and its spec allows them), and seed
- * deriveseed(key, variant, what, case, k, i); a scalar with a range its
- * value drawn from the seed of its own index, rounded to its type.
+ * deriveseed(key, variant, what, case, k, i); on odd k an offset and a
+ * scale drawn from the spec's (where it has them). A scalar with a range
+ * its value drawn from the seed of its own index, rounded to its type.
+ * The outputs' poison is class k mod POISON_COUNT.
  */
 void runinputs(const struct task *t, const struct tcase *c, const unsigned char key[32], const char *what,
                int ci, int k, int special, struct runin *in);
 /* the same, as expected.json records it, and back */
-/* " DIST LO HI SPECIAL SEED": a draw as the harness and the reference's runner read it */
+/* " DIST LO HI SPECIAL SEED OFF SCALE": a draw as the harness and the reference's runner read it */
 void drawput(struct buf *b, const struct draw *d);
 json_t *runjson(const struct task *t, const struct runin *in);
 int runfromjson(const struct task *t, const struct tcase *c, json_t *j, struct runin *in);

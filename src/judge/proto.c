@@ -220,8 +220,9 @@ pyspec(const struct harness *h)
 	for (int i = 0; i < t->nargs; i++)
 		json_array_append_new(args, json_pack("{s:s, s:s, s:s}", "name", t->args[i].name, "kind",
 		                                      argkinds[t->args[i].kind], "dtype", dtinfos[t->args[i].dt].name));
-	for (int k = 0; k < t->nverify + t->nbench; k++) {
-		const struct tcase *c = k < t->nverify ? &t->verify[k] : &t->bench[k - t->nverify];
+	for (int k = 0; k < t->nverify + t->nhidden + t->nbench; k++) {
+		const struct tcase *c = k < t->nverify ? &t->verify[k] : k < t->nverify + t->nhidden
+		                        ? &t->hidden[k - t->nverify] : &t->bench[k - t->nverify - t->nhidden];
 		json_t *sizes = json_array(), *dims = json_array();
 		for (int i = 0; i < c->nsizes; i++)
 			json_array_append_new(sizes, json_integer(c->sizes[i]));
@@ -482,7 +483,7 @@ hcall(struct harness *h, int group, int noop, const struct runin *in, struct hre
 	bufinit(&b, 1 << 16);
 	for (i = 0; i < t->nargs; i++)
 		n += isinput(&t->args[i]);
-	bufprintf(&b, "call %d %d %d", group, noop, n);
+	bufprintf(&b, "call %d %d %d %llu %d", group, noop, in->poison, (unsigned long long)in->pseed, n);
 	for (i = 0; i < t->nargs; i++)
 		if (isinput(&t->args[i]))
 			drawput(&b, &in->d[i]);

@@ -235,7 +235,8 @@ examples(const struct task *t, const char *reference, const char *venv, const ch
 /*
  * A task is degenerate when writing a constant passes: for each output of
  * the largest verify case, the comparator is asked whether the mean,
- * written everywhere, would be accepted.
+ * written everywhere, would be accepted. So is one whose outputs are
+ * mostly not finite: writing NaN would pass.
  */
 static void
 degenerate(const struct task *t, const struct tcase *c, const char *data)
@@ -262,6 +263,10 @@ degenerate(const struct task *t, const struct tcase *c, const char *data)
 		compare(constant, a->dt, data + off, WANT_REF, (int64_t)n, a, 1, &res);
 		free(constant);
 		off += n * (size_t)refsize(a->dt);
+		if (n >= 16 && finite < 16)
+			refuse("%s: degenerate task: output '%s' at %s has %zu finite values of %zu, so a kernel that "
+			    "writes NaN or Inf everywhere passes; change the sizes or inputs so that the output is finite",
+			    t->id, a->name, c->label, finite, n);
 		if (finite >= 16 && res.pass)
 			refuse("%s: degenerate task: writing the constant %g into every element of output "
 			    "'%s' at %s passes the comparison; change the sizes, inputs or tolerances so that the "
@@ -281,24 +286,35 @@ static void
 planruns(const struct opts *o, const struct task *t, const unsigned char key[32], json_t *runs, struct buf *plan,
          size_t *binbytes, int *largest)
 {
-	double most = -1;
+	static const char *const sets[3] = { "verify", "hidden", "bench" };
+	double most = -1, verifymax = 0;
 	int set, c, r;
 
-	for (set = 0; set < (o->nobench ? 1 : 2); set++) {
-		int n = set ? t->nbench : t->nverify;
+	for (c = 0; c < t->nverify; c++)
+		if ((double)casebytes(t, &t->verify[c]) > verifymax)
+			verifymax = (double)casebytes(t, &t->verify[c]);
+
+	for (set = 0; set < (o->nobench ? 2 : 3); set++) {
+		int n = set == 2 ? t->nbench : set ? t->nhidden : t->nverify;
 		for (c = 0; c < n; c++) {
-			struct tcase *cs = set ? &t->bench[c] : &t->verify[c];
+			struct tcase *cs = set == 2 ? &t->bench[c] : set ? &t->hidden[c] : &t->verify[c];
 			int cpu = !set || affordable(t, cs), nr = set ? 1 : RUNS_PER_CASE;
+			if (set == 1 && o->nobench && (double)casebytes(t, cs) > verifymax)
+				continue; /* --no-bench: none larger than the verify sizes either */
 			if (!set && (double)refoutbytes(t, cs) > most) {
 				most = (double)refoutbytes(t, cs);
 				*largest = (int)json_array_size(runs);
 			}
 			for (r = 0; r < nr; r++) {
+				/* a hidden case is run k = its index: the dists, offsets and poisons take turns over them,
+				 * and specials come every other one the CPU checks, the large ones included */
+				int k = set == 1 ? c : r, special = set == 0 ? r == nr - 1 : set == 1 && cpu && c % 2;
 				struct runin in;
 				json_t *run, *where;
-				runinputs(t, cs, key, set ? "bench" : "verify", c, r, !set && r == nr - 1, &in);
+				runinputs(t, cs, key, sets[set], c, k, special, &in);
+				in.poison = (int)(json_array_size(runs) % POISON_COUNT); /* every class, whatever the case count */
 				run = runjson(t, &in);
-				where = json_pack("{s:s,s:i,s:i,s:s,s:s}", "set", set ? "bench" : "verify", "case", c, "run", r,
+				where = json_pack("{s:s,s:i,s:i,s:s,s:s}", "set", sets[set], "case", c, "run", r,
 				                  "label", cs->label, "oracle", cpu ? "reference" : "gpu");
 				json_object_update(run, where);
 				json_decref(where);
@@ -473,12 +489,14 @@ checkrun(const struct task *t, struct vrun *v, const struct harness *h, const ch
 		if (!bad) {
 			struct buf msg;
 			bufinit(&msg, 4096);
-			bufprintf(&msg, "Wrong results at %s (inputs %s%s): output '%s' has %lld of %lld elements wrong; "
-			          "relative L2 error %.3g (allowed %g), max abs error %.3g.", c->label, v->text, against, a->name,
+			bufprintf(&msg, "Wrong results at %s%s (inputs %s%s): output '%s' has %lld of %lld elements wrong; "
+			          "relative L2 error %.3g (allowed %g), max abs error %.3g.", c->label,
+			          c->hidden ? ", a size the task does not list" : "", v->text, against, a->name,
 			          (long long)r.bad, (long long)r.n, r.relnorm, a->rel_norm * scale, r.maxabs);
 			if (r.unwritten)
-				bufprintf(&msg, " %lld elements were never written (they still hold the NaN the harness filled "
-				          "them with).", (long long)r.unwritten);
+				bufprintf(&msg, " %lld elements are NaN where a finite value was expected (never written? Before "
+				          "each call the outputs hold NaN, zeros, huge values, random bytes or an earlier call's "
+				          "results).", (long long)r.unwritten);
 			for (k = 0; k < r.nfirst && k < 3; k++)
 				bufprintf(&msg, "%s %s%s = %.7g, expected %.7g", k ? ";" : " First:", a->name,
 				          jstr(json_array_get(first, (size_t)k), "at", ""), r.first[k].got, r.first[k].want);
@@ -504,11 +522,12 @@ loadruns(const struct task *t, json_t *exp, json_t *rec, int *nrun)
 		die(EXIT_USAGE, "expected.json is of an older version: run ninja again (the expected edge rebuilds it)");
 	json_object_set_new(rec, "runs", recs);
 	json_array_foreach(runs, k, r) {
-		int bench = !strcmp(jstr(r, "set", ""), "bench"), ci = (int)jint(r, "case", -1);
-		if (ci < 0 || ci >= (bench ? t->nbench : t->nverify))
-			die(EXIT_USAGE, "expected.json names %s case %d", bench ? "bench" : "verify", ci);
+		const char *set = jstr(r, "set", "");
+		int bench = !strcmp(set, "bench"), hidden = !strcmp(set, "hidden"), ci = (int)jint(r, "case", -1);
+		if (ci < 0 || ci >= (bench ? t->nbench : hidden ? t->nhidden : t->nverify))
+			die(EXIT_USAGE, "expected.json names %s case %d", set, ci);
 		v[k].json = r;
-		v[k].c = bench ? &t->bench[ci] : &t->verify[ci];
+		v[k].c = bench ? &t->bench[ci] : hidden ? &t->hidden[ci] : &t->verify[ci];
 		v[k].gpu = !strcmp(jstr(r, "oracle", ""), "gpu");
 		v[k].oracleat = -1;
 		if (runfromjson(t, v[k].c, r, &v[k].in) < 0)
@@ -637,6 +656,39 @@ stop:
 	t0 = now();
 	hstop(h);
 	res->phase[4] = now() - t0;
+}
+
+/* what the runs that passed checked, for the record (doc/dataset.md, checked) */
+static json_t *
+checked(const struct judge *j)
+{
+	int k, i, n[4] = { 0 }, offsets = 0, ties = 0, specials = 0;
+	unsigned poisons = 0;
+	json_t *pl = json_array();
+
+	for (k = 0; k < j->nrun; k++) {
+		const struct vrun *v = &j->v[k];
+		if (v->gpu && !j->w.oracle && !j->w.save) {
+			n[3]++; /* no oracle: run, not judged */
+			continue;
+		}
+		if (!json_is_true(json_object_get(v->rec, "pass")))
+			continue;
+		n[v->c->hidden]++;
+		n[2] += v->gpu;
+		poisons |= 1u << v->in.poison;
+		for (i = 0; i < j->t->nargs; i++) {
+			offsets |= v->in.d[i].off != 0 || v->in.d[i].scale != 1;
+			ties |= isinput(&j->t->args[i]) && v->in.d[i].dist == DIST_TIES;
+			specials |= v->in.d[i].special;
+		}
+	}
+	for (i = 0; i < POISON_COUNT; i++)
+		if (poisons >> i & 1)
+			json_array_append_new(pl, json_string(poisonnames[i]));
+	return json_pack("{s:i,s:i,s:i,s:i,s:o,s:b,s:b,s:b}", "listed_runs", n[0], "hidden_runs", n[1],
+	                 "gpu_oracle_runs", n[2], "unjudged_runs", n[3], "poisons", pl, "offsets", offsets, "ties", ties,
+	                 "specials", specials);
 }
 
 /* compute-sanitizer on the first verify run: memcheck, then racecheck */
@@ -892,6 +944,8 @@ candidate(const struct opts *o, const char *taskpath, const char *compilepath, c
 	j.shm = hshmbytes(&t, t.verify, t.nverify);
 	if (hshmbytes(&t, t.bench, t.nbench) > j.shm)
 		j.shm = hshmbytes(&t, t.bench, t.nbench);
+	if (hshmbytes(&t, t.hidden, t.nhidden) > j.shm)
+		j.shm = hshmbytes(&t, t.hidden, t.nhidden);
 	/* with --bench, room for bench's first case too (its pages made as it uses them) */
 	all = o->bench && t.nbench && hbenchshm(&t, &t.bench[0]) > j.shm ? hbenchshm(&t, &t.bench[0]) : j.shm;
 	if (hshm(&j.h, &t, all, j.shm) < 0)
@@ -902,6 +956,7 @@ candidate(const struct opts *o, const char *taskpath, const char *compilepath, c
 	json_object_set_new(j.res.rec, "isolation", json_string(jailkind()));
 	j.so = sopath;
 	candidateruns(&j);
+	json_object_set_new(j.res.rec, "checked", checked(&j));
 	handing = o->bench && j.res.verdict == ST_CORRECT && !o->sanitize;
 	json_object_set_new(j.res.rec, "start_seconds", json_real(j.startsec));
 	json_object_set_new(j.res.rec, "phase_seconds", json_pack("{s:f,s:f,s:f,s:f,s:f}", "cases", j.res.phase[0], "calls",
@@ -954,7 +1009,8 @@ main(int argc, char **argv)
 		{ "--expected", NULL, OPT_FLAG, &exp, 0, 0, "run the CPU reference: the expected outputs" },
 		{ "--baseline", NULL, OPT_FLAG, &o.baseline, 0, 0, "verify the spec's baseline: the GPU oracle" },
 		{ "--cache-dir", "DIR", OPT_STR, &o.cachedir, 0, 0, "where the secret lives (--expected)" },
-		{ "--no-bench", NULL, OPT_FLAG, &o.nobench, 0, 0, "--expected without the bench sizes (checking specs)" },
+		{ "--no-bench", NULL, OPT_FLAG, &o.nobench, 0, 0, "--expected without the bench sizes, nor hidden ones larger than "
+		  "the verify sizes (checking specs)" },
 		{ "--python-env", "DIR", OPT_STR, &o.pyenv, 0, 0, "--expected: a Python reference's environment" },
 		OPTS_GPU(&o.gpus, &o.lockdir, &o.timeout),
 		OPTS_PYTHON(&o.gpupython, &o.pyharness),

@@ -172,7 +172,8 @@ rt_normal(uint64_t seed, uint64_t i)
 /*
  * The value of element i: normal (mean 0, sd 1), uniform in [lo, hi),
  * heavy (Student-t with 2 degrees of freedom, clipped to +-1e4), randint
- * in [lo, hi). With special, about 1% become NaN, +Inf or -Inf (the
+ * in [lo, hi), ties (one of 16 values evenly over [lo, hi): lo, lo + (hi -
+ * lo) / 16, ...). With special, about 1% become NaN, +Inf or -Inf (the
  * caller passes special only for floating dtypes).
  */
 RT_HD double
@@ -192,6 +193,9 @@ rt_value(uint64_t seed, uint64_t i, int dist, double lo, double hi, int special)
 		v = floor(rt_add(lo, rt_mul(rt_unit(rt_word(seed, i, 0)), rt_sub(hi, lo))));
 		if (v >= hi)
 			v = rt_sub(hi, 1.0);
+		break;
+	case DIST_TIES: /* 16 values evenly over [lo, hi): equal ones are common */
+		v = rt_add(lo, rt_mul(rt_sub(hi, lo), rt_mul(floor(rt_mul(rt_unit(rt_word(seed, i, 0)), 16.0)), 0.0625)));
 		break;
 	default:
 		v = rt_normal(seed, i);
@@ -335,11 +339,16 @@ rt_store(void *buf, int dt, size_t i, double v)
 	}
 }
 
-/* element i of a tensor: drawn and stored */
+/* element i of a tensor drawn as d says (scaled, then offset, where d
+ * asks: two correctly rounded operations, no fused multiply-add), stored */
 RT_HD void
-rt_draw(void *buf, int dt, size_t i, uint64_t seed, int dist, double lo, double hi, int special)
+rt_draw(void *buf, int dt, size_t i, uint64_t seed, struct rt_dist d)
 {
-	rt_store(buf, dt, i, rt_value(seed, i, dist, lo, hi, special));
+	double v = rt_value(seed, i, d.dist, d.lo, d.hi, d.special);
+
+	if (d.scale != 1.0 || d.off != 0.0)
+		v = rt_add(d.off, rt_mul(d.scale, v));
+	rt_store(buf, dt, i, v);
 }
 
 /* element i of buf, of dtype dt, as a double (exact: every dtype's values are doubles) */

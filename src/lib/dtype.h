@@ -11,6 +11,19 @@ enum dtype {
 	DT_I8, DT_U8, DT_I16, DT_I32, DT_I64, DT_COUNT
 };
 
-enum dist { DIST_NORMAL, DIST_UNIFORM, DIST_HEAVY, DIST_RANDINT, DIST_COUNT };
+enum dist { DIST_NORMAL, DIST_UNIFORM, DIST_HEAVY, DIST_RANDINT, DIST_TIES, DIST_COUNT };
+
+/* what a call's outputs hold before it: all bits set (NaN, -1), zeros,
+ * 0x7F bytes (huge or NaN), random bytes, or the previous call's outputs
+ * in the same buffers left as they are */
+enum poison { POISON_ONES, POISON_ZERO, POISON_HUGE, POISON_RANDOM, POISON_KEEP, POISON_COUNT };
+
+/* how one tensor is drawn: a distribution, its range, specials, and an
+ * affine map of every value (scale, then offset; 1 and 0 leave it) */
+struct rt_dist {
+	int dist, special;
+	double lo, hi;
+	double off, scale;
+};
 
 #endif

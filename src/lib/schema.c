@@ -24,6 +24,19 @@ const struct sfield schema_message[] = {
 	END
 };
 
+static const struct sfield checked[] = {
+	{ "listed_runs", S_INT, 0, NULL, 0, "verify's runs at the sizes the prompt lists (bench sizes included) it passed" },
+	{ "hidden_runs", S_INT, 0, NULL, 0, "its runs at sizes the prompt does not list (residues, 1 to 3, ragged large)" },
+	{ "gpu_oracle_runs", S_INT, 0, NULL, 0, "of those, the runs checked against the baseline on the GPU" },
+	{ "unjudged_runs", S_INT, 0, NULL, 0, "runs with no oracle to check them (the record is flagged)" },
+	{ "poisons", S_LIST, S_STRING, NULL, 0, "what the outputs held before its calls: ones, zeros, huge, random, previous" },
+	{ "offsets", S_BOOL, 0, NULL, 0, "inputs offset and scaled as the spec promises" },
+	{ "ties", S_BOOL, 0, NULL, 0, "inputs with many equal values (the spec's tie rule)" },
+	{ "specials", S_BOOL, 0, NULL, 0, "inputs with NaN and Inf" },
+	{ "bench_calls_checked", S_INT, 0, NULL, 0, "timed calls whose outputs were checked" },
+	END
+};
+
 static const struct sfield teacher[] = {
 	{ "provider", S_STRING, 0, NULL, 0, "anthropic, openai or replay" },
 	{ "model", S_STRING, 0, NULL, 0, "the model's name in models.yaml" },
@@ -97,6 +110,7 @@ const struct sfield schema_record[] = {
 	{ "sol_percent", S_FLOAT, 0, NULL, S_NULL | S_MEASURED, "its % of the speed of light" },
 	{ "median_ms", S_FLOAT, 0, NULL, S_NULL | S_MEASURED, "its median time at the first bench size" },
 	{ "review", S_LIST, S_STRING, NULL, S_MEASURED, "bench's review flags (a flagged record is not in train)" },
+	{ "checked", S_STRUCT, 0, checked, S_MEASURED, "what final_kernel passed, when correct (zeros otherwise)" },
 	{ "rounds", S_LIST, S_STRUCT, round, 0, "per round, in order" },
 	{ "usage", S_STRUCT, 0, usage, 0, "the teacher's tokens over all rounds" },
 	{ "cost_usd", S_FLOAT, 0, NULL, S_NULL, "their cost (null when the model has no prices)" },

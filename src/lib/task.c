@@ -90,11 +90,13 @@ cases(struct task *t, const char *which, struct tcase **arr, int *n, char *err, 
 
 	*arr = xcalloc(json_array_size(list) + 1, sizeof **arr);
 	*n = (int)json_array_size(list);
-	json_array_foreach(list, i, cs)
+	json_array_foreach(list, i, cs) {
 		if (caseload(t, cs, &(*arr)[i], why, sizeof why) < 0) {
 			snprintf(err, errlen, "%s case %zu: %s", which, i + 1, why);
 			return -1;
 		}
+		(*arr)[i].hidden = !strcmp(which, "hidden");
+	}
 	return 0;
 }
 
@@ -145,11 +147,19 @@ taskfrom(struct task *t, json_t *j, const char *path, char *err, size_t errlen)
 			return -1;
 		}
 		json_array_foreach(json_object_get(a, "dists"), k, d)
-			if (g->ndists < 4 && distfind(json_string_value(d)) >= 0)
+			if (g->ndists < 8 && distfind(json_string_value(d)) >= 0)
 				g->dists[g->ndists++] = distfind(json_string_value(d));
 		if (!g->ndists)
 			g->dists[g->ndists++] = dtinfos[g->dt].isfloat ? DIST_NORMAL : DIST_RANDINT;
 		g->special = jbool(a, "special", 0);
+		g->off[0] = g->off[1] = 0;
+		g->scale[0] = g->scale[1] = 1;
+		if (json_array_size(json_object_get(a, "offset")) == 2)
+			for (k = 0; k < 2; k++)
+				g->off[k] = json_number_value(json_array_get(json_object_get(a, "offset"), k));
+		if (json_array_size(json_object_get(a, "scale")) == 2)
+			for (k = 0; k < 2; k++)
+				g->scale[k] = json_number_value(json_array_get(json_object_get(a, "scale"), k));
 		g->shape = json_object_get(a, "shape");
 		d = json_object_get(tol, g->name);
 		g->rel_norm = jnum(d, "rel_norm", deftol(&dtinfos[g->dt], "rel_norm"));
@@ -158,7 +168,8 @@ taskfrom(struct task *t, json_t *j, const char *path, char *err, size_t errlen)
 		t->nargs++;
 	}
 	if (cases(t, "verify", &t->verify, &t->nverify, why, sizeof why) < 0 ||
-	    cases(t, "bench", &t->bench, &t->nbench, why, sizeof why) < 0) {
+	    cases(t, "bench", &t->bench, &t->nbench, why, sizeof why) < 0 ||
+	    cases(t, "hidden", &t->hidden, &t->nhidden, why, sizeof why) < 0) {
 		snprintf(err, errlen, "%s: %s", path, why);
 		return -1;
 	}
@@ -171,6 +182,7 @@ taskfree(struct task *t)
 	json_decref(t->json);
 	free(t->verify);
 	free(t->bench);
+	free(t->hidden);
 	memset(t, 0, sizeof *t);
 }
 
@@ -388,6 +400,8 @@ tasksizes(json_t *task, struct buf *b)
 			if (first)
 				bufputs(b, " (fixed shapes)");
 		}
+		if (!i && json_array_size(json_object_get(cases, "hidden")))
+			bufputs(b, "; and at sizes not listed here, anywhere the description allows");
 		bufputc(b, '\n');
 	}
 }

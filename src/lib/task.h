@@ -27,7 +27,8 @@ struct targ {
 	char name[64];
 	int kind;
 	int dt;                      /* tensor.h dtype */
-	int ndists, dists[4], special;
+	int ndists, dists[8], special;
+	double off[2], scale[2];     /* inputs: every other run's offset and scale drawn from these; 0 0, 1 1 */
 	double rel_norm, rtol, atol; /* outputs: tolerances */
 	const json_t *shape;         /* tensors: the shape's expressions (task.json's strings), else NULL */
 };
@@ -42,6 +43,7 @@ struct tcase {
 	double lo[MAXARGS], hi[MAXARGS]; /* inputs' ranges; a randomized scalar's (lo < hi) */
 	double flops, bytes;
 	char label[256];             /* "rows=37, cols=4096" */
+	int hidden;                  /* one of the cases not shown in the prompt */
 };
 
 struct task {
@@ -49,8 +51,8 @@ struct task {
 	const char *id, *entry, *signature;
 	int nargs;
 	struct targ args[MAXARGS];
-	int nverify, nbench;
-	struct tcase *verify, *bench;
+	int nverify, nbench, nhidden;
+	struct tcase *verify, *bench, *hidden;
 };
 
 /* 0, or -1 with "PATH: what is wrong" in err */

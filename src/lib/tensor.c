@@ -28,7 +28,7 @@ const struct dtinfo dtinfos[DT_COUNT] = {
 	{ "i64", "int64_t", "stdint.h", "int64_t", 8, 0, 0, 0, 0, -1000, 1000 },
 };
 
-const char *const distnames[DIST_COUNT] = { "normal", "uniform", "heavy", "randint" };
+const char *const distnames[DIST_COUNT] = { "normal", "uniform", "heavy", "randint", "ties" };
 
 int
 dtypefind(const char *name)
@@ -167,21 +167,22 @@ toref(const void *src, int dt, void *dst, size_t n)
 /* ---- random numbers ---- */
 
 void
-tensorfill(void *buf, int dt, size_t n, int dist, double lo, double hi, int special, uint64_t seed)
+tensorfill(void *buf, int dt, size_t n, const struct rt_dist *d, uint64_t seed)
 {
+	struct rt_dist x = *d;
 	size_t i;
 
-	special = special && dtinfos[dt].isfloat;
+	x.special = x.special && dtinfos[dt].isfloat;
 	for (i = 0; i < n; i++)
-		rt_draw(buf, dt, i, seed, dist, lo, hi, special);
+		rt_draw(buf, dt, i, seed, x);
 }
 
 /* element i depends on (seed, i) alone: threads take slices */
 struct fillwork {
 	void *buf;
-	int dt, dist, special;
+	int dt;
+	struct rt_dist d;
 	size_t from, to;
-	double lo, hi;
 	uint64_t seed;
 };
 
@@ -192,12 +193,12 @@ fillthread(void *p)
 	size_t i;
 
 	for (i = w->from; i < w->to; i++)
-		rt_draw(w->buf, w->dt, i, w->seed, w->dist, w->lo, w->hi, w->special);
+		rt_draw(w->buf, w->dt, i, w->seed, w->d);
 	return NULL;
 }
 
 void
-tensorfillpar(void *buf, int dt, size_t n, int dist, double lo, double hi, int special, uint64_t seed)
+tensorfillpar(void *buf, int dt, size_t n, const struct rt_dist *d, uint64_t seed)
 {
 	struct fillwork w[32];
 	pthread_t th[32];
@@ -206,9 +207,9 @@ tensorfillpar(void *buf, int dt, size_t n, int dist, double lo, double hi, int s
 
 	if (n < (size_t)1 << 18)
 		nt = 1;
-	special = special && dtinfos[dt].isfloat;
 	for (k = 0; k < nt; k++) {
-		struct fillwork x = { buf, dt, dist, special, n / nt * k, k == nt - 1 ? n : n / nt * (k + 1), lo, hi, seed };
+		struct fillwork x = { buf, dt, *d, n / nt * k, k == nt - 1 ? n : n / nt * (k + 1), seed };
+		x.d.special = x.d.special && dtinfos[dt].isfloat;
 		w[k] = x;
 	}
 	for (started = 1; started < nt; started++)

@@ -62,16 +62,15 @@ extern const char *const distnames[DIST_COUNT];
 int distfind(const char *name);
 
 /*
- * Fill n elements of dtype dt from seed: normal (mean 0, sd 1), uniform
- * in [lo, hi), heavy (Student-t, 2 degrees of freedom, clipped to +-1e4),
- * randint in [lo, hi). With special, about 1% of the elements become NaN,
- * +Inf or -Inf (floating dtypes only). The values are draw.h's: the same
- * bits as the harness draws on the device.
+ * Fill n elements of dtype dt from seed as d says: normal (mean 0, sd 1),
+ * uniform in [lo, hi), heavy (Student-t, 2 degrees of freedom, clipped to
+ * +-1e4), randint in [lo, hi), ties (16 values evenly over [lo, hi)); each value
+ * times d->scale plus d->off. With special, about 1% of the elements
+ * become NaN, +Inf or -Inf (floating dtypes only). The values are
+ * draw.h's: the same bits as the harness draws on the device.
  */
-void tensorfill(void *buf, int dt, size_t n, int dist, double lo, double hi, int special,
-                uint64_t seed);
+void tensorfill(void *buf, int dt, size_t n, const struct rt_dist *d, uint64_t seed);
 /* the same values, drawn on all CPUs */
-void tensorfillpar(void *buf, int dt, size_t n, int dist, double lo, double hi, int special,
-                   uint64_t seed);
+void tensorfillpar(void *buf, int dt, size_t n, const struct rt_dist *d, uint64_t seed);
 
 #endif

@@ -19,10 +19,10 @@ static cudaEvent_t ev0, ev1;
 static int coverblocks, coverthreads; /* the launch cover's grid: every thread slot of every SM */
 
 __global__ void
-drawkernel(void *p, int dt, size_t n, uint64_t seed, int dist, double lo, double hi, int special)
+drawkernel(void *p, int dt, size_t n, uint64_t seed, struct rt_dist d)
 {
 	for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
-		rt_draw(p, dt, i, seed, dist, lo, hi, special);
+		rt_draw(p, dt, i, seed, d);
 }
 
 __global__ void
@@ -323,11 +323,11 @@ dv_pin(void *host, size_t n)
 }
 
 extern "C" int
-dv_draw(void *p, int dt, size_t n, uint64_t seed, int dist, double lo, double hi, int special)
+dv_draw(void *p, int dt, size_t n, uint64_t seed, const struct rt_dist *d)
 {
 	if (!n)
 		return 0;
-	drawkernel<<<blocksfor(n), 256>>>(p, dt, n, seed, dist, lo, hi, special);
+	drawkernel<<<blocksfor(n), 256>>>(p, dt, n, seed, *d);
 	return (int)cudaGetLastError();
 }
 

@@ -35,8 +35,9 @@ int dv_alloc(void **p, size_t n);
 void dv_free(void *p);
 int dv_meminfo(size_t *freebytes, size_t *total);
 int dv_memset(void *p, int byte, size_t n);
-/* n elements of dtype dt drawn from seed (draw.h) */
-int dv_draw(void *p, int dt, size_t n, uint64_t seed, int dist, double lo, double hi, int special);
+/* n elements of dtype dt drawn from seed as d says (draw.h) */
+struct rt_dist;
+int dv_draw(void *p, int dt, size_t n, uint64_t seed, const struct rt_dist *d);
 /* draw.h's hash of n bytes, word indexes offset by salt << 40 */
 int dv_hash(const void *p, size_t n, uint64_t salt, uint64_t *out);
 /* *bad = 1 unless all n bytes at p are byte */

@@ -323,30 +323,46 @@ callit(void *p)
 	guardend();
 }
 
+/* n bytes of outputs at p, before a call, as poison class cls says (dtype.h) */
+static int
+poison(void *p, size_t n, int cls, uint64_t seed)
+{
+	struct rt_dist bytes = { DIST_RANDINT, 0, 0, 256, 0, 1 };
+
+	switch (cls) {
+	case POISON_ONES: return dv_memset(p, 0xFF, n);
+	case POISON_ZERO: return dv_memset(p, 0, n);
+	case POISON_HUGE: return dv_memset(p, 0x7F, n);
+	case POISON_RANDOM: return dv_draw(p, DT_U8, n, seed, &bytes);
+	}
+	return 0; /* POISON_KEEP */
+}
+
 static void
 docall(void)
 {
-	int g, noop, n, nc, i, k = 0, bad;
+	int g, noop, n, nc, i, k = 0, bad, cls;
 	double scalars[MAXS], t0, t1;
 	uint64_t before[MAXT], h, sum = 0;
+	unsigned long long pseed;
 	float evms = 0;
 	struct callctx cc;
 	char rule[64], detail[512];
 
-	if (fscanf(cmd, "%d %d %d", &g, &noop, &n) != 3 || g < 0 || g > 1 || !C.nt)
+	if (fscanf(cmd, "%d %d %d %d %llu", &g, &noop, &cls, &pseed, &n) != 5 || g < 0 || g > 1 || !C.nt ||
+	    cls < 0 || cls >= POISON_COUNT)
 		goto bad;
 	for (i = 0; i < C.nt; i++) {
-		int dist, special;
-		double lo, hi;
+		struct rt_dist d;
 		unsigned long long seed;
 		if (C.kind[i] == 1) {
-			if (fail(dv_memset(C.group[g][i], 0xFF, C.bytes[i])))
+			if (fail(poison(C.group[g][i], C.bytes[i], cls, pseed + (uint64_t)i)))
 				return;
 		} else {
-			if (k++ >= n || fscanf(cmd, "%d %lf %lf %d %llu", &dist, &lo, &hi, &special, &seed) != 5 ||
-			    dist < 0 || dist >= DIST_COUNT)
+			if (k++ >= n || fscanf(cmd, "%d %lf %lf %d %llu %lf %lf", &d.dist, &d.lo, &d.hi, &d.special, &seed,
+			                       &d.off, &d.scale) != 7 || d.dist < 0 || d.dist >= DIST_COUNT)
 				goto bad;
-			if (fail(dv_draw(C.group[g][i], C.dt[i], C.numel[i], seed, dist, lo, hi, special)))
+			if (fail(dv_draw(C.group[g][i], C.dt[i], C.numel[i], seed, &d)))
 				return;
 		}
 		/* the canaries docase set are not reset: a stray write into the

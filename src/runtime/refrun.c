@@ -37,9 +37,10 @@ main(int argc, char **argv)
 	}
 	while (scanf("%15s", word) == 1) {
 		static struct refcase rc;
-		int nt, ns, nc, i, *kind = rc.kind, *dt = rc.dt, dist, special;
+		int nt, ns, nc, i, *kind = rc.kind, *dt = rc.dt;
+		struct rt_dist d;
 		long long *numel = rc.numel;
-		double lo, hi, *scalars = rc.scalars;
+		double *scalars = rc.scalars;
 		unsigned long long seed;
 		int64_t *sizes = rc.sizes;
 		void **ref = rc.ptrs;
@@ -49,8 +50,9 @@ main(int argc, char **argv)
 		rc.nt = nt;
 		for (i = 0; i < nt; i++) {
 			size_t n;
-			if (scanf("%d %d %lld %d %lf %lf %d %llu", &kind[i], &dt[i], &numel[i], &dist, &lo, &hi,
-			          &special, &seed) != 8 || dt[i] < 0 || dt[i] >= DT_COUNT || numel[i] < 0)
+			if (scanf("%d %d %lld %d %lf %lf %d %llu %lf %lf", &kind[i], &dt[i], &numel[i], &d.dist, &d.lo, &d.hi,
+			          &d.special, &seed, &d.off, &d.scale) != 10 || dt[i] < 0 || dt[i] >= DT_COUNT || numel[i] < 0 ||
+			    d.dist >= DIST_COUNT)
 				return 2;
 			n = (size_t)numel[i];
 			ref[i] = malloc(n * (size_t)refsize(dt[i]) + 1);
@@ -73,7 +75,7 @@ main(int argc, char **argv)
 				size_t k;
 				if (!raw)
 					return 1;
-				if (dist < 0) {
+				if (d.dist < 0) {
 					for (k = 0; k < n; k++) {
 						double v;
 						if (scanf("%lf", &v) != 1)
@@ -81,7 +83,7 @@ main(int argc, char **argv)
 						dtset(raw, dt[i], k, v);
 					}
 				} else {
-					tensorfillpar(raw, dt[i], n, dist, lo, hi, special, seed);
+					tensorfillpar(raw, dt[i], n, &d, seed);
 				}
 				toref(raw, dt[i], ref[i], n);
 				free(raw);

@@ -260,6 +260,31 @@ measurements(json_t *rec, json_t *bench, double ms)
 	json_object_set_new(rec, "gpu", json_is_string(gpu) ? json_string(json_string_value(gpu)) : json_null());
 }
 
+/* what final_kernel passed (verify.json's checked, and the calls bench
+ * checked): all zero when no round was correct */
+static void
+checkedof(json_t *rec, json_t *ver, json_t *bench)
+{
+	static const char *const counts[] = { "listed_runs", "hidden_runs", "gpu_oracle_runs", "unjudged_runs" };
+	static const char *const flags[] = { "offsets", "ties", "specials" };
+	json_t *v = json_object_get(ver, "checked"), *out = json_object(), *c, *p;
+	json_int_t calls = 0;
+	size_t k;
+
+	for (k = 0; k < sizeof counts / sizeof counts[0]; k++)
+		json_object_set_new(out, counts[k], json_integer(jint(v, counts[k], 0)));
+	json_object_set_new(out, "poisons", json_array());
+	json_array_foreach(json_object_get(v, "poisons"), k, p)
+		if (json_is_string(p))
+			json_array_append(json_object_get(out, "poisons"), p);
+	for (k = 0; k < sizeof flags / sizeof flags[0]; k++)
+		json_object_set_new(out, flags[k], json_boolean(jbool(v, flags[k], 0)));
+	json_array_foreach(json_object_get(bench, "cases"), k, c)
+		calls += jint(json_object_get(c, "checks"), "passed", 0);
+	json_object_set_new(out, "bench_calls_checked", json_integer(calls));
+	json_object_set_new(rec, "checked", out);
+}
+
 /* the task's and the teacher's fields */
 static void
 identity(json_t *rec, json_t *task, json_t *first, const char *generator)
@@ -353,6 +378,7 @@ makerecord(json_t *task, struct round *rounds, int n, const char *generator)
 	json_object_set_new(rec, "final_kernel", final ? strornull(rounds[final].comp, "source") : json_null());
 	json_object_set_new(rec, "final_round", final ? json_integer(final) : json_null());
 	measurements(rec, c.best ? rounds[c.best].bench : NULL, c.bestms);
+	checkedof(rec, c.best ? rounds[c.best].ver : NULL, c.best ? rounds[c.best].bench : NULL);
 	spending(rec, rounds, n);
 	json_object_set_new(rec, "cache_keys", keys);
 	return rec;

@@ -134,11 +134,11 @@ int dv_openshared(int fd, size_t n, void **p) { (void)fd; (void)n; *p = NULL; re
 void dv_freeshared(void *p, size_t n) { (void)p; (void)n; }
 
 int
-dv_draw(void *p, int dt, size_t n, uint64_t seed, int dist, double lo, double hi, int special)
+dv_draw(void *p, int dt, size_t n, uint64_t seed, const struct rt_dist *d)
 {
 	/* as on the GPU, some distributions cost more to draw than others */
-	for (int k = dist == DIST_NORMAL ? 4 : 1; k > 0; k--)
-		tensorfill(p, dt, n, dist, lo, hi, special, seed);
+	for (int k = d->dist == DIST_NORMAL ? 4 : 1; k > 0; k--)
+		tensorfill(p, dt, n, d, seed);
 	return 0;
 }
 

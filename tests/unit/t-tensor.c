@@ -132,10 +132,10 @@ fillrange(void)
 {
 	float x[1000], y[1000];
 	int inrange = 1, differ = 0;
-	tensorfill(x, DT_F32, 1000, DIST_UNIFORM, -3, 5, 0, 42);
-	tensorfill(y, DT_F32, 1000, DIST_UNIFORM, -3, 5, 0, 42);
+	tensorfill(x, DT_F32, 1000, &(struct rt_dist){ DIST_UNIFORM, 0, -3, 5, 0, 1 }, 42);
+	tensorfill(y, DT_F32, 1000, &(struct rt_dist){ DIST_UNIFORM, 0, -3, 5, 0, 1 }, 42);
 	ok(memcmp(x, y, sizeof x) == 0, "same seed, same inputs");
-	tensorfill(y, DT_F32, 1000, DIST_UNIFORM, -3, 5, 0, 43);
+	tensorfill(y, DT_F32, 1000, &(struct rt_dist){ DIST_UNIFORM, 0, -3, 5, 0, 1 }, 43);
 	for (int i = 0; i < 1000; i++) {
 		inrange &= x[i] >= -3 && x[i] < 5;
 		differ += x[i] != y[i];
@@ -150,7 +150,7 @@ fillrandint(void)
 {
 	int32_t idx[10000];
 	int inrange = 1, seen0 = 0, seen9 = 0;
-	tensorfill(idx, DT_I32, 10000, DIST_RANDINT, 0, 10, 0, 7);
+	tensorfill(idx, DT_I32, 10000, &(struct rt_dist){ DIST_RANDINT, 0, 0, 10, 0, 1 }, 7);
 	for (int i = 0; i < 10000; i++) {
 		inrange &= idx[i] >= 0 && idx[i] < 10;
 		seen0 |= idx[i] == 0;
@@ -165,13 +165,13 @@ filldists(void)
 {
 	double x[100000], mean = 0, var = 0;
 	int nans = 0;
-	tensorfill(x, DT_F64, 100000, DIST_NORMAL, 0, 0, 0, 9);
+	tensorfill(x, DT_F64, 100000, &(struct rt_dist){ DIST_NORMAL, 0, 0, 0, 0, 1 }, 9);
 	for (int i = 0; i < 100000; i++)
 		mean += x[i] / 100000;
 	for (int i = 0; i < 100000; i++)
 		var += (x[i] - mean) * (x[i] - mean) / 100000;
 	ok(fabs(mean) < 0.02 && fabs(var - 1) < 0.02, "normal: mean %.4f, variance %.4f", mean, var);
-	tensorfill(x, DT_F64, 100000, DIST_HEAVY, 0, 0, 1, 9);
+	tensorfill(x, DT_F64, 100000, &(struct rt_dist){ DIST_HEAVY, 1, 0, 0, 0, 1 }, 9);
 	for (int i = 0; i < 100000; i++)
 		nans += !isfinite(x[i]);
 	ok(nans > 500 && nans < 1500, "special: about 1%% NaN and Inf (%d)", nans);
@@ -184,8 +184,8 @@ fillpar(void)
 	/* chunked streams: the parallel fill draws the same values */
 	size_t n = 1000003;
 	float *a = xmalloc(n * 4), *b = xmalloc(n * 4);
-	tensorfill(a, DT_F32, n, DIST_NORMAL, 0, 0, 0, 77);
-	tensorfillpar(b, DT_F32, n, DIST_NORMAL, 0, 0, 0, 77);
+	tensorfill(a, DT_F32, n, &(struct rt_dist){ DIST_NORMAL, 0, 0, 0, 0, 1 }, 77);
+	tensorfillpar(b, DT_F32, n, &(struct rt_dist){ DIST_NORMAL, 0, 0, 0, 0, 1 }, 77);
 	ok(memcmp(a, b, n * 4) == 0, "tensorfillpar matches tensorfill");
 	free(a);
 	free(b);
