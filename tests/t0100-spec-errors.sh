@@ -39,6 +39,26 @@ test_expect_success 'unknown dtype' '
 	cd p && spec bad bad && sed -i "s/dtype: f32, shape: \[n\]}/dtype: f23, shape: [n]}/" tasks/bad.yaml &&
 	bad bad "tasks/bad.yaml:6:[0-9]*: unknown dtype .f23. (did you mean .f32.?)"
 '
+test_expect_success 'a domain that cannot be drawn: an offset on an integer, an empty scale, ties on an output' '
+	cd p && spec bad bad && sed -i "s/kind: in, dtype: f32, shape: \[n\]}/kind: in, dtype: f32, shape: [n], offset: [5, -5]}/" tasks/bad.yaml &&
+	bad bad "tasks/bad.yaml:6:[0-9]*: offset of .x. must be \[lo, hi\] with lo <= hi: \[5, -5\]" &&
+	spec bad bad && sed -i "s/kind: in, dtype: f32, shape: \[n\]}/kind: in, dtype: f32, shape: [n], scale: [0, 2]}/" tasks/bad.yaml &&
+	bad bad "tasks/bad.yaml:6:[0-9]*: scale of .x. must be \[lo, hi\] with lo <= hi and lo > 0: \[0, 2\]" &&
+	spec bad bad && sed -i "s/{name: y, kind: out, dtype: f32, shape: \[n\]}/{name: y, kind: out, dtype: f32, shape: [n], offset: [0, 1]}/" tasks/bad.yaml &&
+	bad bad "tasks/bad.yaml:7:[0-9]*: only input tensors have an .offset. or a .scale." &&
+	spec bad bad && sed -i "s/kind: in, dtype: f32, shape: \[n\]}/kind: in, dtype: i32, shape: [n], offset: [0, 1]}/" tasks/bad.yaml &&
+	bad bad "tasks/bad.yaml:6:[0-9]*: offset needs a floating dtype"
+'
+test_expect_success 'a rule the description states without the draw that exercises it' '
+	cd p && spec bad bad && sed -i "s/^description: .*/description: Scale a vector by two; NaN must stay NaN./" tasks/bad.yaml &&
+	bad bad "tasks/bad.yaml:2:14: the description states what NaN does (.NaN must stay NaN.*) but no input exercises it: give an input with special: true" &&
+	spec bad bad && sed -i "s/^description: .*/description: A stable sort of x./" tasks/bad.yaml &&
+	bad bad "tasks/bad.yaml:2:14: the description states a tie rule" &&
+	spec bad bad && sed -i "s/^description: .*/description: The variance of x, where the mean is large./" tasks/bad.yaml &&
+	bad bad "tasks/bad.yaml:2:14: the description states a large mean" &&
+	spec bad bad && sed -i "s/^description: .*/description: A stable sort of x./; s/kind: in, dtype: f32, shape: \[n\]}/kind: in, dtype: f32, shape: [n], dist: [normal, ties]}/" tasks/bad.yaml &&
+	"$RETORT_BIN/gen" --list --all >/dev/null && rm -f tasks/bad.yaml && rm -rf tasks/replay/bad
+'
 test_expect_success 'duplicate ids across files' '
 	cd p && spec bad good &&
 	bad bad "tasks/good.yaml:1:5: duplicate id .good. (also in tasks/bad.yaml)"

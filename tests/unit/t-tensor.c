@@ -177,6 +177,32 @@ filldists(void)
 	ok(nans > 500 && nans < 1500, "special: about 1%% NaN and Inf (%d)", nans);
 }
 
+/* ties: 16 values evenly over the range; an offset and a scale map every
+ * value of the plain draw, exactly as draw.h's two operations round */
+static void
+fillaffine(void)
+{
+	static double x[20000], y[20000];
+	double seen[16];
+	int nseen = 0, even = 1, same = 1;
+
+	tensorfill(x, DT_F64, 20000, &(struct rt_dist){ DIST_TIES, 0, -1, 1, 0, 1 }, 5);
+	for (int i = 0; i < 20000; i++) {
+		int k;
+		even &= x[i] >= -1 && x[i] < 1 && x[i] * 8 == floor(x[i] * 8);
+		for (k = 0; k < nseen && seen[k] != x[i]; k++)
+			;
+		if (k == nseen && nseen < 16)
+			seen[nseen++] = x[i];
+	}
+	ok(even && nseen == 16, "ties: 16 values, multiples of 1/8 in [-1, 1) (%d)", nseen);
+	tensorfill(x, DT_F64, 20000, &(struct rt_dist){ DIST_NORMAL, 0, 0, 0, 0, 1 }, 6);
+	tensorfill(y, DT_F64, 20000, &(struct rt_dist){ DIST_NORMAL, 0, 0, 0, 300, 2.5 }, 6);
+	for (int i = 0; i < 20000; i++)
+		same &= y[i] == 300 + 2.5 * x[i];
+	ok(same, "offset 300, scale 2.5: every value is 300 + 2.5 v of the plain draw");
+}
+
 /* the parallel fill draws what the serial one does */
 static void
 fillpar(void)
@@ -248,6 +274,13 @@ runs(void)
 	c.lo[1] = c.hi[1] = 0;
 	runinputs(&t, &c, k, "verify", 0, 0, 0, &in0);
 	ok(in0.scalars[0] == 1.0, "without a range a scalar is the spec's value");
+	t.args[0].off[0] = -300, t.args[0].off[1] = 300;
+	t.args[0].scale[0] = t.args[0].scale[1] = 1;
+	runinputs(&t, &c, k, "verify", 0, 0, 0, &in0);
+	runinputs(&t, &c, k, "verify", 0, 1, 0, &in1);
+	ok(in0.d[0].off == 0 && in0.d[0].scale == 1 && in1.d[0].off >= -300 && in1.d[0].off < 300 &&
+	   in1.d[0].off != 0 && in1.d[0].scale == 1, "the spec's offset on every other run (%g)", in1.d[0].off);
+	ok(in0.poison == 0 && in1.poison == 1 && in0.pseed != in1.pseed, "the poison takes turns, seeded per run");
 }
 
 /* seeds from the secret */
@@ -510,6 +543,7 @@ main(void)
 	fillrange();
 	fillrandint();
 	filldists();
+	fillaffine();
 	fillpar();
 	drawmath();
 	outputhash();
