@@ -26,6 +26,10 @@ test_expect_success 'import: a problem written, its spec valid; a random op refu
 	"$RETORT_BIN/gen" --list --all --tasks-dir tasks >ids && test -s ids
 '
 
+test_expect_success 'the Python harness guard: events only for Triton'"'"'s own benchmarker (the autotuner)' '
+	"$PY" "$RETORT_ROOT/tests/lib/guard-events.py" "$RETORT_ROOT/src/runtime/pyharness.py"
+'
+
 test_expect_success LONG 'import: 10 problems written, 4 refused' '
 	cd p && "$PY" "$RETORT_ROOT/scripts/import-kernelbench" --out tasks "$KB/level1" "$KB/level2" >import.log &&
 	cat import.log && tail -n 1 import.log | grep -qx "10 imported, 4 refused" &&
