@@ -845,8 +845,17 @@ jailexec(const struct jail *j, char *const argv[])
 	} else if (chdir(j->work) < 0) {
 		return -1;
 	}
-	if (getuid() == 0 && dropuid(jailuid(j)) < 0)
-		return -1;
+	if (getuid() == 0) {
+		pid_t parent = getppid();
+		if (dropuid(jailuid(j)) < 0)
+			return -1;
+		/* the change of uid cleared the parent-death signal (nsinit's, or
+		 * runcapture's): set it again, and end here if the parent died in
+		 * between (in a PID namespace of its own getppid() is 0 throughout) */
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() != parent)
+			_exit(126);
+	}
 	env = jailenv(j, ns > 0 ? "/work" : j->work);
 	limits(j, getuid());
 	execve(argv[0], argv, env);

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "../../src/jail/sandbox.h"
@@ -216,6 +217,88 @@ daemons(void)
 	}
 }
 
+/* a live process whose command line is argv[0] arg (zombies do not count) */
+static int
+running(const char *prog, const char *arg)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+	int n = 0;
+
+	while (d && (e = readdir(d))) {
+		char p[300], cl[256] = "", st[512] = "";
+		FILE *f;
+		size_t len = 0;
+		if (e->d_name[0] < '0' || e->d_name[0] > '9')
+			continue;
+		snprintf(p, sizeof p, "/proc/%s/cmdline", e->d_name);
+		if ((f = fopen(p, "r"))) {
+			len = fread(cl, 1, sizeof cl - 1, f);
+			fclose(f);
+		}
+		snprintf(p, sizeof p, "/proc/%s/stat", e->d_name);
+		if ((f = fopen(p, "r"))) {
+			if (!fgets(st, sizeof st, f))
+				st[0] = 0;
+			fclose(f);
+		}
+		if (len > strlen(prog) + 1 && !strcmp(cl, prog) && !strcmp(cl + strlen(prog) + 1, arg) &&
+		    strrchr(st, ')') && strrchr(st, ')')[2] != 'Z')
+			n++;
+	}
+	if (d)
+		closedir(d);
+	return n;
+}
+
+/* the tool killed with SIGKILL while a jailed program computes (reading
+ * nothing): the program goes with it, the parent-death signal outliving
+ * the change of uid */
+static void
+orphans(void)
+{
+	char arg[32];
+	int ready[2];
+	pid_t tool;
+
+	if (getuid() != 0) {
+		printf("ok %d # SKIP not root: no uid change to outlive\n", ++tap_count);
+		return;
+	}
+	snprintf(arg, sizeof arg, "%ld.5", 1000 + (long)getpid() % 100000);
+	need(pipe(ready) == 0, "a pipe");
+	if ((tool = fork()) == 0) {
+		char *argv[] = { "/bin/sleep", arg, NULL };
+		struct jail j = { .work = dir, .seconds = 60 };
+		struct runlimits lim = { 60, 0, 0, &j };
+		struct run r;
+		close(ready[0]);
+		if (write(ready[1], "r", 1) == 1)
+			runcapture(argv, dir, NULL, &lim, 4096, &r);
+		_exit(1);
+	}
+	close(ready[1]);
+	{
+		char r = 0;
+		int got = read(ready[0], &r, 1) == 1;
+		for (int k = 0; got && k < 50 && !running("/bin/sleep", arg); k++)
+			usleep(100000);
+		ok(got && running("/bin/sleep", arg) == 1, "a tool runs a jailed sleep");
+	}
+	close(ready[0]);
+	kill(tool, SIGKILL);
+	waitpid(tool, NULL, 0);
+	for (int k = 0; k < 50 && running("/bin/sleep", arg); k++)
+		usleep(100000);
+	ok(!running("/bin/sleep", arg), "killing the tool ends it (no orphan with ppid 1)");
+	if (running("/bin/sleep", arg)) {
+		char cmd[128];
+		snprintf(cmd, sizeof cmd, "pkill -KILL -f 'sleep %s'", arg);
+		if (system(cmd) != 0) { /* pkill -f matches its own shell too */
+		}
+	}
+}
+
 /* a hang times out and is killed */
 static void
 hang(void)
@@ -242,6 +325,7 @@ main(int argc, char **argv)
 	descriptors();
 	forkbomb();
 	daemons();
+	orphans();
 	hang();
 	{
 		char cmd[4200];
