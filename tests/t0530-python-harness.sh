@@ -116,7 +116,7 @@ test_expect_success LONG 'a Python oracle loads while the candidate'"'"'s calls 
 # sleeping NUMBER: how many "sleep NUMBER" processes run on this machine
 sleeping() { pgrep -f -x "sleep $1" | wc -l; }
 if test "$(id -u)" = 0; then
-	test_expect_success 'as root the spec'"'"'s baseline runs as a uid of its own (65533), out of the candidates'"'"' reach' '
+	test_expect_success 'as root the spec'"'"'s baseline runs as a uid of its own (from 2000000000), out of the candidates'"'"' reach' '
 		sed "s/fakeheavy/fakeuid/g" tasks/fakeheavy.yaml | sed "/^baseline:/,\$d" >tasks/fakeuid.yaml &&
 		pyvariant fakeuid baseline-uid.py &&
 		test "$(field out/v/fakeuid/oracle.json "d[\"verdict\"]")" = correct

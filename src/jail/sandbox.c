@@ -29,12 +29,16 @@
 
 #include "../lib/fdpass.h"
 
-enum { JAIL_UID = 65534, JAIL_TRUSTED_UID = 65533 };
+/* as root, a jail's uid: one per tool process (its pid above a base, and
+ * pids stay below 2^22), so that no jail's processes count against
+ * another tool's RLIMIT_NPROC; trusted code (the spec's baseline) from a
+ * base of its own, out of every candidate's reach */
+enum { JAIL_UID = 1000000000, JAIL_TRUSTED_UID = 2000000000 };
 
 static uid_t
-jailuid(const struct jail *j)
+jailuidof(int trusted, pid_t tool)
 {
-	return j->trusted ? JAIL_TRUSTED_UID : JAIL_UID;
+	return (uid_t)(trusted ? JAIL_TRUSTED_UID : JAIL_UID) + (uid_t)tool;
 }
 
 /* what the minimal root holds of the host, read-only */
@@ -409,22 +413,22 @@ bwrappath(void)
 const char *
 jailkind(void)
 {
-	static char kind[160];
+	static char kind[256];
 
 	if (kind[0])
 		return kind;
 	if (bwrappath())
 		snprintf(kind, sizeof kind, "bubblewrap (user, net, mount, pid namespaces; minimal root), rlimits");
 	else if (getuid() == 0 && nslevel() == 2)
-		snprintf(kind, sizeof kind, "unshare (net, mount, pid namespaces; minimal root by pivot_root), uid %d "
-		         "(trusted code %d), rlimits; no bubblewrap", JAIL_UID, JAIL_TRUSTED_UID);
+		snprintf(kind, sizeof kind, "unshare (net, mount, pid namespaces; minimal root by pivot_root), a uid "
+		         "per tool from %d (trusted code from %d), rlimits; no bubblewrap", JAIL_UID, JAIL_TRUSTED_UID);
 	else if (getuid() == 0 && nslevel() == 1)
 		snprintf(kind, sizeof kind, "unshare (net, mount namespaces; minimal root by pivot_root, the host's "
-		         "/proc), uid %d (trusted code %d), orphans swept, rlimits; no bubblewrap", JAIL_UID,
-		         JAIL_TRUSTED_UID);
+		         "/proc), a uid per tool from %d (trusted code from %d), orphans swept, rlimits; no bubblewrap",
+		         JAIL_UID, JAIL_TRUSTED_UID);
 	else if (getuid() == 0)
-		snprintf(kind, sizeof kind, "uid %d (trusted code %d), rlimits; no bubblewrap, no namespaces", JAIL_UID,
-		         JAIL_TRUSTED_UID);
+		snprintf(kind, sizeof kind, "a uid per tool from %d (trusted code from %d), rlimits; no bubblewrap, no "
+		         "namespaces", JAIL_UID, JAIL_TRUSTED_UID);
 	else
 		snprintf(kind, sizeof kind, "rlimits only (no bubblewrap, not root)");
 	return kind;
@@ -847,7 +851,7 @@ jailexec(const struct jail *j, char *const argv[])
 	}
 	if (getuid() == 0) {
 		pid_t parent = getppid();
-		if (dropuid(jailuid(j)) < 0)
+		if (dropuid(j->uid ? j->uid : jailuidof(j->trusted, parent)) < 0)
 			return -1;
 		/* the change of uid cleared the parent-death signal (nsinit's, or
 		 * runcapture's): set it again, and end here if the parent died in
@@ -881,6 +885,7 @@ runchild(char *const argv[], const char *dir, const char *input, const struct ru
 			close(fd);
 	if (lim->jail) {
 		struct jail j = *lim->jail;
+		j.uid = jailuidof(j.trusted, getppid()); /* the tool's, as it chowned the work folder */
 		j.seconds = lim->seconds * 2;
 		j.memmb = lim->memmb;
 		j.filemb = lim->filemb;
@@ -980,7 +985,8 @@ runcapture(char *const argv[], const char *dir, const char *input, const struct 
 		jailkind(); /* probed here, not in the child */
 		if (!pidns())
 			sweeping();
-		if (getuid() == 0 && chown(lim->jail->work, jailuid(lim->jail), jailuid(lim->jail)) < 0) {
+		uid_t uid = jailuidof(lim->jail->trusted, getpid());
+		if (getuid() == 0 && chown(lim->jail->work, uid, uid) < 0) {
 			buffree(&r->log);
 			return -1;
 		}
@@ -1107,7 +1113,7 @@ scratchsetup(struct child *c, const char *harness, const char *so, int *outfd, c
 		snprintf(err, errlen, "cannot set up the scratch folder: %s", strerror(errno));
 		return -1;
 	}
-	uid_t uid = c->trusted ? JAIL_TRUSTED_UID : JAIL_UID;
+	uid_t uid = jailuidof(c->trusted, getpid());
 	if (getuid() == 0 && (chown(c->scratch, uid, uid) < 0 || fchown(*outfd, uid, uid) < 0)) {
 		snprintf(err, errlen, "cannot hand the scratch folder to uid %d: %s", (int)uid, strerror(errno));
 		close(*outfd);
@@ -1147,6 +1153,7 @@ childstart(struct child *c, const struct childprog *p, char *err, size_t errlen)
 	gpudevice(p->device, dev, sizeof dev);
 	j.gpudevice = dev;
 	j.trusted = c->trusted;
+	j.uid = jailuidof(c->trusted, getpid());
 	jailaddpaths(&j, p->wrapper);
 	if (c->venv) { /* its interpreter's prefix too, where the environment's bin/python leads */
 		char *py = xasprintf("%s/bin/python", c->venv);

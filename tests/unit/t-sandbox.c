@@ -299,6 +299,53 @@ orphans(void)
 	}
 }
 
+/* jails of two tools: one holding 250 processes does not stop the
+ * other's forks (RLIMIT_NPROC counts a uid's processes on the whole host,
+ * and each tool's jails have a uid of their own) */
+static void
+starvation(void)
+{
+	char arg[32], a[4200], b[4200], script[256];
+	pid_t tool;
+	int n = 0;
+
+	if (getuid() != 0) {
+		printf("ok %d # SKIP not root: no uid of its own per tool\n", ++tap_count);
+		return;
+	}
+	snprintf(arg, sizeof arg, "%ld.25", 2000 + (long)getpid() % 100000);
+	snprintf(a, sizeof a, "%s/a", dir);
+	snprintf(b, sizeof b, "%s/b", dir);
+	need(mkdir(a, 0700) == 0 && mkdir(b, 0700) == 0, "two work folders");
+	snprintf(script, sizeof script, "i=0; while [ $i -lt 250 ]; do sleep %s & i=$((i+1)); done; wait", arg);
+	if ((tool = fork()) == 0) {
+		char *argv[] = { "/bin/sh", "-c", script, NULL };
+		struct jail j = { .work = a, .seconds = 60 };
+		struct runlimits lim = { 60, 0, 0, &j };
+		struct run r;
+		runcapture(argv, a, NULL, &lim, 4096, &r);
+		_exit(1);
+	}
+	for (int k = 0; k < 100 && (n = running("sleep", arg)) < 240; k++)
+		usleep(100000);
+	ok(n >= 240, "a tool's jail holds %d processes", n);
+	{
+		char *argv[] = { "/bin/sh", "-c", "for i in 1 2 3 4 5 6 7 8 9 10; do /bin/true & done; wait && echo forked",
+		                 NULL };
+		struct jail j = { .work = b, .seconds = 20 };
+		struct runlimits lim = { 20, 0, 0, &j };
+		struct run r;
+		ok(runcapture(argv, b, NULL, &lim, 4096, &r) == 0 && r.status == 0 && r.log.s && strstr(r.log.s, "forked"),
+		   "another tool's jail forks all the same");
+		buffree(&r.log);
+	}
+	kill(tool, SIGKILL);
+	waitpid(tool, NULL, 0);
+	for (int k = 0; k < 50 && running("sleep", arg); k++)
+		usleep(100000);
+	ok(!running("sleep", arg), "and the first tool's processes end with it");
+}
+
 /* a hang times out and is killed */
 static void
 hang(void)
@@ -326,6 +373,7 @@ main(int argc, char **argv)
 	forkbomb();
 	daemons();
 	orphans();
+	starvation();
 	hang();
 	{
 		char cmd[4200];
