@@ -66,6 +66,16 @@ test_expect_success 'hidden sizes: every residue mod 16, the small degenerate on
 	test "$(field out/v/fakescale/task.json "sorted(c[\"sizes\"][\"n\"] for c in d[\"cases\"][\"hidden\"])[:2]")" = "[2, 3]" &&
 	test "$(field out/v/fakescale/task.json "65536 - 48 <= max(c[\"sizes\"][\"n\"] for c in d[\"cases\"][\"hidden\"]) < 65536")" = True
 '
+test_expect_success 'a reference past its memory limit (a 17 GiB malloc) is refused, not left to the OOM killer' '
+	sed "s/fakescale/fakemem/g; s/^  void reference(const float \*x, float \*y, int n, float alpha)\$/&\n  { if (!malloc((size_t)17 << 30)) abort(); }\n  void unused(const float *x, float *y, int n, float alpha)/" \
+		tasks/fakescale.yaml >tasks/fakemem.yaml &&
+	sed -i "s/^reference: |/reference: |\n  #include <stdlib.h>/" tasks/fakemem.yaml && grep -q "17 << 30" tasks/fakemem.yaml &&
+	"$RETORT_BIN/gen" --split tasks/fakemem.yaml --all --out out --tasks-dir tasks >/dev/null &&
+	"$RETORT_BIN/prepare" --reference --src "$RETORT_ROOT/src" -o out/v/fakemem/reference out/v/fakemem/task.json &&
+	{ "$RETORT_BIN/verify" --expected --cache-dir cache -o out/v/fakemem/expected.json out/v/fakemem/task.json \
+		out/v/fakemem/reference 2>err; test $? = 2; } && cat err &&
+	grep -q "the reference failed" err && grep -q "killed by signal" err && rm -f tasks/fakemem.yaml
+'
 test_expect_success 'an honest candidate: correct at every size, timed, every kept call checked, the parent clock calm' '
 	candidate ok fakescale && expect ok fakescale &&
 	test "$(field runs/ok.fakescale/verify.json "d[\"bench_checked\"]")" = True &&

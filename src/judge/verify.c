@@ -68,6 +68,10 @@ static const char usage[] =
 	"       verify --baseline [options] -o ORACLE_JSON TASK_JSON HARNESS EXPECTED_JSON BASELINE_SO\n";
 
 enum { RUNS_PER_CASE = 3 };
+/* a reference's address space, MiB: the largest case the CPU runs (4 GiB
+ * of tensors, twice that widened to float) with room; Python's float64
+ * copies and torch's mappings need more (doc/verification.md) */
+enum { REF_C_MEMMB = 16384, REF_PY_MEMMB = 32768 };
 /* what the CPU reference runs at a bench size */
 static const double REF_BENCH_MAX_FLOPS = 1e10, REF_BENCH_MAX_OUT = 1073741824.0, REF_BENCH_MAX_BYTES = 4294967296.0;
 
@@ -138,6 +142,7 @@ runreference(const char *reference, const char *venv, const char *work, const ch
 	memset(&j, 0, sizeof j);
 	j.work = work;
 	lim.filemb = (long)(outbytes / (1 << 20)) + 64;
+	lim.memmb = venv ? REF_PY_MEMMB : REF_C_MEMMB;
 	if (venv) { /* a Python reference: the environment at JAILVENV, its interpreter's prefix read-only */
 		char *py = xasprintf("%s/bin/python", venv);
 		const char *progs[] = { py, NULL };
