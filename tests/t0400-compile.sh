@@ -65,8 +65,9 @@ test_expect_success 'every rule the screen names has a violating example' '
 	done
 '
 test_expect_success 'CUB: block- and warp-level primitives pass; device-wide CUB by name does not' '
-	passes "$SCREEN"/honest-7.cu && test "$(rules "$SCREEN/library-5.cu")" = library &&
+	passes "$SCREEN"/honest-7.cu &&
 	"$RETORT_BIN/compile" --screen "$SCREEN/library-5.cu" --entry run >v.json &&
+	test "$(field v.json "\" \".join(sorted({v[\"rule\"] for v in d}))")" = library &&
 	grep -q "cub::DeviceReduce" v.json && grep -q "cub::CachingDeviceAllocator" v.json
 '
 test_expect_success LONG 'a spec allow lets its rule through, and no other' '

@@ -107,7 +107,7 @@ test_expect_success 'the fake device runtime and a variant build' '
 	test "$(lease out/v/fakescale/oracle.json)" = "0 0 GPU-fake-0"
 '
 
-test_expect_success 'six verifies on three slots: each harness sees its GPU alone, no two at once share one, all are used' '
+test_expect_success LONG 'six verifies on three slots: each harness sees its GPU alone, no two at once share one, all are used' '
 	rm -f stop && { harnesses stop >snaps & } && pids= &&
 	for k in 1 2 3 4 5 6; do (vslow runs/six$k --gpus 3) & pids="$pids $!"; done &&
 	ok=1 && for p in $pids; do wait $p || ok=0; done; touch stop; wait; test $ok = 1 &&
