@@ -1,7 +1,7 @@
 #!/bin/sh
 # t0710: resume — SIGKILL ninja at random points (seeded) during a replayed
 # run, rerun it each time, and the final shards match an uninterrupted run
-# byte; no cache entry is left corrupt (twelve kills; three in ninja test)
+# byte; no cache entry is left corrupt (twelve kills; two in ninja test)
 . "$(dirname "$0")/lib/lib.sh"
 cpu_only "it compares shards byte for byte, and timings vary"
 
@@ -20,8 +20,8 @@ test_expect_success 'an uninterrupted run' '
 	cd p && rconfigure --all --rounds=2 --cache-dir="$T/cache-p" >/dev/null && ninja >/dev/null 2>&1 &&
 	test -s out/dataset/SHA256SUMS
 '
-# twelve kills in the full tier, three in the quick one (tests/README)
-kills=3
+# twelve kills in the full tier, two in the quick one (tests/README)
+kills=2
 test -z "${RETORT_TEST_LONG:-}" || kills=12
 test_expect_success "runs killed with SIGKILL at random points ($kills), each resumed" '
 	cd q && rconfigure --all --rounds=2 --cache-dir="$T/cache-q" >/dev/null &&
