@@ -28,7 +28,10 @@ Reads it with ast, never running it; writes JSON (doc/triton.md). Rules:
                 __import__, globals, locals, vars, breakpoint, dunder
                 names and attributes, torch's code loading (torch.ops,
                 torch.utils, torch.library, torch.compile, torch.jit,
-                torch._*, ...)
+                torch._*, ...); in any attribute chain, from any object,
+                a private name (._C, ._x) or one of DENIED_ATTRS
+                (.builtins, .inspect, .os, .sys, .ctypes, .importlib,
+                .subprocess, .compile, .exec, .open, ...)
   file_io       open, input, print to a file
   streams       torch.cuda (streams, events, graphs, synchronization) and
                 triton.runtime / triton.testing (the harness times and
@@ -62,6 +65,12 @@ BUILTINS_OK = {"range", "len", "min", "max", "int", "float", "bool", "abs", "tup
 DYNAMIC_NAMES = {"eval", "exec", "compile", "getattr", "setattr", "delattr", "hasattr", "__import__", "globals",
                  "locals", "vars", "breakpoint", "__builtins__", "memoryview"}
 FILE_NAMES = {"open", "input", "exit", "quit"}
+# attribute names no chain may reach, from any module or object: Triton's
+# own modules import builtins and inspect (tl.core.builtins.exec is plain
+# attribute access), and these lead to code loading and the host
+DENIED_ATTRS = {"builtins", "inspect", "os", "sys", "ctypes", "importlib", "subprocess", "compile", "exec", "eval",
+                "getattr", "setattr", "delattr", "open", "globals", "locals", "vars", "runpy", "pickle", "marshal",
+                "types", "gc", "signal", "socket", "shutil", "pathlib", "io", "threading", "multiprocessing"}
 # the task's dtypes as Triton's signature names them
 DTYPES = {"f32": "fp32", "f16": "fp16", "bf16": "bf16", "f64": "fp64", "f8e4m3": "fp8e4nv", "f8e5m2": "fp8e5",
           "i8": "i8", "u8": "u8", "i16": "i16", "i32": "i32", "i64": "i64"}
@@ -247,6 +256,9 @@ class Screen:
                 self.flag("file_io", node, "'%s': no files or standard input" % node.id)
             elif isinstance(node, ast.Attribute) and node.attr.startswith("__"):
                 self.flag("dynamic", node, "'.%s': no dunder attributes" % node.attr)
+            elif isinstance(node, ast.Attribute) and (node.attr.startswith("_") or node.attr in DENIED_ATTRS):
+                self.flag("dynamic", node, "'.%s': no private names, interpreter, module loading or host "
+                          "modules through an attribute chain" % node.attr)
             elif isinstance(node, (ast.Global, ast.Nonlocal)):
                 self.flag("global_state", node, "'%s %s': nothing may be kept across calls"
                           % ("global" if isinstance(node, ast.Global) else "nonlocal", ", ".join(node.names)))

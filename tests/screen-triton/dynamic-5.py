@@ -1,0 +1,15 @@
+# arbitrary Python through Triton's own modules: triton.language.core imports builtins
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def k(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n
+    tl.store(y_ptr + offs, tl.maximum(tl.load(x_ptr + offs, mask=m), 0.0), mask=m)
+
+
+def run(x, y, n):
+    tl.core.builtins.exec("import ctypes")
+    k[(triton.cdiv(n, 1024),)](x, y, n, BLOCK=1024)
