@@ -13,6 +13,14 @@ Reads it with ast, never running it; writes JSON (doc/triton.md). Rules:
                 tl.constexpr(...)) and a docstring; decorators only
                 triton.jit, triton.autotune and triton.heuristics; no class
   autotune      at most MAX_CONFIGS configs in a triton.autotune
+  hooks         no host code in decorators and annotations, which run on
+                the host beside the kernel's arguments: no pre_hook,
+                post_hook, prune_configs_by, do_bench (triton.autotune,
+                triton.Config) or launch_metadata, repr (triton.jit);
+                triton.heuristics values are lambdas of arithmetic on
+                their argument's items (min, max, int, triton.cdiv,
+                triton.next_power_of_2 and nothing else); annotations
+                are names (tl.constexpr, ...)
   torch_compute outside @triton.jit bodies, torch only to allocate
                 (empty, empty_like, empty_strided, zeros, zeros_like,
                 full), for dtypes and for shapes and strides: no other
@@ -49,6 +57,9 @@ ALLOWED_MODULES = ("triton", "triton.language", "math", "torch")
 ALLOWED_PREFIXES = ("triton.language.extra",)
 DECORATORS = ("triton.jit", "triton.autotune", "triton.heuristics")
 MAX_CONFIGS = 16
+HOOKS = {"pre_hook", "post_hook", "prune_configs_by", "do_bench", "launch_metadata", "repr", "early_config_prune",
+         "perf_model"}
+HEURISTIC_CALLS = {"min", "max", "int", "bool", "triton.cdiv", "triton.next_power_of_2"}
 TORCH_ALLOC = {"empty", "empty_like", "empty_strided", "zeros", "zeros_like", "full"}
 TORCH_DTYPES = {"float32": "fp32", "float": "fp32", "float16": "fp16", "half": "fp16", "bfloat16": "bf16",
                 "float64": "fp64", "double": "fp64", "float8_e4m3fn": "fp8e4nv", "float8_e5m2": "fp8e5",
@@ -172,6 +183,12 @@ class Screen:
                           % (dotted(target) or type(target).__name__))
                 continue
             jit = True
+            if isinstance(d, ast.Call):
+                self.hookkeywords(d, name)
+            if name == "triton.heuristics" and isinstance(d, ast.Call):
+                for v in d.args[:1] + [kw.value for kw in d.keywords if kw.arg == "values"]:
+                    for h in (v.values if isinstance(v, ast.Dict) else [v]):
+                        self.heuristic(h)
             if name == "triton.autotune" and isinstance(d, ast.Call):
                 for kw in d.keywords:
                     if kw.arg == "configs" and isinstance(kw.value, (ast.List, ast.Tuple)) and \
@@ -182,6 +199,35 @@ class Screen:
                         self.flag("autotune", d, "configs= must be a literal list (at most %d)" % MAX_CONFIGS)
         if jit:
             self.kernels.add(fn.name)
+
+    def hookkeywords(self, call, name):
+        for kw in call.keywords:
+            if kw.arg in HOOKS:
+                self.flag("hooks", kw.value, "%s(%s=...): host code the harness cannot see runs there; tune "
+                          "with configs and key alone" % (name, kw.arg))
+
+    def heuristic(self, h):
+        """a triton.heuristics value: a lambda of arithmetic on its argument's items"""
+        if not isinstance(h, ast.Lambda) or len(h.args.args) != 1:
+            self.flag("hooks", h, "a triton.heuristics value must be a lambda of one argument")
+            return
+        param = h.args.args[0].arg
+        for n in ast.walk(h.body):
+            ok = isinstance(n, (ast.Constant, ast.BinOp, ast.UnaryOp, ast.BoolOp, ast.Compare, ast.IfExp,
+                                ast.operator, ast.unaryop, ast.boolop, ast.cmpop, ast.Load, ast.Tuple))
+            if isinstance(n, ast.Subscript):
+                ok = isinstance(n.value, ast.Name) and n.value.id == param
+            elif isinstance(n, ast.Name):
+                ok = n.id == param or n.id in ("min", "max", "int", "bool", "triton")
+            elif isinstance(n, ast.Call):
+                ok = (self.resolve(n.func) if isinstance(n.func, ast.Attribute) else dotted(n.func)) \
+                    in HEURISTIC_CALLS and not n.keywords
+            elif isinstance(n, ast.Attribute):
+                ok = self.resolve(n) in HEURISTIC_CALLS
+            if not ok:
+                self.flag("hooks", n, "a triton.heuristics lambda may only do arithmetic on %s[...] (min, max, "
+                          "int, triton.cdiv, triton.next_power_of_2): it runs on the host" % param)
+                return
 
     def constant(self, st):
         targets = st.targets if isinstance(st, ast.Assign) else [st.target]
@@ -269,9 +315,19 @@ class Screen:
                 self.flag("structure", node, "nested function '%s': define functions at module level" % node.name)
             elif isinstance(node, (ast.Await, ast.Yield, ast.YieldFrom)):
                 self.flag("structure", node, "no generators or coroutines")
+            elif isinstance(node, ast.arg) and node.annotation is not None and \
+                    not isinstance(node.annotation, (ast.Name, ast.Attribute)):
+                self.flag("hooks", node.annotation, "an annotation is evaluated on the host: only a name such as "
+                          "tl.constexpr")
             elif isinstance(node, ast.Call) and dotted(node.func) == "print":
                 if any(kw.arg == "file" for kw in node.keywords):
                     self.flag("file_io", node, "print(file=...): no files")
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
+                    self.resolve(node.func) == "triton.Config":
+                self.hookkeywords(node, "triton.Config")
+            if isinstance(node, ast.FunctionDef) and node.returns is not None and \
+                    not isinstance(node.returns, (ast.Name, ast.Attribute, ast.Constant)):
+                self.flag("hooks", node.returns, "a return annotation is evaluated on the host: only a name")
             if isinstance(node, (ast.FunctionDef, ast.Lambda)):
                 for d in node.args.defaults + [x for x in node.args.kw_defaults if x is not None]:
                     if not self.isconstant(d) and not (isinstance(d, ast.Name) and d.id in self.consts):
