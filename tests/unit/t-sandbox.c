@@ -309,8 +309,9 @@ starvation(void)
 	pid_t tool;
 	int n = 0;
 
-	if (getuid() != 0) {
-		printf("ok %d # SKIP not root: no uid of its own per tool\n", ++tap_count);
+	if (getuid() != 0 || !strstr(jailkind(), "a uid per tool")) {
+		/* bubblewrap's jails keep the caller's uid: their shared count is open (issue 41) */
+		printf("ok %d # SKIP no uid of its own per tool here: %s\n", ++tap_count, jailkind());
 		return;
 	}
 	snprintf(arg, sizeof arg, "%ld.25", 2000 + (long)getpid() % 100000);
