@@ -80,6 +80,9 @@ test_expect_success 'an honest candidate: correct at every size, timed, every ke
 	candidate ok fakescale && expect ok fakescale &&
 	test "$(field runs/ok.fakescale/verify.json "d[\"bench_checked\"]")" = True &&
 	test "$(field runs/ok.fakescale/verify.json "len(d[\"runs\"])")" = "$(field out/v/fakescale/expected.json "len(d[\"runs\"])")" &&
+	test "$(field runs/ok.fakescale/verify.json "[d[\"checked\"][k] for k in (\"listed_runs\", \"hidden_runs\", \"gpu_oracle_runs\", \"unjudged_runs\", \"offsets\", \"ties\", \"specials\")]")" = \
+		"[7, $(field out/v/fakescale/task.json "len(d[\"cases\"][\"hidden\"])"), 0, 0, False, False, False]" &&
+	test "$(field runs/ok.fakescale/verify.json "len(d[\"checked\"][\"poisons\"])")" = 5 &&
 	test "$(field runs/ok.fakescale/bench.json "d[\"cases\"][0][\"checks\"][\"kept\"]")" -ge 4 &&
 	test "$(field runs/ok.fakescale/bench.json "d[\"cases\"][0][\"checks\"][\"passed\"]")" = \
 		"$(field runs/ok.fakescale/bench.json "d[\"cases\"][0][\"checks\"][\"kept\"]")" &&

@@ -155,24 +155,12 @@ inlist(const char *name, const char *const *list, int prefix)
 }
 
 static int
-allowed(json_t *allow, const char *rule)
-{
-	size_t i;
-	json_t *a;
-
-	json_array_foreach(allow, i, a)
-		if (!strcmp(json_string_value(a), rule))
-			return 1;
-	return 0;
-}
-
-static int
 importok(const char *name, json_t *allow)
 {
 	if (inlist(name, allowcuda, 0) || inlist(name, allowc, 0) || inlist(name, allowcxx, 1))
 		return 1;
 	for (size_t k = 0; k < sizeof allowby / sizeof allowby[0]; k++)
-		if (allowed(allow, allowby[k][0]))
+		if (jhas(allow, allowby[k][0]))
 			for (int j = 1; j < 8 && allowby[k][j]; j++)
 				if (!strncmp(name, allowby[k][j], strlen(allowby[k][j])))
 					return 1;
@@ -340,7 +328,7 @@ libraries(struct ctx *c)
 		if (dy->d_tag != DT_NEEDED || dy->d_un.d_val >= ds->sh_size)
 			continue;
 		name = c->e->file.s + ds->sh_offset + dy->d_un.d_val;
-		if (!inlist(name, needed, 1) && !(allowed(c->allow, "library") && importok(name + 3, c->allow)))
+		if (!inlist(name, needed, 1) && !(jhas(c->allow, "library") && importok(name + 3, c->allow)))
 			violate(c, "library", "the built object needs the shared library %s", name);
 	}
 }

@@ -329,17 +329,6 @@ struct viol {
 	json_t *reserved;        /* names a definition may not take (the C library's, CUDA's) */
 };
 
-static int
-allowed(struct viol *v, const char *rule)
-{
-	size_t i;
-	json_t *a;
-
-	json_array_foreach(v->allow, i, a)
-		if (!strcmp(json_string_value(a), rule))
-			return 1;
-	return 0;
-}
 
 /* the candidate's line of a place in the view's text (or its blanked copy s) */
 static int
@@ -361,7 +350,7 @@ violate(struct viol *v, const char *rule, int line, const char *fmt, const char 
 	size_t i;
 	json_t *e;
 
-	if (allowed(v, rule))
+	if (jhas(v->allow, rule))
 		return;
 	json_array_foreach(v->list, i, e) /* one per rule and line */
 		if (!strcmp(jstr(e, "rule", ""), rule) && jint(e, "line", 0) == line)

@@ -75,6 +75,7 @@ struct ctx {
 	double *svals;
 	size_t nsizes;
 	int quiet;            /* count errors, print none (drawing hidden cases) */
+	double tensorbytes;   /* the last case's tensors (caseshapes) */
 };
 
 static void
@@ -535,17 +536,11 @@ argshape(struct ctx *c, const struct ynode *m, struct arg *a)
 	}
 }
 
-/* 1 when the array of strings a holds s */
+/* 1 when the spec gives arg a an offset (k 0) or a scale (k 1) range */
 static int
-jsonhas(json_t *a, const char *s)
+hasaffine(const struct arg *a, int k)
 {
-	json_t *v;
-	size_t i;
-
-	json_array_foreach(a, i, v)
-		if (json_is_string(v) && !strcmp(json_string_value(v), s))
-			return 1;
-	return 0;
+	return a->affine[k][0] != k || a->affine[k][1] != k;
 }
 
 /* an input's promised offset and scale ranges: [lo, hi] of numbers, a
@@ -722,8 +717,7 @@ rules(struct ctx *c, const char *desc)
 			const struct arg *a = &c->args[i];
 			if (!a->dists)
 				continue;
-			has |= k == 0 ? jsonhas(a->dists, "ties") : k == 1 ? a->special
-			       : a->affine[0][0] != 0 || a->affine[0][1] != 0 || a->affine[1][0] != 1 || a->affine[1][1] != 1;
+			has |= k == 0 ? jhas(a->dists, "ties") : k == 1 ? a->special : hasaffine(a, 0) || hasaffine(a, 1);
 		}
 		if (hit && !has) {
 			char at[41];
@@ -899,6 +893,7 @@ caseshapes(struct ctx *c, const struct ynode *m, int bench)
 		total += numel * a->dt->size;
 		json_object_set_new(shapes, a->name, dims);
 	}
+	c->tensorbytes = total;
 	if (total > (bench ? MAX_BENCH_BYTES : MAX_VERIFY_BYTES))
 		err(c, m, "this %s case moves %.3g GiB of tensors (at most %g GiB: doc/specs.md, Task spec reference, sizes)",
 		    bench ? "bench" : "verify", total / (1 << 30),
@@ -975,24 +970,16 @@ casecost(struct ctx *c, json_t *cs)
 	json_object_set_new(cs, "bytes", jnumber(bytes));
 }
 
-/* evaluate one sizes entry into a case object; NULL after errors */
+/* the case object of the sizes in c->snames/svals (sizes, as an object;
+ * m where errors point), the sizes then dropped; NULL after errors */
 static json_t *
-evalcase(struct ctx *c, const struct ynode *m, int bench)
+caseof(struct ctx *c, json_t *sizes, const struct ynode *m, int bench)
 {
-	json_t *cs, *sizes, *shapes, *scalars, *ranges;
 	int e0 = c->errors;
+	json_t *scalars = casescalars(c), *shapes = caseshapes(c, m, bench), *cs;
 
-	if (m->kind != Y_MAP) {
-		err(c, m, "each sizes entry must be a mapping of size args to values, like {n: 1024}");
-		return NULL;
-	}
-	if (!(sizes = casesizes(c, m)))
-		return NULL;
-	scalars = casescalars(c);
-	shapes = caseshapes(c, m, bench);
-	ranges = caseranges(c);
-	cs = json_pack("{s:o,s:o,s:o,s:o}", "sizes", sizes, "scalars", scalars,
-	               "shapes", shapes, "ranges", ranges);
+	cs = json_pack("{s:o,s:o,s:o,s:o}", "sizes", sizes, "scalars", scalars, "shapes", shapes, "ranges",
+	               caseranges(c));
 	casecost(c, cs);
 	dropsizes(c);
 	if (c->errors > e0) {
@@ -1000,6 +987,21 @@ evalcase(struct ctx *c, const struct ynode *m, int bench)
 		return NULL;
 	}
 	return cs;
+}
+
+/* evaluate one sizes entry into a case object; NULL after errors */
+static json_t *
+evalcase(struct ctx *c, const struct ynode *m, int bench)
+{
+	json_t *sizes;
+
+	if (m->kind != Y_MAP) {
+		err(c, m, "each sizes entry must be a mapping of size args to values, like {n: 1024}");
+		return NULL;
+	}
+	if (!(sizes = casesizes(c, m)))
+		return NULL;
+	return caseof(c, sizes, m, bench);
 }
 
 static json_t *
@@ -1232,12 +1234,10 @@ argsjson(struct ctx *c)
 		if (a->dists) {
 			json_object_set(o, "dists", a->dists);
 			json_object_set_new(o, "special", json_boolean(a->special));
-			if (a->affine[0][0] != 0 || a->affine[0][1] != 0)
-				json_object_set_new(o, "offset", json_pack("[oo]", jnumber(a->affine[0][0]),
-				                    jnumber(a->affine[0][1])));
-			if (a->affine[1][0] != 1 || a->affine[1][1] != 1)
-				json_object_set_new(o, "scale", json_pack("[oo]", jnumber(a->affine[1][0]),
-				                    jnumber(a->affine[1][1])));
+			for (int k = 0; k < 2; k++)
+				if (hasaffine(a, k))
+					json_object_set_new(o, k ? "scale" : "offset", json_pack("[oo]", jnumber(a->affine[k][0]),
+					                    jnumber(a->affine[k][1])));
 		}
 		json_array_append_new(arr, o);
 	}
@@ -1320,7 +1320,6 @@ hiddeneval(void *p, const double *vals, double maxbytes)
 {
 	struct ctx *c = p;
 	json_t *cs, *sizes = json_object();
-	double bytes = 0;
 	size_t i;
 	int e0 = c->errors;
 
@@ -1334,20 +1333,9 @@ hiddeneval(void *p, const double *vals, double maxbytes)
 			json_object_set_new(sizes, c->args[i].name, jnumber(vals[c->nsizes]));
 			c->nsizes++;
 		}
-	cs = json_pack("{s:o,s:o}", "sizes", sizes, "scalars", casescalars(c));
-	json_object_set_new(cs, "shapes", caseshapes(c, c->root, 1));
-	json_object_set_new(cs, "ranges", caseranges(c));
-	casecost(c, cs);
-	for (i = 0; i < c->nargs; i++) {
-		struct arg *a = &c->args[i];
-		double n = 1;
-		for (size_t k = 0; k < a->ndim; k++)
-			n *= a->dims[k];
-		bytes += a->ndim ? n * a->dt->size : 0;
-	}
-	dropsizes(c);
+	cs = caseof(c, sizes, c->root, 1);
 	c->quiet = 0;
-	if (c->errors > e0 || bytes > maxbytes) {
+	if (!cs || c->tensorbytes > maxbytes) {
 		c->errors = e0;
 		json_decref(cs);
 		return NULL;

@@ -851,7 +851,7 @@ jailexec(const struct jail *j, char *const argv[])
 	}
 	if (getuid() == 0) {
 		pid_t parent = getppid();
-		if (dropuid(j->uid ? j->uid : jailuidof(j->trusted, parent)) < 0)
+		if (dropuid(j->uid) < 0)
 			return -1;
 		/* the change of uid cleared the parent-death signal (nsinit's, or
 		 * runcapture's): set it again, and end here if the parent died in
@@ -885,7 +885,6 @@ runchild(char *const argv[], const char *dir, const char *input, const struct ru
 			close(fd);
 	if (lim->jail) {
 		struct jail j = *lim->jail;
-		j.uid = jailuidof(j.trusted, getppid()); /* the tool's, as it chowned the work folder */
 		j.seconds = lim->seconds * 2;
 		j.memmb = lim->memmb;
 		j.filemb = lim->filemb;
@@ -977,6 +976,8 @@ runcapture(char *const argv[], const char *dir, const char *input, const struct 
 	int out[2], in[2] = { -1, -1 }, ex[2], e;
 	pid_t pid;
 	double t0 = now();
+	struct runlimits l = *lim;
+	struct jail jl;
 
 	memset(r, 0, sizeof *r);
 	r->status = -1; /* until waitpid says otherwise */
@@ -985,8 +986,10 @@ runcapture(char *const argv[], const char *dir, const char *input, const struct 
 		jailkind(); /* probed here, not in the child */
 		if (!pidns())
 			sweeping();
-		uid_t uid = jailuidof(lim->jail->trusted, getpid());
-		if (getuid() == 0 && chown(lim->jail->work, uid, uid) < 0) {
+		jl = *lim->jail;
+		jl.uid = jailuidof(jl.trusted, getpid());
+		l.jail = &jl;
+		if (getuid() == 0 && chown(jl.work, jl.uid, jl.uid) < 0) {
 			buffree(&r->log);
 			return -1;
 		}
@@ -999,7 +1002,7 @@ runcapture(char *const argv[], const char *dir, const char *input, const struct 
 		return -1;
 	}
 	if (pid == 0)
-		runchild(argv, dir, input, lim, in, out, ex);
+		runchild(argv, dir, input, &l, in, out, ex);
 	close(out[1]);
 	close(ex[1]);
 	if (read(ex[0], &e, sizeof e) == (ssize_t)sizeof e) { /* it did not start */
@@ -1078,7 +1081,7 @@ childshm(struct child *c, size_t shmbytes, size_t made, char *err, size_t errlen
 
 /* the scratch folder: the unprivileged child owns it, with its own copies */
 static int
-scratchsetup(struct child *c, const char *harness, const char *so, int *outfd, char *err, size_t errlen)
+scratchsetup(struct child *c, const char *harness, const char *so, uid_t uid, int *outfd, char *err, size_t errlen)
 {
 	char *p = tempdir(access("/var/tmp", W_OK) == 0 ? "/var/tmp/retort-sandbox" : "/tmp/retort-sandbox", "run");
 
@@ -1113,7 +1116,6 @@ scratchsetup(struct child *c, const char *harness, const char *so, int *outfd, c
 		snprintf(err, errlen, "cannot set up the scratch folder: %s", strerror(errno));
 		return -1;
 	}
-	uid_t uid = jailuidof(c->trusted, getpid());
 	if (getuid() == 0 && (chown(c->scratch, uid, uid) < 0 || fchown(*outfd, uid, uid) < 0)) {
 		snprintf(err, errlen, "cannot hand the scratch folder to uid %d: %s", (int)uid, strerror(errno));
 		close(*outfd);
@@ -1130,12 +1132,13 @@ childstart(struct child *c, const struct childprog *p, char *err, size_t errlen)
 	char dev[64];
 	pid_t pid;
 	struct jail j;
+	uid_t uid = jailuidof(c->trusted, getpid()); /* the scratch folder's owner, and the harness's */
 
 	if (c->shmfd < 0 || !c->shm) {
 		snprintf(err, errlen, "childstart needs childshm first");
 		return -1;
 	}
-	if (scratchsetup(c, p->harness, p->so, &outfd, err, errlen) < 0)
+	if (scratchsetup(c, p->harness, p->so, uid, &outfd, err, errlen) < 0)
 		return -1;
 	cmdp[0] = cmdp[1] = repp[0] = repp[1] = -1;
 	if (pipe2(cmdp, O_CLOEXEC) < 0 || pipe2(repp, O_CLOEXEC) < 0 ||
@@ -1153,7 +1156,7 @@ childstart(struct child *c, const struct childprog *p, char *err, size_t errlen)
 	gpudevice(p->device, dev, sizeof dev);
 	j.gpudevice = dev;
 	j.trusted = c->trusted;
-	j.uid = jailuidof(c->trusted, getpid());
+	j.uid = uid;
 	jailaddpaths(&j, p->wrapper);
 	if (c->venv) { /* its interpreter's prefix too, where the environment's bin/python leads */
 		char *py = xasprintf("%s/bin/python", c->venv);

@@ -32,7 +32,7 @@ struct jail {
 	int seconds;               /* CPU seconds (RLIMIT_CPU) */
 	long memmb, filemb;        /* address space and file size limits, MiB (0: none) */
 	int trusted;               /* trusted code: a uid of its own, as root */
-	uid_t uid;                 /* as root, the uid it runs as (0: the tool's, from its pid; sandbox.c) */
+	uid_t uid;                 /* as root, the uid it runs as: runcapture and childstart set it (sandbox.c) */
 };
 
 /* the isolation a jail gets on this machine, in words */

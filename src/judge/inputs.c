@@ -145,7 +145,7 @@ runinputs(const struct task *t, const struct tcase *c, const unsigned char key[3
 			in->d[i].scale = within(a->scale, rt_mix(in->d[i].seed ^ 0x7363616c65ull));
 		}
 	}
-	in->poison = k % POISON_COUNT;
+	in->poison = (ci + k) % POISON_COUNT; /* every class over a variant's runs, and over bench's calls */
 	in->pseed = deriveseed(key, t->id, what, ci, k, -1);
 }
 
@@ -156,19 +156,11 @@ drawput(struct buf *b, const struct draw *d)
 	          d->off, d->scale);
 }
 
-/* every bit of a double: JSON reals are written to 15 digits */
-static const char *
-fmt17(double v, char buf[32])
-{
-	snprintf(buf, 32, "%.17g", v);
-	return buf;
-}
-
 json_t *
 runjson(const struct task *t, const struct runin *in)
 {
 	json_t *draws = json_array(), *scalars = json_array();
-	char seed[24], off[32], sc[32];
+	char seed[24];
 	int i, s = 0;
 
 	for (i = 0; i < t->nargs; i++) {
@@ -179,9 +171,9 @@ runjson(const struct task *t, const struct runin *in)
 		if (!isinput(a))
 			continue;
 		snprintf(seed, sizeof seed, "%llu", (unsigned long long)d->seed);
-		json_array_append_new(draws, json_pack("{s:s,s:s,s:f,s:f,s:b,s:s,s:s,s:s}", "name", a->name, "dist",
+		json_array_append_new(draws, json_pack("{s:s,s:s,s:f,s:f,s:b,s:s,s:o,s:o}", "name", a->name, "dist",
 		                      distnames[d->dist], "lo", d->lo, "hi", d->hi, "special", d->special, "seed", seed,
-		                      "offset", fmt17(d->off, off), "scale", fmt17(d->scale, sc)));
+		                      "offset", json_sprintf("%.17g", d->off), "scale", json_sprintf("%.17g", d->scale)));
 	}
 	snprintf(seed, sizeof seed, "%llu", (unsigned long long)in->pseed);
 	return json_pack("{s:o,s:o,s:s,s:s}", "draws", draws, "scalars", scalars, "poison", poisonnames[in->poison],

@@ -49,7 +49,7 @@ extern const char *const poisonnames[POISON_COUNT];
  * deriveseed(key, variant, what, case, k, i); on odd k an offset and a
  * scale drawn from the spec's (where it has them). A scalar with a range
  * its value drawn from the seed of its own index, rounded to its type.
- * The outputs' poison is class k mod POISON_COUNT.
+ * The outputs' poison is class (case + k) mod POISON_COUNT.
  */
 void runinputs(const struct task *t, const struct tcase *c, const unsigned char key[32], const char *what,
                int ci, int k, int special, struct runin *in);

@@ -220,23 +220,25 @@ pyspec(const struct harness *h)
 	for (int i = 0; i < t->nargs; i++)
 		json_array_append_new(args, json_pack("{s:s, s:s, s:s}", "name", t->args[i].name, "kind",
 		                                      argkinds[t->args[i].kind], "dtype", dtinfos[t->args[i].dt].name));
-	for (int k = 0; k < t->nverify + t->nhidden + t->nbench; k++) {
-		const struct tcase *c = k < t->nverify ? &t->verify[k] : k < t->nverify + t->nhidden
-		                        ? &t->hidden[k - t->nverify] : &t->bench[k - t->nverify - t->nhidden];
-		json_t *sizes = json_array(), *dims = json_array();
-		for (int i = 0; i < c->nsizes; i++)
-			json_array_append_new(sizes, json_integer(c->sizes[i]));
-		for (int i = 0; i < t->nargs; i++) {
-			json_t *d = json_array();
-			if (!istensor(&t->args[i])) {
-				json_decref(d);
-				continue;
+	for (int set = 0; set < SET_COUNT; set++) {
+		int n;
+		const struct tcase *all = taskcases(t, set, &n);
+		for (const struct tcase *c = all; c < all + n; c++) {
+			json_t *sizes = json_array(), *dims = json_array();
+			for (int i = 0; i < c->nsizes; i++)
+				json_array_append_new(sizes, json_integer(c->sizes[i]));
+			for (int i = 0; i < t->nargs; i++) {
+				json_t *d = json_array();
+				if (!istensor(&t->args[i])) {
+					json_decref(d);
+					continue;
+				}
+				for (int j = 0; j < c->ndims[i]; j++)
+					json_array_append_new(d, json_integer(c->dims[i][j]));
+				json_array_append_new(dims, d);
 			}
-			for (int j = 0; j < c->ndims[i]; j++)
-				json_array_append_new(d, json_integer(c->dims[i][j]));
-			json_array_append_new(dims, d);
+			json_array_append_new(cases, json_pack("{s:o, s:o}", "sizes", sizes, "dims", dims));
 		}
-		json_array_append_new(cases, json_pack("{s:o, s:o}", "sizes", sizes, "dims", dims));
 	}
 	json_object_set_new(o, "args", args);
 	json_object_set_new(o, "cases", cases);

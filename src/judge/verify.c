@@ -291,35 +291,34 @@ static void
 planruns(const struct opts *o, const struct task *t, const unsigned char key[32], json_t *runs, struct buf *plan,
          size_t *binbytes, int *largest)
 {
-	static const char *const sets[3] = { "verify", "hidden", "bench" };
 	double most = -1, verifymax = 0;
-	int set, c, r;
+	int set, c, r, n;
 
 	for (c = 0; c < t->nverify; c++)
 		if ((double)casebytes(t, &t->verify[c]) > verifymax)
 			verifymax = (double)casebytes(t, &t->verify[c]);
 
-	for (set = 0; set < (o->nobench ? 2 : 3); set++) {
-		int n = set == 2 ? t->nbench : set ? t->nhidden : t->nverify;
+	for (set = 0; set < (o->nobench ? SET_BENCH : SET_COUNT); set++) {
+		const struct tcase *all = taskcases(t, set, &n);
 		for (c = 0; c < n; c++) {
-			struct tcase *cs = set == 2 ? &t->bench[c] : set ? &t->hidden[c] : &t->verify[c];
-			int cpu = !set || affordable(t, cs), nr = set ? 1 : RUNS_PER_CASE;
-			if (set == 1 && o->nobench && (double)casebytes(t, cs) > verifymax)
+			const struct tcase *cs = &all[c];
+			int cpu = set == SET_VERIFY || affordable(t, cs), nr = set == SET_VERIFY ? RUNS_PER_CASE : 1;
+			if (set == SET_HIDDEN && o->nobench && (double)casebytes(t, cs) > verifymax)
 				continue; /* --no-bench: none larger than the verify sizes either */
-			if (!set && (double)refoutbytes(t, cs) > most) {
+			if (set == SET_VERIFY && (double)refoutbytes(t, cs) > most) {
 				most = (double)refoutbytes(t, cs);
 				*largest = (int)json_array_size(runs);
 			}
 			for (r = 0; r < nr; r++) {
 				/* a hidden case is run k = its index: the dists, offsets and poisons take turns over them,
-				 * and specials come every other one the CPU checks, the large ones included */
-				int k = set == 1 ? c : r, special = set == 0 ? r == nr - 1 : set == 1 && cpu && c % 2;
+				 * and specials come every other one the CPU checks, and the last (the large ragged one) */
+				int k = set == SET_HIDDEN ? c : r;
+				int special = set == SET_VERIFY ? r == nr - 1 : set == SET_HIDDEN && cpu && (c % 2 || c == n - 1);
 				struct runin in;
 				json_t *run, *where;
-				runinputs(t, cs, key, sets[set], c, k, special, &in);
-				in.poison = (int)(json_array_size(runs) % POISON_COUNT); /* every class, whatever the case count */
+				runinputs(t, cs, key, casesets[set], c, k, special, &in);
 				run = runjson(t, &in);
-				where = json_pack("{s:s,s:i,s:i,s:s,s:s}", "set", sets[set], "case", c, "run", r,
+				where = json_pack("{s:s,s:i,s:i,s:s,s:s}", "set", casesets[set], "case", c, "run", r,
 				                  "label", cs->label, "oracle", cpu ? "reference" : "gpu");
 				json_object_update(run, where);
 				json_decref(where);
@@ -527,12 +526,17 @@ loadruns(const struct task *t, json_t *exp, json_t *rec, int *nrun)
 		die(EXIT_USAGE, "expected.json is of an older version: run ninja again (the expected edge rebuilds it)");
 	json_object_set_new(rec, "runs", recs);
 	json_array_foreach(runs, k, r) {
-		const char *set = jstr(r, "set", "");
-		int bench = !strcmp(set, "bench"), hidden = !strcmp(set, "hidden"), ci = (int)jint(r, "case", -1);
-		if (ci < 0 || ci >= (bench ? t->nbench : hidden ? t->nhidden : t->nverify))
-			die(EXIT_USAGE, "expected.json names %s case %d", set, ci);
+		const char *name = jstr(r, "set", "");
+		int set = 0, n = 0, ci = (int)jint(r, "case", -1);
+		const struct tcase *all = NULL;
+		while (set < SET_COUNT && strcmp(casesets[set], name))
+			set++;
+		if (set < SET_COUNT)
+			all = taskcases(t, set, &n);
+		if (ci < 0 || ci >= n)
+			die(EXIT_USAGE, "expected.json names %s case %d", name, ci);
 		v[k].json = r;
-		v[k].c = bench ? &t->bench[ci] : hidden ? &t->hidden[ci] : &t->verify[ci];
+		v[k].c = all + ci;
 		v[k].gpu = !strcmp(jstr(r, "oracle", ""), "gpu");
 		v[k].oracleat = -1;
 		if (runfromjson(t, v[k].c, r, &v[k].in) < 0)
@@ -683,9 +687,12 @@ checked(const struct judge *j)
 		n[2] += v->gpu;
 		poisons |= 1u << v->in.poison;
 		for (i = 0; i < j->t->nargs; i++) {
-			offsets |= v->in.d[i].off != 0 || v->in.d[i].scale != 1;
-			ties |= isinput(&j->t->args[i]) && v->in.d[i].dist == DIST_TIES;
-			specials |= v->in.d[i].special;
+			const struct draw *d = &v->in.d[i];
+			if (!isinput(&j->t->args[i]))
+				continue; /* its draw is all zeros */
+			offsets |= d->off != 0 || d->scale != 1;
+			ties |= d->dist == DIST_TIES;
+			specials |= d->special;
 		}
 	}
 	for (i = 0; i < POISON_COUNT; i++)
@@ -946,11 +953,12 @@ candidate(const struct opts *o, const char *taskpath, const char *compilepath, c
 	if (needoracle && !o->baseline)
 		oracleload(oraclejson, j.v, j.nrun, &j.w, &j.res);
 	benchchecked(o, &j.w, j.res.rec, needoracle, nbench);
-	j.shm = hshmbytes(&t, t.verify, t.nverify);
-	if (hshmbytes(&t, t.bench, t.nbench) > j.shm)
-		j.shm = hshmbytes(&t, t.bench, t.nbench);
-	if (hshmbytes(&t, t.hidden, t.nhidden) > j.shm)
-		j.shm = hshmbytes(&t, t.hidden, t.nhidden);
+	for (k = 0, j.shm = 0; k < SET_COUNT; k++) {
+		int n;
+		const struct tcase *cs = taskcases(&t, k, &n);
+		if (hshmbytes(&t, cs, n) > j.shm)
+			j.shm = hshmbytes(&t, cs, n);
+	}
 	/* with --bench, room for bench's first case too (its pages made as it uses them) */
 	all = o->bench && t.nbench && hbenchshm(&t, &t.bench[0]) > j.shm ? hbenchshm(&t, &t.bench[0]) : j.shm;
 	if (hshm(&j.h, &t, all, j.shm) < 0)

@@ -365,6 +365,18 @@ jnum(const json_t *o, const char *key, double fallback)
 }
 
 int
+jhas(const json_t *a, const char *s)
+{
+	const json_t *v;
+	size_t i;
+
+	json_array_foreach(a, i, v)
+		if (json_is_string(v) && !strcmp(json_string_value(v), s))
+			return 1;
+	return 0;
+}
+
+int
 jbool(const json_t *o, const char *key, int fallback)
 {
 	json_t *v = json_object_get(o, key);

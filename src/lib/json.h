@@ -35,6 +35,8 @@ char *jdumps(const json_t *j, size_t flags);
 const char *jstr(const json_t *o, const char *key, const char *fallback);
 json_int_t jint(const json_t *o, const char *key, json_int_t fallback);
 double jnum(const json_t *o, const char *key, double fallback);
+/* 1 when the array a holds the string s */
+int jhas(const json_t *a, const char *s);
 int jbool(const json_t *o, const char *key, int fallback);
 
 /* a JSON number; NaN and Inf, which JSON lacks, as strings */

@@ -24,7 +24,7 @@ const struct sfield schema_message[] = {
 	END
 };
 
-static const struct sfield checked[] = {
+const struct sfield schema_checked[] = {
 	{ "listed_runs", S_INT, 0, NULL, 0, "verify's runs at the sizes the prompt lists (bench sizes included) it passed" },
 	{ "hidden_runs", S_INT, 0, NULL, 0, "its runs at sizes the prompt does not list (residues, 1 to 3, ragged large)" },
 	{ "gpu_oracle_runs", S_INT, 0, NULL, 0, "of those, the runs checked against the baseline on the GPU" },
@@ -110,7 +110,7 @@ const struct sfield schema_record[] = {
 	{ "sol_percent", S_FLOAT, 0, NULL, S_NULL | S_MEASURED, "its % of the speed of light" },
 	{ "median_ms", S_FLOAT, 0, NULL, S_NULL | S_MEASURED, "its median time at the first bench size" },
 	{ "review", S_LIST, S_STRING, NULL, S_MEASURED, "bench's review flags (a flagged record is not in train)" },
-	{ "checked", S_STRUCT, 0, checked, S_MEASURED, "what final_kernel passed, when correct (zeros otherwise)" },
+	{ "checked", S_STRUCT, 0, schema_checked, S_MEASURED, "what final_kernel passed, when correct (zeros otherwise)" },
 	{ "rounds", S_LIST, S_STRUCT, round, 0, "per round, in order" },
 	{ "usage", S_STRUCT, 0, usage, 0, "the teacher's tokens over all rounds" },
 	{ "cost_usd", S_FLOAT, 0, NULL, S_NULL, "their cost (null when the model has no prices)" },

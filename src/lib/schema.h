@@ -36,6 +36,8 @@ extern const struct sfield schema_record[];
 extern const struct sfield schema_sftfinal[];
 /* a chat message, as both use it */
 extern const struct sfield schema_message[];
+/* a record's checked: verify.json's checked, and bench_calls_checked */
+extern const struct sfield schema_checked[];
 
 /*
  * Whether j is an object with exactly the table's fields, each of its type

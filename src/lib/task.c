@@ -95,9 +95,18 @@ cases(struct task *t, const char *which, struct tcase **arr, int *n, char *err, 
 			snprintf(err, errlen, "%s case %zu: %s", which, i + 1, why);
 			return -1;
 		}
-		(*arr)[i].hidden = !strcmp(which, "hidden");
+		(*arr)[i].hidden = !strcmp(which, casesets[SET_HIDDEN]);
 	}
 	return 0;
+}
+
+const char *const casesets[SET_COUNT] = { "verify", "hidden", "bench" };
+
+const struct tcase *
+taskcases(const struct task *t, int s, int *n)
+{
+	*n = s == SET_BENCH ? t->nbench : s == SET_HIDDEN ? t->nhidden : t->nverify;
+	return s == SET_BENCH ? t->bench : s == SET_HIDDEN ? t->hidden : t->verify;
 }
 
 int
@@ -167,9 +176,9 @@ taskfrom(struct task *t, json_t *j, const char *path, char *err, size_t errlen)
 		g->atol = jnum(d, "atol", deftol(&dtinfos[g->dt], "atol"));
 		t->nargs++;
 	}
-	if (cases(t, "verify", &t->verify, &t->nverify, why, sizeof why) < 0 ||
-	    cases(t, "bench", &t->bench, &t->nbench, why, sizeof why) < 0 ||
-	    cases(t, "hidden", &t->hidden, &t->nhidden, why, sizeof why) < 0) {
+	if (cases(t, casesets[SET_VERIFY], &t->verify, &t->nverify, why, sizeof why) < 0 ||
+	    cases(t, casesets[SET_BENCH], &t->bench, &t->nbench, why, sizeof why) < 0 ||
+	    cases(t, casesets[SET_HIDDEN], &t->hidden, &t->nhidden, why, sizeof why) < 0) {
 		snprintf(err, errlen, "%s: %s", path, why);
 		return -1;
 	}

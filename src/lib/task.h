@@ -55,6 +55,13 @@ struct task {
 	struct tcase *verify, *bench, *hidden;
 };
 
+/* task.json's case lists, in the order verify runs them: "verify",
+ * "hidden" (the sizes the prompt does not list), "bench" */
+enum { SET_VERIFY, SET_HIDDEN, SET_BENCH, SET_COUNT };
+extern const char *const casesets[SET_COUNT];
+/* set s's cases, their number into *n */
+const struct tcase *taskcases(const struct task *t, int s, int *n);
+
 /* 0, or -1 with "PATH: what is wrong" in err */
 int taskload(const char *path, struct task *t, char *err, size_t errlen);
 /* the same from task.json's object j (t holds a reference; PATH names it in err) */

@@ -260,25 +260,31 @@ measurements(json_t *rec, json_t *bench, double ms)
 	json_object_set_new(rec, "gpu", json_is_string(gpu) ? json_string(json_string_value(gpu)) : json_null());
 }
 
-/* what final_kernel passed (verify.json's checked, and the calls bench
- * checked): all zero when no round was correct */
+/* what final_kernel passed: verify.json's checked, field by field as the
+ * schema has them, and the calls bench checked; all zero when no round was
+ * correct */
 static void
 checkedof(json_t *rec, json_t *ver, json_t *bench)
 {
-	static const char *const counts[] = { "listed_runs", "hidden_runs", "gpu_oracle_runs", "unjudged_runs" };
-	static const char *const flags[] = { "offsets", "ties", "specials" };
 	json_t *v = json_object_get(ver, "checked"), *out = json_object(), *c, *p;
+	const struct sfield *f;
 	json_int_t calls = 0;
 	size_t k;
 
-	for (k = 0; k < sizeof counts / sizeof counts[0]; k++)
-		json_object_set_new(out, counts[k], json_integer(jint(v, counts[k], 0)));
-	json_object_set_new(out, "poisons", json_array());
-	json_array_foreach(json_object_get(v, "poisons"), k, p)
-		if (json_is_string(p))
-			json_array_append(json_object_get(out, "poisons"), p);
-	for (k = 0; k < sizeof flags / sizeof flags[0]; k++)
-		json_object_set_new(out, flags[k], json_boolean(jbool(v, flags[k], 0)));
+	for (f = schema_checked; f->name; f++) {
+		json_t *x;
+		if (f->type == S_INT) {
+			x = json_integer(jint(v, f->name, 0));
+		} else if (f->type == S_BOOL) {
+			x = json_boolean(jbool(v, f->name, 0));
+		} else { /* the list of poisons */
+			x = json_array();
+			json_array_foreach(json_object_get(v, f->name), k, p)
+				if (json_is_string(p))
+					json_array_append(x, p);
+		}
+		json_object_set_new(out, f->name, x);
+	}
 	json_array_foreach(json_object_get(bench, "cases"), k, c)
 		calls += jint(json_object_get(c, "checks"), "passed", 0);
 	json_object_set_new(out, "bench_calls_checked", json_integer(calls));
