@@ -81,11 +81,11 @@ test_expect_success 'a Python baseline: sound as the oracle, timed like the C on
 	test "$(field out/v/fakescale/baseline.json "d[\"cases\"][0][\"compiled\"][\"count\"]")" -ge 20 &&
 	test "$(field out/v/fakescale/baseline.json "d[\"tf32\"]")" = True
 '
-test_expect_success 'an honest Python candidate: correct at every size, timed, every kept call checked, no lockdown said so' '
+test_expect_success 'an honest Python candidate: correct at every size, timed, every kept call checked, locked down after the first calls' '
 	candidate ok fakescale && expect ok fakescale &&
 	test "$(field runs/ok.fakescale/verify.json "len(d[\"runs\"])")" = "$(field out/v/fakescale/expected.json "len(d[\"runs\"])")" &&
 	test "$(field runs/ok.fakescale/verify.json "len([r for r in d[\"runs\"] if r[\"pass\"]])")" -ge 23 &&
-	field runs/ok.fakescale/verify.json "d[\"lockdown\"]" | grep -q "^none: a Python entry point" &&
+	test "$(field runs/ok.fakescale/verify.json "d[\"lockdown\"]")" = seccomp &&
 	test "$(field runs/ok.fakescale/bench.json "d[\"cases\"][0][\"checks\"][\"passed\"]")" = \
 		"$(field runs/ok.fakescale/bench.json "d[\"cases\"][0][\"checks\"][\"kept\"]")" &&
 	test "$(field runs/ok.fakescale/bench.json "d[\"cases\"][0][\"checks\"][\"kept\"]")" -ge 4 &&
@@ -138,11 +138,17 @@ else
 	test_skip 'the sweep without a PID namespace: not root here (bubblewrap gives every jail one)'
 fi
 pkill -f -x "sleep 7391"
-for c in wrong partial modify cache raise noentry badsyntax; do
+for c in wrong partial modify cache raise noentry badsyntax lockdown-open lockdown-slot lockdown-thread; do
 	test_expect_success "$(sed -n 2p "$PYF/$c.py" | sed 's|^# ||'): caught" "candidate $c fakescale; expect $c fakescale"
 done
 test_expect_success 'an exception is the teacher'"'"'s feedback: its traceback' '
 	field runs/raise.fakescale/verify.json "d[\"feedback\"]" | grep -q "ValueError: block size 128 does not divide n"
+'
+test_expect_success 'the lockdown names what it refused; the runtime'"'"'s slots are bound at load and read-only' '
+	field runs/lockdown-open.fakescale/verify.json "d[\"feedback\"]" | grep -q "rule lockdown.*open" &&
+	field runs/lockdown-slot.fakescale/verify.json "d[\"feedback\"]" | grep -q "rule lockdown.*mprotect" &&
+	field runs/lockdown-thread.fakescale/verify.json "d[\"feedback\"]" | grep -q "rule lockdown.*\\(clone\\|mprotect\\)" &&
+	readelf -d out/runtime/py/harness.so | grep -q "BIND_NOW" && readelf -lW out/runtime/py/harness.so | grep -q GNU_RELRO
 '
 test_expect_success LONG 'prepare --runtime --gpu-python: the environment'"'"'s imports compiled for the harness'"'"'s jail, which reads them' '
 	fake_runtime --gpu-python "$ENV" &&

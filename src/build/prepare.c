@@ -57,6 +57,10 @@
 #include "../lib/util.h"
 #include "../runtime/guard.h"
 
+/* every symbol bound at load and the tables read-only after it: no slot of
+ * the harness's (its clocks, its event calls) can be rewritten */
+#define RELRO "-Wl,-z,relro,-z,now"
+
 static const char usage[] =
 	"usage: prepare --runtime [options] -o OBJECT\n"
 	"       prepare --harness [options] -o BINARY TASK_JSON\n"
@@ -227,11 +231,11 @@ pyruntime(const struct opts *o, const char *work, const char *obj)
 		*s = 0;
 	pydir = xasprintf("%s/py", s ? dir : ".");
 	if (o->fake)
-		build((char *[]){ (char *)o->cc, "-shared", "-o", so, (char *)obj, "-ldl", "-lpthread", "-lm", NULL }, work,
-		      "the Python harness's runtime");
+		build((char *[]){ (char *)o->cc, "-shared", "-o", so, (char *)obj, RELRO, "-ldl", "-lpthread", "-lm", NULL },
+		      work, "the Python harness's runtime");
 	else
-		build((char *[]){ (char *)o->cc, "-shared", "-o", so, (char *)obj, libdir, rpath, "-lcudart", "-lstdc++", "-ldl",
-		                  "-lpthread", "-lm", NULL }, work, "the Python harness's runtime");
+		build((char *[]){ (char *)o->cc, "-shared", "-o", so, (char *)obj, RELRO, libdir, rpath, "-lcudart", "-lstdc++",
+		                  "-ldl", "-lpthread", "-lm", NULL }, work, "the Python harness's runtime");
 	if (mkdirp(pydir) < 0)
 		die(EXIT_RETRY, "cannot create '%s':", pydir);
 	to = xasprintf("%s/harness.so", pydir);
@@ -416,7 +420,7 @@ harness(const struct opts *o, const struct task *t)
 	argv[k++] = tmp;
 	argv[k++] = call;
 	argv[k++] = rt;
-	argv[k++] = "-Wl,-z,relro,-z,now";
+	argv[k++] = RELRO;
 	if (fake) {
 		argv[k++] = "-rdynamic"; /* the fake device's hooks, for the test candidates */
 	} else {

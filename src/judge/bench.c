@@ -350,6 +350,10 @@ calls(struct bcase *b, struct harness *h, int check, struct timing *tm, double *
 			return -1;
 		if (check && keep(b, h, tm, n, g, &in, &r, 0) < 0)
 			return -1;
+		/* a Python candidate's harness locks itself down after its
+		 * first call here (Triton compiled then); verify's is locked */
+		if (n == 0 && check && h->python && step(hlock(h, &r), &r, h, tm))
+			return -1;
 		if (!tw) { /* warming up */
 			if ((now() - t0) * 1000 >= WARMUP_MS && n >= 2)
 				tw = now();

@@ -649,6 +649,21 @@ hsync(struct harness *h, struct hres *r)
 	return simple(h, r, "sync");
 }
 
+int
+hlock(struct harness *h, struct hres *r)
+{
+	char line[512];
+	int n = 0;
+
+	memset(r, 0, sizeof *r);
+	if (childsend(&h->ch, "lock") < 0 || await(h, line, sizeof line, 300, h->c ? h->c->label : "?", r))
+		return r->verdict ? 1 : verdict(r, ST_CRASH, "The process running the kernel was gone.");
+	if (strncmp(line, "locked ", 7) || (n = (int)strlen(line + 7)) == 0 || n >= (int)sizeof h->gpu.lockdown)
+		return verdict(r, ST_SANDBOX, "The harness's reply was not the one expected: '%.200s'", line);
+	memcpy(h->gpu.lockdown, line + 7, (size_t)n + 1);
+	return 0;
+}
+
 void
 hkill(struct harness *h)
 {

@@ -95,7 +95,7 @@ char *hcandidate(json_t *compile, const char *compilepath);
  * Python environment ENV (read-only at JAILVENV in the sandbox; NULL or
  * "": none, and such an SO cannot start) with the runtime's shared object
  * in DIR (prepare --runtime: runtime/py); HARNESS is then not used. The
- * protocol is the same; there is no lockdown (harness.c says why). Where
+ * protocol is the same; the lockdown comes at hlock. Where
  * DIR/pycache holds ENV's bytecode (prepare --runtime --gpu-python ENV;
  * its file env names ENV) the sandbox binds it at JAILPYC for Python's
  * pycache_prefix */
@@ -132,6 +132,10 @@ int hfetchhold(struct harness *h, int slot, size_t off, struct hres *r);
 /* the oracle's copy of the candidate's held slot (himport) into shared memory at off */
 int hfetchimported(struct harness *h, int slot, size_t off, struct hres *r);
 int hsync(struct harness *h, struct hres *r);
+/* a Python harness locks itself down now (its first call of each case
+ * has run: Triton has compiled its kernels); h->gpu.lockdown then says
+ * what it got. A C harness locked itself at its start and says so again */
+int hlock(struct harness *h, struct hres *r);
 /* the shared memory pinned up to len (from where the last pin ended):
  * before the copies to and from it that should run fast */
 int hpin(struct harness *h, size_t len, struct hres *r);

@@ -614,6 +614,34 @@ judgerun(const struct task *t, struct vrun *v, const struct harness *h,
 	checkrun(t, v, h, (const char *)w->exp + at, WANT_REF, 1, "", res);
 }
 
+/* a Python candidate's first run of each case, once, before its harness
+ * locks itself down (Triton compiles a kernel at its first call: a
+ * process, files); every run is judged after the lockdown. 0, or -1 when
+ * the candidate failed (res says how) */
+static int
+warmlock(struct judge *j)
+{
+	struct harness *h = &j->h;
+	struct hres r;
+	int k, m;
+
+	if (!h->python || h->open)
+		return 0;
+	for (k = 0; k < j->nrun; k++) {
+		for (m = 0; m < k && j->v[m].c != j->v[k].c; m++)
+			;
+		if (m < k)
+			continue; /* not its case's first run */
+		if ((j->v[k].c != h->c && stepfailed(hcase(h, j->v[k].c, &r), &r, h, &j->res)) ||
+		    stepfailed(hcall(h, 0, 0, &j->v[k].in, &r), &r, h, &j->res))
+			return -1;
+	}
+	if (stepfailed(hlock(h, &r), &r, h, &j->res))
+		return -1;
+	json_object_set_new(j->res.rec, "lockdown", json_string(h->gpu.lockdown));
+	return 0;
+}
+
 /* the candidate on every run, each judged as it comes, in h (its shared
  * memory made: hshm, its first pin bytes for the runs' outputs); with
  * --bench a candidate found correct keeps its harness for bench (its CPU
@@ -641,6 +669,10 @@ candidateruns(struct judge *j)
 	json_object_set_new(res->rec, "gpu", gpujson(&h->gpu));
 	json_object_set_new(res->rec, "lockdown", json_string(h->gpu.lockdown));
 	j->startsec = now() - t0;
+	t0 = now();
+	if (warmlock(j) < 0)
+		goto stop;
+	res->phase[1] += now() - t0;
 	for (k = 0; k < j->nrun && res->verdict == ST_CORRECT; k++) {
 		double t1 = now();
 		if (v[k].c != h->c && stepfailed(hcase(h, v[k].c, &r), &r, h, res))

@@ -651,6 +651,22 @@ load(const char *path, const char *name, int failure, const char *why)
 	return 0;
 }
 
+/* a Python entry point's status until the parent's "lock": Triton
+ * compiles each kernel at its first call (ptxas, a process; its cache,
+ * files), so the first call of each case runs before the lockdown */
+#define PYUNLOCKED "none: not yet (a Python entry point: the first call of each case comes before the lockdown)"
+
+/* the lockdown, with the thread that makes shareable device memory
+ * started before it (a thread is a clone the lockdown refuses) */
+static void
+lockself(char *status, size_t cap)
+{
+	pthread_t t;
+
+	sharer.running = pthread_create(&t, NULL, sharermain, NULL) == 0;
+	lockdown(status, cap);
+}
+
 int
 harnessmain(int argc, char **argv, harnesscall fn, void (*afterfn)(void), int failure, const char *why)
 {
@@ -700,13 +716,9 @@ harnessmain(int argc, char **argv, harnesscall fn, void (*afterfn)(void), int fa
 	dv_sync(); /* its modules registered and loaded before the lockdown */
 	dv_lasterror();
 	if (python && !isopen)
-		snprintf(lock, sizeof lock, "none: a Python entry point (Triton compiles and loads its kernels at the first call)");
-	else if (!isopen) {
-		pthread_t t;
-		/* the thread that makes shareable device memory, before the lockdown */
-		sharer.running = pthread_create(&t, NULL, sharermain, NULL) == 0;
-		lockdown(lock, sizeof lock);
-	}
+		snprintf(lock, sizeof lock, "%s", PYUNLOCKED);
+	else if (!isopen)
+		lockself(lock, sizeof lock);
 	reply("ready %s|%d.%d|%ld|%d|%d|%d|%s|%s", info.name, info.major, info.minor, info.l2, info.sms, info.driver,
 	      info.runtime, info.uuid, lock);
 	while (fscanf(cmd, "%31s", word) == 1) {
@@ -746,6 +758,10 @@ harnessmain(int argc, char **argv, harnesscall fn, void (*afterfn)(void), int fa
 			doexport();
 		} else if (!strcmp(word, "import")) {
 			doimport();
+		} else if (!strcmp(word, "lock")) {
+			if (python && !isopen && !strcmp(lock, PYUNLOCKED))
+				lockself(lock, sizeof lock);
+			reply("locked %s", lock);
 		} else if (!strcmp(word, "sync")) {
 			if (!fail(dv_sync()))
 				reply("ok");
