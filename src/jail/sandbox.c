@@ -396,18 +396,64 @@ nslevel(void)
 	return level;
 }
 
-/* bubblewrap, for a user who is not root (root builds the same view itself) */
+/* 1 when bubblewrap at path lists opt in its --help (older ones lack --size) */
+static int
+bwraphas(const char *path, const char *opt)
+{
+	char out[16384];
+	size_t n = 0;
+	ssize_t k;
+	int p[2];
+	pid_t pid;
+
+	if (pipe2(p, O_CLOEXEC) < 0)
+		return 0;
+	if ((pid = spawn()) == 0) {
+		int devnull = open("/dev/null", O_RDONLY);
+		dup2(devnull, 0);
+		dup2(p[1], 1);
+		dup2(p[1], 2);
+		execl(path, path, "--help", (char *)NULL);
+		_exit(127);
+	}
+	close(p[1]);
+	while (pid > 0 && n < sizeof out - 1) {
+		if ((k = read(p[0], out + n, sizeof out - 1 - n)) > 0)
+			n += (size_t)k;
+		else if (k == 0 || errno != EINTR)
+			break;
+	}
+	out[n] = 0;
+	close(p[0]);
+	if (pid > 0) {
+		waitpid(pid, NULL, 0);
+		reaped(pid);
+	}
+	return strstr(out, opt) != NULL;
+}
+
+/* bubblewrap, for a user who is not root (root builds the same view
+ * itself); *sized: whether it sizes a tmpfs (--size) */
 static char *
-bwrappath(void)
+bwrapfind(int *sized)
 {
 	static char *path;
-	static int looked;
+	static int looked, size;
 
 	if (!looked) {
 		path = getuid() != 0 ? findprog("bwrap") : NULL;
+		size = path && bwraphas(path, "--size");
 		looked = 1;
 	}
+	if (sized)
+		*sized = size;
 	return path;
+}
+
+static char *
+bwrappath(void)
+{
+	return bwrapfind(NULL);
 }
 
 const char *
@@ -608,6 +654,55 @@ makemount(const char *root, const char *sub, mode_t mode, const char *fstype, un
 }
 
 /*
+ * With j->diskmb: root's /work and /tmp on one tmpfs of that size (made at
+ * root/.rw, which is gone after), /work the jailed uid's; the work
+ * folder's regular files bound into it, read-only but those of j->keep.
+ */
+static int
+budgetmounts(const struct jail *j, const char *root)
+{
+	char rw[PATH_MAX + 32], src[PATH_MAX + 300], dst[PATH_MAX + 300], opts[64];
+	DIR *d;
+	struct dirent *e;
+	int bad = 0;
+
+	snprintf(opts, sizeof opts, "mode=0755,size=%ldm", j->diskmb);
+	snprintf(rw, sizeof rw, "%s/.rw", root);
+	if (makemount(root, "/.rw", 0700, "tmpfs", MS_NOSUID | MS_NODEV, opts) < 0)
+		return -1;
+	snprintf(src, sizeof src, "%s/work", rw);
+	bad |= mkdir(src, 0755) < 0 || chown(src, j->uid, j->uid) < 0;
+	snprintf(dst, sizeof dst, "%s/work", root);
+	bad |= makemount(root, "/work", 0755, NULL, 0, NULL) < 0 || mount(src, dst, NULL, MS_BIND, NULL) < 0;
+	snprintf(src, sizeof src, "%s/tmp", rw);
+	bad |= mkdir(src, 0700) < 0 || chmod(src, 01777) < 0;
+	snprintf(dst, sizeof dst, "%s/tmp", root);
+	bad |= makemount(root, "/tmp", 01777, NULL, 0, NULL) < 0 || mount(src, dst, NULL, MS_BIND, NULL) < 0;
+	if (bad || !(d = opendir(j->work)))
+		return -1;
+	while (!bad && (e = readdir(d))) {
+		struct stat st, at;
+		int fd, kept = 0;
+		snprintf(src, sizeof src, "%s/%s", j->work, e->d_name);
+		if (lstat(src, &st) < 0 || !S_ISREG(st.st_mode))
+			continue;
+		for (size_t k = 0; k < sizeof j->keep / sizeof j->keep[0] && j->keep[k]; k++)
+			kept |= !strcmp(j->keep[k], e->d_name);
+		snprintf(dst, sizeof dst, "%s/work/%s", root, e->d_name);
+		if ((fd = open(dst, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600)) < 0) {
+			bad = 1;
+			break;
+		}
+		close(fd);
+		/* the file lstat saw, not what a link put there since */
+		bad |= mount(src, dst, NULL, MS_BIND, NULL) < 0 || stat(dst, &at) < 0 || at.st_ino != st.st_ino ||
+		       at.st_dev != st.st_dev || (!kept && makero(dst) < 0);
+	}
+	closedir(d);
+	return bad || umount2(rw, MNT_DETACH) < 0 || rmdir(rw) < 0 ? -1 : 0;
+}
+
+/*
  * The minimal root, built in this process's own mount namespace (we are
  * root, and the namespace's init when freshproc): a tmpfs at
  * WORK/.jail filled as sandbox.h says, then pivot_root into it. The old
@@ -627,7 +722,10 @@ minimalroot(const struct jail *j, int freshproc)
 	if (makemount(root, "", 0755, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755,size=16m") < 0)
 		return -1;
 	/* /tmp first: a read-only path below it goes on top */
-	bad |= makemount(root, "/tmp", 01777, "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777,size=512m");
+	if (j->diskmb > 0)
+		bad |= budgetmounts(j, root); /* and /work */
+	else
+		bad |= makemount(root, "/tmp", 01777, "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777,size=512m");
 	for (const char *const *s = sysdirs; *s; s++)
 		bad |= bindinto(root, *s, 1);
 	for (const char *const *s = sysfiles; *s; s++)
@@ -656,9 +754,10 @@ minimalroot(const struct jail *j, int freshproc)
 		bad |= makemount(root, "/proc", 0555, "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL);
 	else
 		bad |= bindinto(root, "/proc", 0);
-	bad |= makemount(root, "/work", 0755, NULL, 0, NULL);
 	snprintf(p, sizeof p, "%s/work", root);
-	if (bad || mount(j->work, p, NULL, MS_BIND, NULL) < 0 || makemount(root, "/.old", 0700, NULL, 0, NULL) < 0)
+	if (j->diskmb <= 0)
+		bad |= makemount(root, "/work", 0755, NULL, 0, NULL) < 0 || mount(j->work, p, NULL, MS_BIND, NULL) < 0;
+	if (bad || makemount(root, "/.old", 0700, NULL, 0, NULL) < 0)
 		return -1;
 	snprintf(p, sizeof p, "%s/.old", root);
 	if (syscall(SYS_pivot_root, root, p) < 0 || chdir("/") < 0 || umount2("/.old", MNT_DETACH) < 0 ||
@@ -753,20 +852,50 @@ dropuid(uid_t uid)
 	return setgroups(0, NULL) < 0 || setgid(uid) < 0 || setuid(uid) < 0 ? -1 : 0;
 }
 
+/* with j->diskmb, bubblewrap's arguments for budgetmounts's /work, from
+ * a[n] on, at most up to a[max - 1]; the new n */
+static int
+bwrapwork(const struct jail *j, char **a, int n, int max)
+{
+	DIR *d = opendir(j->work);
+	struct dirent *e;
+
+	a[n++] = "--size"; a[n++] = xasprintf("%ld", j->diskmb << 20);
+	a[n++] = "--tmpfs"; a[n++] = "/work";
+	while (d && (e = readdir(d)) && n + 3 <= max) {
+		char *src = xasprintf("%s/%s", j->work, e->d_name);
+		struct stat st;
+		int kept = 0;
+		if (lstat(src, &st) < 0 || !S_ISREG(st.st_mode)) {
+			free(src);
+			continue;
+		}
+		for (size_t k = 0; k < sizeof j->keep / sizeof j->keep[0] && j->keep[k]; k++)
+			kept |= !strcmp(j->keep[k], e->d_name);
+		a[n++] = kept ? "--bind" : "--ro-bind"; a[n++] = src; a[n++] = xasprintf("/work/%s", e->d_name);
+	}
+	if (d)
+		closedir(d);
+	return n;
+}
+
 /* bubblewrap's command line for the same view, then argv */
 static char **
 bwrapargv(const struct jail *j, char *const argv[])
 {
 	static char *a[160];
-	int n = 0;
+	int n = 0, sized;
 	struct stat st;
 
-	a[n++] = bwrappath();
+	a[n++] = bwrapfind(&sized);
 	a[n++] = "--unshare-all";
 	a[n++] = "--unshare-user";
 	a[n++] = "--die-with-parent";
 	a[n++] = "--new-session";
 	a[n++] = "--cap-drop"; a[n++] = "ALL";
+	if (sized) { /* as the root jail's: the budget, or 512 MiB */
+		a[n++] = "--size"; a[n++] = xasprintf("%ld", (j->diskmb > 0 ? j->diskmb : 512) << 20);
+	}
 	a[n++] = "--tmpfs"; a[n++] = "/tmp";
 	for (const char *const *d = sysdirs; *d; d++) {
 		if (lstat(*d, &st) < 0)
@@ -808,7 +937,11 @@ bwrapargv(const struct jail *j, char *const argv[])
 			closedir(d);
 	}
 	a[n++] = "--proc"; a[n++] = "/proc";
-	a[n++] = "--bind"; a[n++] = (char *)j->work; a[n++] = "/work";
+	if (sized && j->diskmb > 0) /* a tmpfs of its own (/tmp another), the work folder's files bound in */
+		n = bwrapwork(j, a, n, 150);
+	else {
+		a[n++] = "--bind"; a[n++] = (char *)j->work; a[n++] = "/work";
+	}
 	a[n++] = "--chdir"; a[n++] = "/work";
 	a[n++] = "--";
 	for (int k = 0; argv[k] && n < 158; k++)
@@ -846,6 +979,12 @@ jailexec(const struct jail *j, char *const argv[])
 			nsinit();
 		if (minimalroot(j, ns == 2) < 0)
 			return -1;
+		if (j->diskmb > 0 && j->reportfd > 2) { /* its tmpfs, for runcapture to see how full it got */
+			int fd = open("/work", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+			if (fd < 0 || fdsend(j->reportfd, fd) < 0)
+				return -1;
+			close(fd);
+		}
 	} else if (chdir(j->work) < 0) {
 		return -1;
 	}
@@ -881,7 +1020,7 @@ runchild(char *const argv[], const char *dir, const char *input, const struct ru
 	dup2(out[1], 1);
 	dup2(out[1], 2);
 	for (int fd = 3; fd < 1024; fd++)
-		if (fd != ex[1])
+		if (fd != ex[1] && (!lim->jail || fd != lim->jail->reportfd))
 			close(fd);
 	if (lim->jail) {
 		struct jail j = *lim->jail;
@@ -969,11 +1108,55 @@ runwait(pid_t pid, int fd, const char *input, int *infd, const struct runlimits 
 	}
 }
 
+/* with a budget, j's kept files made anew in its work folder: empty, the
+ * jailed uid's (a link or what else an earlier jail left there removed);
+ * 0 or -1 */
+static int
+keepfiles(const struct jail *j)
+{
+	for (size_t k = 0; j->diskmb > 0 && k < sizeof j->keep / sizeof j->keep[0] && j->keep[k]; k++) {
+		char *p = xasprintf("%s/%s", j->work, j->keep[k]);
+		int fd;
+		if (strchr(j->keep[k], '/') || (unlink(p) < 0 && errno != ENOENT) ||
+		    (fd = open(p, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644)) < 0) {
+			if (strchr(j->keep[k], '/'))
+				errno = EINVAL;
+			free(p);
+			return -1;
+		}
+		free(p);
+		if (getuid() == 0 && fchown(fd, j->uid, j->uid) < 0) {
+			close(fd);
+			return -1;
+		}
+		close(fd);
+	}
+	return 0;
+}
+
+/* whether the tmpfs of fd (a jail's /work, from rep) is full: the jail
+ * tried to write more than its budget; rep and the tmpfs closed */
+static int
+budgetspent(int rep)
+{
+	int fd = fdrecv(rep), full = 0;
+	struct statvfs sv;
+
+	/* a write that does not fit fills the tmpfs to its last page */
+	if (fd >= 0 && fstatvfs(fd, &sv) == 0)
+		full = (double)sv.f_bfree * (double)sv.f_frsize < 65536;
+	if (fd >= 0)
+		close(fd);
+	if (rep >= 0)
+		close(rep);
+	return full;
+}
+
 int
 runcapture(char *const argv[], const char *dir, const char *input, const struct runlimits *lim,
            size_t logmax, struct run *r)
 {
-	int out[2], in[2] = { -1, -1 }, ex[2], e;
+	int out[2], in[2] = { -1, -1 }, ex[2], rep[2] = { -1, -1 }, e;
 	pid_t pid;
 	double t0 = now();
 	struct runlimits l = *lim;
@@ -988,16 +1171,24 @@ runcapture(char *const argv[], const char *dir, const char *input, const struct 
 			sweeping();
 		jl = *lim->jail;
 		jl.uid = jailuidof(jl.trusted, getpid());
+		jl.reportfd = -1;
 		l.jail = &jl;
-		if (getuid() == 0 && chown(jl.work, jl.uid, jl.uid) < 0) {
+		if ((getuid() == 0 && chown(jl.work, jl.uid, jl.uid) < 0) || keepfiles(&jl) < 0 ||
+		    (jl.diskmb > 0 && socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, rep) < 0)) {
+			e = errno;
 			buffree(&r->log);
+			errno = e;
 			return -1;
 		}
+		jl.reportfd = rep[1];
 	}
 	/* ex: the child's errno when it cannot start; closed by a good exec */
 	if (pipe(out) < 0 || pipe2(ex, O_CLOEXEC) < 0 || (input && pipe(in) < 0) || (pid = spawn()) < 0) {
 		e = errno;
 		buffree(&r->log);
+		for (int k = 0; k < 2; k++)
+			if (rep[k] >= 0)
+				close(rep[k]);
 		errno = e;
 		return -1;
 	}
@@ -1005,6 +1196,8 @@ runcapture(char *const argv[], const char *dir, const char *input, const struct 
 		runchild(argv, dir, input, &l, in, out, ex);
 	close(out[1]);
 	close(ex[1]);
+	if (rep[1] >= 0)
+		close(rep[1]);
 	if (read(ex[0], &e, sizeof e) == (ssize_t)sizeof e) { /* it did not start */
 		close(ex[0]);
 		close(out[0]);
@@ -1014,6 +1207,7 @@ runcapture(char *const argv[], const char *dir, const char *input, const struct 
 		}
 		waitpid(pid, NULL, 0);
 		reaped(pid);
+		budgetspent(rep[0]);
 		buffree(&r->log);
 		errno = e;
 		return -1;
@@ -1030,6 +1224,7 @@ runcapture(char *const argv[], const char *dir, const char *input, const struct 
 	kill(-pid, SIGKILL); /* stray children of the group */
 	if (lim->jail && !pidns())
 		sweeporphans(); /* and of other sessions */
+	r->diskfull = budgetspent(rep[0]); /* when all in the jail is gone */
 	if (in[1] >= 0)
 		close(in[1]);
 	close(out[0]);

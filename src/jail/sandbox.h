@@ -33,7 +33,23 @@ struct jail {
 	long memmb, filemb;        /* address space and file size limits, MiB (0: none) */
 	int trusted;               /* trusted code: a uid of its own, as root */
 	uid_t uid;                 /* as root, the uid it runs as: runcapture and childstart set it (sandbox.c) */
+	long diskmb;               /* >0 (runcapture): /work and /tmp a tmpfs of this many MiB, see below */
+	const char *keep[4];       /* with diskmb: the files of work it writes for the caller (NULL ends) */
+	int reportfd;              /* runcapture's: the socket the jail sends its tmpfs over (sandbox.c) */
 };
+
+/*
+ * A jail's disk budget (diskmb, runcapture alone): its /work and /tmp are
+ * one tmpfs of diskmb MiB, so that what it writes there, in all its files
+ * together, never reaches the host's disk. The work folder's regular files
+ * are bound into that /work read-only; those named in keep are made anew
+ * (empty, its own) and bound read-write, so that they alone land in the
+ * work folder, each no larger than filemb (RLIMIT_FSIZE). Everything else
+ * it writes is gone with it. A jail that filled its tmpfs comes back with
+ * r->diskfull set. Bubblewrap gets --size tmpfs mounts for /work and /tmp
+ * (where it has --size), without diskfull.
+ */
+enum { JAIL_REF_DISKMB = 64 };     /* a reference's budget: its scratch, beside its outputs */
 
 /* the isolation a jail gets on this machine, in words */
 const char *jailkind(void);
@@ -64,6 +80,7 @@ void jailfreepaths(struct jail *j);
 struct run {
 	int status;
 	int timedout;
+	int diskfull;              /* with a jail's diskmb: it filled its tmpfs (wrote more than diskmb MiB) */
 	double seconds;
 	struct buf log;
 };

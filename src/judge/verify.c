@@ -40,6 +40,7 @@
  */
 #include <errno.h>
 #include <math.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -141,8 +142,12 @@ runreference(const char *reference, const char *venv, const char *work, const ch
 		    diskfree(work) / (1 << 20));
 	memset(&j, 0, sizeof j);
 	j.work = work;
+	/* its outputs' file on the disk, no larger than they need and 64 MiB;
+	 * all else it writes in a tmpfs of JAIL_REF_DISKMB (sandbox.h) */
 	lim.filemb = (long)(outbytes / (1 << 20)) + 64;
 	lim.memmb = venv ? REF_PY_MEMMB : REF_C_MEMMB;
+	j.diskmb = JAIL_REF_DISKMB;
+	j.keep[0] = outfile;
 	if (venv) { /* a Python reference: the environment at JAILVENV, its interpreter's prefix read-only */
 		char *py = xasprintf("%s/bin/python", venv);
 		const char *progs[] = { py, NULL };
@@ -172,11 +177,26 @@ runreference(const char *reference, const char *venv, const char *work, const ch
 	bufput(log, r.log.s, r.log.n);
 	if (r.timedout)
 		bufprintf(log, "\n[the reference ran longer than %d s]\n", seconds);
-	else if (r.status > 128)
+	else if (r.status > 128 && r.status != 128 + SIGXFSZ)
 		bufprintf(log, "\n[the reference was killed by signal %d (%s)]\n", r.status - 128, strsignal(r.status - 128));
-	else if (r.status != 0)
+	else if (r.status != 0 && r.status != 128 + SIGXFSZ)
 		bufprintf(log, "\n[the reference exited with status %d]\n", r.status);
-	rc = r.timedout || r.status != 0 ? -1 : 0;
+	if (r.diskfull)
+		bufprintf(log, "\n[the reference wrote more than %d MiB besides its outputs (its disk budget, /work and /tmp "
+		          "together)]\n", JAIL_REF_DISKMB);
+	{
+		/* past RLIMIT_FSIZE it is killed, or, the first process of its PID
+		 * namespace (which ignores the signal), its writes fail */
+		char *p = xasprintf("%s/%s", work, outfile);
+		struct stat st;
+		if (r.status == 128 + SIGXFSZ || (stat(p, &st) == 0 && st.st_size >= (off_t)lim.filemb << 20)) {
+			bufprintf(log, "\n[the reference wrote more than %ld MiB into one file (its outputs take %.1f MiB)]\n",
+			          lim.filemb, outbytes / (1 << 20));
+			r.status = r.status ? r.status : 128 + SIGXFSZ;
+		}
+		free(p);
+	}
+	rc = r.timedout || r.status != 0 || r.diskfull ? -1 : 0;
 	buffree(&r.log);
 	if (rc < 0 && nospace(work, 0))
 		die(EXIT_RETRY, "the disk filled while the reference ran in '%s'", work);

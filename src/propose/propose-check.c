@@ -421,7 +421,10 @@ sandboxrun(const char *dir, const char *plan, size_t outbytes, struct buf *out, 
 
 	memset(&j, 0, sizeof j);
 	j.work = dir;
+	/* as verify --expected's: its outputs' file on the disk, the rest in a tmpfs */
 	lim.filemb = (long)(outbytes >> 20) + 64;
+	j.diskmb = JAIL_REF_DISKMB;
+	j.keep[0] = "probe.bin";
 	argv[0] = jailpath(&j, "reference");
 	argv[1] = "probe.bin";
 	argv[2] = NULL;
@@ -431,6 +434,9 @@ sandboxrun(const char *dir, const char *plan, size_t outbytes, struct buf *out, 
 	bufput(log, r.log.s, r.log.n);
 	if (r.timedout)
 		bufprintf(log, "[the reference ran longer than 60 s on the plan]");
+	else if (r.diskfull)
+		bufprintf(log, "[the reference wrote more than %d MiB besides its outputs on the plan (its disk budget)]",
+		          JAIL_REF_DISKMB);
 	else if (r.status)
 		bufprintf(log, "[the reference exited with status %d on the plan]", r.status);
 	else if (readfile(file, out) < 0 || out->n != outbytes)
