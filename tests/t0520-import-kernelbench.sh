@@ -5,7 +5,11 @@
 # scalars, output shapes as expressions, smaller verify sizes with an odd
 # one, cost, provenance), each refusal with its reason, the same bytes on
 # a second import, and the imported specs' Python references (torch, in
-# float64) through gen and verify --expected on the CPU.
+# float64) through gen and verify --expected on the CPU. The inputs'
+# values: integer labels within their classes, probabilities non-negative,
+# bool masks as u8 0/1, so that the references give finite outputs. The
+# problem code's own run: jailed (out/bin/jail), or with a scrubbed
+# environment, and no secret of the caller's reaches it either way.
 . "$(dirname "$0")/lib/lib.sh"
 
 if ! PY=$("$RETORT_ROOT/tests/lib/pyenv" tests/kernelbench/requirements.txt out/refenv-kernelbench 2>"$T/pyenv.err"); then
@@ -16,24 +20,89 @@ ENV=${PY%/bin/python}
 KB=$RETORT_ROOT/tests/kernelbench
 scratch_project "$T/p" && cp "$KB/requirements.txt" "$T/p/tasks/requirements.txt" || exit 1
 
+# the caller's secrets, which no problem file may see (env/1_Env_probe.py
+# fails its import when it sees one); and a copy of the probe that looks
+# for a host file, which a jailed problem cannot see
+export ANTHROPIC_API_KEY=sk-ant-FAKE-KEY-0123456789 OPENAI_API_KEY=sk-oai-FAKE-KEY-0123456789
+export OPENAI_BASE_URL=http://127.0.0.1:9/v1 GITHUB_TOKEN=ghp-FAKE MY_SECRET=hush RETORT_ASK_KEY=fake
+echo "not for problem files" >"$T/host-secret"
+mkdir -p "$T/probe" &&
+	sed "s|^HOST_FILE = None|HOST_FILE = \"$T/host-secret\"|" "$KB/env/1_Env_probe.py" >"$T/probe/2_Host_file.py" || exit 1
+
+# whether jails here hide the host's files (root with mount namespaces, or
+# bubblewrap): the importer jails problem code only then
+if "$RETORT_BIN/jail" --kind >"$T/jail-kind" 2>&1; then JAILED=in; else JAILED=NOT; fi
+
+# (one import for the quick cases: each problem file takes seconds)
 test_expect_success 'import: a problem written, its spec valid; a random op refused' '
 	scratch_project q && cd q &&
-	"$PY" "$RETORT_ROOT/scripts/import-kernelbench" --out tasks "$KB/level1/1_Matmul_rect.py" \
-		"$KB/level1/7_Dropout_train.py" >import.log &&
-	cat import.log && tail -n 1 import.log | grep -qx "1 imported, 1 refused" &&
+	"$PY" "$RETORT_ROOT/scripts/import-kernelbench" --jail "$RETORT_BIN/jail" --out tasks \
+		"$KB/level1/1_Matmul_rect.py" "$KB/level1/7_Dropout_train.py" "$KB/level1/11_CrossEntropy_targets.py" \
+		"$KB/env/1_Env_probe.py" >import.log 2>import.err &&
+	cat import.log import.err && tail -n 1 import.log | grep -qx "3 imported, 1 refused" &&
 	grep -qx "refused .*/level1/7_Dropout_train.py: random op in the module: Dropout" import.log &&
 	grep -qx "  - {name: out, kind: out, dtype: f32, shape: \[a_d0, b_d1\]}" tasks/kb1-1-matmul-rect.yaml &&
-	"$RETORT_BIN/gen" --list --all --tasks-dir tasks >ids && test -s ids
+	"$RETORT_BIN/gen" --list --all --tasks-dir tasks >ids && test "$(wc -l <ids)" = 3
+'
+
+test_expect_success 'integer labels drawn within the classes, the bound following the classes'"'"' size' '
+	cd q && grep -qx "  - {name: labels, kind: in, dtype: i64, shape: \[scores_d0\], dist: randint, range: \[0, scores_d1\]}" \
+		tasks/kb1-11-crossentropy-targets.yaml
+'
+
+test_expect_success 'problem code runs jailed where it can, and none of the caller'"'"'s secrets reach it' '
+	cd q && grep -q "^import-kernelbench: problem files run $JAILED " import.err &&
+	grep -qx "wrote .*/env/1_Env_probe.py -> tasks/kb0-1-env-probe.yaml" import.log
+'
+
+test_expect_success LONG 'values as get_inputs draws them: probabilities non-negative, a bool mask as u8 0 or 1' '
+	scratch_project d && cd d &&
+	"$PY" "$RETORT_ROOT/scripts/import-kernelbench" --jail "$RETORT_BIN/jail" --out tasks \
+		"$KB/level1/12_KLDiv_probs.py" "$KB/level1/13_Masked_fill.py" "$T/probe/2_Host_file.py" \
+		>import.log 2>import.err &&
+	cat import.log import.err && tail -n 1 import.log | grep -qx "3 imported, 0 refused" &&
+	grep -qx "  - {name: p, kind: in, dtype: f32, shape: \[p_d0, p_d1\], dist: uniform, range: \[[0-9.e-]*, 0.2\]}" \
+		tasks/kb1-12-kldiv-probs.yaml &&
+	grep -qx "  - {name: q, kind: in, dtype: f32, shape: \[p_d0, p_d1\], dist: uniform, range: \[[0-9.e-]*, 0.2\]}" \
+		tasks/kb1-12-kldiv-probs.yaml &&
+	grep -qx "  - {name: mask, kind: in, dtype: u8, shape: \[x_d0, x_d1\], dist: randint, range: \[0, 2\]}" \
+		tasks/kb1-13-masked-fill.yaml && grep -q "_torch.from_numpy(mask).bool()" tasks/kb1-13-masked-fill.yaml &&
+	"$RETORT_BIN/gen" --list --all --tasks-dir tasks >ids && test "$(wc -l <ids)" = 3
+'
+
+test_expect_success LONG 'a jailed problem cannot read the host'"'"'s files' '
+	cd d && test $JAILED = NOT || grep -qx "wrote .*/probe/2_Host_file.py -> tasks/kb0-2-host-file.yaml" import.log
+'
+
+test_expect_success LONG 'without a jail: a scrubbed environment and rlimits, said on stderr; host files readable' '
+	scratch_project u && cd u &&
+	"$PY" "$RETORT_ROOT/scripts/import-kernelbench" --jail "$T/no-jail" --out tasks \
+		"$KB/env/1_Env_probe.py" "$T/probe/2_Host_file.py" >import.log 2>import.err &&
+	cat import.log import.err &&
+	grep -q "^import-kernelbench: problem files run NOT jailed, with a scrubbed environment" import.err &&
+	grep -qx "wrote .*/env/1_Env_probe.py -> tasks/kb0-1-env-probe.yaml" import.log &&
+	grep -qx "refused .*/probe/2_Host_file.py: cannot trace it: RuntimeError: the problem reads the host.s .*" import.log
+'
+
+test_expect_success 'the jail tool: the program in a root of its own, an environment of its own, its status' '
+	test $JAILED = NOT && expect_fail 1 "cannot jail" "$RETORT_BIN/jail" --work . -- /bin/true && exit 0
+	mkdir w && "$RETORT_BIN/jail" --kind >kind && test -s kind &&
+	"$RETORT_BIN/jail" --work w --seconds 20 -- /bin/sh -c "env; ls /; test ! -e \"$T/host-secret\"" >out &&
+	cat out && ! grep -q "KEY\|TOKEN\|SECRET" out && grep -qx HOME=/work out && grep -qx work out &&
+	expect_fail 1 "jail: .*/bin/sh. exited with status 3" "$RETORT_BIN/jail" --work w -- /bin/sh -c "exit 3" &&
+	expect_fail 1 "ran longer than 1 s" "$RETORT_BIN/jail" --work w --seconds 1 -- /bin/sleep 30 &&
+	expect_fail 2 "the program must be an absolute path" "$RETORT_BIN/jail" --work w -- sh &&
+	"$RETORT_BIN/jail" --help | grep -q "^usage: jail"
 '
 
 test_expect_success 'the Python harness guard: events only for Triton'"'"'s own benchmarker (the autotuner)' '
 	"$PY" "$RETORT_ROOT/tests/lib/guard-events.py" "$RETORT_ROOT/src/runtime/pyharness.py"
 '
 
-test_expect_success LONG 'import: 10 problems written, 4 refused' '
+test_expect_success LONG 'import: 13 problems written, 4 refused' '
 	cd p && "$PY" "$RETORT_ROOT/scripts/import-kernelbench" --out tasks "$KB/level1" "$KB/level2" >import.log &&
-	cat import.log && tail -n 1 import.log | grep -qx "10 imported, 4 refused" &&
-	test "$(ls tasks/kb*.yaml | wc -l)" = 10
+	cat import.log && tail -n 1 import.log | grep -qx "13 imported, 4 refused" &&
+	test "$(ls tasks/kb*.yaml | wc -l)" = 13
 '
 
 test_expect_success LONG 'refusals, each with its reason' '
@@ -77,7 +146,8 @@ test_expect_success LONG 'buffers too: batch norm running statistics as inputs, 
 '
 
 test_expect_success LONG 'the baseline is the module as the reference runs it: batch norm in training mode, inputs not written' '
-	cd p && for f in kb2-2-conv2d-batchnorm-relu kb1-5-conv2d-small kb2-3-gemm-sigmoid-sum; do
+	cd p && for f in kb2-2-conv2d-batchnorm-relu kb1-5-conv2d-small kb2-3-gemm-sigmoid-sum \
+		kb1-11-crossentropy-targets kb1-12-kldiv-probs kb1-13-masked-fill; do
 		"$PY" "$KB/same-on-cpu.py" tasks/$f.yaml || exit 1
 	done
 '
@@ -97,7 +167,7 @@ test_expect_success LONG 'a second import writes the same bytes (and says unchan
 '
 
 test_expect_success LONG 'gen: valid specs; provenance in task.json' '
-	cd p && "$RETORT_BIN/gen" --list --all >ids && test "$(wc -l <ids)" = 10 &&
+	cd p && "$RETORT_BIN/gen" --list --all >ids && test "$(wc -l <ids)" = 13 &&
 	"$RETORT_BIN/gen" --split tasks/kb1-5-conv2d-small.yaml --all &&
 	test "$(field out/v/kb1-5-conv2d-small/task.json "d[\"origin\"]")" = "{'"'"'file'"'"': '"'"'level1/5_Conv2d_small.py'"'"', '"'"'level'"'"': 1, '"'"'problem'"'"': 5, '"'"'source'"'"': '"'"'kernelbench'"'"'}" &&
 	test "$(field out/v/kb1-5-conv2d-small/task.json "d[\"reference_language\"]")" = python
@@ -108,6 +178,14 @@ test_expect_success LONG 'the imported references run (torch, float64, in the sa
 	ninja $(sed "s|.*|out/v/&/expected.json|" ids) >ref.log 2>&1 || { tail -n 30 ref.log; exit 1; }
 	for v in $(cat ids); do
 		test "$(field out/v/$v/expected.json "d[\"reference_precision\"]")" = float64 || exit 1
+	done
+'
+
+test_expect_success LONG 'the CrossEntropy and KLDiv references: finite on every run (labels in range, probabilities positive)' '
+	cd p && for v in kb1-11-crossentropy-targets kb1-12-kldiv-probs; do
+		test "$(field out/v/$v/expected.json "len(d[\"runs\"])")" -ge 6 &&
+		python3 -c "import math, struct, sys; b = open(sys.argv[1], \"rb\").read(); v = struct.unpack(\"%df\" % (len(b) // 4), b); print(sys.argv[1], v); sys.exit(not v or not all(map(math.isfinite, v)))" \
+			out/v/$v/expected.bin || exit 1
 	done
 '
 

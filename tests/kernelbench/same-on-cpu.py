@@ -33,7 +33,9 @@ rng = np.random.default_rng(7)
 model = ref["Model"](*ref["_INIT"]).double()
 params = dict(model.named_parameters())
 params.update(model.named_buffers())
-x = [np.asarray(t, dtype=np.float64) for t in ref["get_inputs"]()]
+# get_inputs' own values: floats widened, integers kept, bool masks as u8
+x = [t.double().numpy() if t.is_floating_point() else t.to(torch.uint8 if t.dtype == torch.bool else t.dtype).numpy()
+     for t in ref["get_inputs"]()]
 state = [rng.uniform(-0.3, 0.3, params[n].shape) for n in ref["_STATE"]]
 names = list(inspect.signature(ref["reference"]).parameters)
 shapes = dict(zip(names, [t.shape for t in x]))
@@ -44,7 +46,7 @@ for n in names[len(x) + len(state):]:
     m = re.fullmatch(r"(.+)_d(\d+)", n)
     rest.append(shapes[m.group(1)][int(m.group(2))] if m and m.group(1) in shapes else None)
 want = ref["reference"](*x, *state, *rest).numpy()
-ins = [torch.tensor(a, dtype=torch.float32) for a in x + state]
+ins = [torch.tensor(a, dtype=torch.float32) if a.dtype == np.float64 else torch.from_numpy(a.copy()) for a in x + state]
 keep = [t.clone() for t in ins]
 y = base["baseline"](*ins, *rest).numpy()
 diff = float(np.abs(y - want).max())
