@@ -135,33 +135,35 @@ class Refused(Exception):
 
 def guard(rt):
     """A Triton candidate's host code, at run time: no side streams, graphs or
-    events (the harness's events time the default stream) but those
-    triton.testing's do_bench makes when the autotuner times its configs,
-    no host copies of tensors (host computation); the static screen refuses
-    these first, and what else torch could compute on the host."""
+    events (the harness's events time the default stream), no host copies
+    of tensors (host computation). The static screen refuses these first,
+    and what else torch could compute on the host. Triton's own code may
+    make them (the autotuner times its configs with do_bench: events, a
+    quantile read back with tolist()), and torch's may make Stream objects
+    (current_stream(), which an event's record calls): the caller's file
+    says whose call it is; the candidate's file lies outside both."""
     import torch
+    try:
+        import triton
+        ours = (os.path.dirname(triton.__file__) + os.sep,)
+    except ImportError:  # a Python entry point without Triton: nothing of it may
+        ours = ()
+    cuda = ours + (os.path.dirname(torch.cuda.__file__) + os.sep,)
 
-    def refuse(rule, what):
+    def refuse(rule, what, genuine, callers):
         def refused(*args, **kwargs):
+            if sys._getframe(1).f_code.co_filename.startswith(callers):
+                return genuine(*args, **kwargs)
             rt.harnessrefuse(rule.encode(), ("the candidate called %s" % what).encode())
             raise Refused("%s is not allowed in a Triton candidate (rule %s)" % (what, rule))
         return refused
     for name in ("Stream", "stream", "set_stream", "ExternalStream", "StreamContext", "graph", "CUDAGraph",
-                 "make_graphed_callables"):
+                 "make_graphed_callables", "Event"):
         if hasattr(torch.cuda, name):
-            setattr(torch.cuda, name, refuse("streams", "torch.cuda." + name))
-    if hasattr(torch.cuda, "Event"):
-        genuine, refused = torch.cuda.Event, refuse("streams", "torch.cuda.Event")
-        bencher = os.path.join("triton", "testing.py")
-
-        def event(*args, **kwargs):
-            # Triton's own benchmarker, the autotuner's, times a kernel's configs: its events only
-            if sys._getframe(1).f_code.co_filename.endswith(bencher):
-                return genuine(*args, **kwargs)
-            return refused(*args, **kwargs)
-        torch.cuda.Event = event
+            setattr(torch.cuda, name, refuse("streams", "torch.cuda." + name, getattr(torch.cuda, name),
+                                             cuda if name == "Stream" else ours))
     for name in ("cpu", "numpy", "item", "tolist"):
-        setattr(torch.Tensor, name, refuse("host_compute", "Tensor.%s()" % name))
+        setattr(torch.Tensor, name, refuse("host_compute", "Tensor.%s()" % name, getattr(torch.Tensor, name), ours))
 
 
 def lockrefused(rt):
