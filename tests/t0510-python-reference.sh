@@ -150,6 +150,14 @@ test_expect_success 'degenerate outputs are refused' '
 	! expected pyconst && grep -q "degenerate task: writing the constant 3 into every element of output .y." pyconst.log
 '
 
+test_expect_success 'a small output that is never finite is refused too (a kernel writing NaN would pass)' '
+	cd p &&
+	pyspec pynan "        y[...] = np.nan if x.size > 2 else x.sum() * alpha" "6" &&
+	sed -i "s/name: y, kind: out, dtype: f16, shape: \[rows, cols\]/name: y, kind: out, dtype: f16, shape: [1]/" tasks/pynan.yaml &&
+	rconfigure --tasks=py --python-env="$ENV" >conf.log &&
+	! expected pynan && grep -q "degenerate task: output .y. at .* has 0 finite values of 1" pynan.log
+'
+
 test_expect_success 'a reference that raises: refused, with its traceback' '
 	cd p &&
 	pyspec pyraise "        raise ValueError(\"no such luck %d\" % rows)" &&

@@ -261,7 +261,8 @@ examples(const struct task *t, const char *reference, const char *venv, const ch
  * A task is degenerate when writing a constant passes: for each output of
  * the largest verify case, the comparator is asked whether the mean,
  * written everywhere, would be accepted. So is one whose outputs are
- * mostly not finite: writing NaN would pass.
+ * mostly not finite (fewer than 16 finite values; none, for an output of
+ * fewer than 16 elements): writing NaN would pass.
  */
 static void
 degenerate(const struct task *t, const struct tcase *c, const char *data)
@@ -288,7 +289,7 @@ degenerate(const struct task *t, const struct tcase *c, const char *data)
 		compare(constant, a->dt, data + off, WANT_REF, (int64_t)n, a, 1, &res);
 		free(constant);
 		off += n * (size_t)refsize(a->dt);
-		if (n >= 16 && finite < 16)
+		if (finite < (n < 16 ? 1 : 16))
 			refuse("%s: degenerate task: output '%s' at %s has %zu finite values of %zu, so a kernel that "
 			    "writes NaN or Inf everywhere passes; change the sizes or inputs so that the output is finite",
 			    t->id, a->name, c->label, finite, n);
