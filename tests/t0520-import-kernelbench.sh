@@ -34,13 +34,12 @@ mkdir -p "$T/probe" &&
 if "$RETORT_BIN/jail" --kind >"$T/jail-kind" 2>&1; then JAILED=in; else JAILED=NOT; fi
 
 # (one import for the quick cases: each problem file takes seconds)
-test_expect_success 'import: a problem written, its spec valid; a random op refused' '
+test_expect_success 'import: a problem written, its spec valid' '
 	scratch_project q && cd q &&
 	"$PY" "$RETORT_ROOT/scripts/import-kernelbench" --jail "$RETORT_BIN/jail" --out tasks \
-		"$KB/level1/1_Matmul_rect.py" "$KB/level1/7_Dropout_train.py" "$KB/level1/11_CrossEntropy_targets.py" \
+		"$KB/level1/1_Matmul_rect.py" "$KB/level1/11_CrossEntropy_targets.py" \
 		"$KB/env/1_Env_probe.py" >import.log 2>import.err &&
-	cat import.log import.err && tail -n 1 import.log | grep -qx "3 imported, 1 refused" &&
-	grep -qx "refused .*/level1/7_Dropout_train.py: random op in the module: Dropout" import.log &&
+	cat import.log import.err && tail -n 1 import.log | grep -qx "3 imported, 0 refused" &&
 	grep -qx "  - {name: out, kind: out, dtype: f32, shape: \[a_d0, b_d1\]}" tasks/kb1-1-matmul-rect.yaml &&
 	"$RETORT_BIN/gen" --list --all --tasks-dir tasks >ids && test "$(wc -l <ids)" = 3
 '
