@@ -164,6 +164,37 @@ def guard(rt):
                                              cuda if name == "Stream" else ours))
     for name in ("cpu", "numpy", "item", "tolist"):
         setattr(torch.Tensor, name, refuse("host_compute", "Tensor.%s()" % name, getattr(torch.Tensor, name), ours))
+    return launches(rt, torch, ours)
+
+
+# the torch operators a candidate's call may run: allocation (a fill
+# kernel at most, as the screen's torch.zeros and torch.full) and views
+TORCH_OPS = {"empty", "empty_like", "empty_strided", "new_empty", "new_empty_strided", "zeros", "zeros_like",
+             "full", "full_like", "zero_", "fill_", "view", "_unsafe_view", "as_strided", "alias", "detach",
+             "select", "slice", "t", "transpose", "permute", "expand", "unsqueeze", "squeeze", "unflatten"}
+
+
+def launches(rt, torch, ours):
+    """A dispatch mode for the candidate's calls: every torch operator
+    they run (whatever way the host code reached it) passes through it,
+    and one that computes (a torch or cuBLAS kernel in a Triton answer)
+    is refused as torch_compute, unless Triton's own code ran it (the
+    autotuner's benchmarker)"""
+    from torch.utils._python_dispatch import TorchDispatchMode
+    lib = os.path.dirname(torch.__file__) + os.sep
+
+    class Launches(TorchDispatchMode):
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            if func.overloadpacket.__name__ not in TORCH_OPS:
+                f = sys._getframe(1)
+                while f is not None and f.f_code.co_filename.startswith(lib):
+                    f = f.f_back
+                if f is None or not f.f_code.co_filename.startswith(ours):
+                    what = "torch's %s (a torch kernel)" % func
+                    rt.harnessrefuse(b"torch_compute", ("the candidate ran %s in its call" % what).encode())
+                    raise Refused("%s is not allowed in a Triton candidate (rule torch_compute)" % what)
+            return func(*args, **(kwargs or {}))
+    return Launches
 
 
 def lockrefused(rt):
@@ -214,8 +245,9 @@ def main():
     source = os.path.join(tmp, "candidate.py")
     rt = ctypes.CDLL(lib)
     rt.harnessrefuse.argtypes = [ctypes.c_char_p, ctypes.c_char_p]
+    checked = None  # the dispatch mode a candidate's calls run under (guard's)
     if not trusted and not spec.get("fake", 0):
-        guard(rt)
+        checked = guard(rt)
     if trusted and not spec.get("fake", 0):
         # a baseline is timed with TF32 on for matmuls and convolutions, as
         # KernelBench-Verified reports it (bench records "tf32": true); as
@@ -232,7 +264,11 @@ def main():
         try:
             sz = tuple(sizes[i] for i in range(wrap.nsizes))
             args, tens = wrap.params(ptrs, sz, [scalars[i] for i in range(wrap.nscalars)])
-            r = fn(*args)
+            if checked:
+                with checked():
+                    r = fn(*args)
+            else:
+                r = fn(*args)
             if trusted:
                 result[:] = [(r, tens)]
         except Refused:

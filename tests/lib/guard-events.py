@@ -3,7 +3,10 @@
 Triton) lets Triton's own code make CUDA events and read a tensor back
 (the autotuner's do_bench), and torch's own code make Stream objects
 (current_stream(), which an event's record calls); the candidate's own
-calls of each are refused. Exit 0 when so, else 1 with what went wrong."""
+calls of each are refused. Under the dispatch mode the guard returns
+(the candidate's calls run under it), torch may allocate and make views,
+and compute only for Triton's own code. On the CPU: exit 0 when so, else
+1 with what went wrong."""
 import os
 import sys
 
@@ -22,7 +25,7 @@ class Runtime:
 
 
 rt = Runtime()
-ns["guard"](rt)
+mode = ns["guard"](rt)
 TESTING = os.path.join(os.path.dirname(triton.__file__), "testing.py")
 CUDA = os.path.join(os.path.dirname(torch.cuda.__file__), "__init__.py")
 CASES = [  # (code, as if in file, refused as)
@@ -46,4 +49,26 @@ for code, where, refused in CASES:
     if refused is None and rt.refused:
         sys.exit("%r from %s was recorded as refused: %s" % (code, where, rt.refused))
     if refused and [d for _, d in rt.refused] != [("the candidate called %s" % refused).encode()]:
+        sys.exit("%r from %s: refused as %s" % (code, where, rt.refused))
+
+ALLOC = ("import torch\nx = torch.empty(4, 4)\ny = torch.zeros(8)\nz = torch.full((2,), 1.5)\n"
+         "v = x.view(16)[2:6].t() if False else x.view(16)[2:6]\nw = x.transpose(0, 1).unsqueeze(0)\n")
+COMPUTE = [("torch.matmul(x, x)", "mm"), ("x + 1", "add"), ("x.sum()", "sum"), ("x.clone()", "clone"),
+           ("torch.ones(3)", "ones"), ("x.to(torch.float16)", "_to_copy")]
+x = torch.empty(4, 4)
+for code, where, refused in [(ALLOC, "/tmp/candidate.py", None)] + \
+        [(c, "/tmp/candidate.py", op) for c, op in COMPUTE] + \
+        [("torch.quantile(x.flatten(), torch.tensor([0.5]))", TESTING, None)]:
+    rt.refused.clear()
+    try:
+        with mode():
+            exec(compile(code, where, "exec"), {"torch": torch, "x": x})
+    except ns["Refused"]:
+        if not refused:
+            sys.exit("%r from %s was refused under the dispatch mode: %s" % (code, where, rt.refused))
+    else:
+        if refused:
+            sys.exit("%r from %s ran under the dispatch mode" % (code, where))
+    if refused and not (len(rt.refused) == 1 and rt.refused[0][0] == b"torch_compute" and
+                        (b"aten.%s." % refused.encode()) in rt.refused[0][1]):
         sys.exit("%r from %s: refused as %s" % (code, where, rt.refused))
