@@ -2,7 +2,7 @@
 # cheat: arbitrary Python through Triton's own modules: triton.language.core imports builtins, so
 #   tl.core.builtins.getattr fetches torch.softmax by a computed name (no bare getattr for the screen to see)
 # expect: screen
-# runtime: accepted (correct at run time, as torch-getattr.py: only the screen refuses it, by the attribute chain)
+# runtime: verify (however it was fetched, torch.softmax runs under pyharness.py's dispatch mode: violation torch_compute)
 import torch
 import triton.language as tl
 

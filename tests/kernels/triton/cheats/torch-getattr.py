@@ -1,7 +1,7 @@
 # task: softmax.f32.cols4096
 # cheat: torch fallback hidden from a name match: the function is fetched with getattr(torch, "soft" + "max") and called
 # expect: screen
-# runtime: accepted (correct at run time, as torch-fallback.py: only the screen refuses it, here by refusing getattr on torch with a computed name)
+# runtime: verify (however it was fetched, torch.softmax runs under pyharness.py's dispatch mode: violation torch_compute)
 import torch
 
 
