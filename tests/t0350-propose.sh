@@ -90,6 +90,12 @@ test_expect_success 'each rule refuses its planted proposal; honest ones pass ev
 test_expect_success 'the CPU time window refuses a reference past --cpu-max' '
 	cd p && "$PLANT" b.md honest && check b.md 1 --cpu-max 0.001 && outcomes | tee got && grep -q "failed cpu_time" got
 '
+test_expect_success LONG 'a reference that sleeps, spins or forks: refused (reference_runs) at --ref-seconds, nothing left running but zombies the end of its PID namespace reaps' '
+	cd p && "$PLANT" h.md sleeps spins forks && check h.md 3 --ref-seconds 2 && outcomes | tee got &&
+	test "$(grep -c "failed reference_runs" got)" = 3 &&
+	test "$(field check.json "sum(\"ran past 2 s of wall clock\" in r[\"message\"] for p in d[\"proposals\"] for r in p[\"rules\"])")" = 3 &&
+	! pgrep -x -r R,S,D,T reference
+'
 test_expect_success 'a text near-duplicate under renamed arguments: caught by its text' '
 	cd p && "$PLANT" n.md honest:0 renamed:0 && check n.md 2 && outcomes | tee got &&
 	test "$(grep -c " passed " got)" = 2 && mkdir -p nspecs && echo check.json >n.rsp &&

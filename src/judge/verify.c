@@ -13,7 +13,8 @@
  *     --expected runs the spec's CPU reference once per variant, in the
  *     sandbox: on the spec's examples, then on inputs drawn from seeds
  *     derived from the cache dir's secret, at every verify size and at
- *     the bench sizes it can afford. It writes those runs and outputs.
+ *     the bench sizes it can afford, within --ref-seconds of wall clock
+ *     all together. It writes those runs and outputs.
  *     The candidate form runs cand.so or cand.py (beside COMPILE_JSON)
  *     through the harness in the sandbox, every run in order, in one CUDA
  *     context. The child draws the inputs on the device and never sees
@@ -83,6 +84,7 @@ struct opts {
 	char *const *benchin; /* its BENCH_JSON, then TASK_JSON, CALIBRATION_JSON, BASELINE_JSON or NULL */
 	const char *pyenv;    /* --python-env: a Python reference's environment */
 	const char *gpupython, *pyharness; /* Python entry points' (proto.h hpython) */
+	int refseconds;       /* --ref-seconds: the reference's wall clock, all its runs together */
 };
 
 /* ---------------------------------------------------------- the reference */
@@ -90,6 +92,10 @@ struct opts {
 /* --expected: the output and task of this run, for refuse() */
 static const char *refusing_out;
 static const struct task *refusing_task;
+/* --expected: when the reference's wall clock (--ref-seconds, its runs
+ * together) runs out, and that budget */
+static double refdeadline;
+static int refbudget;
 
 /*
  * The reference failed its checks (its examples, a degenerate task, a
@@ -133,7 +139,10 @@ runreference(const char *reference, const char *venv, const char *work, const ch
 	struct runlimits lim = { seconds, 0, 0, &j };
 	struct run r;
 	char *copy = xasprintf("%s/reference", work), *argv[3];
-	int rc = -1;
+	int rc = -1, left = (int)ceil(refdeadline - now());
+
+	if (left < lim.seconds) /* what is left of the budget, at least a second */
+		lim.seconds = left > 1 ? left : 1;
 
 	/* a full disk is the host's failure, not the reference's (exit 1) */
 	if (nospace(work, outbytes + NOSPACE_MIN))
@@ -175,7 +184,10 @@ runreference(const char *reference, const char *venv, const char *work, const ch
 	free((char *)j.venv);
 	j.venv = NULL;
 	bufput(log, r.log.s, r.log.n);
-	if (r.timedout)
+	if (r.timedout && lim.seconds < seconds)
+		bufprintf(log, "\n[the reference ran past %d s of wall clock, its runs together (--ref-seconds): "
+		          "it sleeps, spins or waits on a process it started, or the verify sizes are too large]\n", refbudget);
+	else if (r.timedout)
 		bufprintf(log, "\n[the reference ran longer than %d s]\n", seconds);
 	else if (r.status > 128 && r.status != 128 + SIGXFSZ)
 		bufprintf(log, "\n[the reference was killed by signal %d (%s)]\n", r.status - 128, strsignal(r.status - 128));
@@ -381,6 +393,8 @@ expected(const struct opts *o, const char *taskpath, const char *reference)
 		venv = o->pyenv;
 	}
 	refusing_out = o->out, refusing_task = &t;
+	refbudget = o->refseconds;
+	refdeadline = now() + refbudget;
 	if (filesize(reference) == 0) { /* prepare --reference: a proposal's that did not build */
 		char *lp = xasprintf("%s.log", reference);
 		struct buf lg;
@@ -1066,7 +1080,7 @@ write:
 int
 main(int argc, char **argv)
 {
-	struct opts o = { NULL, NULL, "out/gpu", 1, 30, 0, 0, 0, 0, NULL, NULL, NULL, "out/runtime/py" };
+	struct opts o = { NULL, NULL, "out/gpu", 1, 30, 0, 0, 0, 0, NULL, NULL, NULL, "out/runtime/py", 1800 };
 	struct optlist in;
 	char *benchin[4];
 	int exp = 0, r;
@@ -1078,6 +1092,8 @@ main(int argc, char **argv)
 		{ "--no-bench", NULL, OPT_FLAG, &o.nobench, 0, 0, "--expected without the bench sizes, nor hidden ones larger than "
 		  "the verify sizes (checking specs)" },
 		{ "--python-env", "DIR", OPT_STR, &o.pyenv, 0, 0, "--expected: a Python reference's environment" },
+		{ "--ref-seconds", "S", OPT_INT, &o.refseconds, 1, 86400, "--expected: the reference's wall clock, its "
+		  "runs together (default 1800); past it the reference failed" },
 		OPTS_GPU(&o.gpus, &o.lockdir, &o.timeout),
 		OPTS_PYTHON(&o.gpupython, &o.pyharness),
 		{ "--sanitize", NULL, OPT_FLAG, &o.sanitize, 0, 0,

@@ -79,6 +79,7 @@ struct opts {
 	const char *out, *cachedir, *cc, *bindir, *src, *promptdir, *runner;
 	const char *first; /* --first-response: a teacher-reference spec's reference 1 */
 	double cpumax;
+	int refseconds; /* --ref-seconds: verify --expected's, a reference's wall clock */
 	int askref; /* --ask-reference N */
 	int spec;   /* --spec: the batch is one hand-written spec (reference: teacher) */
 };
@@ -235,11 +236,14 @@ bounded(struct prop *p, const struct ydoc *doc, const char *text, const struct t
 
 /* ---------------------------------------------------------- the tools */
 
+/* the wall clock of a trusted tool's run: past it, this machine failed */
+enum { TOOL_SECONDS = 1800 };
+
 /* run a trusted tool (prepare, verify) outside the sandbox; its exit status, its messages in log */
 static int
 tool(char **argv, struct buf *log, double *cpu)
 {
-	struct runlimits lim = { 1800, 0, 0, NULL };
+	struct runlimits lim = { TOOL_SECONDS, 0, 0, NULL };
 	struct rusage r0, r1;
 	struct run r;
 
@@ -253,7 +257,7 @@ tool(char **argv, struct buf *log, double *cpu)
 	bufput(log, r.log.s, r.log.n);
 	buffree(&r.log);
 	if (r.timedout)
-		die(EXIT_RETRY, "'%s' ran past 1800 s", argv[0]);
+		die(EXIT_RETRY, "'%s' ran past %d s", argv[0], TOOL_SECONDS);
 	if (r.status == 1 || r.status > 2)
 		die(EXIT_RETRY, "'%s' failed (status %d):\n%s", argv[0], r.status, log->s ? log->s : "");
 	return r.status;
@@ -278,9 +282,15 @@ referencechecks(const struct opts *o, struct prop *p, const char *dir, double *c
 {
 	char *task = xasprintf("%s/task.json", dir), *ref = xasprintf("%s/reference", dir);
 	char *exp = xasprintf("%s/expected.json", dir), *ver = xasprintf("%s/verify", o->bindir);
-	char *a2[] = { ver, "--expected", "--no-bench", "--cache-dir", (char *)o->cachedir, "-o", exp, task, ref, NULL };
+	char secs[16];
+	char *a2[] = { ver, "--expected", "--no-bench", "--ref-seconds", secs, "--cache-dir", (char *)o->cachedir, "-o", exp,
+	               task, ref, NULL };
 	struct buf log;
 	int rc = -1, st;
+
+	/* within tool()'s TOOL_SECONDS: verify records the reference's verdict
+	 * before this one's limit would end it */
+	snprintf(secs, sizeof secs, "%d", o->refseconds);
 
 	bufinit(&log, 1 << 17);
 	st = buildref(o, task, ref, &log); /* before log.s is read: it grows */
@@ -1647,7 +1657,7 @@ agree(const struct opts *o, const char *reftaskpath, const char *resppath, const
 int
 main(int argc, char **argv)
 {
-	struct opts o = { NULL, NULL, "cc", "out/bin", "src", "tasks/prompts", NULL, NULL, 30, 0, 0 };
+	struct opts o = { NULL, NULL, "cc", "out/bin", "src", "tasks/prompts", NULL, NULL, 30, 120, 0, 0 };
 	int corp = 0, agr = 0;
 	struct optlist in;
 	int r;
@@ -1664,6 +1674,8 @@ main(int argc, char **argv)
 		  "(what propose-accept checks proposals against)" },
 		{ "--cpu-max", "S", OPT_NUM, &o.cpumax, 0.001, 3600, "CPU seconds the reference may take on the verify "
 		  "sizes (default 30)" },
+		{ "--ref-seconds", "S", OPT_INT, &o.refseconds, 1, TOOL_SECONDS - 300, "the reference's wall clock on its "
+		  "examples and verify sizes together (default 120); past it the proposal fails reference_runs" },
 		{ "--ask-reference", "N", OPT_INT, &o.askref, 1, 3, "write the request for independent reference N: "
 		  "-o REFTASK_JSON TASK_JSON @CHECKS (2) or FIRST_AGREE_JSON (3)" },
 		{ "--agree", NULL, OPT_FLAG, &agr, 0, 0, "compare the independent references with the proposals': "
