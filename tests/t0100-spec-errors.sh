@@ -27,6 +27,14 @@ test_expect_success 'unknown key inside an arg' '
 	cd p && spec bad bad && sed -i "s/shape: \[n\]}/shpae: [n]}/" tasks/bad.yaml &&
 	bad bad "tasks/bad.yaml:[0-9]*:[0-9]*: unknown key .shpae. in an arg (did you mean .shape.?)"
 '
+test_expect_success 'an entry point the C library or CUDA already names: refused' '
+	cd p && spec bad bad && sed -i "s/^entry: .*/entry: expf/" tasks/bad.yaml &&
+	expect_fail 2 "entry .expf. is a function of the C maths library" "$RETORT_BIN/gen" --list --all &&
+	sed -i "s/^entry: .*/entry: cuLaunchKernel/" tasks/bad.yaml &&
+	expect_fail 2 "entry .cuLaunchKernel. is in the CUDA driver" "$RETORT_BIN/gen" --list --all &&
+	sed -i "s/^entry: .*/entry: malloc/" tasks/bad.yaml &&
+	bad bad "tasks/bad.yaml:[0-9]*:[0-9]*: entry .malloc. is a function of the C library: no candidate could define it"
+'
 test_expect_success 'wrong type' '
 	cd p && spec bad bad "samples: [1, 2]" &&
 	bad bad "tasks/bad.yaml:15:10: samples must be a single value, not a list"

@@ -241,6 +241,50 @@ iscname(const char *s)
 	return 1;
 }
 
+/* the C library's (ISO C, POSIX's common calls) and the CUDA libraries'
+ * names, which no candidate can define as its entry point: where s is
+ * one, why, else NULL */
+static const char *
+libraryname(const char *s)
+{
+	static const char *const libc[] = {
+		"abort", "abs", "atexit", "atof", "atoi", "atol", "bsearch", "calloc", "div", "exit", "free", "getenv",
+		"labs", "malloc", "qsort", "rand", "realloc", "srand", "strtod", "strtol", "strtoul", "system",
+		"aligned_alloc", "quick_exit", "_Exit", "_exit", "memchr", "memcmp", "memcpy", "memmove", "memset",
+		"strcat", "strchr", "strcmp", "strcpy", "strlen", "strncmp", "strncpy", "strstr", "strtok", "strerror",
+		"printf", "fprintf", "sprintf", "snprintf", "puts", "putchar", "fopen", "fclose", "fread", "fwrite",
+		"fflush", "scanf", "sscanf", "perror", "remove", "rename", "clock", "time", "signal", "raise",
+		"setjmp", "longjmp", "assert", "read", "write", "open", "close", "fork", "sleep", "pipe", "kill",
+		"mmap", "munmap", "dup", "dup2", "isnan", "isinf", "isfinite", "signbit", "fpclassify", NULL
+	};
+	/* <math.h>: each also with f and l */
+	static const char *const libm[] = {
+		"acos", "asin", "atan", "atan2", "cos", "sin", "tan", "acosh", "asinh", "atanh", "cosh", "sinh", "tanh",
+		"exp", "exp2", "expm1", "frexp", "ldexp", "log", "log10", "log1p", "log2", "logb", "modf", "cbrt",
+		"fabs", "hypot", "pow", "sqrt", "erf", "erfc", "lgamma", "tgamma", "ceil", "floor", "nearbyint", "rint",
+		"lrint", "round", "lround", "trunc", "fmod", "remainder", "copysign", "nan", "nextafter", "fdim",
+		"fmax", "fmin", "fma", "rsqrt", "exp10", NULL
+	};
+	static const char *const prefixes[] = { "cuda", "cublas", "cudnn", "curand", "cufft", "cusparse", "cusolver",
+		                                    "cutlass", "nccl", "nvrtc", "nvtx", "thrust", "__", NULL };
+	int i;
+
+	for (i = 0; libc[i]; i++)
+		if (!strcmp(s, libc[i]))
+			return "a function of the C library";
+	for (i = 0; libm[i]; i++) {
+		size_t k = strlen(libm[i]);
+		if (!strncmp(s, libm[i], k) && (!s[k] || ((s[k] == 'f' || s[k] == 'l') && !s[k + 1])))
+			return "a function of the C maths library";
+	}
+	for (i = 0; prefixes[i]; i++)
+		if (!strncmp(s, prefixes[i], strlen(prefixes[i])))
+			return "in the CUDA libraries' names";
+	if (s[0] == 'c' && s[1] == 'u' && isupper((unsigned char)s[2]))
+		return "in the CUDA driver's names";
+	return NULL;
+}
+
 /* a scalar's text with placeholders replaced; NULL (after an error) if not a scalar */
 static char *
 text(struct ctx *c, const struct ynode *n, const char *what, int *changed)
@@ -1563,6 +1607,12 @@ resolve(struct ctx *c, struct variant *v, const char *specid)
 	if (entry && !iscname(entry))
 		verr(c, yget(c->root, "entry"), 1, "entry must be a C identifier (and not a keyword or "
 		     "main, reference, baseline)");
+	else if (entry && libraryname(entry)) {
+		char *m = xasprintf("entry '%s' is %s: no candidate could define it (name the operation)", entry,
+		                    libraryname(entry));
+		verr(c, yget(c->root, "entry"), 1, m);
+		free(m);
+	}
 	tags = getlist(c, c->root, "tags", 1);
 	hints = getlist(c, c->root, "hints", 0);
 	prompt = promptname(c);
