@@ -6,7 +6,7 @@
 # it.
 . "$(dirname "$0")/lib/lib.sh"
 
-for t in bench compile gen metrics package prepare query-llm record report verify propose-check propose-accept; do
+for t in bench compile gen jail metrics package prepare query-llm record report verify propose-check propose-accept; do
 	test_expect_success "$t --help: usage on stdout, exit 0, nothing on stderr" '
 		"$RETORT_BIN/'$t'" --help >out 2>err &&
 		grep -q "^usage: '$t'" out && grep -q "^options:$" out &&

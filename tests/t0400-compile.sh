@@ -181,7 +181,9 @@ test_expect_success 'a compiler that is not there is a failure of the tool (exit
 	expect_fail 1 "cannot run" "$RETORT_BIN/prepare" --baseline --nvcc /nonexistent/nvcc -o x.so relu/v/relu/task.json &&
 	test ! -e x.so &&
 	expect_fail 1 "cannot run" "$RETORT_BIN/prepare" --reference --cc /nonexistent/cc --src "$RETORT_ROOT/src" \
-		-o x.ref "$TASK" && test ! -e x.ref && ! ls x.ref.work* 2>/dev/null
+		-o x.ref "$TASK" && test ! -e x.ref && ! ls x.ref.work* 2>/dev/null &&
+	expect_fail 2 "runner: cannot read ./nonexistent/runner.o." "$RETORT_BIN/prepare" --reference \
+		--runner /nonexistent/runner.o -o x.ref "$TASK" && test ! -e x.ref
 '
 test_expect_success LONG 'an entry point named id: the baseline builds under its own name (not found inside void)' '
 	mkdir -p idp/tasks && ln -s "$RETORT_ROOT/tasks/prompts" idp/tasks/prompts && sed -e "s/^id: relu$/id: idtask/" -e "s/^entry: relu_forward$/entry: id/" \

@@ -693,6 +693,8 @@ main(int argc, char **argv)
 		optdie(&spec, "%s", run || rr ? "--runtime and --refrunner take no TASK_JSON" : "need TASK_JSON");
 	if (o.runner && !ref)
 		optdie(&spec, "--runner OBJECT goes with --reference");
+	if (o.runner && access(o.runner, R_OK) != 0)
+		die(EXIT_USAGE, "--runner: cannot read '%s':", o.runner);
 	gpuarg = o.gpupython;
 	if (o.gpupython && !run)
 		optdie(&spec, "--gpu-python DIR goes with --runtime");

@@ -658,6 +658,8 @@ compare(const struct cmpopts *o, const char *out, const char *apath, const char 
 	tb = json_object_get(B, "tasks");
 	if (!json_is_object(ta) || !json_is_object(tb))
 		die(EXIT_USAGE, "not metrics (no tasks): '%s'", json_is_object(ta) ? bpath : apath);
+	if (!json_is_object(json_object_get(A, "student")) || !json_is_object(json_object_get(B, "student")))
+		die(EXIT_USAGE, "not metrics (no student): '%s'", json_is_object(json_object_get(A, "student")) ? bpath : apath);
 	p = xcalloc(json_object_size(ta) + 1, sizeof *p);
 	nm = metrics(ta, tb, m, keys, sizeof m / sizeof *m);
 	for (i = 0; i < nm; i++) {
