@@ -175,13 +175,22 @@ EOF
 	"$RETORT_BIN/package" --project many >many.txt && cat many.txt &&
 	test "$(sed "s/.*archive \([0-9]*\).*/\1/" many.txt | tr "\n" " ")" = "0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 "
 '
+test_expect_success 'a record'"'"'s text reaches the report escaped (an outcome that is markup)' '
+	cd p && python3 -c "import json; d = json.load(open(\"unp/rec.json\"))
+d[\"outcome\"] = \"<script>document.body.setAttribute(\\\"data-pwned\\\", 1)</script>\"
+json.dump(d, open(\"unp/xss.json\", \"w\"))" &&
+	"$RETORT_BIN/report" -o unp/xss.html unp/xss.json && ! grep -q "<script" unp/xss.html &&
+	grep -q "&lt;script&gt;document.body.setAttribute(&quot;data-pwned&quot;, 1)&lt;/script&gt;" unp/xss.html
+'
 browser=$(command -v chromium || command -v chromium-browser || true)
 if test -n "$browser"; then
-	test_expect_success 'the report renders in headless Chromium (screenshot)' '
+	test_expect_success 'the report renders in headless Chromium (screenshot); a record'"'"'s markup runs nothing there' '
 		cd p && "$browser" --headless --no-sandbox --disable-gpu --screenshot="$T/report.png" \
 			--window-size=1200,900 "file://$T/p/out/report.html" >chrome.log 2>&1;
 		test -s "$T/report.png" && test "$(wc -c < "$T/report.png")" -gt 10000 &&
-		if test -n "${RETORT_KEEP_SCREENSHOT:-}"; then cp "$T/report.png" "$RETORT_KEEP_SCREENSHOT"; fi
+		if test -n "${RETORT_KEEP_SCREENSHOT:-}"; then cp "$T/report.png" "$RETORT_KEEP_SCREENSHOT"; fi &&
+		"$browser" --headless --no-sandbox --disable-gpu --dump-dom "file://$T/p/unp/xss.html" >dom.html 2>chrome.log;
+		grep -q "data-pwned" dom.html && ! grep -q "data-pwned=" dom.html
 	'
 else
 	test_skip 'the report in headless Chromium: chromium is not installed'

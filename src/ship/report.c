@@ -236,7 +236,9 @@ pagestages(struct buf *b, const struct tally *t)
 	        "</style></head><body>\n<h1>retort report</h1>\n");
 	bufprintf(b, "<p>%zu samples.", t->nfiles);
 	json_object_foreach(t->outcomes, k, v) {
-		bufprintf(b, " %s: %" JSON_INTEGER_FORMAT ".", k, json_integer_value(v));
+		bufputc(b, ' ');
+		esc(b, k); /* the records' text: no markup of theirs reaches the page */
+		bufprintf(b, ": %" JSON_INTEGER_FORMAT ".", json_integer_value(v));
 	}
 	bufputs(b, "</p>\n<h2>Pass rate per stage and round</h2>\n<table><tr><th>round</th><th>answers</th>"
 	        "<th>compiled</th><th>verified on a GPU</th><th>correct</th><th>timed</th></tr>\n");
