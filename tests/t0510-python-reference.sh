@@ -150,7 +150,7 @@ test_expect_success 'degenerate outputs are refused' '
 	! expected pyconst && grep -q "degenerate task: writing the constant 3 into every element of output .y." pyconst.log
 '
 
-test_expect_success 'a small output that is never finite is refused too (a kernel writing NaN would pass)' '
+test_expect_success LONG 'a small output that is never finite is refused too (a kernel writing NaN would pass)' '
 	cd p &&
 	pyspec pynan "        y[...] = np.nan if x.size > 2 else x.sum() * alpha" "6" &&
 	sed -i "s/name: y, kind: out, dtype: f16, shape: \[rows, cols\]/name: y, kind: out, dtype: f16, shape: [1]/" tasks/pynan.yaml &&

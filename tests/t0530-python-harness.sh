@@ -73,9 +73,8 @@ test_expect_success 'the Python harness reads the dtypes and argument kinds of t
 	PY
 '
 test_expect_success 'a Python baseline: sound as the oracle, timed like the C one' '
-	pyvariant fakescale && pyvariant fakeheavy &&
+	pyvariant fakescale &&
 	test "$(field out/v/fakescale/oracle.json "d[\"verdict\"]")" = correct &&
-	test "$(field out/v/fakeheavy/oracle.json "d[\"verdict\"]")" = correct &&
 	test "$(field out/v/fakescale/baseline.json "d[\"oracle\"][\"status\"]")" = ok &&
 	test "$(field out/v/fakescale/baseline.json "d[\"cases\"][0][\"baseline\"][\"count\"]")" -ge 20 &&
 	test "$(field out/v/fakescale/baseline.json "d[\"cases\"][0][\"compiled\"][\"count\"]")" -ge 20 &&
@@ -92,6 +91,7 @@ test_expect_success 'an honest Python candidate: correct at every size, timed, e
 	field runs/ok.fakescale/bench.json "d[\"cases\"][0][\"speedup\"], d[\"cases\"][0][\"speedup_compile\"]"
 '
 test_expect_success LONG 'the bench size only the oracle checks: the Python oracle compares on the device' '
+	pyvariant fakeheavy && test "$(field out/v/fakeheavy/oracle.json "d[\"verdict\"]")" = correct &&
 	candidate ok fakeheavy && expect ok fakeheavy &&
 	test "$(field runs/ok.fakeheavy/verify.json "d[\"runs\"][-1][\"oracle\"]")" = gpu
 '
