@@ -123,16 +123,21 @@ test_expect_success LONG 'ninja check notices a dataset that differs' '
 	cd p && sed -i "s/\"outcome\": \"unverified\"/\"outcome\": \"tampered\"/" out/v/alpha/s0/record.json &&
 	ninja dataset >/dev/null && ! ninja check >c.log 2>&1 && grep -q "differ" c.log
 '
-test_expect_success 'record refuses round files with a field of the wrong type or missing (exit 2, file named)' '
+test_expect_success 'record refuses round files with a field of the wrong type or missing, another round'"'"'s or task'"'"'s, a role not a string (exit 2, file named)' '
 	cd p && r=out/v/alpha/s0 &&
 	for bad in "response messages \"hi\"" "response status 3" "verify verdict 1" "bench speedup \"fast\"" \
-		"compile violations {}" "response answer null"; do
+		"compile violations {}" "response answer null" "response round \"1\"" "response round 2" \
+		"response task \"beta\""; do
 		set -- $bad && rm -rf bad && mkdir -p bad/r1 && cp $r/r1/*.json bad/r1/ &&
 		python3 -c "import json,sys; p = sys.argv[1]; d = json.load(open(p)); d[sys.argv[2]] = json.loads(sys.argv[3]); json.dump(d, open(p, \"w\"))" \
 			bad/r1/$1.json "$2" "$3" &&
 		expect_fail 2 "record: .*'"'"'$2'"'"'.*: '"'"'bad/r1/$1.json'"'"'" "$RETORT_BIN/record" -o bad/rec.json out/v/alpha/task.json bad/r1/*.json &&
 		test ! -e bad/rec.json || return 1
 	done &&
+	rm -rf bad && mkdir -p bad/r1 && cp $r/r1/*.json bad/r1/ &&
+	python3 -c "import json; p = \"bad/r1/response.json\"; d = json.load(open(p)); d[\"messages\"][0][\"role\"] = 1; json.dump(d, open(p, \"w\"))" &&
+	expect_fail 2 "field .messages. holds a message (1) without a string .role.: .bad/r1/response.json." \
+		"$RETORT_BIN/record" -o bad/rec.json out/v/alpha/task.json bad/r1/*.json &&
 	rm -rf bad && mkdir -p bad/r1 && cp $r/r1/*.json bad/r1/ &&
 	python3 -c "import json; p = \"bad/r1/response.json\"; d = json.load(open(p)); del d[\"status\"]; json.dump(d, open(p, \"w\"))" &&
 	expect_fail 2 "no .status. field (a string): .bad/r1/response.json." "$RETORT_BIN/record" -o bad/rec.json out/v/alpha/task.json bad/r1/*.json

@@ -83,7 +83,8 @@ static const struct field {
 } fields[] = {
 	{ 0, "status", T_STR, 1 }, { 0, "messages", T_ARR, 0 }, { 0, "answer", T_OBJ, 0 }, { 0, "system", T_STR, 0 },
 	{ 0, "key", T_STR, 0 }, { 0, "sample", T_INT, 0 }, { 0, "provider", T_STR, 0 }, { 0, "model", T_STR, 0 },
-	{ 0, "usage", T_OBJ, 0 }, { 0, "cost_usd", T_NUM, 0 }, { 0, "lang", T_STR, 0 },
+	{ 0, "usage", T_OBJ, 0 }, { 0, "cost_usd", T_NUM, 0 }, { 0, "lang", T_STR, 0 }, { 0, "round", T_INT, 0 },
+	{ 0, "task", T_STR, 0 },
 	{ 1, "status", T_STR, 1 }, { 1, "violations", T_ARR, 0 }, { 1, "source", T_STR, 0 },
 	{ 1, "reason", T_STR, 0 }, { 1, "diagnostics", T_STR, 0 },
 	{ 2, "verdict", T_STR, 1 }, { 2, "feedback", T_STR, 0 },
@@ -118,9 +119,27 @@ checkfields(json_t *j, int kind, const char *path)
 		die(EXIT_USAGE, "an answered response without its answer's text or its messages: '%s'", path);
 }
 
-/* one round file into its place in rounds, checked; its round number */
+/* a response's own word on where it belongs (its task, its round) and
+ * its messages' roles, against its path's round r and the variant id */
+static void
+checkresponse(json_t *j, int r, const char *id, const char *path)
+{
+	json_t *msgs = json_object_get(j, "messages"), *m;
+	size_t i;
+
+	if (json_object_get(j, "round") && json_integer_value(json_object_get(j, "round")) != r)
+		die(EXIT_USAGE, "field 'round' is %" JSON_INTEGER_FORMAT ", but the file is round %d's: '%s'",
+		    json_integer_value(json_object_get(j, "round")), r, path);
+	if (json_object_get(j, "task") && strcmp(jstr(j, "task", ""), id))
+		die(EXIT_USAGE, "field 'task' is '%s', not this variant '%s': '%s'", jstr(j, "task", ""), id, path);
+	json_array_foreach(msgs, i, m)
+		if (!json_is_string(json_object_get(m, "role")))
+			die(EXIT_USAGE, "field 'messages' holds a message (%zu) without a string 'role': '%s'", i + 1, path);
+}
+
+/* one round file of variant id into its place in rounds, checked; its round number */
 static int
-loadround(const char *path, struct round *rounds)
+loadround(const char *path, const char *id, struct round *rounds)
 {
 	const char *kind;
 	int r, k = classify(path, &r, &kind);
@@ -133,6 +152,8 @@ loadround(const char *path, struct round *rounds)
 		die(EXIT_USAGE, "two %s files for round %d", kind, r);
 	*slot = jmustload(path);
 	checkfields(*slot, k, path);
+	if (k == 0)
+		checkresponse(*slot, r, id, path);
 	return r;
 }
 
@@ -401,13 +422,13 @@ record(const char *out, const char *taskpath, char *const *files, size_t nfiles,
 	char err[600];
 
 	memset(rounds, 0, sizeof rounds);
+	task = jmustload(taskpath);
 	for (i = 0; i < nfiles; i++)
-		if ((r = loadround(files[i], rounds)) > n)
+		if ((r = loadround(files[i], jstr(task, "id", ""), rounds)) > n)
 			n = r;
 	for (r = 1; r <= n; r++)
 		if (!rounds[r].resp)
 			die(EXIT_USAGE, "round %d has no response.json", r);
-	task = jmustload(taskpath);
 	rec = makerecord(task, rounds, n, generator);
 	if (schemacheck(rec, schema_record, err, sizeof err) < 0)
 		die(EXIT_USAGE, "the record does not fit the dataset's fields (lib/schema.c): %s", err);
