@@ -47,6 +47,11 @@ test_expect_success 'a bad curriculum: file:line:col, did-you-mean, exit 2, noth
 	grep -q "7:17: difficulty must be easy, medium or hard" "$T/.err" && grep -q "9:13: vendor is one line" "$T/.err" &&
 	! rconfigure --provider=openai --model=m --propose=tasks/curriculum.yaml >/dev/null 2>&1 && test ! -f build.ninja
 '
+test_expect_success 'a curriculum nested past 64 levels: file:line:col, exit 2, nothing leaked (the sanitizer build)' '
+	cd p && printf "batch: 3\nfamilies:\n  - name: a\n    covers: x\n    count: 1\n    exemplars: %s\n" \
+		"$(printf "[%.0s" $(seq 80))a$(printf "]%.0s" $(seq 80))" >deep.yaml &&
+	expect_fail 2 "deep.yaml:6:[0-9]*: nesting deeper than 64 levels" "$RETORT_BIN/gen" --propose-split deep.yaml
+'
 test_expect_success 'each rule refuses its planted proposal; honest ones pass every rule' '
 	cd p && "$PLANT" a.md honest size schema caps no_allow no_overrides tolerance tighter:1 baseline_libs \
 		text_is_data reference_c examples_present reference_builds examples degenerate reference_runs \

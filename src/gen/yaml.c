@@ -517,6 +517,8 @@ out:
 		free(L.anchors[i].name);
 	free(L.anchors);
 	yaml_parser_delete(&L.p);
+	if (r < 0) /* what was made before the failure: no caller need free it */
+		yfree(doc);
 	return r;
 }
 

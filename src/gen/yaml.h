@@ -49,7 +49,8 @@ enum {
 	YAML_MAX_DEPTH = 64,
 };
 
-/* parse data (from path) into doc; 0 or -1 after diagnostics */
+/* parse data (from path) into doc; 0, or -1 after diagnostics with doc
+ * empty (yfree'd) */
 int yload(const char *path, const char *data, size_t len, struct ydoc *doc);
 /* read path and parse it into doc; 0 or -1 after diagnostics */
 int yloadfile(const char *path, struct ydoc *doc);
