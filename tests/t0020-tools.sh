@@ -19,4 +19,12 @@ for t in bench compile gen jail metrics package prepare query-llm record report 
 	'
 done
 
+test_expect_success 'the scripts: bad usage and no configuration exit 2 with the reason, not the shell'"'"'s error' '
+	mkdir -p bare && cd bare &&
+	expect_fail 2 "usage: slurm-launch" "$RETORT_ROOT/scripts/slurm-launch" --bogus &&
+	expect_fail 2 "cannot read .*config.status.: run ./configure --launcher=slurm" "$RETORT_ROOT/scripts/slurm-launch" probe &&
+	expect_fail 2 "reproduce: no config.status here: run ./configure first" "$RETORT_ROOT/scripts/reproduce" &&
+	! grep -q "cannot open" "$T/.err"
+'
+
 test_done
