@@ -411,7 +411,9 @@ buildresult(const struct opts *o, const char *dir, struct run *r, json_t *rec)
 }
 
 /* a finished build folder's result into the cache, by rename (another
- * process publishing the same key first is fine) */
+ * process publishing the same key first is fine); a cache that cannot
+ * take it (a full disk) costs the next build its hit, not this one its
+ * result: a warning */
 static void
 publish(const char *dir, const char *cachedir, const char *key, json_t *rec)
 {
@@ -420,9 +422,10 @@ publish(const char *dir, const char *cachedir, const char *key, json_t *rec)
 
 	tempsweep(dst, "tmp");
 	rmtree(tmp); /* a dead process of our pid's, not swept */
-	if (mkdirp(tmp) < 0 || jwrite(res, rec) < 0 || (statusof(rec, STAGE_COMPILE) == ST_OK && copyfile(so, to) < 0))
-		die(EXIT_RETRY, "cannot write '%s':", tmp);
-	if (rename(tmp, dst) < 0)
+	if (mkdirp(tmp) < 0 || jwrite(res, rec) < 0 || (statusof(rec, STAGE_COMPILE) == ST_OK && copyfile(so, to) < 0)) {
+		warn("cannot write the build cache '%s' (the result stands; it is not cached):", tmp);
+		rmtree(tmp);
+	} else if (rename(tmp, dst) < 0)
 		rmtree(tmp);
 	free(dst);
 	free(tmp);
