@@ -54,6 +54,15 @@ test_expect_success 'openai-compatible: plain JSON after blank keep-alive lines'
 	mock script "[{\"blank_lines\": true}]" && q r4.json &&
 	test "$(field r4.json "d[\"status\"]")" = answered && grep -q "extern" r4.json
 '
+test_expect_success 'an answer holding U+0000, in each API and mode: taken once, each NUL as U+FFFD, not retried' '
+	cd p && for conf in "anthropic claude-sonnet-5-5" "anthropic claude-sonnet-4-6 m[\"stream\"]=False" \
+		"openai my-local-model" "openai other-model m[\"stream\"]=False"; do
+		set -- $conf && model "$1" "$2" "${3:-}" && mock reset &&
+		mock script "[{\"text\": \"one\\u0000two\\n\\n\\u0060\\u0060\\u0060cuda\\nint x;\\n\\u0060\\u0060\\u0060\\n\"}]" &&
+		q nul.json --sample 7 2>err && test "$(mock count)" = 1 && test "$(field nul.json "d[\"status\"]")" = answered &&
+		test "$(field nul.json "d[\"answer\"][\"text\"].startswith(\"one\\ufffdtwo\")")" = True || return 1
+	done
+'
 test_expect_success 'a cache hit makes no request and gives the same bytes' '
 	cd p && model anthropic claude-sonnet-5-5 && n=$(mock count) &&
 	q r1b.json && test "$(mock count)" = "$n" && cmp r1.json r1b.json &&

@@ -638,7 +638,7 @@ static int
 onresult(void *ud, const char *line, size_t n)
 {
 	struct intake *in = ud;
-	json_t *j = json_loadb(line, n, 0, NULL), *res, *resp;
+	json_t *j = jloadwire(line, n), *res, *resp;
 	const char *key = jstr(j, "custom_id", "");
 	int r = 0;
 

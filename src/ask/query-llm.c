@@ -555,7 +555,7 @@ onevent(void *ud, const char *event, const char *data)
 		st->done = 1;
 		return 0;
 	}
-	if (!(j = json_loads(data, 0, NULL))) {
+	if (!(j = jloadwire(data, strlen(data)))) {
 		snprintf(st->broken, sizeof st->broken, "a data line that is not JSON in the stream");
 		return 1;
 	}
@@ -663,7 +663,7 @@ readanswer(const struct model *m, const struct reply *r, struct answer *a, char 
 		size_t skip = 0;
 		while (skip < r->body.n && isspace((unsigned char)r->body.s[skip]))
 			skip++; /* blank keep-alive lines before the JSON */
-		msg = json_loadb(r->body.s + skip, r->body.n - skip, 0, NULL);
+		msg = jloadwire(r->body.s + skip, r->body.n - skip);
 		if (!msg)
 			snprintf(why, whylen, "malformed JSON in a %ld response", r->status);
 	}

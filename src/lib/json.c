@@ -391,3 +391,63 @@ jsonnum(double v)
 		return json_real(v);
 	return json_string(isnan(v) ? "nan" : v > 0 ? "inf" : "-inf");
 }
+
+/* a string holding NUL bytes as a new one, each NUL as U+FFFD; NULL when it holds none */
+static json_t *
+nulstring(const json_t *v)
+{
+	const char *p = json_string_value(v);
+	size_t n = json_string_length(v), i, k = 0;
+	char *t;
+	json_t *r;
+
+	if (!json_is_string(v) || !memchr(p, 0, n))
+		return NULL;
+	t = xmalloc(3 * n + 1);
+	for (i = 0; i < n; i++)
+		if (p[i])
+			t[k++] = p[i];
+		else
+			memcpy(t + k, "\xEF\xBF\xBD", 3), k += 3;
+	r = json_stringn(t, k);
+	free(t);
+	return r;
+}
+
+/* j's strings with NUL bytes (JSON_ALLOW_NUL's) replaced by nulstring's */
+static void
+nulfree(json_t *j)
+{
+	const char *k;
+	json_t *v, *r;
+	size_t i;
+
+	if (json_is_object(j)) {
+		json_object_foreach(j, k, v) {
+			if ((r = nulstring(v)))
+				json_object_set_new(j, k, r);
+			else
+				nulfree(v);
+		}
+	} else if (json_is_array(j)) {
+		json_array_foreach(j, i, v) {
+			if ((r = nulstring(v)))
+				json_array_set_new(j, i, r);
+			else
+				nulfree(v);
+		}
+	}
+}
+
+json_t *
+jloadwire(const char *s, size_t n)
+{
+	json_t *j = json_loadb(s, n, JSON_ALLOW_NUL, NULL), *r;
+
+	if ((r = nulstring(j))) {
+		json_decref(j);
+		return r;
+	}
+	nulfree(j);
+	return j;
+}

@@ -20,6 +20,11 @@ json_t *jload(const char *path, char *err, size_t errlen);
 /* the same, dying (exit 2: bad input) with that message */
 json_t *jmustload(const char *path);
 
+/* JSON text from a provider (an answer, a stream's data line, a batch's
+ * result line), or NULL: a string holding U+0000, which jansson refuses
+ * by default and C strings end at, is taken with each NUL as U+FFFD */
+json_t *jloadwire(const char *s, size_t n);
+
 /* dump j with JFLAGS_FILE plus a final newline; same return as writefile */
 int jwrite(const char *path, const json_t *j);
 /* text (JSON already dumped) plus a final newline, as jwrite writes it */
