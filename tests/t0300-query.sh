@@ -63,6 +63,18 @@ test_expect_success 'an answer holding U+0000, in each API and mode: taken once,
 		test "$(field nul.json "d[\"answer\"][\"text\"].startswith(\"one\\ufffdtwo\")")" = True || return 1
 	done
 '
+test_expect_success 'a task.json of the wrong shape: exit 2, the field named, nothing asked' '
+	cd p && model anthropic claude-sonnet-5-5 && mock reset && mkdir -p empty prop && echo "{}" >empty/task.json &&
+	echo "{\"kind\": \"proposal\", \"id\": \"propose/x/b0\", \"prompt\": \"propose\"}" >prop/task.json &&
+	for t in empty prop; do
+		"$RETORT_BIN/query-llm" -o e.json --model-config m.json --prompts tasks/prompts --cache-dir "$T/cache" \
+			--sample 9 --round 1 $t/task.json 2>$t.err; echo $? >$t.rc; cat $t.err
+	done &&
+	test "$(cat empty.rc) $(cat prop.rc)" = "2 2" &&
+	grep -q "not a variant.s task.json: empty/task.json: not a task.json of version 1" empty.err &&
+	grep -q "a proposal request without its .system. (a string): .prop/task.json." prop.err &&
+	test "$(mock count)" = 0 && test ! -e e.json
+'
 test_expect_success 'a cache hit makes no request and gives the same bytes' '
 	cd p && model anthropic claude-sonnet-5-5 && n=$(mock count) &&
 	q r1b.json && test "$(mock count)" = "$n" && cmp r1.json r1b.json &&

@@ -1198,6 +1198,29 @@ struct request {
 	int finished;        /* an earlier round finished the sample: nothing to ask (no canon, no key) */
 };
 
+/* task.json of the shape its kind needs (a proposal request's fields, or
+ * a variant that lib/task.c loads), else exit 2: a wrong one would be
+ * asked (and paid for) with an empty prompt */
+static void
+checktask(const char *path, json_t *task)
+{
+	struct task t;
+	char err[1024];
+
+	if (!strcmp(jstr(task, "kind", ""), "proposal")) {
+		static const char *const need[] = { "id", "prompt", "system" };
+		for (size_t i = 0; i < sizeof need / sizeof *need; i++)
+			if (!json_is_string(json_object_get(task, need[i])))
+				die(EXIT_USAGE, "a proposal request without its '%s' (a string): '%s'", need[i], path);
+		if (!json_is_object(json_object_get(task, "vars")))
+			die(EXIT_USAGE, "a proposal request without its 'vars' (an object): '%s'", path);
+		return;
+	}
+	if (taskfrom(&t, task, path, err, sizeof err) < 0)
+		die(EXIT_USAGE, "not a variant's task.json: %s", err);
+	taskfree(&t);
+}
+
 /* render the request of the edge that o describes: its conversation, canonical form and key */
 static void
 prepare(const struct opts *o, const struct model *m, struct request *rq)
@@ -1206,6 +1229,7 @@ prepare(const struct opts *o, const struct model *m, struct request *rq)
 
 	memset(rq, 0, sizeof *rq);
 	rq->task = jmustload(o->task);
+	checktask(o->task, rq->task);
 	rq->taskid = jstr(rq->task, "id", "?");
 	rq->vars = taskvars(rq->task, o);
 	/* the conversation: round 1 from the templates, later rounds continue */
