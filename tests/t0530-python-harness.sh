@@ -141,7 +141,7 @@ pkill -f -x "sleep 7391"
 for c in wrong partial modify cache raise noentry badsyntax lockdown-slot; do
 	test_expect_success "$(sed -n 2p "$PYF/$c.py" | sed 's|^# ||'): caught" "candidate $c fakescale; expect $c fakescale"
 done
-for c in lockdown-open lockdown-thread; do
+for c in lockdown-open lockdown-thread lockdown-early lockdown-refused; do
 	test_expect_success LONG "$(sed -n 2p "$PYF/$c.py" | sed 's|^# ||'): caught" "candidate $c fakescale; expect $c fakescale"
 done
 test_expect_success 'an exception is the teacher'"'"'s feedback: its traceback' '

@@ -657,13 +657,16 @@ load(const char *path, const char *name, int failure, const char *why)
 #define PYUNLOCKED "none: not yet (a Python entry point: the first call of each case comes before the lockdown)"
 
 /* the lockdown, with the thread that makes shareable device memory
- * started before it (a thread is a clone the lockdown refuses) */
+ * started before it (a thread is a clone the lockdown refuses); the
+ * RELRO pages read-only again first (a Python entry point's first calls
+ * ran before it) */
 static void
 lockself(char *status, size_t cap)
 {
 	pthread_t t;
 
 	sharer.running = pthread_create(&t, NULL, sharermain, NULL) == 0;
+	lockrelro();
 	lockdown(status, cap);
 }
 

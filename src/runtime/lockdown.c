@@ -6,12 +6,46 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <ucontext.h>
 #include <unistd.h>
+
+#include <link.h>
+#include <sys/mman.h>
+
+/* each loaded object's RELRO range read-only again, as the dynamic linker
+ * left it: a page made writable before the lockdown (a Python entry
+ * point's first calls run before it) must not stay so after, when making
+ * it writable is refused */
+static int
+relroone(struct dl_phdr_info *info, size_t size, void *data)
+{
+	long page = sysconf(_SC_PAGESIZE);
+
+	(void)size;
+	(void)data;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		uintptr_t lo, hi;
+		if (ph->p_type != PT_GNU_RELRO)
+			continue;
+		lo = (info->dlpi_addr + ph->p_vaddr) & ~(uintptr_t)(page - 1);
+		hi = (info->dlpi_addr + ph->p_vaddr + ph->p_memsz) & ~(uintptr_t)(page - 1);
+		if (hi > lo)
+			mprotect((void *)lo, hi - lo, PROT_READ);
+	}
+	return 0;
+}
+
+void
+lockrelro(void)
+{
+	dl_iterate_phdr(relroone, NULL);
+}
 
 #if defined(__x86_64__) && defined(__linux__)
 #include <linux/audit.h>

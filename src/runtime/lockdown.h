@@ -13,6 +13,9 @@
 
 #include <stddef.h>
 
+/* every loaded object's RELRO pages read-only again (before lockdown,
+ * where code has run before it) */
+void lockrelro(void);
 /* lock the process down; status: "seccomp" or "none: why" */
 void lockdown(char *status, size_t cap);
 void lockdownreset(void);

@@ -170,8 +170,10 @@ def guard(rt):
 # the torch operators a candidate's call may run: allocation (a fill
 # kernel at most, as the screen's torch.zeros and torch.full) and views
 TORCH_OPS = {"empty", "empty_like", "empty_strided", "new_empty", "new_empty_strided", "zeros", "zeros_like",
-             "full", "full_like", "zero_", "fill_", "view", "_unsafe_view", "as_strided", "alias", "detach",
-             "select", "slice", "t", "transpose", "permute", "expand", "unsqueeze", "squeeze", "unflatten"}
+             "new_zeros", "full", "full_like", "new_full", "zero_", "fill_", "view", "_unsafe_view", "_reshape_alias",
+             "as_strided", "alias", "detach", "select", "slice", "t", "transpose", "permute", "expand", "unsqueeze",
+             "squeeze", "unflatten", "split", "split_with_sizes", "unbind", "diagonal", "unfold", "view_as_real",
+             "view_as_complex"}
 
 
 def launches(rt, torch, ours):
