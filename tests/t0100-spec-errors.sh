@@ -29,7 +29,9 @@ test_expect_success 'unknown key inside an arg' '
 '
 test_expect_success 'an entry point the C library or CUDA already names: refused' '
 	cd p && spec bad bad && sed -i "s/^entry: .*/entry: expf/" tasks/bad.yaml &&
-	expect_fail 2 "entry .expf. is a function of the C maths library" "$RETORT_BIN/gen" --list --all &&
+	expect_fail 2 "entry .expf. is a function of the C or CUDA maths library" "$RETORT_BIN/gen" --list --all &&
+	sed -i "s/^entry: .*/entry: normcdff/" tasks/bad.yaml &&
+	expect_fail 2 "entry .normcdff. is a function of the C or CUDA maths library" "$RETORT_BIN/gen" --list --all &&
 	sed -i "s/^entry: .*/entry: cuLaunchKernel/" tasks/bad.yaml &&
 	expect_fail 2 "entry .cuLaunchKernel. is in the CUDA driver" "$RETORT_BIN/gen" --list --all &&
 	sed -i "s/^entry: .*/entry: malloc/" tasks/bad.yaml &&

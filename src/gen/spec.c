@@ -255,15 +255,20 @@ libraryname(const char *s)
 		"printf", "fprintf", "sprintf", "snprintf", "puts", "putchar", "fopen", "fclose", "fread", "fwrite",
 		"fflush", "scanf", "sscanf", "perror", "remove", "rename", "clock", "time", "signal", "raise",
 		"setjmp", "longjmp", "assert", "read", "write", "open", "close", "fork", "sleep", "pipe", "kill",
-		"mmap", "munmap", "dup", "dup2", "isnan", "isinf", "isfinite", "signbit", "fpclassify", NULL
+		"mmap", "munmap", "dup", "dup2", "isnan", "isinf", "isfinite", "signbit", "fpclassify", "index", "rindex",
+		"bzero", "bcopy", "ffs", "popen", "pclose", NULL
 	};
-	/* <math.h>: each also with f and l */
+	/* <math.h> and CUDA's math API: each also with f and l */
 	static const char *const libm[] = {
 		"acos", "asin", "atan", "atan2", "cos", "sin", "tan", "acosh", "asinh", "atanh", "cosh", "sinh", "tanh",
 		"exp", "exp2", "expm1", "frexp", "ldexp", "log", "log10", "log1p", "log2", "logb", "modf", "cbrt",
 		"fabs", "hypot", "pow", "sqrt", "erf", "erfc", "lgamma", "tgamma", "ceil", "floor", "nearbyint", "rint",
 		"lrint", "round", "lround", "trunc", "fmod", "remainder", "copysign", "nan", "nextafter", "fdim",
-		"fmax", "fmin", "fma", "rsqrt", "exp10", NULL
+		"fmax", "fmin", "fma", "rsqrt", "exp10",
+		/* CUDA's math API, declared for host and device alike */
+		"normcdf", "normcdfinv", "erfinv", "erfcinv", "erfcx", "sinpi", "cospi", "sincos", "sincospi", "rcbrt",
+		"rhypot", "norm", "norm3d", "norm4d", "rnorm", "rnorm3d", "rnorm4d", "j0", "j1", "jn", "y0", "y1", "yn",
+		"cyl_bessel_i0", "cyl_bessel_i1", "scalbn", "scalbln", "ilogb", NULL
 	};
 	static const char *const prefixes[] = { "cuda", "cublas", "cudnn", "curand", "cufft", "cusparse", "cusolver",
 		                                    "cutlass", "nccl", "nvrtc", "nvtx", "thrust", "__", NULL };
@@ -275,7 +280,7 @@ libraryname(const char *s)
 	for (i = 0; libm[i]; i++) {
 		size_t k = strlen(libm[i]);
 		if (!strncmp(s, libm[i], k) && (!s[k] || ((s[k] == 'f' || s[k] == 'l') && !s[k + 1])))
-			return "a function of the C maths library";
+			return "a function of the C or CUDA maths library";
 	}
 	for (i = 0; prefixes[i]; i++)
 		if (!strncmp(s, prefixes[i], strlen(prefixes[i])))
