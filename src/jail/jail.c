@@ -59,14 +59,8 @@ jailsetup(struct jail *j, const char *work, const char *venv, const struct optli
 	memset(j, 0, sizeof *j);
 	if (!(j->work = realpath(work, NULL)))
 		die(EXIT_USAGE, "cannot use the work folder '%s':", work);
-	if (venv) {
-		char *py = xasprintf("%s/bin/python", venv);
-		const char *progs[] = { py, NULL };
-		if (!(j->venv = realpath(venv, NULL)) || access(py, X_OK) != 0)
-			die(EXIT_USAGE, "no Python environment with a bin/python: '%s'", venv);
-		jailaddpaths(j, progs);
-		free(py);
-	}
+	if (venv && jailvenv(j, venv) < 0)
+		die(EXIT_USAGE, "no Python environment with a bin/python: '%s'", venv);
 	while (k < cap && j->ro[k])
 		k++;
 	for (size_t i = 0; i < ro->n; i++) {

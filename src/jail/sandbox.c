@@ -566,6 +566,21 @@ jailaddpaths(struct jail *j, const char *const *progs)
 	}
 }
 
+int
+jailvenv(struct jail *j, const char *venv)
+{
+	char *py = xasprintf("%s/bin/python", venv);
+	const char *progs[] = { py, NULL };
+	int rc = -1;
+
+	if (access(py, X_OK) == 0 && (j->venv = realpath(venv, NULL))) {
+		jailaddpaths(j, progs);
+		rc = 0;
+	}
+	free(py);
+	return rc;
+}
+
 /* mkdir -p of path's folders below root (root itself exists); no malloc:
  * it runs in the forked child */
 static void

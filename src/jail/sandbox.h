@@ -63,6 +63,10 @@ char *jailpath(const struct jail *j, const char *name);
 /* the paths of LD_LIBRARY_PATH and of the folders of the given programs
  * (argv0 of nvcc, say) that lie outside the minimal root, into j->ro */
 void jailaddpaths(struct jail *j, const char *const *progs);
+/* the Python environment venv at JAILVENV (j->venv its realpath,
+ * malloc'd) and its interpreter's prefix read-only (jailaddpaths); -1
+ * when venv has no bin/python */
+int jailvenv(struct jail *j, const char *venv);
 /* free what jailaddpaths put into j->ro */
 void jailfreepaths(struct jail *j);
 

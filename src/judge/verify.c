@@ -157,14 +157,9 @@ runreference(const char *reference, const char *venv, const char *work, const ch
 	lim.memmb = venv ? REF_PY_MEMMB : REF_C_MEMMB;
 	j.diskmb = JAIL_REF_DISKMB;
 	j.keep[0] = outfile;
-	if (venv) { /* a Python reference: the environment at JAILVENV, its interpreter's prefix read-only */
-		char *py = xasprintf("%s/bin/python", venv);
-		const char *progs[] = { py, NULL };
-		if (!(j.venv = realpath(venv, NULL)) || access(py, X_OK) != 0)
-			die(EXIT_USAGE, "the Python reference's environment '%s' has no bin/python: run ./configure", venv);
-		jailaddpaths(&j, progs);
-		free(py);
-	}
+	/* a Python reference: the environment at JAILVENV, its interpreter's prefix read-only */
+	if (venv && jailvenv(&j, venv) < 0)
+		die(EXIT_USAGE, "the Python reference's environment '%s' has no bin/python: run ./configure", venv);
 	if (access(copy, F_OK) != 0 && copytemp(reference, copy, 0755) < 0) {
 		bufprintf(log, "[cannot copy the reference '%s': %s]\n", reference, strerror(errno));
 		goto out;
