@@ -13,6 +13,7 @@
 #include "../lib/json.h"
 #include "../lib/tensor.h"
 #include "../lib/util.h"
+#include "../runtime/lockdown.h"
 
 enum { HOLDS_MIN = 4 }; /* bench: 2 sampled calls and 2 tail calls, at least */
 static const double HOLD_BUDGET = 4.0 * (1 << 30); /* bytes of held copies a case may take */
@@ -663,7 +664,7 @@ hlock(struct harness *h, struct hres *r)
 	memcpy(h->gpu.lockdown, line + 7, (size_t)n + 1);
 	/* a Python harness whose lockdown failed where seccomp is to be had:
 	 * its first calls (before the lock) may have made it fail */
-	if (h->python && strcmp(h->gpu.lockdown, "seccomp") && !strstr(h->gpu.lockdown, "written for x86-64"))
+	if (h->python && strcmp(h->gpu.lockdown, "seccomp") && strcmp(h->gpu.lockdown, LOCKDOWN_UNSUPPORTED))
 		return verdict(r, ST_SANDBOX, "The harness could not lock itself down after the first calls: %s",
 		               h->gpu.lockdown);
 	return 0;

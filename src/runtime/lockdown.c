@@ -273,7 +273,7 @@ lockdownviolation(char *rule, size_t rcap, char *detail, size_t dcap)
 void
 lockdown(char *status, size_t cap)
 {
-	snprintf(status, cap, "none: the seccomp filter is written for x86-64 Linux");
+	snprintf(status, cap, "%s", LOCKDOWN_UNSUPPORTED);
 }
 
 void lockdownreset(void) {}
