@@ -291,13 +291,10 @@ def caught(row):
     return None
 
 
-def do_bench(row):
-    """Median of triton.testing.do_bench on the same kernel and bench case."""
-    try:
-        import torch
-        import triton.testing
-    except ImportError:
-        return None
+def bench_call(row):
+    """The kernel of ROW and its bench case's arguments over torch tensors on
+    the GPU: (fn, args, tensors), or None where a dtype has no torch type."""
+    import torch
     task = json.load(open(row["task"]))
     case = task["cases"]["bench"][0]
     dts = {"f32": torch.float32, "f16": torch.float16, "bf16": torch.bfloat16, "f64": torch.float64,
@@ -340,6 +337,20 @@ def do_bench(row):
     if not py:
         fn.argtypes = types
         fn.restype = None
+    return fn, args, keep
+
+
+def do_bench(row):
+    """Median of triton.testing.do_bench on the same kernel and bench case."""
+    try:
+        import torch
+        import triton.testing
+    except ImportError:
+        return None
+    call = bench_call(row)
+    if call is None:
+        return None
+    fn, args, _ = call
     torch.cuda.synchronize()
     return triton.testing.do_bench(lambda: fn(*args), warmup=25, rep=200, return_mode="median")
 
