@@ -68,11 +68,10 @@ rt_log(double x)
 	uint64_t b = rt_bits(x);
 	int e = (int)((b >> 52) & 0x7ff) - 1023;
 	double m = rt_frombits((b & 0x000fffffffffffffull) | 0x3ff0000000000000ull), s, s2, p;
+	int big = m > 1.4142135623730951;
 
-	if (m > 1.4142135623730951) {
-		m = rt_mul(m, 0.5);
-		e++;
-	}
+	m = big ? rt_mul(m, 0.5) : m; /* selects, not branches: a CPU's vector lanes take them (tensor.c) */
+	e += big;
 	s = rt_div(rt_sub(m, 1.0), rt_add(m, 1.0));
 	s2 = rt_mul(s, s);
 	p = 0.047619047619047616;                       /* 1/21 */
@@ -125,15 +124,15 @@ RT_HD double
 rt_cos2pi(double v)
 {
 	const double twopi = 6.2831853071795862;
-	double x = v > 0.5 ? rt_sub(1.0, v) : v, sign = 1.0; /* cos is even: x in [0, 0.5] */
+	double x = v > 0.5 ? rt_sub(1.0, v) : v; /* cos is even: x in [0, 0.5] */
+	int neg = x > 0.25;                        /* cos(2 pi x) = -cos(2 pi (0.5 - x)) */
+	double c, s;
 
-	if (x > 0.25) { /* cos(2 pi x) = -cos(2 pi (0.5 - x)) */
-		x = rt_sub(0.5, x);
-		sign = -1.0;
-	}
-	if (x <= 0.125)
-		return rt_mul(sign, rt_cosseries(rt_mul(twopi, x)));
-	return rt_mul(sign, rt_sinseries(rt_mul(twopi, rt_sub(0.25, x))));
+	x = neg ? rt_sub(0.5, x) : x;
+	/* both series, then a select (as in rt_log) */
+	c = rt_cosseries(rt_mul(twopi, x));
+	s = rt_sinseries(rt_mul(twopi, rt_sub(0.25, x)));
+	return rt_mul(neg ? -1.0 : 1.0, x <= 0.125 ? c : s);
 }
 
 /* ---- the generator ---- */

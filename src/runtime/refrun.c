@@ -71,7 +71,9 @@ main(int argc, char **argv)
 					for (k = 0; k < n; k++)
 						((float *)ref[i])[k] = NAN;
 			} else {
-				void *raw = malloc(n * (size_t)dtinfos[dt[i]].size + 1);
+				/* drawn in place where the reference type is the dtype's own */
+				int same = refsize(dt[i]) == dtinfos[dt[i]].size;
+				void *raw = same ? ref[i] : malloc(n * (size_t)dtinfos[dt[i]].size + 1);
 				size_t k;
 				if (!raw)
 					return 1;
@@ -85,8 +87,10 @@ main(int argc, char **argv)
 				} else {
 					tensorfillpar(raw, dt[i], n, &d, seed);
 				}
-				toref(raw, dt[i], ref[i], n);
-				free(raw);
+				if (!same) {
+					toref(raw, dt[i], ref[i], n);
+					free(raw);
+				}
 			}
 		}
 		if (scanf("%d", &ns) != 1 || ns < 0 || ns > MAXS)
