@@ -416,6 +416,41 @@ def import_kernelbench(work):
     print("# imported %d KernelBench test problems in %.0f s (%.1f s each)" % (n, dt, dt / max(n, 1)), flush=True)
 
 
+def cost_table(results, suite, per_minute):
+    """Issue 42's table: the GPU and CPU cost of a candidate and of a variant,
+    by group (CUDA, Triton, KernelBench), over the honest answers accepted."""
+    groups = (("CUDA", lambda r: r.get("group") == "cuda"), ("Triton", lambda r: r.get("group") == "triton"),
+              ("KernelBench", lambda r: r.get("group") == "kernelbench"))
+    cols = []
+    for name, of in groups:
+        rows = [r for r in results if of(r) and r["kind"] == "honest" and r["pass"]]
+        if not rows:
+            continue
+        held = sorted(r["gpu_s"] for r in rows)
+        vids = {r["variant"] for r in rows}
+        orc = [suite.oracle_s[v] for v in vids if v in suite.oracle_s]
+        prep = [suite.prep_s[v] for v in vids if v in suite.prep_s]
+        devs = [100 * (r["median_ms"] / r["do_bench_ms"] - 1) for r in rows if r.get("do_bench_ms") and r.get("median_ms")]
+        mm = lambda x: "%.2f s (max %.2f)" % (statistics.median(x), max(x)) if x else "-"
+        cols.append(("%s (%d)" % (name, len(rows)), [
+            "%.2f s" % statistics.median(held),
+            "%.2f / %.2f s" % (held[min(len(held) - 1, int(0.95 * len(held)))], held[-1]),
+            "%.2f s" % statistics.median(r["compile_s"] + r["verify_s"] + r["bench_s"] for r in rows),
+            mm(orc), mm(prep),
+            "%d of %d" % (sum(abs(d) <= 3 for d in devs), len(devs)) if devs else "-"]))
+    if not cols:
+        return
+    labels = ["GPU held per candidate, median", "p95 / max", "whole candidate (compile + verify + bench), median",
+              "per variant, once: oracle check + baseline timing", "CPU preparation per variant",
+              "bench vs do_bench within 3%"]
+    print("\n| measure | " + " | ".join(c[0] for c in cols) + " |")
+    print("|---|" + "---|" * len(cols))
+    for i, label in enumerate(labels):
+        print("| %s | %s |" % (label, " | ".join(c[1][i] for c in cols)))
+    print("| candidates per minute per GPU (GPU phase, all groups) | %s |" % " | ".join(
+        ["%.1f" % per_minute] + [""] * (len(cols) - 1)))
+
+
 def kernelbench_table(results):
     """Speedups of the honest kernels for imported problems over PyTorch eager and torch.compile, and fast_p."""
     kb = [r for r in results if r.get("group") == "kernelbench"]
@@ -682,6 +717,7 @@ def main():
           "(after each variant's oracle and baseline timing)" % (
               len(timed), gpu_wall, jobs, 60 * len(timed) / max(gpu_wall, 1e-9), 60 * len(timed) / max(gpu_wall, 1e-9) / jobs))
     kernelbench_table(results)
+    cost_table(results, suite, 60 * len(timed) / max(gpu_wall, 1e-9) / jobs)
     tri = [r for r in results if r.get("group") == "triton"]
     if tri:
         print("\nTriton: %d honest accepted of %d; %d cheats rejected of %d%s" % (
