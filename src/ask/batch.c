@@ -350,7 +350,7 @@ release(const struct batchctx *c, const char *id, char *err, size_t cap)
 {
 	char *name = xasprintf("batch:%s", id);
 	json_t *st;
-	double held;
+	struct spend held;
 	int fd = budgetopen(c->cachedir, &st, &held, err, cap), r = -1;
 
 	if (fd >= 0) {
@@ -726,7 +726,7 @@ charge(const struct batchctx *c, struct intake *in)
 {
 	char note[96], name[96], *p = xasprintf("%s/ledger.jsonl", c->cachedir);
 	json_t *done = NULL, *todo = json_array(), *l, *st;
-	double held;
+	struct spend held;
 	size_t i;
 	int fd, r = -1;
 
@@ -745,7 +745,11 @@ charge(const struct batchctx *c, struct intake *in)
 		goto out;
 	}
 	if (json_object_get(json_object_get(st, "reserved"), name)) { /* else settled already */
+		double tokens = jnum(st, "spent_tokens", 0);
+		json_array_foreach(in->charges, i, l)
+			tokens += usagetokens(json_object_get(l, "usage"));
 		json_object_set_new(st, "spent_usd", json_real(jnum(st, "spent_usd", 0) + in->usd));
+		json_object_set_new(st, "spent_tokens", json_real(tokens));
 		json_object_del(json_object_get(st, "reserved"), name);
 	}
 	r = budgetclose(c->cachedir, st, fd, in->err, in->errcap);
@@ -878,7 +882,8 @@ newrecord(const struct batchctx *c, struct batchreq **r, size_t n, int attempt, 
 {
 	char owner[320], *p, hex[65], *seed;
 	json_t *rec, *keys = json_array(), *lines = json_array(), *st;
-	double held, t = wallclock();
+	struct spend held;
+	double t = wallclock();
 	size_t i;
 	int fd;
 
@@ -929,7 +934,7 @@ static int
 room(const struct batchctx *c, double *left, char *err, size_t cap)
 {
 	json_t *st;
-	double held;
+	struct spend held;
 	int fd;
 
 	if (c->budget <= 0) {
@@ -938,7 +943,7 @@ room(const struct batchctx *c, double *left, char *err, size_t cap)
 	}
 	if ((fd = budgetopen(c->cachedir, &st, &held, err, cap)) < 0)
 		return -1;
-	*left = c->budget - jnum(st, "spent_usd", 0) - held;
+	*left = c->budget - jnum(st, "spent_usd", 0) - held.usd;
 	if (budgetclose(c->cachedir, st, fd, err, cap) < 0)
 		warn("%s", err);
 	return 0;

@@ -203,22 +203,7 @@ apiurl(const struct model *m, const char *path)
 	return xasprintf("%s%s%s", base, base[strlen(base) - 1] == '/' ? "" : "/", path);
 }
 
-int
-ownergone(const char *name)
-{
-	const char *at = strchr(name, '@');
-	long pid = atol(name);
 
-	if (!at || strcmp(at + 1, makerplace()) || pid <= 0)
-		return 0; /* another host's or container's, or no process's: cannot tell */
-	return kill((pid_t)pid, 0) < 0 && errno == ESRCH;
-}
-
-void
-ownername(char *dst, size_t cap)
-{
-	snprintf(dst, cap, "%ld@%s", (long)getpid(), makerplace());
-}
 
 /* ---------------------------------------------------------------- answers */
 
@@ -449,22 +434,6 @@ jwritesafe(const char *path, const json_t *j)
 
 /* ------------------------------------------------------ locks and ledgers */
 
-/* an exclusive flock on DIR/NAME (waiting for it); returns the fd, or -1 (err says why) */
-int
-lockfile(const char *dir, const char *name, char *err, size_t cap)
-{
-	char *p = xasprintf("%s/%s", dir, name);
-	int fd = open(p, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-
-	if (fd < 0 || flock(fd, LOCK_EX) < 0) {
-		snprintf(err, cap, "cannot lock '%s': %s", p, strerror(errno));
-		if (fd >= 0)
-			close(fd);
-		fd = -1;
-	}
-	free(p);
-	return fd;
-}
 
 /* DIR/NAME's object (an empty one when there is no file), or NULL when it
  * is damaged (does not parse, or is no object): why in err */
@@ -639,9 +608,9 @@ ledger(const char *cachedir, const char *model, const char *key, double usd, int
 }
 
 /*
- * The $ budget: budget.json, under budget.lock, holds spent_usd and the
- * open charges ("reserved"), one per process with a request out, named
- * PID@HOST:NS: {usd, key, model}. Every request to the network opens one at
+ * The budget: budget.json, under budget.lock, holds spent_usd,
+ * spent_tokens and the open charges ("reserved"), one per process with a
+ * request out, named PID@HOST:NS: {usd, tokens, key, model}. Every request to the network opens one at
  * its worst case before it is sent, with or without --budget, and settles
  * it with its real cost and a ledger line. A charge whose process (on this
  * host) is gone belongs to a query-llm killed with its request in flight,
@@ -668,22 +637,31 @@ struct charge {
 	const char *cachedir;
 	const struct model *m;
 	char key[65];
-	double served;           /* attempts that were served but unusable: their estimate */
+	double served, servedtok; /* attempts that were served but unusable: their estimate */
 };
 static struct charge charge;
 
 void
-chargeserved(double usd)
+chargeserved(double usd, double tokens)
 {
 	charge.served += usd;
+	charge.servedtok += tokens;
+}
+
+double
+usagetokens(const json_t *u)
+{
+	return (double)(jint(u, "input_tokens", 0) + jint(u, "output_tokens", 0) + jint(u, "cache_write_tokens", 0) +
+	                jint(u, "cache_read_tokens", 0));
 }
 
 /* charge the reservations of dead processes of this host; returns the others' total */
-static double
+static struct spend
 reconcile(const char *cachedir, json_t *st)
 {
 	json_t *res = json_object_get(st, "reserved"), *v;
-	double held = 0, spent = jnum(st, "spent_usd", 0);
+	struct spend held = { 0, 0 };
+	double spent = jnum(st, "spent_usd", 0), tokens = jnum(st, "spent_tokens", 0);
 	const char *k;
 	void *tmp;
 
@@ -692,7 +670,8 @@ reconcile(const char *cachedir, json_t *st)
 		if (!strcmp(k, charge.name))
 			continue;
 		if (!ownergone(k)) { /* alive, another host's, or a batch's (batch:ID, settled by its poller) */
-			held += usd;
+			held.usd += usd;
+			held.tokens += jnum(v, "tokens", 0);
 			continue;
 		}
 		warn("charging $%.4f for the request of a query-llm that was killed (%s; its cost cannot be "
@@ -700,15 +679,17 @@ reconcile(const char *cachedir, json_t *st)
 		if (ledger(cachedir, jstr(v, "model", "?"), jstr(v, "key", ""), usd, 1, NULL, "unsettled") < 0)
 			break; /* charged by the next one to try */
 		spent += usd;
+		tokens += jnum(v, "tokens", 0);
 		json_object_del(res, k);
 	}
 	json_object_set_new(st, "spent_usd", json_real(spent));
+	json_object_set_new(st, "spent_tokens", json_real(tokens));
 	return held;
 }
 
 /* lock and load budget.json, settling the dead; *held: the other processes' reservations */
 int
-budgetopen(const char *cachedir, json_t **st, double *held, char *err, size_t cap)
+budgetopen(const char *cachedir, json_t **st, struct spend *held, char *err, size_t cap)
 {
 	int fd = lockfile(cachedir, "budget.lock", err, cap);
 	char why[512];
@@ -759,7 +740,7 @@ int
 settle(double usd, int known, json_t *usage)
 {
 	json_t *st;
-	double held;
+	struct spend held;
 	char err[8192];
 	int fd = budgetopen(charge.cachedir, &st, &held, err, sizeof err), r = 0;
 
@@ -774,6 +755,8 @@ settle(double usd, int known, json_t *usage)
 		r = -1;
 	if (r == 0) {
 		json_object_set_new(st, "spent_usd", json_real(jnum(st, "spent_usd", 0) + charge.served + usd));
+		json_object_set_new(st, "spent_tokens", json_real(jnum(st, "spent_tokens", 0) + charge.servedtok +
+		                                                  usagetokens(usage)));
 		json_object_del(json_object_get(st, "reserved"), charge.name);
 	}
 	if (budgetclose(charge.cachedir, st, fd, err, sizeof err) < 0) {
@@ -793,16 +776,18 @@ settleatexit(void)
 }
 
 /*
- * Open this process's charge for the request of key at est $ (its worst
- * case); 0, or -1 when that could take the spending past --budget, or the
- * charge cannot be kept (err says which).
+ * Open this process's charge for the request of key at est, $ and tokens
+ * (its worst case); 0, or -1 when that could take the spending past
+ * --budget or the tokens past --budget-tokens, or the charge cannot be
+ * kept (err says which).
  */
 int
-reserve(const char *cachedir, double budget, const struct model *m, const char *key, double est, char *err,
-        size_t cap)
+reserve(const char *cachedir, const struct spend *budget, const struct model *m, const char *key,
+        const struct spend *est, char *err, size_t cap)
 {
 	json_t *st, *res;
-	double held, total;
+	struct spend held;
+	double total, tokens;
 	int fd;
 
 	charge.cachedir = cachedir;
@@ -813,15 +798,24 @@ reserve(const char *cachedir, double budget, const struct model *m, const char *
 		return -1;
 	res = json_object_get(st, "reserved");
 	total = jnum(st, "spent_usd", 0);
-	if (budget > 0 && total + held + est > budget) {
+	tokens = jnum(st, "spent_tokens", 0);
+	if ((budget->usd > 0 && total + held.usd + est->usd > budget->usd) ||
+	    (budget->tokens > 0 && tokens + held.tokens + est->tokens > budget->tokens)) {
 		if (budgetclose(cachedir, st, fd, err, cap) < 0)
 			warn("%s", err);
-		snprintf(err, cap, "budget reached: $%.4f spent and $%.4f reserved of $%.2f; this request "
-		         "could cost $%.4f (raise it with ./configure --budget=USD)", total, held, budget, est);
+		if (budget->usd > 0 && total + held.usd + est->usd > budget->usd)
+			snprintf(err, cap, "budget reached: $%.4f spent and $%.4f reserved of $%.2f; this request "
+			         "could cost $%.4f (raise it with ./configure --budget=USD)", total, held.usd, budget->usd,
+			         est->usd);
+		else
+			snprintf(err, cap, "token budget reached: %.0f tokens used and %.0f reserved of %.0f; this "
+			         "request could take %.0f (raise it with ./configure --budget-tokens=N)", tokens,
+			         held.tokens, budget->tokens, est->tokens);
 		return -1;
 	}
-	json_object_set_new(res, charge.name, json_pack("{s:f,s:s,s:s,s:f}", "usd", est, "key", key,
-	                                                "model", m->name, "time", wallclock()));
+	json_object_set_new(res, charge.name, json_pack("{s:f,s:f,s:s,s:s,s:f}", "usd", est->usd, "tokens",
+	                                                est->tokens, "key", key, "model", m->name, "time",
+	                                                wallclock()));
 	if (budgetclose(cachedir, st, fd, err, cap) < 0)
 		return -1;
 	charge.open = 1;

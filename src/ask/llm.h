@@ -76,10 +76,6 @@ char *apiurl(const struct model *m, const char *path);
  * server's trouble.
  */
 int clienterror(const char *type, const json_t *code);
-/* this process's name for the files it owns: PID@HOST:NS (util makerplace) */
-void ownername(char *dst, size_t cap);
-/* 1 when the owner PID@HOST:NS is a process of this host and pid namespace that is gone */
-int ownergone(const char *name);
 
 /* ---- answers ---- */
 
@@ -122,8 +118,6 @@ int appendlines(const char *path, json_t *lines, char *err, size_t cap);
  * the tool exits 1 with it. Those without err warn.
  */
 
-/* an exclusive flock on DIR/NAME (waiting for it); the fd, or -1 */
-int lockfile(const char *dir, const char *name, char *err, size_t cap);
 /* DIR/NAME as a JSON object ({} when absent or damaged) */
 json_t *loadstate(const char *dir, const char *name);
 /* write it; 0 or -1 */
@@ -135,19 +129,26 @@ int ledger(const char *cachedir, const char *model, const char *key, double usd,
            const char *note);
 /* a ledger line (for appendlines) */
 json_t *ledgerline(const char *model, const char *key, double usd, int known, json_t *usage, const char *note);
+/* $ and tokens: a budget (0: no limit), a charge, what was spent */
+struct spend {
+	double usd, tokens;
+};
+/* the tokens of a usage object: input, output, cache writes and reads */
+double usagetokens(const json_t *usage);
 /* lock and load budget.json, charging the dead's charges; *held: the other open charges; fd or -1 */
-int budgetopen(const char *cachedir, json_t **st, double *held, char *err, size_t cap);
+int budgetopen(const char *cachedir, json_t **st, struct spend *held, char *err, size_t cap);
 /* save and unlock budget.json; 0 or -1 */
 int budgetclose(const char *cachedir, json_t *st, int fd, char *err, size_t cap);
 /* unlock it without saving (a caller that failed midway) */
 void budgetabandon(json_t *st, int fd);
-/* open this process's charge for key at est $; 0, or -1 past the budget (0: none) or when it cannot be kept */
-int reserve(const char *cachedir, double budget, const struct model *m, const char *key, double est, char *err,
-            size_t cap);
+/* open this process's charge for key at est ($ and tokens); 0, or -1 past the budget (--budget,
+ * --budget-tokens) or when it cannot be kept */
+int reserve(const char *cachedir, const struct spend *budget, const struct model *m, const char *key,
+            const struct spend *est, char *err, size_t cap);
 /* settle it at usd (and what unusable attempts were estimated at); 0 or -1 (after a warning) */
 int settle(double usd, int known, json_t *usage);
-/* an attempt that was served but unusable: usd more for the charge to settle */
-void chargeserved(double usd);
+/* an attempt that was served but unusable: usd and tokens more for the charge to settle */
+void chargeserved(double usd, double tokens);
 /* CACHE/llm/XX/KEY.json (malloc'd) */
 char *cachepath(const char *cachedir, const char *key);
 /* the cached answer for key into a; 0, or -1 (a miss, or a damaged entry) */

@@ -7,6 +7,7 @@
  *     query-llm [options] --batch STATE @RESPONSES
  *     query-llm [options] --distill SKILL_MD -o RESPONSE RECORD_JSON... (or @LISTFILE)
  *     query-llm --report OUT_DIR [--log FILE] [--cache-dir DIR]
+ *     query-llm --status STATUS_JSON
  *
  * DESCRIPTION
  *     Renders one edge's request (variant, sample, round) from TASK_JSON
@@ -24,10 +25,14 @@
  *     --batch sends a round's cache misses through the provider's batch
  *     API (batch.h). --distill asks for a skill from the train records.
  *     --report prints tokens and $ by model (ninja cost).
+ *     --status FILE keeps the build's live status there (lib/status.h):
+ *     requests answered, in flight, failed, tokens and $ of this ninja
+ *     run; alone, it prints that status as one line (ninja status).
  *
  * FILES
  *     CACHE (--cache-dir): llm/ (the responses), ledger.jsonl, budget.json,
- *     limits.json, locks/, warm/, batch/; --log FILE (out/llm.log).
+ *     limits.json, locks/, warm/, batch/; --log FILE (out/llm.log);
+ *     --status FILE (out/status.json).
  *
  * EXIT STATUS
  *     0 written; 1 the model could not be asked (network, limits, budget,
@@ -63,13 +68,15 @@
 #include "../lib/schema.h"
 #include "../lib/sha.h"
 #include "../lib/skill.h"
+#include "../lib/status.h"
 #include "../lib/util.h"
 
 static const char usage[] =
 	"usage: query-llm [options] -o RESPONSE TASK_JSON [PREVIOUS_ROUND_FILES...]\n"
 	"       query-llm [options] --batch STATE @RESPONSES\n"
 	"       query-llm [options] --distill SKILL_MD -o RESPONSE RECORD_JSON... (or @LISTFILE)\n"
-	"       query-llm --report OUT_DIR [--log FILE] [--cache-dir DIR]\n";
+	"       query-llm --report OUT_DIR [--log FILE] [--cache-dir DIR]\n"
+	"       query-llm --status STATUS_JSON\n";
 
 enum { MAX_TEMPLATE = 1 << 20 };
 
@@ -78,7 +85,8 @@ struct opts {
 	const char *skill; /* --skill FILE: a guide for the system prompt (lib/skill.h) */
 	const char *distill; /* --distill SKILL_MD: the skill request over records */
 	int sample, round, offline;
-	double budget;
+	double budget, budgettokens;
+	const char *status; /* --status FILE: the build's live status (lib/status.h) */
 	const char *task, *prev[5]; /* response, compile, verify, bench, check (a proposal batch's) */
 	const char *lang;           /* --lang: cuda, or triton (round.h) */
 };
@@ -753,7 +761,9 @@ ask(const struct model *m, const char *text, const char *taskid, struct answer *
 		}
 		if (!msg && r.status >= 200 && r.status < 300) /* served, maybe billed, but of no use */
 			chargeserved(estimate(m, strlen(text), fmin((double)r.body.n / 3.5,
-			                      (double)jint(m->cfg, "max_tokens", 16000))));
+			                      (double)jint(m->cfg, "max_tokens", 16000))),
+			             (double)strlen(text) / 3.5 + fmin((double)r.body.n / 3.5,
+			                                               (double)jint(m->cfg, "max_tokens", 16000)));
 		scrub(why, sizeof why);
 		if (!strcasecmp(r.should_retry, "true") && !msg)
 			retryable = 1;
@@ -942,6 +952,26 @@ report(const struct opts *o)
 
 /* ------------------------------------------------------------------ main */
 
+/* --status FILE alone: the build's live status as one line (ninja status) */
+static int
+showstatus(const char *path)
+{
+	json_t *st = statusload(path);
+	char *line;
+
+	if (!st) {
+		printf("no requests yet: %s is written once a request edge runs\n", path);
+		return 0;
+	}
+	line = statusline(st);
+	printf("%s\n", line);
+	free(line);
+	json_decref(st);
+	if (fflush(stdout) || ferror(stdout))
+		die(EXIT_RETRY, "cannot write the status:");
+	return 0;
+}
+
 /*
  * The conversation to send: round 1 from the templates; later rounds the
  * previous one's and a repair message with its feedback. *prev gets the
@@ -1100,7 +1130,8 @@ fromnetwork(const struct opts *o, const struct model *m, const char *key, json_t
 	/* the worst case: about 3.5 bytes a token in, max_tokens out */
 	in = (double)strlen(text) / 3.5;
 	out = (double)jint(m->cfg, "max_tokens", 16000);
-	if (reserve(o->cachedir, o->budget, m, key, estimate(m, strlen(text), out), err, sizeof err) < 0 ||
+	if (reserve(o->cachedir, &(struct spend){ o->budget, o->budgettokens }, m, key,
+	            &(struct spend){ estimate(m, strlen(text), out), in + out }, err, sizeof err) < 0 ||
 	    ratelimit(o->cachedir, m, in + out, err, sizeof err) < 0)
 		die(EXIT_RETRY, "%s", err);
 	srandom((unsigned)(getpid() ^ (unsigned)time(NULL)));
@@ -1114,12 +1145,14 @@ fromnetwork(const struct opts *o, const struct model *m, const char *key, json_t
 	}
 	free(warm.stamp);
 	warm.stamp = NULL;
-	if (!json_is_object(json_object_get(a->message, "usage")) && estimate(m, 1, 1) > 0) {
+	if (!json_is_object(json_object_get(a->message, "usage")) && (estimate(m, 1, 1) > 0 || o->budgettokens > 0)) {
 		/* a server that reports no usage (no stream_options support): the ledger gets an estimate */
-		double est = estimate(m, strlen(text), (double)(strlen(jstr(a->parsed, "text", "")) +
-		                      strlen(jstr(a->parsed, "reasoning", ""))) / 3.5);
-		warn("%s: the response says nothing of usage; the ledger charges an estimate ($%.4f)", taskid, est);
-		chargeserved(est);
+		double outtok = (double)(strlen(jstr(a->parsed, "text", "")) + strlen(jstr(a->parsed, "reasoning", ""))) /
+		                3.5;
+		double est = estimate(m, strlen(text), outtok);
+		warn("%s: the response says nothing of usage; the ledger charges an estimate ($%.4f, %.0f tokens)",
+		     taskid, est, in + outtok);
+		chargeserved(est, in + outtok);
 	}
 	free(text);
 	curl_global_cleanup();
@@ -1169,8 +1202,8 @@ loadmodel(const struct opts *o, struct model *m)
 	if (strcmp(m->provider, "anthropic") && strcmp(m->provider, "openai") && strcmp(m->provider, "replay"))
 		die(EXIT_USAGE, "%s: unknown provider '%s'", o->modelcfg, m->provider);
 	if (o->budget > 0 && !priced(m->cfg) && strcmp(m->provider, "replay"))
-		die(EXIT_USAGE, "--budget needs prices: model '%s' %s (add it under models: with prices: "
-		    "{input, output, cache_write, cache_read})", m->name,
+		die(EXIT_USAGE, "--budget needs prices: model '%s' %s (configure --price-in and --price-out, or add "
+		    "it under models: with prices: {input, output}; or cap the tokens with --budget-tokens)", m->name,
 		    jbool(m->cfg, "listed", 1) ? "has no prices in models.yaml" : "is not in models.yaml");
 }
 
@@ -1278,6 +1311,8 @@ answer(const struct opts *o, const struct model *m, struct request *rq, json_t *
 	} else if (cacheget(o->cachedir, rq->key, &a) == 0) {
 		source = "cache";
 	} else {
+		if (o->status) /* in flight; an exit from here on without an answer counts as failed */
+			statusnote(o->status, &(struct statusupdate){ STATUS_ASKING, rq->taskid, NULL, 0, 1 });
 		if (o->offline) {
 			json_decref(out); /* not left for the leak check, whatever registers held it */
 			die(EXIT_RETRY, "offline: no cached response for '%s' sample %d round %d (key %s)",
@@ -1299,6 +1334,10 @@ answer(const struct opts *o, const struct model *m, struct request *rq, json_t *
 	json_object_set_new(out, "latency_s", json_real(a.latency));
 	json_object_set_new(out, "request_id", json_string(a.request_id));
 	logline(o, rq->taskid, m, rq->key, source, &a);
+	if (o->status)
+		statusnote(o->status, &(struct statusupdate){ !strcmp(source, "network") ? STATUS_ASKED :
+		           !strcmp(source, "replay") ? STATUS_REPLAYED : STATUS_CACHED, rq->taskid, a.usage, a.cost,
+		           a.priced });
 	json_decref(a.message);
 	json_decref(a.parsed);
 	json_decref(a.usage);
@@ -1569,6 +1608,8 @@ batchmain(struct opts *o, size_t n, char **paths)
 
 	if (!o->cachedir)
 		die(EXIT_USAGE, "need --cache-dir");
+	if (o->budgettokens > 0)
+		die(EXIT_USAGE, "--budget-tokens does not hold batches: cap the spending with --budget");
 	paths = words(paths, n, &n);
 	reqs = xcalloc(n + 1, sizeof *reqs);
 	batchmodel(o, &m);
@@ -1691,6 +1732,8 @@ query(struct opts *o)
 		json_object_set(out, "messages", rq.messages);
 		json_object_set_new(out, "key", json_string(""));
 		logline(o, rq.taskid, &m, NULL, "done", NULL);
+		if (o->status)
+			statusnote(o->status, &(struct statusupdate){ STATUS_FINISHED, rq.taskid, NULL, 0, 1 });
 	} else {
 		answer(o, &m, &rq, out);
 	}
@@ -1705,8 +1748,8 @@ query(struct opts *o)
 int
 main(int argc, char **argv)
 {
-	struct opts o = { NULL, "out/model.json", "tasks/prompts", NULL, "tasks/replay", "sm_90a",
-	                  NULL, NULL, NULL, NULL, NULL, 0, 1, 0, 0, NULL, { NULL, NULL, NULL, NULL, NULL }, "cuda" };
+	struct opts o = { .modelcfg = "out/model.json", .prompts = "tasks/prompts", .replaydir = "tasks/replay",
+	                  .arch = "sm_90a", .round = 1, .lang = "cuda" };
 	struct optlist in;
 	int r;
 	struct opt tab[] = {
@@ -1724,6 +1767,10 @@ main(int argc, char **argv)
 		{ "--offline", NULL, OPT_FLAG, &o.offline, 0, 0, "a request missing from the cache is an error" },
 		{ "--budget", "USD", OPT_NUM, &o.budget, 0, 1e12, "refuse requests that could take the ledger past USD "
 		  "(0: no limit)" },
+		{ "--budget-tokens", "N", OPT_NUM, &o.budgettokens, 0, 1e15, "refuse requests that could take the "
+		  "cache dir's tokens past N (0: no limit; not with --batch)" },
+		{ "--status", "FILE", OPT_STR, &o.status, 0, 0, "keep the build's live status in FILE (out/status.json): "
+		  "requests done, in flight, failed, tokens, $; with --report, print it" },
 		{ "--log", "FILE", OPT_STR, &o.log, 0, 0, "append one JSON line per edge run (read by --report)" },
 		{ "--report", "DIR", OPT_STR, &o.report, 0, 0, "print tokens and $ by model for the responses under DIR" },
 		{ "--batch", "STATE", OPT_STR, &o.batch, 0, 0, "a round's batch edge: ask for the responses listed, "
@@ -1744,6 +1791,11 @@ main(int argc, char **argv)
 		optdie(&spec, "a list of files (@FILE) is for --batch and --distill");
 	if (o.distill && (!o.out || !in.n))
 		optdie(&spec, "--distill needs -o RESPONSE and records");
+	if (o.status && !o.out && !o.report && !o.batch && !o.distill && !in.n) {
+		r = showstatus(o.status);
+		optfree(&in);
+		return r;
+	}
 	if (!o.batch && !o.distill)
 		roundfiles(&o, in.v, in.n);
 	if (!o.report && !o.batch && !o.distill && (!o.out || !o.task))

@@ -6,7 +6,7 @@
  *     gen [options] --ninja FILE
  *     gen [options] --list
  *     gen [options] --split SPEC
- *     gen --models FILE --provider P --model M --model-json FILE
+ *     gen --models FILE --provider P --model M [--price-in USD --price-out USD] --model-json FILE
  *     gen --propose-split CURRICULUM
  *
  * DESCRIPTION
@@ -19,7 +19,9 @@
  *     configure puts it after the static part of build.ninja. Comment
  *     lines in it tell configure what else build.ninja depends on.
  *     With --models, --provider and --model the request edges ask that
- *     teacher; --batch adds a batch edge per round. --propose adds the
+ *     teacher; --price-in and --price-out price it (configure's), and
+ *     --budget is refused for a model without prices; --batch adds a
+ *     batch edge per round. --propose adds the
  *     proposal graph (propose.c), and `reference: teacher` specs get the
  *     edges that ask for their references.
  *     --split writes one spec's task.json files, --model-json the
@@ -61,7 +63,7 @@ static const char usage[] =
 	"usage: gen [options] --ninja FILE\n"
 	"       gen [options] --list\n"
 	"       gen [options] --split SPEC\n"
-	"       gen --models FILE --provider P --model M --model-json FILE\n"
+	"       gen --models FILE --provider P --model M [--price-in USD --price-out USD] --model-json FILE\n"
 	"       gen --propose-split CURRICULUM\n";
 
 struct opts {
@@ -79,6 +81,8 @@ struct opts {
 	/* what to do: one of them */
 	const char *ninja, *split, *modeljson;
 	int list;
+	double pricein, priceout; /* --price-in, --price-out: USD per million tokens (-1: not given) */
+	double budget;            /* --budget USD: refused for a model without prices */
 };
 
 /*
@@ -894,6 +898,25 @@ run(const struct opts *o)
 		json_t *m;
 		if (modelresolve(o->models, o->provider, o->model, &m, &modelnote) < 0)
 			return EXIT_USAGE;
+		if (o->pricein >= 0) {
+			modelprices(m, o->pricein, o->priceout);
+			free(modelnote);
+			modelnote = o->pricein == 0 && o->priceout == 0 ?
+			            xasprintf("model %s: free (--price-in=0 --price-out=0)", o->model) :
+			            xasprintf("model %s: priced from the command line: $%g in, $%g out per million tokens",
+			                      o->model, o->pricein, o->priceout);
+		}
+		if (o->budget > 0 && !json_object_get(m, "prices") && strcmp(o->provider, "replay")) {
+			warn("--budget needs prices, and model '%s' has none (%s): its cost would be unknown and the "
+			     "budget never reached. Give them with --price-in=USD --price-out=USD (per million tokens), "
+			     "or in an entry of %s; declare a free server with --price-in=0 --price-out=0; or cap the "
+			     "tokens instead with --budget-tokens=N", o->model,
+			     jbool(m, "listed", 1) ? "its entry in models.yaml gives none" : "it is not in models.yaml",
+			     o->models);
+			json_decref(m);
+			free(modelnote);
+			return EXIT_USAGE;
+		}
 		if (o->batch && json_object_get(m, "prices") && !json_object_get(m, "batch_prices")) {
 			warn("--batch: model '%s' has prices but no batch_prices in %s: add the provider's batch "
 			     "rates there, or configure without --batch", o->model, o->models);
@@ -983,7 +1006,8 @@ parselangs(const char *list)
 int
 main(int argc, char **argv)
 {
-	struct opts o = { "tasks", "out", "demo", 0, 1, 3, NULL, NULL, NULL, 0, "cuda", 0, NULL, 0, NULL, NULL, NULL, NULL, NULL, NULL, 0 };
+	struct opts o = { "tasks", "out", "demo", 0, 1, 3, NULL, NULL, NULL, 0, "cuda", 0, NULL, 0, NULL, NULL, NULL, NULL, NULL, NULL, 0,
+	                  -1, -1, 0 };
 	struct optlist in;
 	int r;
 	struct opt tab[] = {
@@ -1001,6 +1025,10 @@ main(int argc, char **argv)
 		{ "--models", "FILE", OPT_STR, &o.models, 0, 0, "the models file (models.yaml), with --provider and --model" },
 		{ "--provider", "P", OPT_STR, &o.provider, 0, 0, "the teacher's provider" },
 		{ "--model", "M", OPT_STR, &o.model, 0, 0, "the teacher model" },
+		{ "--price-in", "USD", OPT_NUM, &o.pricein, 0, 1e6, "with --price-out: the model's prices per million "
+		  "tokens in and out (0 and 0: a free server), over models.yaml's" },
+		{ "--price-out", "USD", OPT_NUM, &o.priceout, 0, 1e6, "see --price-in" },
+		{ "--budget", "USD", OPT_NUM, &o.budget, 0, 1e12, "refuse a budget for a model without prices (exit 2)" },
 		{ "--batch", NULL, OPT_FLAG, &o.batch, 0, 0, "--ninja: a batch edge per round (query-llm --batch)" },
 		{ "--lang", "L,...", OPT_STR, &o.lang, 0, 0, "the candidate languages, cuda and/or triton, of specs "
 		  "without lang: (default cuda)" },
@@ -1023,6 +1051,10 @@ main(int argc, char **argv)
 		       "--propose-split CURRICULUM");
 	if (o.models && (!o.provider || !o.model))
 		die(EXIT_USAGE, "--models needs --provider and --model");
+	if ((o.pricein >= 0) != (o.priceout >= 0))
+		die(EXIT_USAGE, "--price-in and --price-out go together (USD per million tokens)");
+	if (o.pricein >= 0 && !o.models)
+		die(EXIT_USAGE, "--price-in and --price-out need --models, --provider and --model");
 	if (o.modeljson && !o.models)
 		die(EXIT_USAGE, "--model-json needs --models, --provider and --model");
 	if (o.batch && (!o.provider || (strcmp(o.provider, "anthropic") && strcmp(o.provider, "openai"))))

@@ -143,6 +143,9 @@ checkentry(const char *path, const struct ynode *e, int isdefaults)
 				bad(path, v, "'%s' must be a mapping", key);
 				continue;
 			}
+			if (k < 2 && (!yget(v, "input") || !yget(v, "output")))
+				bad(path, v, "'%s' needs input and output (USD per million tokens; cache_write and "
+				    "cache_read default to input)", key);
 			{
 				size_t m;
 				for (m = 0; m + 1 < v->n; m += 2) {
@@ -174,6 +177,35 @@ merge(json_t *dst, json_t *src)
 		else
 			json_object_set(dst, k, v);
 	}
+}
+
+/* a price table's cache parts that are left out cost as much as its input */
+static void
+fillprices(json_t *m)
+{
+	static const char *const tables[] = { "prices", "batch_prices" };
+	size_t i;
+
+	for (i = 0; i < 2; i++) {
+		json_t *pr = json_object_get(m, tables[i]);
+		if (!json_is_object(pr))
+			continue;
+		if (!json_object_get(pr, "cache_write"))
+			json_object_set(pr, "cache_write", json_object_get(pr, "input"));
+		if (!json_object_get(pr, "cache_read"))
+			json_object_set(pr, "cache_read", json_object_get(pr, "input"));
+	}
+}
+
+void
+modelprices(json_t *m, double in, double out)
+{
+	json_t *pr = json_pack("{s:f,s:f,s:f,s:f}", "input", in, "output", out, "cache_write", in,
+	                       "cache_read", in);
+
+	json_object_set_new(m, "prices", pr);
+	json_object_set(m, "batch_prices", pr);
+	json_object_set_new(m, "prices_from", json_string("configure"));
 }
 
 /*
@@ -274,7 +306,11 @@ modelresolve(const char *path, const char *provider, const char *model, json_t *
 		merge(*out, e);
 		json_decref(e);
 		json_object_set_new(*out, "entry", json_string(hitkey));
+		if (!json_object_get(*out, "prices") && strcmp(provider, "replay"))
+			*note = xasprintf("model %s: models.yaml's entry '%s' has no prices: prices unknown", model,
+			                  hitkey);
 	}
+	fillprices(*out);
 	json_object_set_new(*out, "name", json_string(model));
 	if (!json_object_get(*out, "api_model"))
 		json_object_set_new(*out, "api_model", json_string(model));

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
@@ -949,4 +950,38 @@ absolute(const char *p)
 	a = xasprintf("%s/%s", here ? here : ".", p);
 	free(here);
 	return a;
+}
+
+int
+ownergone(const char *name)
+{
+	const char *at = strchr(name, '@');
+	long pid = atol(name);
+
+	if (!at || strcmp(at + 1, makerplace()) || pid <= 0)
+		return 0; /* another host's or container's, or no process's: cannot tell */
+	return kill((pid_t)pid, 0) < 0 && errno == ESRCH;
+}
+
+void
+ownername(char *dst, size_t cap)
+{
+	snprintf(dst, cap, "%ld@%s", (long)getpid(), makerplace());
+}
+
+/* an exclusive flock on DIR/NAME (waiting for it); returns the fd, or -1 (err says why) */
+int
+lockfile(const char *dir, const char *name, char *err, size_t cap)
+{
+	char *p = xasprintf("%s/%s", dir, name);
+	int fd = open(p, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+
+	if (fd < 0 || flock(fd, LOCK_EX) < 0) {
+		snprintf(err, cap, "cannot lock '%s': %s", p, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		fd = -1;
+	}
+	free(p);
+	return fd;
 }

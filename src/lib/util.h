@@ -145,6 +145,12 @@ char *tempname(const char *path, const char *kind);
 /* HOST:NS, where a pid means what it means here (see above; the owners
  * of query-llm's reservations and batches are PID@HOST:NS too) */
 const char *makerplace(void);
+/* this process's name for the files it owns: PID@HOST:NS (query-llm's charges, batches, the status) */
+void ownername(char *dst, size_t cap);
+/* 1 when the owner PID@HOST:NS is a process of this host and pid namespace that is gone */
+int ownergone(const char *name);
+/* an exclusive flock on DIR/NAME (waiting for it); the fd, or -1 (err says why) */
+int lockfile(const char *dir, const char *name, char *err, size_t cap);
 /* path, listed by tempadd, is finished output: no longer removed at exit */
 void tempkeep(const char *path);
 void tempsweep(const char *path, const char *kind);

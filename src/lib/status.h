@@ -1,0 +1,58 @@
+/*
+ * status.h - the build's live status: out/status.json, what this ninja
+ * run's requests have come to so far (done, in flight, failed; tokens and
+ * $), and its GPU edges (waiting for a GPU, running, done). query-llm and
+ * verify update it as they go; `ninja status` (query-llm --status FILE)
+ * prints it as one line, and package's summary reads it at the end.
+ *
+ * A run is one ninja process: the first update from the tools of another
+ * ninja starts the counts afresh. Updates are made under FILE.lock (the
+ * flock query-llm's budget takes) and written whole (a temporary renamed
+ * into place), so concurrent tools never lose each other's counts and a
+ * reader never sees half a file. What is in flight is kept by process
+ * (PID@HOST:NS), so a tool killed mid-request is no longer counted once
+ * it is gone. doc/pipeline.md (Watching a build) describes the fields.
+ */
+#ifndef RETORT_STATUS_H
+#define RETORT_STATUS_H
+
+#include <jansson.h>
+
+/* what a tool's status update says */
+enum statusevent {
+	STATUS_ASKING,   /* a request goes out: in flight */
+	STATUS_ASKED,    /* answered by the model (usage, cost) */
+	STATUS_CACHED,   /* answered from the response cache */
+	STATUS_REPLAYED, /* a replay answer */
+	STATUS_FINISHED, /* nothing to ask: an earlier round finished the sample */
+	STATUS_FAILED,   /* the request failed: the edge exits 1 or 2 */
+	STATUS_GPU_WAIT, /* a GPU edge waits for its GPU */
+	STATUS_GPU_RUN,  /* it has one */
+	STATUS_GPU_DONE  /* it is done (or failed) */
+};
+
+struct statusupdate {
+	enum statusevent event;
+	const char *what;        /* the task (in flight), or NULL */
+	const json_t *usage;     /* STATUS_ASKED: the answer's usage (tokens), or NULL */
+	double usd;              /* STATUS_ASKED: its cost */
+	int priced;              /* 0: its cost is unknown (the model has no prices) */
+};
+
+/*
+ * Record u in the status file path (out/status.json) for this process; 0,
+ * or -1 with a warning (a status that cannot be kept stops no build).
+ */
+int statusnote(const char *path, const struct statusupdate *u);
+/*
+ * Once this process has noted STATUS_ASKING or STATUS_GPU_WAIT/RUN, an
+ * exit without its end (die, exit 1) notes it as failed (or GPU done).
+ * statusnote arranges this; nothing to call.
+ */
+
+/* the status file, its in-flight entries of processes gone dropped, with "elapsed_s"; NULL when absent */
+json_t *statusload(const char *path);
+/* one line for it (malloc'd) */
+char *statusline(const json_t *st);
+
+#endif
