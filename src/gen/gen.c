@@ -833,6 +833,7 @@ writeninja(const struct opts *o, const struct all *A, const char *path)
 	else
 		datasetedges(&b, o, responses.s);
 	bufputs(&b, "build cost: cost | $bindir/query-llm\n");
+	bufputs(&b, "build status: status | $bindir/query-llm\n");
 	r = writefile(path, b.s, b.n);
 	if (r < 0)
 		warn("cannot write '%s':", path);

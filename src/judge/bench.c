@@ -55,6 +55,7 @@
 #include "../lib/opts.h"
 #include "proto.h"
 #include "../lib/round.h"
+#include "../lib/status.h"
 #include "../jail/sandbox.h"
 #include "../lib/tensor.h"
 #include "../lib/util.h"
@@ -73,6 +74,7 @@ struct opts {
 	int gpus, timeout;
 	const char *gpupython, *pyharness; /* Python entry points' (proto.h hpython) */
 	const char *from;                  /* --harness-from: verify --bench's handover (proto.h hadopt) */
+	const char *status;                /* --status FILE: the build's live status (lib/status.h) */
 };
 
 /* ---------------------------------------------------------------- NVML */
@@ -1035,8 +1037,12 @@ timebaseline(const struct opts *o, const char *taskpath, const char *harness, co
 		setstatus(rec, STAGE_BENCH, ST_SKIPPED);
 	} else {
 		/* one GPU for every case */
+		if (o->status)
+			statusnote(o->status, &(struct statusupdate){ STATUS_GPU_WAIT, t.id, NULL, 0, 1 });
 		if ((lockfd = gpulock(o->lockdir, o->gpus, &slot)) < 0)
 			die(EXIT_RETRY, "cannot take a GPU slot in '%s':", o->lockdir);
+		if (o->status)
+			statusnote(o->status, &(struct statusupdate){ STATUS_GPU_RUN, t.id, NULL, 0, 1 });
 		for (c = 0; c < t.nbench; c++) {
 			struct bcase b;
 			struct timing tm;
@@ -1265,12 +1271,17 @@ candidate(const struct opts *o, char *const *in, size_t nin)
 		addreview(rec, "verify did not check the outputs at every bench size against an oracle (%s)",
 		          jstr(ver, "bench_checked", "not recorded"));
 	/* one GPU for every case: its clock and driver through NVML */
-	if (o->from) /* verify's lease, whether or not its harness lived to be adopted */
+	if (o->from) { /* verify's lease, whether or not its harness lived to be adopted */
 		slot = from.gpu.slot;
-	else if ((lockfd = gpulock(o->lockdir, o->gpus, &slot)) < 0)
-		die(EXIT_RETRY, "cannot take a GPU slot in '%s':", o->lockdir);
-	else
+	} else {
+		if (o->status)
+			statusnote(o->status, &(struct statusupdate){ STATUS_GPU_WAIT, t.id, NULL, 0, 1 });
+		if ((lockfd = gpulock(o->lockdir, o->gpus, &slot)) < 0)
+			die(EXIT_RETRY, "cannot take a GPU slot in '%s':", o->lockdir);
 		lease0 = now();
+		if (o->status)
+			statusnote(o->status, &(struct statusupdate){ STATUS_GPU_RUN, t.id, NULL, 0, 1 });
+	}
 	gpudevice(slot, dev, sizeof dev);
 	nvmlopen(&nv, dev);
 	if (nv.driver)
@@ -1311,7 +1322,7 @@ write:
 int
 main(int argc, char **argv)
 {
-	struct opts o = { NULL, "out/gpu", 1, 30, NULL, "out/runtime/py", NULL };
+	struct opts o = { NULL, "out/gpu", 1, 30, NULL, "out/runtime/py", NULL, NULL };
 	struct optlist in;
 	int cal = 0, base = 0, r;
 	struct opt tab[] = {
@@ -1322,6 +1333,7 @@ main(int argc, char **argv)
 		  "the candidate's harness, as verify --bench hands it over (not for hand use)" },
 		OPTS_GPU(&o.gpus, &o.lockdir, &o.timeout),
 		OPTS_PYTHON(&o.gpupython, &o.pyharness),
+		{ "--status", "FILE", OPT_STR, &o.status, 0, 0, "note the GPU lease in the build's status (out/status.json)" },
 		{ 0 }
 	};
 	const struct optspec spec = { usage, tab, 6, 0 };

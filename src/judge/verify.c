@@ -58,6 +58,7 @@
 #include "../lib/opts.h"
 #include "proto.h"
 #include "../lib/round.h"
+#include "../lib/status.h"
 #include "../jail/sandbox.h"
 #include "../lib/tensor.h"
 #include "../lib/util.h"
@@ -85,6 +86,7 @@ struct opts {
 	const char *pyenv;    /* --python-env: a Python reference's environment */
 	const char *gpupython, *pyharness; /* Python entry points' (proto.h hpython) */
 	int refseconds;       /* --ref-seconds: the reference's wall clock, all its runs together */
+	const char *status;   /* --status FILE: the build's live status (lib/status.h) */
 };
 
 /* ---------------------------------------------------------- the reference */
@@ -945,6 +947,9 @@ thenbench(const struct opts *o, const char *compilepath, const char *harness, st
 		argv[k++] = "--gpu-python"; argv[k++] = (char *)o->gpupython;
 	}
 	argv[k++] = "--python-harness"; argv[k++] = (char *)o->pyharness;
+	if (o->status) {
+		argv[k++] = "--status"; argv[k++] = (char *)o->status;
+	}
 	if (h) {
 		argv[k++] = "--harness-from"; argv[k++] = (char *)spec;
 	} else if (lockfd >= 0) { /* bench takes the GPU and starts a harness itself, if it times the candidate */
@@ -1025,8 +1030,12 @@ candidate(const struct opts *o, const char *taskpath, const char *compilepath, c
 	all = o->bench && t.nbench && hbenchshm(&t, &t.bench[0]) > j.shm ? hbenchshm(&t, &t.bench[0]) : j.shm;
 	if (hshm(&j.h, &t, all, j.shm) < 0)
 		die(EXIT_RETRY, "%s", j.h.err);
+	if (o->status)
+		statusnote(o->status, &(struct statusupdate){ STATUS_GPU_WAIT, t.id, NULL, 0, 1 });
 	if ((lockfd = gpulock(o->lockdir, o->gpus, &j.device)) < 0)
 		die(EXIT_RETRY, "cannot take a GPU slot in '%s':", o->lockdir);
+	if (o->status)
+		statusnote(o->status, &(struct statusupdate){ STATUS_GPU_RUN, t.id, NULL, 0, 1 });
 	tlock = now();
 	json_object_set_new(j.res.rec, "isolation", json_string(jailkind()));
 	j.so = sopath;
@@ -1075,7 +1084,7 @@ write:
 int
 main(int argc, char **argv)
 {
-	struct opts o = { NULL, NULL, "out/gpu", 1, 30, 0, 0, 0, 0, NULL, NULL, NULL, "out/runtime/py", 1800 };
+	struct opts o = { NULL, NULL, "out/gpu", 1, 30, 0, 0, 0, 0, NULL, NULL, NULL, "out/runtime/py", 1800, NULL };
 	struct optlist in;
 	char *benchin[4];
 	int exp = 0, r;
@@ -1091,6 +1100,7 @@ main(int argc, char **argv)
 		  "runs together (default 1800); past it the reference failed" },
 		OPTS_GPU(&o.gpus, &o.lockdir, &o.timeout),
 		OPTS_PYTHON(&o.gpupython, &o.pyharness),
+		{ "--status", "FILE", OPT_STR, &o.status, 0, 0, "note the GPU lease in the build's status (out/status.json)" },
 		{ "--sanitize", NULL, OPT_FLAG, &o.sanitize, 0, 0,
 		  "also compute-sanitizer memcheck and racecheck at the first verify size, when found" },
 		{ "--bench", NULL, OPT_FLAG, &o.bench, 0, 0,

@@ -80,6 +80,8 @@ static const struct sfield usage[] = {
 	{ "output_tokens", S_INT, 0, NULL, 0, "" },
 	{ "cache_write_tokens", S_INT, 0, NULL, 0, "" },
 	{ "cache_read_tokens", S_INT, 0, NULL, 0, "" },
+	{ "reasoning_tokens", S_INT, 0, NULL, 0, "the part of output_tokens that was reasoning (0 when the provider "
+	  "does not say)" },
 	END
 };
 

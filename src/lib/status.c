@@ -15,8 +15,8 @@
 /* this process's part in the status: what to note if it exits without its end */
 static struct {
 	char *path;
-	enum statusevent open; /* STATUS_ASKING, STATUS_GPU_WAIT or STATUS_GPU_RUN while open */
-	int isopen, armed;
+	int isopen;  /* a request in flight */
+	int armed;   /* atend registered */
 } self;
 
 /*
@@ -114,16 +114,44 @@ apply(json_t *st, const struct statusupdate *u, const char *me)
 	json_decref(entry);
 }
 
+/* drop the entries of map whose processes are gone, counting them in counter's key (NULL: not counted) */
+static void
+prunemap(json_t *map, json_t *counter, const char *key)
+{
+	const char *k;
+	json_t *v;
+	void *tmp;
+
+	json_object_foreach_safe(map, tmp, k, v)
+		if (ownergone(k)) {
+			json_object_del(map, k);
+			if (counter)
+				bump(counter, key, 1);
+		}
+}
+
+/*
+ * The processes gone: a request in flight ended without its answer (a
+ * kill): failed; a GPU edge that had its GPU is done; one that was
+ * waiting is no longer.
+ */
+static void
+prune(json_t *st)
+{
+	json_t *gpu = json_object_get(st, "gpu");
+
+	prunemap(json_object_get(st, "in_flight"), json_object_get(st, "requests"), "failed");
+	prunemap(json_object_get(gpu, "waiting"), NULL, NULL);
+	prunemap(json_object_get(gpu, "running"), gpu, "done");
+}
+
 static void
 atend(void)
 {
 	struct statusupdate u = { STATUS_FAILED, NULL, NULL, 0, 1 };
 
-	if (!self.isopen)
-		return;
-	if (self.open != STATUS_ASKING)
-		u.event = STATUS_GPU_DONE;
-	statusnote(self.path, &u);
+	if (self.isopen)
+		statusnote(self.path, &u);
 }
 
 int
@@ -151,6 +179,7 @@ statusnote(const char *path, const struct statusupdate *u)
 		json_decref(st); /* another ninja's (or a damaged file): this run starts afresh */
 		st = fresh(run);
 	}
+	prune(st);
 	apply(st, u, me);
 	json_object_set_new(st, "updated", json_real(wallclock()));
 	if (jreplace(path, st) < 0) {
@@ -159,8 +188,7 @@ statusnote(const char *path, const struct statusupdate *u)
 	}
 	json_decref(st);
 	close(fd);
-	self.isopen = u->event == STATUS_ASKING || u->event == STATUS_GPU_WAIT || u->event == STATUS_GPU_RUN;
-	self.open = u->event;
+	self.isopen = u->event == STATUS_ASKING;
 	if (!self.armed && self.isopen) {
 		free(self.path);
 		self.path = xstrdup(path);
@@ -169,24 +197,10 @@ statusnote(const char *path, const struct statusupdate *u)
 	return r;
 }
 
-/* drop the entries of processes that are gone; their count */
-static size_t
-live(json_t *map)
-{
-	const char *k;
-	json_t *v;
-	void *tmp;
-
-	json_object_foreach_safe(map, tmp, k, v)
-		if (ownergone(k))
-			json_object_del(map, k);
-	return json_object_size(map);
-}
-
 json_t *
 statusload(const char *path)
 {
-	char err[600];
+	char err[600], run[320];
 	json_t *st = access(path, F_OK) == 0 ? jload(path, err, sizeof err) : NULL;
 	json_t *gpu;
 
@@ -195,9 +209,9 @@ statusload(const char *path)
 		return NULL;
 	}
 	gpu = json_object_get(st, "gpu");
-	live(json_object_get(st, "in_flight"));
-	live(json_object_get(gpu, "waiting"));
-	live(json_object_get(gpu, "running"));
+	prune(st);
+	runname(run, sizeof run);
+	json_object_set_new(st, "this_run", json_boolean(!strcmp(jstr(st, "run", ""), run)));
 	/* while something runs, the time so far; else until the last update */
 	json_object_set_new(st, "elapsed_s", json_real((json_object_size(json_object_get(st, "in_flight")) ||
 	                                                json_object_size(json_object_get(gpu, "waiting")) ||

@@ -27,8 +27,8 @@ enum statusevent {
 	STATUS_FINISHED, /* nothing to ask: an earlier round finished the sample */
 	STATUS_FAILED,   /* the request failed: the edge exits 1 or 2 */
 	STATUS_GPU_WAIT, /* a GPU edge waits for its GPU */
-	STATUS_GPU_RUN,  /* it has one */
-	STATUS_GPU_DONE  /* it is done (or failed) */
+	STATUS_GPU_RUN,  /* it has one; done once its process is gone */
+	STATUS_GPU_DONE  /* it is done */
 };
 
 struct statusupdate {
@@ -45,12 +45,14 @@ struct statusupdate {
  */
 int statusnote(const char *path, const struct statusupdate *u);
 /*
- * Once this process has noted STATUS_ASKING or STATUS_GPU_WAIT/RUN, an
- * exit without its end (die, exit 1) notes it as failed (or GPU done).
- * statusnote arranges this; nothing to call.
+ * Once this process has noted STATUS_ASKING, an exit without its end
+ * (die, exit 1) notes it as failed: statusnote arranges this. A process
+ * found gone with a request in flight (a kill) counts as failed, and one
+ * found gone with a GPU as a GPU edge done, by the next update or read.
  */
 
-/* the status file, its in-flight entries of processes gone dropped, with "elapsed_s"; NULL when absent */
+/* the status file, its entries of processes gone settled (as statusnote would), with "elapsed_s" and
+ * "this_run" (true when it is the status of the ninja this process runs under); NULL when absent */
 json_t *statusload(const char *path);
 /* one line for it (malloc'd) */
 char *statusline(const json_t *st);

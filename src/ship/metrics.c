@@ -53,8 +53,9 @@ static const double fastp[] = { 0, 1, 1.5, 2 };
 static const char *const fastkey[] = { "0", "1", "1.5", "2" };
 enum { NFAST = 4 };
 
-static const char *const usagekeys[] = { "input_tokens", "output_tokens", "cache_write_tokens", "cache_read_tokens" };
-enum { NUSAGE = 4 };
+static const char *const usagekeys[] = { "input_tokens", "output_tokens", "cache_write_tokens", "cache_read_tokens",
+                                          "reasoning_tokens" };
+enum { NUSAGE = 5 };
 
 struct sample {
 	int index;

@@ -49,6 +49,7 @@
 #include "../lib/round.h"
 #include "../lib/schema.h"
 #include "../lib/sha.h"
+#include "../lib/status.h"
 #include "../lib/util.h"
 
 static const char usage[] =
@@ -129,7 +130,17 @@ struct opts {
 	double testfraction;
 	size_t shardrecords, shardbytes, archivebytes;
 	json_t *tokens;  /* --token-counts: {tokenizer, default: {id: n}, sft_final: {id: n}} */
+	const char *status; /* --status FILE: print the build's summary, with this run's requests from FILE */
 };
+
+/* what the records came to, for the summary (--status) */
+static struct {
+	size_t outcome[OUTCOME_UNKNOWN + 1];
+	json_t *stages;  /* {compile: {status: rounds}, verify: {verdict: rounds}} */
+	json_int_t tokens;
+	double usd;
+	size_t unpriced, answers;
+} tally;
 
 /* per part: rows, and their lengths' p50, p95 and max in bytes and tokens */
 struct stats {
@@ -653,6 +664,108 @@ evalrecord(const char *path)
 	return !strncmp(path, "eval/", 5) || strstr(path, "/eval/") != NULL;
 }
 
+/* a record's outcome, its rounds' statuses, tokens and $ into the summary's tally */
+static void
+tallyrecord(const json_t *r, enum outcome outcome)
+{
+	static const char *const stages[] = { "compile", "verify" };
+	const json_t *u = json_object_get(r, "usage"), *cost = json_object_get(r, "cost_usd"), *rd;
+	size_t i, k;
+
+	if (!tally.stages)
+		tally.stages = json_pack("{s:{},s:{}}", "compile", "verify");
+	tally.outcome[outcome <= OUTCOME_UNKNOWN ? outcome : OUTCOME_UNKNOWN]++;
+	tally.tokens += jint(u, "input_tokens", 0) + jint(u, "output_tokens", 0) + jint(u, "cache_write_tokens", 0) +
+	                jint(u, "cache_read_tokens", 0);
+	if (json_is_number(cost))
+		tally.usd += json_number_value(cost);
+	else
+		tally.unpriced++;
+	json_array_foreach(json_object_get(r, "rounds"), i, rd) {
+		tally.answers++;
+		for (k = 0; k < 2; k++) {
+			json_t *by = json_object_get(tally.stages, stages[k]);
+			const char *st = jstr(rd, stages[k], NULL);
+			if (st)
+				json_object_set_new(by, st, json_integer(jint(by, st, 0) + 1));
+		}
+	}
+}
+
+/* "1 compile_error, 6 ok", by name */
+static void
+counts(struct buf *b, const json_t *by)
+{
+	const char **names = xcalloc(json_object_size(by) + 1, sizeof *names), *k;
+	json_t *v;
+	size_t n = 0, i;
+
+	json_object_foreach((json_t *)by, k, v)
+		names[n++] = k;
+	qsort(names, n, sizeof *names, cmpname);
+	for (i = 0; i < n; i++)
+		bufprintf(b, "%s%lld %s", i ? ", " : "", (long long)jint(by, names[i], 0), names[i]);
+	if (!n)
+		bufputs(b, "none");
+	free(names);
+}
+
+/*
+ * The build's summary on stdout, after the dataset is written: where it
+ * is, its splits, the samples' outcomes, the rounds' statuses and, when
+ * no GPU ran them, why they stopped; the teacher's tokens and $ over the
+ * records; this ninja run's requests and time (the status file).
+ */
+static void
+summary(const struct opts *o, const size_t counts_[NPARTS], size_t narch)
+{
+	json_int_t skipped = jint(json_object_get(tally.stages, "verify"), statusname(ST_SKIPPED), 0);
+	size_t k, nrec = 0;
+	json_t *st;
+	struct buf b;
+
+	for (k = 0; k <= OUTCOME_UNKNOWN; k++)
+		nrec += tally.outcome[k];
+	bufinit(&b, (size_t)1 << 20);
+	bufprintf(&b, "dataset: %s, %zu archive%s listed in SHA256SUMS: default", o->out, narch, narch == 1 ? "" : "s");
+	for (k = 0; k < NPARTS; k++)
+		bufprintf(&b, "%s %s %zu", k == NSPLITS ? "; sft_final" : k ? "," : "", parts[k].split, counts_[k]);
+	bufprintf(&b, "\noutcomes of %zu samples: %zu correct, %zu incorrect, %zu unverified, %zu no_code\n", nrec,
+	          tally.outcome[OUTCOME_CORRECT], tally.outcome[OUTCOME_INCORRECT], tally.outcome[OUTCOME_UNVERIFIED],
+	          tally.outcome[OUTCOME_NO_CODE]);
+	bufprintf(&b, "rounds: %zu; compile: ", tally.answers);
+	counts(&b, json_object_get(tally.stages, "compile"));
+	bufputs(&b, "; verify: ");
+	counts(&b, json_object_get(tally.stages, "verify"));
+	bufputc(&b, '\n');
+	if (skipped)
+		bufprintf(&b, "why: no GPU ran them: verify says '%s' for the %lld rounds that built, so none could "
+		          "be found correct or timed, and each sample stopped at its first round that built (nothing "
+		          "was left to feed back). Their records are in the unverified split; a build on a GPU host "
+		          "verifies, times and repairs them (doc/gpu-hosts.md)\n", statusname(ST_SKIPPED),
+		          (long long)skipped);
+	bufprintf(&b, "teacher: %zu answers in the records, %lld tokens, ", tally.answers, (long long)tally.tokens);
+	if (tally.unpriced && tally.unpriced == nrec)
+		bufputs(&b, "$ unknown (the model has no prices)\n");
+	else if (tally.unpriced)
+		bufprintf(&b, "$%.4f, and %zu samples of unknown price\n", tally.usd, tally.unpriced);
+	else
+		bufprintf(&b, "$%.4f\n", tally.usd);
+	if ((st = statusload(o->status)) && jbool(st, "this_run", 0)) {
+		char *line = statusline(st);
+		bufprintf(&b, "this run: %s\n", line);
+		free(line);
+	} else {
+		bufputs(&b, "this run: no request edge ran\n");
+	}
+	json_decref(st);
+	fputs(b.s, stdout);
+	buffree(&b);
+	json_decref(tally.stages);
+	if (fflush(stdout) || ferror(stdout))
+		die(EXIT_RETRY, "cannot write the summary:");
+}
+
 /* one record file, checked against the dataset's fields, with its parts */
 static void
 loadrecord(const struct opts *o, const char *path, struct rec *rec)
@@ -669,6 +782,8 @@ loadrecord(const struct opts *o, const char *path, struct rec *rec)
 	if (schemacheck(r, schema_record, err, sizeof err) < 0)
 		die(EXIT_USAGE, "not a record of this dataset's fields (lib/schema.c): %s: '%s'", err, path);
 	outcome = outcomeof(r);
+	if (o->status)
+		tallyrecord(r, outcome);
 	held = heldout(jstr(r, "task", ""), o->testfraction);
 	rec->id = xstrdup(jstr(r, "id", path));
 	rec->triton = !strcmp(jstr(r, "lang", "cuda"), "triton");
@@ -890,6 +1005,8 @@ package(const struct opts *o, char *const *files, size_t nfiles)
 		}
 	}
 	writedataset(o->out, o->name, arch, narch);
+	if (o->status)
+		summary(o, counts, narch);
 	for (i = 0; i < narch; i++)
 		buffree(&arch[i]);
 	free(arch);
@@ -911,7 +1028,7 @@ package(const struct opts *o, char *const *files, size_t nfiles)
 int
 main(int argc, char **argv)
 {
-	struct opts o = { NULL, "retort-dataset", NULL, HELDOUT_FRACTION, 1000, 256u << 20, (size_t)1 << 30, NULL };
+	struct opts o = { NULL, "retort-dataset", NULL, HELDOUT_FRACTION, 1000, 256u << 20, (size_t)1 << 30, NULL, NULL };
 	const char *projectdir = NULL, *tokens = NULL;
 	struct optlist in, meta = { NULL, 0, 0 };
 	size_t i;
@@ -926,6 +1043,8 @@ main(int argc, char **argv)
 		{ "--shard-bytes", "B", OPT_SIZE, &o.shardbytes, 1024, 1e15, "bytes a shard at most (default 256 MiB)" },
 		{ "--archive-bytes", "B", OPT_SIZE, &o.archivebytes, 1024, 1e15, "bytes an archive at most (default 1 GiB)" },
 		{ "--token-counts", "FILE", OPT_STR, &tokens, 0, 0, "a named tokenizer's counts (scripts/token-counts)" },
+		{ "--status", "FILE", OPT_STR, &o.status, 0, 0, "then print the build's summary, with this run's requests "
+		  "and time from FILE (out/status.json)" },
 		{ 0 }
 	};
 	const struct optspec spec = { usage, tab, OPT_ANY, 1 };

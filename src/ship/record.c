@@ -342,20 +342,20 @@ identity(json_t *rec, json_t *task, json_t *first, const char *generator)
 static void
 spending(json_t *rec, const struct round *rounds, int n)
 {
-	static const char *const ukeys[4] = { "input_tokens", "output_tokens", "cache_write_tokens",
-	                                      "cache_read_tokens" };
-	json_int_t tokens[4] = { 0 };
+	static const char *const ukeys[5] = { "input_tokens", "output_tokens", "cache_write_tokens",
+	                                      "cache_read_tokens", "reasoning_tokens" };
+	json_int_t tokens[5] = { 0 };
 	double cost = 0;
 	int r, k, unpriced = 0;
 
 	for (r = 1; r <= n; r++) {
-		for (k = 0; k < 4; k++)
+		for (k = 0; k < 5; k++)
 			tokens[k] += jint(json_object_get(rounds[r].resp, "usage"), ukeys[k], 0);
 		cost += jnum(rounds[r].resp, "cost_usd", 0);
 		unpriced |= json_is_null(json_object_get(rounds[r].resp, "cost_usd"));
 	}
-	json_object_set_new(rec, "usage", json_pack("{s:I,s:I,s:I,s:I}", ukeys[0], tokens[0], ukeys[1], tokens[1],
-	                    ukeys[2], tokens[2], ukeys[3], tokens[3]));
+	json_object_set_new(rec, "usage", json_pack("{s:I,s:I,s:I,s:I,s:I}", ukeys[0], tokens[0], ukeys[1], tokens[1],
+	                    ukeys[2], tokens[2], ukeys[3], tokens[3], ukeys[4], tokens[4]));
 	json_object_set_new(rec, "cost_usd", unpriced ? json_null() : json_real(cost));
 }
 
