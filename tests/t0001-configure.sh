@@ -7,6 +7,8 @@ cd "$T/p" || exit 1
 spec a alpha
 spec b beta '' 'test, demo'
 sq="'"
+# the keys configure asks for (fakes; the case on a missing key unsets them)
+export ANTHROPIC_API_KEY=sk-ant-FAKE-KEY-0123456789 OPENAI_API_KEY=sk-oai-FAKE-KEY-0123456789
 
 test_expect_success '--help lists every option with its default' '
 	cd p && ./configure --help >help &&
@@ -65,13 +67,12 @@ test_expect_success 'an anthropic id models.yaml does not list: accepted with th
 	"$RETORT_BIN/gen" --model-json bare.json --models bare.yaml --provider anthropic --model claude-sonet-4-6 &&
 	python3 - out/model.json bare.json <<-\EOS
 	import json, sys
-	# what it gets: an entry with no settings of its own, less prices
+	# what it gets: an entry with no settings of its own (the defaults give no prices)
 	m, bare = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
 	assert m.pop("listed") is False, m
 	assert "prices" not in m and "thinking" not in m and "effort" not in m and "entry" not in m, m
 	assert m["provider"] == "anthropic" and m["name"] == m["api_model"] == "claude-sonet-4-6", m
-	assert bare.pop("entry") == "claude-sonet-4-6" and "prices" in bare, bare
-	bare.pop("prices")
+	assert bare.pop("entry") == "claude-sonet-4-6" and "prices" not in bare, bare
 	assert m == bare, (m, bare)
 	EOS
 '
@@ -86,6 +87,57 @@ test_expect_success 'an unlisted openai id (no catch-all entry): the defaults, p
 	rconfigure --provider=openai --model=my-served-model >cfg.log; rc=$?; mv models.yaml.orig models.yaml &&
 	test $rc = 0 &&
 	grep -q "model my-served-model: not in models.yaml, using openai.s defaults; prices unknown$" cfg.log
+'
+test_expect_success 'a served model and --budget: refused (no prices); a missing key: named' '
+	cd p && expect_fail 2 "gen: --budget needs prices, and model .gpt-5.1. has none (its entry in models.yaml gives none): its cost would be unknown and the budget never reached. Give them with --price-in=USD --price-out=USD (per million tokens), or in an entry of models.yaml; declare a free server with --price-in=0 --price-out=0; or cap the tokens instead with --budget-tokens=N" \
+		rconfigure --provider=openai --model=gpt-5.1 --budget=0.000001 &&
+	expect_fail 2 "configure: --provider=anthropic needs the key in ANTHROPIC_API_KEY, which is not set: export it" \
+		env -u ANTHROPIC_API_KEY ./configure --with-tools="$RETORT_BIN" --cache-dir="$T/cache" --provider=anthropic
+'
+test_expect_success LONG 'a served model through the "*" entry: no prices (not zeros), and the summary says so' '
+	cd p && rconfigure --provider=openai --model=gpt-5.1 >cfg.log && cat cfg.log &&
+	grep -q "^             model gpt-5.1: models.yaml.s entry .\*. has no prices: prices unknown$" cfg.log &&
+	ninja out/model.json >/dev/null &&
+	test "$(field out/model.json "[\"prices\" in d, \"batch_prices\" in d, d[\"entry\"]]")" = "[False, False, ${sq}*${sq}]"
+'
+test_expect_success LONG '--budget for a model without prices: refused; bad price and token options' '
+	cd p && expect_fail 2 "gen: --budget needs prices, and model .claude-next-1. has none (it is not in models.yaml)" \
+		rconfigure --provider=anthropic --model=claude-next-1 --budget=5 &&
+	expect_fail 2 "configure: --price-in and --price-out go together" rconfigure --provider=openai --model=gpt-5.1 --price-in=1 &&
+	expect_fail 2 "configure: --price-out must be a number of USD per million tokens: .x." \
+		rconfigure --provider=openai --model=gpt-5.1 --price-in=1 --price-out=x &&
+	expect_fail 2 "configure: --budget-tokens must be a whole number of tokens: .1e6." \
+		rconfigure --provider=openai --model=gpt-5.1 --budget-tokens=1e6 &&
+	expect_fail 2 "configure: --budget-tokens does not hold batches yet" \
+		rconfigure --provider=openai --model=gpt-5.1 --budget-tokens=1000 --batch &&
+	rconfigure >/dev/null
+'
+test_expect_success LONG 'prices from the command line, a free server, or a budget in tokens: taken' '
+	cd p && rconfigure --provider=openai --model=gpt-5.1 --budget=2 --price-in=1.25 --price-out=10 >cfg.log &&
+	grep -q "teacher    openai / gpt-5.1, online, budget \$2$" cfg.log &&
+	grep -q "model gpt-5.1: priced from the command line: \$1.25 in, \$10 out per million tokens$" cfg.log &&
+	ninja out/model.json >/dev/null &&
+	test "$(field out/model.json "[d[\"prices\"], d[\"batch_prices\"] == d[\"prices\"], d[\"prices_from\"]]")" = \
+		"[{${sq}cache_read${sq}: 1.25, ${sq}cache_write${sq}: 1.25, ${sq}input${sq}: 1.25, ${sq}output${sq}: 10.0}, True, ${sq}configure${sq}]" &&
+	rconfigure --provider=openai --model=gpt-5.1 --budget=2 --price-in=0 --price-out=0 >cfg.log &&
+	grep -q "model gpt-5.1: free (--price-in=0 --price-out=0)$" cfg.log &&
+	rconfigure --provider=openai --model=gpt-5.1 --budget-tokens=50000 >cfg.log &&
+	grep -q "teacher    openai / gpt-5.1, online, budget 50000 tokens$" cfg.log &&
+	grep -q "^budget_tokens=.50000.$" config.status && grep -q "^budget_tokens = 50000$" build.ninja &&
+	expect_fail 2 "--price-in and --price-out are for a model that is asked" rconfigure --price-in=0 --price-out=0 &&
+	rconfigure >/dev/null
+'
+test_expect_success LONG 'a missing key is named (exit 2, the key never printed); --offline needs none' '
+	cd p && rconfigure >/dev/null && cp config.status keep.status &&
+	expect_fail 2 "configure: --provider=anthropic needs the key in ANTHROPIC_API_KEY, which is not set: export it" \
+		env -u ANTHROPIC_API_KEY ./configure --with-tools="$RETORT_BIN" --cache-dir="$T/cache" --provider=anthropic &&
+	expect_fail 2 "configure: --provider=openai needs the key in OPENAI_API_KEY, which is not set" \
+		env -u OPENAI_API_KEY -u OPENAI_BASE_URL ./configure --with-tools="$RETORT_BIN" --cache-dir="$T/cache" --provider=openai --model=m &&
+	cmp config.status keep.status &&
+	env -u OPENAI_API_KEY OPENAI_BASE_URL=http://127.0.0.1:9/v1 ./configure --with-tools="$RETORT_BIN" --cache-dir="$T/cache" --provider=openai --model=m >/dev/null &&
+	env -u ANTHROPIC_API_KEY ./configure --with-tools="$RETORT_BIN" --cache-dir="$T/cache" --provider=anthropic --offline >/dev/null &&
+	rconfigure --provider=anthropic >out.log 2>&1 && ! grep -r "FAKE-KEY" out.log config.status build.ninja &&
+	rconfigure >/dev/null
 '
 test_expect_success 'an id of no provider family is refused, with the nearest listed id' '
 	cd p && expect_fail 2 "no entry for model .gpt-5. with provider anthropic, and it is no Anthropic id (claude-...): add one under .models." \
