@@ -166,15 +166,24 @@ m[\"listed\"] = False" && q u1.json && test "$(field u1.json "d[\"cost_usd\"]")"
 	mkdir -p urep/a urep/b && cp u1.json urep/a/response.json &&
 	"$RETORT_BIN/query-llm" --report urep --log "$T/llm.log" >urep.txt && cat urep.txt &&
 	grep -q "claude-next-1  *1  *1000  *200  *300  *500 price unknown" urep.txt &&
-	grep -q "paid (\$[0-9.]*, and 1 of unknown price)" urep.txt
+	grep -q "paid (\$[0-9.]*, and [1-9][0-9]* of unknown price)" urep.txt
 '
 test_expect_success 'no prices: --budget refuses to start, naming the entry to add' '
 	cd p && n=$(mock count) &&
-	expect_fail 2 "query-llm: --budget needs prices: model .claude-next-1. is not in models.yaml (add it under models: with prices: {input, output, cache_write, cache_read})" \
+	expect_fail 2 "query-llm: --budget needs prices: model .claude-next-1. is not in models.yaml (configure --price-in and --price-out, or add it under models: with prices: {input, output}; or cap the tokens with --budget-tokens)" \
 		q u2.json --budget 5 --sample 3 && test "$(mock count)" = "$n" && test ! -e u2.json
 '
-test_expect_success 'prices of zero (a local server) stay $0' '
-	cd p && fresh && mock reset && model openai served-model && q z1.json &&
+test_expect_success 'a served model (the "*" entry) has unknown prices: cost null, never $0' '
+	cd p && fresh && mock reset && model openai served-model && test "$(field m.json "\"prices\" in d")" = False &&
+	q n1.json --log n.log && test "$(field n1.json "d[\"cost_usd\"]")" = None &&
+	test "$(python3 -c "import json; print([json.loads(l)[\"cost_usd\"] for l in open(\"$T/cache/ledger.jsonl\")])")" = "[None]" &&
+	mkdir -p nrep/a && cp n1.json nrep/a/response.json &&
+	"$RETORT_BIN/query-llm" --report nrep --log n.log >nrep.txt && cat nrep.txt &&
+	grep -q "served-model  *1 .* price unknown$" nrep.txt && grep -q "paid (\$0.0000, and 1 of unknown price)" nrep.txt
+'
+test_expect_success 'prices of zero (a server declared free) stay $0' '
+	cd p && fresh && mock reset && model openai served-model "m[\"prices\"] = {\"input\": 0, \"output\": 0, \"cache_write\": 0, \"cache_read\": 0}" &&
+	q z1.json &&
 	test "$(field z1.json "d[\"cost_usd\"]")" = 0.0 && mkdir -p zrep/a && cp z1.json zrep/a/response.json &&
 	"$RETORT_BIN/query-llm" --report zrep >zrep.txt && cat zrep.txt &&
 	grep -q "served-model  *1 .* 0.0000$" zrep.txt
