@@ -64,7 +64,7 @@ takes the next batch step (POST /_mock/batch_script [step, ...]):
 GET /_mock/batches lists the batches made: id, provider, requests.
 
 Prompt caching (--prompt-cache MIN_TOKENS; else every answer reports the
-same fixed usage): tokens are counted as 4 bytes each. Anthropic: the
+same fixed usage, 50 of an OpenAI answer's completion tokens reasoning): tokens are counted as 4 bytes each. Anthropic: the
 prompt is its blocks in cache order (system blocks, then each message's
 content blocks; cache_control left out of what is compared), a breakpoint
 at each block with cache_control (the top-level one: the last block); a
@@ -524,7 +524,8 @@ class Handler(BaseHTTPRequestHandler):
             return {"id": "msg_mock", "type": "message", "role": "assistant", "model": body["model"],
                     "content": content, "stop_reason": "end_turn", "stop_sequence": None, "usage": usage}
         usage = {"prompt_tokens": 1200, "completion_tokens": 200, "total_tokens": 1400,
-                 "prompt_tokens_details": {"cached_tokens": 400}}
+                 "prompt_tokens_details": {"cached_tokens": 400},
+                 "completion_tokens_details": {"reasoning_tokens": 50}}
         if usage_now:
             usage = dict(usage_now, completion_tokens=ntok(text),
                          total_tokens=usage_now["prompt_tokens"] + ntok(text))
@@ -642,7 +643,8 @@ class Handler(BaseHTTPRequestHandler):
             last = last.replace(b"```", b"\xff```", 1)
         ev.append(last)
         usage = {"prompt_tokens": 1200, "completion_tokens": 200, "total_tokens": 1400,
-                 "prompt_tokens_details": {"cached_tokens": 400}}
+                 "prompt_tokens_details": {"cached_tokens": 400},
+                 "completion_tokens_details": {"reasoning_tokens": 50}}
         if self.usage:
             usage = dict(self.usage, completion_tokens=ntok(text), total_tokens=self.usage["prompt_tokens"] + ntok(text))
         if step.get("finishusage"):  # as transformers serve ends a stream
