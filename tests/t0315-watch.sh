@@ -70,7 +70,7 @@ test_expect_success LONG 'a mock run: the summary at the end, ninja status, pric
 	if ! nvidia-smi -L 2>/dev/null | grep -q GPU; then
 		grep -q "^why: no GPU ran them: verify says .skipped: no CUDA device. for the [1-9][0-9]* rounds that built" n.log; fi &&
 	ninja status >s.log && cat s.log && grep -q "^requests: 8 answered (8 asked" s.log &&
-	python3 - <<-\EOS
+	python3 - <<-\EOS &&
 	import json, glob
 	recs = [json.load(open(p)) for p in glob.glob("out/v/*/s*/record.json")]
 	assert len(recs) == 8 and all(r["cost_usd"] is None for r in recs), [r["cost_usd"] for r in recs]
