@@ -212,8 +212,10 @@ statusload(const char *path)
 	prune(st);
 	runname(run, sizeof run);
 	json_object_set_new(st, "this_run", json_boolean(!strcmp(jstr(st, "run", ""), run)));
-	/* while something runs, the time so far; else until the last update */
-	json_object_set_new(st, "elapsed_s", json_real((json_object_size(json_object_get(st, "in_flight")) ||
+	/* while something runs, or read from the run itself (its last edge), the time so far; else until
+	 * the last update */
+	json_object_set_new(st, "elapsed_s", json_real((jbool(st, "this_run", 0) ||
+	                                                json_object_size(json_object_get(st, "in_flight")) ||
 	                                                json_object_size(json_object_get(gpu, "waiting")) ||
 	                                                json_object_size(json_object_get(gpu, "running")) ?
 	                                                wallclock() : jnum(st, "updated", 0)) - jnum(st, "started", 0)));
