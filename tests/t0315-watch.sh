@@ -21,17 +21,21 @@ start_mock --latency 0.05
 # st FILE EXPR: a field of the status file
 st() { field "$1" "$2"; }
 
-test_expect_success 'the status: a request in flight, then answered with its tokens and $' '
-	cd p && fresh && mock reset && model anthropic claude-sonnet-5-5 && mock script "[{\"delay\": 1}]" &&
-	{ q s1.json --status st.json & } && pid=$! && i=0 &&
-	until test -f st.json && test "$(st st.json "len(d[\"in_flight\"])")" = 1; do
-		i=$((i + 1)); test $i -lt 100 || exit 1; sleep 0.05; done &&
-	"$RETORT_BIN/query-llm" --status st.json >line1 && cat line1 &&
-	grep -q "^requests: 0 answered (0 asked, 0 from the cache, 0 replayed), 1 in flight, 0 failed" line1 &&
-	wait $pid && "$RETORT_BIN/query-llm" --status st.json >line2 && cat line2 &&
+test_expect_success 'the status: a request answered with its tokens and $, then one from the cache' '
+	cd p && fresh && mock reset && model anthropic claude-sonnet-5-5 && rm -f st.json &&
+	q s1.json --status st.json && "$RETORT_BIN/query-llm" --status st.json >line2 && cat line2 &&
 	grep -q "^requests: 1 answered (1 asked, 0 from the cache, 0 replayed), 0 in flight, 0 failed, 0 not needed; 2000 tokens, \$0.00[0-9]*; GPU: 0 waiting, 0 running, 0 done; [0-9]*s$" line2 &&
 	test "$(st st.json "d[\"cost_usd\"] == json.load(open(\"s1.json\"))[\"cost_usd\"] > 0")" = True &&
 	q s2.json --status st.json && test "$(st st.json "d[\"requests\"][\"cached\"]")" = 1
+'
+test_expect_success LONG 'the status: a request in flight' '
+	cd p && fresh && mock reset && model anthropic claude-sonnet-5-5 && mock script "[{\"delay\": 4}]" && rm -f st.json &&
+	{ q s1.json --status st.json & } && pid=$! && i=0 &&
+	until test -f st.json && test "$(st st.json "len(d[\"in_flight\"])")" = 1; do
+		i=$((i + 1)); test $i -lt 200 || exit 1; sleep 0.05; done &&
+	"$RETORT_BIN/query-llm" --status st.json >line1 && cat line1 &&
+	grep -q "^requests: 0 answered (0 asked, 0 from the cache, 0 replayed), 1 in flight, 0 failed" line1 &&
+	wait $pid && test "$(st st.json "[len(d[\"in_flight\"]), d[\"requests\"][\"asked\"]]")" = "[0, 1]"
 '
 test_expect_success LONG 'the status: a failed request, and one killed in flight, count as failed' '
 	cd p && fresh && mock reset && model anthropic claude-sonnet-5-5 && rm -f st.json &&
