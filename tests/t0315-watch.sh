@@ -42,10 +42,10 @@ test_expect_success LONG 'the status: a failed request, and one killed in flight
 	mock script "[{\"status\": 400, \"body\": {\"type\": \"error\", \"error\": {\"type\": \"invalid_request_error\", \"message\": \"no\"}}}]" &&
 	expect_fail 1 "HTTP 400" q f1.json --status st.json &&
 	test "$(st st.json "[d[\"requests\"][\"failed\"], len(d[\"in_flight\"])]")" = "[1, 0]" &&
-	mock script "[{\"delay\": 3}]" &&
+	mock script "[{\"delay\": 8}]" &&
 	{ "$RETORT_BIN/query-llm" -o f2.json --model-config m.json --prompts tasks/prompts --cache-dir "$T/cache" \
 		--sample 1 --round 1 --status st.json "$TASK" & } && pid=$! && i=0 &&
-	until test "$(st st.json "len(d[\"in_flight\"])")" = 1; do i=$((i + 1)); test $i -lt 100 || exit 1; sleep 0.05; done &&
+	until test "$(st st.json "len(d[\"in_flight\"])")" = 1; do i=$((i + 1)); test $i -lt 300 || exit 1; sleep 0.05; done &&
 	kill -9 $pid; wait $pid; "$RETORT_BIN/query-llm" --status st.json >line && cat line &&
 	grep -q ", 0 in flight, 2 failed," line
 '

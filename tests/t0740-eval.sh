@@ -226,7 +226,7 @@ test_expect_success 'no GPU: built kernels are unverified, none correct; the com
 	assert o["compile_rate"] == 0.75 and o["unverified_rate"] == 0.75 and o["samples"] == 4, o
 	recs = [json.load(open("out/eval/mock/v/%s/s%d/record.json" % (v, s))) for v in ("alpha", "beta") for s in (0, 1)]
 	assert o["usage"]["input_tokens"] == sum(r["usage"]["input_tokens"] for r in recs) > 0, o
-	# a served model (models.yaml's "*" entry) has no prices: its cost is unknown, not $0
+	# a served model (the "*" entry of models.yaml) has no prices: its cost is unknown, not $0
 	assert o["cost_usd"] is None and o["unpriced"] == 4 and all(r["cost_usd"] is None for r in recs), o
 	assert o["not_held_out"] == ["alpha", "beta"], o  # neither is a test-split task: asked by --tasks
 	PY
