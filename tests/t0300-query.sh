@@ -72,7 +72,7 @@ test_expect_success 'a task.json of the wrong shape: exit 2, the field named, no
 	done &&
 	test "$(cat empty.rc) $(cat prop.rc)" = "2 2" &&
 	grep -q "not a variant.s task.json: empty/task.json: not a task.json of version 1" empty.err &&
-	grep -q "a proposal request without its .system. (a string): .prop/task.json." prop.err &&
+	grep -q "a proposal request: no .system. field (a string): .prop/task.json." prop.err &&
 	test "$(mock count)" = 0 && test ! -e e.json
 '
 test_expect_success 'a cache hit makes no request and gives the same bytes' '

@@ -26,8 +26,9 @@ curriculum() {
 # check ANSWER.md COUNT: propose-check over one made-up round-1 answer, into check.json
 check() {
 	python3 -c "import json, sys; json.dump({'task': 'propose/t/b0', 'round': 1, 'status': 'answered',
-'provider': 'openai', 'model': 'm', 'key': 'k', 'answer': {'text': open(sys.argv[1]).read()}}, open('resp.json', 'w'))
-json.dump({'id': 'propose/t/b0', 'kind': 'proposal', 'family': 't', 'count': int(sys.argv[2]), 'rounds': 2}, open('task.json', 'w'))" "$1" "$2" &&
+'provider': 'openai', 'model': 'm', 'key': 'k', 'messages': [], 'answer': {'text': open(sys.argv[1]).read()}}, open('resp.json', 'w'))
+json.dump({'id': 'propose/t/b0', 'kind': 'proposal', 'prompt': 'propose', 'system': 'propose-system', 'vars': {},
+'family': 't', 'count': int(sys.argv[2]), 'rounds': 2}, open('task.json', 'w'))" "$1" "$2" &&
 	shift 2 && "$RETORT_BIN/propose-check" -o check.json --cache-dir "$T/cache" --bindir "$RETORT_BIN" --src "$RETORT_ROOT/src" \
 		task.json resp.json "$@"
 }
@@ -111,7 +112,7 @@ test_expect_success 'a text near-duplicate under renamed arguments: caught by it
 test_expect_success LONG 'a repair round gets the failures (as nvcc errors go back) and its answers are checked again' '
 	cd p && "$PLANT" r1.md honest:0 no_allow:1 && check r1.md 2 && mv check.json r1.json &&
 	"$PLANT" r2.md honest:1 && python3 -c "import json; json.dump({\"task\": \"propose/t/b0\", \"round\": 2, \"status\": \"answered\",
-\"answer\": {\"text\": open(\"r2.md\").read()}}, open(\"resp.json\", \"w\"))" &&
+\"messages\": [], \"answer\": {\"text\": open(\"r2.md\").read()}}, open(\"resp.json\", \"w\"))" &&
 	"$RETORT_BIN/propose-check" -o check.json --cache-dir "$T/cache" --bindir "$RETORT_BIN" --src "$RETORT_ROOT/src" task.json resp.json r1.json &&
 	outcomes | tee got && test "$(cat got)" = "p1_alder passed None" && test "$(field check.json "d[\"proposals\"][0][\"index\"]")" = 1 &&
 	test "$(field check.json "d[\"finished\"]")" = True

@@ -136,7 +136,7 @@ test_expect_success 'record refuses round files with a field of the wrong type o
 	done &&
 	rm -rf bad && mkdir -p bad/r1 && cp $r/r1/*.json bad/r1/ &&
 	python3 -c "import json; p = \"bad/r1/response.json\"; d = json.load(open(p)); d[\"messages\"][0][\"role\"] = 1; json.dump(d, open(p, \"w\"))" &&
-	expect_fail 2 "field .messages. holds a message (1) without a string .role.: .bad/r1/response.json." \
+	expect_fail 2 "field .messages\[0\]\.role. is not a string: .bad/r1/response.json." \
 		"$RETORT_BIN/record" -o bad/rec.json out/v/alpha/task.json bad/r1/*.json &&
 	rm -rf bad && mkdir -p bad/r1 && cp $r/r1/*.json bad/r1/ &&
 	python3 -c "import json; p = \"bad/r1/response.json\"; d = json.load(open(p)); del d[\"status\"]; json.dump(d, open(p, \"w\"))" &&

@@ -136,7 +136,7 @@ test_expect_success 'compare is deterministic for a seed, and the seed is the re
 	python3 -c "import json; m = json.load(open(\"new.json\")); m[\"tasks\"] = {\"other\": m[\"tasks\"][\"extra\"]}; json.dump(m, open(\"other.json\", \"w\"))" &&
 	expect_fail 2 "no task in common" "$M" --compare base.json other.json &&
 	python3 -c "import json; m = json.load(open(\"new.json\")); del m[\"student\"]; json.dump(m, open(\"nostudent.json\", \"w\"))" &&
-	expect_fail 2 "not metrics (no student): .nostudent.json." "$M" --compare base.json nostudent.json &&
+	expect_fail 2 "no .student. field (an object): .nostudent.json." "$M" --compare base.json nostudent.json &&
 	expect_fail 2 "needs two metrics files" "$M" --compare base.json
 '
 

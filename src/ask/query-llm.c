@@ -286,13 +286,13 @@ taskvars(json_t *task, const struct opts *o)
 static char *
 feedback(const struct opts *o, json_t *task, int *finished)
 {
-	json_t *c = o->prev[1] ? jmustload(o->prev[1]) : NULL;
-	json_t *v = o->prev[2] ? jmustload(o->prev[2]) : NULL;
-	json_t *bn = o->prev[3] ? jmustload(o->prev[3]) : NULL;
+	json_t *c = o->prev[1] ? schemaload(o->prev[1], schema_compile_json) : NULL;
+	json_t *v = o->prev[2] ? schemaload(o->prev[2], schema_verify_json) : NULL;
+	json_t *bn = o->prev[3] ? schemaload(o->prev[3], schema_bench_json) : NULL;
 	char *fb;
 
 	if (o->prev[4]) { /* a proposal batch: propose-check said what to repair */
-		json_t *ck = jmustload(o->prev[4]);
+		json_t *ck = schemaload(o->prev[4], schema_check_json);
 		*finished = jbool(ck, "finished", 1);
 		fb = xstrdup(jstr(ck, "feedback", ""));
 		json_decref(ck);
@@ -1002,7 +1002,7 @@ conversation(const struct opts *o, json_t *task, json_t *vars, json_t **prev, in
 		free(user);
 		return messages;
 	}
-	*prev = jmustload(o->prev[0]);
+	*prev = schemaload(o->prev[0], schema_response_json);
 	if (!json_is_array(json_object_get(*prev, "messages")))
 		die(EXIT_USAGE, "%s has no conversation", o->prev[0]);
 	messages = json_deep_copy(json_object_get(*prev, "messages"));
@@ -1231,8 +1231,8 @@ struct request {
 	int finished;        /* an earlier round finished the sample: nothing to ask (no canon, no key) */
 };
 
-/* task.json of the shape its kind needs (a proposal request's fields, or
- * a variant that lib/task.c loads), else exit 2: a wrong one would be
+/* task.json of the shape its kind needs (a proposal request's, lib/schema.c,
+ * or a variant that lib/task.c loads), else exit 2: a wrong one would be
  * asked (and paid for) with an empty prompt */
 static void
 checktask(const char *path, json_t *task)
@@ -1241,12 +1241,8 @@ checktask(const char *path, json_t *task)
 	char err[1024];
 
 	if (!strcmp(jstr(task, "kind", ""), "proposal")) {
-		static const char *const need[] = { "id", "prompt", "system" };
-		for (size_t i = 0; i < sizeof need / sizeof *need; i++)
-			if (!json_is_string(json_object_get(task, need[i])))
-				die(EXIT_USAGE, "a proposal request without its '%s' (a string): '%s'", need[i], path);
-		if (!json_is_object(json_object_get(task, "vars")))
-			die(EXIT_USAGE, "a proposal request without its 'vars' (an object): '%s'", path);
+		if (schemafile(task, schema_proposal_json, err, sizeof err) < 0)
+			die(EXIT_USAGE, "a proposal request: %s: '%s'", err, path);
 		return;
 	}
 	if (taskfrom(&t, task, path, err, sizeof err) < 0)

@@ -54,6 +54,7 @@
 #include "nvcc.h"
 #include "../lib/opts.h"
 #include "../lib/round.h"
+#include "../lib/schema.h"
 #include "screen.h"
 #include "../lib/sha.h"
 #include "../lib/tensor.h"
@@ -759,7 +760,7 @@ candidate(const struct opts *o, const char *taskpath, const char *resppath)
 {
 	char *sopath, err[1024];
 	struct task task;
-	json_t *resp = jmustload(resppath), *rec = NULL, *built;
+	json_t *resp = schemaload(resppath, schema_response_json), *rec = NULL, *built;
 	const char *text, *entry;
 	struct block blocks[64];
 	size_t nb;

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "json.h"
+#include "util.h"
 #include "round.h"
 #include "sha.h"
 
@@ -138,7 +139,117 @@ const struct sfield schema_sftfinal[] = {
 	END
 };
 
-static const char *const typenames[] = { "a string", "an integer", "a number", "a boolean", "an object", "an array" };
+/* ------------------------------------------------ the files between tools */
+
+#define OPT(name, type) { name, type, 0, NULL, S_OPT, "" }
+#define NEED(name, type) { name, type, 0, NULL, 0, "" }
+#define NULLOPT(name, type) { name, type, 0, NULL, S_OPT | S_NULL, "" }
+
+static const struct sfield rolemessage[] = {
+	NEED("role", S_STRING),
+	END
+};
+
+static const struct sfield answer[] = {
+	OPT("text", S_STRING),
+	END
+};
+
+const struct sfield schema_response_json[] = {
+	NEED("status", S_STRING),
+	{ "messages", S_LIST, S_STRUCT, rolemessage, S_OPT, "" },
+	{ "answer", S_STRUCT, 0, answer, S_OPT, "" },
+	OPT("system", S_STRING), OPT("key", S_STRING), OPT("sample", S_INT), OPT("provider", S_STRING),
+	OPT("model", S_STRING), OPT("usage", S_STRUCT), { "cost_usd", S_FLOAT, 0, NULL, S_OPT | S_NULL, "" },
+	OPT("lang", S_STRING), OPT("round", S_INT), OPT("task", S_STRING),
+	END
+};
+
+const struct sfield schema_compile_json[] = {
+	NEED("status", S_STRING), { "violations", S_LIST, S_ANY, NULL, S_OPT, "" }, OPT("source", S_STRING),
+	OPT("reason", S_STRING), OPT("diagnostics", S_STRING), OPT("lang", S_STRING),
+	END
+};
+
+const struct sfield schema_verify_json[] = {
+	NEED("verdict", S_STRING), OPT("feedback", S_STRING),
+	END
+};
+
+const struct sfield schema_bench_json[] = {
+	NEED("status", S_STRING), { "speedup", S_FLOAT, 0, NULL, S_OPT | S_NULL, "" },
+	{ "cases", S_LIST, S_ANY, NULL, S_OPT, "" }, { "review", S_LIST, S_ANY, NULL, S_OPT, "" },
+	OPT("gpu", S_STRUCT), OPT("feedback", S_STRING),
+	END
+};
+
+const struct sfield schema_proposal_json[] = {
+	NEED("kind", S_STRING), NEED("id", S_STRING), NEED("prompt", S_STRING), NEED("system", S_STRING),
+	NEED("vars", S_STRUCT), NEED("family", S_STRING), OPT("batch", S_INT), OPT("count", S_INT),
+	OPT("rounds", S_INT), OPT("vendor", S_STRING),
+	END
+};
+
+static const struct sfield refproblem[] = {
+	NEED("key", S_STRING), NEED("index", S_INT), NEED("id", S_STRING), NEED("spec", S_STRING),
+	{ "ref1", S_STRING, 0, NULL, S_OPT | S_NULL, "" }, { "ref2", S_STRING, 0, NULL, S_OPT | S_NULL, "" },
+	{ "keys", S_LIST, S_STRING, NULL, S_OPT, "" },
+	END
+};
+
+const struct sfield schema_reftask_json[] = {
+	NEED("kind", S_STRING), NEED("id", S_STRING), NEED("prompt", S_STRING), NEED("system", S_STRING),
+	NEED("vars", S_STRUCT), NEED("family", S_STRING), NEED("batch_task", S_STRING), NEED("batch", S_INT),
+	NEED("reference", S_INT), { "problems", S_LIST, S_STRUCT, refproblem, 0, "" },
+	END
+};
+
+static const struct sfield proposal[] = {
+	NEED("index", S_INT), NEED("status", S_STRING), OPT("spec", S_STRING), OPT("id", S_STRING),
+	OPT("fingerprint", S_STRING), OPT("minhash", S_STRING), { "rules", S_LIST, S_ANY, NULL, S_OPT, "" },
+	END
+};
+
+const struct sfield schema_check_json[] = {
+	NEED("task", S_STRING), NEED("family", S_STRING), NEED("round", S_INT), NEED("status", S_STRING),
+	NEED("finished", S_BOOL), NEED("feedback", S_STRING), { "proposals", S_LIST, S_STRUCT, proposal, 0, "" },
+	{ "failed", S_LIST, S_INT, NULL, 0, "" }, NULLOPT("provider", S_STRING), NULLOPT("model", S_STRING),
+	NULLOPT("key", S_STRING),
+	END
+};
+
+static const struct sfield agreed[] = {
+	NEED("key", S_STRING), NEED("index", S_INT), NEED("status", S_STRING), OPT("id", S_STRING),
+	OPT("spec", S_STRING), OPT("why", S_STRING),
+	END
+};
+
+const struct sfield schema_agree_json[] = {
+	NEED("task", S_STRING), NEED("family", S_STRING), NEED("references", S_INT), NEED("finished", S_BOOL),
+	{ "problems", S_LIST, S_STRUCT, agreed, 0, "" }, NULLOPT("provider", S_STRING), NULLOPT("model", S_STRING),
+	NULLOPT("key", S_STRING),
+	END
+};
+
+static const struct sfield student[] = {
+	NEED("provider", S_STRING), NEED("model", S_STRING),
+	END
+};
+
+static const struct sfield overall[] = {
+	NEED("tasks", S_INT), NEED("samples", S_INT), NEED("compile_rate", S_FLOAT), NEED("correct_rate", S_FLOAT),
+	NEED("unverified_rate", S_FLOAT), NEED("pass_at", S_STRUCT), NEED("fast", S_STRUCT),
+	{ "correct_after_round", S_LIST, S_FLOAT, NULL, 0, "" },
+	END
+};
+
+const struct sfield schema_metrics_json[] = {
+	{ "student", S_STRUCT, 0, student, 0, "" }, { "overall", S_STRUCT, 0, overall, 0, "" }, NEED("tasks", S_STRUCT),
+	END
+};
+
+static const char *const typenames[] = { "a string", "an integer", "a number", "a boolean", "an object", "an array",
+                                         "any value" };
 static const char *const dtypes[] = { "string", "int64", "float64", "bool" };
 
 static int
@@ -150,70 +261,95 @@ typeok(const json_t *v, int type)
 	case S_FLOAT: return json_is_number(v);
 	case S_BOOL: return json_is_boolean(v);
 	case S_STRUCT: return json_is_object(v);
+	case S_ANY: return 1;
 	default: return json_is_array(v);
 	}
 }
 
-static int checkobject(const json_t *j, const struct sfield *t, char *path, size_t len, char *err, size_t errlen);
+/* a check under way: the path of the value at hand, the first error, and
+ * whether the table is a file's (loose: S_OPT fields may be absent, other
+ * fields are let be) or the dataset's (exact) */
+struct check {
+	char path[512];
+	char *err;
+	size_t errlen;
+	int loose;
+};
 
-/* one value of a field (type, with sub for structs), at path */
+static void
+wrongtype(struct check *c, int type)
+{
+	if (c->loose)
+		snprintf(c->err, c->errlen, "field '%s' is not %s", c->path, typenames[type]);
+	else
+		snprintf(c->err, c->errlen, "%s: not %s", c->path, typenames[type]);
+}
+
+static int checkobject(const json_t *j, const struct sfield *t, struct check *c);
+
+/* one value of a field (type, with sub for structs), at c's path */
 static int
-checkvalue(const json_t *v, int type, const struct sfield *sub, int nullok, char *path, size_t len, char *err,
-           size_t errlen)
+checkvalue(const json_t *v, int type, const struct sfield *sub, int nullok, struct check *c)
 {
 	if (json_is_null(v) && nullok)
 		return 0;
 	if (!typeok(v, type)) {
-		snprintf(err, errlen, "%s: not %s", path, typenames[type]);
+		wrongtype(c, type);
 		return -1;
 	}
-	return type == S_STRUCT ? checkobject(v, sub, path, len, err, errlen) : 0;
+	return type == S_STRUCT && sub ? checkobject(v, sub, c) : 0;
 }
 
 static int
-checkfield(const json_t *v, const struct sfield *f, char *path, size_t len, char *err, size_t errlen)
+checkfield(const json_t *v, const struct sfield *f, struct check *c)
 {
-	size_t at = strlen(path), i;
+	size_t at = strlen(c->path), i;
 	const json_t *x;
 
-	if (checkvalue(v, f->type, f->sub, f->flags & S_NULL, path, len, err, errlen) < 0)
+	if (checkvalue(v, f->type, f->sub, f->flags & S_NULL, c) < 0)
 		return -1;
 	if (f->type != S_LIST || json_is_null(v))
 		return 0;
 	json_array_foreach(v, i, x) {
-		snprintf(path + at, len - at, "[%zu]", i);
-		if (checkvalue(x, f->item, f->sub, 0, path, len, err, errlen) < 0)
+		snprintf(c->path + at, sizeof c->path - at, "[%zu]", i);
+		if (checkvalue(x, f->item, f->sub, 0, c) < 0)
 			return -1;
 	}
-	path[at] = 0;
+	c->path[at] = 0;
 	return 0;
 }
 
 static int
-checkobject(const json_t *j, const struct sfield *t, char *path, size_t len, char *err, size_t errlen)
+checkobject(const json_t *j, const struct sfield *t, struct check *c)
 {
-	size_t at = strlen(path), n = 0;
+	size_t at = strlen(c->path), n = 0;
 	const struct sfield *f;
 	const char *key;
 	json_t *v;
 
-	for (f = t; f->name; f++, n++) {
-		snprintf(path + at, len - at, "%s%s", at ? "." : "", f->name);
+	for (f = t; f->name; f++) {
+		snprintf(c->path + at, sizeof c->path - at, "%s%s", at ? "." : "", f->name);
 		if (!(v = json_object_get(j, f->name))) {
-			snprintf(err, errlen, "%s: missing", path);
+			if (c->loose && f->flags & S_OPT)
+				continue;
+			if (c->loose)
+				snprintf(c->err, c->errlen, "no '%s' field (%s)", c->path, typenames[f->type]);
+			else
+				snprintf(c->err, c->errlen, "%s: missing", c->path);
 			return -1;
 		}
-		if (checkfield(v, f, path, len, err, errlen) < 0)
+		n++;
+		if (checkfield(v, f, c) < 0)
 			return -1;
 	}
-	path[at] = 0;
-	if (json_object_size(j) == n)
+	c->path[at] = 0;
+	if (c->loose || json_object_size(j) == n)
 		return 0;
 	json_object_foreach((json_t *)j, key, v) {
 		for (f = t; f->name && strcmp(f->name, key); f++)
 			;
 		if (!f->name) {
-			snprintf(err, errlen, "%s%s%s: not a field of the dataset", path, at ? "." : "", key);
+			snprintf(c->err, c->errlen, "%s%s%s: not a field of the dataset", c->path, at ? "." : "", key);
 			return -1;
 		}
 	}
@@ -223,13 +359,45 @@ checkobject(const json_t *j, const struct sfield *t, char *path, size_t len, cha
 int
 schemacheck(const json_t *j, const struct sfield *table, char *err, size_t errlen)
 {
-	char path[512] = "";
+	struct check c = { "", err, errlen, 0 };
 
 	if (!json_is_object(j)) {
 		snprintf(err, errlen, "not a JSON object");
 		return -1;
 	}
-	return checkobject(j, table, path, sizeof path, err, errlen);
+	return checkobject(j, table, &c);
+}
+
+int
+schemafile(const json_t *j, const struct sfield *table, char *err, size_t errlen)
+{
+	struct check c = { "", err, errlen, 1 };
+
+	if (!json_is_object(j)) {
+		snprintf(err, errlen, "not a JSON object");
+		return -1;
+	}
+	if (checkobject(j, table, &c) < 0)
+		return -1;
+	/* a response's one rule no table says: an answered one has its text and its conversation */
+	if (table == schema_response_json && statusof(j, STAGE_ANSWER) == ST_ANSWERED &&
+	    (!json_is_string(json_object_get(json_object_get(j, "answer"), "text")) ||
+	     !json_is_array(json_object_get(j, "messages")))) {
+		snprintf(err, errlen, "an answered response without its answer's text or its messages");
+		return -1;
+	}
+	return 0;
+}
+
+json_t *
+schemaload(const char *path, const struct sfield *table)
+{
+	json_t *j = jmustload(path);
+	char err[600];
+
+	if (schemafile(j, table, err, sizeof err) < 0)
+		die(EXIT_USAGE, "%s: '%s'", err, path);
+	return j;
 }
 
 void

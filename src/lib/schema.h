@@ -18,16 +18,17 @@
 #include "util.h"
 
 /* a field's type; S_LIST is a list of item (S_STRING or S_STRUCT) */
-enum { S_STRING, S_INT, S_FLOAT, S_BOOL, S_STRUCT, S_LIST };
-/* flags: the value may be null; the value is measured (varies run to run) */
-enum { S_NULL = 1, S_MEASURED = 2 };
+enum { S_STRING, S_INT, S_FLOAT, S_BOOL, S_STRUCT, S_LIST, S_ANY /* a list item of any type (files only) */ };
+/* flags: the value may be null; the value is measured (varies run to run);
+ * the field may be absent (files only) */
+enum { S_NULL = 1, S_MEASURED = 2, S_OPT = 4 };
 
 struct sfield {
 	const char *name;         /* NULL ends a table */
 	int type;                 /* S_* */
 	int item;                 /* S_LIST: the items' type */
 	const struct sfield *sub; /* S_STRUCT, or S_LIST of S_STRUCT: the members */
-	int flags;                /* S_NULL, S_MEASURED */
+	int flags;                /* S_NULL, S_MEASURED, S_OPT */
 	const char *doc;          /* one line for the card */
 };
 
@@ -45,6 +46,38 @@ extern const struct sfield schema_checked[];
  * path and what is wrong in err ("rounds[1].verify: not a string").
  */
 int schemacheck(const json_t *j, const struct sfield *table, char *err, size_t errlen);
+
+/*
+ * The files one tool writes and others read, one table each: the fields
+ * their readers use and their types (S_OPT: may be absent); other fields
+ * are let be. Every reader loads them through schemaload, so a file of
+ * valid JSON but the wrong shape is bad input (exit 2, the field named)
+ * wherever it is read. A variant's task.json is lib/task.c's (taskload).
+ *
+ *     schema_response_json   query-llm's response.json (an answered one:
+ *                            its answer's text and its messages too)
+ *     schema_compile_json    compile's compile.json
+ *     schema_verify_json     verify's verify.json
+ *     schema_bench_json      bench's bench.json
+ *     schema_proposal_json   a proposal batch's request (gen --propose-split)
+ *     schema_reftask_json    a reference request (propose-check --ask-reference)
+ *     schema_check_json      propose-check's check.json
+ *     schema_agree_json      propose-check --agree's agree.json
+ *     schema_metrics_json    metrics' metrics.json
+ */
+extern const struct sfield schema_response_json[], schema_compile_json[], schema_verify_json[],
+	schema_bench_json[], schema_proposal_json[], schema_reftask_json[], schema_check_json[],
+	schema_agree_json[], schema_metrics_json[];
+
+/*
+ * Whether j is an object with the file table's fields (those not S_OPT),
+ * each of its type where present. Returns 0, or -1 with what is wrong in
+ * err ("no 'status' field (a string)", "field 'proposals[0].index' is not
+ * an integer").
+ */
+int schemafile(const json_t *j, const struct sfield *table, char *err, size_t errlen);
+/* the JSON file at path, checked against a file table; else exit 2 with the field and path named */
+json_t *schemaload(const char *path, const struct sfield *table);
 
 /* the table as Hugging Face datasets features (YAML list, indent spaces in) */
 void schemafeatures(struct buf *b, const struct sfield *table, int indent);

@@ -43,6 +43,7 @@
 
 #include "../lib/json.h"
 #include "../lib/opts.h"
+#include "../lib/schema.h"
 #include "../lib/util.h"
 
 static const char usage[] = "usage: propose-accept [options] -o ACCEPTED_JSON --specs DIR [--corpus FILE] @CHECKS\n"
@@ -237,8 +238,9 @@ finals(char **paths, size_t n, json_t *report, json_t **order, json_t *agreed)
 
 	*order = json_array();
 	for (i = 0; i < n; i++) {
-		json_t *ck = jmustload(paths[i]), *p;
-		if (endswith(paths[i], "agree.json")) {
+		int ag = endswith(paths[i], "agree.json");
+		json_t *ck = schemaload(paths[i], ag ? schema_agree_json : schema_check_json), *p;
+		if (ag) {
 			agreements(ck, agreed);
 			json_decref(ck);
 			continue;
@@ -469,7 +471,7 @@ teacherrefs(const struct opts *o, char **paths, size_t n)
 	if (mkdirp(o->specs) < 0)
 		die(EXIT_RETRY, "cannot create '%s':", o->specs);
 	for (i = 0; i < n; i += 2) {
-		json_t *ag = jmustload(paths[i + 1]), *p = json_array_get(json_object_get(ag, "problems"), 0);
+		json_t *ag = schemaload(paths[i + 1], schema_agree_json), *p = json_array_get(json_object_get(ag, "problems"), 0);
 		const char *base = strrchr(paths[i], '/') ? strrchr(paths[i], '/') + 1 : paths[i];
 		const char *st = jstr(p, "status", "missing"), *why = NULL;
 		char *text = NULL, *path = xasprintf("%s/%s", o->specs, base);

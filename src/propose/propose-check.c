@@ -58,6 +58,7 @@
 #include "../lib/json.h"
 #include "../lib/opts.h"
 #include "../lib/round.h"
+#include "../lib/schema.h"
 #include "../jail/sandbox.h"
 #include "../lib/sha.h"
 #include "../lib/tensor.h"
@@ -781,7 +782,8 @@ feedbackline(struct buf *fb, json_t *rec, int k)
 static int
 check(const struct opts *o, const char *taskpath, const char *resppath, const char *prevpath)
 {
-	json_t *task = jmustload(taskpath), *resp = jmustload(resppath), *prev = prevpath ? jmustload(prevpath) : NULL;
+	json_t *task = schemaload(taskpath, schema_proposal_json), *resp = schemaload(resppath, schema_response_json);
+	json_t *prev = prevpath ? schemaload(prevpath, schema_check_json) : NULL;
 	json_t *out, *props = json_array(), *failed = json_array(), *map;
 	int round = (int)jint(resp, "round", 1), rounds = (int)jint(task, "rounds", 1);
 	size_t nb, i, max;
@@ -1143,7 +1145,7 @@ lastrecords(char **checks, size_t n)
 	size_t i, k;
 
 	for (i = 0; i < n; i++) {
-		json_t *ck = jmustload(checks[i]);
+		json_t *ck = schemaload(checks[i], schema_check_json);
 		json_array_foreach(json_object_get(ck, "proposals"), k, p) {
 			char key[32];
 			snprintf(key, sizeof key, "%06" JSON_INTEGER_FORMAT, jint(p, "index", 0));
@@ -1225,14 +1227,14 @@ askreference(const struct opts *o, const char *taskpath, char **files, size_t nf
 		task = specbatch(taskpath, d, &src);
 		free(d);
 	} else {
-		task = jmustload(taskpath);
+		task = schemaload(taskpath, schema_proposal_json);
 	}
 	if (o->askref < 3) {
 		if (!o->spec)
 			src = lastrecords(files, nf);
 	} else {
 		json_decref(src);
-		json_t *ag = jmustload(files[0]);
+		json_t *ag = schemaload(files[0], schema_agree_json);
 		src = json_object();
 		json_array_foreach(json_object_get(ag, "problems"), i, p)
 			json_object_set(src, jstr(p, "key", "?"), p);
@@ -1588,7 +1590,7 @@ judgeproblem(const struct opts *o, json_t *prob, const char *code, int n, const 
 static void
 firstanswers(const char *path, json_t *problems, json_t *resp)
 {
-	json_t *first = jmustload(path), *ans = json_object_get(first, "answer"), *p;
+	json_t *first = schemaload(path, schema_response_json), *ans = json_object_get(first, "answer"), *p;
 	size_t i, nb = 0, np = json_array_size(problems);
 	char **codes = NULL;
 
@@ -1612,7 +1614,8 @@ firstanswers(const char *path, json_t *problems, json_t *resp)
 static int
 agree(const struct opts *o, const char *reftaskpath, const char *resppath, const char *prevpath)
 {
-	json_t *rt = jmustload(reftaskpath), *resp = jmustload(resppath), *prev = prevpath ? jmustload(prevpath) : NULL;
+	json_t *rt = schemaload(reftaskpath, schema_reftask_json), *resp = schemaload(resppath, schema_response_json);
+	json_t *prev = prevpath ? schemaload(prevpath, schema_agree_json) : NULL;
 	json_t *problems = json_array(), *p, *out, *ans = json_object_get(resp, "answer");
 	int n = (int)jint(rt, "reference", 2), left = 0;
 	size_t i, nb = 0, np = json_array_size(json_object_get(rt, "problems"));

@@ -648,7 +648,8 @@ pairs(const json_t *ta, const json_t *tb, const struct metric *m, struct pair *p
 static int
 compare(const struct cmpopts *o, const char *out, const char *apath, const char *bpath)
 {
-	json_t *A = jmustload(apath), *B = jmustload(bpath), *ta, *tb, *ms = json_object(), *c;
+	json_t *A = schemaload(apath, schema_metrics_json), *B = schemaload(bpath, schema_metrics_json), *ta, *tb;
+	json_t *ms = json_object(), *c;
 	json_t *fixed = json_array(), *broken = json_array();
 	struct metric m[64];
 	char keys[64][16], nbuf[32];
@@ -657,10 +658,6 @@ compare(const struct cmpopts *o, const char *out, const char *apath, const char 
 
 	ta = json_object_get(A, "tasks");
 	tb = json_object_get(B, "tasks");
-	if (!json_is_object(ta) || !json_is_object(tb))
-		die(EXIT_USAGE, "not metrics (no tasks): '%s'", json_is_object(ta) ? bpath : apath);
-	if (!json_is_object(json_object_get(A, "student")) || !json_is_object(json_object_get(B, "student")))
-		die(EXIT_USAGE, "not metrics (no student): '%s'", json_is_object(json_object_get(A, "student")) ? bpath : apath);
 	p = xcalloc(json_object_size(ta) + 1, sizeof *p);
 	nm = metrics(ta, tb, m, keys, sizeof m / sizeof *m);
 	for (i = 0; i < nm; i++) {

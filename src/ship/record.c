@@ -70,71 +70,21 @@ classify(const char *path, int *round, const char **kind)
 	return k;
 }
 
-/*
- * What record reads of each kind of round file, and its type: a file
- * whose field has another type, or that lacks a required one, is refused
- * (exit 2) rather than recorded as an empty conversation.
- */
-enum { T_STR, T_NUM, T_INT, T_OBJ, T_ARR };
-static const struct field {
-	int kind; /* as classify: response, compile, verify, bench */
-	const char *key;
-	int type, required;
-} fields[] = {
-	{ 0, "status", T_STR, 1 }, { 0, "messages", T_ARR, 0 }, { 0, "answer", T_OBJ, 0 }, { 0, "system", T_STR, 0 },
-	{ 0, "key", T_STR, 0 }, { 0, "sample", T_INT, 0 }, { 0, "provider", T_STR, 0 }, { 0, "model", T_STR, 0 },
-	{ 0, "usage", T_OBJ, 0 }, { 0, "cost_usd", T_NUM, 0 }, { 0, "lang", T_STR, 0 }, { 0, "round", T_INT, 0 },
-	{ 0, "task", T_STR, 0 },
-	{ 1, "status", T_STR, 1 }, { 1, "violations", T_ARR, 0 }, { 1, "source", T_STR, 0 },
-	{ 1, "reason", T_STR, 0 }, { 1, "diagnostics", T_STR, 0 },
-	{ 2, "verdict", T_STR, 1 }, { 2, "feedback", T_STR, 0 },
-	{ 3, "status", T_STR, 1 }, { 3, "speedup", T_NUM, 0 }, { 3, "cases", T_ARR, 0 }, { 3, "review", T_ARR, 0 },
-	{ 3, "gpu", T_OBJ, 0 }, { 3, "feedback", T_STR, 0 },
-};
+/* each kind of round file's table (lib/schema.c), as classify numbers them */
+static const struct sfield *const tables[] = { schema_response_json, schema_compile_json, schema_verify_json,
+                                               schema_bench_json };
 
-static void
-checkfields(json_t *j, int kind, const char *path)
-{
-	static const char *const names[] = { "a string", "a number", "an integer", "an object", "an array" };
-	size_t i;
-
-	if (!json_is_object(j))
-		die(EXIT_USAGE, "not a JSON object: '%s'", path);
-	for (i = 0; i < sizeof fields / sizeof fields[0]; i++) {
-		const struct field *f = &fields[i];
-		json_t *v = json_object_get(j, f->key);
-		int ok;
-		if (f->kind != kind || (!v && !f->required) || (json_is_null(v) && f->type == T_NUM))
-			continue;
-		ok = f->type == T_STR ? json_is_string(v) : f->type == T_NUM ? json_is_number(v)
-		   : f->type == T_INT ? json_is_integer(v) : f->type == T_OBJ ? json_is_object(v) : json_is_array(v);
-		if (!v)
-			die(EXIT_USAGE, "no '%s' field (%s): '%s'", f->key, names[f->type], path);
-		if (!ok)
-			die(EXIT_USAGE, "field '%s' is not %s: '%s'", f->key, names[f->type], path);
-	}
-	if (kind == 0 && statusof(j, STAGE_ANSWER) == ST_ANSWERED &&
-	    (!json_is_string(json_object_get(json_object_get(j, "answer"), "text")) ||
-	     !json_is_array(json_object_get(j, "messages"))))
-		die(EXIT_USAGE, "an answered response without its answer's text or its messages: '%s'", path);
-}
-
-/* a response's own word on where it belongs (its task, its round) and
- * its messages' roles, against its path's round r and the variant id */
+/* a response's own word on where it belongs (its task, its round),
+ * against its path's round r and the variant id */
 static void
 checkresponse(json_t *j, int r, const char *id, const char *path)
 {
-	json_t *msgs = json_object_get(j, "messages"), *m;
-	size_t i;
 
 	if (json_object_get(j, "round") && json_integer_value(json_object_get(j, "round")) != r)
 		die(EXIT_USAGE, "field 'round' is %" JSON_INTEGER_FORMAT ", but the file is round %d's: '%s'",
 		    json_integer_value(json_object_get(j, "round")), r, path);
 	if (json_object_get(j, "task") && strcmp(jstr(j, "task", ""), id))
 		die(EXIT_USAGE, "field 'task' is '%s', not this variant '%s': '%s'", jstr(j, "task", ""), id, path);
-	json_array_foreach(msgs, i, m)
-		if (!json_is_string(json_object_get(m, "role")))
-			die(EXIT_USAGE, "field 'messages' holds a message (%zu) without a string 'role': '%s'", i + 1, path);
 }
 
 /* one round file of variant id into its place in rounds, checked; its round number */
@@ -150,8 +100,7 @@ loadround(const char *path, const char *id, struct round *rounds)
 	slot = k == 0 ? &rounds[r].resp : k == 1 ? &rounds[r].comp : k == 2 ? &rounds[r].ver : &rounds[r].bench;
 	if (*slot)
 		die(EXIT_USAGE, "two %s files for round %d", kind, r);
-	*slot = jmustload(path);
-	checkfields(*slot, k, path);
+	*slot = schemaload(path, tables[k]);
 	if (k == 0)
 		checkresponse(*slot, r, id, path);
 	return r;

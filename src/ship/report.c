@@ -34,6 +34,7 @@
 #include "../lib/json.h"
 #include "../lib/opts.h"
 #include "../lib/round.h"
+#include "../lib/schema.h"
 #include "../lib/util.h"
 
 static const char usage[] = "usage: report [--metrics FILE]... -o REPORT_HTML RECORD_JSON... (or @LISTFILE)\n";
@@ -346,7 +347,7 @@ pageeval(struct buf *b, const struct optlist *metrics)
 		return;
 	}
 	for (i = 0; i < metrics->n; i++)
-		runs[i] = jmustload(metrics->v[i]);
+		runs[i] = schemaload(metrics->v[i], schema_metrics_json);
 	bufputs(b, "<h2>Evaluation</h2>\n");
 	evalhead(b, "metric", runs, metrics->v, metrics->n);
 	evalrow(b, "tasks", runs, metrics->n, NULL, "tasks", NULL, -1);
@@ -433,6 +434,8 @@ report(const char *out, char *const *files, size_t nfiles, const struct optlist 
 		json_t *rec = jload(files[i], err, sizeof err);
 		if (!rec)
 			die(EXIT_USAGE, "%s", err);
+		if (schemacheck(rec, schema_record, err, sizeof err) < 0)
+			die(EXIT_USAGE, "not a record of this dataset's fields (lib/schema.c): %s: '%s'", err, files[i]);
 		tallyrecord(&t, rec);
 		json_decref(rec);
 	}
