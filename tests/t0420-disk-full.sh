@@ -1,8 +1,9 @@
 #!/bin/sh
 # t0420: a full disk is the host's failure (exit 1), never the candidate's
 # or the spec's, and leaves nothing a later run could take for output:
-# verify --expected, prepare --reference, --baseline and --harness, compile
-# and package, each writing into a small tmpfs (its own mount namespace).
+# verify --expected, prepare --reference, --baseline and --harness, compile,
+# gen --split and package, each writing into a small tmpfs (its own mount
+# namespace); no empty folder is left behind either.
 # Also: the reference's answers are not left readable to the sandbox's uid.
 . "$(dirname "$0")/lib/lib.sh"
 
@@ -44,9 +45,14 @@ test_expect_success 'compile: exit 1 on a full disk, not a compile_error; no can
 	onfull 1M "$RETORT_BIN/compile" --arch sm_90 -o full/c/compile.json "$TASK" r.json &&
 	test "$(cat rc)" = 1 && grep -q "No space left" err && test -z "$(grep -v "^full/c$" left)"
 '
+test_expect_success 'gen --split: exit 1 on a full disk, and no empty v/<id>/ folders left' '
+	onfull 8K "$RETORT_BIN/gen" --split "$RETORT_ROOT/tasks/relu.yaml" --all --tasks-dir "$RETORT_ROOT/tasks" --out full/o &&
+	test "$(cat rc)" = 1 && grep -q "No space left" err && test ! -s left
+'
 test_expect_success 'compile with only its build cache full: the result stands (exit 0, ok), a warning, nothing half-written in the cache' '
 	mkdir -p c2 && onfull 16K "$RETORT_BIN/compile" --arch sm_90 --cache-dir full/cache -o c2/compile.json "$TASK" r.json &&
 	test "$(cat rc)" = 0 && test "$(field c2/compile.json "d[\"status\"]")" = ok && test -s c2/cand.so &&
-	grep -q "cannot write the build cache .*it is not cached" err && ! grep -q "tmp" left
+	grep -q "cannot write the build cache .*it is not cached" err && ! grep -q "tmp" left &&
+	test -z "$(find full/cache -mindepth 1 -type d -empty)"
 '
 test_done

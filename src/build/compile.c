@@ -426,6 +426,11 @@ publish(const char *dir, const char *cachedir, const char *key, json_t *rec)
 	if (mkdirp(tmp) < 0 || jwrite(res, rec) < 0 || (statusof(rec, STAGE_COMPILE) == ST_OK && copyfile(so, to) < 0)) {
 		warn("cannot write the build cache '%s' (the result stands; it is not cached):", tmp);
 		rmtree(tmp);
+		*strrchr(dst, '/') = 0; /* and the empty folders made for it (only empty ones go) */
+		if (rmdir(dst) == 0 && strrchr(dst, '/')) {
+			*strrchr(dst, '/') = 0;
+			rmdir(dst);
+		}
 	} else if (rename(tmp, dst) < 0)
 		rmtree(tmp);
 	free(dst);

@@ -1064,5 +1064,7 @@ main(int argc, char **argv)
 	r = run(&o);
 	if (fflush(stdout) != 0 || ferror(stdout))
 		die(EXIT_RETRY, "cannot write to standard output:");
+	if (r != 0)
+		unmake(); /* a full disk: no empty v/<id>/ folders left */
 	return r;
 }

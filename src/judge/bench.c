@@ -898,13 +898,15 @@ static json_t *
 calibrateone(const char *out, const char *program, int slot)
 {
 	/* our own program, trusted: run it directly and read its JSON */
-	char dev[64], err[512], host[256] = "", *tmp = xasprintf("%s.run.%ld", out, (long)getpid()), *cmd;
+	char dev[64], err[512], host[256] = "", *tmp, *cmd;
 	json_t *rec;
 	int st;
 
 	gpudevice(slot, dev, sizeof dev);
 	if (strchr(dev, '\''))
 		die(EXIT_USAGE, "a CUDA_VISIBLE_DEVICES entry with a quote: '%s'", dev);
+	tempsweep(out, "run");
+	tmp = tempname(out, "run"); /* named for this process: swept by the next, if a kill leaves it */
 	cmd = xasprintf("CUDA_VISIBLE_DEVICES='%s' CUDA_DEVICE_ORDER=PCI_BUS_ID '%s' > '%s'", dev, program, tmp);
 	tempadd(tmp);
 	st = system(cmd);

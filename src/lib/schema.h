@@ -1,5 +1,6 @@
 /*
- * schema.h - the dataset's fields, in one table per config: the records
+ * schema.h - the dataset's fields, in one table per config (and the
+ * files between tools, one table each: below): the records
  * record writes (the default config, one per sample) and the
  * prompt/completion rows package derives from them (sft_final). record
  * checks each record it writes against the table, package each record it

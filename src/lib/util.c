@@ -66,6 +66,8 @@ die(int status, const char *fmt, ...)
 	va_start(ap, fmt);
 	vwarn(fmt, ap);
 	va_end(ap);
+	if (status != 0)
+		unmake();
 	exit(status);
 }
 
@@ -392,11 +394,11 @@ writeatomic(const char *path, const void *data, size_t n, int mode, int durable)
 	int fd, err;
 	ssize_t w;
 
+	sweeponce(path);
 	if (samecontent(path, data, n))
 		return 0;
 	if (mkparent(path) < 0)
 		return -1;
-	sweeponce(path);
 	tmp = tempname(path, "tmp");
 	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, (mode_t)mode);
 	if (fd < 0) {
@@ -587,8 +589,28 @@ tempmaker(const char *tail)
 	return *end == 0 || (*end == '+' && strlen(end) == 7) ? pid : 0;
 }
 
-/* the temporaries of kind beside path whose maker is gone: path's own, or
- * (all) every file's in its folder */
+/* where the maker begins in a temporary's name ("PID@HOST:NS" after
+ * ".KIND-"), for kind (NULL: any kind), made here; NULL when it is none */
+static const char *
+makerin(const char *name, const char *kind)
+{
+	const char *p, *q;
+
+	for (p = strchr(name, '.'); p; p = strchr(p + 1, '.')) {
+		q = p + 1;
+		if (kind && !strncmp(q, kind, strlen(kind)))
+			q += strlen(kind);
+		else if (!kind)
+			while (islower((unsigned char)*q))
+				q++;
+		if (q > p + 1 && *q == '-' && tempmaker(q + 1))
+			return q + 1;
+	}
+	return NULL;
+}
+
+/* the temporaries of kind (NULL: any) beside path whose maker is gone:
+ * path's own, or (all) every file's in its folder */
 static void
 sweep(const char *path, const char *kind, int all)
 {
@@ -600,12 +622,12 @@ sweep(const char *path, const char *kind, int all)
 
 	if (slash)
 		*slash = 0;
-	prefix = all ? xasprintf(".%s-", kind) : xasprintf("%s.%s-", base, kind);
-	n = strlen(prefix);
+	prefix = all ? NULL : xasprintf("%s.%s-", base, kind);
+	n = prefix ? strlen(prefix) : 0;
 	if ((d = opendir(slash ? (*dir ? dir : "/") : "."))) {
 		while ((e = readdir(d))) {
-			const char *at = all ? strstr(e->d_name, prefix) : strncmp(e->d_name, prefix, n) ? NULL : e->d_name;
-			long pid = at ? tempmaker(at + n) : 0;
+			const char *at = all ? makerin(e->d_name, kind) : strncmp(e->d_name, prefix, n) ? NULL : e->d_name + n;
+			long pid = at ? tempmaker(at) : 0;
 			if (pid && pid != (long)getpid() && kill((pid_t)pid, 0) < 0 && errno == ESRCH) {
 				char *stale = slash ? xasprintf("%s/%s", dir, e->d_name) : xstrdup(e->d_name);
 				rmtree(stale);
@@ -625,8 +647,10 @@ tempsweep(const char *path, const char *kind)
 }
 
 /* writefile's sweep: once per folder in a process, every file's leftovers
- * at once (a folder of many files, the response cache's, is read once,
- * not at every write) */
+ * of every kind at once (a folder of many files, the response cache's, is
+ * read once, not at every write), whether the write then changes the file
+ * or not: a rerun edge whose output is already right still clears what
+ * its killed run left */
 static void
 sweeponce(const char *path)
 {
@@ -641,7 +665,7 @@ sweeponce(const char *path)
 			free(dir);
 			return;
 		}
-	sweep(path, "tmp", 1);
+	sweep(path, NULL, 1);
 	if (nswept < 64)
 		swept[nswept++] = dir;
 	else
@@ -825,6 +849,31 @@ copyfile(const char *from, const char *to)
 	return r < 0 ? -1 : 0;
 }
 
+/* the folders mkdirp made in this process, for unmake (the first MADE_MAX) */
+enum { MADE_MAX = 64 };
+static char *made[MADE_MAX];
+static int nmade;
+
+/* mkdir of p, noted when it made it */
+static int
+mkdirnoted(const char *p)
+{
+	if (mkdir(p, 0755) < 0)
+		return -1;
+	if (nmade < MADE_MAX)
+		made[nmade++] = xstrdup(p);
+	return 0;
+}
+
+void
+unmake(void)
+{
+	while (nmade > 0) {
+		rmdir(made[--nmade]); /* an empty one only: what others wrote there stays */
+		free(made[nmade]);
+	}
+}
+
 int
 mkdirp(const char *path)
 {
@@ -838,7 +887,7 @@ mkdirp(const char *path)
 	}
 	/* the folder is there already: one call (a request's cache folders
 	 * are made once and written in thousands of times) */
-	if (mkdir(path, 0755) == 0 || (errno == EEXIST && stat(path, &st) == 0 && S_ISDIR(st.st_mode)))
+	if (mkdirnoted(path) == 0 || (errno == EEXIST && stat(path, &st) == 0 && S_ISDIR(st.st_mode)))
 		return 0;
 	if (errno != ENOENT && errno != EEXIST)
 		return -1;
@@ -847,13 +896,13 @@ mkdirp(const char *path)
 		if (*s != '/')
 			continue;
 		*s = 0;
-		if (mkdir(p, 0755) < 0 && errno != EEXIST) {
+		if (mkdirnoted(p) < 0 && errno != EEXIST) {
 			free(p);
 			return -1;
 		}
 		*s = '/';
 	}
-	if (mkdir(p, 0755) < 0 && errno != EEXIST) {
+	if (mkdirnoted(p) < 0 && errno != EEXIST) {
 		free(p);
 		return -1;
 	}

@@ -135,7 +135,7 @@ void tempdone(const char *path);
  * NS the pid namespace), and tempsweep, called before a tool makes its
  * own, removes those beside PATH of that KIND whose process is gone from
  * here (another host's or container's, on a shared folder, are left
- * alone; writefile sweeps a folder's "tmp" ones once per process, at its
+ * alone; writefile sweeps a folder's ones of every kind once per process, at its
  * first write there, whichever file they were for). tempdir sweeps, then
  * makes the
  * folder PATH.KIND-PID@HOST:NS+XXXXXX and adds it to the temporaries (NULL
@@ -170,9 +170,15 @@ double diskfree(const char *path);
 
 /* path's folder joined with name */
 char *sibling(const char *path, const char *name);
-/* mkdir -p of path's parent folder (or of path itself with mkdirp) */
+/*
+ * mkdir -p of path's parent folder (or of path itself with mkdirp). The
+ * folders they make are noted: unmake removes those still empty (newest
+ * first), and die() with a status other than 0 calls it, so a tool that
+ * fails (a full disk) leaves no empty folders behind.
+ */
 int mkparent(const char *path);
 int mkdirp(const char *path);
+void unmake(void);
 
 /* the path of program name on PATH (malloc'd), or NULL; a name with a '/'
  * is taken as it is when executable */

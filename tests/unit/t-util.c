@@ -346,7 +346,8 @@ sweeps(const char *dir)
 {
 	/* temporaries of a killed process are swept by the next; a live
 	 * one's, another host's and other names are left alone */
-	char *sub = xasprintf("%s/sweep", dir), *x = xasprintf("%s/x", sub), *y = xasprintf("%s/y", sub), *p[7], *d;
+	char *sub = xasprintf("%s/sweep", dir), *x = xasprintf("%s/x", sub), *p[8], *d = NULL;
+	char *sub2 = xasprintf("%s/sweep2", dir), *y = xasprintf("%s/y", sub2);
 	char *mine = tempname(x, "tmp");
 	const char *host = strchr(mine, '@') + 1; /* where it was made: this host and pid namespace */
 	pid_t dead = fork();
@@ -357,33 +358,43 @@ sweeps(const char *dir)
 	p[1] = xasprintf("%s.tmp-1@%s", x, host);
 	p[2] = xasprintf("%s.tmp-%ld@%s.elsewhere", x, (long)dead, host);
 	p[3] = xasprintf("%s.tmpx-%ld@%s", x, (long)dead, host);
-	p[4] = xasprintf("%s.build-%ld@%s+abcdef", y, (long)dead, host);
+	p[4] = xasprintf("%s/w.build-%ld@%s+abcdef", sub, (long)dead, host);
 	p[5] = xasprintf("%s.tmp-+%ld@%s", x, (long)dead, host); /* not a name tempname makes */
 	p[6] = xasprintf("%s/z.tmp-%ld@%s", sub, (long)dead, host);
+	p[7] = xasprintf("%s.build-%ld@%s+abcdef", y, (long)dead, host);
 	mkdir(sub, 0755);
+	mkdir(sub2, 0755);
 	mkdir(p[4], 0755);
-	for (int i = 0; i < 7; i++) { /* not by writefile: its first write in sub is the one tested */
-		FILE *f = fopen(i == 4 ? (d = xasprintf("%s/inside", p[4])) : p[i], "w");
+	mkdir(p[7], 0755);
+	for (int i = 0; i < 8; i++) { /* not by writefile: its first write in sub is the one tested */
+		FILE *f = fopen(i == 4 || i == 7 ? (d = xasprintf("%s/inside", p[i])) : p[i], "w");
 		need(f && fputs("t", f) >= 0 && fclose(f) == 0, "make a leftover");
-		if (i == 4)
+		if (i == 4 || i == 7)
 			free(d);
 	}
-	ok(writefile(x, "x", 1) == 1 && access(p[0], F_OK) < 0, "writefile sweeps a dead process's temporary");
+	{ /* x already holds its bytes: the write changes nothing, the sweep is still done */
+		FILE *f = fopen(x, "w");
+		need(f && fputs("x", f) >= 0 && fclose(f) == 0, "make x");
+	}
+	ok(writefile(x, "x", 1) == 0 && access(p[0], F_OK) < 0,
+	   "writefile sweeps a dead process's temporary, also when the bytes are unchanged");
 	ok(access(p[6], F_OK) < 0, "and, at its first write in a folder, every file's there");
-	ok(access(p[1], F_OK) == 0 && access(p[2], F_OK) == 0 && access(p[3], F_OK) == 0 && access(p[5], F_OK) == 0,
-	   "a live process's, another place's, another kind's and an odd name are left");
+	ok(access(p[3], F_OK) < 0 && access(p[4], F_OK) < 0, "of every kind (a tool's build and work folders too)");
+	ok(access(p[1], F_OK) == 0 && access(p[2], F_OK) == 0 && access(p[5], F_OK) == 0,
+	   "a live process's, another place's and an odd name are left");
 	d = tempdir(y, "build");
-	ok(d && access(p[4], F_OK) < 0 && access(d, F_OK) == 0, "tempdir sweeps a dead process's folder and makes its own");
-	is_int(strncmp(d, p[4], strlen(y) + 7), 0, "tempdir's folder is named for its kind");
+	ok(d && access(p[7], F_OK) < 0 && access(d, F_OK) == 0, "tempdir sweeps a dead process's folder and makes its own");
+	is_int(strncmp(d, p[7], strlen(y) + 7), 0, "tempdir's folder is named for its kind");
 	tempdone(d);
 	ok(access(d, F_OK) < 0, "tempdone removes it");
 	free(d);
-	for (int i = 0; i < 7; i++)
+	for (int i = 0; i < 8; i++)
 		free(p[i]);
 	free(mine);
 	free(x);
 	free(y);
 	free(sub);
+	free(sub2);
 }
 
 int
