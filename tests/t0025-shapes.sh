@@ -108,11 +108,12 @@ test_expect_success 'compile: a response.json of the wrong shape' '
 '
 test_expect_success LONG 'report: a record and a metrics.json of the wrong shape' '
 	cd p && shapes report metrics m/metrics.json "$RETORT_BIN/report" -o out.html --metrics m/metrics.json &&
-	for c in "{}" "{\"id\": 1}" "{\"id\": \"alpha/s0\"}"; do
+	n=0 && for c in "{}" "{\"id\": 1}" "{\"id\": \"alpha/s0\"}"; do
+		n=$((n + 1)) &&
 		echo "$c" >rec.json &&
 		expect_fail 2 "not a record of this dataset.s fields (lib/schema.c): [a-z]*: \(missing\|not a string\): .rec.json." \
 			"$RETORT_BIN/report" -o out.html rec.json >/dev/null && test ! -e out.html || return 1
-		test -z "${SHAPES_LOG:-}" || echo "report record $c 2" >>"$SHAPES_LOG"
+		test -z "${SHAPES_LOG:-}" || echo "report record $n 2" >>"$SHAPES_LOG"
 	done
 '
 test_expect_success LONG 'propose-check: its request, the answer and the previous check, each of the wrong shape' '

@@ -55,8 +55,7 @@ int schemacheck(const json_t *j, const struct sfield *table, char *err, size_t e
  * valid JSON but the wrong shape is bad input (exit 2, the field named)
  * wherever it is read. A variant's task.json is lib/task.c's (taskload).
  *
- *     schema_response_json   query-llm's response.json (an answered one:
- *                            its answer's text and its messages too)
+ *     schema_response_json   query-llm's response.json
  *     schema_compile_json    compile's compile.json
  *     schema_verify_json     verify's verify.json
  *     schema_bench_json      bench's bench.json

@@ -101,6 +101,10 @@ loadround(const char *path, const char *id, struct round *rounds)
 	if (*slot)
 		die(EXIT_USAGE, "two %s files for round %d", kind, r);
 	*slot = schemaload(path, tables[k]);
+	if (k == 0 && statusof(*slot, STAGE_ANSWER) == ST_ANSWERED &&
+	    (!json_is_string(json_object_get(json_object_get(*slot, "answer"), "text")) ||
+	     !json_is_array(json_object_get(*slot, "messages"))))
+		die(EXIT_USAGE, "an answered response without its answer's text or its messages: '%s'", path);
 	if (k == 0)
 		checkresponse(*slot, r, id, path);
 	return r;
