@@ -27,4 +27,11 @@ test_expect_success 'the scripts: bad usage and no configuration exit 2 with the
 	! grep -q "cannot open" "$T/.err"
 '
 
+test_expect_success 'scripts/reproduce --help: the usage, exit 0, no rebuild; another argument exits 2' '
+	mkdir -p bare2 && cd bare2 && : >config.status &&
+	"$RETORT_ROOT/scripts/reproduce" --help >out 2>err && grep -q "^usage: scripts/reproduce" out &&
+	test ! -s err && ! grep -q rebuilding out &&
+	expect_fail 2 "reproduce: unknown argument: --bogus" "$RETORT_ROOT/scripts/reproduce" --bogus
+'
+
 test_done
