@@ -194,7 +194,11 @@ test_expect_success 'a skill from no train record: refused' '
 	sed -n "/scale.f16\/s1/p" tr/records >none &&
 	expect_fail 2 "no verified trajectory to distil a skill from" "$RETORT_BIN/query-llm" --distill S.md \
 		-o s.json --model-config m.json --prompts "$RETORT_ROOT/tasks/prompts" --cache-dir "$T/cache" @none &&
-	test ! -e S.md
+	test ! -e S.md &&
+	"$RETORT_BIN/query-llm" --distill S.md --skip-untrained -o s.json --model-config m.json \
+		--prompts "$RETORT_ROOT/tasks/prompts" --cache-dir "$T/cache" @none 2>err &&
+	grep -q "^query-llm: no skill made: none of the 1 records is of the train split" err &&
+	test ! -e S.md && test ! -e s.json
 '
 
 # ---- end to end, the mock as the student ----
@@ -273,7 +277,9 @@ test_expect_success 'no evaluation record enters a dataset: package refuses them
 	rconfigure --tasks=test --samples=1 --rounds=1 >/dev/null && ninja >ninja2.log 2>&1 &&
 	mkdir x && tar -xzf out/dataset/retort-dataset-00000.tar.gz -C x &&
 	! grep -rl "mock-student" x && grep -q "\"replay\"" x/data/trajectories-00000.jsonl &&
-	! ninja skill >skill.log 2>&1 && grep -q "no verified trajectory to distil a skill from" skill.log &&
+	ninja skill >skill.log 2>&1 && ! grep -q FAILED skill.log &&
+	grep -q "query-llm: no skill made: none of the [0-9]* records is of the train split" skill.log &&
+	test ! -e out/skill/SKILL.md &&
 	test "$(cat x/data/*.jsonl x/data/sft_final/*.jsonl 2>/dev/null | wc -l)" -ge 2 &&
 	test -s out/eval/mock/metrics.json
 '

@@ -23,7 +23,9 @@
  *     budget before it is sent, and settled in the ledger. Keys are read
  *     only from the environment and redacted from everything written.
  *     --batch sends a round's cache misses through the provider's batch
- *     API (batch.h). --distill asks for a skill from the train records.
+ *     API (batch.h). --distill asks for a skill from the train records;
+ *     without one it is exit 2, or with --skip-untrained a notice on
+ *     stderr and exit 0 with nothing written (ninja skill's edge).
  *     --report prints tokens and $ by model (ninja cost).
  *     --status FILE keeps the build's live status there (lib/status.h):
  *     requests answered, in flight, failed, tokens and $ of this ninja
@@ -89,6 +91,7 @@ struct opts {
 	const char *status; /* --status FILE: the build's live status (lib/status.h) */
 	const char *task, *prev[5]; /* response, compile, verify, bench, check (a proposal batch's) */
 	const char *lang;           /* --lang: cuda, or triton (round.h) */
+	int skipuntrained;          /* --skip-untrained: no train record is a notice and exit 0 (ninja skill) */
 };
 
 /* a Triton sample's: its templates in PROMPTS/triton, its replay answers in DIR/<variant>/triton */
@@ -1423,9 +1426,17 @@ distill(struct opts *o, char *const *files, size_t n)
 	bufinit(&traj, SKILL_TRAJECTORIES_MAX + 1);
 	bufinit(&src, SKILL_TRAJECTORIES_MAX);
 	bufputc(&src, ' ');
-	if (!(shown = trajectories(files, n, &traj, &src)))
-		die(EXIT_USAGE, "--distill: none of the %zu records is of the train split (correct on a GPU, not held out, "
-		    "not flagged): no verified trajectory to distil a skill from", n);
+	if (!(shown = trajectories(files, n, &traj, &src))) {
+		if (!o->skipuntrained)
+			die(EXIT_USAGE, "--distill: none of the %zu records is of the train split (correct on a GPU, not held "
+			    "out, not flagged): no verified trajectory to distil a skill from", n);
+		warn("no skill made: none of the %zu records is of the train split (correct on a GPU, not held out, not "
+		     "flagged; a build without a GPU verifies none): '%s' not written", n, o->distill);
+		buffree(&traj);
+		buffree(&src);
+		json_decref(m.cfg);
+		return 0;
+	}
 	memset(&rq, 0, sizeof rq);
 	rq.taskid = "skill";
 	rq.vars = json_object();
@@ -1775,6 +1786,8 @@ main(int argc, char **argv)
 		  "cache key" },
 		{ "--distill", "SKILL_MD", OPT_STR, &o.distill, 0, 0, "ask the teacher for a skill from the train "
 		  "records among RECORDS (@FILE), into SKILL_MD and -o RESPONSE" },
+		{ "--skip-untrained", NULL, OPT_FLAG, &o.skipuntrained, 0, 0, "--distill without a train record: say so "
+		  "and exit 0, writing nothing (ninja skill), instead of exit 2" },
 		{ 0 }
 	};
 	const struct optspec spec = { usage, tab, OPT_ANY, 1 };
