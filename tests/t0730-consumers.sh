@@ -8,6 +8,13 @@
 # flags, and renders every record through apply_chat_template with the
 # assistant mask: only the flagged turns are trained. A tokenizer trained
 # on the data (no download) gives scripts/token-counts' counts for the card.
+# The recipes of examples/ on the demo (a build without a GPU) and on the
+# GPU-shaped dataset, with TRL, Axolotl and torch on the CPU
+# (tests/consumers/requirements*.txt, out/trainenv) and a tiny random Qwen3
+# whose template opens an empty thinking block as Qwen3's does
+# (tests/consumers/recipes.py): the split the card names, max_length from
+# its Lengths table, the reasoning choices, Axolotl's loss on the flagged
+# turn alone and no deprecated key.
 . "$(dirname "$0")/lib/lib.sh"
 cpu_only "the demo's records are unverified here"
 
@@ -59,5 +66,49 @@ test_expect_success LONG 'package refuses a record that does not fit the dataset
 '
 test_expect_success LONG 'datasets loads (a) the demo, (b) GPU-shaped records, (c) both, (d) a 10 MB shard; only flagged turns train' '
 	"$PY" "$C/check.py" load demo gpu big tok
+'
+
+# ---- the recipes of examples/, with TRL and Axolotl ----
+if test -n "${RETORT_TEST_LONG:-}" && ! TPY=$("$RETORT_ROOT/tests/lib/pyenv" tests/consumers/requirements.txt \
+	out/trainenv tests/consumers/requirements-nodeps.txt 2>"$T/trainenv.err"); then
+	echo "# $(tail -n 1 "$T/trainenv.err")"
+	test_skip 'TRL, Axolotl and torch: cannot install tests/consumers/requirements*.txt from PyPI'
+	test_done
+fi
+test_expect_success LONG 'the card of a build without a GPU: no train split, the recipes on unverified, said so' '
+	grep -q "^\*\*This build has no .train. split\*\*" demo/README.md &&
+	grep -q "split=\"unverified\")  # never run: to try the recipe only" demo/README.md &&
+	grep -q "^    split: unverified  # never run" demo/README.md &&
+	n=$(field demo/manifest.json "d[\"lengths\"][\"sft_final\"][\"unverified\"][\"max_length\"]") &&
+	grep -q "SFTConfig(max_length=$n, " demo/README.md && grep -q "^sequence_len: $n " demo/README.md &&
+	grep -q "^\*\*The split to train on: .train.\*\*" gpu0/README.md && grep -q "split=\"train\")$" gpu0/README.md
+'
+test_expect_success LONG 'a tiny Qwen3 (random weights, a Qwen3-like template) from the data' '
+	"$TPY" "$C/recipes.py" model tiny demo gpu0
+'
+test_expect_success LONG 'examples/trl_sft.py on a build without a GPU: no train split, the splits named (exit 2)' '
+	expect_fail 2 "no sft_final split .train. (a build without a GPU.*--split unverified.*the splits there are: unverified (6 rows)" \
+		"$TPY" "$RETORT_ROOT/examples/trl_sft.py" demo tiny sft
+'
+test_expect_success LONG 'examples/trl_sft.py --split unverified --reasoning drop-empty: trains, max_length from the card' '
+	n=$(field demo/manifest.json "d[\"lengths\"][\"sft_final\"][\"unverified\"][\"max_length\"]") &&
+	bare=$(field demo/manifest.json "d[\"lengths\"][\"sft_final\"][\"unverified\"][\"rows_without_reasoning\"]") &&
+	test "$bare" -gt 0 &&
+	{ "$TPY" "$RETORT_ROOT/examples/trl_sft.py" --split unverified --reasoning drop-empty --max-steps 1 demo tiny sft \
+		>trl.log 2>&1 || { tail -n 30 trl.log; false; }; } &&
+	grep -q "^sft_final unverified: 6 rows; max_length $n (the card.s Lengths table)" trl.log &&
+	grep -q "^$bare of 6 completions have no reasoning_content: --reasoning drop-empty" trl.log &&
+	grep -q "^trained 1 steps" trl.log && test -s sft/model.safetensors &&
+	"$TPY" "$C/recipes.py" reasoning demo unverified tiny
+'
+test_expect_success LONG 'examples/trl_sft.py --reasoning only: the rows with reasoning alone' '
+	bare=$(field demo/manifest.json "d[\"lengths\"][\"sft_final\"][\"unverified\"][\"rows_without_reasoning\"]") &&
+	{ "$TPY" "$RETORT_ROOT/examples/trl_sft.py" --split unverified --reasoning only --max-steps 1 demo tiny sft2 \
+		>trl2.log 2>&1 || { tail -n 30 trl2.log; false; }; } &&
+	grep -q "^training on $((6 - bare)) rows" trl2.log && grep -q "^trained 1 steps" trl2.log
+'
+test_expect_success LONG 'examples/axolotl.yaml: no deprecated key; the loss on the flagged turn alone, no last-turn warning' '
+	"$TPY" "$C/recipes.py" axolotl "$RETORT_ROOT/examples/axolotl.yaml" demo unverified tiny &&
+	"$TPY" "$C/recipes.py" axolotl "$RETORT_ROOT/examples/axolotl.yaml" gpu0 train tiny
 '
 test_done

@@ -136,6 +136,8 @@ const struct sfield schema_sftfinal[] = {
 	  "the conversation up to the chosen turn: system, user, and the earlier rounds" },
 	{ "completion", S_LIST, S_STRUCT, schema_message, S_MEASURED,
 	  "the chosen assistant turn (training true), the one whose kernel is final_kernel" },
+	{ "messages", S_LIST, S_STRUCT, schema_message, S_MEASURED,
+	  "prompt then completion as one conversation, which ends with the turn flagged training (Axolotl)" },
 	END
 };
 

@@ -12,8 +12,10 @@
  *     student's answers never enter the dataset.
  *     A record goes to every split of the default config it qualifies
  *     for: train, trajectories, unverified, or test for a held-out task.
- *     The sft_final config has one prompt/completion row per record with
- *     a turn flagged for training. Each split is cut into JSONL shards,
+ *     The sft_final config has one row per record with a turn flagged
+ *     for training: prompt and completion, and both as one conversation
+ *     (messages). The card names the split to train on: train, or on a
+ *     build without a GPU unverified, said to be for trying a recipe. Each split is cut into JSONL shards,
  *     rows sorted by id, and the shards are packed into tar.gz archives.
  *     Every archive carries the same dataset card (README.md) and
  *     manifest.json. SHA256SUMS lists the archives. The bytes are
@@ -99,6 +101,7 @@ struct rec {
 	long tokens[2];  /* the same by the named tokenizer (--token-counts), -1 unknown */
 	int triton;      /* its lang is triton (else cuda) */
 	int origin;      /* its task's origin, in origins[] */
+	int noreason;    /* its sft_final completion has no reasoning_content */
 };
 
 /* where a record's task came from (its origin): the card's columns */
@@ -149,6 +152,7 @@ struct stats {
 	long tokens[3];  /* -1: not measured */
 	size_t lang[2];  /* rows by language: cuda, triton */
 	size_t origin[NORIGINS]; /* rows by their task's origin */
+	size_t noreason; /* sft_final: rows whose completion has no reasoning */
 };
 
 static int
@@ -398,32 +402,35 @@ statrow(struct buf *b, const char *config, const char *split, const struct stats
 	          s->bytes[2]);
 	if (s->tokens[2] >= 0)
 		bufprintf(b, " %ld | %ld | %ld |", s->tokens[0], s->tokens[1], s->tokens[2]);
-	bufputs(b, "\n");
 }
 
-/* the longest row of a config (the tokenizer's count where there is one, else bytes) */
+/* a part's longest row: the tokenizer's count where there is one (*bytokens 1), else bytes */
 static size_t
-longest(const struct stats st[NPARTS], int from, int to, int *bytokens)
+longest(const struct stats *s, int *bytokens)
 {
-	size_t n = 0;
-	int k;
-
-	*bytokens = 1;
-	for (k = from; k < to; k++)
-		if (st[k].rows && st[k].tokens[2] < 0)
-			*bytokens = 0;
-	for (k = from; k < to; k++)
-		if (st[k].rows)
-			n = *bytokens ? (size_t)st[k].tokens[2] > n ? (size_t)st[k].tokens[2] : n
-			              : st[k].bytes[2] > n ? st[k].bytes[2] : n;
-	return n;
+	*bytokens = s->tokens[2] >= 0;
+	return *bytokens ? (size_t)s->tokens[2] : s->bytes[2];
 }
 
 /* a max_length with room for the chat template: the longest row, plus 10%, up to a multiple of 256 */
 static size_t
-maxlength(size_t n)
+maxlength(const struct stats *s)
 {
+	int bytokens;
+	size_t n = longest(s, &bytokens);
+
 	return (n + n / 10 + 256 + 255) / 256 * 256;
+}
+
+/*
+ * The sft_final split the card's recipes train on: train (verified on a
+ * GPU); where a build has none (no GPU), unverified, said to be for trying
+ * a recipe only; else train all the same (there is nothing to train on).
+ */
+static int
+trainpart(const size_t counts[NPARTS])
+{
+	return counts[SFT_TRAIN] || !counts[SFT_UNVERIFIED] ? SFT_TRAIN : SFT_UNVERIFIED;
 }
 
 static void
@@ -442,21 +449,49 @@ cardlengths(struct buf *b, const struct stats st[NPARTS], const char *tokenizer)
 	bufputs(b, "\n\n| config | split | rows | bytes p50 | bytes p95 | bytes max |");
 	if (tokenizer)
 		bufputs(b, " tokens p50 | tokens p95 | tokens max |");
-	bufputs(b, tokenizer ? "\n|---|---|---|---|---|---|---|---|---|\n" : "\n|---|---|---|---|---|---|\n");
+	bufputs(b, " max_length |");
+	bufputs(b, tokenizer ? "\n|---|---|---|---|---|---|---|---|---|---|\n" : "\n|---|---|---|---|---|---|---|\n");
 	for (k = 0; k < NPARTS; k++)
-		if (st[k].rows)
+		if (st[k].rows) {
 			statrow(b, parts[k].config, parts[k].split, &st[k]);
-	bufputs(b, "\nSet the trainer's maximum length from this table: TRL's default `max_length` of 1024 "
-	        "truncates most rows.\n\n");
+			bufprintf(b, " %zu |\n", maxlength(&st[k]));
+		}
+	bufprintf(b, "\n`max_length` is the trainer's maximum length for that split: its longest row (%s), plus a "
+	          "tenth and 256 for the chat template's tokens, rounded up to a multiple of 256 (`manifest.json`: "
+	          "`lengths.<config>.<split>.max_length`). Set it: TRL's default `max_length` of 1024 truncates "
+	          "most rows, drops those whose prompt alone fills it, and with every row dropped stops with "
+	          "`num_samples=0`.\n\n", tokenizer ? "in tokens" : "in bytes, which bound a byte-level BPE's tokens");
 }
 
-/* TRL and Axolotl, with max_length from the lengths */
+/* which split to train on, and whether it is meant for it */
 static void
-cardtraining(struct buf *b, const struct stats st[NPARTS], int sft)
+cardwhich(struct buf *b, const size_t counts[NPARTS])
 {
-	int tokd, toks;
-	size_t nd = maxlength(longest(st, 0, NSPLITS, &tokd)), ns = maxlength(longest(st, NSPLITS, NPARTS, &toks));
+	if (counts[TRAIN]) {
+		bufprintf(b, "**The split to train on: `train`** (%zu records, %zu `sft_final` rows): kernels that passed "
+		          "verify on a GPU. `unverified` (%zu) holds kernels that were built but never run: leave them "
+		          "out of training.\n\n", counts[TRAIN], counts[SFT_TRAIN], counts[UNVERIFIED]);
+	} else if (counts[UNVERIFIED]) {
+		bufprintf(b, "**This build has no `train` split**: no GPU ran its kernels, so its %zu records (%zu "
+		          "`sft_final` rows) are in `unverified`, compiled but never checked, and some may be wrong. "
+		          "`unverified` is not meant for training a model you will use: the recipes below name it so "
+		          "that they can be tried end to end on this build. For training data, run retort on a GPU "
+		          "host, which verifies the kernels into `train`.\n\n", counts[UNVERIFIED], counts[SFT_UNVERIFIED]);
+	} else {
+		bufputs(b, "**Nothing here to train on**: no record has a kernel that passed verify (`train`) or one that "
+		        "could not be checked (`unverified`). The recipes below show the settings a build with a `train` "
+		        "split gets.\n\n");
+	}
+}
 
+/* TRL and Axolotl on the split to train on, with max_length from the lengths */
+static void
+cardtraining(struct buf *b, const size_t counts[NPARTS], const struct stats st[NPARTS], int sft)
+{
+	int p = trainpart(counts), tok;
+	const char *split = parts[p].split, *note = p == SFT_UNVERIFIED ? "  # never run: to try the recipe only" : "";
+
+	longest(&st[p], &tok);
 	bufputs(b, "## Training\n\nEvery message has its `round`, and a `training` flag that is true on one "
 	        "assistant turn per record: the one whose kernel is `final_kernel` (`final_round`'s; the fastest "
 	        "correct round's in `train`). Earlier answers, wrong ones included, stay in the conversation as "
@@ -464,23 +499,38 @@ cardtraining(struct buf *b, const struct stats st[NPARTS], int sft)
 	        "or whose kernels all failed verify (outcome `incorrect`), has no flagged turn. `messages[i]` for i > 0 alternate user and assistant: the user turn of round "
 	        "k is the task (k = 1) or the feedback on round k-1, which is `rounds[k-2].feedback` wrapped in "
 	        "the repair prompt; the assistant turn of round k is `rounds[k-1]`'s answer.\n\n");
-	if (sft)
-		bufprintf(b, "TRL (`SFTTrainer`): train on `sft_final`, whose completion is the flagged turn (prompt and "
-		          "completion are conversational; TRL's completion-only loss is the default for them):\n\n"
-		          "```python\nfrom datasets import load_dataset\nfrom trl import SFTConfig, SFTTrainer\n"
-		          "train = load_dataset(\"path/to/folder\", \"sft_final\", split=\"train\")\n"
-		          "args = SFTConfig(max_length=%zu, completion_only_loss=True)  # the longest row, %s, with room\n"
-		          "```\n\n", ns, toks ? "in tokens" : "in bytes");
-	bufprintf(b, "Axolotl (`chat_template`): the whole conversation, masked by the flag:\n\n```yaml\n"
-	          "sequence_len: %zu  # the longest record, %s, with room\ndatasets:\n"
-	          "  - path: path/to/folder\n    split: train\n    type: chat_template\n"
+	cardwhich(b, counts);
+	if (!sft) {
+		bufputs(b, "No record has a flagged turn, so there is no `sft_final` config to train on.\n\n");
+		return;
+	}
+	bufprintf(b, "TRL (`SFTTrainer`): train on `sft_final`, whose completion is the flagged turn (prompt and "
+	          "completion are conversational; TRL's completion-only loss is the default for them), with "
+	          "`max_length` from the Lengths table:\n\n"
+	          "```python\nfrom datasets import load_dataset\nfrom trl import SFTConfig, SFTTrainer\n"
+	          "train = load_dataset(\"path/to/folder\", \"sft_final\", split=\"%s\")%s\n"
+	          "args = SFTConfig(max_length=%zu, completion_only_loss=True)  # the Lengths table: %s's longest row, "
+	          "%s, with room\n```\n\n", split, note, maxlength(&st[p]), split, tok ? "in tokens" : "in bytes");
+	bufprintf(b, "Axolotl (`chat_template`): `sft_final`'s `messages`, the conversation that ends with the "
+	          "flagged turn, trained where the flag says (the default config's whole conversations go on after "
+	          "it where a later round was slower or wrong: Axolotl then warns that the last turn is not "
+	          "trainable, and a template that keeps only the last turn's reasoning drops the flagged one's):"
+	          "\n\n```yaml\nsequence_len: %zu  # the Lengths table: %s's longest row, %s, with room\ndatasets:\n"
+	          "  - path: path/to/folder\n    name: sft_final\n    split: %s%s\n    type: chat_template\n"
 	          "    field_messages: messages\n    message_field_training: training\n"
-	          "    field_thinking: reasoning_content\n```\n\n", nd, tokd ? "in tokens" : "in bytes");
-	bufputs(b, "Reasoning (`reasoning_content`) reaches the model only through a chat template that reads it: "
-	        "the stock Qwen3 template keeps only the last assistant turn's reasoning (so in `messages` the "
-	        "flagged turn keeps its own when it is the last), TRL's patched Qwen3 training template keeps "
-	        "every turn's, and DeepSeek-R1 templates ignore the field (they expect `<think>` inside "
-	        "`content`). Check what your template renders before training.\n\n");
+	          "    field_thinking: reasoning_content\n    train_on_eos: turn\n```\n\n", maxlength(&st[p]), split,
+	          tok ? "in tokens" : "in bytes", split, note);
+	bufprintf(b, "Reasoning: %zu of the %zu `sft_final` %s rows have a completion without `reasoning_content`. "
+	          "A chat template that always opens a thinking block for the last assistant turn (Qwen3's) renders "
+	          "an empty `<think></think>` for them, so a mix teaches both: answering with and without "
+	          "reasoning. Choose: drop the empty block, or keep only the rows with reasoning "
+	          "(`train.filter(lambda r: bool(r[\"completion\"][0][\"reasoning_content\"]))`); retort's "
+	          "`examples/trl_sft.py` does either (`--reasoning=drop-empty`, `--reasoning=only`). "
+	          "`reasoning_content` reaches the model only through a chat template that reads it: the stock Qwen3 "
+	          "template keeps only the last assistant turn's (the flagged turn is the last in `sft_final`), "
+	          "TRL's patched Qwen3 training template keeps every turn's, and DeepSeek-R1 templates ignore the "
+	          "field (they expect `<think>` inside `content`). Check what your template renders before "
+	          "training.\n\n", st[p].noreason, st[p].rows, split);
 }
 
 /* the dataset card: README.md in every archive */
@@ -509,7 +559,7 @@ card(const struct opts *o, const size_t counts[NPARTS], const struct stats st[NP
 	cardorigins(&b, st);
 	cardlayout(&b, narch);
 	cardlengths(&b, st, jstr(o->tokens, "tokenizer", NULL));
-	cardtraining(&b, st, sft);
+	cardtraining(&b, counts, st, sft);
 	bufputs(&b, "## Configuration\n\n");
 	json_object_foreach(json_object_get(manifest, "configuration"), key, v)
 		bufprintf(&b, "- %s: %s\n", key, json_string_value(v));
@@ -616,27 +666,32 @@ textbytes(const json_t *msgs)
 
 /*
  * A record's sft_final row: the conversation up to its flagged turn, and
- * that turn; NULL without one, or when the kernel is known to be wrong.
+ * that turn, apart (prompt, completion: TRL) and as one conversation that
+ * ends with it (messages: Axolotl, whose trained turn is then the last);
+ * NULL without one, or when the kernel is known to be wrong.
  */
 static json_t *
 sftrow(json_t *r)
 {
 	enum outcome outcome = outcomeof(r);
-	json_t *prompt, *m;
+	json_t *prompt, *m, *whole;
 	size_t i;
 
 	if (outcome != OUTCOME_CORRECT && outcome != OUTCOME_UNVERIFIED)
 		return NULL;
 	prompt = json_array();
 	json_array_foreach(json_object_get(r, "messages"), i, m) {
-		if (jbool(m, "training", 0))
-			return json_pack("{s:O,s:O,s:O,s:O,s:O,s:O,s:O,s:O,s:o,s:[O]}", "id", json_object_get(r, "id"), "lang",
-			                 json_object_get(r, "lang"), "task",
+		if (jbool(m, "training", 0)) {
+			whole = json_copy(prompt);
+			json_array_append(whole, m);
+			return json_pack("{s:O,s:O,s:O,s:O,s:O,s:O,s:O,s:O,s:o,s:[O],s:o}", "id", json_object_get(r, "id"),
+			                 "lang", json_object_get(r, "lang"), "task",
 			                 json_object_get(r, "task"), "variant", json_object_get(r, "variant"), "outcome",
 			                 json_object_get(r, "outcome"), "verified_on_gpu",
 			                 json_object_get(r, "verified_on_gpu"), "final_round",
 			                 json_object_get(r, "final_round"), "speedup", json_object_get(r, "speedup"),
-			                 "prompt", prompt, "completion", m);
+			                 "prompt", prompt, "completion", m, "messages", whole);
+		}
 		json_array_append(prompt, m);
 	}
 	json_decref(prompt);
@@ -802,6 +857,7 @@ loadrecord(const struct opts *o, const char *path, struct rec *rec)
 		for (k = NSPLITS; k < NPARTS; k++)
 			rec->in[k] = rec->in[parts[k].from];
 		rec->bytes[1] = textbytes(json_object_get(sft, "prompt")) + textbytes(json_object_get(sft, "completion"));
+		rec->noreason = !*jstr(json_array_get(json_object_get(sft, "completion"), 0), "reasoning_content", "");
 		rec->tokens[1] = tokencount(o, "sft_final", rec->id);
 		json_decref(sft);
 	}
@@ -880,6 +936,7 @@ lengths(const struct opts *o, const struct rec *recs, size_t nrecs, struct stats
 		for (i = 0; i < nrecs; i++) {
 			st[k].lang[recs[i].triton] += (size_t)recs[i].in[k];
 			st[k].origin[recs[i].origin] += (size_t)recs[i].in[k];
+			st[k].noreason += (size_t)(recs[i].in[k] && recs[i].noreason);
 		}
 		for (j = 0; j < 3; j++)
 			st[k].tokens[j] = -1;
@@ -946,6 +1003,10 @@ makemanifest(const struct opts *o, struct shard *sh, size_t nsh, const size_t co
 		if (st[k].tokens[2] >= 0)
 			json_object_set_new(l, "tokens_p50_p95_max", json_pack("[I,I,I]", (json_int_t)st[k].tokens[0],
 			                    (json_int_t)st[k].tokens[1], (json_int_t)st[k].tokens[2]));
+		if (st[k].rows)
+			json_object_set_new(l, "max_length", json_integer((json_int_t)maxlength(&st[k])));
+		if (k >= NSPLITS)
+			json_object_set_new(l, "rows_without_reasoning", json_integer((json_int_t)st[k].noreason));
 		json_object_set_new(k < NSPLITS ? countj : sftj, parts[k].split, json_integer((json_int_t)counts[k]));
 		if (!json_object_get(len, parts[k].config))
 			json_object_set_new(len, parts[k].config, json_object());
