@@ -49,6 +49,14 @@ test_expect_success 'a --tasks glob that selects nothing is an error' '
 	cd p && expect_fail 2 "selects none of the 2 variants" rconfigure --tasks=nothing*
 '
 
+test_expect_success 'the summary says how --tasks matched (spec, tag); a term that matches nothing gets a did-you-mean' '
+	cd p && rconfigure --tasks=alpha,demo,btea --model=demo >cfg.log &&
+	grep -q "^             .alpha.: spec alpha (1 variant)$" cfg.log &&
+	grep -q "^             .demo.: tag demo (1 variant of beta)$" cfg.log &&
+	grep -q "^             .btea.: matches nothing (did you mean .beta.?)$" cfg.log &&
+	expect_fail 2 "gen: .alpah.: matches nothing (did you mean .alpha.?)" rconfigure --tasks=alpah
+'
+
 test_expect_success 'gen --list prints the selected ids, --all every id' '
 	cd p && rconfigure --tasks="a*" >/dev/null &&
 	test "$("$RETORT_BIN/gen" --list --tasks "a*")" = alpha &&

@@ -42,6 +42,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -716,6 +717,128 @@ baselineedge(struct buf *b, const struct opts *o, const struct all *A)
 	buffree(&tasks);
 }
 
+/* up to 4 distinct names in list (n of them so far), "..." after */
+static void
+addname(struct buf *b, const char **list, size_t *n, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < *n && i < 4; i++)
+		if (!strcmp(list[i], name))
+			return;
+	if (*n < 4)
+		list[*n] = name;
+	else if (*n > 4)
+		return;
+	bufprintf(b, "%s%s", *n ? ", " : "", *n < 4 ? name : "...");
+	++*n;
+}
+
+/* the closest spec id, tag or variant id to a term that matches nothing, or NULL */
+static const char *
+nearestname(const struct all *A, const char *term)
+{
+	const char **names;
+	const char *near;
+	size_t i, j, k, n = 0, cap = 1;
+
+	for (i = 0; i < A->nsf; i++)
+		for (j = 0; j < A->sf[i].nv; j++)
+			cap += 2 + A->sf[i].v[j].ntags;
+	names = xcalloc(cap, sizeof *names);
+	for (i = 0; i < A->nsf; i++)
+		for (j = 0; j < A->sf[i].nv; j++) {
+			const struct variant *v = &A->sf[i].v[j];
+			names[n++] = v->spec;
+			names[n++] = v->id;
+			for (k = 0; k < v->ntags; k++)
+				names[n++] = v->tags[k];
+		}
+	names[n] = NULL;
+	near = closest(term, names);
+	free(names);
+	return near;
+}
+
+/*
+ * How --tasks matched, a line per comma-separated term ("select: ..."):
+ * the variants it selected by spec id, by variant id and by tag (naming
+ * the tags and their specs), or that it matched nothing, with the closest
+ * name. Returns the number of terms that matched no variant.
+ */
+static size_t
+selectnote(const struct opts *o, const struct all *A, struct buf *b)
+{
+	char *copy = xstrdup(o->globs), *save = NULL, *g;
+	size_t none = 0;
+
+	for (g = strtok_r(copy, ",", &save); g; g = strtok_r(NULL, ",", &save)) {
+		size_t cnt[3] = { 0, 0, 0 }, nn[3] = { 0, 0, 0 }, ntag = 0, i, j, k, any = 0;
+		const char *names[3][5], *tags[5];
+		struct buf nb[3], tb;
+		static const char *const how[] = { "spec", "variant", "tag" };
+		int w, first = 1;
+
+		while (*g == ' ')
+			g++;
+		if (!*g)
+			continue;
+		for (w = 0; w < 3; w++)
+			bufinit(&nb[w], 1 << 16);
+		bufinit(&tb, 1 << 16);
+		for (i = 0; i < A->nsf; i++)
+			for (j = 0; j < A->sf[i].nv; j++) {
+				const struct variant *v = &A->sf[i].v[j];
+				const char *tag = NULL;
+				if (fnmatch(g, v->spec, 0) == 0)
+					w = 0;
+				else if (fnmatch(g, v->id, 0) == 0)
+					w = 1;
+				else {
+					for (k = 0; k < v->ntags && !tag; k++)
+						if (fnmatch(g, v->tags[k], 0) == 0)
+							tag = v->tags[k];
+					if (!tag)
+						continue;
+					w = 2;
+				}
+				any++;
+				if (!v->selected || v->held)
+					continue;
+				cnt[w]++;
+				addname(&nb[w], names[w], &nn[w], w == 1 ? v->id : v->spec);
+				if (tag)
+					addname(&tb, tags, &ntag, tag);
+			}
+		bufprintf(b, "select: '%s':", g);
+		for (w = 0; w < 3; w++) {
+			if (!cnt[w])
+				continue;
+			if (w == 2)
+				bufprintf(b, "%s tag %s (%zu variant%s of %s)", first ? "" : ";", tb.s, cnt[w],
+				          cnt[w] == 1 ? "" : "s", nb[w].s);
+			else
+				bufprintf(b, "%s %s %s (%zu variant%s)", first ? "" : ";", how[w], nb[w].s, cnt[w],
+				          cnt[w] == 1 ? "" : "s");
+			first = 0;
+		}
+		if (!any) {
+			const char *near = nearestname(A, g);
+			bufprintf(b, " matches nothing%s%s%s", near ? " (did you mean '" : "", near ? near : "",
+			          near ? "'?)" : "");
+			none++;
+		} else if (first) {
+			bufputs(b, " no variant left (held out or held back)");
+		}
+		bufputc(b, '\n');
+		for (w = 0; w < 3; w++)
+			buffree(&nb[w]);
+		buffree(&tb);
+	}
+	free(copy);
+	return none;
+}
+
 /* the summary's note on the held-back proposals (static) */
 static const char *
 heldnote(const struct opts *o, const struct all *A)
@@ -893,6 +1016,7 @@ run(const struct opts *o)
 {
 	char *modelnote = NULL; /* an unlisted model: what it gets */
 	struct all A;
+	struct buf sel;         /* how --tasks matched (selectnote) */
 	int r;
 
 	if (o->models) {
@@ -957,9 +1081,16 @@ run(const struct opts *o)
 		free(modelnote);
 		return EXIT_USAGE;
 	}
+	bufinit(&sel, 1 << 20);
+	if (!o->all && o->globs)
+		selectnote(o, &A, &sel);
 	if (!o->all && A.nselected == 0 && !o->split && !o->propose && !A.nteacher) {
 		/* proposals: none accepted yet; teacher references: none agreed yet */
+		char *line = sel.s, *nl;
 		warn("--tasks '%s' selects none of the %zu variants", o->globs, A.nvariants);
+		for (; (nl = strchr(line, '\n')); line = nl + 1) /* each term: "select: " off */
+			warn("%.*s", (int)(nl - line - 8), line + 8);
+		buffree(&sel);
 		freeall(&A);
 		free(modelnote);
 		return EXIT_USAGE;
@@ -975,12 +1106,13 @@ run(const struct opts *o)
 		if (w < 0)
 			r = w == -2 ? EXIT_USAGE : EXIT_RETRY;
 		else
-			printf("%zu specs, %zu of %zu variants selected%s\n%s%s", A.nsf, A.nselected, A.nvariants,
-			       A.nheld ? heldnote(o, &A) : "", modelnote ? modelnote : "", modelnote ? "\n" : "");
+			printf("%zu specs, %zu of %zu variants selected%s\n%s%s%s", A.nsf, A.nselected, A.nvariants,
+			       A.nheld ? heldnote(o, &A) : "", modelnote ? modelnote : "", modelnote ? "\n" : "", sel.s);
 	} else {
 		if (split(o, &A) < 0)
 			r = EXIT_RETRY;
 	}
+	buffree(&sel);
 	freeall(&A);
 	free(modelnote);
 	return r;
