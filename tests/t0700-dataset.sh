@@ -51,6 +51,18 @@ test_expect_success 'the whole graph builds a dataset' '
 	cd p && rconfigure --all --rounds=3 >/dev/null && { ninja >n.log 2>&1 || { tail -n 20 n.log; false; }; } &&
 	test -s out/dataset/SHA256SUMS && ls out/dataset/retort-dataset-00000.tar.gz
 '
+test_expect_success 'no GPU: the expected outputs without the bench sizes, which only a GPU'"'"'s verify reads' '
+	cd p && grep -q "^expected_flags = --no-bench\\$ $" build.ninja &&
+	test "$(field out/v/alpha/expected.json "\",\".join(sorted({r[\"set\"] for r in d[\"runs\"]}))")" = hidden,verify &&
+	test "$(field out/v/alpha/expected.json "d[\"bench_sizes\"]")" = False &&
+	"$RETORT_BIN/verify" --expected --cache-dir "$T/cache" -o ../full/expected.json out/v/alpha/task.json \
+		out/v/alpha/reference && field ../full/expected.json "d[\"runs\"][-1][\"set\"]" | grep -qx bench &&
+	test "$(stat -c %s out/v/alpha/expected.bin)" -lt "$(stat -c %s ../full/expected.bin)" &&
+	mkdir -p ../r && echo "{\"status\": \"ok\"}" >../r/compile.json && : >../r/cand.so &&
+	RETORT_FAKE_GPU=1 expect_fail 2 "expected.json was made without the bench sizes.*run ./configure on this GPU host" \
+		"$RETORT_BIN/verify" --lock-dir ../gpu -o ../r/verify.json out/v/alpha/task.json ../r/compile.json \
+		out/v/alpha/harness out/v/alpha/expected.json
+'
 test_expect_success 'a compile error goes back to the teacher as feedback' '
 	cd p && test "$(field out/v/alpha/s0/r1/compile.json "d[\"status\"]")" = compile_error &&
 	grep -q "nvcc failed to compile" out/v/alpha/s0/r2/response.json &&

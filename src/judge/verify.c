@@ -14,7 +14,9 @@
  *     sandbox: on the spec's examples, then on inputs drawn from seeds
  *     derived from the cache dir's secret, at every verify size and at
  *     the bench sizes it can afford, within --ref-seconds of wall clock
- *     all together. It writes those runs and outputs.
+ *     all together. It writes those runs and outputs; with --no-bench
+ *     (configure found no GPU) none at the bench sizes, and expected.json
+ *     says so (bench_sizes false), which a verify on a GPU refuses.
  *     The candidate form runs cand.so or cand.py (beside COMPILE_JSON)
  *     through the harness in the sandbox, every run in order, in one CUDA
  *     context. The child draws the inputs on the device and never sees
@@ -431,8 +433,8 @@ expected(const struct opts *o, const char *taskpath, const char *reference)
 	tempadd(binpath); /* until expected.json is written: no new expected.bin without it */
 	if (chown(outbin, getuid(), getgid()) < 0 || chmod(outbin, 0600) < 0 || movefile(outbin, binpath) < 0)
 		die(EXIT_RETRY, "cannot write '%s':", binpath);
-	out = json_pack("{s:i,s:s,s:o,s:s}", "version", 2, "task", t.id, "runs", runs, "reference_language",
-	                venv ? "python" : "c");
+	out = json_pack("{s:i,s:s,s:o,s:s,s:b}", "version", 2, "task", t.id, "runs", runs, "reference_language",
+	                venv ? "python" : "c", "bench_sizes", !o->nobench);
 	if (venv) /* pyref.py widens floating inputs to float64 and computes there */
 		json_object_set_new(out, "reference_precision", json_string("float64"));
 	if (jwrite(o->out, out) < 0)
@@ -1009,6 +1011,9 @@ candidate(const struct opts *o, const char *taskpath, const char *compilepath, c
 	}
 	if (!runnable(comp, &j.res))
 		goto write;
+	if (json_is_false(json_object_get(exp, "bench_sizes")))
+		die(EXIT_USAGE, "%s: expected.json was made without the bench sizes (verify --expected --no-bench: "
+		    "configure found no GPU); run ./configure on this GPU host, then ninja", t.id);
 	binpath = sibling(exppath, "expected.bin");
 	j.v = loadruns(&t, exp, j.res.rec, &j.nrun);
 	for (k = 0; k < j.nrun; k++) {
