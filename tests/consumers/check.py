@@ -204,7 +204,7 @@ def main(argv):
 
     # (d) a shard over 10 MB, read in chunks
     d, _, dman = load(big, "big")
-    shard = max(dman["shards"], key=lambda s: s["bytes"])
+    shard = max((s for s in dman["shards"] if s["split"] == "trajectories"), key=lambda s: s["bytes"])
     check(shard["bytes"] > 10 << 20, "big: the largest shard is only %d bytes" % shard["bytes"])
     t = d["trajectories"]
     late = [r["id"] for r in t if r["messages"][-1]["reasoning_content"]]
