@@ -19,8 +19,10 @@
  *     spec's baseline, the oracle, in a harness of its own. The parent
  *     times every call's round trip too, against calls that run nothing.
  *     BENCH_JSON records each case's status, median, quartiles, the
- *     speedup over BASELINE_JSON, % of speed of light, review flags and
- *     where the time went.
+ *     speedup over BASELINE_JSON (and over its torch.compile, a Python
+ *     baseline's), % of speed of light, review flags and where the time
+ *     went; speedup and speedup_compile are their geometric means over
+ *     the cases.
  *     --baseline times the spec's baseline once per variant, without the
  *     checks (it is trusted), and keeps verify --baseline's verdict.
  *     --calibrate measures every GPU's ceilings once per build.
@@ -1115,6 +1117,8 @@ struct brun {
 	struct buf feedback;
 	double logsum;              /* the speedups' logarithms, nspeed of them */
 	int nspeed;
+	double logsumc;             /* over torch.compile (a Python baseline's): nspeedc of them */
+	int nspeedc;
 };
 
 /* case ci's speedup over the baseline (brun's) into its record cr */
@@ -1133,9 +1137,12 @@ speedup(struct brun *br, int ci, const struct tcase *c, const struct timing *tm,
 	}
 	json_object_set(cr, "baseline", json_object_get(bcase, "baseline"));
 	json_object_set_new(cr, "speedup", json_real(bm / tm->median_ms));
-	if (jnum(json_object_get(bcase, "compiled"), "median_ms", 0) > 0) /* a Python baseline's torch.compile */
-		json_object_set_new(cr, "speedup_compile",
-		                    json_real(jnum(json_object_get(bcase, "compiled"), "median_ms", 0) / tm->median_ms));
+	if (jnum(json_object_get(bcase, "compiled"), "median_ms", 0) > 0) { /* a Python baseline's torch.compile */
+		double cm = jnum(json_object_get(bcase, "compiled"), "median_ms", 0);
+		json_object_set_new(cr, "speedup_compile", json_real(cm / tm->median_ms));
+		br->logsumc += log(cm / tm->median_ms);
+		br->nspeedc++;
+	}
 	br->logsum += log(bm / tm->median_ms);
 	br->nspeed++;
 	if (bm / tm->median_ms > 10)
@@ -1306,6 +1313,8 @@ candidate(const struct opts *o, char *const *in, size_t nin)
 	close(lockfd);
 	if (br.nspeed)
 		json_object_set_new(rec, "speedup", json_real(exp(br.logsum / br.nspeed)));
+	if (br.nspeedc && br.nspeedc == br.nspeed) /* over the same sizes as speedup */
+		json_object_set_new(rec, "speedup_compile", json_real(exp(br.logsumc / br.nspeedc)));
 write:
 	json_object_set_new(rec, "feedback", json_string(br.feedback.s));
 	if (jwrite(o->out, rec) < 0)

@@ -69,6 +69,8 @@ static const struct sfield round[] = {
 	{ "verify", S_STRING, 0, NULL, S_NULL, "the verdict: correct, mismatch, crash, ..., or skipped: why" },
 	{ "bench", S_STRING, 0, NULL, S_NULL, "measured, or why not" },
 	{ "speedup", S_FLOAT, 0, NULL, S_NULL | S_MEASURED, "over the baseline" },
+	{ "speedup_compile", S_FLOAT, 0, NULL, S_NULL | S_MEASURED,
+	  "over the baseline's torch.compile (a Python baseline's, an imported KernelBench problem's; null otherwise)" },
 	{ "feedback", S_STRING, 0, NULL, S_MEASURED,
 	  "what the teacher was told about this round in the next request (for the last round: what it would "
 	  "have been told); empty when the round ended the sample" },
@@ -180,6 +182,7 @@ const struct sfield schema_verify_json[] = {
 
 const struct sfield schema_bench_json[] = {
 	NEED("status", S_STRING), { "speedup", S_FLOAT, 0, NULL, S_OPT | S_NULL, "" },
+	{ "speedup_compile", S_FLOAT, 0, NULL, S_OPT | S_NULL, "" },
 	{ "cases", S_LIST, S_ANY, NULL, S_OPT, "" }, { "review", S_LIST, S_ANY, NULL, S_OPT, "" },
 	OPT("gpu", S_STRUCT), OPT("feedback", S_STRING),
 	END

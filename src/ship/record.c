@@ -185,10 +185,11 @@ roundentry(json_t *task, const struct round *d, int r)
 
 	json_array_foreach(json_object_get(d->comp, "violations"), k, v)
 		json_array_append_new(rules, json_string(jstr(v, "rule", "")));
-	round = json_pack("{s:i,s:s,s:s,s:o,s:o,s:o,s:o,s:o,s:s,s:o}", "round", r, "lang", langname(langof(d->resp)),
+	round = json_pack("{s:i,s:s,s:s,s:o,s:o,s:o,s:o,s:o,s:o,s:s,s:o}", "round", r, "lang", langname(langof(d->resp)),
 	                  "answer", jstr(d->resp, "status", ""), "compile", strornull(d->comp, "status"), "screen_rules",
 	                  rules, "verify", strornull(d->ver, "verdict"), "bench", strornull(d->bench, "status"), "speedup",
-	                  numornull(d->bench, "speedup"), "feedback", fb, "diagnostics", diagnostics(d));
+	                  numornull(d->bench, "speedup"), "speedup_compile", numornull(d->bench, "speedup_compile"),
+	                  "feedback", fb, "diagnostics", diagnostics(d));
 	free(fb);
 	return round;
 }
