@@ -89,6 +89,12 @@ gpujudged(enum status v)
 	return v != ST_NONE && v != ST_SKIPPED && v != ST_NOT_BUILT && v != ST_DONE;
 }
 
+int
+benchcaught(enum status b)
+{
+	return b == ST_MISMATCH || b == ST_INVALID || b == ST_MEMCHECK || (b >= ST_CRASH && b <= ST_SANDBOX);
+}
+
 /* 1 when the build failed in a way the teacher is told of */
 static int
 buildfailed(enum status s)

@@ -59,6 +59,13 @@ enum status statusof(const json_t *rec, enum stage stage);
 void setstatus(json_t *rec, enum stage stage, enum status s);
 /* 1 when verify's verdict v came from running the kernel on a GPU */
 int gpujudged(enum status v);
+/*
+ * 1 when bench's status b finds wrong a kernel that verify passed: a
+ * mismatch or a tampered reply at a bench size, or a harness verdict
+ * (crash, timeout, out_of_bounds, ...). no_room (the GPU could not hold
+ * the case) is no fault of the kernel's.
+ */
+int benchcaught(enum status b);
 
 enum { FEEDBACK_MAX_VIOLATIONS = 10 };
 

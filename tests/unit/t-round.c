@@ -55,6 +55,10 @@ names(void)
 	ok(gpujudged(ST_CORRECT) && gpujudged(ST_CRASH) && gpujudged(ST_UNKNOWN), "a GPU judged correct, crash, unknown");
 	ok(!gpujudged(ST_SKIPPED) && !gpujudged(ST_NOT_BUILT) && !gpujudged(ST_DONE) && !gpujudged(ST_NONE),
 	   "but not skipped, not_built, done or nothing");
+	ok(benchcaught(ST_MISMATCH) && benchcaught(ST_INVALID) && benchcaught(ST_CRASH) && benchcaught(ST_SANDBOX) &&
+	   benchcaught(ST_OUT_OF_BOUNDS), "bench caught wrong: mismatch, invalid, crash, sandbox, out_of_bounds");
+	ok(!benchcaught(ST_MEASURED) && !benchcaught(ST_NO_ROOM) && !benchcaught(ST_SKIPPED) && !benchcaught(ST_NONE) &&
+	   !benchcaught(ST_NOT_VERIFIED) && !benchcaught(ST_DONE), "but not measured, no_room, skipped, not run");
 }
 
 static void
