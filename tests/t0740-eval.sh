@@ -20,8 +20,45 @@
 #   1/4, pass@2 5/12, pass@3 1/2, fast 1/4, 1/6, 1/12, 1/12; geomean over
 #   the 3 timed samples 2.4^(1/3); by round 1/6, 1/4; 11 samples of two
 #   rounds and one of one: 34000 input and 6900 output tokens, $0.34
+# (fast here is fast_samples, the share of a task's samples; geomean is
+#   geomean_speedup_samples, over every timed correct sample)
 # new: slow broken, wrong and broken fixed, extra only in new; correct rate
 #   over the 4 common tasks 1/4 -> (2/3 + 0 + 1/3 + 1/3)/4 = 1/3.
+#
+# The papers' definitions, by hand, over tests/eval/fixtures.py's paper set
+# (5 tasks of 4 specs, 2 samples each; speedups over eager, over
+# torch.compile in parentheses):
+#   mm.a   s0 2.5x (1.2x), s1 0.5x (0.3x): correct 2/2
+#   mm.b   s0 0.8x at round 1, 1.6x (0.9x) at round 2: its speedup is its
+#          best correct round's, 1.6x (record's final round is round 1, the
+#          fastest at the first bench size); s1 wrong: correct 1/2
+#   relu   s0 verify correct, bench mismatch: incorrect; s1 3.0x (2.2x)
+#   fused  s0 correct, not timed; s1 compile error
+#   softmax both wrong
+# fast_first (KernelBench's fast_p, sample 0 of each task, over 5 tasks):
+#   p=0: mm.a, mm.b, fused (untimed, but correct) = 3/5; p=1: mm.a, mm.b =
+#   2/5; p=1.5: 2/5; p=2: mm.a = 1/5
+# fast_best (any sample): p=0: 4/5 (relu's s1 too); p=1: 3/5; 1.5: 3/5;
+#   p=2: mm.a, relu = 2/5
+# fast_compile_first: p=0 3/5; p=1: mm.a (1.2) = 1/5; 1.5, 2: 0
+# fast_compile_best: p=0 4/5; p=1: mm.a, relu = 2/5; 1.5, 2: relu = 1/5
+# pass@1 = (1 + 1/2 + 1/2 + 1/2 + 0)/5 = 1/2; pass@2 = (1+1+1+1+0)/5 = 4/5
+#   (the bench-caught sample is no correct one: relu has c = 1 of n = 2)
+# geomean_speedup_first over tasks whose first sample is correct and timed:
+#   sqrt(2.5 * 1.6) = 2; _best: (2.5 * 1.6 * 3.0)^(1/3) = 12^(1/3);
+#   _samples: (2.5 * 0.5 * 1.6 * 3.0)^(1/4) = 6^(1/4)
+# Intervals (2000 resamples of the 4 specs; the mm spec is one cluster of
+#   two tasks): fast_first.2 is 1 in mm.a only, so a resample with j of 4
+#   draws mm has j/(2j + 4 - j) = j/(j + 4): P(j = 0) = (3/4)^4 = 0.32, the
+#   low end 0; P(j >= 3) = 13/256 = 0.051 > 0.025 > P(j = 4) = 1/256, the
+#   high end 3/7 (resampling the 5 tasks instead it would be 3/5).
+#   geomean_speedup_first: only spec mm has timed first samples, so every
+#   resample that has a value has 2: [2, 2].
+# By level with --problems 1=4 --problems 2=2 (a problem not evaluated
+#   counts as failed): level 1 (mm.a, mm.b, relu, one missing) fast_first
+#   p=0 2/4, p=1 2/4, p=2 1/4, compile p=1 1/4; level 2 (fused, one missing)
+#   p=0 1/2, p=1 0; all 6: p=0 3/6, p=1 2/6, p=2 1/6. softmax is no
+#   KernelBench problem.
 . "$(dirname "$0")/lib/lib.sh"
 
 M=$RETORT_BIN/metrics
@@ -41,18 +78,18 @@ test_expect_success 'every metric is the hand-computed value' '
 	t = m["tasks"]
 	want = {
 	    "fast": dict(compile_rate=2/3, correct_rate=2/3, pass_at={"1": 2/3, "2": 1, "3": 1},
-	                 fast={"0": 2/3, "1": 2/3, "1.5": 1/3, "2": 1/3}, geomean_speedup=math.sqrt(3),
+	                 fast_samples={"0": 2/3, "1": 2/3, "1.5": 1/3, "2": 1/3}, geomean_speedup_samples=math.sqrt(3),
 	                 correct_after_round=[1/3, 2/3]),
 	    "slow": dict(compile_rate=2/3, correct_rate=1/3, pass_at={"1": 1/3, "2": 2/3, "3": 1},
-	                 fast={"0": 1/3, "1": 0, "1.5": 0, "2": 0}, geomean_speedup=0.8,
+	                 fast_samples={"0": 1/3, "1": 0, "1.5": 0, "2": 0}, geomean_speedup_samples=0.8,
 	                 correct_after_round=[1/3, 1/3]),
 	    "wrong": dict(compile_rate=1, correct_rate=0, pass_at={"1": 0, "2": 0, "3": 0},
-	                  fast={"0": 0, "1": 0, "1.5": 0, "2": 0}, geomean_speedup=None, correct_after_round=[0, 0]),
+	                  fast_samples={"0": 0, "1": 0, "1.5": 0, "2": 0}, geomean_speedup_samples=None, correct_after_round=[0, 0]),
 	    "broken": dict(compile_rate=0, correct_rate=0, pass_at={"1": 0, "2": 0, "3": 0},
-	                   fast={"0": 0, "1": 0, "1.5": 0, "2": 0}, geomean_speedup=None, correct_after_round=[0, 0]),
+	                   fast_samples={"0": 0, "1": 0, "1.5": 0, "2": 0}, geomean_speedup_samples=None, correct_after_round=[0, 0]),
 	}
 	want["overall"] = dict(compile_rate=7/12, correct_rate=1/4, pass_at={"1": 1/4, "2": 5/12, "3": 1/2},
-	                       fast={"0": 1/4, "1": 1/6, "1.5": 1/12, "2": 1/12}, geomean_speedup=2.4 ** (1/3),
+	                       fast_samples={"0": 1/4, "1": 1/6, "1.5": 1/12, "2": 1/12}, geomean_speedup_samples=2.4 ** (1/3),
 	                       correct_after_round=[1/6, 1/4])
 	assert sorted(t) == ["broken", "fast", "slow", "wrong"], sorted(t)
 	for name, w in want.items():
@@ -96,6 +133,59 @@ test_expect_success 'pass@k is 1 - C(n-c,k)/C(n,k) for every task and k' '
 	PY
 '
 
+test_expect_success 'the papers. definitions and the intervals over specs, by hand' '
+	fixtures paper paper && records paper &&
+	"$M" -o paper.json --problems 1=4 --problems 2=2 @paper/records >table.txt && cat table.txt &&
+	python3 - <<-\PY &&
+	import json, math
+	m = json.load(open("paper.json"))
+	o, t = m["overall"], m["tasks"]
+	def near(got, want, what):
+	    assert got is not None and abs(got - want) < 1e-12, (what, got, want)
+	def each(got, want, what):
+	    assert sorted(got) == sorted(want), (what, got)
+	    for k in want:
+	        near(got[k], want[k], (what, k))
+	assert (o["tasks"], o["specs"], o["samples"], o["bench_caught"], o["untimed_correct"]) == (5, 4, 10, 1, 1), o
+	each(o["fast_first"], {"0": 3/5, "1": 2/5, "1.5": 2/5, "2": 1/5}, "fast_first")
+	each(o["fast_best"], {"0": 4/5, "1": 3/5, "1.5": 3/5, "2": 2/5}, "fast_best")
+	each(o["fast_compile_first"], {"0": 3/5, "1": 1/5, "1.5": 0, "2": 0}, "fast_compile_first")
+	each(o["fast_compile_best"], {"0": 4/5, "1": 2/5, "1.5": 1/5, "2": 1/5}, "fast_compile_best")
+	each(o["pass_at"], {"1": 1/2, "2": 4/5}, "pass_at")
+	near(o["correct_rate"], 1/2, "correct_rate")
+	near(o["geomean_speedup_first"], 2, "geomean first")
+	near(o["geomean_speedup_best"], 12 ** (1/3), "geomean best")
+	near(o["geomean_speedup_samples"], 6 ** 0.25, "geomean samples")
+	near(t["kb1-1-mm.b"]["speedup_first"], 1.6, "the best correct round")
+	assert t["kb1-2-relu"]["fast_first"] == {"0": 0, "1": 0, "1.5": 0, "2": 0}, t["kb1-2-relu"]
+	assert t["kb1-2-relu"]["samples_detail"][0]["bench_caught"] and t["kb1-2-relu"]["bench_caught"] == 1
+	assert t["kb2-1-fused"]["fast_first"]["0"] == 1 and t["kb2-1-fused"]["speedup_first"] is None
+	near(o["fast_first_ci"]["2"][0], 0, "fast_first.2 low")
+	near(o["fast_first_ci"]["2"][1], 3/7, "fast_first.2 high: specs resampled, not tasks")
+	assert o["geomean_speedup_first_ci"] == [2.0, 2.0], o["geomean_speedup_first_ci"]
+	for key, v in o.items():
+	    if key.endswith("_ci") and isinstance(v, dict):
+	        for p, ci in v.items():
+	            val = o[key[:-3]][p]
+	            assert ci[0] - 1e-12 <= val <= ci[1] + 1e-12, (key, p, ci, val)
+	assert o["intervals"]["resamples"] == 2000 and o["intervals"]["seed"] == 1, o["intervals"]
+	L = m["by_level"]
+	assert sorted(L) == ["1", "2", "all"], sorted(L)
+	assert [(L[k]["problems"], L[k]["tasks"], L[k]["not_evaluated"]) for k in ("1", "2", "all")] == [(4, 3, 1), (2, 1, 1), (6, 4, 2)], L
+	each(L["1"]["fast_first"], {"0": 2/4, "1": 2/4, "1.5": 2/4, "2": 1/4}, "level 1")
+	near(L["1"]["fast_compile_first"]["1"], 1/4, "level 1 compile")
+	each(L["2"]["fast_first"], {"0": 1/2, "1": 0, "1.5": 0, "2": 0}, "level 2")
+	each(L["all"]["fast_first"], {"0": 3/6, "1": 2/6, "1.5": 2/6, "2": 1/6}, "all levels")
+	PY
+	grep -q "^level  *problems  *evaluated  *fast_0  *fast_1 eager  *fast_2 eager  *fast_1 compile  *fast_2 compile" table.txt &&
+	grep -q "^1  *4  *3  *0.500 \[0.000,1.000\]  *0.500 .*  *0.250 .*  *0.250 " table.txt &&
+	grep -q "^all  *6  *4  *0.500 " table.txt && grep -q "best of k" table.txt &&
+	"$M" --table paper.json >again.txt && cmp table.txt again.txt &&
+	"$M" -o paper2.json --problems 1=4 --problems 2=2 @paper/records >/dev/null && cmp paper.json paper2.json &&
+	expect_fail 2 "level 1 has 3 tasks evaluated" "$M" -o bad.json --problems 1=2 @paper/records &&
+	expect_fail 2 "takes LEVEL=N" "$M" -o bad.json --problems one=2 @paper/records
+'
+
 test_expect_success 'the same records in another order give the same bytes' '
 	sort -r base/records >rev && "$M" -o again.json @rev && cmp base.json again.json
 '
@@ -120,11 +210,18 @@ test_expect_success 'compare: the difference, its interval and the flipped tasks
 	m = c["metrics"]["correct_rate"]
 	assert abs(m["base"] - 1/4) < 1e-12 and abs(m["new"] - 1/3) < 1e-12 and abs(m["diff"] - 1/12) < 1e-12, m
 	for name, m in c["metrics"].items():
+	    if m["diff"] is None:  # no torch.compile timing in either: no value, no interval
+	        assert name == "geomean_speedup_compile_first" and m["ci"] is None, (name, m)
+	        continue
 	    assert m["ci"][0] <= m["diff"] + 1e-12 and m["diff"] <= m["ci"][1] + 1e-12, (name, m)
-	assert sorted(c["metrics"]) == sorted(["compile_rate", "correct_rate", "fast_0", "fast_1", "fast_1.5",
-	                                       "fast_2", "pass@1", "pass@2", "pass@3", "geomean_speedup"]), c["metrics"]
+	fast = ["%s.%s" % (f, p) for f in ("fast_first", "fast_best", "fast_compile_first", "fast_compile_best", "fast_samples")
+	        for p in ("0", "1", "1.5", "2")]
+	assert sorted(c["metrics"]) == sorted(["compile_rate", "correct_rate", "unverified_rate", "pass_at.1", "pass_at.2",
+	                                       "pass_at.3", "geomean_speedup_first", "geomean_speedup_best",
+	                                       "geomean_speedup_compile_first", "geomean_speedup_samples"] + fast), c["metrics"]
+	assert c["specs"] == 4, c["specs"]
 	# geomean over the common tasks timed samples: base 2.5, 1.2, 0.8; new 2.5, 1.2, 1.1, 3.0
-	g = c["metrics"]["geomean_speedup"]
+	g = c["metrics"]["geomean_speedup_samples"]
 	assert abs(g["base"] - 2.4 ** (1/3)) < 1e-12 and abs(g["new"] - 9.9 ** 0.25) < 1e-12, g
 	PY
 	grep -q "^fixed: 2 (broken, wrong)" cmp.txt && grep -q "^broken: 1 (slow)" cmp.txt
@@ -225,8 +322,9 @@ test_expect_success 'no GPU: built kernels are unverified, none correct; the com
 	assert t["alpha"]["compile_rate"] == 1 and t["alpha"]["unverified_rate"] == 1, t["alpha"]
 	# both beta samples failed round 1, and one of their round 2s: one of two built
 	assert t["beta"]["compile_rate"] == 0.5 and t["beta"]["unverified_rate"] == 0.5, t["beta"]
-	assert o["correct_rate"] == 0 and o["pass_at"] == {"1": 0, "2": 0} and o["geomean_speedup"] is None, o
-	assert all(v == 0 for v in o["fast"].values()), o["fast"]
+	assert o["correct_rate"] == 0 and o["pass_at"] == {"1": 0, "2": 0} and o["geomean_speedup_first"] is None, o
+	assert all(v == 0 for f in ("fast_first", "fast_best", "fast_samples") for v in o[f].values()), o
+	assert "by_level" not in m, m.keys()  # no KernelBench problem: no table
 	assert o["compile_rate"] == 0.75 and o["unverified_rate"] == 0.75 and o["samples"] == 4, o
 	recs = [json.load(open("out/eval/mock/v/%s/s%d/record.json" % (v, s))) for v in ("alpha", "beta") for s in (0, 1)]
 	assert o["usage"]["input_tokens"] == sum(r["usage"]["input_tokens"] for r in recs) > 0, o

@@ -243,7 +243,8 @@ static const struct sfield student[] = {
 
 static const struct sfield overall[] = {
 	NEED("tasks", S_INT), NEED("samples", S_INT), NEED("compile_rate", S_FLOAT), NEED("correct_rate", S_FLOAT),
-	NEED("unverified_rate", S_FLOAT), NEED("pass_at", S_STRUCT), NEED("fast", S_STRUCT),
+	NEED("unverified_rate", S_FLOAT), NEED("pass_at", S_STRUCT), NEED("fast_first", S_STRUCT),
+	NEED("fast_best", S_STRUCT),
 	{ "correct_after_round", S_LIST, S_FLOAT, NULL, 0, "" },
 	END
 };

@@ -44,7 +44,8 @@ def task(variant, entry):
 
 
 def rounds(out, variant, sample, plan, entry, priced=True, pad=0):
-    """plan: one dict per round: kind (correct, mismatch, compile_error, no_code, screen), ms, speedup,
+    """plan: one dict per round: kind (correct, mismatch, compile_error, no_code, screen, caught: verify
+    correct, bench mismatch), ms, speedup (None: no baseline), compile (speedup over torch.compile),
     review, reasoning (text or None)"""
     conv = [{"role": "user", "content": "# Task: %s\n\nWrite %s.%s" % (variant, entry, " pad" * pad)}]
     for j, p in enumerate(plan, 1):
@@ -79,13 +80,21 @@ def rounds(out, variant, sample, plan, entry, priced=True, pad=0):
             if kind == "mismatch":
                 put(d + "verify.json", {"verdict": "mismatch", "feedback": "Wrong results at n=1000: y[0] = 0.5, expected 1."})
                 put(d + "bench.json", {"status": "not_verified"})
+            elif kind == "caught":  # verify passed it, bench's checked calls did not
+                put(d + "verify.json", {"verdict": "correct", "feedback": ""})
+                put(d + "bench.json", {"status": "mismatch", "feedback": "Timing at n=1048576 failed: a timed call's outputs differ."})
             else:
                 put(d + "verify.json", {"verdict": "correct", "feedback": ""})
-                b = {"status": "measured", "speedup": p["speedup"], "review": p.get("review", []),
+                sp = p["speedup"] or 1.0  # speedup None: no baseline, not timed against one
+                b = {"status": "measured", "speedup": sp, "review": p.get("review", []),
                      "gpu": {"name": p.get("gpu", "NVIDIA H200")},
-                     "cases": [{"candidate": {"median_ms": p["ms"]}, "sol": {"percent": 40.0 * p["speedup"]}}],
+                     "cases": [{"candidate": {"median_ms": p["ms"]}, "sol": {"percent": 40.0 * sp}}],
                      "feedback": "At n=1048576 the kernel takes %.4f ms (median). The baseline takes 0.1000 ms: speedup %.2fx.\n"
-                                 % (p["ms"], p["speedup"])}
+                                 % (p["ms"], sp)}
+                if p["speedup"] is None:
+                    del b["speedup"]
+                if p.get("compile"):
+                    b["speedup_compile"] = p["compile"]
                 if p.get("gpu") is False:
                     del b["gpu"]
                 put(d + "bench.json", b)

@@ -36,17 +36,17 @@ python3 - out/eval/replay/metrics.json <<'PY'
 import json, sys
 m = json.load(open(sys.argv[1]))
 o = m["overall"]
-print("\n%-18s %s" % ("metric", "overall (%d tasks, %d samples)" % (o["tasks"], o["samples"])))
+print("\n%-26s %s" % ("metric", "overall (%d tasks, %d samples)" % (o["tasks"], o["samples"])))
 rows = [("compile_rate", o["compile_rate"]), ("correct_rate", o["correct_rate"]),
         ("unverified_rate", o["unverified_rate"])]
 rows += [("pass@" + k, v) for k, v in sorted(o["pass_at"].items())]
-rows += [("fast_" + k, v) for k, v in o["fast"].items()]
-rows += [("geomean_speedup", o["geomean_speedup"])]
+rows += [("fast_%s (%s)" % (k, f[5:]), v) for f in ("fast_first", "fast_best") for k, v in o[f].items()]
+rows += [("geomean_speedup_first", o["geomean_speedup_first"]), ("geomean_speedup_samples", o["geomean_speedup_samples"])]
 for name, v in rows:
-    print("%-18s %s" % (name, "-" if v is None else "%.4f" % v))
+    print("%-26s %s" % (name, "-" if v is None else "%.4f" % v))
 print("\n%-26s %8s %8s %8s %8s" % ("task", "correct", "pass@1", "fast_1", "geomean"))
 for name, t in sorted(m["tasks"].items()):
-    g = t["geomean_speedup"]
-    print("%-26s %8.2f %8.2f %8.2f %8s" % (name, t["correct_rate"], t["pass_at"]["1"], t["fast"]["1"],
+    g = t["geomean_speedup_samples"]
+    print("%-26s %8.2f %8.2f %8.2f %8s" % (name, t["correct_rate"], t["pass_at"]["1"], t["fast_first"]["1"],
                                            "-" if g is None else "%.2f" % g))
 PY
