@@ -334,6 +334,36 @@ test_expect_success 'no GPU: built kernels are unverified, none correct; the com
 	PY
 '
 
+# configure --kernelbench over a KernelBench-shaped folder of the test problems
+# (tests/kernelbench: level1's matmul, relu and dropout, which the importer
+# refuses, and level2's linear), answered by tests/eval/kb-answers.py's
+# replayed student: no GPU here, so nothing is correct and the table says so
+if KBPY=$("$RETORT_ROOT/tests/lib/pyenv" "$RETORT_ROOT/tests/kernelbench/requirements.txt" \
+	"$RETORT_ROOT/out/refenv-kernelbench" 2>"$T/pyenv.err"); then
+	KBENV=${KBPY%/bin/python}
+	test_expect_success LONG 'configure --kernelbench: levels imported and asked, the refused one failed, the table printed' '
+		KB=$RETORT_ROOT/tests/kernelbench && scratch_project k && cd k && mkdir -p kb/level1 kb/level2 &&
+		cp "$KB/level1/1_Matmul_rect.py" "$KB/level1/2_Relu_plain.py" "$KB/level1/7_Dropout_train.py" kb/level1/ &&
+		cp "$KB/level2/1_Linear_ReLU_Scale.py" kb/level2/ && cp "$KB/requirements.txt" tasks/requirements.txt &&
+		rconfigure --kernelbench=kb --python-env="$KBENV" --samples=2 --rounds=1 >conf.log 2>&1 && cat conf.log &&
+		grep -q "3 imported, 1 refused" conf.log && grep -q "KernelBench 1=3 2=1 problems" conf.log &&
+		grep -q "evaluation replay / demo as the student: out/eval/kernelbench/metrics.json" conf.log &&
+		grep -q "^refused .*7_Dropout_train.py" out/kernelbench-import.txt &&
+		for s in kb1-1-matmul-rect kb1-2-relu-plain kb2-1-linear-relu-scale; do
+			"$RETORT_BIN/gen" --split tasks/$s.yaml --all --out out >/dev/null || exit 1
+		done &&
+		python3 "$RETORT_ROOT/tests/eval/kb-answers.py" tasks out/v/*/task.json >answers.txt && cat answers.txt &&
+		grep -q "^kb1-2-relu-plain  *activation" answers.txt && grep -q "^kb1-1-matmul-rect  *zeros, broken" answers.txt &&
+		ninja >ninja.log 2>&1; cat ninja.log &&
+		grep -q "^level  *problems  *evaluated  *fast_0" ninja.log && grep -q "^1  *3  *2  *0.000 " ninja.log &&
+		grep -q "^2  *1  *1  *0.000 " ninja.log && grep -q "^all  *4  *3  *0.000 " ninja.log &&
+		grep -q "no sample ran on a GPU" ninja.log &&
+		python3 -c "import json; m = json.load(open(\"out/eval/kernelbench/metrics.json\")); L = m[\"by_level\"]; o = m[\"overall\"]; assert (L[\"1\"][\"problems\"], L[\"1\"][\"not_evaluated\"], L[\"all\"][\"problems\"]) == (3, 1, 4), L; assert o[\"tasks\"] == 3 and o[\"compile_rate\"] > 0 and o[\"unverified_rate\"] > 0, o"
+	'
+else
+	test_skip "no Python environment with torch for the importer: $(tail -n 1 "$T/pyenv.err")"
+fi
+
 test_expect_success 'ninja report shows the metrics; a second ninja has nothing to do' '
 	cd p && ninja report >/dev/null && grep -q "<h2>Evaluation</h2>" out/eval/mock/report.html &&
 	grep -q "mock-student" out/eval/mock/report.html && ninja -n | grep -q "no work to do"
