@@ -688,7 +688,7 @@ table(const json_t *rows, const char *which, const char *title)
 	const char *name;
 	json_t *o;
 
-	printf("\n%s\n%-6s %8s %9s  %-19s  %-19s  %-19s  %-19s  %-19s\n", title, "level", "problems", "evaluated",
+	printf("\n%s\n%-6s %8s %9s  %-19s  %-19s  %-19s  %-19s  %s\n", title, "level", "problems", "evaluated",
 	       "fast_0", "fast_1 eager", "fast_2 eager", "fast_1 compile", "fast_2 compile");
 	json_object_foreach((json_t *)rows, name, o) {
 		char eager[48], comp[48];

@@ -93,11 +93,17 @@ def zeros(task):
     for a in task["args"]:
         if a["kind"] == "out":
             size = {"f64": 8, "i64": 8, "f32": 4, "i32": 4, "f16": 2, "bf16": 2, "i16": 2}.get(a["dtype"], 1)
-            lines.append("    cudaMemsetAsync(%s, 0, %s * %d);" % (a["name"], count(a), size))
+            lines.append("    zero<<<1024, 256>>>((unsigned char*)%s, %s * %d);" % (a["name"], count(a), size))
     return """Zeros, for now.
 
 ```cuda
 #include <cuda_runtime.h>
+
+__global__ void zero(unsigned char* p, long long n)
+{
+    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x)
+        p[i] = 0;
+}
 
 %s
 {
