@@ -338,14 +338,14 @@ test_expect_success 'no GPU: built kernels are unverified, none correct; the com
 # (tests/kernelbench: level1's matmul, relu and dropout, which the importer
 # refuses, and level2's linear), answered by tests/eval/kb-answers.py's
 # replayed student: no GPU here, so nothing is correct and the table says so
-if KBPY=$("$RETORT_ROOT/tests/lib/pyenv" "$RETORT_ROOT/tests/kernelbench/requirements.txt" \
-	"$RETORT_ROOT/out/refenv-kernelbench" 2>"$T/pyenv.err"); then
+if KBPY=$("$RETORT_ROOT/tests/lib/pyenv" tests/kernelbench/requirements.txt out/refenv-kernelbench 2>"$T/pyenv.err"); then
 	KBENV=${KBPY%/bin/python}
 	test_expect_success LONG 'configure --kernelbench: levels imported and asked, the refused one failed, the table printed' '
 		KB=$RETORT_ROOT/tests/kernelbench && scratch_project k && cd k && mkdir -p kb/level1 kb/level2 &&
 		cp "$KB/level1/1_Matmul_rect.py" "$KB/level1/2_Relu_plain.py" "$KB/level1/7_Dropout_train.py" kb/level1/ &&
 		cp "$KB/level2/1_Linear_ReLU_Scale.py" kb/level2/ && cp "$KB/requirements.txt" tasks/requirements.txt &&
-		rconfigure --kernelbench=kb --python-env="$KBENV" --samples=2 --rounds=1 >conf.log 2>&1 && cat conf.log &&
+		{ rconfigure --kernelbench=kb --python-env="$KBENV" --samples=2 --rounds=1 >conf.log 2>&1; r=$?; cat conf.log; } &&
+		test $r = 0 &&
 		grep -q "3 imported, 1 refused" conf.log && grep -q "KernelBench 1=3 2=1 problems" conf.log &&
 		grep -q "evaluation replay / demo as the student: out/eval/kernelbench/metrics.json" conf.log &&
 		grep -q "^refused .*7_Dropout_train.py" out/kernelbench-import.txt &&
