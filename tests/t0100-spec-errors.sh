@@ -38,6 +38,24 @@ test_expect_success 'an entry point the C library or CUDA already names: refused
 	expect_fail 2 "tasks/bad.yaml:[0-9]*:[0-9]*: entry .malloc. is a function of the C library: no candidate could define it" \
 		"$RETORT_BIN/gen" --list --all && rm tasks/bad.yaml
 '
+test_expect_success 'a bad spec stops only a selection that names it: by id, tag, variant glob or --all' '
+	cd p && spec bad bad "descripton: [n]" kbtag &&
+	"$RETORT_BIN/gen" --list --tasks good >list 2>err && cat err &&
+	test "$(cat list)" = good &&
+	grep -q "gen: warning: .tasks/bad.yaml. is not selected and has errors, so it is left out: tasks/bad.yaml:15:1: unknown key .descripton." err &&
+	test "$(grep -c . err)" = 1 &&
+	"$RETORT_BIN/gen" --ninja g.ninja --tasks good >sum 2>/dev/null &&
+	grep -q "1 specs, 1 of 1 variants selected; 1 spec with errors left out (not selected)" sum &&
+	for sel in bad "b*" kbtag "bad.f32" "good,bad"; do
+		expect_fail 2 "tasks/bad.yaml:15:1: unknown key .descripton." "$RETORT_BIN/gen" --list --tasks "$sel" || return 1
+	done &&
+	expect_fail 2 "tasks/bad.yaml:15:1: unknown key" "$RETORT_BIN/gen" --list --all &&
+	printf "id: [unclosed\n" >tasks/bad.yaml &&
+	"$RETORT_BIN/gen" --list --tasks good >list 2>err && test "$(cat list)" = good &&
+	grep -q "warning: .tasks/bad.yaml. is not selected" err &&
+	expect_fail 2 "tasks/bad.yaml" "$RETORT_BIN/gen" --list --tasks bad &&
+	rm -f tasks/bad.yaml g.ninja list err sum
+'
 test_expect_success 'wrong type' '
 	cd p && spec bad bad "samples: [1, 2]" &&
 	bad bad "tasks/bad.yaml:15:10: samples must be a single value, not a list"
@@ -277,10 +295,18 @@ test_expect_success 'a range on an output' '
 	cd p && spec bad bad && sed -i "s/dtype: f32, shape: \[n\]}$/dtype: f32, shape: [n], range: [0, 1]}/" tasks/bad.yaml &&
 	bad bad "tasks/bad.yaml:7:57: only input tensors and scalars have a .range."
 '
-test_expect_success 'more parameters than the task ABI takes' '
+test_expect_success 'more parameters than the task ABI takes: 1024 in all, 32 scalars' '
 	cd p && spec bad bad &&
-	for k in $(seq 30); do echo "  - {name: s$k, kind: scalar, dtype: f32, value: 1}"; done >extra &&
+	for k in $(seq 33); do echo "  - {name: s$k, kind: scalar, dtype: f32, value: 1}"; done >extra &&
 	sed -i "/  - {name: n, kind: size}/r extra" tasks/bad.yaml &&
-	bad bad "tasks/bad.yaml:[0-9]*:[0-9]*: .args. has 33 parameters; the task ABI takes at most 32"
+	bad bad "tasks/bad.yaml:[0-9]*:[0-9]*: .args. has 1 size args and 33 scalar args; the task ABI takes at most 32 of each" &&
+	spec bad bad &&
+	for k in $(seq 1022); do echo "  - {name: w$k, kind: in, dtype: f32, shape: [2]}"; done >extra &&
+	sed -i "/  - {name: n, kind: size}/r extra" tasks/bad.yaml &&
+	bad bad "tasks/bad.yaml:[0-9]*:[0-9]*: .args. has 1025 parameters; the task ABI takes at most 1024" &&
+	spec bad bad &&
+	for k in $(seq 1021); do echo "  - {name: w$k, kind: in, dtype: f32, shape: [2]}"; done >extra &&
+	sed -i "/  - {name: n, kind: size}/r extra" tasks/bad.yaml &&
+	"$RETORT_BIN/gen" --list --all >list && grep -qx bad list && rm -f tasks/bad.yaml extra list
 '
 test_done

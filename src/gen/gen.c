@@ -178,6 +178,26 @@ struct all {
 	size_t ntriton;       /* selected variants with Triton samples */
 	size_t nchecked;      /* proposals whose baselines are checked (OUT/propose/baselines.json) */
 	size_t nheld;         /* and of them held back: their baselines disagreed, or their references were refused */
+	size_t nbad;          /* spec files with errors that the selection does not name: left out */
+};
+
+/*
+ * A spec file's messages, held until the selection is known: a bad spec
+ * the selection names fails the build (exit 2), one it does not name is
+ * left out with a warning (doc/specs.md, Bad specs).
+ */
+static struct buf *held;
+
+static void
+holdmsg(const char *msg)
+{
+	bufputs(held, msg);
+	bufputs(held, "\n");
+}
+
+struct badspec {
+	struct variant names; /* as far as the file can be read (specnames) */
+	char *msgs;
 };
 
 /* a variant's languages: its spec's lang:, else --lang */
@@ -298,6 +318,8 @@ loadall(const struct opts *o, const char *one, struct all *A)
 	char **files;
 	size_t nfiles, i, j, k;
 	struct variant **byid;
+	struct badspec *bads;
+	size_t nbads = 0;
 	int bad = 0;
 
 	memset(A, 0, sizeof *A);
@@ -311,15 +333,31 @@ loadall(const struct opts *o, const char *one, struct all *A)
 			files = withaccepted(o, files, &nfiles);
 	}
 	A->sf = xcalloc(nfiles + 1, sizeof *A->sf);
+	bads = xcalloc(nfiles + 1, sizeof *bads);
 	for (i = 0; i < nfiles; i++) {
-		if (!plainpath(files[i])) {
+		struct buf msgs;
+		int r;
+
+		bufinit(&msgs, 1 << 20);
+		held = &msgs;
+		diagsink = holdmsg;
+		diagreset(); /* each file's messages its own: deduplicated and capped per file */
+		r = plainpath(files[i]) ? specload(files[i], &A->sf[A->nsf]) : -1;
+		if (!plainpath(files[i]))
 			diag(files[i], 0, 0, "spec file names may use only letters, digits and '_-.+'");
-			bad = 1;
+		if (r < 0) {
+			specnames(files[i], &bads[nbads].names);
+			specfree(&A->sf[A->nsf]);
+		}
+		diagsink = NULL;
+		held = NULL;
+		if (r < 0) {
+			bads[nbads++].msgs = bufdetach(&msgs);
 			continue;
 		}
-		if (specload(files[i], &A->sf[A->nsf]) < 0) {
-			bad = 1;
-		} else if (!one && A->sf[A->nsf].nv && A->sf[A->nsf].v[0].teacherref) {
+		fputs(msgs.s ? msgs.s : "", stderr);
+		buffree(&msgs);
+		if (!one && A->sf[A->nsf].nv && A->sf[A->nsf].v[0].teacherref) {
 			int t = teacherspec(o, A, files[i], &A->sf[A->nsf]);
 			bad |= t < 0;
 			if (t <= 0)
@@ -335,6 +373,23 @@ loadall(const struct opts *o, const char *one, struct all *A)
 		}
 	}
 	freelist(files);
+	/* a bad spec fails the build where the selection names it; elsewhere it is left out */
+	for (i = 0; i < nbads; i++) {
+		const struct variant *n = &bads[i].names;
+		if (one || o->all || o->propose || (specnamed(n, o->globs) && (!o->heldout || heldout(n->spec, HELDOUT_FRACTION)))) {
+			fputs(bads[i].msgs, stderr);
+			bad = 1;
+		} else {
+			char *nl = strchr(bads[i].msgs, '\n');
+			if (nl)
+				*nl = 0;
+			warn("warning: '%s' is not selected and has errors, so it is left out: %s", n->file, bads[i].msgs);
+			A->nbad++;
+		}
+		specnamesfree(&bads[i].names);
+		free(bads[i].msgs);
+	}
+	free(bads);
 	if (bad)
 		return -1;
 	/* spec ids and variant ids are unique across files */
@@ -388,6 +443,16 @@ freeall(struct all *A)
 	for (i = 0; i < A->nteacher; i++)
 		free(A->teacher[i]);
 	free(A->teacher);
+}
+
+/* the summary's note of the bad specs left out */
+static const char *
+badnote(const struct all *A)
+{
+	static char note[80];
+
+	snprintf(note, sizeof note, "; %zu spec%s with errors left out (not selected)", A->nbad, A->nbad == 1 ? "" : "s");
+	return note;
 }
 
 /* where the samples go: out, or an evaluation's folder (--eval) */
@@ -1106,8 +1171,9 @@ run(const struct opts *o)
 		if (w < 0)
 			r = w == -2 ? EXIT_USAGE : EXIT_RETRY;
 		else
-			printf("%zu specs, %zu of %zu variants selected%s\n%s%s%s", A.nsf, A.nselected, A.nvariants,
-			       A.nheld ? heldnote(o, &A) : "", modelnote ? modelnote : "", modelnote ? "\n" : "", sel.s);
+			printf("%zu specs, %zu of %zu variants selected%s%s\n%s%s%s", A.nsf, A.nselected, A.nvariants,
+			       A.nheld ? heldnote(o, &A) : "", A.nbad ? badnote(&A) : "", modelnote ? modelnote : "",
+			       modelnote ? "\n" : "", sel.s);
 	} else {
 		if (split(o, &A) < 0)
 			r = EXIT_RETRY;

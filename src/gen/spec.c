@@ -703,7 +703,7 @@ argdraw(struct ctx *c, const struct ynode *m, struct arg *a)
 static void
 parseargs(struct ctx *c, const struct ynode *seq)
 {
-	size_t i;
+	size_t i, nsize = 0, nscalar = 0;
 
 	if (seq->kind != Y_SEQ || seq->n == 0) {
 		err(c, seq, "'args' must be a non-empty list of the entry point's parameters");
@@ -731,6 +731,13 @@ parseargs(struct ctx *c, const struct ynode *seq)
 		argdraw(c, m, a);
 		c->nargs++;
 	}
+	for (i = 0; i < c->nargs; i++) {
+		nsize += c->args[i].kind == ARG_SIZE;
+		nscalar += c->args[i].kind == ARG_SCALAR;
+	}
+	if (nsize > MAXSIZEARGS || nscalar > MAXSIZEARGS)
+		err(c, seq, "'args' has %zu size args and %zu scalar args; the task ABI takes at most %d of each",
+		    nsize, nscalar, MAXSIZEARGS);
 }
 
 /*
@@ -1479,13 +1486,15 @@ setreference(struct ctx *c, json_t *j)
 
 /* where the spec came from, when it was imported or proposed: origin
  * {source, file, level, problem; family, model, provider, request, round,
- * checks, references}; JSON null without one */
+ * checks, references; scaled_size, scaled_from, scaled_factor: a bench
+ * size the importer divided to fit the caps}; JSON null without one */
 static json_t *
 originjson(struct ctx *c)
 {
 	struct ynode *n = yget(c->root, "origin");
 	static const char *const keys[] = { "source", "file", "level", "problem", "family", "model", "provider",
-	                                     "request", "round", "checks", "references", NULL };
+	                                     "request", "round", "checks", "references", "scaled_size",
+	                                     "scaled_from", "scaled_factor", NULL };
 	json_t *o;
 
 	if (!n)
@@ -1501,7 +1510,8 @@ originjson(struct ctx *c)
 		char *s;
 		if (!yget(n, *k))
 			continue;
-		if (!strcmp(*k, "level") || !strcmp(*k, "problem") || !strcmp(*k, "round")) {
+		if (!strcmp(*k, "level") || !strcmp(*k, "problem") || !strcmp(*k, "round") ||
+		    !strcmp(*k, "scaled_from") || !strcmp(*k, "scaled_factor")) {
 			if (getnum(c, n, *k, 0, 1e9, 1, &num) == 0)
 				json_object_set_new(o, *k, json_integer((json_int_t)num));
 		} else if ((s = getstr(c, n, *k, 1))) {
@@ -1958,6 +1968,66 @@ specfree(struct specfile *sf)
 	free(sf->v);
 	free(sf->path);
 	memset(sf, 0, sizeof *sf);
+}
+
+void
+specnames(const char *path, struct variant *v)
+{
+	struct ydoc doc;
+	const struct ynode *idn, *tags;
+	const char *base = strrchr(path, '/');
+	size_t i;
+
+	memset(v, 0, sizeof *v);
+	v->file = xstrdup(path);
+	base = base ? base + 1 : path;
+	v->spec = xstrdup(base);
+	if (strlen(v->spec) > 5 && !strcmp(v->spec + strlen(v->spec) - 5, ".yaml"))
+		v->spec[strlen(v->spec) - 5] = 0;
+	if (yloadfile(path, &doc) == 0 && doc.root && doc.root->kind == Y_MAP) {
+		if ((idn = yget(doc.root, "id")) && idn->kind == Y_SCALAR && *idn->s) {
+			free(v->spec);
+			v->spec = xstrdup(idn->s);
+		}
+		tags = yget(doc.root, "tags");
+		if (tags && tags->kind == Y_SCALAR) {
+			v->tags = xcalloc(2, sizeof *v->tags);
+			v->tags[v->ntags++] = xstrdup(tags->s);
+		} else if (tags && tags->kind == Y_SEQ) {
+			v->tags = xcalloc(tags->n + 1, sizeof *v->tags);
+			for (i = 0; i < tags->n; i++)
+				if (tags->kid[i]->kind == Y_SCALAR)
+					v->tags[v->ntags++] = xstrdup(tags->kid[i]->s);
+		}
+	}
+	yfree(&doc);
+	v->id = xstrdup(v->spec);
+}
+
+int
+specnamed(const struct variant *v, const char *globs)
+{
+	char *copy = xstrdup(globs), *save = NULL, *g, *dot;
+	int hit = variantmatch(v, globs);
+
+	/* a glob over variant ids (spec.key1val...) names the spec by what precedes its first '.' */
+	for (g = strtok_r(copy, ",", &save); g && !hit; g = strtok_r(NULL, ",", &save)) {
+		while (*g == ' ')
+			g++;
+		if ((dot = strchr(g, '.'))) {
+			*dot = 0;
+			hit = *g && fnmatch(g, v->spec, 0) == 0;
+		}
+	}
+	free(copy);
+	return hit;
+}
+
+void
+specnamesfree(struct variant *v)
+{
+	freevariant(v);
+	memset(v, 0, sizeof *v);
 }
 
 int

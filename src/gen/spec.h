@@ -57,5 +57,13 @@ char *specsubst(const char *text, json_t *matrix);
 
 /* 1 when the variant is selected by the comma-separated globs */
 int variantmatch(const struct variant *v, const char *globs);
+/* a spec file that failed to load, as far as it can be read: its id (else
+ * the file's name without .yaml) as spec and id, its tags, for selecting
+ * it; specnamesfree frees them */
+void specnames(const char *path, struct variant *v);
+void specnamesfree(struct variant *v);
+/* 1 when the globs would select such a spec: its id, a tag, or a glob
+ * over variant ids whose part before the first '.' names its id */
+int specnamed(const struct variant *v, const char *globs);
 
 #endif
