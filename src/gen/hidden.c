@@ -15,12 +15,12 @@ enum { NRESIDUE = 16, TRIES = 200, NQUOT = 8 };
 
 struct dom {
 	size_t n;
-	double lo[MAXARGS], hi[MAXARGS], mult[MAXARGS], base[MAXARGS];
-	int fixed[MAXARGS], nfree;
-	unsigned char le[MAXARGS][MAXARGS], dv[MAXARGS][MAXARGS];
+	double lo[MAXSIZEARGS], hi[MAXSIZEARGS], mult[MAXSIZEARGS], base[MAXSIZEARGS];
+	int fixed[MAXSIZEARGS], nfree;
+	unsigned char le[MAXSIZEARGS][MAXSIZEARGS], dv[MAXSIZEARGS][MAXSIZEARGS];
 	/* where a divides b: the listed quotients b / a (at most NQUOT; more: any) */
-	double quot[MAXARGS][MAXARGS][NQUOT];
-	unsigned char nquot[MAXARGS][MAXARGS];
+	double quot[MAXSIZEARGS][MAXSIZEARGS][NQUOT];
+	unsigned char nquot[MAXSIZEARGS][MAXSIZEARGS];
 	uint64_t rng;
 };
 
@@ -245,7 +245,7 @@ add(const struct hiddenask *q, json_t *out, json_t *cs, const double *v)
 static void
 residue(const struct hiddenask *q, struct dom *d, int r, json_t *out)
 {
-	double v[MAXARGS], cap = d->nfree == 1 ? 1 << 16 : d->nfree == 2 ? 1024 : d->nfree == 3 ? 256 : pow(1 << 24, 1.0 / d->nfree);
+	double v[MAXSIZEARGS], cap = d->nfree == 1 ? 1 << 16 : d->nfree == 2 ? 1024 : d->nfree == 3 ? 256 : pow(1 << 24, 1.0 / d->nfree);
 	int k;
 
 	for (k = 0; k < TRIES; k++) {
@@ -264,7 +264,7 @@ residue(const struct hiddenask *q, struct dom *d, int r, json_t *out)
 static void
 degenerate(const struct hiddenask *q, struct dom *d, size_t s, json_t *out)
 {
-	double v[MAXARGS], want;
+	double v[MAXSIZEARGS], want;
 	int k;
 
 	for (want = 1; want <= 3; want++) {
@@ -287,7 +287,7 @@ degenerate(const struct hiddenask *q, struct dom *d, size_t s, json_t *out)
 static void
 ragged(const struct hiddenask *q, struct dom *d, double share, json_t *out)
 {
-	double v[MAXARGS], f = pow(share, 1.0 / (d->nfree ? d->nfree : 1));
+	double v[MAXSIZEARGS], f = pow(share, 1.0 / (d->nfree ? d->nfree : 1));
 	size_t s;
 	int k;
 

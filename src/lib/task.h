@@ -17,7 +17,10 @@
 #include "util.h"
 
 enum { ARG_IN, ARG_OUT, ARG_INOUT, ARG_SIZE, ARG_SCALAR, ARG_KINDS };
-enum { MAXARGS = 32, MAXDIMS = 8 };
+/* args in all (a whole network's parameters are inputs: KernelBench's
+ * ResNet101 takes 524); of them at most MAXSIZEARGS size args (the hidden
+ * cases' domain relates every pair) and as many scalar args */
+enum { MAXARGS = 1024, MAXSIZEARGS = 32, MAXDIMS = 8 };
 
 /* "in", "out", "inout", "size", "scalar", then NULL */
 extern const char *const argkinds[ARG_KINDS + 1];

@@ -32,7 +32,7 @@
 
 #include "harness.h"
 
-enum { MAXT = 32, MAXS = 32, CANARY = 4096, MAXHOLDS = 16, MAXFENCE = 256 };
+enum { MAXT = 1024, MAXS = 32, CANARY = 4096, MAXHOLDS = 16, MAXFENCE = 256 }; /* task.h: MAXARGS, MAXSIZEARGS */
 
 static FILE *cmd, *rep;
 static unsigned char *shm;

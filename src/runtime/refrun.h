@@ -8,7 +8,7 @@
 
 #include <stdint.h>
 
-enum { REF_MAXT = 32, REF_MAXS = 32, REF_MAXDIMS = 8 };
+enum { REF_MAXT = 1024, REF_MAXS = 32, REF_MAXDIMS = 8 }; /* task.h: MAXARGS, MAXSIZEARGS */
 
 struct refcase {
 	int nt, ns, nc;
