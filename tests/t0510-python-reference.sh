@@ -157,6 +157,17 @@ test_expect_success LONG 'a small output that is never finite is refused too (a 
 	rconfigure --tasks=py --python-env="$ENV" >conf.log &&
 	! expected pynan && grep -q "degenerate task: output .y. at .* has 0 finite values of 1" pynan.log
 '
+test_expect_success LONG 'a scalar output that is the same on every verify run is refused; one that follows its inputs is not' '
+	cd p &&
+	pyspec pyconst "        y[...] = 0.0 if x.size > 2 else x.sum() * alpha" "6" &&
+	sed -i "s/name: y, kind: out, dtype: f16, shape: \[rows, cols\]/name: y, kind: out, dtype: f16, shape: [1]/" tasks/pyconst.yaml &&
+	pyspec pysum "        y[...] = x.sum() * alpha / x.size" "3" &&
+	sed -i "s/name: y, kind: out, dtype: f16, shape: \[rows, cols\]/name: y, kind: out, dtype: f16, shape: [1]/" tasks/pysum.yaml &&
+	rconfigure --tasks=py --python-env="$ENV" >conf.log &&
+	! expected pyconst && cat pyconst.log &&
+	grep -q "degenerate task: output .y. (1 element) holds the same value on all [0-9]* verify runs" pyconst.log &&
+	expected pysum && rm tasks/pyconst.yaml tasks/pysum.yaml
+'
 
 test_expect_success 'a reference that raises: refused, with its traceback' '
 	cd p &&

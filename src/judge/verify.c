@@ -273,7 +273,7 @@ examples(const struct task *t, const char *reference, const char *venv, const ch
  * the largest verify case, the comparator is asked whether the mean,
  * written everywhere, would be accepted. So is one whose outputs are
  * mostly not finite (fewer than 16 finite values; none, for an output of
- * fewer than 16 elements): writing NaN would pass.
+ * fewer than 16 elements, a scalar among them): writing NaN would pass.
  */
 static void
 degenerate(const struct task *t, const struct tcase *c, const char *data)
@@ -308,6 +308,64 @@ degenerate(const struct task *t, const struct tcase *c, const char *data)
 			refuse("%s: degenerate task: writing the constant %g into every element of output "
 			    "'%s' at %s passes the comparison; change the sizes, inputs or tolerances so that the "
 			    "output varies", t->id, mean, a->name, c->label);
+	}
+}
+
+/*
+ * A small output (fewer than 16 elements: a scalar loss) that holds the
+ * same values on every verify run is degenerate too: the runs draw other
+ * inputs, so a kernel that writes those constants passes (the check above
+ * cannot see it: a scalar always equals its mean).
+ */
+static void
+constantsmall(const struct task *t, json_t *runs, const char *outbin)
+{
+	int i;
+
+	for (i = 0; i < t->nargs; i++) {
+		const struct targ *a = &t->args[i];
+		double first[16];
+		size_t k, j, n0 = 0, nruns = 0;
+		int same = 1;
+		json_t *run;
+
+		if (!isoutput(a))
+			continue;
+		json_array_foreach(runs, k, run) {
+			const struct tcase *c;
+			size_t n, off = 0;
+			struct buf b;
+			int o;
+			if (strcmp(jstr(run, "set", ""), "verify") || !json_object_get(run, "offset"))
+				continue;
+			c = &t->verify[jint(run, "case", 0)];
+			n = (size_t)c->numel[i];
+			if (n >= 16 || (nruns && n != n0)) {
+				nruns = 0;
+				break;
+			}
+			for (o = 0; o < i; o++)
+				if (isoutput(&t->args[o]))
+					off += (size_t)c->numel[o] * (size_t)refsize(t->args[o].dt);
+			bufinit(&b, 16 * 8 + 1);
+			if (readrange(outbin, (off_t)(jint(run, "offset", 0) + (json_int_t)off), n * (size_t)refsize(a->dt), &b) < 0)
+				die(EXIT_RETRY, "cannot read '%s':", outbin);
+			for (j = 0; j < n; j++) {
+				double v = refvalue(b.s, a->dt, j);
+				if (!nruns)
+					first[j] = v;
+				else if (v != first[j] && !(isnan(v) && isnan(first[j])))
+					same = 0;
+			}
+			buffree(&b);
+			n0 = n;
+			nruns++;
+		}
+		if (nruns >= 2 && same)
+			refuse("%s: degenerate task: output '%s' (%zu element%s) holds the same value%s on all %zu verify runs, "
+			    "whose inputs differ, so a kernel that writes %s passes; change the inputs or sizes so that the "
+			    "output follows them", t->id, a->name, n0, n0 == 1 ? "" : "s", n0 == 1 ? "" : "s", nruns,
+			    n0 == 1 ? "that constant" : "those constants");
 	}
 }
 
@@ -426,6 +484,7 @@ expected(const struct opts *o, const char *taskpath, const char *reference)
 	if (largest >= 0)
 		degenerate(&t, &t.verify[jint(big, "case", 0)], data.s);
 	buffree(&data);
+	constantsmall(&t, runs, outbin);
 
 	/* the answers: for the owner's eyes only (the jailed reference wrote
 	 * them as the sandbox's uid, which must not read them) */
