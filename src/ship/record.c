@@ -283,6 +283,14 @@ identity(json_t *rec, json_t *task, json_t *first, const char *generator)
 	json_object_set_new(rec, "task", json_string(jstr(task, "spec", "")));
 	json_object_set_new(rec, "variant", json_string(jstr(task, "id", "")));
 	json_object_set_new(rec, "origin", json_string(jstr(json_object_get(task, "origin"), "source", "hand-written")));
+	{
+		json_t *o = json_object_get(task, "origin");
+		json_object_set_new(rec, "scaled", json_is_string(json_object_get(o, "scaled_size"))
+		                    ? json_pack("{s:s,s:I,s:I}", "size", jstr(o, "scaled_size", ""),
+		                                "from", (json_int_t)jint(o, "scaled_from", 0),
+		                                "factor", (json_int_t)jint(o, "scaled_factor", 1))
+		                    : json_null());
+	}
 	json_object_set_new(rec, "reference_language", json_is_string(json_object_get(task, "reference_language"))
 	                    ? json_string(jstr(task, "reference_language", "")) : json_null());
 	json_object_set_new(rec, "sample", json_integer(jint(first, "sample", 0)));
