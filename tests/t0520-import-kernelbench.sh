@@ -98,15 +98,15 @@ test_expect_success 'the Python harness guard: events, streams and read-backs on
 	"$PY" "$RETORT_ROOT/tests/lib/guard-events.py" "$RETORT_ROOT/src/runtime/pyharness.py"
 '
 
-test_expect_success LONG 'import: 13 problems written, 4 refused' '
+test_expect_success LONG 'import: 18 problems written, 4 refused' '
 	cd p && "$PY" "$RETORT_ROOT/scripts/import-kernelbench" --out tasks "$KB/level1" "$KB/level2" >import.log &&
-	cat import.log && tail -n 1 import.log | grep -qx "13 imported, 4 refused" &&
-	test "$(ls tasks/kb*.yaml | wc -l)" = 13
+	cat import.log && tail -n 1 import.log | grep -qx "18 imported, 4 refused" &&
+	test "$(ls tasks/kb*.yaml | wc -l)" = 18
 '
 
 test_expect_success LONG 'refusals, each with its reason' '
 	cd p &&
-	grep -qx "refused .*/level1/7_Dropout_train.py: random op in the module: Dropout" import.log &&
+	grep -qx "refused .*/level1/7_Dropout_train.py: random op in the module: Dropout at drop, p = 0.25" import.log &&
 	grep -qx "refused .*/level1/8_Positive_entries.py: output shape depends on the data" import.log &&
 	grep -qx "refused .*/level1/9_Inplace_clamp.py: forward changes its input 1 in place" import.log &&
 	grep -qx "refused .*/level1/10_Mean_as_float.py: output 1 is a float, not a tensor" import.log &&
@@ -153,8 +153,46 @@ test_expect_success LONG 'the baseline is the module as the reference runs it: b
 
 test_expect_success LONG 'pooling: the output dimension as a floor expression; a reduction keeps its 1' '
 	cd p &&
-	grep -q "shape: \[8, 16, (x_d2 - 2 - (x_d2 - 2) % 2) / 2 + 1, (x_d3 - 2 - (x_d3 - 2) % 2) / 2 + 1\]" tasks/kb2-4-maxpool-tanh.yaml &&
+	grep -q "shape: \[8, 16, (x_d2 - (x_d2) % 2) / 2, (x_d3 - (x_d3) % 2) / 2\]" tasks/kb2-4-maxpool-tanh.yaml &&
 	grep -qx "  - {name: out, kind: out, dtype: f32, shape: \[x_d0, 1\]}" tasks/kb2-3-gemm-sigmoid-sum.yaml
+'
+
+test_expect_success LONG 'output sizes past a shift and a small stride: cut to even, a pool of stride 11' '
+	cd p && f=tasks/kb1-15-even-crop-and-pool11.yaml &&
+	grep -qx "  - {name: out0, kind: out, dtype: f32, shape: \[x_d0, x_d1 - x_d1 % 2\]}" $f &&
+	grep -qx "  - {name: out1, kind: out, dtype: f32, shape: \[x_d0, (x_d1 - (x_d1) % 11) / 11\]}" $f
+'
+
+test_expect_success LONG 'a float forward input: a ranged scalar arg, passed to forward as a float' '
+	cd p && f=tasks/kb1-14-scale-by-float.yaml &&
+	grep -qx "  - {name: s, kind: scalar, dtype: f32, value: 2.5, range: \[1.25, 3.75\]}" $f &&
+	grep -qx "            y = m(_torch.from_numpy(x), float(s))" $f && ! grep -q baseline_compile $f
+'
+
+test_expect_success LONG 'dropouts of p = 0 (a module, a GRU'"'"'s) are no random op; their float stays fixed' '
+	cd p && f=tasks/kb1-16-dropout-zero-gru.yaml &&
+	grep -qx "    _INIT = \[0.0\]" $f && ! grep -q "kind: scalar" $f && grep -q "name: p_rnn_weight_hh_l1, kind: in" $f
+'
+
+test_expect_success LONG 'more than 32 args: a deep stack'"'"'s 40 parameters are inputs' '
+	cd p && test "$(grep -c "name: p_layers_[0-9]*_\(weight\|bias\), kind: in" tasks/kb1-18-deep-linear-stack.yaml)" = 40
+'
+
+test_expect_success LONG 'a bench case past the cap: the batch divided to fit, the origin and the description saying so' '
+	cd p && f=tasks/kb1-17-relu-oversized.yaml &&
+	grep -qx "  bench: \[{x_d1: 24576, x_d0: 16384}\]" $f &&
+	grep -qx "origin: {source: kernelbench, file: \"level1/17_Relu_oversized.py\", level: 1, problem: 17, scaled_size: x_d0, scaled_from: 65536, scaled_factor: 4}" $f &&
+	grep -q "Its bench size x_d0 is KernelBench.s 65536 divided by 4" $f &&
+	"$RETORT_BIN/gen" --split $f --all &&
+	test "$(field out/v/kb1-17-relu-oversized/task.json "(d[\"origin\"][\"scaled_size\"], d[\"origin\"][\"scaled_from\"], d[\"origin\"][\"scaled_factor\"])")" = "('"'"'x_d0'"'"', 65536, 4)"
+'
+
+test_expect_success LONG 'the importer writes no spec gen refuses: it checks each with gen first' '
+	cd p && mkdir -p gated/prompts &&
+	"$PY" "$RETORT_ROOT/scripts/import-kernelbench" --gen "$RETORT_BIN/gen" --out gated "$KB/level1/2_Relu_plain.py" >gated.log &&
+	cat gated.log &&
+	grep -qx "refused .*/2_Relu_plain.py: gen refuses the spec: default prompt template .*generate.md not found (in variant .kb1-2-relu-plain.)" gated.log &&
+	! ls gated/*.yaml
 '
 
 # (level 2 alone: each problem is traced in a process of its own, which
@@ -166,7 +204,7 @@ test_expect_success LONG 'a second import writes the same bytes (and says unchan
 '
 
 test_expect_success LONG 'gen: valid specs; provenance in task.json' '
-	cd p && "$RETORT_BIN/gen" --list --all >ids && test "$(wc -l <ids)" = 13 &&
+	cd p && "$RETORT_BIN/gen" --list --all >ids && test "$(wc -l <ids)" = 18 &&
 	"$RETORT_BIN/gen" --split tasks/kb1-5-conv2d-small.yaml --all &&
 	test "$(field out/v/kb1-5-conv2d-small/task.json "d[\"origin\"]")" = "{'"'"'file'"'"': '"'"'level1/5_Conv2d_small.py'"'"', '"'"'level'"'"': 1, '"'"'problem'"'"': 5, '"'"'source'"'"': '"'"'kernelbench'"'"'}" &&
 	test "$(field out/v/kb1-5-conv2d-small/task.json "d[\"reference_language\"]")" = python

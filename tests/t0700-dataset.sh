@@ -115,7 +115,7 @@ test_expect_success 'splits: no GPU, so unverified and trajectories; the manifes
 test_expect_success 'records and the card say where each task came from and its reference'"'"'s language' '
 	cd p && cat x/data/*.jsonl | python3 -c "import json, sys
 rows = [json.loads(l) for l in sys.stdin if l.strip()]
-assert rows and all(r[\"origin\"] == \"hand-written\" and r[\"reference_language\"] == \"c\" for r in rows), rows" &&
+assert rows and all(r[\"origin\"] == \"hand-written\" and r[\"reference_language\"] == \"c\" and r[\"scaled\"] is None for r in rows), rows" &&
 	grep -q "^| config | split | hand-written | kernelbench | teacher | teacher-reference | other |" x/README.md &&
 	test "$(field x/manifest.json "sum(v[\"rows_by_origin\"][\"hand-written\"] for v in d[\"lengths\"][\"default\"].values())")" -ge 2
 '
