@@ -47,11 +47,13 @@ test_expect_success 'anthropic: the round in one batch, at batch prices, progres
 	test "$(field out/batch/r1.json "\"%d %s\" % (d[\"answered\"], \",\".join(d[\"batches\"]))")" = "4 msgbatch_mock1" &&
 	! ls "$T/cache/batch" | grep -q "json"
 '
-test_expect_success 'the batch requests are whole (no stream), keyed by the cache key, with cache_control' '
+test_expect_success 'the batch requests are whole (no stream), named by the record and the cache key, with cache_control' '
 	cd p && mock requests | python3 -c "import json, sys, glob
 b = [r for r in json.load(sys.stdin) if r.get(\"method\") == \"POST\" and r[\"path\"] == \"/v1/messages/batches\"][0][\"body\"]
-keys = sorted(r[\"custom_id\"] for r in b[\"requests\"])
-cached = sorted(f.split(\"/\")[-1][:-5] for f in glob.glob(\"$T/cache/llm/*/*.json\"))
+rec = {r[\"custom_id\"][:16] for r in b[\"requests\"]}
+assert len(rec) == 1 and all(len(r[\"custom_id\"]) == 64 and r[\"custom_id\"][16] == \"-\" for r in b[\"requests\"]), b
+keys = sorted(r[\"custom_id\"][17:] for r in b[\"requests\"])
+cached = sorted(f.split(\"/\")[-1][:47] for f in glob.glob(\"$T/cache/llm/*/*.json\"))
 assert keys == cached, (keys, cached)
 for r in b[\"requests\"]:
     p = r[\"params\"]
@@ -132,6 +134,31 @@ test_expect_success LONG 'killed while the batch was being sent: found among the
 	ninja $R >n.log 2>&1 && cat n.log && test "$(creates)" = 1 && test "$(direct)" = 0 &&
 	grep -q "was sent before its sender stopped: it is msgbatch_mock1" n.log && test "$(reserved)" = "{}" &&
 	test "$(ledger_lines "\"note\":\"batch:")" = 4
+'
+test_expect_success LONG 'killed while sending beside another build batch of the same size: its own batch adopted and charged' '
+	cd p && fresh && rm -rf "$T/other" && mock reset && rm -rf out && bconf --provider=anthropic --model=claude-sonnet-5-5 &&
+	ninja out/model.json out/v/alpha/task.json out/v/beta/task.json >/dev/null && printf "%s\n" $R >rsp &&
+	"$RETORT_BIN/query-llm" --batch other.json --model-config out/model.json --prompts tasks/prompts \
+		--cache-dir "$T/other" @rsp 2>o.log && test "$(creates)" = 1 &&
+	mock batch_script "[{\"create_delay\": 2}]" &&
+	{ setsid ninja $R >k.log 2>&1 & pid=$!; } && i=0 &&
+	while test "$(creates)" = 1 && test $i -lt 200; do sleep 0.05; i=$((i + 1)); done && sleep 0.2 &&
+	kill -9 -$pid; wait $pid; sleep 0.1;
+	test "$(creates)" = 2 && grep -q "\"state\": \"submitting\"" "$T"/cache/batch/*.json &&
+	ninja $R >n.log 2>&1 && cat n.log && test "$(creates)" = 2 && test "$(direct)" = 0 &&
+	grep -q "was sent before its sender stopped: it is msgbatch_mock2" n.log && test "$(reserved)" = "{}" &&
+	test "$(ledger_lines "\"note\":\"batch:")" = 4 && mock billed >billed.json &&
+	"$RETORT_ROOT/tests/lib/billcheck.py" out/model.json billed.json "$T/cache/ledger.jsonl" "$T/other/ledger.jsonl"
+'
+test_expect_success 'anthropic: result lines that are not JSON are charged their worst case and asked again' '
+	cd p && fresh && mock reset && rm -rf out && bconf --provider=anthropic --model=claude-sonnet-5-5 &&
+	mock batch_script "[{\"garble\": 1, \"garble_tail\": 1}]" &&
+	ninja $R >n.log 2>&1 && cat n.log && test "$(creates)" = 2 && test "$(direct)" = 0 &&
+	grep -q "not JSON in batch msgbatch_mock1 for .alpha.: charged its worst case, asked again" n.log &&
+	grep -q "not JSON in batch msgbatch_mock1, naming none of its requests" n.log &&
+	grep -q "2 answered (\$[0-9.]* at batch prices), 2 to ask again" n.log &&
+	test "$(ledger_lines "\"note\":\"batch:")" = 6 && test "$(reserved)" = "{}" && mock billed >billed.json &&
+	"$RETORT_ROOT/tests/lib/billcheck.py" out/model.json billed.json "$T/cache/ledger.jsonl"
 '
 test_expect_success LONG 'two builds sharing the cache batch the same round at once: one batch, both answered' '
 	cd p && fresh && mock reset && mock batch_script "[{\"seconds\": 1}]" && rm -rf out &&

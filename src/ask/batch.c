@@ -45,6 +45,38 @@ settings(const struct model *m, struct settings *st)
 		st->attempts = 1;
 }
 
+/* the worst case of one request at batch prices: about 3.5 bytes a token in, max_tokens out */
+static double
+worst(const struct batchctx *c, size_t bytes)
+{
+	return estimate(c->m, bytes, (double)jint(c->m->cfg, "max_tokens", 16000));
+}
+
+/* the worst case of a request as its line in ID.jsonl has it */
+static double
+worstof(const struct batchctx *c, json_t *req)
+{
+	char *body = jdumps(json_object_get(req, "body"), JSON_COMPACT);
+	double w = worst(c, strlen(body));
+
+	free(body);
+	return w;
+}
+
+/*
+ * The custom_id a request goes under in batch ID: ID-KEY, the key cut to
+ * Anthropic's 64 characters. A result names its batch record, which was
+ * written down before the batch was sent: a record left submitting
+ * recognizes its batch by the results (recover).
+ */
+enum { CUSTOMID = 65 };
+
+static void
+customid(const char *id, const char *key, char dst[CUSTOMID])
+{
+	snprintf(dst, CUSTOMID, "%s-%.47s", id, key);
+}
+
 /* ------------------------------------------------------------- records */
 
 /* the names in dir ending in suffix (malloc'd, *n of them; none when dir is absent) */
@@ -259,9 +291,9 @@ rfc3339(const char *s)
 
 /* ----------------------------------------------------- the two providers */
 
-/* the requests' lines (ID.jsonl) as the provider's batch: Anthropic's body, or OpenAI's input file */
+/* the requests' lines (ID.jsonl) of batch id as the provider's batch: Anthropic's body, or OpenAI's input file */
 static char *
-payload(json_t *reqs, int anthropic)
+payload(const char *id, json_t *reqs, int anthropic)
 {
 	struct buf b;
 	const char *k;
@@ -272,10 +304,13 @@ payload(json_t *reqs, int anthropic)
 	if (anthropic)
 		bufputs(&b, "{\"requests\":[");
 	json_object_foreach(reqs, k, v) {
-		json_t *line = anthropic ? json_pack("{s:s,s:O}", "custom_id", k, "params", json_object_get(v, "body")) :
-		               json_pack("{s:s,s:s,s:s,s:O}", "custom_id", k, "method", "POST", "url",
-		                         "/v1/chat/completions", "body", json_object_get(v, "body"));
-		char *s = jdumps(line, JSON_COMPACT | JSON_SORT_KEYS);
+		char cid[CUSTOMID], *s;
+		json_t *line;
+		customid(id, k, cid);
+		line = anthropic ? json_pack("{s:s,s:O}", "custom_id", cid, "params", json_object_get(v, "body")) :
+		       json_pack("{s:s,s:s,s:s,s:O}", "custom_id", cid, "method", "POST", "url",
+		                 "/v1/chat/completions", "body", json_object_get(v, "body"));
+		s = jdumps(line, JSON_COMPACT | JSON_SORT_KEYS);
 		bufprintf(&b, "%s%s%s", anthropic && !first ? "," : "", s, anthropic ? "" : "\n");
 		free(s);
 		json_decref(line);
@@ -405,7 +440,7 @@ submit(const struct batchctx *c, json_t *rec, char *err, size_t cap)
 
 	if (!reqs)
 		return -1;
-	text = payload(reqs, anthropic);
+	text = payload(jstr(rec, "id", ""), reqs, anthropic);
 	if (recstate(c, rec, "submitting", err, cap) < 0)
 		status = FATAL;
 	else if (anthropic)
@@ -448,11 +483,109 @@ claimed(const char *apiid, json_t *recs)
 	return 0;
 }
 
+/* what the first result line of a batch says: whether it is record id's */
+struct peek {
+	char prefix[32];         /* "ID-": the custom_ids of the record's requests begin so */
+	int said, ours;
+};
+
+static int
+onpeek(void *ud, const char *line, size_t n)
+{
+	struct peek *p = ud;
+	json_t *j = jloadwire(line, n);
+
+	if (!j)
+		return 0; /* a blank or broken line: the next one */
+	p->said = 1;
+	p->ours = !strncmp(jstr(j, "custom_id", ""), p->prefix, strlen(p->prefix));
+	json_decref(j);
+	return -1;
+}
+
+/*
+ * Whether Anthropic's ended batch apiid holds record id's requests, by the
+ * custom_id of its first result: 1, 0, or -1 when its results cannot be
+ * read (FATAL).
+ */
+static int
+isours(const struct batchctx *c, const char *apiid, const char *id, char *err, size_t cap)
+{
+	char *path = xasprintf("v1/messages/batches/%s/results", apiid);
+	struct peek p;
+	struct reply r;
+	long status;
+
+	memset(&p, 0, sizeof p);
+	memset(&r, 0, sizeof r);
+	snprintf(p.prefix, sizeof p.prefix, "%s-", id);
+	r.online = onpeek;
+	r.lineud = &p;
+	status = call(c, &(struct httpreq){ "GET", path, NULL, NULL, 0, NULL }, &r, err, cap);
+	if (status == 200 && r.body.n && !p.said)
+		onpeek(&p, r.body.s, r.body.n); /* a last line without its newline */
+	buffree(&r.body);
+	free(path);
+	if (status == FATAL)
+		return FATAL;
+	return p.said ? p.ours : status == 200 ? 0 : -1;
+}
+
+/*
+ * Anthropic's batches show no metadata: a batch of the record's size,
+ * made after it (10 minutes of clock skew allowed) and claimed by no
+ * record here, may be the record's, or another build's on the same
+ * account. Each such batch that has ended is told by its results (their
+ * custom_ids name the record: isours); those found to be another's are
+ * listed in the record (not_ours). *hit: the record's batch, *waiting:
+ * how many may be and have not ended. 0, or -1 (FATAL) when a result
+ * cannot be read.
+ */
+static int
+anthropicfind(const struct batchctx *c, json_t *rec, json_t *recs, json_t *list, json_t **hit, size_t *waiting,
+              char *err, size_t cap)
+{
+	json_t *b, *notours = json_object_get(rec, "not_ours"), *v;
+	size_t i, j;
+
+	if (!json_is_array(notours))
+		json_object_set_new(rec, "not_ours", notours = json_array());
+	json_array_foreach(json_object_get(list, "data"), i, b) {
+		json_t *rc = json_object_get(b, "request_counts");
+		json_int_t total = jint(rc, "processing", 0) + jint(rc, "succeeded", 0) + jint(rc, "errored", 0) +
+		                   jint(rc, "canceled", 0) + jint(rc, "expired", 0);
+		const char *apiid = jstr(b, "id", "");
+		int known = 0, r;
+		json_array_foreach(notours, j, v)
+			known |= !strcmp(json_string_value(v), apiid);
+		if (known || claimed(apiid, recs) || total != jint(rec, "n", -1) ||
+		    rfc3339(jstr(b, "created_at", "")) < jnum(rec, "created", 0) - 600)
+			continue;
+		if (strcmp(jstr(b, "processing_status", ""), "ended")) {
+			(*waiting)++;
+			continue;
+		}
+		if ((r = isours(c, apiid, jstr(rec, "id", ""), err, cap)) == FATAL)
+			return -1;
+		if (r == 1) {
+			*hit = b;
+			return 0;
+		}
+		if (r == 0)
+			json_array_append_new(notours, json_string(apiid));
+		else
+			(*waiting)++; /* its results could not be read: looked at again */
+	}
+	return 0;
+}
+
 /*
  * A record left submitting by a process that is gone: the provider's
- * batch it may have made, found among the newest ones, is adopted
- * (submitted); when there is none, the record is new again (sent again).
- * 0, or -1 when the provider's batches cannot be listed.
+ * batch it may have made is found among the newest ones (OpenAI: by the
+ * record's id in its metadata; Anthropic: anthropicfind) and adopted
+ * (submitted); while batches that may be it have not ended, the record
+ * stays submitting; when there is none, the record is new again (sent
+ * again). 0, or -1 when the provider's batches cannot be listed.
  */
 static int
 recover(const struct batchctx *c, json_t *rec, json_t *recs, char *err, size_t cap)
@@ -460,7 +593,7 @@ recover(const struct batchctx *c, json_t *rec, json_t *recs, char *err, size_t c
 	int anthropic = !strcmp(c->m->provider, "anthropic"), r;
 	json_t *l, *b, *hit = NULL;
 	long status;
-	size_t i;
+	size_t i, waiting = 0;
 
 	l = calljson(c, &(struct httpreq){ "GET", anthropic ? "v1/messages/batches?limit=100" : "batches?limit=100",
 	                                   NULL, NULL, 0, NULL }, &status, err, cap);
@@ -470,26 +603,24 @@ recover(const struct batchctx *c, json_t *rec, json_t *recs, char *err, size_t c
 			         jstr(rec, "id", ""));
 		return -1;
 	}
-	json_array_foreach(json_object_get(l, "data"), i, b) {
-		if (claimed(jstr(b, "id", ""), recs))
-			continue;
-		if (anthropic) {
-			json_t *rc = json_object_get(b, "request_counts");
-			json_int_t total = jint(rc, "processing", 0) + jint(rc, "succeeded", 0) + jint(rc, "errored", 0) +
-			                   jint(rc, "canceled", 0) + jint(rc, "expired", 0);
-			if (total == jint(rec, "n", -1) && rfc3339(jstr(b, "created_at", "")) >= jnum(rec, "created", 0) - 120 &&
-			    (!hit || rfc3339(jstr(b, "created_at", "")) < rfc3339(jstr(hit, "created_at", ""))))
-				hit = b;
-		} else if (!strcmp(jstr(json_object_get(b, "metadata"), "retort_batch", ""), jstr(rec, "id", ""))) {
-			hit = b;
-		}
+	if (anthropic && anthropicfind(c, rec, recs, l, &hit, &waiting, err, cap) < 0) {
+		json_decref(l);
+		return -1;
 	}
+	json_array_foreach(json_object_get(l, "data"), i, b)
+		if (!anthropic && !claimed(jstr(b, "id", ""), recs) &&
+		    !strcmp(jstr(json_object_get(b, "metadata"), "retort_batch", ""), jstr(rec, "id", "")))
+			hit = b;
 	if (hit) {
 		warn("%s: batch %s was sent before its sender stopped: it is %s, polled again, not sent again",
 		     c->label, jstr(rec, "id", ""), jstr(hit, "id", ""));
 		json_object_set_new(rec, "api_id", json_string(jstr(hit, "id", "")));
 		json_object_set_new(rec, "submitted", json_real(wallclock()));
 		r = recstate(c, rec, "submitted", err, cap);
+	} else if (waiting) {
+		warn("%s: batch %s may be one of %zu batches of its size not yet ended: it is sent again only if "
+		     "none of them is it", c->label, jstr(rec, "id", ""), waiting);
+		r = recsave(c, rec, err, cap);
 	} else {
 		warn("%s: batch %s never reached the provider: sending it", c->label, jstr(rec, "id", ""));
 		r = recstate(c, rec, "new", err, cap);
@@ -563,7 +694,9 @@ poll(const struct batchctx *c, json_t *rec, char *err, size_t cap)
 struct intake {
 	const struct batchctx *c;
 	json_t *rec, *reqs;      /* the record and its requests by key */
+	json_t *ids;             /* custom_id: key */
 	json_t *seen;            /* keys with a result */
+	size_t garbled;          /* result lines that are not JSON and name no request of the batch */
 	json_t *retry, *left;    /* keys: for a new batch; for the direct path */
 	json_t *charges;         /* ledger lines */
 	double usd, latency;
@@ -584,6 +717,17 @@ failed(struct intake *in, const char *key, const char *type, long status)
 	json_array_append_new(client ? in->left : in->retry, json_string(key));
 }
 
+/* charge key usd (an answer billed that cannot be used) */
+static void
+charged1(struct intake *in, const char *key, double usd)
+{
+	char note[96];
+
+	snprintf(note, sizeof note, "batch:%s", jstr(in->rec, "id", ""));
+	json_array_append_new(in->charges, ledgerline(in->c->m->name, key, usd, 1, NULL, note));
+	in->usd += usd;
+}
+
 /* a succeeded result's message: parsed, cached, charged; unusable ones are charged and retried; 0 or -1 (failed) */
 static int
 answered(struct intake *in, const char *key, json_t *msg)
@@ -596,15 +740,11 @@ answered(struct intake *in, const char *key, json_t *msg)
 	memset(&a, 0, sizeof a);
 	snprintf(note, sizeof note, "batch:%s", jstr(in->rec, "id", ""));
 	if (parsemessage(c->m, msg, &a, why, sizeof why) < 0) {
-		/* billed all the same: its usage if it says, else an estimate */
-		char *body = jdumps(json_object_get(req, "body"), JSON_COMPACT);
-		double est = estimate(c->m, strlen(body), (double)jint(c->m->cfg, "max_tokens", 16000));
-		warn("%s: an unusable answer for '%s' in batch %s (%s): charged an estimate, asked again",
+		/* billed all the same: its worst case */
+		warn("%s: an unusable answer for '%s' in batch %s (%s): charged its worst case, asked again",
 		     c->label, jstr(req, "task", "?"), jstr(in->rec, "api_id", ""), why);
-		json_array_append_new(in->charges, ledgerline(c->m->name, key, est, 1, NULL, note));
-		in->usd += est;
+		charged1(in, key, worstof(c, req));
 		json_array_append_new(in->retry, json_string(key));
-		free(body);
 		return 0;
 	}
 	a.message = json_incref(msg);
@@ -633,18 +773,52 @@ done:
 	return in->failed ? -1 : 0;
 }
 
+/*
+ * A result line that is not JSON: the provider may have billed its answer.
+ * The request it names (its custom_id, found in the bytes) is charged its
+ * worst case and asked again; a line that names none is counted, and as
+ * many of the requests no result spoke of are charged so (takenin).
+ */
+static void
+garbled(struct intake *in, const char *line, size_t n)
+{
+	const char *id = jstr(in->rec, "id", ""), *p = line, *end = line + n, *key = NULL;
+	size_t idlen = strlen(id);
+	char cid[CUSTOMID];
+
+	while (*id && (p = memchr(p, *id, (size_t)(end - p))) && end - p >= CUSTOMID - 1) {
+		if (!memcmp(p, id, idlen) && p[idlen] == '-') {
+			snprintf(cid, sizeof cid, "%.*s", CUSTOMID - 1, p);
+			if ((key = jstr(in->ids, cid, NULL)))
+				break;
+		}
+		p++;
+	}
+	if (!key || json_object_get(in->seen, key)) {
+		warn("%s: a result line that is not JSON in batch %s, naming none of its requests: one without a "
+		     "result is charged its worst case", in->c->label, jstr(in->rec, "api_id", ""));
+		in->garbled++;
+		return;
+	}
+	warn("%s: a result line that is not JSON in batch %s for '%s': charged its worst case, asked again",
+	     in->c->label, jstr(in->rec, "api_id", ""), jstr(json_object_get(in->reqs, key), "task", "?"));
+	json_object_set_new(in->seen, key, json_true());
+	charged1(in, key, worstof(in->c, json_object_get(in->reqs, key)));
+	json_array_append_new(in->retry, json_string(key));
+}
+
 /* one line of results, either provider's; -1 when it failed (in->failed) */
 static int
 onresult(void *ud, const char *line, size_t n)
 {
 	struct intake *in = ud;
 	json_t *j = jloadwire(line, n), *res, *resp;
-	const char *key = jstr(j, "custom_id", "");
+	const char *key = jstr(in->ids, jstr(j, "custom_id", ""), jstr(j, "custom_id", "")); /* or an older record's key */
 	int r = 0;
 
 	if (!j) {
 		if (n && strspn(line, " \r\t") < n)
-			warn("%s: a result line that is not JSON in batch %s", in->c->label, jstr(in->rec, "api_id", ""));
+			garbled(in, line, n);
 		return 0;
 	}
 	if (!json_object_get(in->reqs, key) || json_object_get(in->seen, key)) {
@@ -775,6 +949,20 @@ takenin(const struct batchctx *c, const char *id, struct intake *in, json_t *ret
 	json_array_foreach(json_object_get(rec, "keys"), i, k) /* no result said: ask again */
 		if (!json_object_get(in->seen, json_string_value(k)))
 			json_array_append(in->retry, k);
+	for (; in->garbled > 0; in->garbled--) { /* a line that said nothing readable: the dearest unspoken-of */
+		const char *dearest = NULL;
+		double w, most = -1;
+		json_array_foreach(json_object_get(rec, "keys"), i, k)
+			if (!json_object_get(in->seen, json_string_value(k)) &&
+			    (w = worstof(c, json_object_get(in->reqs, json_string_value(k)))) > most) {
+				most = w;
+				dearest = json_string_value(k);
+			}
+		if (!dearest)
+			break;
+		json_object_set_new(in->seen, dearest, json_true());
+		charged1(in, dearest, most);
+	}
 	if (charge(c, in) < 0)
 		return FATAL;
 	if (jint(rec, "attempt", 1) >= jint(rec, "attempts", 1) && json_array_size(in->retry)) {
@@ -829,6 +1017,16 @@ intake(const struct batchctx *c, const char *id, json_t *retry, struct batchsum 
 		return FATAL;
 	}
 	in.seen = json_object();
+	in.ids = json_object();
+	{
+		const char *k;
+		json_t *v;
+		char cid[CUSTOMID];
+		json_object_foreach(in.reqs, k, v) {
+			customid(id, k, cid);
+			json_object_set_new(in.ids, cid, json_string(k));
+		}
+	}
 	in.retry = json_array();
 	in.left = json_array();
 	in.charges = json_array();
@@ -854,6 +1052,7 @@ intake(const struct batchctx *c, const char *id, json_t *retry, struct batchsum 
 		     jstr(rec, "api_id", ""));
 	json_decref(in.reqs);
 	json_decref(in.seen);
+	json_decref(in.ids);
 	json_decref(in.retry);
 	json_decref(in.left);
 	json_decref(in.charges);
@@ -863,13 +1062,6 @@ intake(const struct batchctx *c, const char *id, json_t *retry, struct batchsum 
 }
 
 /* ----------------------------------------------------------- claiming */
-
-/* the worst case of one request at batch prices: about 3.5 bytes a token in, max_tokens out */
-static double
-worst(const struct batchctx *c, size_t bytes)
-{
-	return estimate(c->m, bytes, (double)jint(c->m->cfg, "max_tokens", 16000));
-}
 
 /*
  * A new record for r[0..n) (its requests file first, then the record, then

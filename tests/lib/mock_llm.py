@@ -8,7 +8,7 @@ usage: mock_llm.py PORTFILE [--latency SECONDS] [--batch-seconds SECONDS]
                    [--prompt-cache MIN_TOKENS] [--answer-pad BYTES]
                    [--propose-dir DIR] [--propose-plant invalid=P,twin=P,near=P]
        mock_llm.py --ctl PORTFILE script JSON | batch_script JSON | requests | count | inflight |
-                   batches | reset
+                   batches | billed | reset
 
 Listens on 127.0.0.1 on a free port and writes the port to PORTFILE.
 Control (JSON bodies):
@@ -16,6 +16,9 @@ Control (JSON bodies):
                         with none left, it gets a normal answer
   GET  /_mock/requests  every API request so far: path, headers, body, time
   GET  /_mock/inflight  the most API requests that were in flight at once
+  GET  /_mock/billed    what the mock bills, as a provider would: one
+                        {provider, tier, usage} per billed request (usage
+                        as the API reports it)
   POST /_mock/reset     forget requests, steps, batches and files
 
 Steps: {"status": N, "headers": {...}, "body": <json or string>} an error
@@ -24,7 +27,9 @@ seconds; {"malformed": true} a 200 whose body is not JSON;
 {"truncate": true} a stream cut before its end; {"stream_error": TYPE} an
 error event after HTTP 200; {"blank_lines": true} leading blank lines
 before the JSON (as DeepSeek sends under load); {"text": "..."} this answer;
-{"fault": KIND} one of the faults below, in the request's API family. A
+{"fault": KIND} one of the faults below, in the request's API family;
+{"drip": S} a stream sent event by event, S seconds apart, its text in
+pieces of 64 characters (plain: the answer after S seconds). A
 step with "match": "TEXT" is taken only by a request whose body (as JSON)
 holds TEXT: the first step a request may take is its step.
 
@@ -61,7 +66,20 @@ takes the next batch step (POST /_mock/batch_script [step, ...]):
                       (overloaded_error: a server error, status 529 for
                       OpenAI; invalid_request_error: the client's, 400)
   {"create_delay": S} the batch exists at once, its id is sent S s later
+  {"garble": K}       the result lines of its first K answers are cut in
+                      half (not JSON; their custom_id kept)
+  {"garble_tail": K}  the same, the lines' second halves (custom_id lost)
 GET /_mock/batches lists the batches made: id, provider, requests.
+
+Billing (GET /_mock/billed): an answer is billed whole once it is made,
+however it reaches the client (cut, stalled, malformed, wrong-shaped); a
+stream the client leaves is billed its input and the text sent, plus the
+piece being made; a request timed out before its first byte is billed its
+input (a stream: the provider stops at the disconnect) or its whole answer
+(plain: the provider finishes it); error replies and connections dropped
+before a reply are not billed; a batch bills every succeeded request once
+it has ended, garbled result lines included. (With --prompt-cache the
+usage follows the prompt and the text, 4 bytes a token; else it is fixed.)
 
 Prompt caching (--prompt-cache MIN_TOKENS; else every answer reports the
 same fixed usage, 50 of an OpenAI answer's completion tokens reasoning): tokens are counted as 4 bytes each. Anthropic: the
@@ -102,6 +120,7 @@ ANSWER_PAD = 0  # --answer-pad N: N more bytes of explanation in every answer
 REQUESTS = []
 LATENCY = 0.0
 INFLIGHT = [0, 0]  # now, most at once
+BILLS = []  # single requests billed: {"provider", "tier", "usage"} (a stream's, updated as it goes)
 
 
 def answer_text(body):
@@ -220,6 +239,15 @@ class Handler(BaseHTTPRequestHandler):
                 self.reply(200, REQUESTS)
         elif self.path == "/_mock/inflight":
             self.reply(200, INFLIGHT[1])
+        elif self.path == "/_mock/billed":
+            with LOCK:
+                out = [dict(b) for b in BILLS]
+                for bid, b in BATCHES.items():
+                    if time.time() - b["created"] >= b["seconds"]:
+                        for kind, what in self.batch_outcomes(bid).values():
+                            if kind == "succeeded":
+                                out.append({"provider": b["provider"], "tier": "batch", "usage": what["usage"]})
+                self.reply(200, out)
         elif self.path == "/_mock/batches":
             with LOCK:
                 self.reply(200, [{"id": k, "provider": b["provider"], "requests": len(b["requests"])}
@@ -283,6 +311,20 @@ class Handler(BaseHTTPRequestHandler):
                                                       usage_now=b["usage"].get(cid)))
         return out
 
+    def garbled(self, bid, line, kind, seen):
+        """A succeeded result line (seen: a list, one item per such line
+        so far in this listing), cut as the batch's step says (garble: its
+        first half; garble_tail: its second half)."""
+        if kind != "succeeded":
+            return line
+        step = BATCHES[bid]["step"]
+        seen.append(1)
+        if len(seen) <= step.get("garble", 0):
+            return line[:len(line) // 2]
+        if len(seen) <= step.get("garble", 0) + step.get("garble_tail", 0):
+            return line[len(line) // 2:]
+        return line
+
     def batch_get(self):
         path, _, query = self.path.partition("?")
         parts = path.strip("/").split("/")
@@ -298,7 +340,7 @@ class Handler(BaseHTTPRequestHandler):
                 return self.reply(200, self.batch_view(parts[2]))
             if parts[:3] == ["v1", "messages", "batches"] and len(parts) == 5 and parts[4] == "results" and \
                     parts[3] in BATCHES and self.batch_view(parts[3])["processing_status"] == "ended":
-                lines = []
+                lines, seen = [], []
                 for cid, (kind, what) in self.batch_outcomes(parts[3]).items():
                     if kind == "succeeded":
                         res = {"type": "succeeded", "message": what}
@@ -306,7 +348,7 @@ class Handler(BaseHTTPRequestHandler):
                         res = {"type": "errored", "error": {"type": "error", "error": {"type": what, "message": "mock " + what}}}
                     else:
                         res = {"type": kind}
-                    lines.append(json.dumps({"custom_id": cid, "result": res}))
+                    lines.append(self.garbled(parts[3], json.dumps({"custom_id": cid, "result": res}), kind, seen))
                 return self.reply(200, "\n".join(lines) + "\n", ctype="application/binary")
             if parts[:2] == ["v1", "files"] and len(parts) == 4 and parts[3] == "content":
                 fid = parts[2]
@@ -315,11 +357,12 @@ class Handler(BaseHTTPRequestHandler):
                 for prefix, want in (("file-out-", "out"), ("file-err-", "err")):
                     bid = fid[len(prefix):]
                     if fid.startswith(prefix) and bid in BATCHES:
-                        lines = []
+                        lines, seen = [], []
                         for cid, (kind, what) in self.batch_outcomes(bid).items():
                             if kind == "succeeded" and want == "out":
-                                lines.append({"id": "batch_req_" + cid[:8], "custom_id": cid, "error": None,
-                                              "response": {"status_code": 200, "request_id": "req_b", "body": what}})
+                                lines.append(self.garbled(bid, json.dumps(
+                                    {"id": "batch_req_" + cid[:8], "custom_id": cid, "error": None,
+                                     "response": {"status_code": 200, "request_id": "req_b", "body": what}}), kind, seen))
                             elif kind == "errored" and want == "err":
                                 status = 529 if what == "overloaded_error" else 400
                                 lines.append({"id": "batch_req_" + cid[:8], "custom_id": cid, "error": None,
@@ -328,7 +371,8 @@ class Handler(BaseHTTPRequestHandler):
                             elif kind == "expired" and want == "err":
                                 lines.append({"id": "batch_req_" + cid[:8], "custom_id": cid, "response": None,
                                               "error": {"code": "batch_expired", "message": "This request could not be executed before the completion window expired."}})
-                        return self.reply(200, "".join(json.dumps(l) + "\n" for l in lines), ctype="application/octet-stream")
+                        return self.reply(200, "".join((l if isinstance(l, str) else json.dumps(l)) + "\n" for l in lines),
+                                          ctype="application/octet-stream")
         self.reply(404, {"type": "error", "error": {"type": "not_found_error", "message": self.path}})
 
     def batch_create(self, raw):
@@ -389,6 +433,7 @@ class Handler(BaseHTTPRequestHandler):
                     BATCHES.clear()
                     FILES.clear()
                     REQUESTS.clear()
+                    BILLS.clear()
                     INFLIGHT[1] = 0
             return self.reply(200, {"ok": True})
         if self.path in ("/v1/messages/batches", "/v1/files", "/v1/batches"):
@@ -445,9 +490,13 @@ class Handler(BaseHTTPRequestHandler):
         elif kind == "rst":
             return {"reset": True}
         elif kind == "timeout":
+            full = self.bill(body, anthropic, answer_text(body))
+            if body.get("stream"):  # the provider stops at the disconnect: the prompt alone
+                full["usage"]["output_tokens" if anthropic else "completion_tokens"] = 0
             time.sleep(8)
             self.close_connection = True
         elif kind == "badjson":
+            self.bill(body, anthropic, answer_text(body))
             self.reply(200, '{"id": "msg_1", "content": [{"type": "text", "text": "cut')
         elif kind == "slow":
             time.sleep(0.3)
@@ -482,14 +531,18 @@ class Handler(BaseHTTPRequestHandler):
         if "status" in step:
             b = step.get("body", {"error": {"type": "api_error", "message": "mock error"}})
             return self.reply(step["status"], b, step.get("headers"))
-        if step.get("malformed"):
-            return self.reply(200, "{\"id\": \"msg_1\", \"content\": [")
         anthropic = self.path.endswith("/messages")
+        if step.get("malformed"):
+            self.bill(body, anthropic, answer_text(body))
+            return self.reply(200, "{\"id\": \"msg_1\", \"content\": [")
         if anthropic and self.path != "/v1/messages":
             return self.reply(404, {"type": "error", "error": {"type": "not_found_error", "message": self.path}})
         text = step.get("text") or answer_text(body)
         if body.get("stream"):
             return self.stream(anthropic, body, text, step)
+        self.bill(body, anthropic, text)
+        if step.get("drip"):
+            time.sleep(step["drip"])
         obj = self.message(body, anthropic, step, usage_now=self.usage)
         if step.get("wrongshape"):
             obj = {"type": "message", "id": "msg_mock"} if anthropic else {"id": "chatcmpl-mock", "choices": []}
@@ -503,6 +556,15 @@ class Handler(BaseHTTPRequestHandler):
         if step.get("resetmid") or step.get("stall"):
             return self.cut(data, "application/json", step)
         self.reply(200, data)
+
+    def bill(self, body, anthropic, text):
+        """Bill the whole answer text to body (the entry, to be changed
+        while a stream goes)."""
+        usage = self.message(body, anthropic, {"text": text}, usage_now=self.usage)["usage"]
+        entry = {"provider": "anthropic" if anthropic else "openai", "tier": "standard", "usage": usage}
+        with LOCK:
+            BILLS.append(entry)
+        return entry
 
     @staticmethod
     def message(body, anthropic, step, batch=False, usage_now=None):
@@ -552,6 +614,9 @@ class Handler(BaseHTTPRequestHandler):
     def stream(self, anthropic, body, text, step):
         events = self.anthropic_events(body, text, step) if anthropic else self.openai_events(body, text, step)
         data = b"".join(events)
+        entry = self.bill(body, anthropic, text)
+        if step.get("drip"):
+            return self.drip(anthropic, events, entry, step["drip"])
         if step.get("resetmid") or step.get("stall"):
             return self.cut(data, "text/event-stream", step)
         self.send_response(200)
@@ -562,6 +627,29 @@ class Handler(BaseHTTPRequestHandler):
         self.close_connection = True
         self.wfile.write(data)
         self.wfile.flush()
+
+    def drip(self, anthropic, events, entry, seconds):
+        """Send the stream event by event, seconds apart; a client that
+        leaves is billed the prompt and the part of the answer made: what
+        was sent and the event being made."""
+        field = "output_tokens" if anthropic else "completion_tokens"
+        whole, total, sent = entry["usage"][field], sum(map(len, events)), 0
+        self.send_response(200)
+        self.send_header("content-type", "text/event-stream")
+        self.send_header("request-id", "req_mock_stream")
+        self.send_header("connection", "close")
+        self.end_headers()
+        self.close_connection = True
+        for ev in events:
+            with LOCK:
+                entry["usage"][field] = -(-whole * (sent + len(ev)) // total)
+            try:
+                self.wfile.write(ev)
+                self.wfile.flush()
+            except OSError:
+                return
+            sent += len(ev)
+            time.sleep(seconds)
 
     @staticmethod
     def sse(name, obj):
@@ -578,8 +666,15 @@ class Handler(BaseHTTPRequestHandler):
             return [step.get("stream_error") or "errevent"]
         return None
 
-    def anthropic_events(self, body, text, step):
+    @staticmethod
+    def pieces(text, step):
+        """The text's deltas: two halves, or (drip) pieces of 64 characters."""
         half = len(text) // 2
+        if step.get("drip") and len(text) > 128:
+            return [text[i:i + 64] for i in range(0, len(text), 64)]
+        return [text[:half], text[half:]]
+
+    def anthropic_events(self, body, text, step):
         start = {"type": "message_start", "message": {
             "id": "msg_mock", "type": "message", "role": "assistant", "model": body["model"], "content": [],
             "stop_reason": None, "usage": dict(self.usage or {"input_tokens": 1000, "cache_creation_input_tokens": 300,
@@ -600,9 +695,10 @@ class Handler(BaseHTTPRequestHandler):
                    delta(0, "signature_delta", "signature", "c2lnbmF0dXJl"),
                    self.sse("content_block_stop", {"type": "content_block_stop", "index": 0})]
             i = 1
+        pieces = self.pieces(text, step)
         ev += [self.sse("content_block_start", {"type": "content_block_start", "index": i,
                                                 "content_block": {"type": "text", "text": ""}}),
-               delta(i, "text_delta", "text", text[:half])]
+               delta(i, "text_delta", "text", pieces[0])]
         if step.get("midjunk"):
             ev.append(self.sse("content_block_delta", b'{"type": "content_block_delta", "index": %d, '
                                b'"delta": {"type": "text_delta", "text": "LOST' % i))
@@ -610,7 +706,8 @@ class Handler(BaseHTTPRequestHandler):
         if end is not None:
             return ev + [self.sse("error", {"type": "error", "error": {
                 "type": "overloaded_error" if e == "errevent" else e, "message": "Overloaded"}}) for e in end]
-        last = delta(i, "text_delta", "text", text[half:])
+        ev += [delta(i, "text_delta", "text", p) for p in pieces[1:-1]]
+        last = delta(i, "text_delta", "text", pieces[-1])
         if step.get("nonutf8"):
             last = last.replace(b"```", b"\xff```", 1)
         ev += [last, self.sse("content_block_stop", {"type": "content_block_stop", "index": i})]
@@ -620,7 +717,6 @@ class Handler(BaseHTTPRequestHandler):
         return ev + ([] if step.get("nodone") else [self.sse("message_stop", {"type": "message_stop"})])
 
     def openai_events(self, body, text, step):
-        half = len(text) // 2
 
         def chunk(delta, finish=None, usage=None, choices=True):
             c = {"id": "chatcmpl-mock", "object": "chat.completion.chunk", "created": 0, "model": body["model"],
@@ -631,14 +727,17 @@ class Handler(BaseHTTPRequestHandler):
         if step.get("wrongshape"):
             return [self.sse(None, {"id": "chatcmpl-mock", "choices": []}), b"data: [DONE]\n\n"]
         ev = [b": keep-alive\n\n", chunk({"role": "assistant", "content": ""}),
-              chunk({"reasoning_content": "Thinking about coalescing."}), chunk({"content": text[:half]})]
+              chunk({"reasoning_content": "Thinking about coalescing."})]
+        pieces = self.pieces(text, step)
+        ev.append(chunk({"content": pieces[0]}))
         if step.get("midjunk"):
             ev.append(self.sse(None, b'{"id": "chatcmpl-mock", "choices": [{"index": 0, "delta": {"content": "LOST'))
         end = self.broken(step)
         if end is not None:
             return ev + [self.sse(None, {"error": {"type": "server_error" if e == "errevent" else e,
                                                    "message": "Overloaded"}}) for e in end]
-        last = chunk({"content": text[half:]})
+        ev += [chunk({"content": p}) for p in pieces[1:-1]]
+        last = chunk({"content": pieces[-1]})
         if step.get("nonutf8"):
             last = last.replace(b"```", b"\xff```", 1)
         ev.append(last)
@@ -663,7 +762,7 @@ def ctl(portfile, verb, arg=None):
     import urllib.request
     port = open(portfile).read().strip()
     url = "http://127.0.0.1:%s/_mock/%s" % (port, "requests" if verb in ("requests", "count") else verb)
-    if verb in ("inflight", "batches"):
+    if verb in ("inflight", "batches", "billed"):
         with urllib.request.urlopen(url) as r:
             print(json.dumps(json.load(r)))
         return
