@@ -84,18 +84,47 @@ test_expect_success 'eight processes asking one key pay once' '
 '
 
 # 6: money: what was served is charged
-test_expect_success 'a query-llm killed with its request in flight is charged by the next run' '
-	cd p && fresh && mock reset && model anthropic claude-sonnet-5-5 && mock script "[{\"delay\": 3}]" &&
-	{ "$RETORT_BIN/query-llm" -o kill.json --model-config m.json --prompts tasks/prompts \
+# killq OUT PATTERN: a query-llm in the background, killed (SIGKILL) once
+# what it would owe if killed (CACHE/inflight) says PATTERN
+killq() {
+	{ "$RETORT_BIN/query-llm" -o "$1" --model-config m.json --prompts tasks/prompts \
 		--cache-dir "$T/cache" "$TASK" 2>/dev/null & pid=$!; } &&
-	i=0; while test "$(mock count)" = 0 && test $i -lt 100; do sleep 0.05; i=$((i + 1)); done &&
-	kill -9 $pid; wait $pid; test ! -e kill.json &&
-	grep -q "\"usd\"" "$T/cache/budget.json" &&
-	q kill2.json --sample 1 2>err && cat err && grep -q "charging \$0.3[0-9]* for the request of a query-llm that was killed" err &&
-	grep -q "\"note\":\"unsettled\"" "$T/cache/ledger.jsonl" &&
+	i=0; while ! cat "$T"/cache/inflight/*.json 2>/dev/null | grep -q "$2" && test $i -lt 400; do
+		sleep 0.05; i=$((i + 1)); done &&
+	sleep 0.2 && kill -9 $pid; wait $pid; test ! -e "$1" && grep -q "\"usd\"" "$T/cache/budget.json"
+}
+# billed: the ledger is not under what the mock billed
+billed() { mock billed >billed.json && "$RETORT_ROOT/tests/lib/billcheck.py" m.json billed.json "$T/cache/ledger.jsonl"; }
+test_expect_success LONG 'a plain request killed in flight is charged its worst case by the next run' '
+	cd p && fresh && mock reset && model anthropic claude-sonnet-5-5 "m[\"stream\"] = False" &&
+	mock script "[{\"delay\": 3}]" && killq kill.json "worst case" &&
+	q kill2.json --sample 1 2>err && cat err && grep -q "charging \$0.3[0-9]* for the request of a query-llm that was killed (.*its worst case)" err &&
+	grep -q "\"note\":\"unsettled: a plain request: its worst case\"" "$T/cache/ledger.jsonl" &&
 	python3 -c "import sys; assert float(sys.argv[1]) >= 2 * 0.00485, sys.argv[1]" "$(ledger_total)" &&
-	test "$(field "$T/cache/budget.json" "d[\"reserved\"]")" = "{}"
+	test "$(field "$T/cache/budget.json" "d[\"reserved\"]")" = "{}" && sleep 3 && billed && ! ls "$T/cache/inflight" | grep -q .
 '
+test_expect_success LONG 'a stream killed before its first byte is charged its prompt, not its worst case' '
+	cd p && fresh && mock reset && model anthropic claude-sonnet-5-5 && mock script "[{\"delay\": 2}]" &&
+	killq kill.json "its prompt" &&
+	q kill2.json --sample 1 2>err && cat err && grep -q "charging \$0.00[0-9]* for the request of a query-llm that was killed (.*: its prompt)" err &&
+	grep -q "\"note\":\"unsettled: a stream not yet answered: its prompt\"" "$T/cache/ledger.jsonl" &&
+	test "$(field "$T/cache/budget.json" "d[\"reserved\"]")" = "{}" && sleep 2 && billed
+'
+test_expect_success 'a stream killed midway is charged what it received and a margin, not its worst case' '
+	cd p && fresh && mock reset && model anthropic claude-sonnet-5-5 && mock script "[{\"drip\": 0.3}]" &&
+	killq kill.json "stream received" &&
+	q kill2.json --sample 1 2>err && cat err && grep -q "charging \$0.0[0-9]* for the request of a query-llm that was killed (.*the part of the stream received)" err &&
+	test "$(field "$T/cache/budget.json" "d[\"reserved\"]")" = "{}" && billed
+'
+for c in "True:its prompt:0.00" "False:its worst case:0.3"; do
+	test_expect_success LONG "a timeout before the first byte (stream $c): charged, retried" '
+		cd p && fresh && mock reset && model anthropic claude-sonnet-5-5 "m[\"stream\"] = ${c%%:*}
+m[\"timeout_s\"] = 2
+m[\"low_speed_s\"] = 1" && mock script "[{\"fault\": \"timeout\"}]" && q t1.json 2>err && cat err &&
+		test "$(mock count)" = 2 && whole t1.json && cost=${c##*:} &&
+		grep -q "\"cost_usd\":$cost[0-9]*,.*\"note\":\"estimated\"" "$T/cache/ledger.jsonl" && billed
+	'
+done
 test_expect_success 'a budget.json that does not parse (a crash) stops the request unsent, saying so' '
 	cd p && fresh && mock reset && model anthropic claude-sonnet-5-5 && q b1.json && mock reset &&
 	printf "{\n \"reserved\": {" > "$T/cache/budget.json" &&

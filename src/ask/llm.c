@@ -45,6 +45,8 @@ onbody(char *p, size_t size, size_t n, void *ud)
 	if (!r->online) {
 		if (bufput(&r->body, p, len) < 0)
 			return 0; /* over the cap: curl fails the transfer */
+		if (r->onchunk)
+			r->onchunk(r);
 		return len;
 	}
 	for (i = 0; i < len; i++) /* whole lines to the callback; the partial one stays */
@@ -134,6 +136,7 @@ httpdo(const struct model *m, const struct httpreq *q, struct reply *r, char *er
 	}
 	r->status = 0;
 	r->stopped = 0;
+	r->sent = 0;
 	bufinit(&r->body, MAX_BODY);
 	r->errbuf[0] = 0;
 	if (body) {
@@ -174,6 +177,13 @@ httpdo(const struct model *m, const struct httpreq *q, struct reply *r, char *er
 #endif
 	r->cerr = curl_easy_perform(c);
 	curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &r->status);
+	{
+		curl_off_t up = 0;
+		long reqsize = 0;
+		curl_easy_getinfo(c, CURLINFO_SIZE_UPLOAD_T, &up);
+		curl_easy_getinfo(c, CURLINFO_REQUEST_SIZE, &reqsize);
+		r->sent = reqsize > 0 && (!body || up >= (curl_off_t)len);
+	}
 	r->seconds = now() - t0;
 	curl_slist_free_all(h);
 	if (auth) {
@@ -615,8 +625,11 @@ ledger(const char *cachedir, const char *model, const char *key, double usd, int
  * it with its real cost and a ledger line. A charge whose process (on this
  * host) is gone belongs to a query-llm killed with its request in flight,
  * which the provider may have served: whoever takes the lock next charges
- * it at that worst case (ledger note "unsettled"). So the ledger can count
- * a killed request high, never low.
+ * it (ledger note "unsettled") at what the process last wrote it would owe
+ * (inflight/NAME.json, chargebound: the prompt of a stream not yet
+ * answered, the part of a stream received and a margin, an answer's
+ * usage), else at the worst case. So the ledger can count a killed
+ * request high, never low.
  *
  * budget.json is replaced atomically (a temporary, renamed) but not
  * fsync'd, as ledger.jsonl is appended to: both are whole across any kill,
@@ -655,6 +668,43 @@ usagetokens(const json_t *u)
 	                jint(u, "cache_read_tokens", 0));
 }
 
+/* inflight/NAME.json: what the process NAME would owe if it died */
+static char *
+boundname(const char *name)
+{
+	return xasprintf("inflight/%s.json", name);
+}
+
+/* forget what process name would owe (its charge is settled) */
+static void
+unbound(const char *cachedir, const char *name)
+{
+	char *b = boundname(name), *p = xasprintf("%s/%s", cachedir, b);
+
+	unlink(p);
+	free(p);
+	free(b);
+}
+
+void
+chargebound(double usd, const char *basis)
+{
+	char *name, err[512];
+	json_t *j;
+
+	if (!charge.open)
+		return;
+	name = boundname(charge.name);
+	j = json_pack("{s:f,s:s,s:s,s:f}", "usd", charge.served + usd, "basis", basis, "key", charge.key, "time",
+	              wallclock());
+	if (savestate(charge.cachedir, name, j, err, sizeof err) < 0) { /* the worst case stays: never low */
+		warn("%s", err);
+		unbound(charge.cachedir, charge.name);
+	}
+	json_decref(j);
+	free(name);
+}
+
 /* charge the reservations of dead processes of this host; returns the others' total */
 static struct spend
 reconcile(const char *cachedir, json_t *st)
@@ -669,18 +719,33 @@ reconcile(const char *cachedir, json_t *st)
 		double usd = json_is_number(v) ? json_number_value(v) : jnum(v, "usd", 0);
 		if (!strcmp(k, charge.name))
 			continue;
+		char *bn, note[160];
+		json_t *b;
 		if (!ownergone(k)) { /* alive, another host's, or a batch's (batch:ID, settled by its poller) */
 			held.usd += usd;
 			held.tokens += jnum(v, "tokens", 0);
 			continue;
 		}
-		warn("charging $%.4f for the request of a query-llm that was killed (%s; its cost cannot be "
-		     "known: its worst case)", usd, k);
-		if (ledger(cachedir, jstr(v, "model", "?"), jstr(v, "key", ""), usd, 1, NULL, "unsettled") < 0)
+		bn = boundname(k);
+		b = loadstate(cachedir, bn);
+		free(bn);
+		if (json_is_number(json_object_get(b, "usd")) && !strcmp(jstr(b, "key", ""), jstr(v, "key", ""))) {
+			usd = jnum(b, "usd", usd);
+			snprintf(note, sizeof note, "unsettled: %s", jstr(b, "basis", "?"));
+			warn("charging $%.4f for the request of a query-llm that was killed (%s; %s)", usd, k,
+			     jstr(b, "basis", "?"));
+		} else {
+			snprintf(note, sizeof note, "unsettled");
+			warn("charging $%.4f for the request of a query-llm that was killed (%s; its cost cannot be "
+			     "known: its worst case)", usd, k);
+		}
+		json_decref(b);
+		if (ledger(cachedir, jstr(v, "model", "?"), jstr(v, "key", ""), usd, 1, NULL, note) < 0)
 			break; /* charged by the next one to try */
 		spent += usd;
 		tokens += jnum(v, "tokens", 0);
-		json_object_del(res, k);
+		unbound(cachedir, k);
+		json_object_del(res, k); /* k with it */
 	}
 	json_object_set_new(st, "spent_usd", json_real(spent));
 	json_object_set_new(st, "spent_tokens", json_real(tokens));
@@ -763,6 +828,8 @@ settle(double usd, int known, json_t *usage)
 		warn("%s", err);
 		r = -1;
 	}
+	if (r == 0)
+		unbound(charge.cachedir, charge.name);
 	charge.open = r < 0; /* what could not be recorded stays open: the worst case later */
 	return r;
 }
@@ -816,6 +883,13 @@ reserve(const char *cachedir, const struct spend *budget, const struct model *m,
 	json_object_set_new(res, charge.name, json_pack("{s:f,s:f,s:s,s:s,s:f}", "usd", est->usd, "tokens",
 	                                                est->tokens, "key", key, "model", m->name, "time",
 	                                                wallclock()));
+	unbound(cachedir, charge.name); /* a bound left by an earlier process of the same name */
+	{
+		char *d = xasprintf("%s/inflight", cachedir);
+		if (mkdirp(d) < 0)
+			warn("cannot create '%s': %s", d, strerror(errno)); /* the worst case stays */
+		free(d);
+	}
 	if (budgetclose(cachedir, st, fd, err, cap) < 0)
 		return -1;
 	charge.open = 1;
@@ -833,6 +907,14 @@ estimate(const struct model *m, size_t inbytes, double outtokens)
 	json_t *pr = json_object_get(m->cfg, m->table ? m->table : "prices");
 
 	return ((double)inbytes / 3.5 * jnum(pr, "input", 0) + outtokens * jnum(pr, "output", 0)) / 1e6;
+}
+
+double
+promptcost(const struct model *m, size_t inbytes)
+{
+	json_t *pr = json_object_get(m->cfg, m->table ? m->table : "prices");
+
+	return (double)inbytes / 3.5 * fmax(jnum(pr, "input", 0), jnum(pr, "cache_write", 0)) / 1e6;
 }
 
 /* ---------------------------------------------------------- the request */

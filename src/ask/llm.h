@@ -33,6 +33,8 @@ struct reply {
 	void *lineud;
 	int stopped;         /* online ended it (its reason is its own) */
 	void (*onfirst)(void);   /* when set, called once, when the body's first bytes arrive */
+	void (*onchunk)(const struct reply *r); /* when set (no online), after each piece of the body */
+	int sent;                /* the whole request went out (its body uploaded) */
 	char retry_after[64], retry_after_ms[64], should_retry[16], request_id[128], ctype[128];
 	CURLcode cerr;
 	char errbuf[CURL_ERROR_SIZE];
@@ -98,6 +100,8 @@ json_t *jcost(double usd, int known);
 int parsemessage(const struct model *m, json_t *msg, struct answer *a, char *why, size_t whylen);
 /* $ for inbytes of request (about 3.5 bytes a token) and outtokens of answer, at the model's table */
 double estimate(const struct model *m, size_t inbytes, double outtokens);
+/* $ for the prompt alone of inbytes (about 3.5 bytes a token), at the dearer of input and cache-write prices */
+double promptcost(const struct model *m, size_t inbytes);
 
 /* ---- secrets ---- */
 
@@ -149,6 +153,13 @@ int reserve(const char *cachedir, const struct spend *budget, const struct model
 int settle(double usd, int known, json_t *usage);
 /* an attempt that was served but unusable: usd and tokens more for the charge to settle */
 void chargeserved(double usd, double tokens);
+/*
+ * What this process would owe if it were killed now: usd for the attempt
+ * under way (what chargeserved counted is added), basis saying how it was
+ * bounded. Written to CACHE/inflight/NAME.json (not fsync'd); the charge
+ * of a dead process is settled at it, else at its reservation.
+ */
+void chargebound(double usd, const char *basis);
 /* CACHE/llm/XX/KEY.json (malloc'd) */
 char *cachepath(const char *cachedir, const char *key);
 /* the cached answer for key into a; 0, or -1 (a miss, or a damaged entry) */

@@ -713,6 +713,43 @@ warmed(void)
 	warm.fd = -1;
 }
 
+/*
+ * What a request costs that is left before its answer is whole (killed,
+ * or given up on a timeout): a provider finishes a plain request whoever
+ * waits (its worst case), but stops a stream at the disconnect: its
+ * prompt, and the answer made so far, bounded by what was received (about
+ * 3.5 bytes a token of the stream, its framing counted as answer) and
+ * TAIL_TOKENS more, made in the meantime. As a stream comes in, the bound
+ * is written down (chargebound) at most every quarter second.
+ */
+enum { TAIL_TOKENS = 2048 };
+
+static struct {
+	const struct model *m;
+	size_t inbytes;
+	double last;
+} streaming;
+
+/* a stream's bound, having received outbytes */
+static double
+streambound(const struct model *m, size_t inbytes, size_t outbytes)
+{
+	double max = (double)jint(m->cfg, "max_tokens", 16000);
+
+	return promptcost(m, inbytes) + estimate(m, 0, fmin((double)outbytes / 3.5 + TAIL_TOKENS, max));
+}
+
+static void
+onstream(const struct reply *r)
+{
+	double t = now();
+
+	if (t - streaming.last < 0.25)
+		return;
+	streaming.last = t;
+	chargebound(streambound(streaming.m, streaming.inbytes, r->body.n), "the part of the stream received");
+}
+
 /* ask the model with the request body text; returns with a filled answer, or exits */
 static void
 ask(const struct model *m, const char *text, const char *taskid, struct answer *a)
@@ -726,7 +763,8 @@ ask(const struct model *m, const char *text, const char *taskid, struct answer *
 	double maxwait = jnum(retry, "max_wait_s", 900), waited = 0;
 	double cap = jnum(retry, "retry_after_cap_s", anthropic ? 60 : 120);
 	char *url, err[256];
-	int attempt;
+	int attempt, stream = jbool(m->cfg, "stream", 1);
+	double worst = estimate(m, strlen(text), (double)jint(m->cfg, "max_tokens", 16000));
 
 	if (anthropic && (!key || !*key))
 		die(EXIT_RETRY, "%s is not set: cannot ask %s for '%s'", envkey, m->name, taskid);
@@ -745,8 +783,20 @@ ask(const struct model *m, const char *text, const char *taskid, struct answer *
 
 		memset(&r, 0, sizeof r);
 		r.onfirst = warmed;
+		if (stream) {
+			r.onchunk = onstream;
+			streaming.m = m;
+			streaming.inbytes = strlen(text);
+			streaming.last = 0;
+			chargebound(promptcost(m, strlen(text)), "a stream not yet answered: its prompt");
+		} else {
+			chargebound(worst, "a plain request: its worst case");
+		}
 		if (httpdo(m, &(struct httpreq){ "POST", url, key, text, strlen(text), NULL }, &r, err, sizeof err) < 0)
 			die(EXIT_RETRY, "%s", err);
+		if (r.cerr == CURLE_OPERATION_TIMEDOUT && !r.status && r.sent) /* given up on: maybe billed */
+			chargeserved(stream ? promptcost(m, strlen(text)) : worst,
+			             (double)strlen(text) / 3.5 + (stream ? 0 : (double)jint(m->cfg, "max_tokens", 16000)));
 		if (r.cerr != CURLE_OK) {
 			snprintf(why, sizeof why, "%s", r.errbuf[0] ? r.errbuf : curl_easy_strerror(r.cerr));
 			retryable = r.cerr != CURLE_PEER_FAILED_VERIFICATION && r.cerr != CURLE_SSL_CACERT_BADFILE &&
@@ -762,11 +812,13 @@ ask(const struct model *m, const char *text, const char *taskid, struct answer *
 				retryable = 0;
 			delay = retryafter(&r);
 		}
-		if (!msg && r.status >= 200 && r.status < 300) /* served, maybe billed, but of no use */
-			chargeserved(estimate(m, strlen(text), fmin((double)r.body.n / 3.5,
-			                      (double)jint(m->cfg, "max_tokens", 16000))),
-			             (double)strlen(text) / 3.5 + fmin((double)r.body.n / 3.5,
-			                                               (double)jint(m->cfg, "max_tokens", 16000)));
+		if (!msg && r.status >= 200 && r.status < 300) { /* served, billed, but of no use */
+			double max = (double)jint(m->cfg, "max_tokens", 16000);
+			double out = stream ? fmin((double)r.body.n / 3.5 + TAIL_TOKENS, max) : r.cerr != CURLE_OK ? max :
+			             fmin((double)r.body.n / 3.5, max);
+			chargeserved(stream ? streambound(m, strlen(text), r.body.n) : estimate(m, strlen(text), out),
+			             (double)strlen(text) / 3.5 + out);
+		}
 		scrub(why, sizeof why);
 		if (!strcasecmp(r.should_retry, "true") && !msg)
 			retryable = 1;
@@ -1159,6 +1211,7 @@ fromnetwork(const struct opts *o, const struct model *m, const char *key, json_t
 	}
 	free(text);
 	curl_global_cleanup();
+	chargebound(a->cost, "its answer's usage, received whole");
 	if (settle(a->cost, a->priced, a->usage) < 0)
 		exit(EXIT_RETRY); /* not recorded: its reservation stays, charged at the worst case */
 	if (cacheput(o->cachedir, m, key, canon, a, err, sizeof err) < 0)

@@ -74,7 +74,8 @@ GET /_mock/batches lists the batches made: id, provider, requests.
 Billing (GET /_mock/billed): an answer is billed whole once it is made,
 however it reaches the client (cut, stalled, malformed, wrong-shaped); a
 stream the client leaves is billed its input and the text sent, plus the
-piece being made; a request timed out before its first byte is billed its
+piece being made (nothing of the answer when it left before the answer
+began); a request timed out before its first byte is billed its
 input (a stream: the provider stops at the disconnect) or its whole answer
 (plain: the provider finishes it); error replies and connections dropped
 before a reply are not billed; a batch bills every succeeded request once
@@ -99,6 +100,7 @@ import email.utils
 import hashlib
 import json
 import re
+import select
 import socket
 import struct
 import sys
@@ -615,6 +617,10 @@ class Handler(BaseHTTPRequestHandler):
         events = self.anthropic_events(body, text, step) if anthropic else self.openai_events(body, text, step)
         data = b"".join(events)
         entry = self.bill(body, anthropic, text)
+        if self.gone():  # the client left before the answer began: the prompt alone
+            with LOCK:
+                entry["usage"]["output_tokens" if anthropic else "completion_tokens"] = 0
+            return
         if step.get("drip"):
             return self.drip(anthropic, events, entry, step["drip"])
         if step.get("resetmid") or step.get("stall"):
@@ -641,6 +647,8 @@ class Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.close_connection = True
         for ev in events:
+            if self.gone():
+                return
             with LOCK:
                 entry["usage"][field] = -(-whole * (sent + len(ev)) // total)
             try:
@@ -650,6 +658,14 @@ class Handler(BaseHTTPRequestHandler):
                 return
             sent += len(ev)
             time.sleep(seconds)
+
+    def gone(self):
+        """Whether the client has closed the connection."""
+        try:
+            r, _, _ = select.select([self.connection], [], [], 0)
+            return bool(r) and self.connection.recv(1, socket.MSG_PEEK) == b""
+        except OSError:
+            return True
 
     @staticmethod
     def sse(name, obj):
