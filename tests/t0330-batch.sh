@@ -126,9 +126,10 @@ test_expect_success LONG 'a ninja killed while it polls resumes the same batch: 
 	for f in $R; do test "$(field $f "d[\"status\"]")" = answered || exit 1; done
 '
 test_expect_success LONG 'killed while the batch was being sent: found among the provider batches, not sent again' '
-	cd p && fresh && mock reset && mock batch_script "[{\"create_delay\": 2}]" && rm -rf out &&
+	cd p && fresh && mock reset && mock batch_script "[{\"create_delay\": 4}]" && rm -rf out &&
 	{ setsid ninja $R >k.log 2>&1 & pid=$!; } && i=0 &&
-	while test "$(creates)" = 0 && test $i -lt 200; do sleep 0.05; i=$((i + 1)); done && sleep 0.2 &&
+	while ! cat "$T"/cache/batch/*.json 2>/dev/null | grep -q "\"state\": \"submitting\"" && test $i -lt 400; do
+		sleep 0.05; i=$((i + 1)); done && sleep 0.5 &&
 	kill -9 -$pid; wait $pid; sleep 0.1;
 	test "$(creates)" = 1 && cat "$T"/cache/batch/*.json && grep -q "\"state\": \"submitting\"" "$T"/cache/batch/*.json &&
 	ninja $R >n.log 2>&1 && cat n.log && test "$(creates)" = 1 && test "$(direct)" = 0 &&
@@ -140,9 +141,10 @@ test_expect_success LONG 'killed while sending beside another build batch of the
 	ninja out/model.json out/v/alpha/task.json out/v/beta/task.json >/dev/null && printf "%s\n" $R >rsp &&
 	"$RETORT_BIN/query-llm" --batch other.json --model-config out/model.json --prompts tasks/prompts \
 		--cache-dir "$T/other" @rsp 2>o.log && test "$(creates)" = 1 &&
-	mock batch_script "[{\"create_delay\": 2}]" &&
+	mock batch_script "[{\"create_delay\": 4}]" &&
 	{ setsid ninja $R >k.log 2>&1 & pid=$!; } && i=0 &&
-	while test "$(creates)" = 1 && test $i -lt 200; do sleep 0.05; i=$((i + 1)); done && sleep 0.2 &&
+	while ! cat "$T"/cache/batch/*.json 2>/dev/null | grep -q "\"state\": \"submitting\"" && test $i -lt 400; do
+		sleep 0.05; i=$((i + 1)); done && sleep 0.5 &&
 	kill -9 -$pid; wait $pid; sleep 0.1;
 	test "$(creates)" = 2 && grep -q "\"state\": \"submitting\"" "$T"/cache/batch/*.json &&
 	ninja $R >n.log 2>&1 && cat n.log && test "$(creates)" = 2 && test "$(direct)" = 0 &&
