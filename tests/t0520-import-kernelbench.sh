@@ -187,6 +187,20 @@ test_expect_success LONG 'a bench case past the cap: the batch divided to fit, t
 	test "$(field out/v/kb1-17-relu-oversized/task.json "(d[\"origin\"][\"scaled_size\"], d[\"origin\"][\"scaled_from\"], d[\"origin\"][\"scaled_factor\"])")" = "('"'"'x_d0'"'"', 65536, 4)"
 '
 
+test_expect_success LONG 'parameters past the cap: a constructor size divided to fit, in the reference and the baseline too' '
+	scratch_project w && cd w &&
+	"$PY" "$RETORT_ROOT/scripts/import-kernelbench" --out tasks "$KB/level3/1_Wide_linear.py" >import.log &&
+	cat import.log && tail -n 1 import.log | grep -qx "1 imported, 0 refused" && f=tasks/kb3-1-wide-linear.yaml &&
+	grep -qx "  - {name: p_fc_weight, kind: in, dtype: f32, shape: \[32768, 4096\], dist: uniform, range: \[-0.01562, 0.01562\]}" $f &&
+	grep -qx "  - {name: out, kind: out, dtype: f32, shape: \[8, 32768\]}" $f &&
+	grep -qx "origin: {source: kernelbench, file: \"level3/1_Wide_linear.py\", level: 3, problem: 1, scaled_size: out_features, scaled_from: 65536, scaled_factor: 2}" $f &&
+	grep -q "Its constructor size out_features is KernelBench.s 65536 divided by 2" $f &&
+	test "$(grep -cx "    out_features = 32768" $f)" = 2 && test "$(grep -cx "    _INIT = \[4096, 32768\]" $f)" = 2 &&
+	"$PY" "$KB/same-on-cpu.py" $f &&
+	"$RETORT_BIN/gen" --split $f --all &&
+	test "$(field out/v/kb3-1-wide-linear/task.json "(d[\"origin\"][\"scaled_size\"], d[\"origin\"][\"scaled_from\"], d[\"origin\"][\"scaled_factor\"])")" = "('"'"'out_features'"'"', 65536, 2)"
+'
+
 test_expect_success LONG 'the importer writes no spec gen refuses: it checks each with gen first' '
 	cd p && mkdir -p gated/prompts &&
 	"$PY" "$RETORT_ROOT/scripts/import-kernelbench" --gen "$RETORT_BIN/gen" --out gated "$KB/level1/2_Relu_plain.py" >gated.log &&

@@ -79,8 +79,9 @@ static const struct sfield round[] = {
 };
 
 static const struct sfield scaled[] = {
-	{ "size", S_STRING, 0, NULL, 0, "the size arg whose bench value was divided" },
-	{ "from", S_INT, 0, NULL, 0, "its bench value in the source problem" },
+	{ "size", S_STRING, 0, NULL, 0, "the size arg whose bench value was divided, or the constructor size (the "
+	  "problem's global) whose value was" },
+	{ "from", S_INT, 0, NULL, 0, "its value in the source problem (a list of sizes: the largest)" },
 	{ "factor", S_INT, 0, NULL, 0, "what it was divided by" },
 	END
 };
@@ -106,7 +107,7 @@ const struct sfield schema_record[] = {
 	  "teacher's: reference: teacher, independent references agreeing)" },
 	{ "reference_language", S_STRING, 0, NULL, S_NULL, "the CPU reference's language: c or python (null: the "
 	  "task has none, its baseline is the oracle)" },
-	{ "scaled", S_STRUCT, 0, scaled, S_NULL, "an imported problem whose bench size was divided to fit retort's "
+	{ "scaled", S_STRUCT, 0, scaled, S_NULL, "an imported problem whose bench size or constructor size was divided to fit retort's "
 	  "caps on a case (its spec's origin says so; the baseline ran at the same sizes); null otherwise" },
 	{ "sample", S_INT, 0, NULL, 0, "the sample index" },
 	{ "teacher", S_STRUCT, 0, teacher, 0, "who answered" },
