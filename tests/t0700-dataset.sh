@@ -177,7 +177,8 @@ else
 fi
 test_expect_success 'ninja report writes a page' '
 	cd p && ninja report >/dev/null && grep -q "Pass rate per stage and round" out/report.html &&
-	grep -q "<td>2</td>" out/report.html
+	grep -q "<td>2</td>" out/report.html &&
+	grep -q "Why none was verified:</b> no GPU ran them: verify says .skipped: no CUDA device. for the" out/report.html
 '
 test_expect_success 'package --project reads many archives in name order' '
 	mkdir -p many && python3 - many <<EOF &&

@@ -89,6 +89,15 @@ gpujudged(enum status v)
 	return v != ST_NONE && v != ST_SKIPPED && v != ST_NOT_BUILT && v != ST_DONE;
 }
 
+char *
+nogpuwhy(long long n)
+{
+	return xasprintf("no GPU ran them: verify says '%s' for the %lld rounds that built, so none could be found "
+	                 "correct or timed, and each sample stopped at its first round that built (nothing was left "
+	                 "to feed back). Their records are in the unverified split; a build on a GPU host verifies, "
+	                 "times and repairs them (doc/gpu-hosts.md)", statusname(ST_SKIPPED), n);
+}
+
 int
 benchcaught(enum status b)
 {

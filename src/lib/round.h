@@ -66,6 +66,9 @@ int gpujudged(enum status v);
  * the case) is no fault of the kernel's.
  */
 int benchcaught(enum status b);
+/* why n rounds that built were never judged (verify skipped them: no
+ * GPU), in a sentence of plain text; the caller frees it */
+char *nogpuwhy(long long n);
 
 enum { FEEDBACK_MAX_VIOLATIONS = 10 };
 

@@ -793,12 +793,11 @@ summary(const struct opts *o, const size_t counts_[NPARTS], size_t narch)
 	bufputs(&b, "; verify: ");
 	counts(&b, json_object_get(tally.stages, "verify"));
 	bufputc(&b, '\n');
-	if (skipped)
-		bufprintf(&b, "why: no GPU ran them: verify says '%s' for the %lld rounds that built, so none could "
-		          "be found correct or timed, and each sample stopped at its first round that built (nothing "
-		          "was left to feed back). Their records are in the unverified split; a build on a GPU host "
-		          "verifies, times and repairs them (doc/gpu-hosts.md)\n", statusname(ST_SKIPPED),
-		          (long long)skipped);
+	if (skipped) {
+		char *why = nogpuwhy((long long)skipped);
+		bufprintf(&b, "why: %s\n", why);
+		free(why);
+	}
 	bufprintf(&b, "teacher: %zu answers in the records, %lld tokens, ", tally.answers, (long long)tally.tokens);
 	if (tally.unpriced && tally.unpriced == nrec)
 		bufputs(&b, "$ unknown (the model has no prices)\n");

@@ -123,6 +123,7 @@ cmpslow(const void *a, const void *b)
 struct tally {
 	size_t nfiles, nsp, nsol, nmodels, ntasks;
 	double *speed, *sol, stage[MAX_ROUNDS + 1][5]; /* per round: answers, compiled, GPU-judged, correct, timed */
+	long long skipped;                             /* rounds verify skipped: no GPU */
 	int maxround;
 	struct model *models;
 	struct taskstat *tasks;
@@ -183,6 +184,7 @@ tallyrounds(struct tally *t, json_t *rec)
 		t->stage[r][2] += gpujudged(statusnamed(jstr(rd, "verify", "")));
 		t->stage[r][3] += statusnamed(jstr(rd, "verify", "")) == ST_CORRECT;
 		t->stage[r][4] += statusnamed(jstr(rd, "bench", "")) == ST_MEASURED;
+		t->skipped += statusnamed(jstr(rd, "verify", "")) == ST_SKIPPED;
 	}
 }
 
@@ -251,6 +253,13 @@ pagestages(struct buf *b, const struct tally *t)
 		          s[2] ? 100 * s[3] / s[2] : 0, s[4]);
 	}
 	bufputs(b, "</table>\n");
+	if (t->skipped) {
+		char *why = nogpuwhy(t->skipped);
+		bufputs(b, "<p><b>Why none was verified:</b> ");
+		esc(b, why);
+		bufputs(b, ".</p>\n");
+		free(why);
+	}
 }
 
 /* the speedup and speed-of-light histograms, and the cost by model */
