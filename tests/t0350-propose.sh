@@ -235,26 +235,25 @@ assert all(\"vendor routine: cuBLAS cublasSaxpy\" in x for x in v) and not any(\
 p4() { ls out/propose/specs/p4$1_*.yaml | sed 's@.*/@@; s@\.yaml$@@'; }
 # counts CHECKED AGREED DISAGREED REFUSED UNCHECKED: family bl's in out/propose/baselines.json
 counts() { is out/propose/baselines.json "\" \".join(str(d[\"families\"][\"bl\"][k]) for k in (\"checked\", \"agreed\", \"disagreed\", \"refused\", \"unchecked\"))" "$*"; }
-test_expect_success LONG 'a proposal'"'"'s baseline checked against its reference first: unchecked without a GPU, kept; one that disagrees, and one whose reference fails at a bench size, held back, named, counted, out of the kernel graph, the build going on' '
+test_expect_success LONG 'a proposal'"'"'s baseline checked against its reference first: unchecked without a GPU, kept (a reference that fails only at a bench size too: no bench size runs without a GPU); one that disagrees held back, named, counted, out of the kernel graph, the build going on' '
 	cd p && mock reset && rm -f "$T/answers"/* && curriculum bl:3 &&
 	"$PLANT" "$T/answers/bl-b0-r1.md" baseline:40 wrongbaseline:41 benchcrash:43 &&
 	rconfigure --provider=openai --model=served-model --propose=tasks/curriculum.yaml --rounds=1 --tasks="p4*" \
 		>/dev/null && ninja >n.log 2>&1; r=$?; tail -3 n.log; test $r = 0 &&
 	good=$(p4 0) && bad=$(p4 1) && crash=$(p4 3) && echo "$good $bad $crash" &&
-	grep -q "held back .$crash. (rule reference_runs): the variant.s reference was refused: $crash: the reference failed" n.log &&
+	! grep -q "held back .$crash." n.log &&
 	grep -q "^# proposal baselines: 3 specs" build.ninja && grep -q "^    \$gen .*out/propose/baselines.json" build.ninja &&
-	counts 1 0 0 1 2 &&
+	counts 0 0 0 0 3 &&
 	is out/propose/baselines.json "[(x[\"spec\"], x[\"variant\"], x[\"status\"]) for x in d[\"specs\"]]" \
-		"[($Q$good$Q, $Q$good$Q, ${Q}unchecked$Q), ($Q$bad$Q, $Q$bad$Q, ${Q}unchecked$Q), ($Q$crash$Q, $Q$crash$Q, ${Q}refused$Q)]" &&
-	is out/v/$crash/expected.json "d[\"refused\"].splitlines()[0]" "$crash: the reference failed:" &&
-	grep -q "killed by signal 11" out/v/$crash/expected.json &&
-	test -f out/v/$good/s0/record.json && test -f out/v/$bad/s0/record.json && ! grep -q "^build out/v/$crash/s0" build.ninja &&
+		"[($Q$good$Q, $Q$good$Q, ${Q}unchecked$Q), ($Q$bad$Q, $Q$bad$Q, ${Q}unchecked$Q), ($Q$crash$Q, $Q$crash$Q, ${Q}unchecked$Q)]" &&
+	is out/v/$crash/expected.json "d[\"bench_sizes\"]" False &&
+	test -f out/v/$good/s0/record.json && test -f out/v/$bad/s0/record.json && test -f out/v/$crash/s0/record.json &&
 	ninja >n.log && grep -q "no work to do" n.log &&
 	python3 -c "import json, sys; p = sys.argv[1]; d = json.load(open(p)); d.update(verdict=\"mismatch\",
 feedback=\"y[0] = 0.5 (want 0)\"); json.dump(d, open(p, \"w\"))" out/v/$bad/oracle.json &&
 	ninja >n.log 2>&1; r=$?; cat n.log; test $r = 0 &&
 	grep -q "held back .$bad. (rule baseline_agreement): its baseline (the teacher.s) is not correct against its reference on $bad: mismatch: y\[0\] = 0.5" n.log &&
-	counts 2 0 1 1 1 &&
+	counts 1 0 1 0 2 &&
 	! grep -q "^build out/v/$bad/s0" build.ninja && grep -q "^build out/v/$bad/oracle.json" build.ninja &&
 	grep -q "^build out/v/$good/s0/r1/response.json" build.ninja &&
 	mkdir ds && tar -xzf out/dataset/*.tar.gz -C ds && grep -rq "$good" ds && ! grep -rq "$bad" ds &&
