@@ -164,6 +164,19 @@ test_expect_success 'limits: an nvcc that outgrows --mem-limit fails as the cand
 	test "$(field out/c/compile.json "d[\"status\"]")" = compile_error &&
 	field out/c/compile.json "d[\"diagnostics\"]" | grep -q MemoryError
 '
+test_expect_success 'an nvcc killed from outside (the OOM killer'"'"'s SIGKILL) is no verdict: exit 1, nothing written or cached' '
+	cat >killed-nvcc <<-\EOF &&
+	#!/bin/sh
+	case "$1" in --version) echo "Cuda compilation tools, release 13.0, V13.0.0"; exit 0 ;; esac
+	sleep 30
+	EOF
+	chmod +x killed-nvcc && rm -f out/c/k.json &&
+	{ "$RETORT_BIN/compile" --arch sm_90 --cache-dir "$T/killed" --nvcc "$PWD/killed-nvcc" -o out/c/k.json "$TASK" good.json \
+		>k.out 2>k.err; echo $? >k.rc; } &
+	n=0 && until pkill -KILL -f "^/bin/sh [^ ]*killed-nvcc -[^-]" || test $n -ge 400; do sleep 0.05; n=$((n + 1)); done &&
+	wait && cat k.err && test "$(cat k.rc)" = 1 && grep -q "stopped by signal 9 from outside" k.err &&
+	test ! -e out/c/k.json && test -z "$(find "$T/killed" -name result.json)"
+'
 test_expect_success 'diagnostics cut inside a character still reach the teacher' '
 	cat >utf-nvcc <<-\EOF &&
 	#!/bin/sh
