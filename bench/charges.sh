@@ -29,9 +29,7 @@ RETORT_ROOT=$root
 RETORT_BIN=${RETORT_BIN:-$root/out/bin}
 . "$root/tests/lib/lib.sh" # one_variant, start_mock, mock, and $T removed at exit
 
-kinds=${*:-"429 429ms 429date 503noretry 400retry quota credit 401echo html502 reset rst resetmid
-	timeout stall badjson wrongshape truncstream errevent nonutf8 midjunk nofinish nodone slow
-	400 401 402 403 404 408 409 413 422 500 502 503 529"}
+kinds=${*:-$FAULT_KINDS}
 
 start_mock --prompt-cache 100000000 --batch-seconds 0.4
 one_variant
@@ -39,17 +37,7 @@ for p in anthropic openai; do
 	for s in True False; do
 		name=claude-sonnet-5-5
 		test $p = openai && name=gpt-test
-		python3 - "$root/models.yaml" <<'EOF' || exit 1
-import sys
-s = open(sys.argv[1]).read()
-entry = """  gpt-test:
-    provider: openai
-    max_tokens_field: max_completion_tokens
-    prices: {input: 2, output: 8, cache_write: 0, cache_read: 0.5}
-    batch_prices: {input: 1, output: 4, cache_write: 0, cache_read: 0.25}
-"""
-open("models.yaml", "w").write(s.replace('  "*":', entry + '  "*":', 1))
-EOF
+		gpt_test "$root/models.yaml" || exit 1
 		"$RETORT_BIN/gen" --model-json "$T/m-$p-$s.json" --models models.yaml --provider $p --model $name &&
 		python3 -c "import json, sys; m = json.load(open(sys.argv[1])); m['limits'] = {'rpm': 0, 'tpm': 0}
 m['stream'] = $s; m['timeout_s'] = 2; m['low_speed_s'] = 1; m['retry'] = {'attempts': 3, 'max_wait_s': 30}

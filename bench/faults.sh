@@ -18,9 +18,7 @@ RETORT_ROOT=$root
 RETORT_BIN=${RETORT_BIN:-$root/out/bin}
 . "$root/tests/lib/lib.sh" # one_variant, start_mock, mock, and $T removed at exit
 
-kinds=${*:-"429 429ms 429date 503noretry 400retry quota credit 401echo html502 reset rst resetmid
-	timeout stall badjson wrongshape truncstream errevent nonutf8 midjunk nofinish nodone slow
-	400 401 402 403 404 408 409 413 422 500 502 503 529"}
+kinds=${*:-$FAULT_KINDS}
 streamonly=" truncstream errevent midjunk nodone "
 atonce=" 503noretry quota credit 401echo 400 401 402 403 404 413 422 "
 

@@ -13,16 +13,7 @@ spec a alpha
 spec b beta
 # quick looks, no limiter; an OpenAI model with batch prices
 sed -i 's/^  batch: {.*}/  batch: {poll_s: 0.1, poll_max_s: 0.3, attempts: 3}/; s/^  limits: {rpm: 50, tpm: 400000}/  limits: {rpm: 0, tpm: 0}/' models.yaml
-python3 - <<'EOF'
-s = open("models.yaml").read()
-entry = """  gpt-test:
-    provider: openai
-    max_tokens_field: max_completion_tokens
-    prices: {input: 2, output: 8, cache_write: 0, cache_read: 0.5}
-    batch_prices: {input: 1, output: 4, cache_write: 0, cache_read: 0.25}
-"""
-open("models.yaml", "w").write(s.replace('  "*":', entry + '  "*":', 1))
-EOF
+gpt_test
 start_mock --batch-seconds 0.4
 
 # (a kill: ninja in a session of its own, killed with its process group, in

@@ -202,7 +202,7 @@ test_expect_success LONG 'independent references: a wrong second one settled by 
 test_expect_success LONG '--batch: each stage'"'"'s requests (the rounds, the references) in one batch of the provider'"'"'s, none one by one' '
 	cd p && mock reset && rm -f "$T/answers"/* && curriculum bat:6 &&
 	sed -i "s/^  batch: {.*}/  batch: {poll_s: 0.1, poll_max_s: 0.3, attempts: 3}/" models.yaml &&
-	python3 -c "s = open(\"models.yaml\").read(); open(\"models.yaml\", \"w\").write(s.replace(\"  \\\"*\\\":\", \"  gpt-test:\n    provider: openai\n    max_tokens_field: max_completion_tokens\n    prices: {input: 2, output: 8, cache_write: 0, cache_read: 0.5}\n    batch_prices: {input: 1, output: 4, cache_write: 0, cache_read: 0.25}\n  \\\"*\\\":\", 1))" &&
+	gpt_test &&
 	rconfigure --provider=openai --model=gpt-test --propose=tasks/curriculum.yaml --rounds=1 --tasks=none-of-them --batch \
 		>/dev/null && grep -q "^build out/batch/propose-r1.json: batch" build.ninja &&
 	grep -q "^build out/batch/propose-ref2.json: batch" build.ninja &&

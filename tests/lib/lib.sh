@@ -99,6 +99,28 @@ start_mock_of() {
 	export ANTHROPIC_BASE_URL=http://127.0.0.1:$PORT OPENAI_BASE_URL=http://127.0.0.1:$PORT/v1
 }
 
+# the mock's fault kinds (tests/lib/mock_llm.py), each a cell of
+# bench/faults.sh and bench/charges.sh
+FAULT_KINDS="429 429ms 429date 503noretry 400retry quota credit 401echo html502 reset rst resetmid
+	timeout stall badjson wrongshape truncstream errevent nonutf8 midjunk nofinish nodone slow
+	400 401 402 403 404 408 409 413 422 500 502 503 529"
+
+# gpt_test [FROM]: models.yaml here, from FROM (default itself), with
+# gpt-test: an OpenAI model with prices and batch prices, before "*"
+gpt_test() {
+	python3 - "${1:-models.yaml}" <<'EOF'
+import sys
+s = open(sys.argv[1]).read()
+entry = """  gpt-test:
+    provider: openai
+    max_tokens_field: max_completion_tokens
+    prices: {input: 2, output: 8, cache_write: 0, cache_read: 0.5}
+    batch_prices: {input: 1, output: 4, cache_write: 0, cache_read: 0.25}
+"""
+open("models.yaml", "w").write(s.replace('  "*":', entry + '  "*":', 1))
+EOF
+}
+
 # one_variant: a scratch project in $T/p, the current folder from then on,
 # with one small spec split into its variant; TASK is that variant's task.json
 one_variant() {
