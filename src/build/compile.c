@@ -42,7 +42,6 @@
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -313,18 +312,6 @@ buildargs(const char *flags, int keep, char **copy, char *args[32])
 	args[ac] = NULL;
 }
 
-/* nvcc stopped by a signal from outside (a kill, Ctrl-C, the OOM
- * killer), not by its time limit or the candidate's doing (SIGXCPU, a
- * crash): no verdict on the candidate, so exit 1 (retry), nothing cached */
-static void
-outsidekill(const struct run *r)
-{
-	int sig = r->status - 128;
-
-	if (!r->timedout && (sig == SIGKILL || sig == SIGINT || sig == SIGTERM || sig == SIGHUP))
-		die(EXIT_RETRY, "nvcc was stopped by signal %d from outside (a kill, or the OOM killer): no verdict", sig);
-}
-
 /* the violations of dir/file (NAME.cu): its raw directives (screenraw),
  * then its preprocessed text; NULL with rec's status set when nvcc failed. The
  * build (nvcc with flags, and -keep: buildargs) runs first, jailed (a
@@ -352,7 +339,6 @@ screensource(const struct opts *o, const char *dir, const char *file, const stru
 	if (nvccrun(o->nvcc, build, dir, o->timelimit, o->memlimit, built) < 0)
 		die(EXIT_RETRY, "cannot run '%s' in '%s':", o->nvcc, dir);
 	free(bcopy);
-	outsidekill(built);
 	if (!built->timedout && built->status == 0) {
 		dev = slurp(dir, devname);
 		host = slurp(dir, hostname);
@@ -373,7 +359,6 @@ screensource(const struct opts *o, const char *dir, const char *file, const stru
 		} else if (nvccpreprocess(o->nvcc, flags, dir, file, left, o->memlimit, &r) < 0) {
 			die(EXIT_RETRY, "cannot run '%s' in '%s':", o->nvcc, dir);
 		}
-		outsidekill(&r);
 		dev = r.timedout || r.status ? NULL : slurp(dir, devname);
 		host = r.timedout || r.status ? NULL : slurp(dir, hostname);
 		if ((!dev || !host) && !r.timedout && r.status == 0) /* it said it did, but did not */
@@ -408,11 +393,9 @@ screensource(const struct opts *o, const char *dir, const char *file, const stru
 static int
 buildresult(const struct opts *o, const char *dir, struct run *r, json_t *rec)
 {
-	char *d;
+	char *d = nvccdiagnostics(r->log.s, dir);
 	int ok = !r->timedout && r->status == 0;
 
-	outsidekill(r);
-	d = nvccdiagnostics(r->log.s, dir);
 	json_object_set_new(rec, "seconds", json_real(r->seconds));
 	if (r->timedout) {
 		setstatus(rec, STAGE_COMPILE, ST_TIMEOUT);

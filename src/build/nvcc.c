@@ -4,6 +4,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,7 +19,7 @@ nvccrun(const char *nvcc, char *const args[], const char *dir, int seconds, long
 	struct runlimits lim = { seconds, memmb, 512, &j };
 	const char *progs[] = { nvcc, NULL };
 	char *argv[64];
-	int n = 0, rc;
+	int n = 0, rc, sig;
 
 	memset(&j, 0, sizeof j);
 	j.work = dir;
@@ -32,6 +33,15 @@ nvccrun(const char *nvcc, char *const args[], const char *dir, int seconds, long
 	if (rc == 0 && r->status != 0 && !r->timedout && nospace(dir, 0)) {
 		buffree(&r->log); /* not the source's fault: the disk is full */
 		errno = ENOSPC;
+		return -1;
+	}
+	sig = r->status - 128;
+	if (rc == 0 && !r->timedout && (sig == SIGKILL || sig == SIGINT || sig == SIGTERM || sig == SIGHUP)) {
+		/* nor is a signal from outside (a kill, Ctrl-C, the OOM killer); a
+		 * crash, SIGXCPU at the CPU limit or the time limit are the source's */
+		warn("nvcc was stopped by signal %d from outside (a kill, or the OOM killer): no verdict", sig);
+		buffree(&r->log);
+		errno = ECANCELED;
 		return -1;
 	}
 	return rc;

@@ -29,7 +29,8 @@ char *nvccversion(const char *nvcc);
 /* -arch=sm_90, or for arch-specific targets (sm_90a) the -gencode form (malloc'd) */
 char *archflag(const char *arch);
 /* run nvcc with args (after the program name) in dir, jailed; as runcapture,
- * and -1 with ENOSPC when it failed on a full disk (util nospace) */
+ * and -1 with ENOSPC when it failed on a full disk (util nospace), -1 with
+ * ECANCELED when a signal from outside stopped it (no verdict on the source) */
 int nvccrun(const char *nvcc, char *const args[], const char *dir, int seconds, long memmb, struct run *r);
 /* flags (space separated) split into args[0..n) (pointing into *copy, to
  * be freed), at most max of them: n */
