@@ -68,8 +68,11 @@ static const char usage[] =
 	"       bench --baseline [options] -o BASELINE_JSON TASK_JSON HARNESS ORACLE_JSON BASELINE_SO\n"
 	"       bench --calibrate [options] -o CALIBRATION_JSON CALIBRATE_PROGRAM\n";
 
-enum { MINCALLS = 20, MAXCALLS = 300, MINPAIRS = 8, TAILCALLS = 2 };
+enum { MINCALLS = 20, MAXCALLS = 300, MINPAIRS = 8, TAILCALLS = 2, SLOWCALLS = 3 };
 static const double WARMUP_MS = 25, MAXTIMED_MS = 3000, SPREAD = 0.02, SOL_MARGIN = 1.05;
+/* a candidate this many times slower than its baseline is timed on
+ * SLOWCALLS calls after one warm-up call: its speedup needs no 1% */
+static const double SLOWX = 10;
 
 struct opts {
 	const char *out, *lockdir;
@@ -242,6 +245,7 @@ struct timing {
 	double phase[4];             /* seconds: start, setup, calls, checks */
 	double check[CK_N];          /* the checks' seconds, by part */
 	int calls, held, checked;
+	int slow;                    /* timed on SLOWCALLS calls: slower than bcase's slow_ms */
 	int early;                   /* the oracle loaded beside the candidate's calls */
 	int ipc;                     /* the oracle reads the kept calls in the candidate's device memory */
 	int quit;                    /* the candidate's harness killed (reaped later) */
@@ -266,6 +270,7 @@ struct bcase {
 	const char *harness;
 	int check;                   /* a candidate's case: its outputs checked (0: the baseline's, timed alone) */
 	const char *oracle;          /* the GPU oracle they are checked against, or NULL */
+	double slow_ms;              /* SLOWX times the baseline's median, or 0 (no baseline) */
 	size_t shm, made;            /* the shared memory, and what of it is made before the GPU is taken */
 	size_t stride;               /* one call's outputs there, page-rounded (timing's) */
 	unsigned char key[32];       /* this run's: every call's seeds */
@@ -359,7 +364,7 @@ calls(struct bcase *b, struct harness *h, int check, struct timing *tm, double *
 		if (n == 0 && check && h->python && step(hlock(h, &r), &r, h, tm))
 			return -1;
 		if (!tw) { /* warming up */
-			if ((now() - t0) * 1000 >= WARMUP_MS && n >= 2)
+			if (((now() - t0) * 1000 >= WARMUP_MS && n >= 2) || (b->slow_ms > 0 && n >= 1 && r.event_ms > b->slow_ms))
 				tw = now();
 			continue;
 		}
@@ -371,6 +376,10 @@ calls(struct bcase *b, struct harness *h, int check, struct timing *tm, double *
 		if (check && noop(b, h, tm, g, &in, r.wall_ms, noops) < 0)
 			return -1;
 		timed++;
+		if (b->slow_ms > 0 && timed >= SLOWCALLS && median(ev, timed) > b->slow_ms) {
+			tm->slow = 1;
+			break;
+		}
 		if (timed >= MAXCALLS || (timed >= MINCALLS && (!check || tm->pairs >= MINPAIRS) &&
 		                          ((now() - tw) * 1000 > MAXTIMED_MS || stable(ev, timed))))
 			break;
@@ -1167,6 +1176,8 @@ benchcase(struct brun *br, int ci)
 
 	casesetup(&b, br->o, t, ci, br->harness, 1, br->oracle);
 	b.device = br->slot;
+	b.slow_ms = SLOWX * jnum(json_object_get(json_array_get(json_object_get(br->baseline, "cases"), (size_t)ci),
+	                                         "baseline"), "median_ms", 0);
 	cr = json_pack("{s:s}", "case", b.c->label);
 	json_array_append_new(cases, cr);
 	if (*adopted && (*adopted)->ch.shmlen >= b.shm) {
@@ -1202,6 +1213,11 @@ benchcase(struct brun *br, int ci)
 		setstatus(rec, STAGE_BENCH, tm.status);
 		bufprintf(feedback, "Timing at %s failed: %s.\n", b.c->label, tm.problem);
 		return -1;
+	}
+	if (tm.slow) {
+		json_object_set_new(cr, "slow", json_sprintf("more than %gx the baseline's time: timed on %d calls", SLOWX,
+		                    tm.calls));
+		bufprintf(feedback, "At %s the kernel is more than %g times slower than the baseline. ", b.c->label, SLOWX);
 	}
 	if (strncmp(tm.oracle, "the spec", 8))
 		addreview(rec, "at %s the timed calls' outputs were not checked against an oracle (%s)", b.c->label, tm.oracle);
