@@ -13,7 +13,9 @@
 # refuses is dropped and named. ninja stops after LIMIT seconds (default:
 # what is left of 510 s since the start) so that the whole run stays
 # under 9 minutes; then the table is of the records written, and says
-# so. Not a timed test.
+# so. Not a timed test. RESUME=1 goes on in the work folder a run left
+# (its problems, configuration and answers kept; ninja does what is
+# left), so that a run longer than one call can take two.
 #
 # usage: bench/kernelbench-eval.sh DIR [PROBLEMS]
 #   DIR        a KernelBench checkout, its KernelBench folder, or a copy of
@@ -21,7 +23,7 @@
 #   PROBLEMS   LEVEL:NUMBER,... (default: level 1's twelve activations,
 #              19-22 and 25-32, its matmul 1 and layer norm 40, level 2's
 #              problems 1-10, level 3's three MLPs, 1-3)
-#   env LIMIT=S (ninja's seconds), RETORT_BIN=DIR, OUT=DIR
+#   env LIMIT=S (ninja's seconds), RESUME=1, RETORT_BIN=DIR, OUT=DIR
 set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
 bin=${RETORT_BIN:-$root/out/bin}
@@ -42,54 +44,60 @@ if ! test -e /dev/nvidiactl && ! test -e /dev/nvidia0; then
 	exit 0
 fi
 
-rm -rf "$work" && mkdir -p "$work/tasks" "$res" || exit 1
-(cd "$root" && tar -cf - configure build.ninja.in models.yaml rules src scripts tasks/prompts) | tar -xf - -C "$work" || exit 1
-printf 'numpy\ntorch\n' >"$work/tasks/requirements.txt"
-cd "$work" || exit 1
+mkdir -p "$res" || exit 1
+if test "${RESUME:-0}" = 1 && test -s "$work/build.ninja" && test -s "$work/answers.txt"; then
+	cd "$work" || exit 1
+	echo "# resuming in $work: $(wc -l <answers.txt) problems answered"
+else
+	rm -rf "$work" && mkdir -p "$work/tasks" || exit 1
+	(cd "$root" && tar -cf - configure build.ninja.in models.yaml rules src scripts tasks/prompts) | tar -xf - -C "$work" || exit 1
+	printf 'numpy\ntorch\n' >"$work/tasks/requirements.txt"
+	cd "$work" || exit 1
 
-# the problems chosen, copied as DIR/levelN/FILE
-n=0
-for p in $(echo "$pick" | tr , ' '); do
-	l=${p%%:*} k=${p#*:}
-	f=$(ls "$src/level$l" 2>/dev/null | grep "^${k}_.*\.py$" | head -n 1)
-	test -n "$f" || { echo "# no problem $k in $src/level$l"; continue; }
-	mkdir -p "kb/level$l" && cp "$src/level$l/$f" "kb/level$l/" && n=$((n + 1))
-done
-echo "# $n problems chosen from $src"
-
-# the host's Python: its own prefix where it has bin/python, else a venv that sees its packages
-prefix=$(python3 -c 'import sys, torch, triton; print(sys.prefix if torch.cuda.is_available() else "")' 2>/dev/null)
-test -n "$prefix" || { echo "kernelbench-eval: python3 here lacks torch with CUDA, or triton" >&2; exit 2; }
-if test -x "$prefix/bin/python"; then env=$prefix
-else env=$work/out/hostpy && python3 -m venv --without-pip --system-site-packages "$env" || exit 1; fi
-
-conf() {
-	./configure --with-tools="$bin" --cache-dir="$work/cache" --eval=kernelbench --kernelbench=kb \
-		--python-env="$env" --gpu-python="$env" --samples=2 --rounds=1 >configure.log 2>&1
-}
-# a spec gen refuses (a bench case too large, ...): dropped with its problem file, named, and configured again
-if ! conf; then
-	for y in tasks/kb*.yaml; do
-		"$bin/gen" --split "$y" --all --out out/check --tasks-dir tasks >/dev/null 2>gen.err && continue
-		f=$(sed -n '1s/^# imported by scripts\/import-kernelbench from \([^:]*\):.*/\1/p' "$y")
-		echo "# gen refuses $y (dropped, with its problem $f): $(tail -n 1 gen.err)"
-		rm -f "$y" kb/level*/"$f"
+	# the problems chosen, copied as DIR/levelN/FILE
+	n=0
+	for p in $(echo "$pick" | tr , ' '); do
+		l=${p%%:*} k=${p#*:}
+		f=$(ls "$src/level$l" 2>/dev/null | grep "^${k}_.*\.py$" | head -n 1)
+		test -n "$f" || { echo "# no problem $k in $src/level$l"; continue; }
+		mkdir -p "kb/level$l" && cp "$src/level$l/$f" "kb/level$l/" && n=$((n + 1))
 	done
-	conf || { cat configure.log; echo "kernelbench-eval: configure failed (configure.log)" >&2; cp configure.log "$res/"; exit 1; }
-fi
-cat configure.log
-grep "^refused" out/kernelbench-import.txt
-echo "# configured and imported in $(since) s"
+	echo "# $n problems chosen from $src"
 
-# the student's answers, from each variant's signature
-for y in tasks/kb*.yaml; do "$bin/gen" --split "$y" --all --out out --tasks-dir tasks >/dev/null 2>&1; done
-python3 "$root/tests/eval/kb-answers.py" tasks out/v/kb*/task.json >answers.txt && cat answers.txt
-echo "# $(wc -l <answers.txt) problems answered; ninja starts at $(since) s"
+	# the host's Python: its own prefix where it has bin/python, else a venv that sees its packages
+	prefix=$(python3 -c 'import sys, torch, triton; print(sys.prefix if torch.cuda.is_available() else "")' 2>/dev/null)
+	test -n "$prefix" || { echo "kernelbench-eval: python3 here lacks torch with CUDA, or triton" >&2; exit 2; }
+	if test -x "$prefix/bin/python"; then env=$prefix
+	else env=$work/out/hostpy && python3 -m venv --without-pip --system-site-packages "$env" || exit 1; fi
+
+	conf() {
+		./configure --with-tools="$bin" --cache-dir="$work/cache" --eval=kernelbench --kernelbench=kb \
+			--python-env="$env" --gpu-python="$env" --samples=2 --rounds=1 >configure.log 2>&1
+	}
+	# a spec gen refuses (a bench case too large, ...): dropped with its problem file, named, and configured again
+	if ! conf; then
+		for y in tasks/kb*.yaml; do
+			"$bin/gen" --split "$y" --all --out out/check --tasks-dir tasks >/dev/null 2>gen.err && continue
+			f=$(sed -n '1s/^# imported by scripts\/import-kernelbench from \([^:]*\):.*/\1/p' "$y")
+			echo "# gen refuses $y (dropped, with its problem $f): $(tail -n 1 gen.err)"
+			rm -f "$y" kb/level*/"$f"
+		done
+		conf || { cat configure.log; echo "kernelbench-eval: configure failed (configure.log)" >&2; cp configure.log "$res/"; exit 1; }
+	fi
+	cat configure.log
+	grep "^refused" out/kernelbench-import.txt
+	echo "# configured and imported in $(since) s"
+
+	# the student's answers, from each variant's signature
+	for y in tasks/kb*.yaml; do "$bin/gen" --split "$y" --all --out out --tasks-dir tasks >/dev/null 2>&1; done
+	python3 "$root/tests/eval/kb-answers.py" tasks out/v/kb*/task.json >answers.txt && cat answers.txt
+	echo "# $(wc -l <answers.txt) problems answered; ninja starts at $(since) s"
+fi
 
 jobs=$(( $(getconf _NPROCESSORS_ONLN) + 8 ))
 limit=${LIMIT:-$((510 - $(since)))}
 test "$limit" -ge 60 || limit=60
-timeout "$limit" ninja -j "$jobs" >ninja.log 2>&1
+timeout "$limit" ninja -k 0 -j "$jobs" >>ninja.log 2>&1
 rc=$?
 echo "# ninja exit $rc at $(since) s"
 m=out/eval/kernelbench/metrics.json
