@@ -135,6 +135,7 @@ test_expect_success 'pass@k is 1 - C(n-c,k)/C(n,k) for every task and k' '
 
 test_expect_success 'the papers. definitions and the intervals over specs, by hand' '
 	fixtures paper paper && records paper &&
+	test "$(field paper/kb1-2-relu/s0/record.json "d[\"outcome\"] + str(d[\"verified_on_gpu\"])")" = incorrectFalse &&
 	"$M" -o paper.json --problems 1=4 --problems 2=2 @paper/records >table.txt && cat table.txt &&
 	python3 - <<-\PY &&
 	import json, math

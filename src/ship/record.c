@@ -209,7 +209,9 @@ consider(struct choice *c, const struct round *d, int r)
 		c->lastbuilt = r;
 	if (gpujudged(statusof(d->ver, STAGE_VERIFY)))
 		c->anyverified = 1;
-	if (statusof(d->ver, STAGE_VERIFY) == ST_CORRECT) {
+	/* a round bench's oracle found wrong at a bench size is not correct,
+	 * whatever verify said (metrics counts it so too) */
+	if (statusof(d->ver, STAGE_VERIFY) == ST_CORRECT && !benchcaught(statusof(d->bench, STAGE_BENCH))) {
 		/* the fastest correct round is the answer */
 		json_t *c0 = json_array_get(json_object_get(d->bench, "cases"), 0);
 		double ms = jnum(json_object_get(c0, "candidate"), "median_ms", 0);
