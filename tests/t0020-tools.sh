@@ -31,7 +31,9 @@ test_expect_success 'scripts/reproduce --help: the usage, exit 0, no rebuild; an
 	mkdir -p bare2 && cd bare2 && : >config.status &&
 	"$RETORT_ROOT/scripts/reproduce" --help >out 2>err && grep -q "^usage: scripts/reproduce" out &&
 	test ! -s err && ! grep -q rebuilding out &&
-	expect_fail 2 "reproduce: unknown argument: --bogus" "$RETORT_ROOT/scripts/reproduce" --bogus
+	expect_fail 2 "reproduce: unknown argument: .--bogus.$" "$RETORT_ROOT/scripts/reproduce" --bogus &&
+	expect_fail 2 "reproduce: unknown argument: .extra.$" "$RETORT_ROOT/scripts/reproduce" --help extra &&
+	expect_fail 2 "reproduce: unknown argument: ..$" "$RETORT_ROOT/scripts/reproduce" ""
 '
 
 test_done
