@@ -228,13 +228,18 @@ test_expect_success 'compare: the difference, its interval and the flipped tasks
 	grep -q "^fixed: 2 (broken, wrong)" cmp.txt && grep -q "^broken: 1 (slow)" cmp.txt
 '
 
-test_expect_success 'compare is deterministic for a seed, and the seed is the resampling' '
+test_expect_success 'compare is deterministic for a seed, and the seed is the resampling; wrong shapes refused' '
 	"$M" --compare -o cmp2.json base.json new.json >/dev/null && cmp cmp.json cmp2.json &&
 	"$M" --compare --seed 7 -o cmp3.json base.json new.json >/dev/null && ! cmp -s cmp.json cmp3.json &&
 	python3 -c "import json; m = json.load(open(\"new.json\")); m[\"tasks\"] = {\"other\": m[\"tasks\"][\"extra\"]}; json.dump(m, open(\"other.json\", \"w\"))" &&
 	expect_fail 2 "no task in common" "$M" --compare base.json other.json &&
 	python3 -c "import json; m = json.load(open(\"new.json\")); del m[\"student\"]; json.dump(m, open(\"nostudent.json\", \"w\"))" &&
 	expect_fail 2 "no .student. field (an object): .nostudent.json." "$M" --compare base.json nostudent.json &&
+	python3 -c "import json; m = json.load(open(\"new.json\")); m[\"tasks\"][\"extra\"] = 5; json.dump(m, open(\"notask.json\", \"w\"))" &&
+	expect_fail 2 "field .tasks.extra. is not an object: .notask.json." "$M" --compare base.json notask.json &&
+	python3 -c "import json; m = json.load(open(\"new.json\")); del m[\"tasks\"][\"slow\"][\"task\"]; json.dump(m, open(\"nospec.json\", \"w\"))" &&
+	expect_fail 2 "no .tasks.slow.task. field (a string): .nospec.json." "$M" --compare base.json nospec.json &&
+	expect_fail 2 "no .tasks.slow.task. field" "$RETORT_BIN/report" -o r.html --metrics nospec.json @base/records &&
 	expect_fail 2 "needs two metrics files" "$M" --compare base.json
 '
 

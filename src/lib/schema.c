@@ -259,13 +259,29 @@ static const struct sfield overall[] = {
 	END
 };
 
+static const struct sfield metricsample[] = {
+	NEED("correct", S_BOOL), NULLOPT("speedup", S_FLOAT),
+	END
+};
+
+/* a task's metrics: what --compare and report read of it */
+static const struct sfield metricstask[] = {
+	NEED("task", S_STRING), NEED("samples", S_INT), NEED("compile_rate", S_FLOAT), NEED("correct_rate", S_FLOAT),
+	NEED("unverified_rate", S_FLOAT), NEED("pass_at", S_STRUCT), NEED("fast_first", S_STRUCT),
+	NEED("fast_best", S_STRUCT), NEED("fast_compile_first", S_STRUCT), NEED("fast_compile_best", S_STRUCT),
+	NEED("fast_samples", S_STRUCT), NULLOPT("speedup_first", S_FLOAT), NULLOPT("speedup_best", S_FLOAT),
+	NULLOPT("speedup_compile_first", S_FLOAT), { "samples_detail", S_LIST, S_STRUCT, metricsample, 0, "" },
+	END
+};
+
 const struct sfield schema_metrics_json[] = {
-	{ "student", S_STRUCT, 0, student, 0, "" }, { "overall", S_STRUCT, 0, overall, 0, "" }, NEED("tasks", S_STRUCT),
+	{ "student", S_STRUCT, 0, student, 0, "" }, { "overall", S_STRUCT, 0, overall, 0, "" },
+	{ "tasks", S_MAP, S_STRUCT, metricstask, 0, "" },
 	END
 };
 
 static const char *const typenames[] = { "a string", "an integer", "a number", "a boolean", "an object", "an array",
-                                         "any value" };
+                                         "any value", "an object" };
 static const char *const dtypes[] = { "string", "int64", "float64", "bool" };
 
 static int
@@ -278,6 +294,7 @@ typeok(const json_t *v, int type)
 	case S_BOOL: return json_is_boolean(v);
 	case S_STRUCT: return json_is_object(v);
 	case S_ANY: return 1;
+	case S_MAP: return json_is_object(v);
 	default: return json_is_array(v);
 	}
 }
@@ -321,9 +338,20 @@ checkfield(const json_t *v, const struct sfield *f, struct check *c)
 {
 	size_t at = strlen(c->path), i;
 	const json_t *x;
+	const char *key;
+	json_t *m;
 
 	if (checkvalue(v, f->type, f->sub, f->flags & S_NULL, c) < 0)
 		return -1;
+	if (f->type == S_MAP && !json_is_null(v)) {
+		json_object_foreach((json_t *)v, key, m) {
+			snprintf(c->path + at, sizeof c->path - at, ".%s", key);
+			if (checkvalue(m, f->item, f->sub, 0, c) < 0)
+				return -1;
+		}
+		c->path[at] = 0;
+		return 0;
+	}
 	if (f->type != S_LIST || json_is_null(v))
 		return 0;
 	json_array_foreach(v, i, x) {

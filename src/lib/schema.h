@@ -18,8 +18,10 @@
 
 #include "util.h"
 
-/* a field's type; S_LIST is a list of item (S_STRING or S_STRUCT) */
-enum { S_STRING, S_INT, S_FLOAT, S_BOOL, S_STRUCT, S_LIST, S_ANY /* a list item of any type (files only) */ };
+/* a field's type; S_LIST is a list of item (S_STRING or S_STRUCT); S_MAP an
+ * object whose every member is an item (files only: metrics.json's tasks) */
+enum { S_STRING, S_INT, S_FLOAT, S_BOOL, S_STRUCT, S_LIST, S_ANY /* a list item of any type (files only) */,
+       S_MAP };
 /* flags: the value may be null; the value is measured (varies run to run);
  * the field may be absent (files only) */
 enum { S_NULL = 1, S_MEASURED = 2, S_OPT = 4 };
@@ -27,8 +29,8 @@ enum { S_NULL = 1, S_MEASURED = 2, S_OPT = 4 };
 struct sfield {
 	const char *name;         /* NULL ends a table */
 	int type;                 /* S_* */
-	int item;                 /* S_LIST: the items' type */
-	const struct sfield *sub; /* S_STRUCT, or S_LIST of S_STRUCT: the members */
+	int item;                 /* S_LIST, S_MAP: the items' type */
+	const struct sfield *sub; /* S_STRUCT, or S_LIST or S_MAP of S_STRUCT: the members */
 	int flags;                /* S_NULL, S_MEASURED, S_OPT */
 	const char *doc;          /* one line for the card */
 };
