@@ -197,6 +197,8 @@ test_expect_success 'a status no stage writes, two students, a sample twice: bad
 	expect_fail 2 "no verify status is named .corect." "$M" -o bad/m.json bad/b.json &&
 	python3 -c "import json; r = json.load(open(\"bad/a.json\")); r[\"teacher\"][\"model\"] = \"other\"; r[\"sample\"] = 7; json.dump(r, open(\"bad/c.json\", \"w\"))" &&
 	expect_fail 2 "two students" "$M" -o bad/m.json bad/a.json bad/c.json &&
+	python3 -c "import json; r = json.load(open(\"bad/a.json\")); r[\"teacher\"] = {\"provider\": \"\", \"model\": \"\"}; r[\"sample\"] = 8; json.dump(r, open(\"bad/d.json\", \"w\"))" &&
+	expect_fail 2 "two students" "$M" -o bad/m.json bad/d.json bad/a.json &&
 	expect_fail 2 "sample 0 of .fast. twice" "$M" -o bad/m.json bad/a.json bad/a.json &&
 	test ! -e bad/m.json
 '

@@ -97,6 +97,7 @@ struct eval {
 	struct task *t;
 	size_t nt;
 	int rounds;           /* the most rounds a record has */
+	int named;            /* provider and model are the first record's */
 	char provider[128], model[256];
 };
 
@@ -174,9 +175,10 @@ student(struct eval *E, const json_t *r, const char *path)
 	const json_t *t = json_object_get(r, "teacher");
 	const char *p = jstr(t, "provider", ""), *m = jstr(t, "model", "");
 
-	if (!E->provider[0] && !E->model[0]) {
+	if (!E->named) {
 		snprintf(E->provider, sizeof E->provider, "%s", p);
 		snprintf(E->model, sizeof E->model, "%s", m);
+		E->named = 1;
 	} else if (strcmp(E->provider, p) || strcmp(E->model, m)) {
 		die(EXIT_USAGE, "%s: records of two students in one evaluation (%s/%s and %s/%s)", path,
 		    E->provider, E->model, p, m);
