@@ -1,15 +1,16 @@
 /*
  * status.h - the build's live status: out/status.json, what this ninja
  * run's requests have come to so far (done, in flight, failed; tokens and
- * $), and its GPU edges (waiting for a GPU, running, done). query-llm and
- * verify update it as they go; `ninja status` (query-llm --status FILE)
- * prints it as one line, and package's summary reads it at the end.
+ * $), and its GPU edges (waiting for a GPU, running, done). query-llm,
+ * verify and bench update it as they go; `ninja status` (query-llm
+ * --status FILE) prints it as one line, and package's summary reads it at
+ * the end.
  *
  * A run is one ninja process: the first update from the tools of another
- * ninja starts the counts afresh. Updates are made under FILE.lock (the
- * flock query-llm's budget takes) and written whole (a temporary renamed
- * into place), so concurrent tools never lose each other's counts and a
- * reader never sees half a file. What is in flight is kept by process
+ * ninja starts the counts afresh. Updates are made under an flock of
+ * FILE.lock and written whole (a temporary renamed into place), so
+ * concurrent tools never lose each other's counts and a reader never sees
+ * half a file. What is in flight is kept by process
  * (PID@HOST:NS), so a tool killed mid-request is no longer counted once
  * it is gone. doc/pipeline.md (Watching a build) describes the fields.
  */
