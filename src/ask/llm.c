@@ -661,13 +661,6 @@ chargeserved(double usd, double tokens)
 	charge.servedtok += tokens;
 }
 
-double
-usagetokens(const json_t *u)
-{
-	return (double)(jint(u, "input_tokens", 0) + jint(u, "output_tokens", 0) + jint(u, "cache_write_tokens", 0) +
-	                jint(u, "cache_read_tokens", 0));
-}
-
 /* inflight/NAME.json: what the process NAME would owe if it died */
 static char *
 boundname(const char *name)

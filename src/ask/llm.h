@@ -12,6 +12,7 @@
 #include <curl/curl.h>
 
 #include "../lib/json.h"
+#include "../lib/schema.h" /* usagetokens */
 #include "../lib/util.h"
 
 enum { MAX_BODY = 64 << 20 };
@@ -137,8 +138,6 @@ json_t *ledgerline(const char *model, const char *key, double usd, int known, js
 struct spend {
 	double usd, tokens;
 };
-/* the tokens of a usage object: input, output, cache writes and reads */
-double usagetokens(const json_t *usage);
 /* lock and load budget.json, charging the dead's charges; *held: the other open charges; fd or -1 */
 int budgetopen(const char *cachedir, json_t **st, struct spend *held, char *err, size_t cap);
 /* save and unlock budget.json; 0 or -1 */

@@ -531,6 +531,13 @@ heldout(const char *task, double fraction)
 	return (double)v / 4294967296.0 < fraction;
 }
 
+double
+usagetokens(const json_t *u)
+{
+	return (double)(jint(u, "input_tokens", 0) + jint(u, "output_tokens", 0) + jint(u, "cache_write_tokens", 0) +
+	                jint(u, "cache_read_tokens", 0));
+}
+
 int
 intrain(const json_t *r, double fraction)
 {

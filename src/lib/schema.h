@@ -101,4 +101,12 @@ int heldout(const char *task, double fraction);
 /* a record of the train split: not held out, correct (verified on a GPU), nothing flagged for review */
 int intrain(const json_t *record, double fraction);
 
+/*
+ * The tokens a usage object (a response's, a record's) counts: input,
+ * output, cache writes and cache reads (reasoning_tokens are part of
+ * output_tokens). The one definition the budget, the live status and
+ * package's summary use.
+ */
+double usagetokens(const json_t *usage);
+
 #endif

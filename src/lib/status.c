@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "json.h"
+#include "schema.h"
 #include "status.h"
 #include "util.h"
 
@@ -102,9 +103,7 @@ apply(json_t *st, const struct statusupdate *u, const char *me)
 		json_object_del(json_object_get(st, "in_flight"), me);
 		bump(req, reqkeys[u->event], 1);
 		if (u->event == STATUS_ASKED) {
-			bump(st, "tokens", (double)(jint(u->usage, "input_tokens", 0) + jint(u->usage, "output_tokens", 0) +
-			                            jint(u->usage, "cache_write_tokens", 0) +
-			                            jint(u->usage, "cache_read_tokens", 0)));
+			bump(st, "tokens", usagetokens(u->usage));
 			if (u->priced)
 				json_object_set_new(st, "cost_usd", json_real(jnum(st, "cost_usd", 0) + u->usd));
 			else

@@ -730,8 +730,7 @@ tallyrecord(const json_t *r, enum outcome outcome)
 	if (!tally.stages)
 		tally.stages = json_pack("{s:{},s:{}}", "compile", "verify");
 	tally.outcome[outcome <= OUTCOME_UNKNOWN ? outcome : OUTCOME_UNKNOWN]++;
-	tally.tokens += jint(u, "input_tokens", 0) + jint(u, "output_tokens", 0) + jint(u, "cache_write_tokens", 0) +
-	                jint(u, "cache_read_tokens", 0);
+	tally.tokens += (json_int_t)usagetokens(u);
 	if (json_is_number(cost))
 		tally.usd += json_number_value(cost);
 	else

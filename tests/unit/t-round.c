@@ -5,6 +5,7 @@
 
 #include "../../src/lib/json.h"
 #include "../../src/lib/round.h"
+#include "../../src/lib/schema.h"
 #include "../../src/lib/util.h"
 #include "../lib/tap.h"
 
@@ -171,6 +172,19 @@ outcomes(void)
 	json_decref(r);
 }
 
+/* the tokens a usage object counts: lib/schema.c's one definition, which
+ * the budget, the status and the summary share */
+static void
+tokens(void)
+{
+	json_t *u = rec("{\"input_tokens\": 1000, \"output_tokens\": 300, \"cache_write_tokens\": 20, "
+	                "\"cache_read_tokens\": 4, \"reasoning_tokens\": 200}");
+
+	ok(usagetokens(u) == 1324, "usage: input, output and the cache's, reasoning counted once (in output)");
+	ok(usagetokens(NULL) == 0, "no usage: no tokens");
+	json_decref(u);
+}
+
 int
 main(void)
 {
@@ -180,5 +194,6 @@ main(void)
 	buildfeedback();
 	langs();
 	outcomes();
+	tokens();
 	return done_testing();
 }
