@@ -368,6 +368,12 @@ if KBPY=$("$RETORT_ROOT/tests/lib/pyenv" tests/kernelbench/requirements.txt out/
 		grep -q "no sample ran on a GPU" ninja.log &&
 		python3 -c "import json; m = json.load(open(\"out/eval/kernelbench/metrics.json\")); L = m[\"by_level\"]; o = m[\"overall\"]; assert (L[\"1\"][\"problems\"], L[\"1\"][\"not_evaluated\"], L[\"all\"][\"problems\"]) == (3, 1, 4), L; assert o[\"tasks\"] == 3 and o[\"compile_rate\"] > 0 and o[\"unverified_rate\"] > 0, o"
 	'
+	test_expect_success LONG 'configure --kernelbench --tasks: a level counts its problems only where taken whole' '
+		cd k && rconfigure --kernelbench=kb --python-env="$KBENV" --tasks=kernelbench-level1 >conf2.log 2>&1 &&
+		grep -q "KernelBench 1=3 problems" conf2.log && grep -q "^metrics_flags = *--problems 1=3 *$" build.ninja &&
+		rconfigure --kernelbench=kb --python-env="$KBENV" --tasks="kb1-2-*" >conf3.log 2>&1 &&
+		grep -q "takes no level whole" conf3.log && grep -q "^metrics_flags = *$" build.ninja
+	'
 else
 	test_skip "no Python environment with torch for the importer: $(tail -n 1 "$T/pyenv.err")"
 fi
