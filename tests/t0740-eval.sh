@@ -342,6 +342,13 @@ test_expect_success 'no GPU: built kernels are unverified, none correct; the com
 	PY
 '
 
+test_expect_success 'the report over a GPU host.s record and this one.s: not "none was verified"' '
+	"$RETORT_BIN/report" -o mixed.html base/fast/s0/record.json p/out/eval/mock/v/alpha/s0/record.json &&
+	grep -q "Why 1 round was not verified:</b> no GPU ran them" mixed.html &&
+	! grep -q "Why none was verified" mixed.html &&
+	"$RETORT_BIN/report" -o cpu.html p/out/eval/mock/v/alpha/s0/record.json && grep -q "Why none was verified:" cpu.html
+'
+
 # configure --kernelbench over a KernelBench-shaped folder of the test problems
 # (tests/kernelbench: level1's matmul, relu and dropout, which the importer
 # refuses, and level2's linear), answered by tests/eval/kb-answers.py's

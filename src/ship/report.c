@@ -255,7 +255,14 @@ pagestages(struct buf *b, const struct tally *t)
 	bufputs(b, "</table>\n");
 	if (t->skipped) {
 		char *why = nogpuwhy(t->skipped);
-		bufputs(b, "<p><b>Why none was verified:</b> ");
+		double judged = 0;
+		for (r = 1; r <= t->maxround; r++)
+			judged += t->stage[r][2];
+		if (judged) /* some ran on a GPU (records from another host): not none */
+			bufprintf(b, "<p><b>Why %lld round%s not verified:</b> ", t->skipped,
+			          t->skipped == 1 ? " was" : "s were");
+		else
+			bufputs(b, "<p><b>Why none was verified:</b> ");
 		esc(b, why);
 		bufputs(b, ".</p>\n");
 		free(why);
