@@ -1,6 +1,6 @@
 #!/bin/sh
 # t0025: files of valid JSON but the wrong shape, given to each tool that
-# reads them (compile, report, propose-check in each mode, propose-accept,
+# reads them (compile, verify, bench, report, propose-check in each mode, propose-accept,
 # query-llm's previous-round files): for each file type a {}, a required
 # field of the wrong type and a required field missing; exit 2, the field
 # and the file named, nothing written. The tables are lib/schema.c's.
@@ -105,6 +105,15 @@ PA="$RETORT_BIN/propose-accept"
 
 test_expect_success 'compile: a response.json of the wrong shape' '
 	cd p && shapes compile response r1/response.json "$RETORT_BIN/compile" -o out.json "$TASK" r1/response.json
+'
+test_expect_success 'verify and bench: a compile.json and a verify.json of the wrong shape' '
+	cd p && cp "$T/good/compile.json" compile.json && cp "$T/good/verify.json" verify.json &&
+	echo "{\"runs\": []}" >expected.json && echo "{\"gpu\": null}" >calibration.json && : >harness &&
+	shapes verify compile t/compile.json "$RETORT_BIN/verify" -o out.json "$TASK" t/compile.json harness expected.json &&
+	shapes bench compile t/compile.json "$RETORT_BIN/bench" -o out.json "$TASK" verify.json t/compile.json harness \
+		calibration.json &&
+	shapes bench verify t/verify.json "$RETORT_BIN/bench" -o out.json "$TASK" t/verify.json compile.json harness \
+		calibration.json
 '
 test_expect_success LONG 'report: a record and a metrics.json of the wrong shape' '
 	cd p && shapes report metrics m/metrics.json "$RETORT_BIN/report" -o out.html --metrics m/metrics.json &&

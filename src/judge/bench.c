@@ -57,6 +57,7 @@
 #include "../lib/opts.h"
 #include "proto.h"
 #include "../lib/round.h"
+#include "../lib/schema.h"
 #include "../lib/status.h"
 #include "../jail/sandbox.h"
 #include "../lib/tensor.h"
@@ -1250,7 +1251,7 @@ candidate(const struct opts *o, char *const *in, size_t nin)
 	if (taskload(in[0], &t, err, sizeof err) < 0)
 		die(EXIT_USAGE, "%s", err);
 	{
-		json_t *comp = jmustload(in[2]);
+		json_t *comp = schemaload(in[2], schema_compile_json);
 		br.so = hcandidate(comp, in[2]);
 		json_decref(comp);
 	}
@@ -1271,7 +1272,7 @@ candidate(const struct opts *o, char *const *in, size_t nin)
 			br.adopted = &from;
 		}
 	}
-	ver = jmustload(in[1]);
+	ver = schemaload(in[1], schema_verify_json);
 	bufinit(&br.feedback, 1 << 16);
 	v = statusof(ver, STAGE_VERIFY);
 	if (v != ST_CORRECT && o->from) {

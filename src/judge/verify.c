@@ -60,6 +60,7 @@
 #include "../lib/opts.h"
 #include "proto.h"
 #include "../lib/round.h"
+#include "../lib/schema.h"
 #include "../lib/status.h"
 #include "../jail/sandbox.h"
 #include "../lib/tensor.h"
@@ -1056,7 +1057,7 @@ candidate(const struct opts *o, const char *taskpath, const char *compilepath, c
 		sopath = xstrdup(baselineso);
 		j.w.save = &save;
 	} else {
-		comp = jmustload(compilepath);
+		comp = schemaload(compilepath, schema_compile_json);
 		sopath = hcandidate(comp, compilepath);
 	}
 
