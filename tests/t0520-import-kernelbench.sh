@@ -209,12 +209,37 @@ test_expect_success LONG 'the importer writes no spec gen refuses: it checks eac
 	! ls gated/*.yaml
 '
 
-# (level 2 alone: each problem is traced in a process of its own, which
-# takes seconds)
-test_expect_success LONG 'a second import writes the same bytes (and says unchanged)' '
+# (level 2 alone, one file at a time: the first import traced several at once)
+test_expect_success LONG 'a second import, one file at a time, writes the same bytes (and says unchanged)' '
 	cd p && sha256sum tasks/kb*.yaml >sums &&
-	"$PY" "$RETORT_ROOT/scripts/import-kernelbench" --out tasks "$KB/level2" >again.log &&
+	"$PY" "$RETORT_ROOT/scripts/import-kernelbench" --jobs 1 --out tasks "$KB/level2" >again.log &&
 	test "$(grep -c "^unchanged " again.log)" = 4 && ! grep -q "^wrote " again.log && sha256sum -c --quiet sums
+'
+
+# (one worker for all five, in this order: a file that hangs, one that
+# ends its process, one that kills the process that runs it, one that
+# breaks torch for what runs after it, then a plain one. Jailed, the
+# worker is its jail's first process, which no child can kill: the
+# third file hangs instead; not jailed, it kills its worker, and a new
+# one takes the fourth)
+test_expect_success LONG 'one file that hangs, dies, kills its worker or breaks torch stops none of the others' '
+	scratch_project f && cd f &&
+	for how in jailed not-jailed; do
+		jail=$RETORT_BIN/jail killed="tracing took longer than 5 s"
+		test $how = jailed || jail=$T/no-jail
+		test $how = jailed && test $JAILED = in || killed="the trace failed: its worker ended (.*)"
+		start=$(date +%s) &&
+		"$PY" "$RETORT_ROOT/scripts/import-kernelbench" --jail "$jail" --jobs 1 --timeout 5 --out $how \
+			"$KB/faults" >$how.log 2>$how.err &&
+		cat $how.log $how.err && test $(($(date +%s) - start)) -lt 120 &&
+		grep -qx "refused .*/faults/1_Sleeps.py: tracing took longer than 5 s" $how.log &&
+		grep -qx "refused .*/faults/2_Exits_hard.py: the trace failed: exited with status 7" $how.log &&
+		grep -qx "refused .*/faults/3_Kills_its_parent.py: $killed" $how.log &&
+		grep -qx "refused .*/faults/4_Breaks_torch.py: cannot trace it: .*" $how.log &&
+		grep -qx "wrote .*/faults/5_Relu_after.py -> $how/kb0-5-relu-after.yaml" $how.log &&
+		tail -n 1 $how.log | grep -qx "1 imported, 4 refused" &&
+		grep -q "^import-kernelbench: 5 problem files in [0-9.]* s, 1 at a time" $how.err || exit 1
+	done
 '
 
 test_expect_success LONG 'gen: valid specs; provenance in task.json' '
@@ -238,6 +263,12 @@ test_expect_success LONG 'the CrossEntropy and KLDiv references: finite on every
 		python3 -c "import math, struct, sys; b = open(sys.argv[1], \"rb\").read(); v = struct.unpack(\"%df\" % (len(b) // 4), b); print(sys.argv[1], v); sys.exit(not v or not all(map(math.isfinite, v)))" \
 			out/v/$v/expected.bin || exit 1
 	done
+'
+
+test_expect_success 'the importer'"'"'s cap on parameters (those it divides without a trace at full size) is gen'"'"'s' '
+	c=$(sed -n "s/^static const double MAX_VERIFY_BYTES = \(.*\);$/\1/p" "$RETORT_ROOT/src/gen/spec.c") && test -n "$c" &&
+	i=$(sed -n "s/^GEN_VERIFY_CAP = \(.*\)$/\1/p" "$RETORT_ROOT/scripts/import-kernelbench") && test -n "$i" &&
+	test "$(python3 -c "print(int($c))")" = "$(python3 -c "print(int($i))")"
 '
 
 test_expect_success 'usage: no --out, a missing folder' '
