@@ -144,6 +144,14 @@ test_expect_success LONG 'buffers too: batch norm running statistics as inputs, 
 	! grep -q num_batches_tracked $f
 '
 
+# (the trace runs the module in training mode, which moves the running
+# statistics: their range is the module's as built, not as the runs left it)
+test_expect_success LONG 'running statistics drawn within their values as built (zeros: 1; ones: 1)' '
+	cd p && f=tasks/kb2-2-conv2d-batchnorm-relu.yaml &&
+	grep -qx "  - {name: p_bn_running_mean, kind: in, dtype: f32, shape: \[8\], dist: uniform, range: \[-1.0, 1.0\]}" $f &&
+	grep -qx "  - {name: p_bn_running_var, kind: in, dtype: f32, shape: \[8\], dist: uniform, range: \[-1.0, 1.0\]}" $f
+'
+
 test_expect_success LONG 'the baseline is the module as the reference runs it: batch norm in training mode, inputs not written' '
 	cd p && for f in kb2-2-conv2d-batchnorm-relu kb1-5-conv2d-small kb2-3-gemm-sigmoid-sum \
 		kb1-11-crossentropy-targets kb1-12-kldiv-probs kb1-13-masked-fill; do
