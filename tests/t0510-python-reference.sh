@@ -3,7 +3,8 @@
 # checks, configure's message for a missing environment or package, the
 # reference through ninja to expected.json (the inputs bit-identical to a
 # C reference's, float64 evidence), examples reproduced or refused,
-# degenerate outputs and exceptions refused, the sandbox (no secret, no
+# degenerate outputs (constant or NaN on every listed run) and exceptions
+# refused, the sandbox (no secret, no
 # home, no checkout), the prompt showing the Python reference.
 . "$(dirname "$0")/lib/lib.sh"
 
@@ -148,6 +149,14 @@ test_expect_success 'degenerate outputs are refused' '
 	pyspec pyconst "        y[...] = 3.0 if x.size > 2 else x * alpha" &&
 	rconfigure --tasks=py --python-env="$ENV" >conf.log &&
 	! expected pyconst && grep -q "degenerate task: writing the constant 3 into every element of output .y." pyconst.log
+'
+
+test_expect_success 'one listed case constant, another varying: not degenerate (a constant kernel fails there)' '
+	cd p &&
+	pyspec pyrelu "        y[...] = 0.0 if rows == 37 else x * alpha" &&
+	sed -i "s/verify: \[{rows: 3, cols: 5}/verify: [{rows: 5, cols: 7}/" tasks/pyrelu.yaml && grep -q "rows: 5, cols: 7" tasks/pyrelu.yaml &&
+	rconfigure --tasks=py --python-env="$ENV" >conf.log &&
+	expected pyrelu && rm tasks/pyrelu.yaml
 '
 
 test_expect_success LONG 'a small output that is never finite is refused too (a kernel writing NaN would pass)' '
