@@ -76,6 +76,17 @@ test_expect_success 'a reference past its memory limit (a 17 GiB malloc) is refu
 		out/v/fakemem/reference 2>err; test $? = 2; } && cat err &&
 	grep -q "the reference failed" err && grep -q "killed by signal" err && rm -f tasks/fakemem.yaml
 '
+test_expect_success LONG 'a hidden or bench size whose reference runs out of memory goes to the GPU oracle; the variant stands' '
+	sed "s/fakescale/fakebig/g; s/^      for (int i = 0; i < n; i++)\$/      if (n > 60000 \&\& !malloc((size_t)17 << 30)) abort();\n&/" \
+		tasks/fakescale.yaml >tasks/fakebig.yaml &&
+	sed -i "s/^reference: |/reference: |\n  #include <stdlib.h>/" tasks/fakebig.yaml && grep -q "17 << 30" tasks/fakebig.yaml &&
+	fake_variant fakebig fakebig 2>err && grep -q "past its budget: checked by the GPU oracle instead" err &&
+	test "$(field out/v/fakebig/expected.json "[r[\"oracle\"] for r in d[\"runs\"] if r[\"set\"] != \"hidden\"]")" = \
+		"$(python3 -c "print([\"reference\"] * 6 + [\"gpu\"])")" &&
+	field out/v/fakebig/expected.json "[r for r in d[\"runs\"] if \"cpu_dropped\" in r][0][\"cpu_dropped\"]" | grep -q "killed by signal" &&
+	candidate ok fakebig && expect ok fakebig && rm -f tasks/fakebig.yaml &&
+	test "$(field runs/ok.fakebig/verify.json "d[\"checked\"][\"gpu_oracle_runs\"] >= 2")" = True
+'
 test_expect_success 'an honest candidate: correct at every size, timed, every kept call checked, the parent clock calm' '
 	candidate ok fakescale && expect ok fakescale &&
 	test "$(field runs/ok.fakescale/verify.json "d[\"bench_checked\"]")" = True &&

@@ -127,6 +127,10 @@ main(int argc, char **argv)
 			}
 			free(ref[i]);
 		}
+		if (fflush(out) != 0) { /* each case whole in OUTFILE: verify --expected counts the cases done */
+			perror(argv[1]);
+			return 1;
+		}
 	}
 	if (referencedone() < 0)
 		return 3;
