@@ -21,14 +21,14 @@ echo '{"gpu": null}' >calibration.json
 candidate() {
 	d=out/v/$2 r=runs/$1.$2
 	fake_candidate $1 $r &&
-	"$RETORT_BIN/verify" --bench --timeout 3 --lock-dir gpu -o $r/verify.json $r/bench.json $d/task.json \
+	"$RETORT_BIN/verify" --bench --timeout 3 --lock-dir gpu --cache-dir cache -o $r/verify.json $r/bench.json $d/task.json \
 		$r/compile.json $d/harness $d/expected.json calibration.json $d/oracle.json $d/baseline.json
 }
 # the same, verify and bench apart: two harnesses
 candidate_apart() {
 	d=out/v/$2 r=runs/$1.$2
 	fake_candidate $1 $r &&
-	"$RETORT_BIN/verify" --timeout 3 --lock-dir gpu -o $r/verify.json $d/task.json $r/compile.json $d/harness \
+	"$RETORT_BIN/verify" --timeout 3 --lock-dir gpu --cache-dir cache -o $r/verify.json $d/task.json $r/compile.json $d/harness \
 		$d/expected.json $d/oracle.json &&
 	"$RETORT_BIN/bench" --timeout 3 --lock-dir gpu -o $r/bench.json $d/task.json $r/verify.json $r/compile.json \
 		$d/harness calibration.json $d/baseline.json
@@ -50,7 +50,7 @@ test_expect_success 'the linker exports every runtime call the guard defines, an
 	test -s defined && diff defined exported
 '
 test_expect_success 'expected.json: every verify size three times, each hidden size and the bench size once; answers for the owner only' '
-	nh=$(field out/v/fakescale/task.json "len(d[\"cases\"][\"hidden\"])") && test "$nh" -ge 16 &&
+	nh=$(field out/v/fakescale/task.json "len(d[\"cases\"][\"hidden\"])") && test "$nh" = 2 &&
 	test "$(field out/v/fakescale/expected.json "[r[\"set\"] for r in d[\"runs\"]]")" = \
 		"$(python3 -c "print([\"verify\"] * 6 + [\"hidden\"] * $nh + [\"bench\"])")" &&
 	test "$(field out/v/fakescale/expected.json "d[\"runs\"][-1][\"oracle\"]")" = reference &&
@@ -58,12 +58,14 @@ test_expect_success 'expected.json: every verify size three times, each hidden s
 	test "$(stat -c %a out/v/fakescale/expected.bin)" = 600 &&
 	test "$(field out/v/fakescale/expected.json "len({r[\"scalars\"][0] for r in d[\"runs\"]})")" = $((nh + 7)) &&
 	test "$(field out/v/fakescale/expected.json "sorted({r[\"poison\"] for r in d[\"runs\"]})")" = \
-		"['"'"'huge'"'"', '"'"'ones'"'"', '"'"'previous'"'"', '"'"'random'"'"', '"'"'zeros'"'"']"
+		"['"'"'huge'"'"', '"'"'ones'"'"', '"'"'random'"'"', '"'"'zeros'"'"']"
 '
-test_expect_success 'hidden sizes: every residue mod 16, the small degenerate ones, a large ragged one; none in the prompt' '
-	test "$(field out/v/fakescale/task.json "sorted({c[\"sizes\"][\"n\"] % 16 for c in d[\"cases\"][\"hidden\"]})")" = \
+test_expect_success 'hidden sizes: a pool of every residue mod 16 and the small degenerate ones, a large ragged one; none in the prompt' '
+	test "$(field out/v/fakescale/task.json "sorted({c[\"sizes\"][\"n\"] % 16 for c in d[\"cases\"][\"pool\"]})")" = \
 		"$(python3 -c "print(list(range(16)))")" &&
-	test "$(field out/v/fakescale/task.json "sorted(c[\"sizes\"][\"n\"] for c in d[\"cases\"][\"hidden\"])[:2]")" = "[2, 3]" &&
+	test "$(field out/v/fakescale/task.json "sorted(c[\"sizes\"][\"n\"] for c in d[\"cases\"][\"pool\"])[:2]")" = "[2, 3]" &&
+	test "$(field out/v/fakescale/task.json "[sum(c[\"slot\"] == s for c in d[\"cases\"][\"pool\"]) for s in range(16)]")" = \
+		"$(python3 -c "print([4] * 16)")" &&
 	test "$(field out/v/fakescale/task.json "65536 - 48 <= max(c[\"sizes\"][\"n\"] for c in d[\"cases\"][\"hidden\"]) < 65536")" = True
 '
 test_expect_success 'a reference past its memory limit (a 17 GiB malloc) is refused, not left to the OOM killer' '
@@ -90,9 +92,10 @@ test_expect_success LONG 'a hidden or bench size whose reference runs out of mem
 test_expect_success 'an honest candidate: correct at every size, timed, every kept call checked, the parent clock calm' '
 	candidate ok fakescale && expect ok fakescale &&
 	test "$(field runs/ok.fakescale/verify.json "d[\"bench_checked\"]")" = True &&
-	test "$(field runs/ok.fakescale/verify.json "len(d[\"runs\"])")" = "$(field out/v/fakescale/expected.json "len(d[\"runs\"])")" &&
+	np=$(field runs/ok.fakescale/verify.json "d[\"hidden_pool\"][\"drawn\"]") && test "$np" = 18 &&
+	test "$(field runs/ok.fakescale/verify.json "len(d[\"runs\"])")" = $(($(field out/v/fakescale/expected.json "len(d[\"runs\"])") + np)) &&
 	test "$(field runs/ok.fakescale/verify.json "[d[\"checked\"][k] for k in (\"listed_runs\", \"hidden_runs\", \"gpu_oracle_runs\", \"unjudged_runs\", \"offsets\", \"ties\", \"specials\")]")" = \
-		"[7, $(field out/v/fakescale/task.json "len(d[\"cases\"][\"hidden\"])"), 0, 0, False, False, False]" &&
+		"[7, $(($(field out/v/fakescale/task.json "len(d[\"cases\"][\"hidden\"])") + np)), 0, 0, False, False, False]" &&
 	test "$(field runs/ok.fakescale/verify.json "len(d[\"checked\"][\"poisons\"])")" = 5 &&
 	test "$(field runs/ok.fakescale/bench.json "d[\"cases\"][0][\"checks\"][\"kept\"]")" -ge 4 &&
 	test "$(field runs/ok.fakescale/bench.json "d[\"cases\"][0][\"checks\"][\"passed\"]")" = \
@@ -110,6 +113,32 @@ test_expect_success 'an honest candidate: correct at every size, timed, every ke
 	field runs/ok.fakeheavy/bench.json "d[\"cases\"][0][\"parent_clock\"]" &&
 	test "$(field runs/ok.fakeheavy/bench.json \
 		"(lambda p: abs(p[\"excess_ms\"]) <= p[\"noise_ms\"] + 0.3)(d[\"cases\"][0][\"parent_clock\"])")" = True
+'
+# pooled R SOURCE HASH: SOURCE built into runs/R, compile.json saying its
+# source hashes to HASH, and verified (no bench) on fakescale
+pooled() {
+	mkdir -p runs/$1 && cc -shared -fPIC -O1 -o runs/$1/cand.so "$2" &&
+	echo "{\"status\": \"ok\", \"source_sha256\": \"$3\"}" >runs/$1/compile.json &&
+	"$RETORT_BIN/verify" --timeout 3 --lock-dir gpu --cache-dir cache -o runs/$1/verify.json out/v/fakescale/task.json \
+		runs/$1/compile.json out/v/fakescale/harness out/v/fakescale/expected.json out/v/fakescale/oracle.json
+}
+sizes() { field runs/$1/verify.json "[r[\"case\"] for r in d[\"runs\"]]"; }
+test_expect_success 'the hidden pool: each candidate draws its own sizes, the same candidate the same ones, from the cache' '
+	pooled a1 "$FAKE/ok.c" aaaa && pooled a2 "$FAKE/ok.c" aaaa && pooled b1 "$FAKE/ok.c" bbbb &&
+	test "$(field runs/a1/verify.json "d[\"verdict\"]")" = correct && test "$(sizes a1)" = "$(sizes a2)" &&
+	test "$(sizes a1)" != "$(sizes b1)" &&
+	test "$(field runs/a2/verify.json "d[\"hidden_pool\"][\"cached\"] == d[\"hidden_pool\"][\"drawn\"] == 18")" = True &&
+	test "$(field runs/b1/verify.json "d[\"hidden_pool\"][\"cached\"] < 18")" = True &&
+	test "$(stat -c %a cache/pool/$(ls cache/pool | head -n 1))" = 600
+'
+test_expect_success 'a kernel right only at the sizes it was shown and told: the next candidate draws others and is caught' '
+	{ printf "static const int known[] = { %s };\n" "$(sizes a1 | tr -d "[]'"'"'n=" )" &&
+	  printf "%s\n" "void scale(const float *x, float *y, int n, float alpha)" "{" "	int k = 0;" \
+		"	for (unsigned i = 0; i < sizeof known / sizeof *known; i++)" "		k |= known[i] == n;" \
+		"	for (int i = 0; i < n; i++)" "		y[i] = alpha * x[i] + (k ? 1.0f : 0.0f);" "}"; } >told.c &&
+	pooled told1 told.c aaaa && test "$(field runs/told1/verify.json "d[\"verdict\"]")" = correct &&
+	pooled told2 told.c cccc && test "$(field runs/told2/verify.json "d[\"verdict\"]")" = mismatch &&
+	field runs/told2/verify.json "d[\"feedback\"]" | grep -q "a size the task does not list"
 '
 # (the full tier's: hang waits out verify's timeout; alternate, late's twin)
 for c in wrong-bench tail late alternate cache scalar modify oob crash hang openfile timer forge; do

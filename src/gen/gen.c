@@ -714,7 +714,7 @@ sampleedges(struct buf *b, const struct opts *o, const struct variant *v, int la
 				bufprintf(b, " %s/v/%s/oracle.json %s/v/%s/baseline.json", d, id, d, id);
 			bufputs(b, " | ");
 			rounddir(b, o, v, lang, s, r);
-			bufprintf(b, "/%s %s/v/%s/expected.bin", cand, d, id);
+			bufprintf(b, "/%s %s/v/%s/expected.bin %s/v/%s/reference", cand, d, id, d, id);
 			if (v->hasbaseline) /* the oracle's outputs, beside oracle.json; the baseline bench's oracle runs */
 				bufprintf(b, " %s/v/%s/oracle.bin %s/v/%s/%s", d, id, d, id, v->pybaseline ? "baseline.py" : "baseline.so");
 			bufputs(b, " $bindir/verify $bindir/bench\n");

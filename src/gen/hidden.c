@@ -11,7 +11,7 @@
 
 /* the budget of the small cases: the CPU reference runs them all, per variant */
 static const double SMALL_BYTES = 64.0 * 1024 * 1024, SMALL_FLOPS = 2e9, LARGE_BYTES = 4.0 * 1024 * 1024 * 1024;
-enum { NRESIDUE = 16, TRIES = 200, NQUOT = 8 };
+enum { NRESIDUE = 16, TRIES = 200, NQUOT = 8, POOL = HIDDEN_POOL };
 
 struct dom {
 	size_t n;
@@ -22,6 +22,8 @@ struct dom {
 	double quot[MAXSIZEARGS][MAXSIZEARGS][NQUOT];
 	unsigned char nquot[MAXSIZEARGS][MAXSIZEARGS];
 	uint64_t rng;
+	int slot;             /* drawing the pool: the slot its draws fill; else -1 */
+	int tries;            /* a residue's draws before it gives up (fewer for a slot's later alternatives) */
 };
 
 /* q joins the quotients of (s, t) when new */
@@ -230,15 +232,21 @@ listed(const struct hiddenask *q, json_t *out, const double *v)
 	return 0;
 }
 
-static void
-add(const struct hiddenask *q, json_t *out, json_t *cs, const double *v)
+/* cs joins out unless its sizes are listed or already drawn; 1 when it did.
+ * In the pool (d->slot >= 0) it carries its slot */
+static int
+add(const struct hiddenask *q, const struct dom *d, json_t *out, json_t *cs, const double *v)
 {
 	if (!cs)
-		return;
-	if (listed(q, out, v))
+		return 0;
+	if (listed(q, out, v)) {
 		json_decref(cs);
-	else
-		json_array_append_new(out, cs);
+		return 0;
+	}
+	if (d->slot >= 0)
+		json_object_set_new(cs, "slot", json_integer(d->slot));
+	json_array_append_new(out, cs);
+	return 1;
 }
 
 /* a small case of residue r (sizes shrink until it fits the budget) */
@@ -248,37 +256,45 @@ residue(const struct hiddenask *q, struct dom *d, int r, json_t *out)
 	double v[MAXSIZEARGS], cap = d->nfree == 1 ? 1 << 16 : d->nfree == 2 ? 1024 : d->nfree == 3 ? 256 : pow(1 << 24, 1.0 / d->nfree);
 	int k;
 
-	for (k = 0; k < TRIES; k++) {
+	for (k = 0; k < d->tries; k++) {
 		json_t *cs;
 		small(d, cap, r, v);
-		if ((cs = tryeval(q, d, v, SMALL_BYTES, SMALL_FLOPS))) {
-			add(q, out, cs, v);
+		if ((cs = tryeval(q, d, v, SMALL_BYTES, SMALL_FLOPS)) && add(q, d, out, cs, v))
 			return;
-		}
 		if (k % 8 == 7)
 			cap = fmax(4, cap / 2);
 	}
 }
 
-/* free size s at 1, 2 and 3, the others small */
+/* the pool's slots so far */
+static int
+nslots(json_t *pool)
+{
+	json_t *last = json_array_get(pool, json_array_size(pool) - 1);
+
+	return last ? (int)jint(last, "slot", 0) + 1 : 0;
+}
+
+/* free size s at 1, 2 and 3, the others small: a pool slot each, POOL
+ * alternatives in it */
 static void
 degenerate(const struct hiddenask *q, struct dom *d, size_t s, json_t *out)
 {
 	double v[MAXSIZEARGS], want;
-	int k;
+	int k, alt;
 
 	for (want = 1; want <= 3; want++) {
 		if (want < d->lo[s] || fmod(want, d->mult[s]) != 0)
 			continue;
-		for (k = 0; k < TRIES; k++) {
-			json_t *cs;
-			small(d, k < TRIES / 2 ? 64 : 8, k, v);
-			v[s] = want;
-			if ((cs = tryeval(q, d, v, SMALL_BYTES, SMALL_FLOPS))) {
-				add(q, out, cs, v);
-				break;
+		d->slot = nslots(out);
+		for (alt = 0; alt < POOL; alt++)
+			for (k = 0; k < (alt ? TRIES / 8 : TRIES); k++) {
+				json_t *cs;
+				small(d, k < TRIES / 2 ? 64 : 8, k + alt * 7, v);
+				v[s] = want;
+				if ((cs = tryeval(q, d, v, SMALL_BYTES, SMALL_FLOPS)) && add(q, d, out, cs, v))
+					break;
 			}
-		}
 	}
 }
 
@@ -302,26 +318,26 @@ ragged(const struct hiddenask *q, struct dom *d, double share, json_t *out)
 			b -= b >= 96 ? 1 + 2 * pick(d, 0, 23) : pick(d, 1, floor(b / 2));
 			v[s] = fmax(b, 1) * m;
 		}
-		if ((cs = tryeval(q, d, v, LARGE_BYTES, INFINITY))) {
-			add(q, out, cs, v);
+		if ((cs = tryeval(q, d, v, LARGE_BYTES, INFINITY)) && add(q, d, out, cs, v))
 			return;
-		}
 	}
 }
 
 json_t *
-hiddencases(const struct hiddenask *q)
+hiddencases(const struct hiddenask *q, json_t **pool)
 {
 	json_t *out = json_array();
 	struct dom d;
 	char hex[65];
 	struct sha sh;
 	size_t s;
-	int r;
+	int r, k;
 
+	*pool = json_array();
 	if (!q->n || !json_array_size(q->bench))
 		return out;
 	infer(q, &d);
+	d.slot = -1;
 	if (!d.nfree)
 		return out;
 	shainit(&sh);
@@ -330,11 +346,16 @@ hiddencases(const struct hiddenask *q)
 	shahex(&sh, hex);
 	hex[16] = 0;
 	d.rng = strtoull(hex, NULL, 16);
+	/* the pool: POOL alternatives a slot, a slot per residue and per small size */
 	for (r = 0; r < NRESIDUE; r++)
-		residue(q, &d, r, out);
+		for (k = 0, d.slot = nslots(*pool); k < POOL; k++) {
+			d.tries = k ? TRIES / 8 : TRIES;
+			residue(q, &d, r, *pool);
+		}
 	for (s = 0; s < d.n; s++)
-		if (!d.fixed[s] && json_array_size(out) < 24)
-			degenerate(q, &d, s, out);
+		if (!d.fixed[s] && nslots(*pool) < 24)
+			degenerate(q, &d, s, *pool);
+	d.slot = -1;
 	ragged(q, &d, 1.0 / 8, out);
 	ragged(q, &d, 1, out);
 	return out;

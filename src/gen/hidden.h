@@ -18,10 +18,18 @@
  *   - a medium shape (about an eighth of the first bench case's elements)
  *     and a large one just below the bench case, every free size ragged.
  *
+ * The small ones (residue and degenerate) go into *pool: a slot per
+ * residue and per small size (at most 24 slots), up to HIDDEN_POOL
+ * distinct alternatives in each, every case carrying its "slot". verify
+ * picks one alternative a slot per candidate, seeded by the cache's
+ * secret and the candidate's hash (doc/verification.md). The medium and
+ * large ones are returned: every candidate of the variant runs them.
+ *
  * Each is evaluated by q->eval, which returns the case object or NULL
  * when the sizes fall outside the spec (a shape that is not a positive
  * integer, a cap); such draws are dropped. Returns the cases as an array
- * (possibly empty). doc/specs.md (hidden cases) says the same for users.
+ * (possibly empty), the pool's in *pool (possibly empty).
+ * doc/specs.md (hidden cases) says the same for users.
  */
 #ifndef RETORT_HIDDEN_H
 #define RETORT_HIDDEN_H
@@ -41,6 +49,8 @@ struct hiddenask {
 	void *ctx;
 };
 
-json_t *hiddencases(const struct hiddenask *q);
+enum { HIDDEN_POOL = 4 };
+
+json_t *hiddencases(const struct hiddenask *q, json_t **pool);
 
 #endif

@@ -1399,9 +1399,9 @@ hiddeneval(void *p, const double *vals, double maxbytes)
 	return cs;
 }
 
-/* the hidden cases of the listed ones (hidden.h) */
+/* the hidden cases of the listed ones, the small ones' pool in *pool (hidden.h) */
 static json_t *
-hidden(struct ctx *c, json_t *verify, json_t *bench)
+hidden(struct ctx *c, json_t *verify, json_t *bench, json_t **pool)
 {
 	const char *names[MAXARGS];
 	struct hiddenask q = { c->vid, names, 0, verify, bench, hiddeneval, c };
@@ -1410,7 +1410,7 @@ hidden(struct ctx *c, json_t *verify, json_t *bench)
 	for (i = 0; i < c->nargs; i++)
 		if (c->args[i].kind == ARG_SIZE)
 			names[q.n++] = c->args[i].name;
-	return hiddencases(&q);
+	return hiddencases(&q, pool);
 }
 
 /* the verify and bench cases into j's "cases", and the hidden ones drawn
@@ -1429,8 +1429,11 @@ setcases(struct ctx *c, json_t *j, int e0)
 		checkkeys(c, sizes, "sizes", (const char *const[]){ "verify", "bench", NULL }, NULL);
 		json_t *verify = evalcases(c, sizes, "verify", 0), *bench = evalcases(c, sizes, "bench", 1);
 		cases = json_pack("{s:o,s:o}", "verify", verify, "bench", bench);
-		if (c->errors == e0)
-			json_object_set_new(cases, "hidden", hidden(c, verify, bench));
+		if (c->errors == e0) {
+			json_t *pool;
+			json_object_set_new(cases, "hidden", hidden(c, verify, bench, &pool));
+			json_object_set_new(cases, "pool", pool);
+		}
 		json_object_set_new(j, "cases", cases);
 	}
 }

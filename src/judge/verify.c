@@ -17,6 +17,11 @@
  *     all together. It writes those runs and outputs; with --no-bench
  *     (configure found no GPU) none at the bench sizes, and expected.json
  *     says so (bench_sizes false), which a verify on a GPU refuses.
+ *     The candidate form first draws the candidate's small hidden
+ *     cases from task.json's pool (seeded by the secret and the
+ *     candidate's hash; with --cache-dir) and has the CPU reference
+ *     (REFERENCE beside EXPECTED_JSON, in the sandbox) compute those the
+ *     cache dir lacks, before it takes the GPU.
  *     The candidate form runs cand.so or cand.py (beside COMPILE_JSON)
  *     through the harness in the sandbox, every run in order, in one CUDA
  *     context. The child draws the inputs on the device and never sees
@@ -31,7 +36,8 @@
  *
  * FILES
  *     expected.json, expected.bin, oracle.json, oracle.bin (owner-only),
- *     verify.json; CACHE/secret; the GPU lock files in --lock-dir.
+ *     verify.json; CACHE/secret; CACHE/pool/SHA.bin, the pool cases'
+ *     expected outputs (owner-only); the GPU lock files in --lock-dir.
  *
  * EXIT STATUS
  *     0 written, whatever the candidate did; 1 infrastructure (the GPU
@@ -62,6 +68,7 @@
 #include "proto.h"
 #include "../lib/round.h"
 #include "../lib/schema.h"
+#include "../lib/sha.h"
 #include "../lib/status.h"
 #include "../jail/sandbox.h"
 #include "../lib/tensor.h"
@@ -718,6 +725,7 @@ struct vrun {
 	int gpu;              /* checked against the GPU oracle */
 	char text[512];       /* its inputs, for the teacher */
 	long long oracleat;   /* where oracle.bin holds the oracle's outputs (-1: nowhere) */
+	long long poolat;     /* a pool case's: where its expected outputs are in the pool's (-1: not one) */
 };
 
 /*
@@ -807,6 +815,7 @@ loadruns(const struct task *t, json_t *exp, json_t *rec, int *nrun)
 		v[k].c = all + ci;
 		v[k].gpu = !strcmp(jstr(r, "oracle", ""), "gpu");
 		v[k].oracleat = -1;
+		v[k].poolat = -1;
 		if (runfromjson(t, v[k].c, r, &v[k].in) < 0)
 			die(EXIT_USAGE, "expected.json: run %zu has bad draws", k + 1);
 		runtext(t, v[k].c, &v[k].in, v[k].text, sizeof v[k].text);
@@ -836,6 +845,7 @@ struct wants {
 	const unsigned char *exp, *oracle;
 	size_t explen, oraclelen;
 	struct buf *save;
+	struct buf pool;      /* the drawn pool cases' expected outputs (drawpool) */
 };
 
 /* one candidate's verification: what candidate() sets up and its runs
@@ -852,6 +862,7 @@ struct judge {
 	struct harness h;
 	struct result res;
 	double startsec;            /* the harness's start, to its first reply */
+	json_t *pooljson;           /* the pool runs' JSON (the vruns point into it) */
 };
 
 /* one run's outputs, fetched to h's shared memory, against what wants has
@@ -862,6 +873,10 @@ judgerun(const struct task *t, struct vrun *v, const struct harness *h,
 {
 	size_t n = hshmbytes(t, v->c, 1), at = (size_t)jint(v->json, "offset", 0);
 
+	if (v->poolat >= 0) {
+		checkrun(t, v, h, w->pool.s + v->poolat, WANT_REF, 1, "", res);
+		return;
+	}
 	if (v->gpu) {
 		if (w->save) { /* the baseline is not its own oracle: its outputs become the oracle's */
 			v->oracleat = (long long)w->save->n;
@@ -1097,6 +1112,253 @@ oraclesave(const struct opts *o, const struct buf *save, json_t *rec)
 	return bin;
 }
 
+/* ------------------------------------------- the hidden pool, per candidate */
+
+/* what one candidate's pool cases may cost the CPU reference: the sum of
+ * their flops and tensor bytes, and its wall clock (doc/verification.md) */
+static const double POOL_MAX_FLOPS = 4e9, POOL_MAX_BYTES = 512.0 * 1024 * 1024;
+enum { POOL_SECONDS = 60 };
+
+/* a 64-bit number from sha256(secret, fields...) */
+static uint64_t
+keyed(const unsigned char key[32], const char *const *fields)
+{
+	struct sha h;
+	char hex[65];
+
+	shainit(&h);
+	shaadd(&h, key, 32);
+	for (; *fields; fields++)
+		shaaddfield(&h, *fields);
+	shahex(&h, hex);
+	hex[16] = 0;
+	return strtoull(hex, NULL, 16);
+}
+
+/* the candidate's hash: compile's source_sha256, else its built file's */
+static char *
+candhash(json_t *comp, const char *sopath)
+{
+	struct buf b;
+	char hex[65];
+
+	if (*jstr(comp, "source_sha256", ""))
+		return xstrdup(jstr(comp, "source_sha256", ""));
+	bufinit(&b, (size_t)1 << 31);
+	if (readfile(sopath, &b) < 0)
+		die(EXIT_RETRY, "cannot read '%s':", sopath);
+	sha256hex(b.s ? b.s : "", b.n, hex);
+	buffree(&b);
+	return xstrdup(hex);
+}
+
+/* a drawn pool case: its index in t->pool, inputs, plan line and cache file */
+struct pick {
+	int idx;
+	struct runin in;
+	char *line, *cache;
+	long long at;         /* where its outputs are in w->pool; -1 until known */
+};
+
+/* the missing picks' outputs computed by the reference, jailed as
+ * --expected runs it, each written to its cache file; those it did not
+ * finish are left at -1 (the log says why) */
+static void
+poolcompute(const struct opts *o, const struct task *t, const char *reference, const char *venv, struct pick *p,
+            int n, struct buf *pool, struct buf *log)
+{
+	struct buf plan, got;
+	char *work, *outp;
+	size_t want = 0, off = 0;
+	int k;
+
+	bufinit(&plan, (size_t)1 << 28);
+	for (k = 0; k < n; k++)
+		if (p[k].at < 0) {
+			bufputs(&plan, p[k].line);
+			want += refoutbytes(t, &t->pool[p[k].idx]);
+		}
+	if (!plan.n) {
+		buffree(&plan);
+		return;
+	}
+	if (!(work = tempdir(o->out, "pool")))
+		die(EXIT_RETRY, "cannot make a folder for '%s':", o->out);
+	refbudget = POOL_SECONDS;
+	refdeadline = now() + POOL_SECONDS;
+	if (runreference(reference, venv, work, plan.s, "pool.bin", (double)want, POOL_SECONDS, log) < 0)
+		warn("%s: the reference failed on this candidate's hidden cases: %.300s", t->id, log->s ? log->s : "");
+	outp = xasprintf("%s/pool.bin", work);
+	bufinit(&got, want + 1);
+	if (readfile(outp, &got) < 0)
+		got.n = 0;
+	for (k = 0; k < n; k++) {
+		size_t len = refoutbytes(t, &t->pool[p[k].idx]);
+		if (p[k].at >= 0)
+			continue;
+		if (off + len > got.n)
+			break; /* this one and the rest: not finished */
+		if (writefilemode(p[k].cache, got.s + off, len, 0600) < 0)
+			die(EXIT_RETRY, "cannot write '%s':", p[k].cache);
+		p[k].at = (long long)pool->n;
+		if (bufput(pool, got.s + off, len) < 0)
+			die(EXIT_RETRY, "the hidden cases' outputs take more than %zu bytes", pool->max);
+		off += len;
+	}
+	buffree(&got);
+	buffree(&plan);
+	free(outp);
+	tempdone(work);
+	free(work);
+}
+
+/*
+ * The candidate's hidden pool cases (task.json's "pool", hidden.h): per
+ * slot one alternative, picked by sha256(secret, variant, candidate's
+ * hash, slot), while the picks' flops and bytes stay within the budget.
+ * Their inputs are the pool case's own (seeded by the secret and its
+ * index), so the expected outputs of a case are the same for every
+ * candidate that draws it: they are cached in CACHE/pool/, keyed by the
+ * variant, the reference's bytes and the case's plan line, and computed
+ * (the CPU reference, in the sandbox, before the GPU is taken) only when
+ * missing. The runs join j's after the expected ones; the record's
+ * hidden_pool says what was drawn.
+ */
+static void
+drawpool(const struct opts *o, struct judge *j, json_t *comp, const char *exppath)
+{
+	const struct task *t = j->t;
+	json_t *info = json_object(), *recs = json_object_get(j->res.rec, "runs");
+	unsigned char key[32];
+	char err[512], refhex[65], *hash = NULL, *reference = sibling(exppath, "reference");
+	const char *venv = taskpython(t) ? o->pyenv : NULL, *why = NULL;
+	struct pick *p = xcalloc((size_t)t->npool + 1, sizeof *p);
+	struct buf refbytes, log;
+	double flops = 0, bytes = 0, t0 = now();
+	int k, n = 0, slot = -1, nslot = 0, cached = 0, skipped = 0, done = 0;
+
+	json_object_set_new(j->res.rec, "hidden_pool", info);
+	bufinit(&refbytes, (size_t)1 << 31);
+	bufinit(&log, 1 << 16);
+	if (!t->npool)
+		why = "none: the task's domain has no small shapes";
+	else if (!o->cachedir)
+		why = "not drawn: no --cache-dir (the secret)";
+	else if (taskpython(t) && !o->pyenv)
+		why = "not drawn: a Python reference and no --python-env";
+	else if (readfile(reference, &refbytes) < 0 || !refbytes.n)
+		why = "not drawn: no reference beside expected.json";
+	else if (secretload(o->cachedir, key, err, sizeof err) < 0)
+		die(EXIT_RETRY, "%s", err);
+	if (why) {
+		json_object_set_new(info, "why", json_string(why));
+		goto out;
+	}
+	sha256hex(refbytes.s, refbytes.n, refhex);
+	hash = candhash(comp, j->so);
+	for (k = 0; k < t->npool; k = k + 1) {
+		const struct tcase *c = &t->pool[k];
+		int m = k, nalt = 0, pick;
+		char sl[16];
+		if (c->slot == slot)
+			continue;
+		slot = c->slot;
+		nslot++;
+		while (m < t->npool && t->pool[m].slot == slot)
+			m++, nalt++;
+		snprintf(sl, sizeof sl, "%d", slot);
+		pick = k + (int)(keyed(key, (const char *const[]){ t->id, "pool", hash, sl, NULL }) % (uint64_t)nalt);
+		c = &t->pool[pick];
+		if (flops + c->flops > POOL_MAX_FLOPS || bytes + (double)casebytes(t, c) > POOL_MAX_BYTES) {
+			skipped++;
+			continue;
+		}
+		flops += c->flops;
+		bytes += (double)casebytes(t, c);
+		p[n].idx = pick;
+		p[n].at = -1;
+		{
+			struct buf line;
+			char hex[65];
+			struct sha h;
+			bufinit(&line, (size_t)1 << 26);
+			/* the dists, offsets, poisons and specials take turns over the slots */
+			runinputs(t, c, key, "pool", pick, slot, slot % 2, &p[n].in);
+			p[n].in.poison = slot % POISON_COUNT;
+			planline(&line, t, c, &p[n].in, NULL);
+			p[n].line = xstrdup(line.s);
+			buffree(&line);
+			shainit(&h);
+			shaaddfield(&h, t->id);
+			shaaddfield(&h, refhex);
+			shaaddfield(&h, p[n].line);
+			shahex(&h, hex);
+			p[n].cache = xasprintf("%s/pool/%s.bin", o->cachedir, hex);
+		}
+		{
+			struct buf b;
+			size_t len = refoutbytes(t, c);
+			bufinit(&b, len + 1);
+			if (readfile(p[n].cache, &b) == 0 && b.n == len) {
+				p[n].at = (long long)j->w.pool.n;
+				if (bufput(&j->w.pool, b.s, len) < 0)
+					die(EXIT_RETRY, "the hidden cases' outputs take more than %zu bytes", j->w.pool.max);
+				cached++;
+			}
+			buffree(&b);
+		}
+		n++;
+	}
+	if (cached < n) {
+		char *dir = xasprintf("%s/pool", o->cachedir);
+		if (mkdirp(dir) < 0)
+			die(EXIT_RETRY, "cannot make '%s':", dir);
+		free(dir);
+		poolcompute(o, t, reference, venv, p, n, &j->w.pool, &log);
+	}
+	/* the runs, after the expected ones */
+	j->v = xrealloc(j->v, ((size_t)j->nrun + (size_t)n + 1) * sizeof *j->v);
+	for (k = 0; k < n; k++) {
+		struct vrun *v = &j->v[j->nrun];
+		const struct tcase *c = &t->pool[p[k].idx];
+		if (p[k].at < 0)
+			continue; /* the reference did not finish it */
+		done++;
+		memset(v, 0, sizeof *v);
+		v->c = c;
+		v->in = p[k].in;
+		v->oracleat = -1;
+		v->poolat = p[k].at;
+		runtext(t, c, &v->in, v->text, sizeof v->text);
+		v->json = runjson(t, &v->in);
+		json_object_update_new(v->json, json_pack("{s:s,s:i,s:i,s:s,s:s}", "set", "pool", "case", p[k].idx, "run", 0,
+		                                          "label", c->label, "oracle", "reference"));
+		json_array_append_new(j->pooljson, v->json);
+		v->rec = json_pack("{s:s,s:s,s:s}", "case", c->label, "inputs", v->text, "oracle", "reference");
+		json_array_append_new(recs, v->rec);
+		j->nrun++;
+	}
+	json_object_set_new(info, "slots", json_integer(nslot));
+	json_object_set_new(info, "drawn", json_integer(n));
+	json_object_set_new(info, "cached", json_integer(cached));
+	json_object_set_new(info, "computed", json_integer(done - cached));
+	json_object_set_new(info, "skipped", json_integer(skipped));
+	json_object_set_new(info, "dropped", json_integer(n - done));
+	if (n > done)
+		json_object_set_new(info, "dropped_why", json_string(log.n > 300 ? log.s + log.n - 300 : log.s ? log.s : ""));
+	json_object_set_new(info, "cpu_seconds_wall", json_real(now() - t0));
+out:
+	for (k = 0; k < n; k++) {
+		free(p[k].line);
+		free(p[k].cache);
+	}
+	free(p);
+	free(hash);
+	free(reference);
+	buffree(&refbytes);
+	buffree(&log);
+}
+
 /* whether the candidate is to run: built, and a GPU here (else res->verdict says why not) */
 static int
 runnable(json_t *comp, struct result *res)
@@ -1223,6 +1485,8 @@ candidate(const struct opts *o, const char *taskpath, const char *compilepath, c
 		die(EXIT_USAGE, "%s", err);
 	bufinit(&j.res.feedback, 1 << 20);
 	bufinit(&save, (size_t)1 << 36);
+	bufinit(&j.w.pool, (size_t)1 << 32);
+	j.pooljson = json_array();
 	j.res.rec = json_object();
 	j.res.verdict = ST_CORRECT;
 	if (o->baseline) {
@@ -1259,12 +1523,17 @@ candidate(const struct opts *o, const char *taskpath, const char *compilepath, c
 	if (needoracle && !o->baseline)
 		oracleload(oraclejson, j.v, j.nrun, &j.w, &j.res);
 	benchchecked(o, &j.w, j.res.rec, needoracle, nbench);
+	j.so = sopath;
+	if (!o->baseline) /* before the GPU is taken: the CPU reference may run */
+		drawpool(o, &j, comp, exppath);
 	for (k = 0, j.shm = 0; k < SET_COUNT; k++) {
 		int n;
 		const struct tcase *cs = taskcases(&t, k, &n);
 		if (hshmbytes(&t, cs, n) > j.shm)
 			j.shm = hshmbytes(&t, cs, n);
 	}
+	if (hshmbytes(&t, t.pool, t.npool) > j.shm)
+		j.shm = hshmbytes(&t, t.pool, t.npool);
 	/* with --bench, room for bench's first case too (its pages made as it uses them) */
 	all = o->bench && t.nbench && hbenchshm(&t, &t.bench[0]) > j.shm ? hbenchshm(&t, &t.bench[0]) : j.shm;
 	if (hshm(&j.h, &t, all, j.shm) < 0)
@@ -1307,6 +1576,8 @@ write:
 	if (j.w.oracle)
 		munmap((void *)j.w.oracle, j.w.oraclelen);
 	free(j.v);
+	buffree(&j.w.pool);
+	json_decref(j.pooljson);
 	json_decref(j.res.rec);
 	json_decref(exp);
 	json_decref(comp);
@@ -1331,10 +1602,10 @@ main(int argc, char **argv)
 		{ "-o", "FILE", OPT_STR, &o.out, 0, 0, "the output: EXPECTED_JSON, VERIFY_JSON or ORACLE_JSON" },
 		{ "--expected", NULL, OPT_FLAG, &exp, 0, 0, "run the CPU reference: the expected outputs" },
 		{ "--baseline", NULL, OPT_FLAG, &o.baseline, 0, 0, "verify the spec's baseline: the GPU oracle" },
-		{ "--cache-dir", "DIR", OPT_STR, &o.cachedir, 0, 0, "where the secret lives (--expected)" },
+		{ "--cache-dir", "DIR", OPT_STR, &o.cachedir, 0, 0, "where the secret lives (--expected; a candidate's hidden pool, cached there)" },
 		{ "--no-bench", NULL, OPT_FLAG, &o.nobench, 0, 0, "--expected without the bench sizes, nor hidden ones larger than "
 		  "the verify sizes (checking specs)" },
-		{ "--python-env", "DIR", OPT_STR, &o.pyenv, 0, 0, "--expected: a Python reference's environment" },
+		{ "--python-env", "DIR", OPT_STR, &o.pyenv, 0, 0, "a Python reference's environment (--expected; a candidate's hidden pool)" },
 		{ "--ref-seconds", "S", OPT_INT, &o.refseconds, 1, 86400, "--expected: the reference's wall clock, its "
 		  "runs together (default 1800); past it the reference failed" },
 		OPTS_GPU(&o.gpus, &o.lockdir, &o.timeout),

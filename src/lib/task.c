@@ -95,7 +95,8 @@ cases(struct task *t, const char *which, struct tcase **arr, int *n, char *err, 
 			snprintf(err, errlen, "%s case %zu: %s", which, i + 1, why);
 			return -1;
 		}
-		(*arr)[i].hidden = !strcmp(which, casesets[SET_HIDDEN]);
+		(*arr)[i].hidden = !strcmp(which, casesets[SET_HIDDEN]) || !strcmp(which, "pool");
+		(*arr)[i].slot = (int)jint(cs, "slot", -1);
 	}
 	return 0;
 }
@@ -178,7 +179,8 @@ taskfrom(struct task *t, json_t *j, const char *path, char *err, size_t errlen)
 	}
 	if (cases(t, casesets[SET_VERIFY], &t->verify, &t->nverify, why, sizeof why) < 0 ||
 	    cases(t, casesets[SET_BENCH], &t->bench, &t->nbench, why, sizeof why) < 0 ||
-	    cases(t, casesets[SET_HIDDEN], &t->hidden, &t->nhidden, why, sizeof why) < 0) {
+	    cases(t, casesets[SET_HIDDEN], &t->hidden, &t->nhidden, why, sizeof why) < 0 ||
+	    cases(t, "pool", &t->pool, &t->npool, why, sizeof why) < 0) {
 		snprintf(err, errlen, "%s: %s", path, why);
 		return -1;
 	}
@@ -192,6 +194,7 @@ taskfree(struct task *t)
 	free(t->verify);
 	free(t->bench);
 	free(t->hidden);
+	free(t->pool);
 	memset(t, 0, sizeof *t);
 }
 

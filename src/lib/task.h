@@ -47,6 +47,7 @@ struct tcase {
 	double flops, bytes;
 	char label[256];             /* "rows=37, cols=4096" */
 	int hidden;                  /* one of the cases not shown in the prompt */
+	int slot;                    /* a pool case's slot (its alternatives share it), else -1 */
 };
 
 struct task {
@@ -54,8 +55,9 @@ struct task {
 	const char *id, *entry, *signature;
 	int nargs;
 	struct targ args[MAXARGS];
-	int nverify, nbench, nhidden;
+	int nverify, nbench, nhidden, npool;
 	struct tcase *verify, *bench, *hidden;
+	struct tcase *pool;          /* the small hidden cases' alternatives: verify picks a slot's one per candidate */
 };
 
 /* task.json's case lists, in the order verify runs them: "verify",
