@@ -159,6 +159,14 @@ test_expect_success 'one listed case constant, another varying: not degenerate (
 	expected pyrelu && rm tasks/pyrelu.yaml
 '
 
+test_expect_success 'an imported problem with degenerate outputs is kept, and expected.json says so' '
+	cd p &&
+	pyspec kbconst "        y[...] = 3.0 if x.size > 2 else x * alpha" &&
+	printf "origin: {source: kernelbench, file: \"level2/9_X.py\", level: 2, problem: 9}\n" >>tasks/kbconst.yaml &&
+	rconfigure --tasks=py --python-env="$ENV" >conf.log &&
+	expected kbconst && grep -q "degenerate task: writing the constant 3 .*an imported problem: kept" kbconst.log &&
+	field out/v/kbconst/expected.json "d[\"degenerate\"]" | grep -q "writing the constant 3" && rm tasks/kbconst.yaml
+'
 test_expect_success LONG 'a small output that is never finite is refused too (a kernel writing NaN would pass)' '
 	cd p &&
 	pyspec pynan "        y[...] = np.nan if x.size > 2 else x.sum() * alpha" "6" &&

@@ -278,6 +278,35 @@ examples(const struct task *t, const char *reference, const char *venv, const ch
 	free(out);
 }
 
+/* an imported problem's degenerate outputs (expected.json's degenerate), else NULL */
+static char *degenerate_why;
+
+/*
+ * A degenerate task: a hand-written or proposed spec's error (refuse). An
+ * imported problem (origin source kernelbench) is the benchmark's as it
+ * is, near-constant outputs and all (KernelBench's level2/9 is a ReLU of
+ * a mostly negative tail): it is kept, and expected.json and every
+ * candidate's verify.json say `degenerate` and why.
+ */
+static void
+degenerated(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static void
+degenerated(const char *fmt, ...)
+{
+	char msg[4096];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	if (!refusing_task || strcmp(jstr(json_object_get(refusing_task->json, "origin"), "source", ""), "kernelbench"))
+		refuse("%s", msg);
+	warn("%s (an imported problem: kept, and said in expected.json and every verify.json)", msg);
+	if (!degenerate_why)
+		degenerate_why = xstrdup(msg);
+}
+
 /* one output of one run: its finite values, their mean, and whether that
  * mean written everywhere passes the comparison */
 struct constcheck {
@@ -366,11 +395,11 @@ degenerate(const struct task *t, json_t *runs, const char *outbin, int largest)
 		if (!nruns)
 			continue;
 		if (nnan == nruns)
-			refuse("%s: degenerate task: output '%s' at %s has %zu finite values of %lld, so a kernel that "
+			degenerated("%s: degenerate task: output '%s' at %s has %zu finite values of %lld, so a kernel that "
 			    "writes NaN or Inf everywhere passes; change the sizes or inputs so that the output is finite",
 			    t->id, a->name, bc->label, big.finite, (long long)bc->numel[i]);
 		if (nbig && nconst == nbig)
-			refuse("%s: degenerate task: writing the constant %g into every element of output "
+			degenerated("%s: degenerate task: writing the constant %g into every element of output "
 			    "'%s' at %s passes the comparison (and each verify run's own mean passes at its run, all %zu); "
 			    "change the sizes, inputs or tolerances so that the output varies", t->id, big.mean, a->name,
 			    bc->label, nbig);
@@ -428,7 +457,7 @@ constantsmall(const struct task *t, json_t *runs, const char *outbin)
 			nruns++;
 		}
 		if (nruns >= 2 && same)
-			refuse("%s: degenerate task: output '%s' (%zu element%s) holds the same value%s on all %zu verify runs, "
+			degenerated("%s: degenerate task: output '%s' (%zu element%s) holds the same value%s on all %zu verify runs, "
 			    "whose inputs differ, so a kernel that writes %s passes; change the inputs or sizes so that the "
 			    "output follows them", t->id, a->name, n0, n0 == 1 ? "" : "s", n0 == 1 ? "" : "s", nruns,
 			    n0 == 1 ? "that constant" : "those constants");
@@ -677,6 +706,8 @@ expected(const struct opts *o, const char *taskpath, const char *reference)
 		die(EXIT_RETRY, "cannot write '%s':", binpath);
 	out = json_pack("{s:i,s:s,s:o,s:s,s:b}", "version", 2, "task", t.id, "runs", runs, "reference_language",
 	                venv ? "python" : "c", "bench_sizes", !o->nobench);
+	if (degenerate_why)
+		json_object_set_new(out, "degenerate", json_string(degenerate_why));
 	if (venv) /* pyref.py widens floating inputs to float64 and computes there */
 		json_object_set_new(out, "reference_precision", json_string("float64"));
 	if (jwrite(o->out, out) < 0)
@@ -1527,6 +1558,8 @@ candidate(const struct opts *o, const char *taskpath, const char *compilepath, c
 		die(EXIT_USAGE, "%s: expected.json was made without the bench sizes (verify --expected --no-bench: "
 		    "configure found no GPU); run ./configure on this GPU host, then ninja", t.id);
 	binpath = sibling(exppath, "expected.bin");
+	if (json_is_string(json_object_get(exp, "degenerate"))) /* an imported problem's, kept (degenerated) */
+		json_object_set(j.res.rec, "degenerate", json_object_get(exp, "degenerate"));
 	j.v = loadruns(&t, exp, j.res.rec, &j.nrun);
 	for (k = 0; k < j.nrun; k++) {
 		needoracle |= j.v[k].gpu;
