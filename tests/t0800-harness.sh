@@ -123,7 +123,7 @@ pooled() {
 		runs/$1/compile.json out/v/fakescale/harness out/v/fakescale/expected.json out/v/fakescale/oracle.json
 }
 sizes() { field runs/$1/verify.json "[r[\"case\"] for r in d[\"runs\"]]"; }
-test_expect_success 'the hidden pool: each candidate draws its own sizes, the same candidate the same ones, from the cache' '
+test_expect_success LONG 'the hidden pool: each candidate draws its own sizes, the same candidate the same ones, from the cache' '
 	pooled a1 "$FAKE/ok.c" aaaa && pooled a2 "$FAKE/ok.c" aaaa && pooled b1 "$FAKE/ok.c" bbbb &&
 	test "$(field runs/a1/verify.json "d[\"verdict\"]")" = correct && test "$(sizes a1)" = "$(sizes a2)" &&
 	test "$(sizes a1)" != "$(sizes b1)" &&
@@ -131,7 +131,7 @@ test_expect_success 'the hidden pool: each candidate draws its own sizes, the sa
 	test "$(field runs/b1/verify.json "d[\"hidden_pool\"][\"cached\"] < 18")" = True &&
 	test "$(stat -c %a cache/pool/$(ls cache/pool | head -n 1))" = 600
 '
-test_expect_success 'a kernel right only at the sizes it was shown and told: the next candidate draws others and is caught' '
+test_expect_success LONG 'a kernel right only at the sizes it was shown and told: the next candidate draws others and is caught' '
 	{ printf "static const int known[] = { %s };\n" "$(sizes a1 | tr -d "[]'"'"'n=" )" &&
 	  printf "%s\n" "void scale(const float *x, float *y, int n, float alpha)" "{" "	int k = 0;" \
 		"	for (unsigned i = 0; i < sizeof known / sizeof *known; i++)" "		k |= known[i] == n;" \
