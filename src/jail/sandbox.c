@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "../lib/fdpass.h"
+#include "cgroup.h"
 
 /* as root, a jail's uid: one per tool process (its pid above a base, and
  * pids stay below 2^22), so that no jail's processes count against
@@ -459,7 +460,8 @@ bwrappath(void)
 const char *
 jailkind(void)
 {
-	static char kind[256];
+	static char kind[1536];
+	size_t n;
 
 	if (kind[0])
 		return kind;
@@ -477,6 +479,8 @@ jailkind(void)
 		         "namespaces", JAIL_UID, JAIL_TRUSTED_UID);
 	else
 		snprintf(kind, sizeof kind, "rlimits only (no bubblewrap, not root)");
+	n = strlen(kind);
+	snprintf(kind + n, sizeof kind - n, "; pids: %s", jailcgkind());
 	return kind;
 }
 
@@ -828,12 +832,14 @@ limits(const struct jail *j, uid_t uid)
 	struct rlimit as = { (rlim_t)j->memmb << 20, (rlim_t)j->memmb << 20 };
 	struct rlimit nproc;
 
-	nproc.rlim_cur = nproc.rlim_max = (rlim_t)(processes(uid) + 256);
 	setrlimit(RLIMIT_CORE, &core);
 	setrlimit(RLIMIT_FSIZE, &fsize);
 	setrlimit(RLIMIT_NOFILE, &nofile);
 	setrlimit(RLIMIT_CPU, &cpu);
-	setrlimit(RLIMIT_NPROC, &nproc);
+	if (!j->cgroup) { /* a uid's count, shared by its jails: a cgroup's pids.max counts this jail's alone */
+		nproc.rlim_cur = nproc.rlim_max = (rlim_t)(processes(uid) + 256);
+		setrlimit(RLIMIT_NPROC, &nproc);
+	}
 	if (j->memmb > 0)
 		setrlimit(RLIMIT_AS, &as);
 }
@@ -978,6 +984,9 @@ jailexec(const struct jail *j, char *const argv[])
 
 	char **env;
 
+	/* its cgroup first: all it starts, bubblewrap and namespaces included, in it */
+	if (j->cgroup && jailcgenter(j->cgroup) < 0)
+		return -1;
 	/* everything that allocates before the limits: an address-space limit
 	 * leaves no room for a sanitizer's allocator */
 	if (bwrappath()) {
@@ -1176,6 +1185,7 @@ runcapture(char *const argv[], const char *dir, const char *input, const struct 
 	double t0 = now();
 	struct runlimits l = *lim;
 	struct jail jl;
+	char cg[PATH_MAX] = "";
 
 	memset(r, 0, sizeof *r);
 	r->status = -1; /* until waitpid says otherwise */
@@ -1189,13 +1199,18 @@ runcapture(char *const argv[], const char *dir, const char *input, const struct 
 		jl.reportfd = -1;
 		l.jail = &jl;
 		if ((getuid() == 0 && chown(jl.work, jl.uid, jl.uid) < 0) || keepfiles(&jl) < 0 ||
-		    (jl.diskmb > 0 && socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, rep) < 0)) {
+		    (jl.diskmb > 0 && socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, rep) < 0) ||
+		    jailcgmake(cg, sizeof cg, lim->memmb) < 0) {
 			e = errno;
 			buffree(&r->log);
+			for (int k = 0; k < 2; k++)
+				if (rep[k] >= 0)
+					close(rep[k]);
 			errno = e;
 			return -1;
 		}
 		jl.reportfd = rep[1];
+		jl.cgroup = cg[0] ? cg : NULL;
 	}
 	/* ex: the child's errno when it cannot start; closed by a good exec */
 	if (pipe(out) < 0 || pipe2(ex, O_CLOEXEC) < 0 || (input && pipe(in) < 0) || (pid = spawn()) < 0) {
@@ -1204,6 +1219,7 @@ runcapture(char *const argv[], const char *dir, const char *input, const struct 
 		for (int k = 0; k < 2; k++)
 			if (rep[k] >= 0)
 				close(rep[k]);
+		jailcgdone(cg);
 		errno = e;
 		return -1;
 	}
@@ -1223,6 +1239,7 @@ runcapture(char *const argv[], const char *dir, const char *input, const struct 
 		waitpid(pid, NULL, 0);
 		reaped(pid);
 		budgetspent(rep[0]);
+		jailcgdone(cg);
 		buffree(&r->log);
 		errno = e;
 		return -1;
@@ -1239,6 +1256,7 @@ runcapture(char *const argv[], const char *dir, const char *input, const struct 
 	kill(-pid, SIGKILL); /* stray children of the group */
 	if (lim->jail && !pidns())
 		sweeporphans(); /* and of other sessions */
+	jailcgdone(cg);     /* and what is left in its cgroup */
 	r->diskfull = budgetspent(rep[0]); /* when all in the jail is gone */
 	if (in[1] >= 0)
 		close(in[1]);
@@ -1367,6 +1385,11 @@ childstart(struct child *c, const struct childprog *p, char *err, size_t errlen)
 	j.gpudevice = dev;
 	j.trusted = c->trusted;
 	j.uid = uid;
+	if (jailcgmake(c->cgroup, sizeof c->cgroup, 0) < 0) {
+		snprintf(err, errlen, "cannot make the harness's cgroup: %s", strerror(errno));
+		goto fail;
+	}
+	j.cgroup = c->cgroup[0] ? c->cgroup : NULL;
 	jailaddpaths(&j, p->wrapper);
 	if (c->venv) { /* its interpreter's prefix too, where the environment's bin/python leads */
 		char *py = xasprintf("%s/bin/python", c->venv);
@@ -1431,6 +1454,8 @@ childstart(struct child *c, const struct childprog *p, char *err, size_t errlen)
 	signal(SIGPIPE, SIG_IGN);
 	return 0;
 fail:
+	jailcgdone(c->cgroup);
+	c->cgroup[0] = 0;
 	for (int k = 0; k < 2; k++) {
 		if (cmdp[k] >= 0)
 			close(cmdp[k]);
@@ -1558,6 +1583,8 @@ childstop(struct child *c)
 			sweeporphans();
 		c->pid = 0;
 	}
+	jailcgdone(c->cgroup);
+	c->cgroup[0] = 0;
 	if (c->cmdfd >= 0) close(c->cmdfd);
 	if (c->repfd >= 0) close(c->repfd);
 	if (c->sockfd >= 0) close(c->sockfd);
@@ -1600,8 +1627,8 @@ childhandover(struct child *c, char *out, size_t cap)
 	for (size_t i = 0; i < sizeof fds / sizeof fds[0]; i++)
 		if (fcntl(fds[i], F_SETFD, 0) < 0)
 			return -1;
-	n = snprintf(out, cap, "%ld %d %d %d %d %zu %zu %s", (long)c->pid, c->cmdfd, c->repfd, c->shmfd, c->sockfd,
-	             c->shmlen, c->made, c->scratch);
+	n = snprintf(out, cap, "%ld %d %d %d %d %zu %zu %s %s", (long)c->pid, c->cmdfd, c->repfd, c->shmfd, c->sockfd,
+	             c->shmlen, c->made, c->cgroup[0] ? c->cgroup : "-", c->scratch);
 	if (n < 0 || (size_t)n >= cap)
 		return -1;
 	if (c->shm && c->shm != MAP_FAILED)
@@ -1615,13 +1642,22 @@ childadopt(struct child *c, const char *line, char *err, size_t errlen)
 {
 	long pid;
 	int k = 0, fds[4];
+	size_t g = 0;
 	struct stat st;
 
 	memset(c, 0, sizeof *c);
 	c->cmdfd = c->repfd = c->shmfd = c->sockfd = -1;
 	if (sscanf(line, "%ld %d %d %d %d %zu %zu %n", &pid, &fds[0], &fds[1], &fds[2], &fds[3], &c->shmlen, &c->made,
-	           &k) != 7 || !k || pid <= 0 || strlen(line + k) >= sizeof c->scratch || line[k] != '/' ||
-	    childof((pid_t)pid) < 0) {
+	           &k) == 7 && k) { /* its cgroup ("-" none), then the scratch folder */
+		g = strcspn(line + k, " ");
+		if (g < sizeof c->cgroup && line[k + g] == ' ' && (line[k] == '/' || (g == 1 && line[k] == '-')))
+			snprintf(c->cgroup, sizeof c->cgroup, "%.*s", line[k] == '/' ? (int)g : 0, line + k);
+		else
+			k = 0;
+		k += k ? (int)g + 1 : 0;
+	}
+	if (!k || pid <= 0 || strlen(line + k) >= sizeof c->scratch || line[k] != '/' || childof((pid_t)pid) < 0) {
+		c->cgroup[0] = 0;
 		snprintf(err, errlen, "not a handed-over harness: '%.200s'", line);
 		return -1;
 	}

@@ -36,6 +36,7 @@ struct jail {
 	long diskmb;               /* >0 (runcapture): /work and /tmp a tmpfs of this many MiB, see below */
 	const char *keep[4];       /* with diskmb: the files of work it writes for the caller (NULL ends) */
 	int reportfd;              /* runcapture's: the socket the jail sends its tmpfs over (sandbox.c) */
+	const char *cgroup;        /* its own cgroup (cgroup.h), or NULL: runcapture and childstart set it */
 };
 
 /*
@@ -112,6 +113,7 @@ struct child {
 	const char *venv;            /* set before childstart: a Python environment, at JAILVENV */
 	const char *pycache;         /* and its bytecode (prepare --runtime --gpu-python), at JAILPYC */
 	int trusted;                 /* set before childstart: trusted code (struct jail's) */
+	char cgroup[PATH_MAX];       /* its cgroup (cgroup.h), "" none: removed at childstop */
 };
 
 /*
@@ -152,7 +154,7 @@ void childkill(struct child *c);
  * A live child handed to the program this one execs (verify --bench hands
  * its harness to bench): childhandover writes what childadopt needs into
  * out (one line: its process, its descriptors, which it leaves open across
- * exec, its shared memory's size and made bytes, its scratch folder) and
+ * exec, its shared memory's size and made bytes, its cgroup, its scratch folder) and
  * unmaps the shared memory; 0, or -1 when c has a reply not read (in its
  * buffer or the pipe) or is gone. childadopt takes such a line back: the
  * process must be a child of this one, the descriptors open, the shared
