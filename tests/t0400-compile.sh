@@ -164,6 +164,29 @@ test_expect_success 'limits: an nvcc that outgrows --mem-limit fails as the cand
 	test "$(field out/c/compile.json "d[\"status\"]")" = compile_error &&
 	field out/c/compile.json "d[\"diagnostics\"]" | grep -q MemoryError
 '
+test_expect_success 'limits: an nvcc that writes more than --disk-limit in many files is stopped, the candidate'"'"'s failure' '
+	cat >fill-nvcc <<-\EOF &&
+	#!/bin/sh
+	case "$1" in --version) echo "Cuda compilation tools, release 13.0, V13.0.0"; exit 0 ;; esac
+	for i in 1 2 3 4 5 6 7 8; do head -c 4194304 /dev/zero >"$(mktemp junk.XXXXXX)"; done; sleep 5
+	EOF
+	chmod +x fill-nvcc && start=$(date +%s%N) &&
+	build good.json --nvcc "$PWD/fill-nvcc" --disk-limit 16 &&
+	test $((($(date +%s%N) - start) / 1000000)) -lt 4000 &&
+	test "$(field out/c/compile.json "d[\"status\"]")" = compile_error &&
+	field out/c/compile.json "d[\"diagnostics\"]" | grep -q "wrote more than 16 MiB" &&
+	! ls -d out/c/cand.so.build-* 2>/dev/null
+'
+test_expect_success LONG 'limits: a build that writes more than --disk-limit is refused as the candidate'"'"'s, and leaves nothing' '
+	# an initialised host array: 64 MiB of data in the object and the shared object
+	printf "\`\`\`cuda\nstatic char pad[64 << 20] = {1};\n%s\n\`\`\`\n" "$(printf "%s" "$good" |
+		sed "s/(x, y, n); }\$/(x, y, n + pad[n \& 1]); }/")" | answer >huge.json && grep -q "pad\[n" huge.json &&
+	build huge.json --disk-limit 16 --cache-dir "$T/huge" &&
+	test "$(field out/c/compile.json "d[\"status\"]")" = compile_error &&
+	field out/c/compile.json "d[\"diagnostics\"]" | grep -q "wrote more than 16 MiB" &&
+	test ! -s out/c/cand.so && ! ls -d out/c/cand.so.build-* 2>/dev/null &&
+	test -z "$(find "$T/huge" -name cand.so -size +1M)"
+'
 test_expect_success 'an nvcc killed from outside (the OOM killer'"'"'s SIGKILL) is no verdict: exit 1, nothing written or cached' '
 	cat >killed-nvcc <<-\EOF &&
 	#!/bin/sh

@@ -158,10 +158,12 @@ test_expect_success 'a candidate cannot shrink the shared memory: it is sealed, 
 	candidate shrink fakescale && expect shrink fakescale &&
 	test "$(field runs/shrink.fakescale/bench.json "d[\"cases\"][0][\"checks\"][\"passed\"]")" -ge 4
 '
-test_expect_success 'an output file the candidate turned into a link is not read: the host file stays out of the feedback' '
+# (where the harness's /work is a tmpfs, its output file a mount there that
+# it cannot unlink; else the link is made and refused when read)
+test_expect_success 'an output file the candidate turns into a link is not read: the host file stays out of the feedback' '
 	candidate outlink fakescale && expect outlink fakescale &&
-	field runs/outlink.fakescale/verify.json "d[\"feedback\"]" >feedback &&
-	grep -q "replaced by something not a regular file" feedback && ! grep -q "root:" feedback
+	field runs/outlink.fakescale/verify.json "d[\"feedback\"]" >feedback && cat feedback &&
+	! grep -q "root:" feedback
 '
 test_expect_success LONG 'verify and bench apart: each its own harness, and the same verdicts' '
 	candidate_apart ok fakeheavy && expect ok fakeheavy &&

@@ -18,7 +18,9 @@
  *     thrown away, never loaded.
  *     Every failure of the candidate is a status in COMPILE_JSON, exit 0:
  *     no_code, screen_failed, compile_error, timeout; else ok, with each
- *     kernel's resources. Beside it goes cand.so, empty when nothing was
+ *     kernel's resources. A build that writes more than --disk-limit MiB
+ *     (its folder's files and its /tmp together) is a compile_error,
+ *     "wrote more than N MiB". Beside it goes cand.so, empty when nothing was
  *     built. Results are cached in the cache dir's build cache.
  *     --lang triton screens a Triton candidate with tritonscreen.py and
  *     compiles its kernels ahead of time with tritonaot.py, both in the
@@ -76,7 +78,7 @@ static const char CHECKS_VERSION[] = "checks 5";
 
 struct opts {
 	const char *out, *nvcc, *arch, *cachedir;
-	int timelimit, memlimit, noscreen;
+	int timelimit, memlimit, disklimit, noscreen;
 	const char *lang, *tritonenv, *runtime; /* --lang triton: the Triton environment, the trusted scripts */
 };
 
@@ -336,7 +338,7 @@ screensource(const struct opts *o, const char *dir, const char *file, const stru
 	free(raw);
 	memset(&r, 0, sizeof r);
 	buildargs(flags, 1, &bcopy, build);
-	if (nvccrun(o->nvcc, build, dir, o->timelimit, o->memlimit, built) < 0)
+	if (nvccrun(o->nvcc, build, dir, o->timelimit, o->memlimit, o->disklimit, built) < 0)
 		die(EXIT_RETRY, "cannot run '%s' in '%s':", o->nvcc, dir);
 	free(bcopy);
 	if (!built->timedout && built->status == 0) {
@@ -356,7 +358,7 @@ screensource(const struct opts *o, const char *dir, const char *file, const stru
 		if (built->timedout || left < 1) {
 			r.timedout = 1;
 			bufinit(&r.log, 1);
-		} else if (nvccpreprocess(o->nvcc, flags, dir, file, left, o->memlimit, &r) < 0) {
+		} else if (nvccpreprocess(o->nvcc, flags, dir, file, left, o->memlimit, o->disklimit, &r) < 0) {
 			die(EXIT_RETRY, "cannot run '%s' in '%s':", o->nvcc, dir);
 		}
 		dev = r.timedout || r.status ? NULL : slurp(dir, devname);
@@ -494,7 +496,7 @@ buildcandidate(const struct opts *o, const struct task *task, const char *src, s
 	if (o->noscreen) {
 		viol = json_array();
 		buildargs(flags, 0, &bcopy, bargs);
-		if (nvccrun(o->nvcc, bargs, dir, o->timelimit, o->memlimit, &built) < 0)
+		if (nvccrun(o->nvcc, bargs, dir, o->timelimit, o->memlimit, o->disklimit, &built) < 0)
 			die(EXIT_RETRY, "cannot run '%s' in '%s':", o->nvcc, dir);
 		free(bcopy);
 	} else {
@@ -558,6 +560,7 @@ tritonrun(const struct opts *o, const char *dir, char *const *args, struct run *
 
 	memset(&j, 0, sizeof j);
 	j.work = dir;
+	j.workmb = o->disklimit;
 	if (!(j.venv = realpath(o->tritonenv, NULL)))
 		die(EXIT_USAGE, "the Triton environment '%s' is missing: run ./configure --lang=triton", o->tritonenv);
 	jailaddpaths(&j, progs);
@@ -584,6 +587,10 @@ tritonresult(const struct opts *o, const char *dir, const char *name, const char
 	if (r->timedout) {
 		setstatus(rec, STAGE_COMPILE, ST_TIMEOUT);
 		json_object_set_new(rec, "reason", json_sprintf("%s ran longer than %d s", what, o->timelimit));
+	} else if (r->diskfull) {
+		setstatus(rec, STAGE_COMPILE, ST_COMPILE_ERROR);
+		json_object_set_new(rec, "diagnostics", json_sprintf("%s wrote more than %d MiB (its work folder and "
+		                    "/tmp): refused", what, o->disklimit));
 	} else if (r->status != 0 || !(j = jload(path, err, sizeof err))) {
 		char *d = pydiagnostics(r->log.s, dir);
 		if (r->status == 0)
@@ -874,7 +881,7 @@ checkfile(const struct opts *o, const char *path, int object, const char *entry,
 int
 main(int argc, char **argv)
 {
-	struct opts o = { NULL, "nvcc", "sm_90a", NULL, 120, 8192, 0, "cuda", "out/tritonenv", "src/runtime" };
+	struct opts o = { NULL, "nvcc", "sm_90a", NULL, 120, 8192, NVCC_WORK_MB, 0, "cuda", "out/tritonenv", "src/runtime" };
 	const char *screenpath = NULL, *objpath = NULL, *entry = NULL, *allow = NULL;
 	struct optlist in;
 	char *nvcc;
@@ -885,6 +892,8 @@ main(int argc, char **argv)
 		{ "--cache-dir", "DIR", OPT_STR, &o.cachedir, 0, 0, "the build cache (default: no cache)" },
 		{ "--time-limit", "S", OPT_INT, &o.timelimit, 1, 86400, "nvcc's wall-clock limit (default 120)" },
 		{ "--mem-limit", "MB", OPT_INT, &o.memlimit, 256, 1 << 20, "nvcc's address-space limit (default 8192)" },
+		{ "--disk-limit", "MB", OPT_INT, &o.disklimit, 1, 1 << 20, "what a build may write, its files and /tmp "
+		  "(default 256)" },
 		{ "--no-screen", NULL, OPT_FLAG, &o.noscreen, 0, 0, "skip the screen and the object check (the GPU suite)" },
 		{ "--lang", "L", OPT_STR, &o.lang, 0, 0, "the candidate's language: cuda or triton (default cuda)" },
 		{ "--triton-env", "DIR", OPT_STR, &o.tritonenv, 0, 0, "--lang triton: the environment with Triton "

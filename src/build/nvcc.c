@@ -13,7 +13,7 @@
 #include "../lib/util.h"
 
 int
-nvccrun(const char *nvcc, char *const args[], const char *dir, int seconds, long memmb, struct run *r)
+nvccrun(const char *nvcc, char *const args[], const char *dir, int seconds, long memmb, long workmb, struct run *r)
 {
 	struct jail j;
 	struct runlimits lim = { seconds, memmb, 512, &j };
@@ -23,6 +23,7 @@ nvccrun(const char *nvcc, char *const args[], const char *dir, int seconds, long
 
 	memset(&j, 0, sizeof j);
 	j.work = dir;
+	j.workmb = workmb;
 	jailaddpaths(&j, progs);
 	argv[n++] = (char *)nvcc;
 	for (; *args && n < 62; args++)
@@ -34,6 +35,12 @@ nvccrun(const char *nvcc, char *const args[], const char *dir, int seconds, long
 		buffree(&r->log); /* not the source's fault: the disk is full */
 		errno = ENOSPC;
 		return -1;
+	}
+	if (rc == 0 && r->diskfull) { /* the source's doing: refused, whatever nvcc made of it */
+		bufreset(&r->log);
+		bufprintf(&r->log, "nvcc wrote more than %ld MiB (its work folder and /tmp): refused\n", workmb);
+		r->status = r->status ? r->status : 1;
+		return 0;
 	}
 	sig = r->status - 128;
 	if (rc == 0 && !r->timedout && (sig == SIGKILL || sig == SIGINT || sig == SIGTERM || sig == SIGHUP)) {
@@ -98,7 +105,7 @@ struct nvccjob {
 	const char *nvcc, *dir;
 	char *const *args;
 	int seconds, rc, err;
-	long memmb;
+	long memmb, workmb;
 	struct run r;
 };
 
@@ -107,7 +114,7 @@ nvccjobrun(void *p)
 {
 	struct nvccjob *j = p;
 
-	j->rc = nvccrun(j->nvcc, j->args, j->dir, j->seconds, j->memmb, &j->r);
+	j->rc = nvccrun(j->nvcc, j->args, j->dir, j->seconds, j->memmb, j->workmb, &j->r);
 	j->err = errno;
 	return NULL;
 }
@@ -135,12 +142,13 @@ preargs(char **a, const char *file, char *out)
 
 int
 nvccpreprocess(const char *nvcc, const char *flags, const char *dir, const char *file, int seconds, long memmb,
-               struct run *r)
+               long workmb, struct run *r)
 {
 	char *copy, *dev = xasprintf("%s.device.i", file), *host = xasprintf("%s.host.i", file);
 	char *a1[40], *a2[40];
 	int n = nvccflags(flags, &copy, a1, 30), k, bad;
-	struct nvccjob j[2] = { { nvcc, dir, a1, seconds, 0, 0, memmb, { 0 } }, { nvcc, dir, a2, seconds, 0, 0, memmb, { 0 } } };
+	struct nvccjob j[2] = { { nvcc, dir, a1, seconds, 0, 0, memmb, workmb, { 0 } },
+	                        { nvcc, dir, a2, seconds, 0, 0, memmb, workmb, { 0 } } };
 
 	memcpy(a2, a1, (size_t)n * sizeof a1[0]);
 	preargs(a1 + n, file, dev);

@@ -28,10 +28,15 @@ char *nvccversion(const char *nvcc);
 	{ "--arch", "SM", OPT_STR, arch, 0, 0, "sm_90a, sm_90, sm_100a, ... (default sm_90a)" }
 /* -arch=sm_90, or for arch-specific targets (sm_90a) the -gencode form (malloc'd) */
 char *archflag(const char *arch);
-/* run nvcc with args (after the program name) in dir, jailed; as runcapture,
- * and -1 with ENOSPC when it failed on a full disk (util nospace), -1 with
- * ECANCELED when a signal from outside stopped it (no verdict on the source) */
-int nvccrun(const char *nvcc, char *const args[], const char *dir, int seconds, long memmb, struct run *r);
+/* run nvcc with args (after the program name) in dir, jailed, with a work
+ * area of workmb MiB (sandbox.h); as runcapture, and -1 with ENOSPC when it
+ * failed on a full disk (util nospace), -1 with ECANCELED when a signal
+ * from outside stopped it (no verdict on the source). Past its work area
+ * it failed (r->status not 0), its log one line: "nvcc wrote more than N
+ * MiB ...: refused" */
+enum { NVCC_WORK_MB = 256 };
+int nvccrun(const char *nvcc, char *const args[], const char *dir, int seconds, long memmb, long workmb,
+            struct run *r);
 /* flags (space separated) split into args[0..n) (pointing into *copy, to
  * be freed), at most max of them: n */
 int nvccflags(const char *flags, char **copy, char **args, int max);
@@ -39,13 +44,13 @@ int nvccflags(const char *flags, char **copy, char **args, int max);
  * dir/file preprocessed as nvcc compiles it with flags (the build's, space
  * separated), twice: for the device (__CUDA_ARCH__ defined) into
  * dir/file.device.i and for the host (undefined) into dir/file.host.i, at
- * once. 0 with both written, else r says why (the status and log of the
+ * once, each with a work area of workmb MiB. 0 with both written, else r says why (the status and log of the
  * first that failed); -1 with errno when one could not run. (compile
  * screens the build's own preprocessed files, nvcc -keep's, and needs
  * these only when the build failed.)
  */
 int nvccpreprocess(const char *nvcc, const char *flags, const char *dir, const char *file, int seconds, long memmb,
-                   struct run *r);
+                   long workmb, struct run *r);
 /* ptxas -v lines into per-kernel registers, shared memory, stack and spills */
 json_t *nvccresources(const char *log);
 /* nvcc's output for the teacher (malloc'd) */

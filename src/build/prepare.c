@@ -624,7 +624,7 @@ baseline(const struct opts *o, const struct task *t)
 		if (ac < 44)
 			args[ac++] = xasprintf("-l%s", json_string_value(lib));
 	args[ac] = NULL;
-	if (nvccrun(o->nvcc, args, work, o->timelimit, o->memlimit, &r) < 0)
+	if (nvccrun(o->nvcc, args, work, o->timelimit, o->memlimit, NVCC_WORK_MB, &r) < 0)
 		die(EXIT_RETRY, "cannot run '%s' in '%s':", o->nvcc, work);
 	if (r.status == 0 && !r.timedout) {
 		char *so = xasprintf("%s/baseline.so", work);

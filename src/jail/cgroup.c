@@ -272,7 +272,7 @@ jailcgmake(char *path, size_t cap, long memmb)
 {
 	static int seq, swept;
 	char owner[320], v[32];
-	int k = __atomic_add_fetch(&seq, 1, __ATOMIC_RELAXED);
+	int made = -1;
 
 	path[0] = 0;
 	if (!jailcgbase())
@@ -280,13 +280,26 @@ jailcgmake(char *path, size_t cap, long memmb)
 	if (!__atomic_exchange_n(&swept, 1, __ATOMIC_RELAXED))
 		cgsweep();
 	ownername(owner, sizeof owner);
-	if ((size_t)snprintf(path, cap, "%s/%s%s+%d", base, CGPREFIX, owner, k) >= cap) {
+	/* the next free number: a program this one execs (verify's bench) has
+	 * its pid, and the cgroup of a harness handed to it */
+	for (int tries = 0; made < 0 && tries < 1000; tries++) {
+		int k = __atomic_add_fetch(&seq, 1, __ATOMIC_RELAXED);
+		if ((size_t)snprintf(path, cap, "%s/%s%s+%d", base, CGPREFIX, owner, k) >= cap) {
+			path[0] = 0;
+			errno = ENAMETOOLONG;
+			return -1;
+		}
+		if ((made = mkdir(path, 0755)) < 0 && errno != EEXIST)
+			break;
+	}
+	if (made < 0) {
+		int e = errno;
 		path[0] = 0;
-		errno = ENAMETOOLONG;
+		errno = e;
 		return -1;
 	}
 	snprintf(v, sizeof v, "%d", JAIL_PIDS);
-	if (mkdir(path, 0755) < 0 || cgwrite(path, "pids.max", v) < 0) {
+	if (cgwrite(path, "pids.max", v) < 0) {
 		int e = errno;
 		jailcgdone(path);
 		path[0] = 0;

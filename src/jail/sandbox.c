@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <grp.h>
 #include <poll.h>
 #include <sched.h>
@@ -741,10 +742,13 @@ minimalroot(const struct jail *j, int freshproc)
 	if (makemount(root, "", 0755, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755,size=16m") < 0)
 		return -1;
 	/* /tmp first: a read-only path below it goes on top */
-	if (j->diskmb > 0)
+	if (j->diskmb > 0) {
 		bad |= budgetmounts(j, root); /* and /work */
-	else
-		bad |= makemount(root, "/tmp", 01777, "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777,size=512m");
+	} else {
+		char opts[64];
+		snprintf(opts, sizeof opts, "mode=1777,size=%ldm", j->workmb > 0 ? j->workmb : 512);
+		bad |= makemount(root, "/tmp", 01777, "tmpfs", MS_NOSUID | MS_NODEV, opts);
+	}
 	for (const char *const *s = sysdirs; *s; s++)
 		bad |= bindinto(root, *s, 1);
 	for (const char *const *s = sysfiles; *s; s++)
@@ -914,8 +918,8 @@ bwrapargv(const struct jail *j, char *const argv[])
 	a[n++] = "--die-with-parent";
 	a[n++] = "--new-session";
 	a[n++] = "--cap-drop"; a[n++] = "ALL";
-	if (sized) { /* as the root jail's: the budget, or 512 MiB */
-		a[n++] = "--size"; a[n++] = xasprintf("%ld", (j->diskmb > 0 ? j->diskmb : 512) << 20);
+	if (sized) { /* as the root jail's: the budget, the work area, or 512 MiB */
+		a[n++] = "--size"; a[n++] = xasprintf("%ld", (j->diskmb > 0 ? j->diskmb : j->workmb > 0 ? j->workmb : 512) << 20);
 	}
 	a[n++] = "--tmpfs"; a[n++] = "/tmp";
 	for (const char *const *d = sysdirs; *d; d++) {
@@ -1003,8 +1007,8 @@ jailexec(const struct jail *j, char *const argv[])
 			nsinit();
 		if (minimalroot(j, ns == 2) < 0)
 			return -1;
-		if (j->diskmb > 0 && j->reportfd > 2) { /* its tmpfs, for runcapture to see how full it got */
-			int fd = open("/work", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if ((j->diskmb > 0 || j->workmb > 0) && j->reportfd > 2) { /* its tmpfs, for runcapture to see how full it got */
+			int fd = open("/tmp", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 			if (fd < 0 || fdsend(j->reportfd, fd) < 0)
 				return -1;
 			close(fd);
@@ -1094,13 +1098,53 @@ feedinput(const char *input, size_t len, size_t *off, int *fd)
 	}
 }
 
-/* wait for the child, its output (fd) into r->log and its input fed, killed past lim->seconds */
+/* the bytes of the regular files below dir (their blocks, not followed
+ * through links or into other file systems) */
+static double dubytes;
+
+static int
+duone(const char *path, const struct stat *st, int flag, struct FTW *f)
+{
+	(void)path;
+	(void)f;
+	if (flag == FTW_F && S_ISREG(st->st_mode))
+		dubytes += (double)st->st_blocks * 512;
+	return 0;
+}
+
+static double
+du(const char *dir)
+{
+	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+	double n;
+
+	pthread_mutex_lock(&lock);
+	dubytes = 0;
+	nftw(dir, duone, 16, FTW_PHYS | FTW_MOUNT);
+	n = dubytes;
+	pthread_mutex_unlock(&lock);
+	return n;
+}
+
+/* a jail with a work area (workmb, no diskmb) whose work folder grew by
+ * workmb MiB or more since it held before bytes */
+static int
+outgrew(const struct jail *j, double before)
+{
+	return j && j->diskmb <= 0 && j->workmb > 0 && du(j->work) - before >= (double)j->workmb * (1 << 20);
+}
+
+/* wait for the child, its output (fd) into r->log and its input fed,
+ * killed past lim->seconds, or (r->diskfull) once its work folder grew
+ * past its work area (looked at every 20 ms) */
 static void
-runwait(pid_t pid, int fd, const char *input, int *infd, const struct runlimits *lim, double t0, struct run *r)
+runwait(pid_t pid, int fd, const char *input, int *infd, const struct runlimits *lim, double t0, double before,
+        struct run *r)
 {
 	size_t off = 0, len = input ? strlen(input) : 0;
 	char chunk[8192];
 	int eof = 0;
+	double looked = t0;
 
 	for (;;) {
 		int st;
@@ -1127,6 +1171,16 @@ runwait(pid_t pid, int fd, const char *input, int *infd, const struct runlimits 
 			r->timedout = 1;
 			r->status = 128 + SIGKILL;
 			break;
+		}
+		if (now() - looked > 0.02) {
+			looked = now();
+			if (outgrew(lim->jail, before)) {
+				kill(-pid, SIGKILL);
+				waitpid(pid, &st, 0);
+				r->diskfull = 1;
+				r->status = 128 + SIGKILL;
+				break;
+			}
 		}
 		usleep(2000);
 	}
@@ -1158,7 +1212,7 @@ keepfiles(const struct jail *j)
 	return 0;
 }
 
-/* whether the tmpfs of fd (a jail's /work, from rep) is full: the jail
+/* whether the tmpfs of fd (a jail's /tmp, from rep) is full: the jail
  * tried to write more than its budget; rep and the tmpfs closed */
 static int
 budgetspent(int rep)
@@ -1186,6 +1240,7 @@ runcapture(char *const argv[], const char *dir, const char *input, const struct 
 	struct runlimits l = *lim;
 	struct jail jl;
 	char cg[PATH_MAX] = "";
+	double before = 0;
 
 	memset(r, 0, sizeof *r);
 	r->status = -1; /* until waitpid says otherwise */
@@ -1199,7 +1254,7 @@ runcapture(char *const argv[], const char *dir, const char *input, const struct 
 		jl.reportfd = -1;
 		l.jail = &jl;
 		if ((getuid() == 0 && chown(jl.work, jl.uid, jl.uid) < 0) || keepfiles(&jl) < 0 ||
-		    (jl.diskmb > 0 && socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, rep) < 0) ||
+		    ((jl.diskmb > 0 || jl.workmb > 0) && socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, rep) < 0) ||
 		    jailcgmake(cg, sizeof cg, lim->memmb) < 0) {
 			e = errno;
 			buffree(&r->log);
@@ -1211,6 +1266,8 @@ runcapture(char *const argv[], const char *dir, const char *input, const struct 
 		}
 		jl.reportfd = rep[1];
 		jl.cgroup = cg[0] ? cg : NULL;
+		if (jl.diskmb <= 0 && jl.workmb > 0)
+			before = du(jl.work);
 	}
 	/* ex: the child's errno when it cannot start; closed by a good exec */
 	if (pipe(out) < 0 || pipe2(ex, O_CLOEXEC) < 0 || (input && pipe(in) < 0) || (pid = spawn()) < 0) {
@@ -1251,13 +1308,14 @@ runcapture(char *const argv[], const char *dir, const char *input, const struct 
 		fcntl(in[1], F_SETFL, O_NONBLOCK);
 		signal(SIGPIPE, SIG_IGN);
 	}
-	runwait(pid, out[0], input, &in[1], lim, t0, r);
+	runwait(pid, out[0], input, &in[1], &l, t0, before, r);
 	reaped(pid);
 	kill(-pid, SIGKILL); /* stray children of the group */
 	if (lim->jail && !pidns())
 		sweeporphans(); /* and of other sessions */
 	jailcgdone(cg);     /* and what is left in its cgroup */
-	r->diskfull = budgetspent(rep[0]); /* when all in the jail is gone */
+	r->diskfull |= budgetspent(rep[0]); /* when all in the jail is gone */
+	r->diskfull |= outgrew(l.jail, before);
 	if (in[1] >= 0)
 		close(in[1]);
 	close(out[0]);
@@ -1385,6 +1443,8 @@ childstart(struct child *c, const struct childprog *p, char *err, size_t errlen)
 	j.gpudevice = dev;
 	j.trusted = c->trusted;
 	j.uid = uid;
+	j.diskmb = JAIL_HARNESS_DISKMB; /* its output file alone on the host */
+	j.keep[0] = "output";
 	if (jailcgmake(c->cgroup, sizeof c->cgroup, 0) < 0) {
 		snprintf(err, errlen, "cannot make the harness's cgroup: %s", strerror(errno));
 		goto fail;

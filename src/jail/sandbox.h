@@ -37,6 +37,7 @@ struct jail {
 	const char *keep[4];       /* with diskmb: the files of work it writes for the caller (NULL ends) */
 	int reportfd;              /* runcapture's: the socket the jail sends its tmpfs over (sandbox.c) */
 	const char *cgroup;        /* its own cgroup (cgroup.h), or NULL: runcapture and childstart set it */
+	long workmb;               /* >0 (runcapture, no diskmb): what it may write, MiB, see below */
 };
 
 /*
@@ -51,6 +52,17 @@ struct jail {
  * (where it has --size), without diskfull.
  */
 enum { JAIL_REF_DISKMB = 64 };     /* a reference's budget: its scratch, beside its outputs */
+/*
+ * A work area (workmb, runcapture alone, for programs whose outputs are not
+ * known by name: nvcc and its -keep files): the work folder stays on the
+ * host's disk, each file no larger than workmb MiB (RLIMIT_FSIZE, or
+ * filemb where that is less), /tmp a tmpfs of workmb MiB; a jail whose
+ * work folder grew by more than workmb MiB in all, or that filled its
+ * /tmp, comes back with r->diskfull set. The harness child's /work and
+ * /tmp are one tmpfs of JAIL_HARNESS_DISKMB (its output file alone on the
+ * host), as a budget's are.
+ */
+enum { JAIL_HARNESS_DISKMB = 512 };
 
 /* the isolation a jail gets on this machine, in words */
 const char *jailkind(void);
@@ -85,7 +97,7 @@ void jailfreepaths(struct jail *j);
 struct run {
 	int status;
 	int timedout;
-	int diskfull;              /* with a jail's diskmb: it filled its tmpfs (wrote more than diskmb MiB) */
+	int diskfull;              /* with a jail's diskmb or workmb: it wrote more than that many MiB */
 	double seconds;
 	struct buf log;
 };
