@@ -72,4 +72,8 @@ test_expect_success LONG 'its outputs'"'"' file past the per-file limit (the fir
 	expect delta prop-delta.json && test "$(cat rc)" = 0 &&
 	grep -q "wrote more than [0-9]* MiB into one file" exp-delta/expected.json
 '
+test_expect_success LONG 'a reference whose build writes past its work area (256 MiB): refused, nothing left' '
+	cd p && ! refspec e eps "static char pad[300 << 20] = {1}; pad[1]++;" 2>err && cat err &&
+	grep -q "wrote more than 256 MiB" err && test ! -e ref-eps && ! ls -d ref-eps.* 2>/dev/null
+'
 test_done

@@ -520,6 +520,7 @@ reference(const struct opts *o, const struct task *t)
 	callsource(t, 1, runner, call);
 	memset(&j, 0, sizeof j);
 	j.work = work;
+	j.workmb = NVCC_WORK_MB; /* what the build may write: its folder's growth and /tmp */
 	jailaddpaths(&j, progs); /* a compiler outside the minimal root */
 	argv[k++] = (char *)o->cc;
 	argv[k++] = "-std=gnu11";
@@ -538,6 +539,13 @@ reference(const struct opts *o, const struct task *t)
 	if (runcapture(argv, work, NULL, &lim, 1 << 20, &r) < 0)
 		die(EXIT_RETRY, "cannot run '%s':", o->cc);
 	jailfreepaths(&j);
+	if (r.diskfull) { /* the source's doing, however the compiler ended */
+		bufreset(&r.log);
+		bufprintf(&r.log, "the reference's build wrote more than %d MiB (its folder and /tmp): refused\n",
+		          NVCC_WORK_MB);
+		r.status = 1;
+		r.timedout = 0;
+	}
 	if (r.status != 0 && nospace(work, 0)) {
 		fprintf(stderr, "%s", r.log.s);
 		die(EXIT_RETRY, "building the reference for %s failed: the disk is full ('%s')", t->id, work);

@@ -746,7 +746,8 @@ minimalroot(const struct jail *j, int freshproc)
 		bad |= budgetmounts(j, root); /* and /work */
 	} else {
 		char opts[64];
-		snprintf(opts, sizeof opts, "mode=1777,size=%ldm", j->workmb > 0 ? j->workmb : 512);
+		/* past workmb the tool stops it, before it meets this */
+		snprintf(opts, sizeof opts, "mode=1777,size=%ldm", j->workmb > 0 ? 2 * j->workmb : 512);
 		bad |= makemount(root, "/tmp", 01777, "tmpfs", MS_NOSUID | MS_NODEV, opts);
 	}
 	for (const char *const *s = sysdirs; *s; s++)
@@ -919,7 +920,7 @@ bwrapargv(const struct jail *j, char *const argv[])
 	a[n++] = "--new-session";
 	a[n++] = "--cap-drop"; a[n++] = "ALL";
 	if (sized) { /* as the root jail's: the budget, the work area, or 512 MiB */
-		a[n++] = "--size"; a[n++] = xasprintf("%ld", (j->diskmb > 0 ? j->diskmb : j->workmb > 0 ? j->workmb : 512) << 20);
+		a[n++] = "--size"; a[n++] = xasprintf("%ld", (j->diskmb > 0 ? j->diskmb : j->workmb > 0 ? 2 * j->workmb : 512) << 20);
 	}
 	a[n++] = "--tmpfs"; a[n++] = "/tmp";
 	for (const char *const *d = sysdirs; *d; d++) {
@@ -1126,19 +1127,38 @@ du(const char *dir)
 	return n;
 }
 
-/* a jail with a work area (workmb, no diskmb) whose work folder grew by
- * workmb MiB or more since it held before bytes */
+/* what runwait watches of a jail with a work area: its work folder's
+ * bytes at the start, and its /tmp (a descriptor the jail sends over rep) */
+struct watch {
+	double before;
+	int rep, tmpfd, asked;
+};
+
+/* a jail with a work area (workmb, no diskmb) whose work folder's growth
+ * and /tmp's use together reached workmb MiB */
 static int
-outgrew(const struct jail *j, double before)
+outgrew(const struct jail *j, struct watch *w)
 {
-	return j && j->diskmb <= 0 && j->workmb > 0 && du(j->work) - before >= (double)j->workmb * (1 << 20);
+	struct pollfd pf = { w->rep, POLLIN, 0 };
+	struct statvfs sv;
+	double used = 0;
+
+	if (!j || j->diskmb > 0 || j->workmb <= 0)
+		return 0;
+	if (w->tmpfd < 0 && !w->asked && w->rep >= 0 && poll(&pf, 1, 0) > 0) {
+		w->tmpfd = fdrecv(w->rep);
+		w->asked = 1;
+	}
+	if (w->tmpfd >= 0 && fstatvfs(w->tmpfd, &sv) == 0)
+		used = ((double)sv.f_blocks - (double)sv.f_bfree) * (double)sv.f_frsize;
+	return du(j->work) - w->before + used >= (double)j->workmb * (1 << 20);
 }
 
 /* wait for the child, its output (fd) into r->log and its input fed,
  * killed past lim->seconds, or (r->diskfull) once its work folder grew
  * past its work area (looked at every 20 ms) */
 static void
-runwait(pid_t pid, int fd, const char *input, int *infd, const struct runlimits *lim, double t0, double before,
+runwait(pid_t pid, int fd, const char *input, int *infd, const struct runlimits *lim, double t0, struct watch *w,
         struct run *r)
 {
 	size_t off = 0, len = input ? strlen(input) : 0;
@@ -1174,7 +1194,7 @@ runwait(pid_t pid, int fd, const char *input, int *infd, const struct runlimits 
 		}
 		if (now() - looked > 0.02) {
 			looked = now();
-			if (outgrew(lim->jail, before)) {
+			if (outgrew(lim->jail, w)) {
 				kill(-pid, SIGKILL);
 				waitpid(pid, &st, 0);
 				r->diskfull = 1;
@@ -1212,12 +1232,16 @@ keepfiles(const struct jail *j)
 	return 0;
 }
 
-/* whether the tmpfs of fd (a jail's /tmp, from rep) is full: the jail
- * tried to write more than its budget; rep and the tmpfs closed */
+/* whether the tmpfs of fd (a jail's /tmp, from rep unless fd is it
+ * already) is full: the jail tried to write more than its budget; rep
+ * and the tmpfs closed */
 static int
-budgetspent(int rep)
+budgetspent(int rep, int fd)
 {
-	int fd = fdrecv(rep), full = 0;
+	int full = 0;
+
+	if (fd < 0)
+		fd = fdrecv(rep);
 	struct statvfs sv;
 
 	/* a write that does not fit fills the tmpfs to its last page */
@@ -1240,7 +1264,7 @@ runcapture(char *const argv[], const char *dir, const char *input, const struct 
 	struct runlimits l = *lim;
 	struct jail jl;
 	char cg[PATH_MAX] = "";
-	double before = 0;
+	struct watch w = { 0, -1, -1, 0 };
 
 	memset(r, 0, sizeof *r);
 	r->status = -1; /* until waitpid says otherwise */
@@ -1267,7 +1291,7 @@ runcapture(char *const argv[], const char *dir, const char *input, const struct 
 		jl.reportfd = rep[1];
 		jl.cgroup = cg[0] ? cg : NULL;
 		if (jl.diskmb <= 0 && jl.workmb > 0)
-			before = du(jl.work);
+			w.before = du(jl.work);
 	}
 	/* ex: the child's errno when it cannot start; closed by a good exec */
 	if (pipe(out) < 0 || pipe2(ex, O_CLOEXEC) < 0 || (input && pipe(in) < 0) || (pid = spawn()) < 0) {
@@ -1295,7 +1319,7 @@ runcapture(char *const argv[], const char *dir, const char *input, const struct 
 		}
 		waitpid(pid, NULL, 0);
 		reaped(pid);
-		budgetspent(rep[0]);
+		budgetspent(rep[0], -1);
 		jailcgdone(cg);
 		buffree(&r->log);
 		errno = e;
@@ -1308,14 +1332,15 @@ runcapture(char *const argv[], const char *dir, const char *input, const struct 
 		fcntl(in[1], F_SETFL, O_NONBLOCK);
 		signal(SIGPIPE, SIG_IGN);
 	}
-	runwait(pid, out[0], input, &in[1], &l, t0, before, r);
+	w.rep = rep[0];
+	runwait(pid, out[0], input, &in[1], &l, t0, &w, r);
 	reaped(pid);
 	kill(-pid, SIGKILL); /* stray children of the group */
 	if (lim->jail && !pidns())
 		sweeporphans(); /* and of other sessions */
 	jailcgdone(cg);     /* and what is left in its cgroup */
-	r->diskfull |= budgetspent(rep[0]); /* when all in the jail is gone */
-	r->diskfull |= outgrew(l.jail, before);
+	r->diskfull |= outgrew(l.jail, &w);
+	r->diskfull |= budgetspent(rep[0], w.tmpfd); /* when all in the jail is gone */
 	if (in[1] >= 0)
 		close(in[1]);
 	close(out[0]);

@@ -55,10 +55,10 @@ enum { JAIL_REF_DISKMB = 64 };     /* a reference's budget: its scratch, beside 
 /*
  * A work area (workmb, runcapture alone, for programs whose outputs are not
  * known by name: nvcc and its -keep files): the work folder stays on the
- * host's disk, each file no larger than workmb MiB (RLIMIT_FSIZE, or
- * filemb where that is less), /tmp a tmpfs of workmb MiB; a jail whose
- * work folder grew by more than workmb MiB in all, or that filled its
- * /tmp, comes back with r->diskfull set. The harness child's /work and
+ * host's disk, each file within filemb (RLIMIT_FSIZE), /tmp a tmpfs of
+ * twice workmb MiB; once the work folder's growth and /tmp's use reach
+ * workmb MiB together (looked at every 20 ms, and at the end), the jail is
+ * killed and comes back with r->diskfull set. The harness child's /work and
  * /tmp are one tmpfs of JAIL_HARNESS_DISKMB (its output file alone on the
  * host), as a budget's are.
  */
