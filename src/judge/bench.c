@@ -69,10 +69,11 @@ static const char usage[] =
 	"       bench --baseline [options] -o BASELINE_JSON TASK_JSON HARNESS ORACLE_JSON BASELINE_SO\n"
 	"       bench --calibrate [options] -o CALIBRATION_JSON CALIBRATE_PROGRAM\n";
 
-enum { MINCALLS = 20, MAXCALLS = 300, MINPAIRS = 8, TAILCALLS = 2, SLOWCALLS = 3 };
+enum { MINCALLS = 20, MAXCALLS = 300, MINPAIRS = 8, TAILCALLS = 2 };
 static const double WARMUP_MS = 25, MAXTIMED_MS = 3000, SPREAD = 0.02, SOL_MARGIN = 1.05;
 /* a candidate this many times slower than its baseline is timed on
- * SLOWCALLS calls after one warm-up call: its speedup needs no 1% */
+ * MINPAIRS calls after one warm-up call, each followed by a no-op (the
+ * parent's clock keeps its pairs): its speedup needs no 1% */
 static const double SLOWX = 10;
 
 struct opts {
@@ -246,7 +247,7 @@ struct timing {
 	double phase[4];             /* seconds: start, setup, calls, checks */
 	double check[CK_N];          /* the checks' seconds, by part */
 	int calls, held, checked;
-	int slow;                    /* timed on SLOWCALLS calls: slower than bcase's slow_ms */
+	int slow;                    /* timed on MINPAIRS calls: slower than bcase's slow_ms */
 	int early;                   /* the oracle loaded beside the candidate's calls */
 	int ipc;                     /* the oracle reads the kept calls in the candidate's device memory */
 	int quit;                    /* the candidate's harness killed (reaped later) */
@@ -335,7 +336,7 @@ noop(struct bcase *b, struct harness *h, struct timing *tm, int g, const struct 
 {
 	struct hres r;
 
-	if (choose(b, 2))
+	if (choose(b, 2) && !(b->slow_ms > 0 && wall > b->slow_ms))
 		return 0;
 	if (step(hcall(h, g, 1, in, &r), &r, h, tm))
 		return -1;
@@ -377,7 +378,7 @@ calls(struct bcase *b, struct harness *h, int check, struct timing *tm, double *
 		if (check && noop(b, h, tm, g, &in, r.wall_ms, noops) < 0)
 			return -1;
 		timed++;
-		if (b->slow_ms > 0 && timed >= SLOWCALLS && median(ev, timed) > b->slow_ms) {
+		if (b->slow_ms > 0 && timed >= MINPAIRS && (!check || tm->pairs >= MINPAIRS) && median(ev, timed) > b->slow_ms) {
 			tm->slow = 1;
 			break;
 		}
