@@ -67,7 +67,7 @@ test_expect_success LONG '/work and /tmp share the budget: 40 MiB in each is too
 	grep -q "wrote more than 64 MiB" exp-gamma/expected.json
 '
 test_expect_success LONG 'its outputs'"'"' file past the per-file limit (the first process of a PID namespace is not killed): refused' '
-	cd p && refspec d delta "FILE *o = fopen(\"expected.bin\", \"ab\"); for (int k = 0; o && k < 100; k++) fwrite(blk, 1, sizeof blk, o); if (o) fclose(o);" &&
+	cd p && refspec d delta "FILE *o = fopen(\"seg.bin\", \"ab\"); for (int k = 0; o && k < 100; k++) fwrite(blk, 1, sizeof blk, o); if (o) fclose(o);" &&
 	proposal delta &&
 	expect delta prop-delta.json && test "$(cat rc)" = 0 &&
 	grep -q "wrote more than [0-9]* MiB into one file" exp-delta/expected.json
