@@ -337,6 +337,31 @@ constcheck(const struct targ *a, const char *data, size_t n, struct constcheck *
 	cc->pass = cc->finite >= 16 && res.pass;
 }
 
+/* a listed (verify) run's case, or NULL for any other run */
+static const struct tcase *
+listedcase(const struct task *t, json_t *run)
+{
+	if (strcmp(jstr(run, "set", ""), "verify") || !json_object_get(run, "offset"))
+		return NULL;
+	return &t->verify[jint(run, "case", 0)];
+}
+
+/* output i of run (of case c) read from outbin into b (made here: the
+ * caller frees it); its elements */
+static size_t
+readoutput(const struct task *t, const struct tcase *c, json_t *run, int i, const char *outbin, struct buf *b)
+{
+	size_t n = (size_t)c->numel[i], off = 0, bytes = n * (size_t)refsize(t->args[i].dt);
+
+	for (int o = 0; o < i; o++)
+		if (isoutput(&t->args[o]))
+			off += (size_t)c->numel[o] * (size_t)refsize(t->args[o].dt);
+	bufinit(b, bytes + 1);
+	if (readrange(outbin, (off_t)(jint(run, "offset", 0) + (json_int_t)off), bytes, b) < 0)
+		die(errno == EFBIG ? EXIT_USAGE : EXIT_RETRY, "cannot read '%s':", outbin);
+	return n;
+}
+
 /*
  * A task is degenerate when writing a constant passes every listed run:
  * for each output, each verify run where it has 16 elements or more is
@@ -366,21 +391,13 @@ degenerate(const struct task *t, json_t *runs, const char *outbin, int largest)
 		if (!isoutput(a))
 			continue;
 		json_array_foreach(runs, k, run) {
-			const struct tcase *c;
+			const struct tcase *c = listedcase(t, run);
 			struct constcheck cc;
-			size_t n, off = 0;
 			struct buf b;
-			int o;
-			if (strcmp(jstr(run, "set", ""), "verify") || !json_object_get(run, "offset"))
+			size_t n;
+			if (!c)
 				continue;
-			c = &t->verify[jint(run, "case", 0)];
-			n = (size_t)c->numel[i];
-			for (o = 0; o < i; o++)
-				if (isoutput(&t->args[o]))
-					off += (size_t)c->numel[o] * (size_t)refsize(t->args[o].dt);
-			bufinit(&b, n * (size_t)refsize(a->dt) + 1);
-			if (readrange(outbin, (off_t)(jint(run, "offset", 0) + (json_int_t)off), n * (size_t)refsize(a->dt), &b) < 0)
-				die(errno == EFBIG ? EXIT_USAGE : EXIT_RETRY, "cannot read '%s':", outbin);
+			n = readoutput(t, c, run, i, outbin, &b);
 			constcheck(a, b.s, n, &cc);
 			buffree(&b);
 			nruns++;
@@ -427,24 +444,17 @@ constantsmall(const struct task *t, json_t *runs, const char *outbin)
 		if (!isoutput(a))
 			continue;
 		json_array_foreach(runs, k, run) {
-			const struct tcase *c;
-			size_t n, off = 0;
+			const struct tcase *c = listedcase(t, run);
+			size_t n;
 			struct buf b;
-			int o;
-			if (strcmp(jstr(run, "set", ""), "verify") || !json_object_get(run, "offset"))
+			if (!c)
 				continue;
-			c = &t->verify[jint(run, "case", 0)];
 			n = (size_t)c->numel[i];
 			if (n >= 16 || (nruns && n != n0)) {
 				nruns = 0;
 				break;
 			}
-			for (o = 0; o < i; o++)
-				if (isoutput(&t->args[o]))
-					off += (size_t)c->numel[o] * (size_t)refsize(t->args[o].dt);
-			bufinit(&b, 16 * 8 + 1);
-			if (readrange(outbin, (off_t)(jint(run, "offset", 0) + (json_int_t)off), n * (size_t)refsize(a->dt), &b) < 0)
-				die(EXIT_RETRY, "cannot read '%s':", outbin);
+			readoutput(t, c, run, i, outbin, &b);
 			for (j = 0; j < n; j++) {
 				double v = refvalue(b.s, a->dt, j);
 				if (!nruns)
