@@ -119,6 +119,14 @@ test_expect_success 'every metric is the hand-computed value' '
 	PY
 '
 
+test_expect_success 'a degenerate task kept (an imported problem): its correct kernel is flagged for review' '
+	fixtures deg paper && d=deg/kb1-1-mm.a/s0 &&
+	python3 -c "import json, sys; p = sys.argv[1]; v = json.load(open(p)); v[\"degenerate\"] = \"a constant passes\"
+json.dump(v, open(p, \"w\"))" $d/r1/verify.json &&
+	"$RETORT_BIN/record" -o $d/record.json deg/kb1-1-mm.a/task.json $d/r*/*.json &&
+	test "$(field $d/record.json "d[\"outcome\"]")" = correct &&
+	field $d/record.json "d[\"review\"]" | grep -q "the task is degenerate.*a constant passes"
+'
 test_expect_success 'pass@k is 1 - C(n-c,k)/C(n,k) for every task and k' '
 	python3 - <<-\PY
 	import json, math

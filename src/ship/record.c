@@ -369,6 +369,10 @@ makerecord(json_t *task, struct round *rounds, int n, const char *generator)
 	json_object_set_new(rec, "final_kernel", final ? strornull(rounds[final].comp, "source") : json_null());
 	json_object_set_new(rec, "final_round", final ? json_integer(final) : json_null());
 	measurements(rec, c.best ? rounds[c.best].bench : NULL, c.bestms);
+	/* a degenerate task kept (an imported problem): a constant could have passed */
+	if (c.best && jstr(rounds[c.best].ver, "degenerate", NULL))
+		json_array_append_new(json_object_get(rec, "review"), json_sprintf("the task is degenerate, so verify "
+		                      "could not tell this kernel from a constant: %s", jstr(rounds[c.best].ver, "degenerate", "")));
 	checkedof(rec, c.best ? rounds[c.best].ver : NULL, c.best ? rounds[c.best].bench : NULL);
 	spending(rec, rounds, n);
 	json_object_set_new(rec, "cache_keys", keys);
