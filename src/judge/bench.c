@@ -72,7 +72,7 @@ static const char usage[] =
 enum { MINCALLS = 20, MAXCALLS = 300, MINPAIRS = 8, TAILCALLS = 2 };
 static const double WARMUP_MS = 25, MAXTIMED_MS = 3000, SPREAD = 0.02, SOL_MARGIN = 1.05;
 /* a candidate this many times slower than its baseline is timed on
- * MINPAIRS calls after one warm-up call, each followed by a no-op (the
+ * MINPAIRS calls after two warm-up calls, each followed by a no-op (the
  * parent's clock keeps its pairs): its speedup needs no 1% */
 static const double SLOWX = 10;
 
