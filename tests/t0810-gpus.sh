@@ -65,13 +65,13 @@ f = open(sys.argv[1], "a"); fcntl.flock(f, fcntl.LOCK_EX); open("held", "w").clo
 # lease FILE: the record's lease and UUID, "SLOT DEVICE UUID"
 lease() { field $1 '"%s %s %s" % (d["gpu"]["lease"]["slot"], d["gpu"]["lease"]["device"], d["gpu"]["uuid"])'; }
 
-test_expect_success 'configure reports each GPU nvidia-smi lists, and the gpu pool has one slot per GPU' '
+test_expect_success 'configure reports each GPU nvidia-smi lists; a lease slot per GPU, three gpu edges each' '
 	gpus "0, $H200, GPU-aaaa" "1, $H200, GPU-bbbb" "2, $H200, GPU-cccc" &&
 	scratch_project p && cd p && spec a alpha && PATH=$T/bin:$PATH rconfigure --tasks=alpha >log &&
 	grep -q "^checking for NVIDIA GPUs... 3$" log &&
 	grep -q "^  GPU 2: NVIDIA H200, compute capability 9.0, GPU-cccc$" log &&
 	grep -q "3 x NVIDIA H200, -arch=sm_90a, 3 GPU job(s)" log && grep -q "^arch=.sm_90a.$" config.status &&
-	sed -n "/^pool gpu/,/depth/p" build.ninja | grep -q "depth = 3" && grep -q "^gpu_slots = 3$" build.ninja &&
+	sed -n "/^pool gpu/,/depth/p" build.ninja | grep -q "depth = 9" && grep -q "^gpu_slots = 3$" build.ninja &&
 	ninja -t commands out/v/alpha/s0/r1/verify.json | tail -n 1 | grep -q "^$RETORT_BIN/verify --bench --gpus 3 --lock-dir out/gpu"
 '
 test_expect_success 'GPUs of different compute capabilities are refused, each named; --gpus picks GPUs of one' '
