@@ -13,8 +13,8 @@
  *     Python environment ENV read-only at /venv with its interpreter's
  *     prefix, each PATH read-only at its own path, and nothing else of the
  *     host: no home, no out/, no network. Its environment is PATH, HOME=/work,
- *     LC_ALL=C, TMPDIR=/tmp (and LD_LIBRARY_PATH where set); none of the
- *     caller's. PROG and the paths among its ARGs are as the jail sees
+ *     LC_ALL=C, TMPDIR=/tmp, USER=LOGNAME=jail (and LD_LIBRARY_PATH where
+ *     set); none of the caller's. PROG and the paths among its ARGs are as the jail sees
  *     them (/work/..., /venv/bin/python). The jail's process group is
  *     killed after S seconds of wall clock (default 300); it gets 2 x S
  *     seconds of CPU, MB MiB of address space (default none) and files up

@@ -853,7 +853,7 @@ limits(const struct jail *j, uid_t uid)
 static char **
 jailenv(const struct jail *j, const char *home)
 {
-	static char *env[10];
+	static char *env[12];
 	const char *ld = getenv("LD_LIBRARY_PATH");
 	int n = 0;
 
@@ -861,6 +861,10 @@ jailenv(const struct jail *j, const char *home)
 	env[n++] = xasprintf("HOME=%s", home);
 	env[n++] = "LC_ALL=C";
 	env[n++] = "TMPDIR=/tmp";
+	/* a user name for programs that ask (Python's getpass, torch's cache
+	 * folders): the jail's uid has no passwd entry to look up */
+	env[n++] = "USER=jail";
+	env[n++] = "LOGNAME=jail";
 	if (ld && *ld)
 		env[n++] = xasprintf("LD_LIBRARY_PATH=%s", ld);
 	if (j->gpu && j->gpudevice) {

@@ -84,9 +84,9 @@ main(int argc, char **argv)
 					pr = n > 0 && atol(self) == (long)getpid();
 				}
 				fprintf(rep, "probe read=%d write=%d connect=%d uid=%d env=%s scratch=%d home=%d dev=%d proc=%d "
-				        "repo=%d etc=%d usr=%d\n", r, w, c, (int)getuid(), getenv("RETORT_PLANTED") ? "leaked" : "clean",
+				        "repo=%d etc=%d usr=%d user=%s\n", r, w, c, (int)getuid(), getenv("RETORT_PLANTED") ? "leaked" : "clean",
 				        sc, hm, dv, pr, access(repo, F_OK) == 0, access("/etc/passwd", F_OK) == 0,
-				        access("/usr/bin", F_OK) == 0);
+				        access("/usr/bin", F_OK) == 0, getenv("USER") ? getenv("USER") : "-");
 			}
 		} else if (!strcmp(word, "forkbomb")) {
 			int n = 0;

@@ -118,6 +118,7 @@ isolation(void)
 	ok(childsend(&c, "probe %s %s %d %s", secret, host, port, readme) == 0, "probe sent");
 	ok(childread(&c, line, sizeof line, 20) == 0, "probe answered: %s", line);
 	ok(strstr(line, "env=clean") != NULL, "the environment does not leak");
+	ok(strstr(line, "user=jail") != NULL, "a user name, for programs that ask (the uid has no passwd entry)");
 	ok(strstr(line, "connect=0") != NULL, "no network, not even loopback");
 	if (getuid() == 0)
 		ok(strstr(line, "uid=0") == NULL, "not root inside");
