@@ -77,12 +77,19 @@ else
 	# a spec gen refuses (a bench case too large, ...): dropped with its problem file, named, and configured again
 	if ! conf; then
 		for y in tasks/kb*.yaml; do
+			test -e "$y" || continue # the importer wrote none: its refusals say why
 			"$bin/gen" --split "$y" --all --out out/check --tasks-dir tasks >/dev/null 2>gen.err && continue
 			f=$(sed -n '1s/^# imported by scripts\/import-kernelbench from \([^:]*\):.*/\1/p' "$y")
 			echo "# gen refuses $y (dropped, with its problem $f): $(tail -n 1 gen.err)"
 			rm -f "$y" kb/level*/"$f"
 		done
-		conf || { cat configure.log; echo "kernelbench-eval: configure failed (configure.log)" >&2; cp configure.log "$res/"; exit 1; }
+		conf || {
+			cat configure.log
+			grep "^refused" out/kernelbench-import.txt 2>&1 | head -n 30
+			echo "kernelbench-eval: configure failed (configure.log)" >&2
+			cp configure.log out/kernelbench-import.txt "$res/" 2>&1
+			exit 1
+		}
 	fi
 	cat configure.log
 	grep "^refused" out/kernelbench-import.txt
