@@ -32,6 +32,9 @@ the rows whose completion has reasoning. It prints how many rows lack it.
 
 --max-steps: stop after N optimizer steps (default: one epoch).
 
+Exit status: 0 trained; 2 bad usage, or a DATASET_FOLDER without a
+readable manifest.json or without the split (one line on stderr says which).
+
 Needs trl, transformers, datasets and torch.
 """
 import argparse
@@ -48,11 +51,27 @@ def fail(msg):
     sys.exit(2)
 
 
+def dig(d, *keys):
+    """d[k0][k1]...; None where a level is missing or no object"""
+    for k in keys:
+        d = d.get(k) if isinstance(d, dict) else None
+    return d
+
+
 def splits(folder):
     """the sft_final splits the card lists, with their rows (manifest.json)"""
-    with open(os.path.join(folder, "manifest.json")) as f:
-        man = json.load(f)
-    return man, {k: v for k, v in man.get("sft_final_counts", {}).items() if v}
+    path = os.path.join(folder, "manifest.json")
+    try:
+        with open(path, encoding="utf-8") as f:
+            man = json.load(f)
+    except OSError as e:
+        fail("cannot read '%s': %s" % (path, e.strerror or e))
+    except ValueError as e:  # not JSON, or not UTF-8
+        fail("cannot read '%s': %s" % (path, e))
+    counts = man.get("sft_final_counts", {}) if isinstance(man, dict) else None
+    if not isinstance(counts, dict):
+        fail("cannot read '%s': no sft_final_counts object (not a retort dataset's manifest)" % path)
+    return man, {k: v for k, v in counts.items() if v}
 
 
 def reasoned(row):
@@ -94,7 +113,7 @@ def main(argv):
                 "the recipe, not for a model you will use)" if o.split == "train" and "unverified" in have else "")
         fail("%s: no sft_final split '%s'%s; the splits there are: %s" %
              (o.folder, o.split, hint, ", ".join("%s (%d rows)" % kv for kv in sorted(have.items()))))
-    maxlen = o.max_length or man["lengths"]["sft_final"][o.split].get("max_length")
+    maxlen = o.max_length or dig(man, "lengths", "sft_final", o.split, "max_length")
     if not maxlen:
         fail("%s: manifest.json gives no max_length for sft_final %s (an older package): pass --max-length" %
              (o.folder, o.split))

@@ -14,9 +14,20 @@
 # whose template opens an empty thinking block as Qwen3's does
 # (tests/consumers/recipes.py): the split the card names, max_length from
 # its Lengths table, the reasoning choices, Axolotl's loss on the flagged
-# turn alone and no deprecated key.
+# turn alone and no deprecated key; trl_sft.py's one-line refusal of a
+# folder without a readable manifest.
 . "$(dirname "$0")/lib/lib.sh"
 cpu_only "the demo's records are unverified here"
+
+# (before any import of trl: python3 alone will do)
+test_expect_success 'examples/trl_sft.py without a readable manifest: one line naming it, exit 2' '
+	mkdir -p empty bad list && echo "{" >bad/manifest.json && echo "[]" >list/manifest.json &&
+	for d in empty bad list; do
+		{ python3 "$RETORT_ROOT/examples/trl_sft.py" $d tiny sft 2>err; r=$?; cat err; } &&
+		test $r = 2 && test "$(wc -l <err)" = 1 && grep -q "^trl_sft.py: cannot read .$d/manifest.json.: " err || exit 1
+	done &&
+	grep -qx "trl_sft.py: cannot read .list/manifest.json.: no sft_final_counts object (not a retort dataset.s manifest)" err
+'
 
 C=$RETORT_ROOT/tests/consumers
 if ! PY=$("$RETORT_ROOT/tests/lib/pyenv" 2>"$T/pyenv.err"); then
