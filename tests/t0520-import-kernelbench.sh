@@ -9,7 +9,8 @@
 # values: integer labels within their classes, probabilities non-negative,
 # bool masks as u8 0/1, so that the references give finite outputs. The
 # problem code's own run: jailed (out/bin/jail), or with a scrubbed
-# environment, and no secret of the caller's reaches it either way.
+# environment, and no secret of the caller's reaches it either way. A
+# full disk: exit 1, no temporary file left.
 . "$(dirname "$0")/lib/lib.sh"
 
 if ! PY=$("$RETORT_ROOT/tests/lib/pyenv" tests/kernelbench/requirements.txt out/refenv-kernelbench 2>"$T/pyenv.err"); then
@@ -48,6 +49,20 @@ test_expect_success 'integer labels drawn within the classes, the bound followin
 	cd q && grep -qx "  - {name: labels, kind: in, dtype: i64, shape: \[scores_d0\], dist: randint, range: \[0, scores_d1\]}" \
 		tasks/kb1-11-crossentropy-targets.yaml
 '
+
+# (a tmpfs of one page: the spec, a few KiB, does not fit)
+if can_fill; then
+	test_expect_success LONG 'a full disk: exit 1, saying which spec it could not write, and nothing of it left' '
+		mkdir -p k && cd k &&
+		onfull 4k "$PY" "$RETORT_ROOT/scripts/import-kernelbench" --jail "$RETORT_BIN/jail" --out full/tasks \
+			"$KB/faults/5_Relu_after.py" &&
+		test "$(cat rc)" = 1 &&
+		grep -qx "import-kernelbench: cannot write .full/tasks/kb0-5-relu-after.yaml.: No space left on device" err &&
+		! grep -q Traceback err && test "$(cat left)" = full/tasks
+	'
+else
+	test_skip 'a full disk: needs root and mount namespaces (a tmpfs to fill)'
+fi
 
 test_expect_success 'problem code runs jailed where it can, and none of the caller'"'"'s secrets reach it' '
 	cd q && grep -q "^import-kernelbench: problem files run $JAILED " import.err &&
