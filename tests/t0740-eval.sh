@@ -360,7 +360,9 @@ test_expect_success 'the report over a GPU host.s record and this one.s: not "no
 # configure --kernelbench over a KernelBench-shaped folder of the test problems
 # (tests/kernelbench: level1's matmul, relu and dropout, which the importer
 # refuses, and level2's linear), answered by tests/eval/kb-answers.py's
-# replayed student: no GPU here, so nothing is correct and the table says so
+# replayed student: no GPU here, so nothing is correct and the table says so;
+# the importer's listing (out/kernelbench-import.txt) replaced only whole,
+# only when its bytes change
 if KBPY=$("$RETORT_ROOT/tests/lib/pyenv" tests/kernelbench/requirements.txt out/refenv-kernelbench 2>"$T/pyenv.err"); then
 	KBENV=${KBPY%/bin/python}
 	test_expect_success LONG 'configure --kernelbench: levels imported and asked, the refused one failed, the table printed' '
@@ -386,8 +388,18 @@ if KBPY=$("$RETORT_ROOT/tests/lib/pyenv" tests/kernelbench/requirements.txt out/
 	test_expect_success LONG 'configure --kernelbench --tasks: a level counts its problems only where taken whole' '
 		cd k && rconfigure --kernelbench=kb --python-env="$KBENV" --tasks=kernelbench-level1 >conf2.log 2>&1 &&
 		grep -q "KernelBench 1=3 problems" conf2.log && grep -q "^metrics_flags = *--problems 1=3 *$" build.ninja &&
+		listed=$(stat -c %y out/kernelbench-import.txt) &&
 		rconfigure --kernelbench=kb --python-env="$KBENV" --tasks="kb1-2-*" >conf3.log 2>&1 &&
-		grep -q "takes no level whole" conf3.log && grep -q "^metrics_flags = *$" build.ninja
+		grep -q "takes no level whole" conf3.log && grep -q "^metrics_flags = *$" build.ninja &&
+		test "$(stat -c %y out/kernelbench-import.txt)" = "$listed"
+	'
+	# (a folder where the importer writes a spec: it fails after the first)
+	test_expect_success LONG 'configure --kernelbench, the import failing: the last listing kept whole, no temporary file' '
+		cd k && cp out/kernelbench-import.txt listed.txt && rm tasks/kb1-2-relu-plain.yaml && mkdir tasks/kb1-2-relu-plain.yaml &&
+		{ rconfigure --kernelbench=kb --python-env="$KBENV" >conf4.log 2>&1; r=$?; rmdir tasks/kb1-2-relu-plain.yaml; cat conf4.log; } &&
+		test $r = 1 && grep -q "scripts/import-kernelbench failed (out/kernelbench-import.err)" conf4.log &&
+		grep -q "cannot write .tasks/kb1-2-relu-plain.yaml.: Is a directory" out/kernelbench-import.err &&
+		cmp listed.txt out/kernelbench-import.txt && test -z "$(ls out | grep tmp)"
 	'
 else
 	test_skip "no Python environment with torch for the importer: $(tail -n 1 "$T/pyenv.err")"
