@@ -224,6 +224,18 @@ test_expect_success LONG 'parameters past the cap: a constructor size divided to
 	test "$(field out/v/kb3-1-wide-linear/task.json "(d[\"origin\"][\"scaled_size\"], d[\"origin\"][\"scaled_from\"], d[\"origin\"][\"scaled_factor\"])")" = "('"'"'out_features'"'"', 65536, 2)"
 '
 
+test_expect_success LONG 'parameters and a batch past the caps: the constructor size halved for the parameters, the batch divided for the rest' '
+	scratch_project w2 && cd w2 &&
+	"$PY" "$RETORT_ROOT/scripts/import-kernelbench" --out tasks "$KB/level3/2_Wide_linear_long_batch.py" >import.log &&
+	cat import.log && tail -n 1 import.log | grep -qx "1 imported, 0 refused" && f=tasks/kb3-2-wide-linear-long-batch.yaml &&
+	grep -qx "  - {name: p_fc_weight, kind: in, dtype: f32, shape: \[32768, 4096\], dist: uniform, range: \[-0.01562, 0.01562\]}" $f &&
+	grep -qx "  bench: \[{x_d0: 16384}\]" $f &&
+	grep -q "Its bench size x_d0 is KernelBench.s 65536 divided by 4" $f &&
+	grep -q "Its constructor size out_features is KernelBench.s 65536 divided by 2" $f &&
+	grep -qx "origin: {source: kernelbench, file: \"level3/2_Wide_linear_long_batch.py\", level: 3, problem: 2, scaled_size: out_features, scaled_from: 65536, scaled_factor: 2}" $f &&
+	"$RETORT_BIN/gen" --split $f --all
+'
+
 test_expect_success LONG 'the importer writes no spec gen refuses: it checks each with gen first' '
 	cd p && mkdir -p gated/prompts &&
 	"$PY" "$RETORT_ROOT/scripts/import-kernelbench" --gen "$RETORT_BIN/gen" --out gated "$KB/level1/2_Relu_plain.py" >gated.log &&
