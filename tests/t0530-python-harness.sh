@@ -91,6 +91,21 @@ test_expect_success 'an honest Python candidate: correct at every size, timed, e
 	test "$(field runs/ok.fakescale/bench.json "d[\"cases\"][0][\"checks\"][\"kept\"]")" -ge 4 &&
 	field runs/ok.fakescale/bench.json "d[\"cases\"][0][\"speedup\"], d[\"cases\"][0][\"speedup_compile\"]"
 '
+# holdlock S: the GPU slot's lock held S seconds by another process, as another edge would
+holdlock() {
+	rm -f held
+	python3 -c 'import fcntl, sys, time
+f = open(sys.argv[1], "a"); fcntl.flock(f, fcntl.LOCK_EX); open("held", "w").close(); time.sleep(float(sys.argv[2]))' \
+		gpu/gpu0.lock "$1" &
+	while ! test -e held; do sleep 0.05; done
+}
+test_expect_success 'a Python candidate'"'"'s harness starts before the lease, gated; its module loads only in the lease' '
+	mkdir -p gpu && holdlock 4 && (candidate slowimport fakescale) & cand=$! &&
+	sleep 2 && pgrep -f "^/venv/bin/python -I -B -c # written by prepare --runtime" >pids &&
+	wait $cand && expect slowimport fakescale &&
+	test "$(field runs/slowimport.fakescale/verify.json "d[\"harness_start\"]")" = "before the lease" &&
+	field runs/slowimport.fakescale/verify.json "d[\"start_seconds\"] >= 1.9" | grep -q True
+'
 test_expect_success LONG 'the bench size only the oracle checks: the Python oracle compares on the device' '
 	pyvariant fakeheavy && test "$(field out/v/fakeheavy/oracle.json "d[\"verdict\"]")" = correct &&
 	candidate ok fakeheavy && expect ok fakeheavy &&

@@ -904,6 +904,7 @@ struct judge {
 	struct harness h;
 	struct result res;
 	double startsec;            /* the harness's start, to its first reply */
+	int early;                  /* a Python harness started before the lease, gated */
 	json_t *pooljson;           /* the pool runs' JSON (the vruns point into it) */
 };
 
@@ -972,6 +973,32 @@ warmlock(struct judge *j)
  * --bench a candidate found correct keeps its harness for bench (its CPU
  * limit covers both, as two harnesses' would: proto.c gives 4 x seconds +
  * 120, so seconds 2 x --timeout + 30) */
+static int
+spawnharness(struct judge *j)
+{
+	const struct opts *o = j->o;
+
+	return hspawn(&j->h, &(struct childprog){ j->harness, j->so, o->baseline ? "baseline" : j->t->entry, j->device,
+	                                          NULL, o->baseline ? HOPEN : NULL,
+	                                          o->bench ? o->timeout * 2 + 30 : o->timeout });
+}
+
+/* a Python harness, before the GPU is taken: its interpreter, torch and
+ * Triton load (seconds) while another edge holds the GPU; it waits, gated,
+ * before the candidate's module and its CUDA context (pyharness.py). Only
+ * where the slot is known before the lease: one GPU slot */
+static void
+earlyharness(struct judge *j)
+{
+	if (!hispython(j->so) || gpuslots(j->o->gpus) != 1 || !hasgpu())
+		return;
+	j->device = 0;
+	j->h.gated = 1;
+	if (spawnharness(j) < 0)
+		die(EXIT_RETRY, "%s", j->h.err);
+	j->early = 1;
+}
+
 static void
 candidateruns(struct judge *j)
 {
@@ -984,8 +1011,9 @@ candidateruns(struct judge *j)
 	double t0 = now();
 	int k;
 
-	if (hspawn(h, &(struct childprog){ j->harness, j->so, o->baseline ? "baseline" : t->entry, j->device, NULL,
-	                                  o->baseline ? HOPEN : NULL, o->bench ? o->timeout * 2 + 30 : o->timeout }) < 0)
+	if (j->early)
+		hgo(h); /* loaded already: its CUDA context (a candidate's code) from now */
+	else if (spawnharness(j) < 0)
 		die(EXIT_RETRY, "%s", h->err);
 	h->timeout = o->timeout;
 	if (stepfailed(hready(h, &r), &r, h, res) ||
@@ -1595,6 +1623,7 @@ candidate(const struct opts *o, const char *taskpath, const char *compilepath, c
 	all = o->bench && t.nbench && hbenchshm(&t, &t.bench[0]) > j.shm ? hbenchshm(&t, &t.bench[0]) : j.shm;
 	if (hshm(&j.h, &t, all, j.shm) < 0)
 		die(EXIT_RETRY, "%s", j.h.err);
+	earlyharness(&j);
 	if (o->status)
 		statusnote(o->status, &(struct statusupdate){ STATUS_GPU_WAIT, t.id, NULL, 0, 1 });
 	if ((lockfd = gpulock(o->lockdir, o->gpus, &j.device)) < 0)
@@ -1608,6 +1637,7 @@ candidate(const struct opts *o, const char *taskpath, const char *compilepath, c
 	json_object_set_new(j.res.rec, "checked", checked(&j));
 	handing = o->bench && j.res.verdict == ST_CORRECT && !o->sanitize;
 	json_object_set_new(j.res.rec, "start_seconds", json_real(j.startsec));
+	json_object_set_new(j.res.rec, "harness_start", json_string(j.early ? "before the lease" : "in the lease"));
 	json_object_set_new(j.res.rec, "phase_seconds", json_pack("{s:f,s:f,s:f,s:f,s:f}", "cases", j.res.phase[0], "calls",
 	                    j.res.phase[1], "fetches", j.res.phase[2], "comparisons", j.res.phase[3], "end", j.res.phase[4]));
 	if (j.res.verdict == ST_CORRECT && o->sanitize && !hispython(sopath))

@@ -258,6 +258,15 @@ def main():
         tf32 = sys.argv[6] == "open-tf32"
         torch.backends.cuda.matmul.allow_tf32 = tf32
         torch.backends.cudnn.allow_tf32 = tf32
+    if spec.get("gate") and not trusted:
+        # started before the lease: torch and Triton are loaded; the
+        # candidate's module, whose code may touch the GPU, only after go
+        if not spec.get("fake", 0):
+            try:
+                import triton  # noqa: F401
+            except ImportError:
+                pass  # the candidate's import says so, after go
+        gate()
     fn, failure, why = load(source, entry)
     wrap = Wrap(spec) if fn else None
     result = []
@@ -299,8 +308,8 @@ def main():
         except BaseException:
             crashed()
 
-    if spec.get("gate"):
-        gate()
+    if spec.get("gate") and trusted:
+        gate()  # trusted code: loaded before, its CUDA context after go
     cb, cafter = CALL(call), AFTER(after)
     argv = [b"harness", b"-", entry.encode(), device.encode()] + ([b"open"] if trusted else [])
     rt.harnessmain.restype = ctypes.c_int
