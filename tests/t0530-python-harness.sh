@@ -100,11 +100,20 @@ f = open(sys.argv[1], "a"); fcntl.flock(f, fcntl.LOCK_EX); open("held", "w").clo
 	while ! test -e held; do sleep 0.05; done
 }
 test_expect_success 'a Python candidate'"'"'s harness starts before the lease, gated; its module loads only in the lease' '
-	mkdir -p gpu && holdlock 4 && (candidate slowimport fakescale) & cand=$! &&
+	mkdir -p gpu && holdlock 4 && { candidate slowimport fakescale & } && cand=$! &&
 	sleep 2 && pgrep -f "^/venv/bin/python -I -B -c # written by prepare --runtime" >pids &&
 	wait $cand && expect slowimport fakescale &&
 	test "$(field runs/slowimport.fakescale/verify.json "d[\"harness_start\"]")" = "before the lease" &&
 	field runs/slowimport.fakescale/verify.json "d[\"start_seconds\"] >= 1.9" | grep -q True
+'
+test_expect_success 'bench --baseline: a Python baseline'"'"'s eager and compiled harnesses load before the lease, gated' '
+	d=out/v/fakescale && holdlock 3 &&
+	{ "$RETORT_BIN/bench" --baseline --lock-dir gpu --gpu-python "$ENV" -o $d/early.json $d/task.json $d/harness \
+		$d/oracle.json $d/baseline.py & } && b=$! &&
+	sleep 1.5 && test "$(pgrep -f "^/venv/bin/python -I -B -c # written by prepare --runtime" | wc -l)" -ge 2 &&
+	wait $b && test "$(field $d/early.json "d[\"harness_start\"]")" = "before the lease" &&
+	test "$(field $d/early.json "d[\"cases\"][0][\"baseline\"][\"count\"]")" -ge 20 &&
+	test "$(field $d/early.json "d[\"cases\"][0][\"compiled\"][\"count\"]")" -ge 20
 '
 test_expect_success LONG 'the bench size only the oracle checks: the Python oracle compares on the device' '
 	pyvariant fakeheavy && test "$(field out/v/fakeheavy/oracle.json "d[\"verdict\"]")" = correct &&

@@ -824,9 +824,11 @@ timecase(struct bcase *b, struct harness *h, const char *so, const char *entry, 
 	/* the baseline (check 0) is trusted code: no lockdown (its libraries
 	 * load parts of themselves late); timed, a Python one runs in TF32 */
 	/* a harness verify handed over is ready already */
-	if (!h->adopted &&
-	    hspawn(h, &(struct childprog){ b->harness, so, entry, b->device, NULL, check ? NULL : HOPENTF32,
-	                                   b->o->timeout }) < 0)
+	if (h->early)
+		hgo(h); /* loaded before the lease (earlystart) */
+	else if (!h->adopted &&
+	         hspawn(h, &(struct childprog){ b->harness, so, entry, b->device, NULL, check ? NULL : HOPENTF32,
+	                                        b->o->timeout }) < 0)
 		die(EXIT_RETRY, "%s", h->err);
 	if (!h->adopted && step(hready(h, &r), &r, h, tm))
 		goto out;
@@ -1011,18 +1013,35 @@ casesetup(struct bcase *b, const struct opts *o, const struct task *t, int ci, c
  * when it defines one) at case b, into the case's record; its compilation
  * happens in the warm-up, not in the timed calls */
 static void
-timecompiled(struct bcase *b, const char *so, json_t *cr)
+timecompiled(struct bcase *b, const char *so, json_t *cr, struct harness *pre)
 {
 	struct timing tm;
 	struct harness h;
 
-	if (hshm(&h, b->t, b->shm, b->made) < 0)
+	if (pre)
+		h = *pre;
+	else if (hshm(&h, b->t, b->shm, b->made) < 0)
 		die(EXIT_RETRY, "%s", h.err);
 	timecase(b, &h, so, "baseline_compile", &tm, NULL, NULL);
 	if (tm.status == ST_MEASURED)
 		json_object_set_new(cr, "compiled", tm.stats);
 	else if (!strstr(tm.problem, "noentry baseline_compile"))
 		json_object_set_new(cr, "compiled_error", json_string(tm.problem));
+}
+
+/* a Python baseline's harness for b, spawned before the GPU lease,
+ * gated: Python, torch and the module load (seconds) while another edge
+ * holds the GPU; its CUDA context comes after hgo (timecase) */
+static void
+earlystart(struct bcase *b, struct harness *h, const char *so, const char *entry)
+{
+	memset(h, 0, sizeof *h);
+	if (hshm(h, b->t, b->shm, b->made) < 0)
+		die(EXIT_RETRY, "%s", h->err);
+	h->gated = 1;
+	if (hspawn(h, &(struct childprog){ b->harness, so, entry, b->device, NULL, HOPENTF32, b->o->timeout }) < 0)
+		die(EXIT_RETRY, "%s", h->err);
+	h->early = 1;
 }
 
 static int
@@ -1051,6 +1070,17 @@ timebaseline(const struct opts *o, const char *taskpath, const char *harness, co
 	} else if (!hasgpu()) {
 		setstatus(rec, STAGE_BENCH, ST_SKIPPED);
 	} else {
+		/* a Python baseline's first case (its eager and compiled harnesses)
+		 * loads before the lease, where the slot is known: one GPU slot */
+		struct harness pre[2];
+		struct bcase b0;
+		int early = taskbaselinepython(&t) && t.nbench > 0 && gpuslots(o->gpus) == 1;
+		if (early) {
+			casesetup(&b0, o, &t, 0, harness, 0, NULL);
+			earlystart(&b0, &pre[0], so, "baseline");
+			earlystart(&b0, &pre[1], so, "baseline_compile");
+		}
+		json_object_set_new(rec, "harness_start", json_string(early ? "before the lease" : "in the lease"));
 		/* one GPU for every case */
 		if (o->status)
 			statusnote(o->status, &(struct statusupdate){ STATUS_GPU_WAIT, t.id, NULL, 0, 1 });
@@ -1064,7 +1094,9 @@ timebaseline(const struct opts *o, const char *taskpath, const char *harness, co
 			struct harness h;
 			casesetup(&b, o, &t, c, harness, 0, NULL);
 			b.device = slot;
-			if (hshm(&h, &t, b.shm, b.made) < 0)
+			if (early && c == 0)
+				h = pre[0];
+			else if (hshm(&h, &t, b.shm, b.made) < 0)
 				die(EXIT_RETRY, "%s", h.err);
 			timecase(&b, &h, so, "baseline", &tm, NULL, NULL);
 			if (!json_object_get(rec, "gpu") && *h.gpu.uuid)
@@ -1074,7 +1106,7 @@ timebaseline(const struct opts *o, const char *taskpath, const char *harness, co
 			else
 				json_array_append_new(cases, json_pack("{s:s,s:s}", "case", b.c->label, "error", tm.problem));
 			if (taskbaselinepython(&t))
-				timecompiled(&b, so, json_array_get(cases, (size_t)c));
+				timecompiled(&b, so, json_array_get(cases, (size_t)c), early && c == 0 ? &pre[1] : NULL);
 		}
 		if (taskbaselinepython(&t)) /* pyharness.py's, for every Python baseline */
 			json_object_set_new(rec, "tf32", json_true());

@@ -46,6 +46,7 @@ struct harness {
 	int gated;                  /* set before hspawn: a Python harness loads (Python, torch, its
 	                             * source) and then waits for hgo before it touches the GPU */
 	int adopted;                /* hadopt's: started, and ready, in the process that execed this one */
+	int early;                  /* spawned gated before the GPU lease: hgo, then hready */
 };
 
 struct hres {
