@@ -60,9 +60,7 @@ hasgpu(void)
 	return access("/dev/nvidiactl", F_OK) == 0 || access("/dev/nvidia0", F_OK) == 0;
 }
 
-/* RETORT_GPU_LEASE=step: a scheduler gave this process its GPUs alone (a
- * Slurm step's gres, scripts/slurm-launch): its lease is theirs, no lock */
-static int
+int
 stepleased(void)
 {
 	const char *l = getenv("RETORT_GPU_LEASE");
@@ -134,6 +132,8 @@ gpulock(const char *dir, int ngpus, int *device)
 	if (stepleased())
 		return open("/dev/null", O_RDONLY | O_CLOEXEC);
 	ngpus = gpuslots(ngpus);
+	if (ngpus == 1) /* wait in the kernel's queue: no poll, no gap at the handoff */
+		return gpulockslot(dir, 0);
 	if (mkdirp(dir) < 0)
 		return -1;
 	for (;;) {
@@ -146,7 +146,7 @@ gpulock(const char *dir, int ngpus, int *device)
 			}
 			close(fd);
 		}
-		usleep(20000); /* the pool should prevent this; wait for a slot */
+		usleep(20000); /* every slot held (the gpu pool stages more edges than GPUs): poll */
 	}
 }
 

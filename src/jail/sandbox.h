@@ -202,6 +202,9 @@ int hasgpu(void);
  * CUDA_VISIBLE_DEVICES names it ("" when the list has no such entry).
  */
 int gpulock(const char *dir, int ngpus, int *device);
+/* RETORT_GPU_LEASE=step: a scheduler gave this process its GPUs alone (a
+ * Slurm step's gres, scripts/slurm-launch): its lease is theirs, no lock */
+int stepleased(void);
 int gpulockslot(const char *dir, int slot);
 int gpuslots(int ngpus);
 void gpudevice(int slot, char *out, size_t cap);

@@ -701,18 +701,6 @@ judge(struct bcase *b, struct harness *h, struct harness *oh, struct timing *tm)
 	return keptintact(h, tm);
 }
 
-/* CPUs to spare, for the oracle loading (its libraries; a Python one's
- * Python and torch: one CPU for seconds) beside the candidate's calls: on
- * a busy host it would slow the calls that the parent's clock measures,
- * and waits for them instead */
-static int
-sparecpus(void)
-{
-	long n = sysconf(_SC_NPROCESSORS_ONLN);
-	double load;
-
-	return n >= 4 && getloadavg(&load, 1) == 1 && load <= (double)n - 2;
-}
 
 /* the oracle's harness oh, on shared memory of its own (the candidate's
  * harness never maps it: what the oracle writes there, the tolerances'
@@ -824,12 +812,17 @@ timecase(struct bcase *b, struct harness *h, const char *so, const char *entry, 
 	/* the baseline (check 0) is trusted code: no lockdown (its libraries
 	 * load parts of themselves late); timed, a Python one runs in TF32 */
 	/* a harness verify handed over is ready already */
-	if (h->early)
-		hgo(h); /* loaded before the lease (earlystart) */
-	else if (!h->adopted &&
-	         hspawn(h, &(struct childprog){ b->harness, so, entry, b->device, NULL, check ? NULL : HOPENTF32,
-	                                        b->o->timeout }) < 0)
+	if (h->early && hgo(h) < 0) { /* loaded before the lease (earlystart), and ended meanwhile */
+		hstop(h);
+		h->early = 0;
+		if (hshm(h, b->t, b->shm, b->made) < 0)
+			die(EXIT_RETRY, "%s", h->err);
+	}
+	if (!h->early && !h->adopted &&
+	    hspawn(h, &(struct childprog){ b->harness, so, entry, b->device, NULL, check ? NULL : HOPENTF32,
+	                                   b->o->timeout }) < 0)
 		die(EXIT_RETRY, "%s", h->err);
+	h->early = 0;
 	if (!h->adopted && step(hready(h, &r), &r, h, tm))
 		goto out;
 	tm->phase[0] = now() - t0;
@@ -1008,7 +1001,6 @@ casesetup(struct bcase *b, const struct opts *o, const struct task *t, int ci, c
 	b->made = oracle ? b->stride : b->shm;
 }
 
-/* the baseline, timed once per variant; its oracle check copied in */
 /* a Python baseline's baseline_compile (torch.compile of the same module,
  * when it defines one) at case b, into the case's record; its compilation
  * happens in the warm-up, not in the timed calls */
@@ -1044,6 +1036,7 @@ earlystart(struct bcase *b, struct harness *h, const char *so, const char *entry
 	h->early = 1;
 }
 
+/* the baseline, timed once per variant; its oracle check copied in */
 static int
 timebaseline(const struct opts *o, const char *taskpath, const char *harness, const char *oraclepath, const char *so)
 {
@@ -1074,7 +1067,7 @@ timebaseline(const struct opts *o, const char *taskpath, const char *harness, co
 		 * loads before the lease, where the slot is known: one GPU slot */
 		struct harness pre[2];
 		struct bcase b0;
-		int early = taskbaselinepython(&t) && t.nbench > 0 && gpuslots(o->gpus) == 1;
+		int early = taskbaselinepython(&t) && t.nbench > 0 && hearlyok(o->gpus);
 		if (early) {
 			casesetup(&b0, o, &t, 0, harness, 0, NULL);
 			earlystart(&b0, &pre[0], so, "baseline");

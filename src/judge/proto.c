@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "compare.h"
@@ -382,12 +383,40 @@ hadopt(struct harness *h, const struct task *t, const char *so, int timeout, con
 	return 0;
 }
 
-void
+int
 hgo(struct harness *h)
 {
-	if (h->gated)
-		(void)childsend(&h->ch, "go");
+	siginfo_t si;
+	int rc = 0;
+
+	if (h->gated) {
+		/* ended while it waited (WNOWAIT: childstop still reaps it)? */
+		memset(&si, 0, sizeof si);
+		if ((waitid(P_PID, (id_t)h->ch.pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 && si.si_pid == h->ch.pid) ||
+		    childsend(&h->ch, "go") < 0)
+			rc = -1;
+	}
 	h->gated = 0;
+	return rc;
+}
+
+int
+sparecpus(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+	double load;
+
+#ifdef RETORT_TESTING
+	if (getenv("RETORT_SPARE_CPUS")) /* the tests' two-CPU machines, for the paths it opens */
+		return 1;
+#endif
+	return n >= 4 && getloadavg(&load, 1) == 1 && load <= (double)n - 2;
+}
+
+int
+hearlyok(int gpus)
+{
+	return gpuslots(gpus) == 1 && !stepleased() && hasgpu() && sparecpus();
 }
 
 int

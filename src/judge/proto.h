@@ -46,7 +46,7 @@ struct harness {
 	int gated;                  /* set before hspawn: a Python harness loads (Python, torch, its
 	                             * source) and then waits for hgo before it touches the GPU */
 	int adopted;                /* hadopt's: started, and ready, in the process that execed this one */
-	int early;                  /* spawned gated before the GPU lease: hgo, then hready */
+	int early;                  /* spawned gated before the GPU lease (hearlyok): hgo, then hready */
 };
 
 struct hres {
@@ -120,9 +120,20 @@ int hstart(struct harness *h, const struct task *t, const struct childprog *l, s
 int hshm(struct harness *h, const struct task *t, size_t shm, size_t made);
 int hspawn(struct harness *h, const struct childprog *l);
 int hready(struct harness *h, struct hres *r);
-/* a gated harness may go on (to its CUDA context, then hready's reply);
- * one that is gone already shows it at hready */
-void hgo(struct harness *h);
+/* a gated harness may go on (to its CUDA context, then hready's reply):
+ * 0, or -1 when it had ended while it waited (childstop it; nothing of
+ * the candidate's has run then: start another). Not gated: 0 */
+int hgo(struct harness *h);
+/* 1 when this host has CPUs to spare beside another edge's timed calls
+ * (the load average at most the CPUs less 2, and at least 4): loading a
+ * harness beside them would otherwise slow what the parent's clock
+ * measures */
+int sparecpus(void);
+/* whether a Python harness may start before the GPU lease, gated (its
+ * interpreter and torch loading while another edge holds the GPU): one
+ * GPU slot, so its device is known; not a scheduler's step, whose lease
+ * is the whole step; CPUs to spare */
+int hearlyok(int gpus);
 int hcase(struct harness *h, const struct tcase *c, struct hres *r);
 int hcall(struct harness *h, int group, int noop, const struct runin *in, struct hres *r);
 /* group's outputs into shared memory (at outoff) */

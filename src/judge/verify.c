@@ -904,7 +904,8 @@ struct judge {
 	struct harness h;
 	struct result res;
 	double startsec;            /* the harness's start, to its first reply */
-	int early;                  /* a Python harness started before the lease, gated */
+	size_t shmall;              /* the shared memory made for the harness (bench's first case's too) */
+	const char *started;        /* where the harness started: harness_start */
 	json_t *pooljson;           /* the pool runs' JSON (the vruns point into it) */
 };
 
@@ -968,11 +969,10 @@ warmlock(struct judge *j)
 	return 0;
 }
 
-/* the candidate on every run, each judged as it comes, in h (its shared
- * memory made: hshm, its first pin bytes for the runs' outputs); with
- * --bench a candidate found correct keeps its harness for bench (its CPU
- * limit covers both, as two harnesses' would: proto.c gives 4 x seconds +
- * 120, so seconds 2 x --timeout + 30) */
+/* the harness for j's candidate (or baseline); with --bench a candidate
+ * found correct keeps it for bench (its CPU limit covers both, as two
+ * harnesses' would: proto.c gives 4 x seconds + 120, so seconds 2 x
+ * --timeout + 30) */
 static int
 spawnharness(struct judge *j)
 {
@@ -990,15 +990,19 @@ spawnharness(struct judge *j)
 static void
 earlyharness(struct judge *j)
 {
-	if (!hispython(j->so) || gpuslots(j->o->gpus) != 1 || !hasgpu())
+	j->started = "in the lease";
+	if (!hispython(j->so) || !hearlyok(j->o->gpus))
 		return;
 	j->device = 0;
 	j->h.gated = 1;
 	if (spawnharness(j) < 0)
 		die(EXIT_RETRY, "%s", j->h.err);
-	j->early = 1;
+	j->h.early = 1;
+	j->started = "before the lease";
 }
 
+/* the candidate on every run, each judged as it comes, in h (its shared
+ * memory made: hshm, its first pin bytes for the runs' outputs) */
 static void
 candidateruns(struct judge *j)
 {
@@ -1011,10 +1015,18 @@ candidateruns(struct judge *j)
 	double t0 = now();
 	int k;
 
-	if (j->early)
-		hgo(h); /* loaded already: its CUDA context (a candidate's code) from now */
-	else if (spawnharness(j) < 0)
+	if (h->early && hgo(h) < 0) {
+		/* it ended while it waited, before anything of the candidate's
+		 * ran: not the candidate's doing; another, in the lease */
+		hstop(h);
+		h->early = 0;
+		j->started = "in the lease (the one started before it had ended)";
+		if (hshm(h, t, j->shmall, j->shm) < 0)
+			die(EXIT_RETRY, "%s", h->err);
+	}
+	if (!h->early && spawnharness(j) < 0) /* else loaded already: its CUDA context (a candidate's code) from now */
 		die(EXIT_RETRY, "%s", h->err);
+	h->early = 0;
 	h->timeout = o->timeout;
 	if (stepfailed(hready(h, &r), &r, h, res) ||
 	    stepfailed(hpin(h, j->shm, &r), &r, h, res)) /* every run's outputs come back there */
@@ -1623,6 +1635,7 @@ candidate(const struct opts *o, const char *taskpath, const char *compilepath, c
 	all = o->bench && t.nbench && hbenchshm(&t, &t.bench[0]) > j.shm ? hbenchshm(&t, &t.bench[0]) : j.shm;
 	if (hshm(&j.h, &t, all, j.shm) < 0)
 		die(EXIT_RETRY, "%s", j.h.err);
+	j.shmall = all;
 	earlyharness(&j);
 	if (o->status)
 		statusnote(o->status, &(struct statusupdate){ STATUS_GPU_WAIT, t.id, NULL, 0, 1 });
@@ -1637,7 +1650,7 @@ candidate(const struct opts *o, const char *taskpath, const char *compilepath, c
 	json_object_set_new(j.res.rec, "checked", checked(&j));
 	handing = o->bench && j.res.verdict == ST_CORRECT && !o->sanitize;
 	json_object_set_new(j.res.rec, "start_seconds", json_real(j.startsec));
-	json_object_set_new(j.res.rec, "harness_start", json_string(j.early ? "before the lease" : "in the lease"));
+	json_object_set_new(j.res.rec, "harness_start", json_string(j.started));
 	json_object_set_new(j.res.rec, "phase_seconds", json_pack("{s:f,s:f,s:f,s:f,s:f}", "cases", j.res.phase[0], "calls",
 	                    j.res.phase[1], "fetches", j.res.phase[2], "comparisons", j.res.phase[3], "end", j.res.phase[4]));
 	if (j.res.verdict == ST_CORRECT && o->sanitize && !hispython(sopath))

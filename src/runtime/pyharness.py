@@ -235,12 +235,11 @@ def main():
         sys.exit(2)
     spec, lib, source, entry, device = json.loads(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5]
     trusted = len(sys.argv) == 7
-    # the caches Triton and torch write go to the sandbox's own /tmp; the
-    # sandbox has no passwd entry for its uid (getpass reads USER first)
+    # the caches Triton and torch write go to the sandbox's own /tmp (the
+    # jail names its user in USER and LOGNAME, which getpass reads first)
     tmp = os.environ.get("TMPDIR", "/tmp")
     for var, sub in (("TRITON_CACHE_DIR", "triton"), ("TORCHINDUCTOR_CACHE_DIR", "inductor"), ("XDG_CACHE_HOME", "cache")):
         os.environ[var] = os.path.join(tmp, sub)
-    os.environ["USER"] = os.environ["LOGNAME"] = "retort"
     # a source file named .py: Triton's @jit reads its kernels' source through inspect
     with open(source, "rb") as f, open(os.path.join(tmp, "candidate.py"), "wb") as g:
         g.write(f.read())
@@ -258,14 +257,10 @@ def main():
         tf32 = sys.argv[6] == "open-tf32"
         torch.backends.cuda.matmul.allow_tf32 = tf32
         torch.backends.cudnn.allow_tf32 = tf32
-    if spec.get("gate") and not trusted:
-        # started before the lease: torch and Triton are loaded; the
-        # candidate's module, whose code may touch the GPU, only after go
-        if not spec.get("fake", 0):
-            try:
-                import triton  # noqa: F401
-            except ImportError:
-                pass  # the candidate's import says so, after go
+    if spec.get("gate"):
+        # started before the lease (or beside another harness's calls):
+        # Python and torch (and for a candidate Triton, guard's) are
+        # loaded; the module, whose code may touch the GPU, only after go
         gate()
     fn, failure, why = load(source, entry)
     wrap = Wrap(spec) if fn else None
@@ -308,8 +303,6 @@ def main():
         except BaseException:
             crashed()
 
-    if spec.get("gate") and trusted:
-        gate()  # trusted code: loaded before, its CUDA context after go
     cb, cafter = CALL(call), AFTER(after)
     argv = [b"harness", b"-", entry.encode(), device.encode()] + ([b"open"] if trusted else [])
     rt.harnessmain.restype = ctypes.c_int
