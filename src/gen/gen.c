@@ -27,7 +27,9 @@
  *     --split writes one spec's task.json files, --model-json the
  *     resolved model, --propose-split the proposal batches' requests;
  *     each leaves unchanged files alone (restat). --list prints the
- *     selected variant ids.
+ *     selected variant ids. Every variant is validated whole, but only
+ *     the ones --split writes get their hidden cases drawn (hidden.h),
+ *     the costly part of a variant.
  *
  * FILES
  *     tasks/NAME.yaml, models.yaml, tasks/curriculum.yaml; the graph,
@@ -311,6 +313,23 @@ holdbaselines(const struct opts *o, struct all *A)
 	free(path);
 }
 
+/* 1 when o selects v: --all or --tasks, and --held-out */
+static int
+selects(const struct opts *o, const struct variant *v)
+{
+	return (o->all || variantmatch(v, o->globs)) && (!o->heldout || heldout(v->spec, HELDOUT_FRACTION));
+}
+
+/* --split: the options whose selection it writes (speckeeps keeps those) */
+static const struct opts *splitting;
+
+/* speckeeps: only --split reads a variant's JSON, and only a selected one's */
+static int
+keeps(const struct variant *v)
+{
+	return splitting && selects(splitting, v);
+}
+
 /* load specs (all of them, or only `one`); 0 or -1 after diagnostics */
 static int
 loadall(const struct opts *o, const char *one, struct all *A)
@@ -415,7 +434,7 @@ loadall(const struct opts *o, const char *one, struct all *A)
 	for (i = 0; i < A->nsf; i++)
 		for (j = 0; j < A->sf[i].nv; j++) {
 			struct variant *v = &A->sf[i].v[j];
-			v->selected = (o->all || variantmatch(v, o->globs)) && (!o->heldout || heldout(v->spec, HELDOUT_FRACTION));
+			v->selected = selects(o, v);
 		}
 	if (!bad && o->propose)
 		holdbaselines(o, A);
@@ -1134,7 +1153,8 @@ run(const struct opts *o)
 		free(modelnote);
 		return proposesplit(o->proposesplit, o->tasksdir, o->outdir, "doc/specs.md");
 	}
-	speckeepjson = o->split != NULL;
+	splitting = o->split ? o : NULL;
+	speckeeps = keeps;
 	r = loadall(o, o->split, &A);
 	if (r < 0) {
 		freeall(&A);

@@ -28,7 +28,7 @@
 #include "spec.h"
 
 const char *specpromptdir;
-int speckeepjson = 1;
+int (*speckeeps)(const struct variant *v);
 
 /* ---- dtypes (the table is src/lib/tensor.c's) ---- */
 
@@ -1413,8 +1413,8 @@ hidden(struct ctx *c, json_t *verify, json_t *bench, json_t **pool)
 	return hiddencases(&q, pool);
 }
 
-/* the verify and bench cases into j's "cases", and the hidden ones drawn
- * from their domain, when the spec had no errors since e0 */
+/* the verify and bench cases into j's "cases", when the spec had no
+ * errors since e0 (the hidden ones come later: sethidden) */
 static void
 setcases(struct ctx *c, json_t *j, int e0)
 {
@@ -1429,13 +1429,23 @@ setcases(struct ctx *c, json_t *j, int e0)
 		checkkeys(c, sizes, "sizes", (const char *const[]){ "verify", "bench", NULL }, NULL);
 		json_t *verify = evalcases(c, sizes, "verify", 0), *bench = evalcases(c, sizes, "bench", 1);
 		cases = json_pack("{s:o,s:o}", "verify", verify, "bench", bench);
-		if (c->errors == e0) {
-			json_t *pool;
-			json_object_set_new(cases, "hidden", hidden(c, verify, bench, &pool));
-			json_object_set_new(cases, "pool", pool);
-		}
 		json_object_set_new(j, "cases", cases);
 	}
+}
+
+/* the hidden cases and the pool into j's "cases", drawn from the domain of
+ * its verify and bench cases (hidden.h): the costly part of a variant, so
+ * only for a valid one whose JSON is kept */
+static void
+sethidden(struct ctx *c, json_t *j)
+{
+	json_t *cases = json_object_get(j, "cases"), *pool;
+
+	if (!cases)
+		return;
+	json_object_set_new(cases, "hidden",
+	                    hidden(c, json_object_get(cases, "verify"), json_object_get(cases, "bench"), &pool));
+	json_object_set_new(cases, "pool", pool);
 }
 
 /* reference code of one language, checked: C defines void reference(...),
@@ -1704,7 +1714,11 @@ resolve(struct ctx *c, struct variant *v, const char *specid)
 	for (i = 0; i < v->ntags; i++)
 		v->tags[i] = xstrdup(json_string_value(json_array_get(tags, i)));
 	json_decref(tags);
-	v->json = j;
+	if (c->errors == e0 && (!speckeeps || speckeeps(v))) {
+		sethidden(c, j); /* the spec's args are still parsed */
+		v->json = j;
+	} else
+		json_decref(j);
 	free(desc);
 	free(entry);
 	freeargs(c);
@@ -1860,15 +1874,10 @@ expand(struct ctx *c, struct specfile *sf, const struct ynode *matrix, const cha
 
 		variantid(c, matrix, specid, nkeys, idx, &id);
 		c->vid = id.s;
-		if (resolve(c, &sf->v[sf->nv], specid) < 0) {
+		if (resolve(c, &sf->v[sf->nv], specid) < 0)
 			freevariant(&sf->v[sf->nv]);
-		} else {
-			if (!speckeepjson) {
-				json_decref(sf->v[sf->nv].json);
-				sf->v[sf->nv].json = NULL;
-			}
+		else
 			sf->nv++;
-		}
 		buffree(&id);
 		/* next combination (odometer, last key fastest) */
 		for (k = nkeys; k > 0; k--) {

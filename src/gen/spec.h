@@ -24,7 +24,7 @@ struct variant {
 	int held;             /* gen: a proposal whose baseline disagreed (OUT/propose/baselines.json): checks only */
 	int langs;            /* the spec's lang: (round.h's LANG_ bits), 0: configure's --lang */
 	int selected;         /* by --all or --tasks (gen sets it once) */
-	json_t *json;         /* the resolved variant: out/v/<id>/task.json */
+	json_t *json;         /* the resolved variant: out/v/<id>/task.json (NULL: not kept, speckeeps) */
 };
 
 struct specfile {
@@ -47,8 +47,13 @@ enum {
 int specload(const char *path, struct specfile *sf);
 /* folder of prompt templates, checked when set (tasks/prompts) */
 extern const char *specpromptdir;
-/* 0: drop each variant's JSON once validated (saves memory when unused) */
-extern int speckeepjson;
+/*
+ * The variants whose JSON (v->json) is kept: NULL, every one; else those
+ * it returns 1 for, asked once each is resolved. Only a kept one gets its
+ * hidden cases and pool drawn (hidden.h), the costly part of resolving a
+ * variant; the others are validated as fully, their JSON then dropped.
+ */
+extern int (*speckeeps)(const struct variant *v);
 void specfree(struct specfile *sf);
 /* text with each {KEY} of a variant's matrix assignment ({KEY: VALUE},
  * its task.json's "matrix") replaced by VALUE, as specload does a spec's

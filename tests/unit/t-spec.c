@@ -265,6 +265,57 @@ aliases(void)
 	}
 }
 
+/* speckeeps: asked for each variant once it is resolved (id, spec and
+ * tags set); asked with every variant, it is kept only where it says so */
+static char asked[512];
+
+static int
+keepk32(const struct variant *v)
+{
+	snprintf(asked + strlen(asked), sizeof asked - strlen(asked), "%s/%s/%s ", v->id, v->spec,
+	         v->ntags ? v->tags[0] : "-");
+	return !strcmp(v->id, "scale.bf16.k32");
+}
+
+static int
+keepnone(const struct variant *v)
+{
+	(void)v;
+	return 0;
+}
+
+/* only a kept variant's JSON, hidden cases and pool are made; they are
+ * the ones every variant's would be, and the others are validated all the same */
+static void
+keeping(void)
+{
+	json_t *all, *cases;
+	size_t i, kept = 0;
+
+	is_int(loadwith(NULL, "tags: [scaling]\n"), 0, "every variant kept (speckeeps NULL)");
+	all = json_deep_copy(json_object_get(sf.v[4].json, "cases"));
+	ok(json_array_size(json_object_get(all, "pool")) > 0 && json_is_array(json_object_get(all, "hidden")),
+	   "a kept variant has its pool and hidden cases");
+	speckeeps = keepk32;
+	is_int(loadwith(NULL, "tags: [scaling]\n"), 0, "one variant kept");
+	is_str(asked, "scale.f32.k16/scale/scaling scale.f32.k32/scale/scaling scale.f32.k64/scale/scaling "
+	       "scale.bf16.k16/scale/scaling scale.bf16.k32/scale/scaling scale.bf16.k64/scale/scaling ",
+	       "speckeeps asked once a variant, resolved: its id, spec and tags");
+	is_int(sf.nv, 6, "every variant is listed");
+	for (i = 0; i < sf.nv; i++)
+		kept += sf.v[i].json != NULL;
+	is_int(kept, 1, "only the kept one has its JSON");
+	cases = json_object_get(sf.v[4].json, "cases");
+	ok(cases && json_equal(cases, all), "its cases, hidden and pool included, are those every variant's would be");
+	speckeeps = keepnone;
+	is_int(loadwith("dtype: [f32, bf16]", "dtype: [f32, bf61]"), -1, "kept or not, a bad variant is refused");
+	ok(has("unknown dtype 'bf61' (did you mean 'bf16'?)"), "with its message");
+	is_int(loadwith(NULL, "tags: [scaling]\n"), 0, "none kept: the spec still loads");
+	ok(sf.nv == 6 && !sf.v[0].json && !sf.v[5].json, "its variants, none with JSON");
+	speckeeps = NULL;
+	json_decref(all);
+}
+
 int
 main(void)
 {
@@ -280,6 +331,7 @@ main(void)
 	yamlkeys();
 	yamldocuments();
 	aliases();
+	keeping();
 	specfree(&sf);
 	{
 		char cmd[300];
