@@ -155,6 +155,16 @@ test_expect_success 'a candidate ten times slower than the baseline is timed on 
 		"$(field runs/crawl.fakescale/bench.json "d[\"cases\"][0][\"checks\"][\"kept\"]")" &&
 	field runs/crawl.fakescale/bench.json "d[\"feedback\"]" | grep -q "more than 10 times slower"
 '
+test_expect_success LONG 'one whose first call takes past 100 times the baseline and 1 s is timed on 2 calls, 2 pairs, still checked' '
+	candidate crawl-long fakescale && expect crawl-long fakescale &&
+	b=runs/crawl-long.fakescale/bench.json &&
+	test "$(field $b "d[\"cases\"][0][\"candidate\"][\"count\"]")" = 2 &&
+	test "$(field $b "d[\"cases\"][0][\"parent_clock\"][\"pairs\"]")" = 2 &&
+	field $b "d[\"cases\"][0][\"slow\"]" | grep -q "more than 100x the baseline.s time: timed on 2 calls" &&
+	test "$(field $b "d[\"cases\"][0][\"candidate\"][\"median_ms\"] >= 1200")" = True &&
+	test "$(field $b "d[\"cases\"][0][\"checks\"][\"passed\"]")" = "$(field $b "d[\"cases\"][0][\"checks\"][\"kept\"]")" &&
+	field $b "d[\"feedback\"]" | grep -q "more than 100 times slower"
+'
 test_expect_success 'a candidate cannot shrink the shared memory: it is sealed, and the candidate is timed' '
 	candidate shrink fakescale && expect shrink fakescale &&
 	test "$(field runs/shrink.fakescale/bench.json "d[\"cases\"][0][\"checks\"][\"passed\"]")" -ge 4
