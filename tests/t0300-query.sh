@@ -148,7 +148,8 @@ for case in "401:{\"status\": 401, \"body\": {\"type\": \"error\", \"error\": {\
 	"x-should-retry false:{\"status\": 500, \"headers\": {\"x-should-retry\": \"false\"}}:HTTP 500" \
 	"a non-retryable stream error:{\"stream_error\": \"invalid_request_error\"}:invalid_request_error"; do
 	name=${case%%:*} rest=${case#*:} step=${rest%:*} msg=${rest##*:}
-	test_expect_success "$name fails at once with the provider's message, writing nothing" '
+	long=; case $name in 400|403|404) long=LONG ;; esac # (the quick tier: 401 with its message, 413 with a page)
+	test_expect_success $long "$name fails at once with the provider's message, writing nothing" '
 		cd p && fresh && mock reset && model anthropic claude-sonnet-5-5 && mock script "[$step]" &&
 		expect_fail 1 "$msg" q t5.json && test "$(mock count)" = 1 && test ! -e t5.json &&
 		! ls "$T/cache/llm" 2>/dev/null | grep -q .

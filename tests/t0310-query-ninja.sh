@@ -33,14 +33,15 @@ test_expect_success LONG 'editing the system template re-asks everything; revert
 	ninja >/dev/null && test "$(mock count)" = 18 &&
 	cp sys.bak tasks/prompts/system.md && ninja >/dev/null && test "$(mock count)" = 18
 '
-test_expect_success 'offline: rm -rf out and rebuild from the cache alone, same bytes' '
+test_expect_success LONG 'offline: rm -rf out and rebuild from the cache alone, same bytes' '
 	cd p && mkdir keep && cp out/v/beta/s1/r1/response.json keep/ && n=$(mock count) &&
 	rconfigure --all --provider=anthropic --model=claude-sonnet-5-5 --samples=2 --offline >/dev/null &&
 	rm -rf out && env -u ANTHROPIC_API_KEY ninja >/dev/null && test "$(mock count)" = "$n" &&
 	cmp keep/response.json out/v/beta/s1/r1/response.json
 '
 test_expect_success 'offline: a new request is an error naming the task, and the build stops' '
-	cd p && spec d delta && ! ninja >n.log 2>&1 && cat n.log &&
+	cd p && rconfigure --all --provider=anthropic --model=claude-sonnet-5-5 --samples=2 --offline >/dev/null &&
+	spec d delta && ! ninja >n.log 2>&1 && cat n.log &&
 	grep -q "offline: no cached response for .delta. sample 0 round 1" n.log && rm tasks/d.yaml && ninja >/dev/null
 '
 test_expect_success LONG 'ninja check rebuilds from the cache when --cache-dir was given relative' '

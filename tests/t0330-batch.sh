@@ -68,7 +68,7 @@ test_expect_success 'the providers limits: max_requests splits a round into batc
 	rm -rf out && ninja $R >n.log 2>&1 && cat n.log && test "$(creates)" = 2 && test "$(direct)" = 0 &&
 	sed -i "s/, max_requests: 3}/}/" models.yaml && test "$(reserved)" = "{}"
 '
-test_expect_success 'anthropic: an expired batch is sent again; only answers are charged' '
+test_expect_success LONG 'anthropic: an expired batch is sent again; only answers are charged' '
 	cd p && fresh && mock reset && mock batch_script "[{\"expire_after\": 1}]" && rm -rf out &&
 	ninja $R >n.log 2>&1 && cat n.log && test "$(creates)" = 2 && test "$(direct)" = 0 &&
 	grep -q "1 answered (\$0.0024 at batch prices), 3 to ask again" n.log &&

@@ -102,7 +102,7 @@ test_expect_success LONG 'a reference that sleeps, spins or forks: refused (refe
 	test "$(field check.json "sum(\"ran past 2 s of wall clock\" in r[\"message\"] for p in d[\"proposals\"] for r in p[\"rules\"])")" = 3 &&
 	! pgrep -x -r R,S,D,T reference
 '
-test_expect_success 'a text near-duplicate under renamed arguments: caught by its text' '
+test_expect_success LONG 'a text near-duplicate under renamed arguments: caught by its text' '
 	cd p && "$PLANT" n.md honest:0 renamed:0 && check n.md 2 && outcomes | tee got &&
 	test "$(grep -c " passed " got)" = 2 && mkdir -p nspecs && echo check.json >n.rsp &&
 	mkdir -p nacc && "$RETORT_BIN/propose-accept" -o nacc/accepted.json --specs nspecs @n.rsp >/dev/null &&

@@ -114,7 +114,7 @@ test_expect_success 'two references that agree and both miss the spec'"'"'s exam
 	ninja >n.log 2>&1; r=$?; tail -2 n.log; test $r = 0 && test -f out/teacherref/specs/h.yaml &&
 	ninja >n.log && grep -q "no work to do" n.log
 '
-test_expect_success 'editing one spec re-asks only its own requests, and its kernel graph gets the edit' '
+test_expect_success LONG 'editing one spec re-asks only its own requests, and its kernel graph gets the edit' '
 	cd p && sed -i "s/^description: .*/description: Scale a vector by two, doubling each element (alpha)./" tasks/a.yaml &&
 	ninja >n.log 2>&1; r=$?; tail -3 n.log; test $r = 0 && ran n.log > ran.log &&
 	grep "^ASK out/teacherref/" ran.log > asks && cat asks && test "$(refasked)" = 17 &&

@@ -64,7 +64,7 @@ test_expect_success 'every rule the screen names has a violating example' '
 		ls "$SCREEN/$rule"-[0-9].cu >/dev/null 2>&1 || { echo "no example for $rule"; exit 1; }
 	done
 '
-test_expect_success 'CUB: block- and warp-level primitives pass' '
+test_expect_success LONG 'CUB: block- and warp-level primitives pass' '
 	passes "$SCREEN"/honest-7.cu
 '
 test_expect_success LONG 'CUB: device-wide algorithms and allocators by name do not' '

@@ -151,7 +151,7 @@ test_expect_success 'degenerate outputs are refused' '
 	! expected pyconst && grep -q "degenerate task: writing the constant 3 into every element of output .y." pyconst.log
 '
 
-test_expect_success 'one listed case constant, another varying: not degenerate (a constant kernel fails there)' '
+test_expect_success LONG 'one listed case constant, another varying: not degenerate (a constant kernel fails there)' '
 	cd p &&
 	pyspec pyrelu "        y[...] = 0.0 if rows == 37 else x * alpha" &&
 	sed -i "s/verify: \[{rows: 3, cols: 5}/verify: [{rows: 5, cols: 7}/" tasks/pyrelu.yaml && grep -q "rows: 5, cols: 7" tasks/pyrelu.yaml &&

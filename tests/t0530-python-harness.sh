@@ -113,7 +113,7 @@ test_expect_success 'a Python candidate'"'"'s harness starts before the lease, g
 	test "$(field runs/slowimport.fakescale/verify.json "d[\"harness_start\"]")" = "before the lease" &&
 	field runs/slowimport.fakescale/verify.json "d[\"start_seconds\"] >= 1.9" | grep -q True
 '
-test_expect_success 'one that ends while it waits for the lease is not the candidate'"'"'s fault: another starts in the lease' '
+test_expect_success LONG 'one that ends while it waits for the lease is not the candidate'"'"'s fault: another starts in the lease' '
 	holdlock 4 && { RETORT_SPARE_CPUS=1 candidate ok fakescale & } && cand=$! &&
 	sleep 1.5 && harnesses $cand >pids && kill -9 $(cat pids); wait $cand && test -s pids && expect ok fakescale &&
 	field runs/ok.fakescale/verify.json "d[\"harness_start\"]" | grep -q "^in the lease (the one started before it had ended)$"

@@ -145,7 +145,7 @@ for c in wrong-bench tail late alternate cache scalar modify oob crash hang open
 	long=; case $c in hang|alternate) long=LONG ;; esac
 	test_expect_success $long "$(sed -n 2p "$FAKE/$c.c" | sed 's|^// ||'): caught" "candidate $c fakescale; expect $c fakescale"
 done
-test_expect_success 'a candidate ten times slower than the baseline is timed on 8 calls, 8 pairs, every kept call checked' '
+test_expect_success LONG 'a candidate ten times slower than the baseline is timed on 8 calls, 8 pairs, every kept call checked' '
 	candidate crawl fakescale && expect crawl fakescale &&
 	test "$(field runs/crawl.fakescale/bench.json "d[\"cases\"][0][\"candidate\"][\"count\"]")" = 8 &&
 	test "$(field runs/crawl.fakescale/bench.json "d[\"cases\"][0][\"parent_clock\"][\"pairs\"]")" = 8 &&
