@@ -67,7 +67,6 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 	specfd = memfile("spec.yaml", specpath, sizeof specpath);
 	taskfd = memfile("task.json", taskpath, sizeof taskpath);
 	specpromptdir = "tasks/prompts";
-	speckeepjson = 1;
 	if (!getenv("FUZZ_VERBOSE")) {
 		/* libFuzzer and the sanitizers write to fd 2 themselves; only
 		 * stdio's stderr, where gen's diagnostics go, is silenced */
