@@ -165,6 +165,13 @@ test_expect_success LONG 'one whose first call takes past 100 times the baseline
 	test "$(field $b "d[\"cases\"][0][\"checks\"][\"passed\"]")" = "$(field $b "d[\"cases\"][0][\"checks\"][\"kept\"]")" &&
 	field $b "d[\"feedback\"]" | grep -q "more than 100 times slower"
 '
+test_expect_success LONG 'one whose first bench call crawls and the rest do not is timed in full (two pairs would hide a forged timer)' '
+	candidate crawl-once fakescale && expect crawl-once fakescale &&
+	b=runs/crawl-once.fakescale/bench.json &&
+	test "$(field $b "d[\"cases\"][0][\"candidate\"][\"count\"]")" -ge 20 &&
+	test "$(field $b "d[\"cases\"][0][\"parent_clock\"][\"pairs\"]")" -ge 8 &&
+	test "$(field $b "\"slow\" in d[\"cases\"][0]")" = False
+'
 test_expect_success 'a candidate cannot shrink the shared memory: it is sealed, and the candidate is timed' '
 	candidate shrink fakescale && expect shrink fakescale &&
 	test "$(field runs/shrink.fakescale/bench.json "d[\"cases\"][0][\"checks\"][\"passed\"]")" -ge 4
