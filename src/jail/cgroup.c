@@ -85,8 +85,7 @@ owncgroup(const char *ctl, const char *fstype, char *out, size_t cap)
 	/* a cgroup namespace's or a bind mount's root: the path is below it */
 	if (strcmp(root, "/") && !strncmp(path, root, strlen(root)))
 		memmove(path, path + strlen(root), strlen(path + strlen(root)) + 1);
-	snprintf(out, cap, "%s%s", mnt, strcmp(path, "/") ? path : "");
-	return 0;
+	return (size_t)snprintf(out, cap, "%s%s", mnt, strcmp(path, "/") ? path : "") < cap ? 0 : -1;
 }
 
 /* value into dir/file; 0 or -1 */
@@ -214,11 +213,26 @@ probe(const char *dir, char *why, size_t cap)
 	return ok;
 }
 
+/* the hierarchy owncgroup(ctl, fstype) finds as the base, where probe
+ * passes; else why not, in why[*n] (*n counts the reasons) */
+static void
+tryhierarchy(const char *ctl, const char *fstype, const char *none, char (*why)[512], int *n)
+{
+	char dir[PATH_MAX];
+
+	if (owncgroup(ctl, fstype, dir, sizeof dir) < 0)
+		snprintf(why[(*n)++], sizeof why[0], "%s", none);
+	else if (probe(dir, why[*n], sizeof why[0]))
+		snprintf(base, sizeof base, "%s", dir);
+	else
+		(*n)++;
+}
+
 const char *
 jailcgbase(void)
 {
 	const char *env = getenv("RETORT_CGROUP");
-	char dir[PATH_MAX], why[3][512];
+	char why[3][512];
 	int n = 0;
 
 	if (probed)
@@ -234,22 +248,10 @@ jailcgbase(void)
 		else
 			n = 1;
 	}
-	if (!base[0] && !n) {
-		if (owncgroup("", "cgroup2", dir, sizeof dir) < 0)
-			snprintf(why[n++], sizeof why[0], "no cgroup2 hierarchy");
-		else if (probe(dir, why[n], sizeof why[0]))
-			snprintf(base, sizeof base, "%s", dir);
-		else
-			n++;
-	}
-	if (!base[0] && !(env && *env)) {
-		if (owncgroup("pids", "cgroup", dir, sizeof dir) < 0)
-			snprintf(why[n++], sizeof why[0], "no v1 pids hierarchy");
-		else if (probe(dir, why[n], sizeof why[0]))
-			snprintf(base, sizeof base, "%s", dir);
-		else
-			n++;
-	}
+	if (!base[0] && !n)
+		tryhierarchy("", "cgroup2", "no cgroup2 hierarchy", why, &n);
+	if (!base[0] && !(env && *env))
+		tryhierarchy("pids", "cgroup", "no v1 pids hierarchy", why, &n);
 	if (base[0])
 		snprintf(kind, sizeof kind, "a cgroup per jail in %.600s (%s), pids.max %d%s", base,
 		         basev2 ? "cgroup2" : "v1 pids", JAIL_PIDS,

@@ -256,6 +256,7 @@ struct timing {
 	int calls, held, checked;
 	int slow;                    /* timed on MINPAIRS calls: slower than bcase's slow_ms */
 	int crawl;                   /* timed on CRAWLPAIRS: its first call past CRAWLX and CRAWL_MS */
+	int restarted;               /* its harness, started before the lease, had ended: another */
 	int early;                   /* the oracle loaded beside the candidate's calls */
 	int ipc;                     /* the oracle reads the kept calls in the candidate's device memory */
 	int quit;                    /* the candidate's harness killed (reaped later) */
@@ -797,6 +798,16 @@ bound(const double *ev, struct timing *tm, json_t *cr, json_t *rec, const char *
 	}
 }
 
+/* h's harness for b's case: the candidate's, or (check 0) the trusted
+ * baseline's, which a Python one times in TF32 */
+static void
+spawncase(struct bcase *b, struct harness *h, const char *so, const char *entry)
+{
+	if (hspawn(h, &(struct childprog){ b->harness, so, entry, b->device, NULL, b->check ? NULL : HOPENTF32,
+	                                   b->o->timeout }) < 0)
+		die(EXIT_RETRY, "%s", h->err);
+}
+
 /* one .so (candidate, or baseline with check 0) through the timing
  * protocol, in h (its shared memory made: hshm, b->shm) */
 static void
@@ -834,13 +845,12 @@ timecase(struct bcase *b, struct harness *h, const char *so, const char *entry, 
 	if (h->early && hgo(h) < 0) { /* loaded before the lease (earlystart), and ended meanwhile */
 		hstop(h);
 		h->early = 0;
+		tm->restarted = 1;
 		if (hshm(h, b->t, b->shm, b->made) < 0)
 			die(EXIT_RETRY, "%s", h->err);
 	}
-	if (!h->early && !h->adopted &&
-	    hspawn(h, &(struct childprog){ b->harness, so, entry, b->device, NULL, check ? NULL : HOPENTF32,
-	                                   b->o->timeout }) < 0)
-		die(EXIT_RETRY, "%s", h->err);
+	if (!h->early && !h->adopted)
+		spawncase(b, h, so, entry);
 	h->early = 0;
 	if (!h->adopted && step(hready(h, &r), &r, h, tm))
 		goto out;
@@ -1022,8 +1032,9 @@ casesetup(struct bcase *b, const struct opts *o, const struct task *t, int ci, c
 
 /* a Python baseline's baseline_compile (torch.compile of the same module,
  * when it defines one) at case b, into the case's record; its compilation
- * happens in the warm-up, not in the timed calls */
-static void
+ * happens in the warm-up, not in the timed calls. 1 when its harness,
+ * started before the lease (pre), had ended and another was started */
+static int
 timecompiled(struct bcase *b, const char *so, json_t *cr, struct harness *pre)
 {
 	struct timing tm;
@@ -1038,6 +1049,7 @@ timecompiled(struct bcase *b, const char *so, json_t *cr, struct harness *pre)
 		json_object_set_new(cr, "compiled", tm.stats);
 	else if (!strstr(tm.problem, "noentry baseline_compile"))
 		json_object_set_new(cr, "compiled_error", json_string(tm.problem));
+	return tm.restarted;
 }
 
 /* a Python baseline's harness for b, spawned before the GPU lease,
@@ -1050,8 +1062,7 @@ earlystart(struct bcase *b, struct harness *h, const char *so, const char *entry
 	if (hshm(h, b->t, b->shm, b->made) < 0)
 		die(EXIT_RETRY, "%s", h->err);
 	h->gated = 1;
-	if (hspawn(h, &(struct childprog){ b->harness, so, entry, b->device, NULL, HOPENTF32, b->o->timeout }) < 0)
-		die(EXIT_RETRY, "%s", h->err);
+	spawncase(b, h, so, entry);
 	h->early = 1;
 }
 
@@ -1117,8 +1128,12 @@ timebaseline(const struct opts *o, const char *taskpath, const char *harness, co
 				json_array_append_new(cases, json_pack("{s:s,s:o}", "case", b.c->label, "baseline", tm.stats));
 			else
 				json_array_append_new(cases, json_pack("{s:s,s:s}", "case", b.c->label, "error", tm.problem));
-			if (taskbaselinepython(&t))
-				timecompiled(&b, so, json_array_get(cases, (size_t)c), early && c == 0 ? &pre[1] : NULL);
+			if (taskbaselinepython(&t) &&
+			    timecompiled(&b, so, json_array_get(cases, (size_t)c), early && c == 0 ? &pre[1] : NULL))
+				tm.restarted = 1;
+			if (tm.restarted)
+				json_object_set_new(rec, "harness_start",
+				                    json_string("in the lease (the one started before it had ended)"));
 		}
 		if (taskbaselinepython(&t)) /* pyharness.py's, for every Python baseline */
 			json_object_set_new(rec, "tf32", json_true());
