@@ -573,6 +573,29 @@ tempname(const char *path, const char *kind)
 	return xasprintf("%s.%s-%ld@%s", path, kind, (long)getpid(), makerplace());
 }
 
+/* pid is no running process here: none at all, or a zombie (killed, and
+ * its parent gone to an init that does not reap, as in some containers) */
+static int
+pidgone(long pid)
+{
+	char path[64], buf[512], *rp;
+	ssize_t n;
+	int fd;
+
+	if (kill((pid_t)pid, 0) < 0)
+		return errno == ESRCH;
+	snprintf(path, sizeof path, "/proc/%ld/stat", pid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return errno == ENOENT;
+	n = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = 0;
+	rp = strrchr(buf, ')'); /* the name may hold ") " itself */
+	return rp && (rp[1] == ' ') && (rp[2] == 'Z' || rp[2] == 'X');
+}
+
 /* the maker of a temporary named for it (tail: what follows "KIND-"), if
  * it was made here (this host, this pid namespace); 0 when it was not */
 static long
@@ -628,7 +651,7 @@ sweep(const char *path, const char *kind, int all)
 		while ((e = readdir(d))) {
 			const char *at = all ? makerin(e->d_name, kind) : strncmp(e->d_name, prefix, n) ? NULL : e->d_name + n;
 			long pid = at ? tempmaker(at) : 0;
-			if (pid && pid != (long)getpid() && kill((pid_t)pid, 0) < 0 && errno == ESRCH) {
+			if (pid && pid != (long)getpid() && pidgone(pid)) {
 				char *stale = slash ? xasprintf("%s/%s", dir, e->d_name) : xstrdup(e->d_name);
 				rmtree(stale);
 				free(stale);
@@ -1009,7 +1032,7 @@ ownergone(const char *name)
 
 	if (!at || strcmp(at + 1, makerplace()) || pid <= 0)
 		return 0; /* another host's or container's, or no process's: cannot tell */
-	return kill((pid_t)pid, 0) < 0 && errno == ESRCH;
+	return pidgone(pid);
 }
 
 void

@@ -340,6 +340,24 @@ files(const char *dir)
 	free(t);
 }
 
+/* pid is a zombie (its state in /proc/PID/stat) */
+static int
+zombiep(pid_t pid)
+{
+	char path[64], buf[512], *rp;
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof path, "/proc/%ld/stat", (long)pid);
+	if (!(f = fopen(path, "r")))
+		return 0;
+	n = fread(buf, 1, sizeof buf - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	rp = strrchr(buf, ')');
+	return rp && rp[1] == ' ' && rp[2] == 'Z';
+}
+
 /* temporaries of a killed process are swept by the next; others' are left alone */
 static void
 sweeps(const char *dir)
@@ -388,6 +406,24 @@ sweeps(const char *dir)
 	tempdone(d);
 	ok(access(d, F_OK) < 0, "tempdone removes it");
 	free(d);
+	{ /* killed and not yet reaped: a zombie makes nothing more */
+		char owner[320], *z;
+		pid_t zombie = fork();
+		if (zombie == 0)
+			_exit(0);
+		for (int i = 0; i < 2000 && !zombiep(zombie); i++)
+			usleep(1000);
+		z = xasprintf("%s.work-%ld@%s+abcdef", y, (long)zombie, host);
+		need(mkdir(z, 0755) == 0, "make a zombie's leftover");
+		d = tempdir(y, "work");
+		ok(d && access(z, F_OK) < 0, "a zombie's folder is swept, as a dead process's");
+		snprintf(owner, sizeof owner, "%ld@%s", (long)zombie, host);
+		ok(ownergone(owner), "and a zombie owns nothing");
+		waitpid(zombie, NULL, 0);
+		tempdone(d);
+		free(d);
+		free(z);
+	}
 	for (int i = 0; i < 8; i++)
 		free(p[i]);
 	free(mine);
