@@ -35,6 +35,34 @@ test_expect_success 'editing one spec regenerates and reruns only its edges' '
 	grep -q "edited (beta)" out/v/beta/task.json &&
 	for v in alpha gamma.x1 gamma.x2; do test ! out/v/$v/task.json -nt $v.before || exit 1; done
 '
+test_expect_success 'an edit of its prompt takes the variant'"'"'s harness and reference from the build cache' '
+	cd p && n=0 && for f in harness reference; do
+		for e in $(find "$T/cache/prep" -name out); do
+			if cmp -s "$e" out/v/beta/$f; then printf retort-cache-test >>"$e" && n=$((n + 1)) || exit 1; fi
+		done
+	done && test $n -ge 2 &&
+	sed -i "s/edited (beta)/edited twice (beta)/" tasks/b.yaml && ninja >n.log && ran n.log >ran.log &&
+	grep -q "^HARNESS out/v/beta/harness" ran.log && grep -q "^REFERENCE out/v/beta/reference" ran.log &&
+	for f in harness reference; do test "$(tail -c 17 out/v/beta/$f)" = retort-cache-test || exit 1; done
+'
+test_expect_success 'and its expected outputs (expected.bin the cache'"'"'s file)' '
+	cd p && es=$(find "$T/cache/expected" -samefile out/v/beta/expected.bin) && test -n "$es" &&
+	for e in $es; do
+		python3 -c "import json, sys; d = json.load(open(sys.argv[1])); d[\"cache_test\"] = 1; json.dump(d, open(sys.argv[1], \"w\"))" \
+			"$(dirname "$e")/expected.json" || exit 1
+	done &&
+	sed -i "s/edited twice (beta)/edited thrice (beta)/" tasks/b.yaml && ninja >n.log && ran n.log >ran.log &&
+	grep -q "^EXPECTED out/v/beta/expected.json" ran.log &&
+	test "$(field out/v/beta/expected.json "d[\"cache_test\"]")" = 1 &&
+	test -n "$(find "$T/cache/expected" -samefile out/v/beta/expected.bin)"
+'
+test_expect_success 'an edit of its reference builds that and its outputs again' '
+	cd p && sed -i "s/y\[i\] = 2 \* x\[i\]; }/y[i] = x[i] + x[i]; }/" tasks/b.yaml && ninja >n.log &&
+	grep -q "x\[i\] + x\[i\]" out/v/beta/task.json &&
+	test "$(tail -c 17 out/v/beta/reference)" != retort-cache-test &&
+	test "$(tail -c 17 out/v/beta/harness)" = retort-cache-test &&
+	! grep -q cache_test out/v/beta/expected.json
+'
 test_expect_success 'a touched but unchanged spec rewrites nothing (restat)' '
 	cd p && cp -p out/v/beta/task.json beta.before && sleep 1 && touch tasks/b.yaml &&
 	ninja >n.log && test ! out/v/beta/task.json -nt beta.before &&

@@ -269,4 +269,15 @@ test_expect_success 'a JSON input that cannot be read: tool, what failed, the pa
 		"$RETORT_BIN/record" -o out/c/r.json "$TASK" rr/r1/response.json &&
 	test ! -e out/c/f.json && test ! -e out/c/e.json && test ! -e out/c/r.json
 '
+test_expect_success LONG 'prepare --baseline: the same baseline elsewhere is the cached build; another arch is not' '
+	"$RETORT_BIN/gen" --split "$RETORT_ROOT/tasks/relu.yaml" --all --tasks-dir "$RETORT_ROOT/tasks" --out relu \
+		>/dev/null &&
+	"$RETORT_BIN/prepare" --baseline --cache-dir "$T/bc" -o b1/baseline.so relu/v/relu/task.json &&
+	e=$(find "$T/bc/prep" -name out) && cmp "$e" b1/baseline.so && printf retort-cache-test >>"$e" &&
+	"$RETORT_BIN/prepare" --baseline --cache-dir "$T/bc" -o b2/baseline.so relu/v/relu/task.json &&
+	test "$(tail -c 17 b2/baseline.so)" = retort-cache-test &&
+	"$RETORT_BIN/prepare" --baseline --cache-dir "$T/bc" --arch sm_80 -o b3/baseline.so relu/v/relu/task.json &&
+	test -s b3/baseline.so && test "$(tail -c 17 b3/baseline.so)" != retort-cache-test &&
+	test "$(find "$T/bc/prep" -name out | wc -l)" = 2
+'
 test_done

@@ -52,6 +52,7 @@
 
 #include "../lib/task.h"
 #include "artifact.h"
+#include "../lib/buildcache.h"
 #include "../lib/json.h"
 #include "nvcc.h"
 #include "../lib/opts.h"
@@ -413,50 +414,36 @@ buildresult(const struct opts *o, const char *dir, struct run *r, json_t *rec)
 	return ok ? 0 : -1;
 }
 
-/* a finished build folder's result into the cache, by rename (another
- * process publishing the same key first is fine); a cache that cannot
- * take it (a full disk) costs the next build its hit, not this one its
- * result: a warning */
+/* a finished build folder's result into the cache (buildcache.h), its
+ * cand.so with it when it built */
 static void
 publish(const char *dir, const char *cachedir, const char *key, json_t *rec)
 {
-	char *dst = xasprintf("%s/build/%.2s/%s", cachedir, key, key), *tmp = tempname(dst, "tmp");
-	char *res = xasprintf("%s/result.json", tmp), *so = xasprintf("%s/cand.so", dir), *to = xasprintf("%s/cand.so", tmp);
+	char *res = xasprintf("%s/result.json", dir), *so = xasprintf("%s/cand.so", dir);
+	struct cachefile f[] = { { "result.json", res, 0 }, { "cand.so", so, 0 } };
 
-	tempsweep(dst, "tmp");
-	rmtree(tmp); /* a dead process of our pid's, not swept */
-	if (mkdirp(tmp) < 0 || jwrite(res, rec) < 0 || (statusof(rec, STAGE_COMPILE) == ST_OK && copyfile(so, to) < 0)) {
-		warn("cannot write the build cache '%s' (the result stands; it is not cached):", tmp);
-		rmtree(tmp);
-		*strrchr(dst, '/') = 0; /* and the empty folders made for it (only empty ones go) */
-		if (rmdir(dst) == 0 && strrchr(dst, '/')) {
-			*strrchr(dst, '/') = 0;
-			rmdir(dst);
-		}
-	} else if (rename(tmp, dst) < 0)
-		rmtree(tmp);
-	free(dst);
-	free(tmp);
+	if (jwrite(res, rec) < 0)
+		warn("cannot write '%s' (the result stands; it is not cached):", res);
+	else
+		cacheput(cachedir, "build", key, f, statusof(rec, STAGE_COMPILE) == ST_OK ? 2 : 1);
 	free(res);
 	free(so);
-	free(to);
 }
 
 /* the cached result of key (its cand.so copied to sopath), or NULL */
 static json_t *
 cached(const char *cachedir, const char *key, const char *sopath)
 {
-	char *dir = xasprintf("%s/build/%.2s/%s", cachedir, key, key), *res = xasprintf("%s/result.json", dir);
-	char *so = xasprintf("%s/cand.so", dir), err[512];
+	char *dir = cacheentry(cachedir, "build", key), *res = xasprintf("%s/result.json", dir), err[512];
+	struct cachefile so = { "cand.so", sopath, 0 };
 	json_t *hit = access(res, F_OK) == 0 ? jload(res, err, sizeof err) : NULL;
 
-	if (hit && statusof(hit, STAGE_COMPILE) == ST_OK && copyfile(so, sopath) < 0) {
+	if (hit && statusof(hit, STAGE_COMPILE) == ST_OK && !cacheget(cachedir, "build", key, &so, 1)) {
 		json_decref(hit);
 		hit = NULL;
 	}
 	free(dir);
 	free(res);
-	free(so);
 	return hit;
 }
 

@@ -93,6 +93,25 @@ nvccversion(const char *nvcc)
 }
 
 char *
+ccversion(const char *cc)
+{
+	char *argv[] = { (char *)cc, "--version", NULL }, *v;
+	struct runlimits lim = { 30, 4096, 1, NULL };
+	struct run r;
+
+	if (runcapture(argv, NULL, NULL, &lim, 1 << 16, &r) < 0)
+		return NULL;
+	if (r.status != 0) {
+		buffree(&r.log);
+		errno = ENOEXEC;
+		return NULL;
+	}
+	v = xstrndup(r.log.s, strcspn(r.log.s, "\n"));
+	buffree(&r.log);
+	return v;
+}
+
+char *
 archflag(const char *arch)
 {
 	if (strchr(arch + 3, 'a'))

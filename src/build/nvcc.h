@@ -22,6 +22,9 @@ enum { NVCC_MAX_LOG = 256 << 10, NVCC_MAX_DIAG = 6000 };
 char *nvccroot(const char *nvcc);
 /* "13.0 (cuda_13.0.r13.0/compiler.36424714_0)", or NULL with errno */
 char *nvccversion(const char *nvcc);
+/* the first line of cc --version: "cc (Debian 12.2.0-14) 12.2.0" (a build
+ * cache key's part), or NULL with errno */
+char *ccversion(const char *cc);
 /* the option rows (lib/opts.h) of a tool that runs nvcc: which, for what GPU */
 #define OPTS_NVCC(nvcc, arch) \
 	{ "--nvcc", "PATH", OPT_STR, nvcc, 0, 0, "nvcc (default: nvcc)" }, \

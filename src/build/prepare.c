@@ -24,11 +24,15 @@
  *     bench run as the GPU oracle. A baseline that does not build, or a
  *     proposal's reference that does not build, is left empty with a .log
  *     beside it saying why. A hand-written reference that does not build
- *     is the spec's error.
+ *     is the spec's error. With --cache-dir the three are kept in the
+ *     build cache under the key of what went into them (compiler version,
+ *     generated source, linked objects), and a build whose key is there
+ *     is a copy: an edit of a spec's prompt or rounds builds nothing again.
  *
  * FILES
  *     out/runtime/harness.o, out/runtime/py/, out/runtime/refrun.o;
- *     out/v/<variant>/harness, reference, baseline.so, and their .log.
+ *     out/v/<variant>/harness, reference, baseline.so, and their .log;
+ *     DIR/prep/ (--cache-dir DIR): the kept builds.
  *
  * EXIT STATUS
  *     0 written, a baseline that does not build included; 1 cannot run the
@@ -49,10 +53,12 @@
 #include <unistd.h>
 
 #include "../lib/task.h"
+#include "../lib/buildcache.h"
 #include "../lib/json.h"
 #include "nvcc.h"
 #include "../lib/opts.h"
 #include "../jail/sandbox.h"
+#include "../lib/sha.h"
 #include "../lib/tensor.h"
 #include "../lib/util.h"
 #include "../runtime/guard.h"
@@ -69,9 +75,69 @@ static const char usage[] =
 	"       prepare --baseline [options] -o BASELINE_SO TASK_JSON\n";
 
 struct opts {
-	const char *out, *nvcc, *arch, *cc, *src, *runtime, *cudart, *fake, *runner, *gpupython;
+	const char *out, *nvcc, *arch, *cc, *src, *runtime, *cudart, *fake, *runner, *gpupython, *cachedir;
 	int timelimit, memlimit;
 };
+
+/*
+ * A variant's harness, reference and baseline are kept in the build cache
+ * (--cache-dir: buildcache.h, area "prep") under the key of what went into
+ * them: prepare's own build, the compiler's version, the generated
+ * sources and the objects they link, every file's bytes. Only builds that
+ * succeeded are kept.
+ */
+#define PREP_KEY "retort-prep-1"
+
+/* a key begun: its kind, and the compiler's version (nvcc's or cc's) */
+static void
+keybegin(struct sha *h, const char *kind, const char *compiler, int isnvcc)
+{
+	char *v = isnvcc ? nvccversion(compiler) : ccversion(compiler);
+
+	if (!v)
+		die(EXIT_RETRY, "cannot run '%s --version':", compiler);
+	shainit(h);
+	shaaddfield(h, PREP_KEY);
+	cacheself(h);
+	shaaddfield(h, kind);
+	shaaddfield(h, v);
+	free(v);
+}
+
+/* a file's bytes into the key, with their length in front */
+static void
+keyfile(struct sha *h, const char *path)
+{
+	struct buf b;
+	char n[32];
+
+	bufinit(&b, (size_t)1 << 31);
+	if (readfile(path, &b) < 0)
+		die(EXIT_RETRY, "cannot read '%s':", path);
+	snprintf(n, sizeof n, "%zu:", b.n);
+	shaadd(h, n, strlen(n));
+	shaadd(h, b.s, b.n);
+	buffree(&b);
+}
+
+/* the cached build of key into path (1), or 0: none, or no cache */
+static int
+fromcache(const struct opts *o, const char *key, const char *path)
+{
+	struct cachefile f = { "out", path, 0 };
+
+	return o->cachedir && cacheget(o->cachedir, "prep", key, &f, 1);
+}
+
+/* a build that succeeded, path, into the cache as key's */
+static void
+tocache(const struct opts *o, const char *key, const char *path)
+{
+	struct cachefile f = { "out", path, 0 };
+
+	if (o->cachedir)
+		cacheput(o->cachedir, "prep", key, &f, 1);
+}
 
 /* run a trusted compiler step; its output is printed when it fails */
 static void
@@ -407,13 +473,21 @@ harness(const struct opts *o, const struct task *t)
 	char *work = workdir(o->out);
 	char *tmp = xasprintf("%s/harness", work), *rt = absolute(o->runtime), *list = xasprintf("-Wl,--dynamic-list=%s.list", rt);
 	char *marker = xasprintf("%s.fake", rt), *cuda = nvccroot(o->nvcc), *libdir = xasprintf("-L%s/lib64", cuda);
-	char *rpath = xasprintf("-Wl,-rpath,%s/lib64", cuda), *argv[24];
+	char *rpath = xasprintf("-Wl,-rpath,%s/lib64", cuda), *argv[24], key[65];
 	int k = 0, fake = access(marker, F_OK) == 0;
+	struct sha h;
 
 	if (mkdirp(dir) < 0)
 		die(EXIT_RETRY, "cannot create '%s':", dir);
 	tempadd(dir); /* the harness's source goes too when the harness is not built */
 	callsource(t, 0, NULL, call);
+	keybegin(&h, "harness", o->cc, 0);
+	keyfile(&h, call);
+	keyfile(&h, rt);
+	shaaddfield(&h, fake ? "fake" : cuda);
+	if (!fake)
+		keyfile(&h, list + strlen("-Wl,--dynamic-list="));
+	shahex(&h, key);
 	argv[k++] = (char *)o->cc;
 	argv[k++] = "-O2";
 	argv[k++] = "-o";
@@ -434,7 +508,10 @@ harness(const struct opts *o, const struct task *t)
 	argv[k++] = "-lpthread";
 	argv[k++] = "-lm";
 	argv[k] = NULL;
-	build(argv, work, "the harness");
+	if (!fromcache(o, key, tmp)) {
+		build(argv, work, "the harness");
+		tocache(o, key, tmp);
+	}
 	publish(tmp, o->out, 0755);
 	tempkeep(dir);
 	tempdone(work);
@@ -480,44 +557,19 @@ refrunner(const struct opts *o)
 	return 0;
 }
 
+/* the reference built in work from call.c, in the sandbox: 1, or 0 for a
+ * proposal's that does not build (its log at logpath, an empty output);
+ * any other failure ends prepare */
 static int
-reference(const struct opts *o, const struct task *t)
+refbuild(const struct opts *o, const struct task *t, const char *work, int python, const char *logpath)
 {
-	static const char *const copies[][2] = { { "runtime/refrun.h", "refrun.h" }, { "lib/tensor.h", "tensor.h" },
-	                                         { "lib/draw.h", "draw.h" }, { "lib/dtype.h", "dtype.h" },
-	                                         { "runtime/pycall.c", "pycall.c" } };
-	char *work = workdir(o->out), *call = xasprintf("%s/call.c", work), *runner = NULL;
-	char *obj = xasprintf("%s/refrun.o", work);
 	const char *progs[] = { o->cc, NULL };
-	int python = taskpython(t);
 	struct jail j;
 	struct runlimits lim = { 300, 8192, 512, &j };
 	struct run r;
-	char *argv[16], *logpath = xasprintf("%s.log", o->out);
+	char *argv[16];
 	int k = 0, built = 1;
 
-	if (!json_is_string(json_object_get(t->json, "reference")))
-		die(EXIT_USAGE, "%s: the task has no reference", t->id);
-	for (size_t i = 0; i < sizeof copies / sizeof copies[0] - !python; i++) {
-		char *from = xasprintf("%s/%s", o->src, copies[i][0]), *to = xasprintf("%s/%s", work, copies[i][1]);
-		publish(from, to, 0644);
-		free(from);
-		free(to);
-	}
-	if (o->runner) /* built once per build (--refrunner), else here */
-		publish(o->runner, obj, 0644);
-	else
-		runnerobject(o, work, obj);
-	if (python) { /* the runner's text goes into call.c: the reference program is one file */
-		struct buf text;
-		char *path = xasprintf("%s/runtime/pyref.py", o->src);
-		bufinit(&text, 1 << 20);
-		if (readfile(path, &text) < 0)
-			die(EXIT_RETRY, "cannot read '%s':", path);
-		runner = bufdetach(&text);
-		free(path);
-	}
-	callsource(t, 1, runner, call);
 	memset(&j, 0, sizeof j);
 	j.work = work;
 	j.workmb = NVCC_WORK_MB; /* what the build may write: its folder's growth and /tmp */
@@ -562,18 +614,68 @@ reference(const struct opts *o, const struct task *t)
 		    "building the reference for %s failed (status %d, above)", t->id, r.status);
 	}
 	buffree(&r.log);
+	return built;
+}
+
+static int
+reference(const struct opts *o, const struct task *t)
+{
+	static const char *const copies[][2] = { { "runtime/refrun.h", "refrun.h" }, { "lib/tensor.h", "tensor.h" },
+	                                         { "lib/draw.h", "draw.h" }, { "lib/dtype.h", "dtype.h" },
+	                                         { "runtime/pycall.c", "pycall.c" } };
+	char *work = workdir(o->out), *call = xasprintf("%s/call.c", work), *runner = NULL;
+	char *obj = xasprintf("%s/refrun.o", work), *bin = xasprintf("%s/reference", work);
+	char *logpath = xasprintf("%s.log", o->out), key[65];
+	int python = taskpython(t), built;
+	size_t i, ncopies = sizeof copies / sizeof copies[0] - !python;
+	struct sha h;
+
+	if (!json_is_string(json_object_get(t->json, "reference")))
+		die(EXIT_USAGE, "%s: the task has no reference", t->id);
+	for (i = 0; i < ncopies; i++) {
+		char *from = xasprintf("%s/%s", o->src, copies[i][0]), *to = xasprintf("%s/%s", work, copies[i][1]);
+		publish(from, to, 0644);
+		free(from);
+		free(to);
+	}
+	if (o->runner) /* built once per build (--refrunner), else here */
+		publish(o->runner, obj, 0644);
+	else
+		runnerobject(o, work, obj);
+	if (python) { /* the runner's text goes into call.c: the reference program is one file */
+		struct buf text;
+		char *path = xasprintf("%s/runtime/pyref.py", o->src);
+		bufinit(&text, 1 << 20);
+		if (readfile(path, &text) < 0)
+			die(EXIT_RETRY, "cannot read '%s':", path);
+		runner = bufdetach(&text);
+		free(path);
+	}
+	callsource(t, 1, runner, call);
+	keybegin(&h, "reference", o->cc, 0);
+	keyfile(&h, call);
+	for (i = 0; i < ncopies; i++) {
+		char *copy = xasprintf("%s/%s", work, copies[i][1]);
+		keyfile(&h, copy);
+		free(copy);
+	}
+	keyfile(&h, obj);
+	shahex(&h, key);
+	if (fromcache(o, key, bin))
+		built = 1;
+	else if ((built = refbuild(o, t, work, python, logpath)))
+		tocache(o, key, bin);
 	if (built) {
-		char *bin = xasprintf("%s/reference", work);
 		publish(bin, o->out, 0755);
 		if (unlink(logpath) < 0 && errno != ENOENT) /* a refused build's, before */
 			die(EXIT_RETRY, "cannot remove '%s':", logpath);
-		free(bin);
 	}
 	free(logpath);
 	tempdone(work);
 	free(work);
 	free(call);
 	free(obj);
+	free(bin);
 	free(runner);
 	return 0;
 }
@@ -595,10 +697,12 @@ baseline(const struct opts *o, const struct task *t)
 {
 	json_t *b = json_object_get(t->json, "baseline"), *lib;
 	char *work = workdir(o->out), *cu = xasprintf("%s/baseline.cu", work), *logpath = xasprintf("%s.log", o->out);
-	char *decl = baselinedecl(t), *src, *af = archflag(o->arch), *args[48];
+	char *decl = baselinedecl(t), *src, *af = archflag(o->arch), *args[48], *so = xasprintf("%s/baseline.so", work);
+	char key[65];
 	struct run r;
+	struct sha h;
 	size_t i;
-	int ac = 0, nfixed;
+	int ac = 0, nfixed, hit;
 
 	if (!json_is_object(b))
 		die(EXIT_USAGE, "%s: the task has no baseline", t->id);
@@ -607,7 +711,7 @@ baseline(const struct opts *o, const struct task *t)
 		if (writefile(o->out, py, strlen(py)) < 0 || writefile(logpath, "", 0) < 0)
 			die(EXIT_RETRY, "cannot write '%s':", o->out);
 		tempdone(work);
-		free(work); free(cu); free(logpath); free(decl); free(af);
+		free(work); free(cu); free(logpath); free(decl); free(af); free(so);
 		return 0;
 	}
 	src = xasprintf("#include <cuda_fp16.h>\n#include <cuda_bf16.h>\n#include <cuda_fp8.h>\n#include <stdint.h>\n"
@@ -632,14 +736,22 @@ baseline(const struct opts *o, const struct task *t)
 		if (ac < 44)
 			args[ac++] = xasprintf("-l%s", json_string_value(lib));
 	args[ac] = NULL;
-	if (nvccrun(o->nvcc, args, work, o->timelimit, o->memlimit, NVCC_WORK_MB, &r) < 0)
-		die(EXIT_RETRY, "cannot run '%s' in '%s':", o->nvcc, work);
-	if (r.status == 0 && !r.timedout) {
-		char *so = xasprintf("%s/baseline.so", work);
+	keybegin(&h, "baseline", o->nvcc, 1);
+	for (i = 0; i < (size_t)ac; i++) /* the flags: no path of this build's among them */
+		shaaddfield(&h, args[i]);
+	keyfile(&h, cu);
+	shahex(&h, key);
+	memset(&r, 0, sizeof r);
+	if (!(hit = fromcache(o, key, so))) {
+		if (nvccrun(o->nvcc, args, work, o->timelimit, o->memlimit, NVCC_WORK_MB, &r) < 0)
+			die(EXIT_RETRY, "cannot run '%s' in '%s':", o->nvcc, work);
+		if (r.status == 0 && !r.timedout)
+			tocache(o, key, so);
+	}
+	if (hit || (r.status == 0 && !r.timedout)) {
 		publish(so, o->out, 0755);
 		if (writefile(logpath, "", 0) < 0)
 			die(EXIT_RETRY, "cannot write '%s':", logpath);
-		free(so);
 	} else {
 		char *d = r.timedout ? xasprintf("nvcc ran longer than %d s\n", o->timelimit) : nvccdiagnostics(r.log.s, work);
 		warn("the baseline of %s does not build here; it gives no oracle and no speedup (see %s)", t->id, logpath);
@@ -653,14 +765,15 @@ baseline(const struct opts *o, const struct task *t)
 	tempdone(work);
 	while (ac > nfixed)
 		free(args[--ac]);
-	free(work); free(cu); free(logpath); free(decl); free(src); free(af);
+	free(work); free(cu); free(logpath); free(decl); free(src); free(af); free(so);
 	return 0;
 }
 
 int
 main(int argc, char **argv)
 {
-	struct opts o = { NULL, "nvcc", "sm_90a", "cc", "src", "out/runtime/harness.o", "shared", NULL, NULL, NULL, 360, 8192 };
+	struct opts o = { NULL, "nvcc", "sm_90a", "cc", "src", "out/runtime/harness.o", "shared", NULL, NULL, NULL, NULL,
+		          360, 8192 };
 	struct optlist in;
 	char *nvcc, *cc, *src, *fake = NULL, *gpupython = NULL;
 	const char *gpuarg;
@@ -682,6 +795,8 @@ main(int argc, char **argv)
 		{ "--gpu-python", "DIR", OPT_STR, &o.gpupython, 0, 0, "--runtime: the GPU's Python environment: its imports' bytecode" },
 		{ "--object", "OBJECT", OPT_STR, &o.runtime, 0, 0, "--harness: the runtime (default out/runtime/harness.o)" },
 		{ "--cudart", "KIND", OPT_STR, &o.cudart, 0, 0, "--baseline: its CUDA runtime, shared or static (default shared)" },
+		{ "--cache-dir", "DIR", OPT_STR, &o.cachedir, 0, 0,
+		  "--harness, --reference, --baseline: the build cache (default: no cache)" },
 		{ "--time-limit", "S", OPT_INT, &o.timelimit, 1, 86400, "--baseline: nvcc's wall-clock limit (default 360)" },
 		{ "--mem-limit", "MB", OPT_INT, &o.memlimit, 256, 1 << 20, "--baseline: nvcc's address-space limit (default 8192)" },
 		{ 0 }
@@ -700,6 +815,8 @@ main(int argc, char **argv)
 		die(EXIT_USAGE, "--arch looks like sm_90 or sm_90a: '%s'", o.arch);
 	if (run || rr ? in.n != 0 : in.n != 1)
 		optdie(&spec, "%s", run || rr ? "--runtime and --refrunner take no TASK_JSON" : "need TASK_JSON");
+	if (o.cachedir && (run || rr))
+		optdie(&spec, "--cache-dir goes with --harness, --reference or --baseline");
 	if (o.runner && !ref)
 		optdie(&spec, "--runner OBJECT goes with --reference");
 	if (o.runner && access(o.runner, R_OK) != 0)

@@ -17,6 +17,8 @@
  *     all together. It writes those runs and outputs; with --no-bench
  *     (configure found no GPU) none at the bench sizes, and expected.json
  *     says so (bench_sizes false), which a verify on a GPU refuses.
+ *     Its outputs are kept in the build cache, under the key of all they
+ *     come from: the same task and reference again is a copy.
  *     The candidate form first draws the candidate's small hidden
  *     cases from task.json's pool (seeded by the secret and the
  *     candidate's hash; with --cache-dir) and has the CPU reference
@@ -37,7 +39,8 @@
  * FILES
  *     expected.json, expected.bin, oracle.json, oracle.bin (owner-only),
  *     verify.json; CACHE/secret; CACHE/pool/SHA.bin, the pool cases'
- *     expected outputs (owner-only); the GPU lock files in --lock-dir.
+ *     expected outputs (owner-only); CACHE/expected/, --expected's kept
+ *     outputs; the GPU lock files in --lock-dir.
  *
  * EXIT STATUS
  *     0 written, whatever the candidate did; 1 infrastructure (the GPU
@@ -49,6 +52,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <glob.h>
 #include <math.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -62,6 +66,7 @@
 #include <unistd.h>
 
 #include "../lib/task.h"
+#include "../lib/buildcache.h"
 #include "compare.h"
 #include "inputs.h"
 #include "../lib/json.h"
@@ -653,6 +658,90 @@ cpuruns(const struct task *t, const char *reference, const char *venv, const cha
 	return total;
 }
 
+/*
+ * --expected's outputs are kept in the build cache (buildcache.h, area
+ * "expected") under the key of everything they come from: verify's own
+ * build, the task but for what only the teacher reads, the reference
+ * program's bytes, the secret, --no-bench and --ref-seconds, and for a
+ * Python reference its environment's packages and versions. expected.bin
+ * is linked, not copied, where the file system allows.
+ */
+static const char *const teacheronly[] = { "prompt", "description", "hints", "rounds", "samples",
+                                           "target_speedup", "tags", "file", "origin" };
+
+/* the packages of a Python environment (their dist-info names carry the
+ * versions) into h */
+static void
+keyenv(struct sha *h, const char *venv)
+{
+	char *real = realpath(venv, NULL), *pat = xasprintf("%s/lib/python*/site-packages/*.dist-info", venv);
+	glob_t g;
+	size_t i;
+
+	shaaddfield(h, real ? real : venv);
+	if (glob(pat, 0, NULL, &g) == 0)
+		for (i = 0; i < g.gl_pathc; i++)
+			shaaddfield(h, strrchr(g.gl_pathv[i], '/') + 1);
+	globfree(&g);
+	free(pat);
+	free(real);
+}
+
+static void
+expectedkey(const struct opts *o, const struct task *t, const char *reference, const unsigned char secret[32],
+            const char *venv, char key[65])
+{
+	json_t *j = json_deep_copy(t->json);
+	char *text, n[64];
+	struct buf b;
+	struct sha h;
+	size_t i;
+
+	for (i = 0; i < sizeof teacheronly / sizeof teacheronly[0]; i++)
+		json_object_del(j, teacheronly[i]);
+	text = jdumps(j, JFLAGS_LINE);
+	shainit(&h);
+	shaaddfield(&h, "retort-expected-1");
+	cacheself(&h);
+	shaaddfield(&h, text);
+	bufinit(&b, (size_t)1 << 31);
+	if (readfile(reference, &b) < 0)
+		die(EXIT_RETRY, "cannot read '%s':", reference);
+	snprintf(n, sizeof n, "%zu:", b.n);
+	shaadd(&h, n, strlen(n));
+	shaadd(&h, b.s, b.n);
+	shaadd(&h, secret, 32);
+	snprintf(n, sizeof n, "nobench %d seconds %d", o->nobench, o->refseconds);
+	shaaddfield(&h, n);
+	if (venv)
+		keyenv(&h, venv);
+	shahex(&h, key);
+	buffree(&b);
+	free(text);
+	json_decref(j);
+}
+
+/* the cached outputs of key into place (1), or 0 */
+static int
+expectedhit(const struct opts *o, const char *key, const char *work)
+{
+	char *json = xasprintf("%s/expected.json", work), *bin = xasprintf("%s/expected.bin", work);
+	char *binpath = sibling(o->out, "expected.bin");
+	struct cachefile f[] = { { "expected.json", json, 0 }, { "expected.bin", bin, 1 } };
+	int hit = cacheget(o->cachedir, "expected", key, f, 2);
+
+	if (hit) {
+		tempadd(binpath); /* until expected.json is in place: no new expected.bin without it */
+		if (movefile(bin, binpath) < 0 || movefile(json, o->out) < 0)
+			die(EXIT_RETRY, "cannot write '%s':", o->out);
+		tempkeep(binpath);
+	}
+	free(json);
+	free(bin);
+	free(binpath);
+	return hit;
+}
+
 static int
 expected(const struct opts *o, const char *taskpath, const char *reference)
 {
@@ -664,6 +753,7 @@ expected(const struct opts *o, const char *taskpath, const char *reference)
 	struct buf plan, log;
 	size_t want = 0;
 	int largest = -1;
+	char ckey[65];
 
 	if (taskload(taskpath, &t, err, sizeof err) < 0)
 		die(EXIT_USAGE, "%s", err);
@@ -689,6 +779,14 @@ expected(const struct opts *o, const char *taskpath, const char *reference)
 		if (readfile(lp, &lg) < 0)
 			bufputs(&lg, "(no log)");
 		refuse("%s: the reference does not build:\n%.4000s", t.id, lg.s ? lg.s : "");
+	}
+	expectedkey(o, &t, reference, key, venv, ckey);
+	if (expectedhit(o, ckey, work)) {
+		tempdone(work);
+		json_decref(runs);
+		free(work);
+		taskfree(&t);
+		return 0;
 	}
 	examples(&t, reference, venv, work);
 
@@ -723,6 +821,10 @@ expected(const struct opts *o, const char *taskpath, const char *reference)
 	if (jwrite(o->out, out) < 0)
 		die(EXIT_RETRY, "cannot write '%s':", o->out);
 	tempkeep(binpath);
+	{
+		struct cachefile f[] = { { "expected.json", o->out, 0 }, { "expected.bin", binpath, 1 } };
+		cacheput(o->cachedir, "expected", ckey, f, 2);
+	}
 	tempdone(work);
 	json_decref(out);
 	buffree(&plan);
