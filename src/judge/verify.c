@@ -51,8 +51,8 @@
  *     doc/verification.md
  */
 #include <errno.h>
+#include <dirent.h>
 #include <fcntl.h>
-#include <glob.h>
 #include <math.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -663,28 +663,66 @@ cpuruns(const struct task *t, const char *reference, const char *venv, const cha
  * "expected") under the key of everything they come from: verify's own
  * build, the task but for what only the teacher reads, the reference
  * program's bytes, the secret, --no-bench and --ref-seconds, and for a
- * Python reference its environment's packages and versions. expected.bin
+ * Python reference its interpreter's version and the packages it sees, with
+ * their versions. expected.bin
  * is linked, not copied, where the file system allows.
  */
 static const char *const teacheronly[] = { "prompt", "description", "hints", "rounds", "samples",
                                            "target_speedup", "tags", "file", "origin" };
 
-/* the packages of a Python environment (their dist-info names carry the
- * versions) into h */
+static int
+namecmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* the packages a Python environment's interpreter sees, wherever they are
+ * (its own, a system's it inherits): its version, then the dist-info and
+ * egg-info names (which carry the versions) of every folder of its
+ * sys.path, into h. The interpreter runs here, unjailed: it is the
+ * project's environment, made by configure, and runs none of the task's
+ * code */
 static void
 keyenv(struct sha *h, const char *venv)
 {
-	char *real = realpath(venv, NULL), *pat = xasprintf("%s/lib/python*/site-packages/*.dist-info", venv);
-	glob_t g;
-	size_t i;
+	char *py = xasprintf("%s/bin/python", venv), *line, *save = NULL;
+	static const char script[] = "import sys\nprint(sys.version.replace('\\n', ' '))\nfor p in sys.path:\n    print(p)";
+	char *argv[] = { py, "-I", "-c", (char *)script, NULL };
+	struct runlimits lim = { 60, 4096, 1, NULL };
+	struct run r;
+	int first = 1;
 
-	shaaddfield(h, real ? real : venv);
-	if (glob(pat, 0, NULL, &g) == 0)
-		for (i = 0; i < g.gl_pathc; i++)
-			shaaddfield(h, strrchr(g.gl_pathv[i], '/') + 1);
-	globfree(&g);
-	free(pat);
-	free(real);
+	if (runcapture(argv, NULL, NULL, &lim, 1 << 16, &r) < 0 || r.status != 0)
+		die(EXIT_RETRY, "cannot run '%s' (the Python reference's environment)", py);
+	line = r.log.s ? strtok_r(r.log.s, "\n", &save) : NULL;
+	for (; line; line = strtok_r(NULL, "\n", &save), first = 0) {
+		char **names = NULL;
+		size_t n = 0, cap = 0, i;
+		struct dirent *e;
+		DIR *d;
+		shaaddfield(h, line);
+		if (first || !(d = opendir(line)))
+			continue;
+		while ((e = readdir(d))) {
+			size_t len = strlen(e->d_name);
+			if ((len > 10 && !strcmp(e->d_name + len - 10, ".dist-info")) ||
+			    (len > 9 && !strcmp(e->d_name + len - 9, ".egg-info"))) {
+				if (n == cap)
+					names = xrealloc(names, (cap = cap ? 2 * cap : 64) * sizeof *names);
+				names[n++] = xstrdup(e->d_name);
+			}
+		}
+		closedir(d);
+		if (n)
+			qsort(names, n, sizeof *names, namecmp);
+		for (i = 0; i < n; i++) {
+			shaaddfield(h, names[i]);
+			free(names[i]);
+		}
+		free(names);
+	}
+	buffree(&r.log);
+	free(py);
 }
 
 static void
