@@ -56,6 +56,32 @@ test_expect_success 'and its expected outputs (expected.bin the cache'"'"'s file
 	test "$(field out/v/beta/expected.json "d[\"cache_test\"]")" = 1 &&
 	test -n "$(find "$T/cache/expected" -samefile out/v/beta/expected.bin)"
 '
+# xexpected DIR CACHE [OPTIONS]: verify --expected over beta into DIR, with the cache dir CACHE
+xexpected() {
+	d=$1 c=$2
+	shift 2
+	"$RETORT_BIN/verify" --expected --cache-dir "$c" "$@" -o "$d/expected.json" out/v/beta/task.json out/v/beta/reference
+}
+shm=$(mktemp -d /dev/shm/retort-t0200.XXXXXX 2>/dev/null) && trap 'rm -rf "$shm"; test -n "${KEEP_T:-}" || rm -rf "$T"' EXIT
+if test -n "$shm" && test "$(stat -c %d "$shm")" != "$(stat -c %d "$T")"; then
+	test_expect_success 'a cache on another file system: the outputs are copied, owner-only in the cache and out of it' '
+		cd p && cp "$T/cache/secret" "$shm/" && xexpected e1 "$shm" --no-bench && xexpected e2 "$shm" --no-bench &&
+		test "$(find "$shm/expected" -name expected.bin | wc -l)" = 1 &&
+		test "$(stat -c %a $(find "$shm/expected" -name expected.bin))" = 600 &&
+		test "$(stat -c %a e1/expected.bin) $(stat -c %a e2/expected.bin)" = "600 600" && cmp e1/expected.bin e2/expected.bin
+	'
+else
+	test_skip "a cache on another file system: /dev/shm is not one here"
+fi
+test_expect_success LONG 'outputs the reference could not afford here (left to the GPU'"'"'s oracle) are not kept' '
+	cd p && mkdir -p slow && sed "s/{ for (int i = 0; i < n; i++) y\[i\] = 2 \* x\[i\]; }/{ for (int i = 0; i < n; i++) y[i] = 2 * x[i]; if (n > 1000) for (;;) ; }/" \
+		out/v/beta/task.json >slow/task.json && grep -q "for (;;)" slow/task.json &&
+	"$RETORT_BIN/prepare" --reference --src "$RETORT_ROOT/src" -o slow/reference slow/task.json &&
+	"$RETORT_BIN/verify" --expected --cache-dir "$T/cache-slow" --ref-seconds 2 -o slow/expected.json \
+		slow/task.json slow/reference 2>slow.err &&
+	grep -q "past its budget" slow.err && grep -q cpu_dropped slow/expected.json &&
+	test -z "$(find "$T/cache-slow" -path "*expected/*" -name expected.json)"
+'
 test_expect_success 'an edit of its reference builds that and its outputs again' '
 	cd p && sed -i "s/y\[i\] = 2 \* x\[i\]; }/y[i] = x[i] + x[i]; }/" tasks/b.yaml && ninja >n.log &&
 	grep -q "x\[i\] + x\[i\]" out/v/beta/task.json &&

@@ -175,13 +175,20 @@ test_expect_success LONG 'one listed case constant, another varying: not degener
 	expected pyrelu && rm tasks/pyrelu.yaml
 '
 
-test_expect_success 'an imported problem with degenerate outputs is kept, and expected.json says so' '
+test_expect_success 'an imported problem with degenerate outputs is kept, and expected.json says so (from the cache too)' '
 	cd p &&
 	pyspec kbconst "        y[...] = 3.0 if x.size > 2 else x * alpha" &&
 	printf "origin: {source: kernelbench, file: \"level2/9_X.py\", level: 2, problem: 9}\n" >>tasks/kbconst.yaml &&
 	rconfigure --tasks=py --python-env="$ENV" >conf.log &&
 	expected kbconst && grep -q "degenerate task: writing the constant 3 .*an imported problem: kept" kbconst.log &&
-	field out/v/kbconst/expected.json "d[\"degenerate\"]" | grep -q "writing the constant 3" && rm tasks/kbconst.yaml
+	field out/v/kbconst/expected.json "d[\"degenerate\"]" | grep -q "writing the constant 3" &&
+	rm out/v/kbconst/expected.json && expected kbconst && grep -q "EXPECTED out/v/kbconst" kbconst.log &&
+	grep -q "degenerate task: writing the constant 3 .*an imported problem: kept" kbconst.log
+'
+test_expect_success 'the same spec, not imported: refused, although its outputs are in the build cache' '
+	cd p && sed -i "/^origin:/d" tasks/kbconst.yaml &&
+	! expected kbconst && grep -q "degenerate task: writing the constant 3" kbconst.log &&
+	! grep -q "imported problem: kept" kbconst.log && rm tasks/kbconst.yaml
 '
 test_expect_success LONG 'a small output that is never finite is refused too (a kernel writing NaN would pass)' '
 	cd p &&

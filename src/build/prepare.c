@@ -82,9 +82,9 @@ struct opts {
 /*
  * A variant's harness, reference and baseline are kept in the build cache
  * (--cache-dir: buildcache.h, area "prep") under the key of what went into
- * them: prepare's own build, the compiler's version, the generated
- * sources and the objects they link, every file's bytes. Only builds that
- * succeeded are kept.
+ * them: prepare's own build, the compiler's version (not the system's
+ * headers and libraries), the generated sources and the objects they link,
+ * every file's bytes. Only builds that succeeded are kept.
  */
 #define PREP_KEY "retort-prep-1"
 
@@ -104,16 +104,23 @@ keybegin(struct sha *h, const char *kind, const char *compiler, int isnvcc)
 	free(v);
 }
 
-/* a file's bytes into the key, with their length in front */
+/* a file's bytes into the key, with their length in front; an object's
+ * nvcc temporary names ("tmpxft_" and nvcc's pid in hex) without the pid,
+ * the one thing two builds of the runtime differ in */
 static void
 keyfile(struct sha *h, const char *path)
 {
+	static const char tmpxft[] = "tmpxft_";
 	struct buf b;
-	char n[32];
+	char n[32], *p;
+	size_t off;
 
 	bufinit(&b, (size_t)1 << 31);
 	if (readfile(path, &b) < 0)
 		die(EXIT_RETRY, "cannot read '%s':", path);
+	for (off = 0; off < b.n && (p = memmem(b.s + off, b.n - off, tmpxft, 7)); off = (size_t)(p - b.s) + 7)
+		if ((size_t)(p - b.s) + 15 <= b.n)
+			memset(p + 7, 'X', 8);
 	snprintf(n, sizeof n, "%zu:", b.n);
 	shaadd(h, n, strlen(n));
 	shaadd(h, b.s, b.n);
@@ -481,13 +488,15 @@ harness(const struct opts *o, const struct task *t)
 		die(EXIT_RETRY, "cannot create '%s':", dir);
 	tempadd(dir); /* the harness's source goes too when the harness is not built */
 	callsource(t, 0, NULL, call);
-	keybegin(&h, "harness", o->cc, 0);
-	keyfile(&h, call);
-	keyfile(&h, rt);
-	shaaddfield(&h, fake ? "fake" : cuda);
-	if (!fake)
-		keyfile(&h, list + strlen("-Wl,--dynamic-list="));
-	shahex(&h, key);
+	if (o->cachedir) {
+		keybegin(&h, "harness", o->cc, 0);
+		keyfile(&h, call);
+		keyfile(&h, rt);
+		shaaddfield(&h, fake ? "fake" : cuda);
+		if (!fake)
+			keyfile(&h, list + strlen("-Wl,--dynamic-list="));
+		shahex(&h, key);
+	}
 	argv[k++] = (char *)o->cc;
 	argv[k++] = "-O2";
 	argv[k++] = "-o";
@@ -652,15 +661,17 @@ reference(const struct opts *o, const struct task *t)
 		free(path);
 	}
 	callsource(t, 1, runner, call);
-	keybegin(&h, "reference", o->cc, 0);
-	keyfile(&h, call);
-	for (i = 0; i < ncopies; i++) {
-		char *copy = xasprintf("%s/%s", work, copies[i][1]);
-		keyfile(&h, copy);
-		free(copy);
+	if (o->cachedir) {
+		keybegin(&h, "reference", o->cc, 0);
+		keyfile(&h, call);
+		for (i = 0; i < ncopies; i++) {
+			char *copy = xasprintf("%s/%s", work, copies[i][1]);
+			keyfile(&h, copy);
+			free(copy);
+		}
+		keyfile(&h, obj);
+		shahex(&h, key);
 	}
-	keyfile(&h, obj);
-	shahex(&h, key);
 	if (fromcache(o, key, bin))
 		built = 1;
 	else if ((built = refbuild(o, t, work, python, logpath)))
@@ -736,11 +747,13 @@ baseline(const struct opts *o, const struct task *t)
 		if (ac < 44)
 			args[ac++] = xasprintf("-l%s", json_string_value(lib));
 	args[ac] = NULL;
-	keybegin(&h, "baseline", o->nvcc, 1);
-	for (i = 0; i < (size_t)ac; i++) /* the flags: no path of this build's among them */
-		shaaddfield(&h, args[i]);
-	keyfile(&h, cu);
-	shahex(&h, key);
+	if (o->cachedir) {
+		keybegin(&h, "baseline", o->nvcc, 1);
+		for (i = 0; i < (size_t)ac; i++) /* the flags: no path of this build's among them */
+			shaaddfield(&h, args[i]);
+		keyfile(&h, cu);
+		shahex(&h, key);
+	}
 	memset(&r, 0, sizeof r);
 	if (!(hit = fromcache(o, key, so))) {
 		if (nvccrun(o->nvcc, args, work, o->timelimit, o->memlimit, NVCC_WORK_MB, &r) < 0)

@@ -660,15 +660,16 @@ cpuruns(const struct task *t, const char *reference, const char *venv, const cha
 
 /*
  * --expected's outputs are kept in the build cache (buildcache.h, area
- * "expected") under the key of everything they come from: verify's own
- * build, the task but for what only the teacher reads, the reference
+ * "expected") under the key of what they come from: verify's own build,
+ * the task but for what only the teacher reads, the reference
  * program's bytes, the secret, --no-bench and --ref-seconds, and for a
  * Python reference its interpreter's version and the packages it sees, with
- * their versions. expected.bin
+ * their versions (by the paths of sys.path under sys.prefix from there: one
+ * environment's copy in another project is the same). expected.bin
  * is linked, not copied, where the file system allows.
  */
 static const char *const teacheronly[] = { "prompt", "description", "hints", "rounds", "samples",
-                                           "target_speedup", "tags", "file", "origin" };
+                                           "target_speedup", "tags", "file" };
 
 static int
 namecmp(const void *a, const void *b)
@@ -686,22 +687,28 @@ static void
 keyenv(struct sha *h, const char *venv)
 {
 	char *py = xasprintf("%s/bin/python", venv), *line, *save = NULL;
-	static const char script[] = "import sys\nprint(sys.version.replace('\\n', ' '))\nfor p in sys.path:\n    print(p)";
+	static const char script[] = "import sys\nprint(sys.version.replace('\\n', ' '))\nprint(sys.prefix)\n"
+	                             "for p in sys.path:\n    print(p)";
 	char *argv[] = { py, "-I", "-c", (char *)script, NULL };
 	struct runlimits lim = { 60, 4096, 1, NULL };
 	struct run r;
-	int first = 1;
+	const char *prefix = NULL;
+	int nth = 0;
 
 	if (runcapture(argv, NULL, NULL, &lim, 1 << 16, &r) < 0 || r.status != 0)
 		die(EXIT_RETRY, "cannot run '%s' (the Python reference's environment)", py);
 	line = r.log.s ? strtok_r(r.log.s, "\n", &save) : NULL;
-	for (; line; line = strtok_r(NULL, "\n", &save), first = 0) {
+	for (; line; line = strtok_r(NULL, "\n", &save), nth++) {
 		char **names = NULL;
-		size_t n = 0, cap = 0, i;
+		size_t n = 0, cap = 0, i, np = prefix ? strlen(prefix) : 0;
 		struct dirent *e;
 		DIR *d;
-		shaaddfield(h, line);
-		if (first || !(d = opendir(line)))
+		if (nth == 1) { /* the environment's folder: the paths under it count from it */
+			prefix = line;
+			continue;
+		}
+		shaaddfield(h, np && !strncmp(line, prefix, np) && (!line[np] || line[np] == '/') ? line + np : line);
+		if (nth == 0 || !(d = opendir(line)))
 			continue;
 		while ((e = readdir(d))) {
 			size_t len = strlen(e->d_name);
@@ -759,6 +766,20 @@ expectedkey(const struct opts *o, const struct task *t, const char *reference, c
 	json_decref(j);
 }
 
+/* some run's outputs were left to the GPU's oracle: the reference ran out
+ * of time or memory here, which another run may not */
+static int
+dropped(json_t *runs)
+{
+	size_t i;
+	json_t *r;
+
+	json_array_foreach(runs, i, r)
+		if (json_object_get(r, "cpu_dropped"))
+			return 1;
+	return 0;
+}
+
 /* the cached outputs of key into place (1), or 0 */
 static int
 expectedhit(const struct opts *o, const char *key, const char *work)
@@ -769,10 +790,20 @@ expectedhit(const struct opts *o, const char *key, const char *work)
 	int hit = cacheget(o->cachedir, "expected", key, f, 2);
 
 	if (hit) {
+		char err[512];
+		json_t *j;
+		int moved;
 		tempadd(binpath); /* until expected.json is in place: no new expected.bin without it */
-		if (movefile(bin, binpath) < 0 || movefile(json, o->out) < 0)
+		if (chmod(bin, 0600) < 0 || (moved = movefile(bin, binpath)) < 0 || movefile(json, o->out) < 0)
 			die(EXIT_RETRY, "cannot write '%s':", o->out);
+		/* a new file here to ninja, though the cache made it long ago */
+		if (moved == 1 && utimensat(AT_FDCWD, binpath, NULL, 0) < 0)
+			die(EXIT_RETRY, "cannot write '%s':", binpath);
 		tempkeep(binpath);
+		if ((j = jload(o->out, err, sizeof err)) && json_is_string(json_object_get(j, "degenerate")))
+			warn("%s (an imported problem: kept, and said in expected.json and every verify.json)",
+			     jstr(j, "degenerate", ""));
+		json_decref(j);
 	}
 	free(json);
 	free(bin);
@@ -859,7 +890,7 @@ expected(const struct opts *o, const char *taskpath, const char *reference)
 	if (jwrite(o->out, out) < 0)
 		die(EXIT_RETRY, "cannot write '%s':", o->out);
 	tempkeep(binpath);
-	{
+	if (!dropped(runs)) { /* what the reference could not afford here: not for good */
 		struct cachefile f[] = { { "expected.json", o->out, 0 }, { "expected.bin", binpath, 1 } };
 		cacheput(o->cachedir, "expected", ckey, f, 2);
 	}

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "buildcache.h"
@@ -14,13 +15,37 @@ cacheentry(const char *dir, const char *area, const char *key)
 	return xasprintf("%s/%s/%.2s/%s", dir, area, key, key);
 }
 
-/* from to to: a hard link where asked and allowed, else a copy; 0 or -1 */
+/* from to to: a hard link where asked and allowed, else a copy made with
+ * from's mode (an owner-only file stays one); 0 or -1 */
 static int
 carry(const char *from, const char *to, int link_)
 {
+	struct stat st;
+	struct buf b;
+	int r;
+
 	if (link_ && (unlink(to) == 0 || errno == ENOENT) && link(from, to) == 0)
 		return 0;
-	return copyfile(from, to);
+	if (stat(from, &st) < 0)
+		return -1;
+	bufinit(&b, (size_t)1 << 31);
+	r = readfile(from, &b) < 0 ? -1 : writefilemode(to, b.s, b.n, (int)(st.st_mode & 0777));
+	buffree(&b);
+	return r < 0 ? -1 : 0;
+}
+
+/* the entry holds every file (a power cut may have left one without some) */
+static int
+whole(const char *entry, const struct cachefile *f, int n)
+{
+	int i, ok = 1;
+
+	for (i = 0; ok && i < n; i++) {
+		char *p = xasprintf("%s/%s", entry, f[i].name);
+		ok = access(p, F_OK) == 0;
+		free(p);
+	}
+	return ok;
 }
 
 int
@@ -60,8 +85,13 @@ cacheput(const char *dir, const char *area, const char *key, const struct cachef
 			*strrchr(dst, '/') = 0;
 			rmdir(dst);
 		}
-	} else if (rename(tmp, dst) < 0) /* another's entry of this key: it stays */
-		rmtree(tmp);
+	} else if (rename(tmp, dst) < 0) {
+		/* another's entry of this key stays; one that lacks a file is replaced */
+		int replaced = (errno == ENOTEMPTY || errno == EEXIST) && !whole(dst, f, n) && rmtree(dst) == 0 &&
+		               rename(tmp, dst) == 0;
+		if (!replaced)
+			rmtree(tmp);
+	}
 	free(dst);
 	free(tmp);
 }

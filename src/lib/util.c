@@ -574,7 +574,8 @@ tempname(const char *path, const char *kind)
 }
 
 /* pid is no running process here: none at all, or a zombie (killed, and
- * its parent gone to an init that does not reap, as in some containers) */
+ * its parent gone to an init that does not reap, as in some containers)
+ * with no thread left */
 static int
 pidgone(long pid)
 {
@@ -593,7 +594,20 @@ pidgone(long pid)
 		return 0;
 	buf[n] = 0;
 	rp = strrchr(buf, ')'); /* the name may hold ") " itself */
-	return rp && (rp[1] == ' ') && (rp[2] == 'Z' || rp[2] == 'X');
+	if (!rp || rp[1] != ' ' || (rp[2] != 'Z' && rp[2] != 'X'))
+		return 0;
+	{ /* a leader thread that ended is a zombie too, while its other threads run */
+		struct dirent *e;
+		DIR *d;
+		int others = 0;
+		snprintf(path, sizeof path, "/proc/%ld/task", pid);
+		if ((d = opendir(path))) {
+			while (!others && (e = readdir(d)))
+				others = isdigit((unsigned char)e->d_name[0]) && atol(e->d_name) != pid;
+			closedir(d);
+		}
+		return !others;
+	}
 }
 
 /* the maker of a temporary named for it (tail: what follows "KIND-"), if

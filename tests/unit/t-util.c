@@ -1,6 +1,8 @@
 /* t-util.c - the shared library: buffers, files, sha256, JSON */
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -340,6 +342,15 @@ files(const char *dir)
 	free(t);
 }
 
+static void *
+sleeper(void *arg)
+{
+	(void)arg;
+	for (;;)
+		pause();
+	return NULL;
+}
+
 /* pid is a zombie (its state in /proc/PID/stat) */
 static int
 zombiep(pid_t pid)
@@ -419,6 +430,19 @@ sweeps(const char *dir)
 		ok(d && access(z, F_OK) < 0, "a zombie's folder is swept, as a dead process's");
 		snprintf(owner, sizeof owner, "%ld@%s", (long)zombie, host);
 		ok(ownergone(owner), "and a zombie owns nothing");
+		waitpid(zombie, NULL, 0);
+		zombie = fork(); /* its first thread ended, another one running */
+		if (zombie == 0) {
+			pthread_t th;
+			if (pthread_create(&th, NULL, sleeper, NULL) == 0)
+				pthread_exit(NULL);
+			_exit(1);
+		}
+		for (int i = 0; i < 2000 && !zombiep(zombie); i++)
+			usleep(1000);
+		snprintf(owner, sizeof owner, "%ld@%s", (long)zombie, host);
+		ok(zombiep(zombie) && !ownergone(owner), "one whose first thread ended, another running, is not gone");
+		kill(zombie, SIGKILL);
 		waitpid(zombie, NULL, 0);
 		tempdone(d);
 		free(d);
