@@ -66,48 +66,55 @@ nvccroot(const char *nvcc)
 	return xstrdup(path);
 }
 
-char *
-nvccversion(const char *nvcc)
+/* what prog --version prints (a buffer's text, to buffree), or -1 with errno */
+static int
+versiontext(const char *prog, struct buf *out)
 {
-	char *argv[] = { (char *)nvcc, "--version", NULL }, *v, *p;
+	char *argv[] = { (char *)prog, "--version", NULL };
 	struct runlimits lim = { 30, 4096, 1, NULL };
 	struct run r;
 
 	if (runcapture(argv, NULL, NULL, &lim, 1 << 16, &r) < 0)
-		return NULL;
-	if (r.status != 0) {
+		return -1;
+	if (r.status != 0 || !r.log.s) {
 		buffree(&r.log);
 		errno = ENOEXEC;
-		return NULL;
+		return -1;
 	}
-	p = strstr(r.log.s, "release ");
+	*out = r.log;
+	return 0;
+}
+
+char *
+nvccversion(const char *nvcc)
+{
+	struct buf t;
+	char *v, *p;
+
+	if (versiontext(nvcc, &t) < 0)
+		return NULL;
+	p = strstr(t.s, "release ");
 	v = p ? xstrndup(p + 8, strcspn(p + 8, ",\n")) : xstrdup("unknown");
-	p = strstr(r.log.s, "Build ");
+	p = strstr(t.s, "Build ");
 	if (p) {
 		char *full = xasprintf("%s (%.*s)", v, (int)strcspn(p + 6, "\n"), p + 6);
 		free(v);
 		v = full;
 	}
-	buffree(&r.log);
+	buffree(&t);
 	return v;
 }
 
 char *
 ccversion(const char *cc)
 {
-	char *argv[] = { (char *)cc, "--version", NULL }, *v;
-	struct runlimits lim = { 30, 4096, 1, NULL };
-	struct run r;
+	struct buf t;
+	char *v;
 
-	if (runcapture(argv, NULL, NULL, &lim, 1 << 16, &r) < 0)
+	if (versiontext(cc, &t) < 0)
 		return NULL;
-	if (r.status != 0) {
-		buffree(&r.log);
-		errno = ENOEXEC;
-		return NULL;
-	}
-	v = xstrndup(r.log.s, strcspn(r.log.s, "\n"));
-	buffree(&r.log);
+	v = xstrndup(t.s, strcspn(t.s, "\n"));
+	buffree(&t);
 	return v;
 }
 
