@@ -9,11 +9,15 @@
 # after ninja (a CUDA toolkit is needed, no GPU).
 #
 # usage: bench/prep.sh [N [ARCH]]   (default 20, sm_90a)
+#   env PYENV=DIR: the Python references' environment (default out/refenv;
+#   without one, variants with a Python reference are left out)
 set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
 n=${1:-20}
 arch=${2:-sm_90a}
 bin=$root/out/bin
+pyenv=${PYENV:-$root/out/refenv}
+test -x "$pyenv/bin/python" || pyenv=
 T=$(mktemp -d "${TMPDIR:-/tmp}/retort-prep.XXXXXX")
 trap 'rm -rf "$T"' EXIT
 chmod 755 "$T" # the jailed compilers enter it
@@ -28,7 +32,10 @@ timed() {
 for spec in "$root"/tasks/*.yaml; do
 	"$bin/gen" --split "$spec" --all --out "$T/split" --tasks-dir "$root/tasks" >/dev/null 2>&1 || continue
 done
-vs=$(cd "$T/split/v" && ls | head -n "$n")
+vs=$(cd "$T/split/v" && for v in *; do
+	grep -q '"reference_language": "python"' "$v/task.json" && test -z "$pyenv" && continue
+	echo "$v"
+done | head -n "$n")
 "$bin/prepare" --runtime --arch "$arch" --src "$root/src" -o rt/harness.o >/dev/null 2>&1 || exit 1
 "$bin/prepare" --refrunner --src "$root/src" -o rt/refrun.o >/dev/null 2>&1 || exit 1
 for run in cold cached; do
@@ -39,8 +46,8 @@ for run in cold cached; do
 			"$d/task.json"
 		timed $run reference "$v" "$bin/prepare" --reference --runner rt/refrun.o --src "$root/src" \
 			--cache-dir cache -o "$d/reference" "$d/task.json"
-		timed $run expected "$v" "$bin/verify" --expected --cache-dir cache -o "$d/expected.json" "$d/task.json" \
-			"$d/reference"
+		timed $run expected "$v" "$bin/verify" --expected --cache-dir cache ${pyenv:+--python-env "$pyenv"} \
+			-o "$d/expected.json" "$d/task.json" "$d/reference"
 		if grep -q '"baseline"' "$d/task.json"; then
 			timed $run baseline "$v" "$bin/prepare" --baseline --arch "$arch" --cache-dir cache \
 				-o "$d/baseline.so" "$d/task.json"
