@@ -280,4 +280,13 @@ test_expect_success LONG 'prepare --baseline: the same baseline elsewhere is the
 	test -s b3/baseline.so && test "$(tail -c 17 b3/baseline.so)" != retort-cache-test &&
 	test "$(find "$T/bc/prep" -name out | wc -l)" = 2
 '
+test_expect_success LONG 'prepare --harness: after the runtime is built again (nvcc names a temporary by its pid), the cached build' '
+	"$RETORT_BIN/prepare" --runtime --src "$RETORT_ROOT/src" -o rt1/harness.o >/dev/null &&
+	"$RETORT_BIN/prepare" --runtime --src "$RETORT_ROOT/src" -o rt2/harness.o >/dev/null &&
+	! cmp -s rt1/harness.o rt2/harness.o &&
+	"$RETORT_BIN/prepare" --harness --object rt1/harness.o --cache-dir "$T/hc" -o h1/harness relu/v/relu/task.json &&
+	e=$(find "$T/hc/prep" -name out) && cmp "$e" h1/harness && printf retort-cache-test >>"$e" &&
+	"$RETORT_BIN/prepare" --harness --object rt2/harness.o --cache-dir "$T/hc" -o h2/harness relu/v/relu/task.json &&
+	test "$(tail -c 17 h2/harness)" = retort-cache-test
+'
 test_done

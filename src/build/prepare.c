@@ -86,7 +86,6 @@ struct opts {
  * headers and libraries), the generated sources and the objects they link,
  * every file's bytes. Only builds that succeeded are kept.
  */
-#define PREP_KEY "retort-prep-1"
 
 /* a key begun: its kind, and the compiler's version (nvcc's or cc's) */
 static void
@@ -97,22 +96,22 @@ keybegin(struct sha *h, const char *kind, const char *compiler, int isnvcc)
 	if (!v)
 		die(EXIT_RETRY, "cannot run '%s --version':", compiler);
 	shainit(h);
-	shaaddfield(h, PREP_KEY);
 	cacheself(h);
 	shaaddfield(h, kind);
 	shaaddfield(h, v);
 	free(v);
 }
 
-/* a file's bytes into the key, with their length in front; an object's
- * nvcc temporary names ("tmpxft_" and nvcc's pid in hex) without the pid,
- * the one thing two builds of the runtime differ in */
+/* the runtime object (retort's, built by prepare --runtime) into the key,
+ * without the pid in nvcc's temporary names ("tmpxft_" and 8 hex digits),
+ * the one thing two builds of it differ in. Only this object: in a spec's
+ * source the same bytes would be the spec's to choose */
 static void
-keyfile(struct sha *h, const char *path)
+keyruntime(struct sha *h, const char *path)
 {
 	static const char tmpxft[] = "tmpxft_";
 	struct buf b;
-	char n[32], *p;
+	char *p;
 	size_t off;
 
 	bufinit(&b, (size_t)1 << 31);
@@ -121,9 +120,7 @@ keyfile(struct sha *h, const char *path)
 	for (off = 0; off < b.n && (p = memmem(b.s + off, b.n - off, tmpxft, 7)); off = (size_t)(p - b.s) + 7)
 		if ((size_t)(p - b.s) + 15 <= b.n)
 			memset(p + 7, 'X', 8);
-	snprintf(n, sizeof n, "%zu:", b.n);
-	shaadd(h, n, strlen(n));
-	shaadd(h, b.s, b.n);
+	cachekeydata(h, b.s, b.n);
 	buffree(&b);
 }
 
@@ -490,11 +487,11 @@ harness(const struct opts *o, const struct task *t)
 	callsource(t, 0, NULL, call);
 	if (o->cachedir) {
 		keybegin(&h, "harness", o->cc, 0);
-		keyfile(&h, call);
-		keyfile(&h, rt);
+		cachekeyfile(&h, call);
+		keyruntime(&h, rt);
 		shaaddfield(&h, fake ? "fake" : cuda);
 		if (!fake)
-			keyfile(&h, list + strlen("-Wl,--dynamic-list="));
+			cachekeyfile(&h, list + strlen("-Wl,--dynamic-list="));
 		shahex(&h, key);
 	}
 	argv[k++] = (char *)o->cc;
@@ -663,13 +660,13 @@ reference(const struct opts *o, const struct task *t)
 	callsource(t, 1, runner, call);
 	if (o->cachedir) {
 		keybegin(&h, "reference", o->cc, 0);
-		keyfile(&h, call);
+		cachekeyfile(&h, call);
 		for (i = 0; i < ncopies; i++) {
 			char *copy = xasprintf("%s/%s", work, copies[i][1]);
-			keyfile(&h, copy);
+			cachekeyfile(&h, copy);
 			free(copy);
 		}
-		keyfile(&h, obj);
+		cachekeyfile(&h, obj);
 		shahex(&h, key);
 	}
 	if (fromcache(o, key, bin))
@@ -751,7 +748,7 @@ baseline(const struct opts *o, const struct task *t)
 		keybegin(&h, "baseline", o->nvcc, 1);
 		for (i = 0; i < (size_t)ac; i++) /* the flags: no path of this build's among them */
 			shaaddfield(&h, args[i]);
-		keyfile(&h, cu);
+		cachekeyfile(&h, cu);
 		shahex(&h, key);
 	}
 	memset(&r, 0, sizeof r);

@@ -21,17 +21,10 @@ static int
 carry(const char *from, const char *to, int link_)
 {
 	struct stat st;
-	struct buf b;
-	int r;
 
 	if (link_ && (unlink(to) == 0 || errno == ENOENT) && link(from, to) == 0)
 		return 0;
-	if (stat(from, &st) < 0)
-		return -1;
-	bufinit(&b, (size_t)1 << 31);
-	r = readfile(from, &b) < 0 ? -1 : writefilemode(to, b.s, b.n, (int)(st.st_mode & 0777));
-	buffree(&b);
-	return r < 0 ? -1 : 0;
+	return stat(from, &st) < 0 ? -1 : copyfilemode(from, to, (int)(st.st_mode & 0777));
 }
 
 /* the entry holds every file (a power cut may have left one without some) */
@@ -94,6 +87,28 @@ cacheput(const char *dir, const char *area, const char *key, const struct cachef
 	}
 	free(dst);
 	free(tmp);
+}
+
+void
+cachekeyfile(struct sha *h, const char *path)
+{
+	struct buf b;
+
+	bufinit(&b, (size_t)1 << 31);
+	if (readfile(path, &b) < 0)
+		die(EXIT_RETRY, "cannot read '%s':", path);
+	cachekeydata(h, b.s, b.n);
+	buffree(&b);
+}
+
+void
+cachekeydata(struct sha *h, const void *p, size_t n)
+{
+	char len[32];
+
+	snprintf(len, sizeof len, "%zu:", n);
+	shaadd(h, len, strlen(len));
+	shaadd(h, p, n);
 }
 
 void

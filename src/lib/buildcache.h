@@ -16,6 +16,8 @@
 #ifndef RETORT_BUILDCACHE_H
 #define RETORT_BUILDCACHE_H
 
+#include <stddef.h>
+
 #include "sha.h"
 
 /* one file of an entry: its name there, the path it comes from (put) or
@@ -39,5 +41,10 @@ void cacheput(const char *dir, const char *area, const char *key, const struct c
 /* the running program's own bytes into a key: a new build of the tool
  * misses every entry the old one made */
 void cacheself(struct sha *h);
+/* bytes into a key with their length in front (so that fields cannot run
+ * into each other): a file's (read whole; exit 1 when it cannot be), or
+ * p[0..n) */
+void cachekeyfile(struct sha *h, const char *path);
+void cachekeydata(struct sha *h, const void *p, size_t n);
 
 #endif

@@ -573,6 +573,25 @@ tempname(const char *path, const char *kind)
 	return xasprintf("%s.%s-%ld@%s", path, kind, (long)getpid(), makerplace());
 }
 
+/* pid has a thread besides its first (a leader thread that ended shows
+ * as a zombie while the others run) */
+static int
+otherthreads(long pid)
+{
+	char path[64];
+	struct dirent *e;
+	DIR *d;
+	int others = 0;
+
+	snprintf(path, sizeof path, "/proc/%ld/task", pid);
+	if ((d = opendir(path))) {
+		while (!others && (e = readdir(d)))
+			others = isdigit((unsigned char)e->d_name[0]) && atol(e->d_name) != pid;
+		closedir(d);
+	}
+	return others;
+}
+
 /* pid is no running process here: none at all, or a zombie (killed, and
  * its parent gone to an init that does not reap, as in some containers)
  * with no thread left */
@@ -594,20 +613,7 @@ pidgone(long pid)
 		return 0;
 	buf[n] = 0;
 	rp = strrchr(buf, ')'); /* the name may hold ") " itself */
-	if (!rp || rp[1] != ' ' || (rp[2] != 'Z' && rp[2] != 'X'))
-		return 0;
-	{ /* a leader thread that ended is a zombie too, while its other threads run */
-		struct dirent *e;
-		DIR *d;
-		int others = 0;
-		snprintf(path, sizeof path, "/proc/%ld/task", pid);
-		if ((d = opendir(path))) {
-			while (!others && (e = readdir(d)))
-				others = isdigit((unsigned char)e->d_name[0]) && atol(e->d_name) != pid;
-			closedir(d);
-		}
-		return !others;
-	}
+	return rp && rp[1] == ' ' && (rp[2] == 'Z' || rp[2] == 'X') && !otherthreads(pid);
 }
 
 /* the maker of a temporary named for it (tail: what follows "KIND-"), if
@@ -875,15 +881,21 @@ done:
 }
 
 int
-copyfile(const char *from, const char *to)
+copyfilemode(const char *from, const char *to, int mode)
 {
 	struct buf b;
 	int r;
 
 	bufinit(&b, (size_t)1 << 31);
-	r = readfile(from, &b) < 0 ? -1 : writefile(to, b.s, b.n);
+	r = readfile(from, &b) < 0 ? -1 : writefilemode(to, b.s, b.n, mode);
 	buffree(&b);
 	return r < 0 ? -1 : 0;
+}
+
+int
+copyfile(const char *from, const char *to)
+{
+	return copyfilemode(from, to, 0644);
 }
 
 /* the folders mkdirp made in this process, for unmake (the first MADE_MAX) */

@@ -103,6 +103,8 @@ int samecontent(const char *path, const void *data, size_t n);
 /* from's bytes into to as writefile writes them (atomic, unchanged bytes
  * left alone; up to 2 GiB); 0, or -1 with errno */
 int copyfile(const char *from, const char *to);
+/* copyfile, a new file made with mode (copyfile's: 0644) */
+int copyfilemode(const char *from, const char *to, int mode);
 /* from into a new file to (mode) in a folder that is thrown away: kernel
  * to kernel, no fsync (a scratch copy, made with the GPU held); 0 or -1 */
 int copytemp(const char *from, const char *to, mode_t mode);
