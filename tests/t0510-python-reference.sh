@@ -105,18 +105,19 @@ test_expect_success 'the prompt shows the Python reference, in a python block' '
 	grep -q "def reference(x, y, alpha, rows, cols)" out/v/pyscale/s0/r1/response.json
 '
 
-# xverify DIR: verify --expected over pyscale into DIR, with the environment env2
+# xverify DIR [ENV]: verify --expected over pyscale into DIR, with the environment ENV (env2)
 xverify() {
-	"$RETORT_BIN/verify" --expected --no-bench --cache-dir "$T/cache-env" --python-env "$T/env2" -o "$1/expected.json" \
-		out/v/pyscale/task.json out/v/pyscale/reference
+	"$RETORT_BIN/verify" --expected --no-bench --cache-dir "$T/cache-env" --python-env "$T/${2:-env2}" \
+		-o "$1/expected.json" out/v/pyscale/task.json out/v/pyscale/reference
 }
-test_expect_success LONG 'its expected outputs are kept under the packages its environment sees: one more is another key' '
+test_expect_success LONG 'its expected outputs are kept under the packages its environment sees: a copy elsewhere is the same key, one more package another' '
 	cd p && cp -a "$ENV" "$T/env2" && xverify o1 &&
 	for e in $(find "$T/cache-env/expected" -samefile o1/expected.bin); do
 		python3 -c "import json, sys; d = json.load(open(sys.argv[1])); d[\"cache_test\"] = 1; json.dump(d, open(sys.argv[1], \"w\"))" \
 			"$(dirname "$e")/expected.json" || exit 1
 	done &&
 	xverify o2 && test "$(field o2/expected.json "d[\"cache_test\"]")" = 1 &&
+	cp -a "$T/env2" "$T/env3" && xverify o2b env3 && test "$(field o2b/expected.json "d[\"cache_test\"]")" = 1 &&
 	mkdir "$(echo "$T"/env2/lib/python*/site-packages)/zz_retort_test-1.0.dist-info" &&
 	xverify o3 && ! grep -q cache_test o3/expected.json && cmp o1/expected.bin o3/expected.bin
 '

@@ -293,6 +293,13 @@ static char *degenerate_why;
  * a mostly negative tail): it is kept, and expected.json and every
  * candidate's verify.json say `degenerate` and why.
  */
+/* an imported problem's degenerate outputs, kept: said (again on a cache hit) */
+static void
+keptwarn(const char *why)
+{
+	warn("%s (an imported problem: kept, and said in expected.json and every verify.json)", why);
+}
+
 static void
 degenerated(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
@@ -307,7 +314,7 @@ degenerated(const char *fmt, ...)
 	va_end(ap);
 	if (!refusing_task || strcmp(jstr(json_object_get(refusing_task->json, "origin"), "source", ""), "kernelbench"))
 		refuse("%s", msg);
-	warn("%s (an imported problem: kept, and said in expected.json and every verify.json)", msg);
+	keptwarn(msg);
 	if (!degenerate_why)
 		degenerate_why = xstrdup(msg);
 }
@@ -671,62 +678,47 @@ cpuruns(const struct task *t, const char *reference, const char *venv, const cha
 static const char *const teacheronly[] = { "prompt", "description", "hints", "rounds", "samples",
                                            "target_speedup", "tags", "file" };
 
+/* a package's metadata folder: NAME-VERSION.dist-info or .egg-info */
 static int
-namecmp(const void *a, const void *b)
+pkgmeta(const struct dirent *e)
 {
-	return strcmp(*(char *const *)a, *(char *const *)b);
+	const char *dot = strrchr(e->d_name, '.');
+
+	return dot && dot != e->d_name && (!strcmp(dot, ".dist-info") || !strcmp(dot, ".egg-info"));
 }
 
 /* the packages a Python environment's interpreter sees, wherever they are
- * (its own, a system's it inherits): its version, then the dist-info and
- * egg-info names (which carry the versions) of every folder of its
- * sys.path, into h. The interpreter runs here, unjailed: it is the
- * project's environment, made by configure, and runs none of the task's
- * code */
+ * (its own, a system's it inherits), into h: its version, then each folder
+ * of its sys.path (those under sys.prefix from there) with the package
+ * metadata names in it, which carry the versions. The interpreter runs
+ * here, unjailed: it is the project's environment, made by configure, and
+ * runs none of the task's code */
 static void
 keyenv(struct sha *h, const char *venv)
 {
-	char *py = xasprintf("%s/bin/python", venv), *line, *save = NULL;
 	static const char script[] = "import sys\nprint(sys.version.replace('\\n', ' '))\nprint(sys.prefix)\n"
 	                             "for p in sys.path:\n    print(p)";
-	char *argv[] = { py, "-I", "-c", (char *)script, NULL };
+	char *py = xasprintf("%s/bin/python", venv), *argv[] = { py, "-I", "-c", (char *)script, NULL };
+	char *version, *prefix, *path, *save = NULL;
 	struct runlimits lim = { 60, 4096, 1, NULL };
 	struct run r;
-	const char *prefix = NULL;
-	int nth = 0;
+	size_t np;
 
-	if (runcapture(argv, NULL, NULL, &lim, 1 << 16, &r) < 0 || r.status != 0)
+	if (runcapture(argv, NULL, NULL, &lim, 1 << 16, &r) < 0 || r.status != 0 || !r.log.s ||
+	    !(version = strtok_r(r.log.s, "\n", &save)) || !(prefix = strtok_r(NULL, "\n", &save)))
 		die(EXIT_RETRY, "cannot run '%s' (the Python reference's environment)", py);
-	line = r.log.s ? strtok_r(r.log.s, "\n", &save) : NULL;
-	for (; line; line = strtok_r(NULL, "\n", &save), nth++) {
-		char **names = NULL;
-		size_t n = 0, cap = 0, i, np = prefix ? strlen(prefix) : 0;
-		struct dirent *e;
-		DIR *d;
-		if (nth == 1) { /* the environment's folder: the paths under it count from it */
-			prefix = line;
-			continue;
-		}
-		shaaddfield(h, np && !strncmp(line, prefix, np) && (!line[np] || line[np] == '/') ? line + np : line);
-		if (nth == 0 || !(d = opendir(line)))
-			continue;
-		while ((e = readdir(d))) {
-			size_t len = strlen(e->d_name);
-			if ((len > 10 && !strcmp(e->d_name + len - 10, ".dist-info")) ||
-			    (len > 9 && !strcmp(e->d_name + len - 9, ".egg-info"))) {
-				if (n == cap)
-					names = xrealloc(names, (cap = cap ? 2 * cap : 64) * sizeof *names);
-				names[n++] = xstrdup(e->d_name);
-			}
-		}
-		closedir(d);
-		if (n)
-			qsort(names, n, sizeof *names, namecmp);
-		for (i = 0; i < n; i++) {
-			shaaddfield(h, names[i]);
+	shaaddfield(h, version);
+	np = strlen(prefix);
+	while ((path = strtok_r(NULL, "\n", &save))) {
+		struct dirent **names;
+		int i, n;
+		shaaddfield(h, !strncmp(path, prefix, np) && (!path[np] || path[np] == '/') ? path + np : path);
+		for (i = 0, n = scandir(path, &names, pkgmeta, alphasort); i < n; i++) {
+			shaaddfield(h, names[i]->d_name);
 			free(names[i]);
 		}
-		free(names);
+		if (n >= 0)
+			free(names);
 	}
 	buffree(&r.log);
 	free(py);
@@ -738,7 +730,6 @@ expectedkey(const struct opts *o, const struct task *t, const char *reference, c
 {
 	json_t *j = json_deep_copy(t->json);
 	char *text, n[64];
-	struct buf b;
 	struct sha h;
 	size_t i;
 
@@ -746,22 +737,15 @@ expectedkey(const struct opts *o, const struct task *t, const char *reference, c
 		json_object_del(j, teacheronly[i]);
 	text = jdumps(j, JFLAGS_LINE);
 	shainit(&h);
-	shaaddfield(&h, "retort-expected-1");
 	cacheself(&h);
 	shaaddfield(&h, text);
-	bufinit(&b, (size_t)1 << 31);
-	if (readfile(reference, &b) < 0)
-		die(EXIT_RETRY, "cannot read '%s':", reference);
-	snprintf(n, sizeof n, "%zu:", b.n);
-	shaadd(&h, n, strlen(n));
-	shaadd(&h, b.s, b.n);
+	cachekeyfile(&h, reference);
 	shaadd(&h, secret, 32);
 	snprintf(n, sizeof n, "nobench %d seconds %d", o->nobench, o->refseconds);
 	shaaddfield(&h, n);
 	if (venv)
 		keyenv(&h, venv);
 	shahex(&h, key);
-	buffree(&b);
 	free(text);
 	json_decref(j);
 }
@@ -801,8 +785,7 @@ expectedhit(const struct opts *o, const char *key, const char *work)
 			die(EXIT_RETRY, "cannot write '%s':", binpath);
 		tempkeep(binpath);
 		if ((j = jload(o->out, err, sizeof err)) && json_is_string(json_object_get(j, "degenerate")))
-			warn("%s (an imported problem: kept, and said in expected.json and every verify.json)",
-			     jstr(j, "degenerate", ""));
+			keptwarn(jstr(j, "degenerate", ""));
 		json_decref(j);
 	}
 	free(json);
