@@ -237,12 +237,19 @@ class Suite:
         for f in ("/verify.json", "/bench.json"):
             if os.path.exists(run + f):
                 os.remove(run + f)
-        rc, out, row["verify_s"] = sh([BIN + "/verify", "--bench", "--timeout", "20", "--lock-dir", self.work + "/gpu", "--gpus", str(self.gpus)] + self.pyflags +
+        # the cache dir holds the secret: without it verify draws no hidden pool cases (as the evaluate edge passes it)
+        task = json.load(open(d + "/task.json"))
+        pyref = ["--python-env", self.gpy] if task.get("reference_language") == "python" and self.gpy else []
+        rc, out, row["verify_s"] = sh([BIN + "/verify", "--bench", "--timeout", "20", "--lock-dir", self.work + "/gpu", "--gpus", str(self.gpus),
+                                       "--cache-dir", self.cache] + pyref + self.pyflags +
                                       ["-o", run + "/verify.json", run + "/bench.json", d + "/task.json", run + "/compile.json", d + "/harness",
                                        d + "/expected.json", self.calibration()] + extra, self.log)
         row["bench_s"] = 0  # the same process: verify_s is both
         ver = json.load(open(run + "/verify.json")) if os.path.exists(run + "/verify.json") else {"verdict": "tool failed: " + out[-300:]}
         row["verify"] = ver.get("verdict")
+        # a task with small shapes must have had its hidden pool drawn: the suite checks what the graph runs
+        pool = ver.get("hidden_pool") or {}
+        row["pool_why"] = pool.get("why") if task.get("cases", {}).get("pool") and str(pool.get("why", "")).startswith("not drawn") else None
         row["gpu_s"] = ver.get("gpu_seconds", 0)
         row["isolation"] = ver.get("isolation")
         ben = json.load(open(run + "/bench.json")) if rc == 0 else {"status": "tool failed: " + out[-300:]}
@@ -611,6 +618,9 @@ def main():
                     row["pass"] = False
         if any(str(row.get(k) or "").startswith("tool failed") for k in ("compile", "verify", "bench")):
             row["pass"] = False  # a tool that failed caught nothing: the suite failed, not the answer
+        if row.get("pool_why"):
+            row["pass"] = False  # the hidden pool went undrawn: the suite did not check what the graph checks
+            print("%-28s hidden pool %s" % (row["name"], row["pool_why"]), flush=True)
         if not row["pass"]:
             fail()
         with done:
