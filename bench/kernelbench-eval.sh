@@ -9,13 +9,15 @@
 # the host's python3 (torch with CUDA, triton) traces the problems, runs
 # the references and times the baselines. Nothing is fetched: DIR may be
 # a copy under out/. Logs, metrics.json and the table go to $OUT (or
-# out/kb-eval); the work folder is out/kb-eval-work. A problem gen
+# out/kb-eval); the work folder is WORK (or out/kb-eval-work). A problem gen
 # refuses is dropped and named. ninja stops after LIMIT seconds (default:
 # what is left of 510 s since the start) so that the whole run stays
 # under 9 minutes; then the table is of the records written, and says
 # so. Not a timed test. RESUME=1 goes on in the work folder a run left
 # (its problems, configuration and answers kept; ninja does what is
-# left), so that a run longer than one call can take two.
+# left), so that a run longer than one call can take two: where the
+# checkout is copied anew for each call, WORK must be outside it. The
+# table ends with where ninja's time went, by the kind of edge.
 #
 # usage: bench/kernelbench-eval.sh DIR [PROBLEMS]
 #   DIR        a KernelBench checkout, its KernelBench folder, or a copy of
@@ -23,7 +25,7 @@
 #   PROBLEMS   LEVEL:NUMBER,... (default: level 1's twelve activations,
 #              19-22 and 25-32, its matmul 1 and layer norm 40, level 2's
 #              problems 1-10, level 3's three MLPs, 1-3)
-#   env LIMIT=S (ninja's seconds), RESUME=1, RETORT_BIN=DIR, OUT=DIR
+#   env LIMIT=S (ninja's seconds), RESUME=1, RETORT_BIN=DIR, OUT=DIR, WORK=DIR
 set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
 bin=${RETORT_BIN:-$root/out/bin}
@@ -33,7 +35,8 @@ src=$(cd "$1" && pwd) || exit 2
 test -d "$src/KernelBench/level1" && src=$src/KernelBench
 pick=${2:-1:19,1:20,1:21,1:22,1:25,1:26,1:27,1:28,1:29,1:30,1:31,1:32,1:1,1:40,2:1,2:2,2:3,2:4,2:5,2:6,2:7,2:8,2:9,2:10,3:1,3:2,3:3}
 res=${OUT:-$root/out/kb-eval}
-work=$root/out/kb-eval-work
+work=${WORK:-$root/out/kb-eval-work}
+case $work in /*) ;; *) work=$(pwd)/$work ;; esac
 t0=$(date +%s)
 since() { echo $(($(date +%s) - t0)); }
 for t in gen metrics record query-llm compile verify bench jail; do
@@ -127,7 +130,11 @@ for name, t in sorted(m["tasks"].items()):
     print("%-44s %-8s %-8s %9s %9s" % (name[:44], d[0]["outcome"][:8], d[1]["outcome"][:8] if len(d) > 1 else "",
                                        f(t["speedup_best"]), f(t["speedup_compile_best"])))
 PY
-cp configure.log ninja.log answers.txt out/kernelbench-import.txt "$m" "$res/" 2>/dev/null
+# where ninja's time went (this run and those it resumed; builddir is out): edge seconds by the kind of output
+awk -F'\t' 'NR > 1 && !seen[$1 FS $2 FS $5]++ {
+	k = $4; sub(/.*\//, "", k); sub(/\.[a-z]+$/, "", k); s[k] += ($2 - $1) / 1000; n[k]++
+} END { for (k in s) printf "%-16s %4d edges %8.1f s\n", k, n[k], s[k] }' out/.ninja_log | sort -k4 -rn | head -n 10 | tee edges.txt
+cp configure.log ninja.log answers.txt edges.txt out/kernelbench-import.txt "$m" "$res/" 2>/dev/null
 test -f table.txt && cp table.txt "$res/"
 echo "# done in $(since) s; logs and metrics in $res"
 test $rc = 0
