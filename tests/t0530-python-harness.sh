@@ -91,48 +91,25 @@ test_expect_success 'an honest Python candidate: correct at every size, timed, e
 	test "$(field runs/ok.fakescale/bench.json "d[\"cases\"][0][\"checks\"][\"kept\"]")" -ge 4 &&
 	field runs/ok.fakescale/bench.json "d[\"cases\"][0][\"speedup\"], d[\"cases\"][0][\"speedup_compile\"]"
 '
-# holdlock: the GPU slot's lock held by another process, as another edge
-# would, until release (or 60 s)
-holdlock() {
-	rm -f held release
-	python3 -c 'import fcntl, os, sys, time
-f = open(sys.argv[1], "a"); fcntl.flock(f, fcntl.LOCK_EX); open("held", "w").close()
-end = time.time() + 60
-while not os.path.exists("release") and time.time() < end:
-    time.sleep(0.05)' gpu/gpu0.lock &
-	while ! test -e held; do sleep 0.05; done
-}
-release() { touch release; }
-# harnesses PID: the Python harnesses among PID's descendants
-harnesses() {
-	for c in $(pgrep -P "$1"); do
-		tr "\0" " " </proc/$c/cmdline 2>&1 | grep -q "written by prepare --runtime" && echo $c
-		harnesses $c
-	done
-}
-# waitharnesses PID N: until N of them run (30 s at most; a loaded box is slow), listed in pids
-waitharnesses() {
-	k=0
-	while harnesses $1 >pids && test "$(wc -l <pids)" -lt $2 && test $k -lt 600; do sleep 0.05; k=$((k + 1)); done
-	test "$(wc -l <pids)" -ge $2
-}
+# the Python harnesses (fake_waitharnesses)
+HARNESS_LIKE="written by prepare --runtime"
 # (a one-GPU host with CPUs to spare: this machine may have two)
 test_expect_success 'a Python candidate'"'"'s harness starts before the lease, gated; its module loads only in the lease' '
-	mkdir -p gpu && holdlock && { RETORT_SPARE_CPUS=1 candidate slowimport fakescale & } && cand=$! &&
-	waitharnesses $cand 1; ok=$?; release; wait $cand && test $ok = 0 && expect slowimport fakescale &&
+	mkdir -p gpu && fake_holdlock && { RETORT_SPARE_CPUS=1 candidate slowimport fakescale & } && cand=$! &&
+	fake_waitharnesses $cand 1; ok=$?; fake_release; wait $cand && test $ok = 0 && expect slowimport fakescale &&
 	test "$(field runs/slowimport.fakescale/verify.json "d[\"harness_start\"]")" = "before the lease" &&
 	field runs/slowimport.fakescale/verify.json "d[\"start_seconds\"] >= 1.9" | grep -q True
 '
 test_expect_success LONG 'one that ends while it waits for the lease is not the candidate'"'"'s fault: another starts in the lease' '
-	holdlock && { RETORT_SPARE_CPUS=1 candidate ok fakescale & } && cand=$! &&
-	waitharnesses $cand 1 && kill -9 $(cat pids); ok=$?; release; wait $cand && test $ok = 0 && expect ok fakescale &&
+	fake_holdlock && { RETORT_SPARE_CPUS=1 candidate ok fakescale & } && cand=$! &&
+	fake_waitharnesses $cand 1 && kill -9 $(cat pids); ok=$?; fake_release; wait $cand && test $ok = 0 && expect ok fakescale &&
 	field runs/ok.fakescale/verify.json "d[\"harness_start\"]" | grep -q "^in the lease (the one started before it had ended)$"
 '
 test_expect_success 'bench --baseline: a Python baseline'"'"'s eager and compiled harnesses load before the lease, gated' '
-	d=out/v/fakescale && holdlock &&
+	d=out/v/fakescale && fake_holdlock &&
 	{ RETORT_SPARE_CPUS=1 "$RETORT_BIN/bench" --baseline --lock-dir gpu --gpu-python "$ENV" -o $d/early.json \
 		$d/task.json $d/harness $d/oracle.json $d/baseline.py & } && b=$! &&
-	waitharnesses $b 2; ok=$?; release; wait $b && test $ok = 0 &&
+	fake_waitharnesses $b 2; ok=$?; fake_release; wait $b && test $ok = 0 &&
 	test "$(field $d/early.json "d[\"harness_start\"]")" = "before the lease" &&
 	test "$(field $d/early.json "d[\"cases\"][0][\"baseline\"][\"count\"]")" -ge 20 &&
 	test "$(field $d/early.json "d[\"cases\"][0][\"compiled\"][\"count\"]")" -ge 20

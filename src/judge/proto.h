@@ -44,7 +44,8 @@ struct harness {
 	int open, wrapped;          /* started with HOPEN, under a wrapper */
 	int python;                 /* a Python entry point, through pyharness.py */
 	int gated;                  /* set before hspawn: a Python harness loads (Python, torch, its
-	                             * source) and then waits for hgo before it touches the GPU */
+	                             * source) and then waits for hgo before it touches the GPU; a
+	                             * CUDA candidate's makes its context, then waits before it loads */
 	int adopted;                /* hadopt's: started, and ready, in the process that execed this one */
 	int early;                  /* spawned gated before the GPU lease (hearlyok): hgo, then hready */
 };
@@ -120,7 +121,8 @@ int hstart(struct harness *h, const struct task *t, const struct childprog *l, s
 int hshm(struct harness *h, const struct task *t, size_t shm, size_t made);
 int hspawn(struct harness *h, const struct childprog *l);
 int hready(struct harness *h, struct hres *r);
-/* a gated harness may go on (to its CUDA context, then hready's reply):
+/* a gated harness may go on (to its CUDA context, or a CUDA candidate's
+ * to its shared object, then hready's reply):
  * 0, or -1 when it had ended while it waited (childstop it; nothing of
  * the candidate's has run then: start another). Not gated: 0 */
 int hgo(struct harness *h);
@@ -129,8 +131,9 @@ int hgo(struct harness *h);
  * harness beside them would otherwise slow what the parent's clock
  * measures */
 int sparecpus(void);
-/* whether a Python harness may start before the GPU lease, gated (its
- * interpreter and torch loading while another edge holds the GPU): one
+/* whether a harness may start before the GPU lease, gated (a Python
+ * one's interpreter and torch loading, a CUDA one's context, while
+ * another edge holds the GPU): one
  * GPU slot, so its device is known; not a scheduler's step, whose lease
  * is the whole step; CPUs to spare */
 int hearlyok(int gpus);

@@ -1137,15 +1137,18 @@ spawnharness(struct judge *j)
 	                                          o->bench ? o->timeout * 2 + 30 : o->timeout });
 }
 
-/* a Python harness, before the GPU is taken: its interpreter, torch and
- * Triton load (seconds) while another edge holds the GPU; it waits, gated,
- * before the candidate's module and its CUDA context (pyharness.py). Only
- * where the slot is known before the lease: one GPU slot */
+/* the harness, before the GPU is taken, while another edge holds it: a
+ * Python one's interpreter, torch and Triton load (seconds) and it waits,
+ * gated, before the candidate's module and its CUDA context
+ * (pyharness.py); a CUDA candidate's makes its context and waits before
+ * the candidate's shared object loads (harness.c). Only where the slot is
+ * known before the lease: one GPU slot. Not a CUDA baseline's (verify
+ * --baseline: trusted, once a variant) */
 static void
 earlyharness(struct judge *j)
 {
 	j->started = "in the lease";
-	if (!hispython(j->so) || !hearlyok(j->o->gpus))
+	if ((!hispython(j->so) && j->o->baseline) || !hearlyok(j->o->gpus))
 		return;
 	j->device = 0;
 	j->h.gated = 1;

@@ -8,7 +8,12 @@
  * the runtime guard; pyharness.py runs it with a Python entry point.
  * doc/verification.md (The harness protocol) gives the commands.
  *
- * usage: harness SO ENTRY DEVICE [open|open-gated]
+ * usage: harness SO ENTRY DEVICE [open|open-gated|gated]
+ *
+ * open: trusted code (the baseline), no lockdown. open-gated: open, the
+ * shared object loaded, then waiting for "go" before the device. gated:
+ * a candidate's harness whose CUDA context starts at once, and whose
+ * shared object loads only after "go" (the parent's GPU lease).
  */
 #include <dlfcn.h>
 #include <pthread.h>
@@ -676,11 +681,12 @@ harnessmain(int argc, char **argv, harnesscall fn, void (*afterfn)(void), int fa
 	struct stat st;
 	struct dvinfo info;
 	char word[32], lock[256] = "none: open (trusted code, or the compute-sanitizer run)";
-	int e, isopen, gated, python;
+	int e, isopen, gated, ctxfirst, python;
 
 	if (argc < 4 || argc > 5)
 		return 2;
 	gated = argc == 5 && !strcmp(argv[4], "open-gated");
+	ctxfirst = argc == 5 && !strcmp(argv[4], "gated");
 	isopen = gated || (argc == 5 && !strcmp(argv[4], "open"));
 	python = !strcmp(argv[1], "-");
 	call = fn;
@@ -711,6 +717,10 @@ harnessmain(int argc, char **argv, harnesscall fn, void (*afterfn)(void), int fa
 		reply("nodevice %s", dv_error(e));
 		return 0;
 	}
+	/* the context made (no fence: that is a case's), nothing of the
+	 * candidate's loaded: the rest waits for the parent's lease */
+	if (ctxfirst && (fscanf(cmd, "%31s", word) != 1 || strcmp(word, "go")))
+		_exit(0);
 	if (!gated) {
 		guardinit();
 		if (load(argv[1], argv[2], failure, why) < 0)

@@ -277,6 +277,33 @@ fake_expect() {
 	*) false ;;
 	esac
 }
+# fake_holdlock: the GPU slot's lock (gpu/gpu0.lock) held by another
+# process, as another edge would, until fake_release (or 60 s)
+fake_holdlock() {
+	rm -f held release
+	python3 -c 'import fcntl, os, sys, time
+f = open(sys.argv[1], "a"); fcntl.flock(f, fcntl.LOCK_EX); open("held", "w").close()
+end = time.time() + 60
+while not os.path.exists("release") and time.time() < end:
+    time.sleep(0.05)' gpu/gpu0.lock &
+	while ! test -e held; do sleep 0.05; done
+}
+fake_release() { touch release; }
+# fake_harnesses PID: PID's descendants whose command line matches
+# $HARNESS_LIKE (grep's pattern)
+fake_harnesses() {
+	for c in $(pgrep -P "$1"); do
+		tr "\0" " " </proc/$c/cmdline 2>&1 | grep -q -- "$HARNESS_LIKE" && echo $c
+		fake_harnesses $c
+	done
+}
+# fake_waitharnesses PID N: until N of them run (30 s at most; a loaded
+# box is slow), listed in the file pids
+fake_waitharnesses() {
+	k=0
+	while fake_harnesses $1 >pids && test "$(wc -l <pids)" -lt $2 && test $k -lt 600; do sleep 0.05; k=$((k + 1)); done
+	test "$(wc -l <pids)" -ge $2
+}
 # fake_candidate NAME DIR: tests/fake/NAME.c built into DIR/cand.so, with
 # the compile.json that says it built
 fake_candidate() {
