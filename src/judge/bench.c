@@ -834,10 +834,9 @@ timecase(struct bcase *b, struct harness *h, const char *so, const char *entry, 
 	    getrandom(&b->rng, sizeof b->rng, 0) != (ssize_t)sizeof b->rng)
 		die(EXIT_RETRY, "cannot draw a key:");
 	/* the oracle takes time to load (a C one its libraries, cuBLAS's
-	 * hundreds of MB, and its CUDA context; a Python one seconds: Python,
-	 * torch, the module): it starts now, gated, and loads while the
-	 * candidate's calls run. A C one makes its bare context meanwhile (no
-	 * fence: that is its case's, after hgo), a Python one only after hgo */
+	 * hundreds of MB; a Python one seconds: Python, torch, the module): it
+	 * starts now, gated, and loads while the candidate's calls run; it
+	 * touches the GPU only after them (hgo) */
 	if (early)
 		spawnoracle(b, &oh, oracle, 1);
 	/* the baseline (check 0) is trusted code: no lockdown (its libraries

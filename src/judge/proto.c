@@ -266,7 +266,7 @@ hspawn(struct harness *h, const struct childprog *l)
 		extra = HOPEN;
 	h->open = extra && (!strcmp(extra, HOPEN) || !strcmp(extra, HOPENTF32));
 	if (h->gated && !h->python && extra && !strcmp(extra, HOPEN))
-		extra = "open-gated"; /* harness.c: loads, makes its context, then waits for hgo */
+		extra = "open-gated"; /* harness.c: loads, then waits for hgo */
 	else if (h->gated && !h->python && !extra)
 		extra = "gated"; /* a candidate's: its CUDA context, then hgo, then it loads */
 	h->wrapped = wrapper != NULL;

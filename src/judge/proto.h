@@ -44,9 +44,8 @@ struct harness {
 	int open, wrapped;          /* started with HOPEN, under a wrapper */
 	int python;                 /* a Python entry point, through pyharness.py */
 	int gated;                  /* set before hspawn: a Python harness loads (Python, torch, its
-	                             * source) and then waits for hgo before it touches the GPU; a C
-	                             * oracle's loads and makes its context, then waits; a CUDA
-	                             * candidate's makes its context, then waits before it loads */
+	                             * source) and then waits for hgo before it touches the GPU; a
+	                             * CUDA candidate's makes its context, then waits before it loads */
 	int adopted;                /* hadopt's: started, and ready, in the process that execed this one */
 	int early;                  /* spawned gated before the GPU lease (hearlyok): hgo, then hready */
 };

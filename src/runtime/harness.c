@@ -11,10 +11,9 @@
  * usage: harness SO ENTRY DEVICE [open|open-gated|gated]
  *
  * open: trusted code (the baseline), no lockdown. open-gated: open, the
- * shared object loaded and the CUDA context made, then waiting for "go"
- * before its ready reply. gated: a candidate's harness whose CUDA context
- * starts at once, and whose shared object loads only after "go" (the
- * parent's GPU lease).
+ * shared object loaded, then waiting for "go" before the device. gated:
+ * a candidate's harness whose CUDA context starts at once, and whose
+ * shared object loads only after "go" (the parent's GPU lease).
  */
 #include <dlfcn.h>
 #include <pthread.h>
@@ -706,19 +705,21 @@ harnessmain(int argc, char **argv, harnesscall fn, void (*afterfn)(void), int fa
 	if (!isopen && !python)
 		setenv("CUDA_MODULE_LOADING", "EAGER", 1);
 	memset(&info, 0, sizeof info);
-	if (gated) { /* trusted: loaded first */
+	if (gated) { /* loaded, then no further until the parent says go */
 		guardinit();
 		if (load(argv[1], argv[2], failure, why) < 0)
 			return 0;
 		fflush(rep);
+		if (fscanf(cmd, "%31s", word) != 1 || strcmp(word, "go"))
+			_exit(0);
 	}
 	if ((e = dv_init(atoi(argv[3]), &info)) != 0) {
 		reply("nodevice %s", dv_error(e));
 		return 0;
 	}
-	/* the context made (no fence: that is a case's); a candidate's
-	 * object not loaded yet: no further until the parent says go */
-	if ((gated || ctxfirst) && (fscanf(cmd, "%31s", word) != 1 || strcmp(word, "go")))
+	/* the context made (no fence: that is a case's), nothing of the
+	 * candidate's loaded: the rest waits for the parent's lease */
+	if (ctxfirst && (fscanf(cmd, "%31s", word) != 1 || strcmp(word, "go")))
 		_exit(0);
 	if (!gated) {
 		guardinit();
