@@ -91,18 +91,16 @@ test_expect_success 'an honest Python candidate: correct at every size, timed, e
 	test "$(field runs/ok.fakescale/bench.json "d[\"cases\"][0][\"checks\"][\"kept\"]")" -ge 4 &&
 	field runs/ok.fakescale/bench.json "d[\"cases\"][0][\"speedup\"], d[\"cases\"][0][\"speedup_compile\"]"
 '
-# the Python harnesses (fake_waitharnesses)
+# the Python harnesses (fake_early, fake_waitharnesses)
 HARNESS_LIKE="written by prepare --runtime"
 # (a one-GPU host with CPUs to spare: this machine may have two)
 test_expect_success 'a Python candidate'"'"'s harness starts before the lease, gated; its module loads only in the lease' '
-	mkdir -p gpu && fake_holdlock && { RETORT_SPARE_CPUS=1 candidate slowimport fakescale & } && cand=$! &&
-	fake_waitharnesses $cand 1; ok=$?; fake_release; wait $cand && test $ok = 0 && expect slowimport fakescale &&
+	mkdir -p gpu && fake_early slowimport fakescale && expect slowimport fakescale &&
 	test "$(field runs/slowimport.fakescale/verify.json "d[\"harness_start\"]")" = "before the lease" &&
 	field runs/slowimport.fakescale/verify.json "d[\"start_seconds\"] >= 1.9" | grep -q True
 '
 test_expect_success LONG 'one that ends while it waits for the lease is not the candidate'"'"'s fault: another starts in the lease' '
-	fake_holdlock && { RETORT_SPARE_CPUS=1 candidate ok fakescale & } && cand=$! &&
-	fake_waitharnesses $cand 1 && kill -9 $(cat pids); ok=$?; fake_release; wait $cand && test $ok = 0 && expect ok fakescale &&
+	fake_early ok fakescale kill && expect ok fakescale &&
 	field runs/ok.fakescale/verify.json "d[\"harness_start\"]" | grep -q "^in the lease (the one started before it had ended)$"
 '
 test_expect_success 'bench --baseline: a Python baseline'"'"'s eager and compiled harnesses load before the lease, gated' '

@@ -253,26 +253,27 @@ test_expect_success 'an oracle harness started gated loads its object and touche
 		3<cmds.nogo 4>reply.bad 5<>shm.bin &&
 	grep -q "^loaderror .*nonesuch.so" reply.bad
 '
-test_expect_success 'a candidate harness started gated makes its context first and loads its object only after "go"' '
+test_expect_success 'a candidate harness started gated touches neither the device nor its object before "go"' '
+	head -c 4096 /dev/zero >shm.bin &&
 	printf "go\nquit\n" >cmds.go && printf "quit\n" >cmds.nogo &&
 	CUDA_VISIBLE_DEVICES=0 out/v/fakescale/harness nonesuch.so scale 0 gated 3<cmds.nogo 4>reply.nogo 5<>shm.bin &&
 	test ! -s reply.nogo &&
 	CUDA_VISIBLE_DEVICES=0 out/v/fakescale/harness nonesuch.so scale 0 gated 3<cmds.go 4>reply.go 5<>shm.bin &&
 	grep -q "^loaderror .*nonesuch.so" reply.go &&
-	(unset CUDA_VISIBLE_DEVICES; out/v/fakescale/harness nonesuch.so scale 0 gated 3<cmds.nogo 4>reply.dev 5<>shm.bin) &&
+	(unset CUDA_VISIBLE_DEVICES; out/v/fakescale/harness ok.so scale 0 gated 3<cmds.nogo 4>reply.nodev 5<>shm.bin) &&
+	test ! -s reply.nodev &&
+	(unset CUDA_VISIBLE_DEVICES; out/v/fakescale/harness ok.so scale 0 gated 3<cmds.go 4>reply.dev 5<>shm.bin) &&
 	grep -q "^nodevice " reply.dev
 '
-# a CUDA candidate's harness (fake_waitharnesses): its object named, started gated
+# a CUDA candidate's harness (fake_early): its object named, started gated
 HARNESS_LIKE="cand.so scale 0 gated"
-test_expect_success 'a candidate'"'"'s harness starts before the lease (one GPU slot, CPUs to spare); its object loads in the lease' '
-	fake_holdlock && { RETORT_SPARE_CPUS=1 candidate slowload fakescale & } && cand=$! &&
-	fake_waitharnesses $cand 1; ok=$?; fake_release; wait $cand && test $ok = 0 && expect slowload fakescale &&
+test_expect_success LONG 'a candidate'"'"'s harness starts before the lease (one GPU slot, CPUs to spare); its object loads in the lease' '
+	fake_early slowload fakescale && expect slowload fakescale &&
 	test "$(field runs/slowload.fakescale/verify.json "d[\"harness_start\"]")" = "before the lease" &&
 	field runs/slowload.fakescale/verify.json "d[\"start_seconds\"] >= 1.9" | grep -q True
 '
 test_expect_success LONG 'one that ends while it waits for the lease is not the candidate'"'"'s: another starts in the lease' '
-	fake_holdlock && { RETORT_SPARE_CPUS=1 candidate ok fakescale & } && cand=$! &&
-	fake_waitharnesses $cand 1 && kill -9 $(cat pids); ok=$?; fake_release; wait $cand && test $ok = 0 && expect ok fakescale &&
+	fake_early ok fakescale kill && expect ok fakescale &&
 	field runs/ok.fakescale/verify.json "d[\"harness_start\"]" | grep -q "^in the lease (the one started before it had ended)$"
 '
 test_done

@@ -268,7 +268,7 @@ hspawn(struct harness *h, const struct childprog *l)
 	if (h->gated && !h->python && extra && !strcmp(extra, HOPEN))
 		extra = "open-gated"; /* harness.c: loads, then waits for hgo */
 	else if (h->gated && !h->python && !extra)
-		extra = "gated"; /* a candidate's: its CUDA context, then hgo, then it loads */
+		extra = "gated"; /* a candidate's: the CUDA driver, then hgo, then its context and object */
 	h->wrapped = wrapper != NULL;
 	h->gpu.slot = l->device;
 	gpudevice(l->device, h->gpu.device, sizeof h->gpu.device);

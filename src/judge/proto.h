@@ -45,7 +45,8 @@ struct harness {
 	int python;                 /* a Python entry point, through pyharness.py */
 	int gated;                  /* set before hspawn: a Python harness loads (Python, torch, its
 	                             * source) and then waits for hgo before it touches the GPU; a
-	                             * CUDA candidate's makes its context, then waits before it loads */
+	                             * CUDA candidate's starts the driver, then waits before its
+	                             * context and its object */
 	int adopted;                /* hadopt's: started, and ready, in the process that execed this one */
 	int early;                  /* spawned gated before the GPU lease (hearlyok): hgo, then hready */
 };
@@ -121,8 +122,8 @@ int hstart(struct harness *h, const struct task *t, const struct childprog *l, s
 int hshm(struct harness *h, const struct task *t, size_t shm, size_t made);
 int hspawn(struct harness *h, const struct childprog *l);
 int hready(struct harness *h, struct hres *r);
-/* a gated harness may go on (to its CUDA context, or a CUDA candidate's
- * to its shared object, then hready's reply):
+/* a gated harness may go on (to its CUDA context, a CUDA candidate's to
+ * its shared object too, then hready's reply):
  * 0, or -1 when it had ended while it waited (childstop it; nothing of
  * the candidate's has run then: start another). Not gated: 0 */
 int hgo(struct harness *h);
@@ -132,7 +133,7 @@ int hgo(struct harness *h);
  * measures */
 int sparecpus(void);
 /* whether a harness may start before the GPU lease, gated (a Python
- * one's interpreter and torch loading, a CUDA one's context, while
+ * one's interpreter and torch loading, a CUDA one's driver, while
  * another edge holds the GPU): one
  * GPU slot, so its device is known; not a scheduler's step, whose lease
  * is the whole step; CPUs to spare */

@@ -1140,10 +1140,10 @@ spawnharness(struct judge *j)
 /* the harness, before the GPU is taken, while another edge holds it: a
  * Python one's interpreter, torch and Triton load (seconds) and it waits,
  * gated, before the candidate's module and its CUDA context
- * (pyharness.py); a CUDA candidate's makes its context and waits before
- * the candidate's shared object loads (harness.c). Only where the slot is
- * known before the lease: one GPU slot. Not a CUDA baseline's (verify
- * --baseline: trusted, once a variant) */
+ * (pyharness.py); a CUDA candidate's starts the CUDA driver and waits
+ * before its context and the candidate's object (harness.c). Only where
+ * the slot is known before the lease: one GPU slot. Not a CUDA
+ * baseline's (verify --baseline: trusted, once a variant) */
 static void
 earlyharness(struct judge *j)
 {

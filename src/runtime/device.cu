@@ -299,6 +299,14 @@ dv_init(int device, struct dvinfo *info)
 	return 0;
 }
 
+extern "C" int
+dv_driver(void)
+{
+	int n = 0;
+
+	return (int)cudaGetDeviceCount(&n);
+}
+
 extern "C" const char *
 dv_error(int code)
 {

@@ -28,6 +28,8 @@ extern "C" {
 
 /* a context on device; what it is, into info */
 int dv_init(int device, struct dvinfo *info);
+/* the driver initialised and the devices counted: no context, no device memory */
+int dv_driver(void);
 const char *dv_error(int code);
 /* pending errors of the candidate's own calls (cudaGetLastError) */
 int dv_lasterror(void);

@@ -12,8 +12,9 @@
  *
  * open: trusted code (the baseline), no lockdown. open-gated: open, the
  * shared object loaded, then waiting for "go" before the device. gated:
- * a candidate's harness whose CUDA context starts at once, and whose
- * shared object loads only after "go" (the parent's GPU lease).
+ * a candidate's harness that initialises the CUDA driver at once (no
+ * context, no device memory) and waits for "go" (the parent's GPU lease)
+ * before its context and the shared object.
  */
 #include <dlfcn.h>
 #include <pthread.h>
@@ -713,14 +714,18 @@ harnessmain(int argc, char **argv, harnesscall fn, void (*afterfn)(void), int fa
 		if (fscanf(cmd, "%31s", word) != 1 || strcmp(word, "go"))
 			_exit(0);
 	}
+	/* the driver up, nothing on the device: the context, made out of
+	 * the memory another candidate's fence left it, and anything of the
+	 * candidate's wait for the parent's lease (a failure shows in dv_init) */
+	if (ctxfirst) {
+		dv_driver();
+		if (fscanf(cmd, "%31s", word) != 1 || strcmp(word, "go"))
+			_exit(0);
+	}
 	if ((e = dv_init(atoi(argv[3]), &info)) != 0) {
 		reply("nodevice %s", dv_error(e));
 		return 0;
 	}
-	/* the context made (no fence: that is a case's), nothing of the
-	 * candidate's loaded: the rest waits for the parent's lease */
-	if (ctxfirst && (fscanf(cmd, "%31s", word) != 1 || strcmp(word, "go")))
-		_exit(0);
 	if (!gated) {
 		guardinit();
 		if (load(argv[1], argv[2], failure, why) < 0)

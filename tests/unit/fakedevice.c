@@ -55,6 +55,12 @@ dv_init(int device, struct dvinfo *info)
 	return 0;
 }
 
+int
+dv_driver(void)
+{
+	return 0;
+}
+
 const char *
 dv_error(int code)
 {
