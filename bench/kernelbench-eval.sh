@@ -16,8 +16,10 @@
 # so. Not a timed test. RESUME=1 goes on in the work folder a run left
 # (its problems, configuration and answers kept; ninja does what is
 # left), so that a run longer than one call can take two: where the
-# checkout is copied anew for each call, WORK must be outside it. The
-# table ends with where ninja's time went, by the kind of edge.
+# checkout is copied anew for each call, WORK must be outside it (a WORK
+# that exists and that the script did not make is refused, exit 2). The
+# table ends with where ninja's time went, by the kind of edge (the edges
+# that finished: ninja logs no other).
 #
 # usage: bench/kernelbench-eval.sh DIR [PROBLEMS]
 #   DIR        a KernelBench checkout, its KernelBench folder, or a copy of
@@ -37,6 +39,11 @@ pick=${2:-1:19,1:20,1:21,1:22,1:25,1:26,1:27,1:28,1:29,1:30,1:31,1:32,1:1,1:40,2
 res=${OUT:-$root/out/kb-eval}
 work=${WORK:-$root/out/kb-eval-work}
 case $work in /*) ;; *) work=$(pwd)/$work ;; esac
+# a WORK of the user's is removed only where this script made it (its mark)
+if test -n "${WORK:-}" && test -e "$work" && ! test -e "$work/.kb-eval-work"; then
+	echo "kernelbench-eval: WORK '$work' exists and is not a work folder this script made: not used" >&2
+	exit 2
+fi
 t0=$(date +%s)
 since() { echo $(($(date +%s) - t0)); }
 for t in gen metrics record query-llm compile verify bench jail; do
@@ -52,7 +59,7 @@ if test "${RESUME:-0}" = 1 && test -s "$work/build.ninja" && test -s "$work/answ
 	cd "$work" || exit 1
 	echo "# resuming in $work: $(wc -l <answers.txt) problems answered"
 else
-	rm -rf "$work" && mkdir -p "$work/tasks" || exit 1
+	rm -rf "$work" && mkdir -p "$work/tasks" && : >"$work/.kb-eval-work" || exit 1
 	(cd "$root" && tar -cf - configure build.ninja.in models.yaml rules src scripts tasks/prompts) | tar -xf - -C "$work" || exit 1
 	printf 'numpy\ntorch\n' >"$work/tasks/requirements.txt"
 	cd "$work" || exit 1
@@ -130,7 +137,7 @@ for name, t in sorted(m["tasks"].items()):
     print("%-44s %-8s %-8s %9s %9s" % (name[:44], d[0]["outcome"][:8], d[1]["outcome"][:8] if len(d) > 1 else "",
                                        f(t["speedup_best"]), f(t["speedup_compile_best"])))
 PY
-# where ninja's time went (this run and those it resumed; builddir is out): edge seconds by the kind of output
+# where ninja's time went (this run and those it resumed; builddir is out): the finished edges' seconds by the kind of output
 awk -F'\t' 'NR > 1 && !seen[$1 FS $2 FS $5]++ {
 	k = $4; sub(/.*\//, "", k); sub(/\.[a-z]+$/, "", k); s[k] += ($2 - $1) / 1000; n[k]++
 } END { for (k in s) printf "%-16s %4d edges %8.1f s\n", k, n[k], s[k] }' out/.ninja_log | sort -k4 -rn | head -n 10 | tee edges.txt

@@ -598,6 +598,7 @@ def main():
                         os.remove(p)
                 r2 = suite.run(row.pop("noscreen"))
                 row["runtime"] = caught(r2) or "accepted"
+                row["pool_why"] = row.get("pool_why") or r2.get("pool_why")
                 if any(str(r2.get(k) or "").startswith("tool failed") for k in ("verify", "bench")):
                     row["runtime"] += " (tool failed)"
                     row["pass"] = False
