@@ -94,11 +94,6 @@ apply(json_t *st, const struct statusupdate *u, const char *me)
 		json_object_del(json_object_get(gpu, "waiting"), me);
 		json_object_set_new(json_object_get(gpu, u->event == STATUS_GPU_WAIT ? "waiting" : "running"), me, entry);
 		return;
-	case STATUS_GPU_DONE:
-		json_object_del(json_object_get(gpu, "waiting"), me);
-		json_object_del(json_object_get(gpu, "running"), me);
-		bump(gpu, "done", 1);
-		break;
 	default:
 		json_object_del(json_object_get(st, "in_flight"), me);
 		bump(req, reqkeys[u->event], 1);

@@ -28,8 +28,7 @@ enum statusevent {
 	STATUS_FINISHED, /* nothing to ask: an earlier round finished the sample */
 	STATUS_FAILED,   /* the request failed: the edge exits 1 or 2 */
 	STATUS_GPU_WAIT, /* a GPU edge waits for its GPU */
-	STATUS_GPU_RUN,  /* it has one; done once its process is gone */
-	STATUS_GPU_DONE  /* it is done */
+	STATUS_GPU_RUN   /* it has one; counted done once its process is gone */
 };
 
 struct statusupdate {
