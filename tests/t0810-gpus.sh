@@ -2,7 +2,7 @@
 # t0810: every GPU of a host, without one. configure reports each GPU that
 # nvidia-smi lists (a fake nvidia-smi on PATH here) and sizes the gpu pool
 # by them, and refuses GPUs of different compute capabilities unless
-# --gpus picks GPUs of one. verify and bench lease one slot per GPU
+# --gpus picks GPUs of one, and GPUs not in the Default compute mode. verify and bench lease one slot per GPU
 # (src/jail/sandbox.h: a flock each) and start the harness with that GPU
 # alone visible; the harness here runs on the CPU stand-in
 # (tests/unit/fakedevice.c), which refuses to start unless
@@ -20,7 +20,8 @@ fake_gpu
 ROOT=$$
 
 # a fake nvidia-smi: the GPUs in $T/gpus ("index, name, compute_cap, uuid"
-# lines), all of them or those -i names
+# lines, a compute mode after them where a case gives one), all of them or
+# those -i names
 mkdir -p bin
 cat >bin/nvidia-smi <<'EOF'
 #!/bin/sh
@@ -87,6 +88,12 @@ test_expect_success 'GPUs of different compute capabilities are refused, each na
 	grep -q "gpu-jobs=3 but 2 GPU(s)" err &&
 	CUDA_VISIBLE_DEVICES=1 PATH=$T/bin:$PATH rconfigure --tasks=alpha >log &&
 	grep -q "^checking for NVIDIA GPUs (1)... 1$" log && grep -q "sm_80, 1 GPU job(s)" log
+'
+test_expect_success 'GPUs not in the Default compute mode are refused, each named; --gpus leaves them out' '
+	gpus "0, $H200, GPU-aaaa, Default" "1, $H200, GPU-bbbb, Exclusive_Process" "2, $H200, GPU-cccc, Prohibited" &&
+	cd p && { PATH=$T/bin:$PATH rconfigure --tasks=alpha >log 2>err; test $? = 2; } &&
+	grep -q "GPU 1 (Exclusive_Process), GPU 2 (Prohibited): not in the Default compute mode.*nvidia-smi -i INDEX -c DEFAULT" err &&
+	PATH=$T/bin:$PATH rconfigure --tasks=alpha --gpus=0 >log && grep -q "1 x NVIDIA H200, -arch=sm_90a, 1 GPU job(s)" log
 '
 test_expect_success 'the arch: the arch-specific target from 9.0 on, plain below, sm_90a with no GPU; --arch wins' '
 	cd p && gpus "0, NVIDIA B200, 10.0, GPU-aaaa" && PATH=$T/bin:$PATH rconfigure --tasks=alpha >log &&
