@@ -434,6 +434,8 @@ def cost_table(results, suite, per_minute):
         if not rows:
             continue
         held = sorted(r["gpu_s"] for r in rows)
+        vheld = [r["verify_gpu_s"] for r in rows if r.get("verify_gpu_s") is not None]
+        vstart = [r["verify_start_s"] for r in rows if r.get("verify_start_s") is not None]
         vids = {r["variant"] for r in rows}
         orc = [suite.oracle_s[v] for v in vids if v in suite.oracle_s]
         prep = [suite.prep_s[v] for v in vids if v in suite.prep_s]
@@ -442,12 +444,15 @@ def cost_table(results, suite, per_minute):
         cols.append(("%s (%d)" % (name, len(rows)), [
             "%.2f s" % statistics.median(held),
             "%.2f / %.2f s" % (held[min(len(held) - 1, int(0.95 * len(held)))], held[-1]),
+            ("%.2f s (harness start %.2f s)" % (statistics.median(vheld), statistics.median(vstart))
+             if vheld and vstart else "-"),
             "%.2f s" % statistics.median(r["compile_s"] + r["verify_s"] + r["bench_s"] for r in rows),
             mm(orc), mm(prep),
             "%d of %d" % (sum(abs(d) <= 3 for d in devs), len(devs)) if devs else "-"]))
     if not cols:
         return
-    labels = ["GPU held per candidate, median", "p95 / max", "whole candidate (compile + verify + bench), median",
+    labels = ["GPU held per candidate, median", "p95 / max", "of it verify, median",
+              "whole candidate (compile + verify + bench), median",
               "per variant, once: oracle check + baseline timing", "CPU preparation per variant",
               "bench vs do_bench within 3%"]
     print("\n| measure | " + " | ".join(c[0] for c in cols) + " |")
