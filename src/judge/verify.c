@@ -633,7 +633,16 @@ cpuruns(const struct task *t, const char *reference, const char *venv, const cha
 			have += bytes[start + done++];
 		if (rc == 0 && (done != n - start || got != want))
 			refuse("%s: the reference wrote %zu bytes, not the %zu its outputs take", t->id, got, want);
-		if (appendprefix(work, "seg.bin", have, fd) < 0)
+		if (rc == 0 && start == 0) {
+			/* every run in one go: its file is expected.bin, not copied (the
+			 * jail made it, a regular file the reference could only write) */
+			seg = xasprintf("%s/seg.bin", work);
+			close(fd);
+			if (rename(seg, acc) < 0 || (fd = open(acc, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) < 0 ||
+			    fchown(fd, getuid(), getgid()) < 0 || fchmod(fd, 0600) < 0)
+				die(EXIT_RETRY, "cannot write '%s':", acc);
+			free(seg);
+		} else if (appendprefix(work, "seg.bin", have, fd) < 0)
 			die(EXIT_RETRY, "cannot write '%s':", acc);
 		for (i = start; i < start + done; i++, total += bytes[i - 1])
 			json_object_set_new(json_array_get(runs, idx[i]), "offset", json_integer((json_int_t)total));
