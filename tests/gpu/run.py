@@ -2,9 +2,11 @@
 """tests/gpu/run.py - the GPU suite (tests/gpu/run calls it).
 
 Every kernel in tests/kernels/honest and tests/kernels/cheats goes through
-compile, verify and bench on this machine's GPU with retort's own tools.
-Honest kernels must be accepted; every cheat must be rejected at the stage
-its header names (or earlier). Cheats the static screen catches run a
+compile, verify and bench on this machine's GPU with retort's own tools,
+as the graph's evaluate edge runs them (verify with the cache dir, so that
+each candidate draws its hidden pool: an answer whose task has a pool
+that was not drawn fails the suite). Honest kernels must be accepted;
+every cheat must be rejected at the stage its header names (or earlier). Cheats the static screen catches run a
 second time with the screen off, to show what the sandbox and verify do
 on their own (and that nothing escapes: no stray files, no processes).
 Honest kernels are also timed with triton.testing.do_bench (median), to
