@@ -676,19 +676,30 @@ lockself(char *status, size_t cap)
 	lockdown(status, cap);
 }
 
+/* the parent's "go" (its GPU lease), or the end of this process */
+static void
+awaitgo(void)
+{
+	char word[32];
+
+	fflush(rep);
+	if (fscanf(cmd, "%31s", word) != 1 || strcmp(word, "go"))
+		_exit(0);
+}
+
 int
 harnessmain(int argc, char **argv, harnesscall fn, void (*afterfn)(void), int failure, const char *why)
 {
 	struct stat st;
 	struct dvinfo info;
 	char word[32], lock[256] = "none: open (trusted code, or the compute-sanitizer run)";
-	int e, isopen, gated, ctxfirst, python;
+	int e, isopen, opengated, candgated, python;
 
 	if (argc < 4 || argc > 5)
 		return 2;
-	gated = argc == 5 && !strcmp(argv[4], "open-gated");
-	ctxfirst = argc == 5 && !strcmp(argv[4], "gated");
-	isopen = gated || (argc == 5 && !strcmp(argv[4], "open"));
+	opengated = argc == 5 && !strcmp(argv[4], "open-gated");
+	candgated = argc == 5 && !strcmp(argv[4], "gated");
+	isopen = opengated || (argc == 5 && !strcmp(argv[4], "open"));
 	python = !strcmp(argv[1], "-");
 	call = fn;
 	after = afterfn;
@@ -706,27 +717,24 @@ harnessmain(int argc, char **argv, harnesscall fn, void (*afterfn)(void), int fa
 	if (!isopen && !python)
 		setenv("CUDA_MODULE_LOADING", "EAGER", 1);
 	memset(&info, 0, sizeof info);
-	if (gated) { /* loaded, then no further until the parent says go */
+	if (opengated) { /* loaded, then no further until the parent says go */
 		guardinit();
 		if (load(argv[1], argv[2], failure, why) < 0)
 			return 0;
-		fflush(rep);
-		if (fscanf(cmd, "%31s", word) != 1 || strcmp(word, "go"))
-			_exit(0);
+		awaitgo();
 	}
 	/* the driver up, nothing on the device: the context, made out of
 	 * the memory another candidate's fence left it, and anything of the
 	 * candidate's wait for the parent's lease (a failure shows in dv_init) */
-	if (ctxfirst) {
+	if (candgated) {
 		dv_driver();
-		if (fscanf(cmd, "%31s", word) != 1 || strcmp(word, "go"))
-			_exit(0);
+		awaitgo();
 	}
 	if ((e = dv_init(atoi(argv[3]), &info)) != 0) {
 		reply("nodevice %s", dv_error(e));
 		return 0;
 	}
-	if (!gated) {
+	if (!opengated) {
 		guardinit();
 		if (load(argv[1], argv[2], failure, why) < 0)
 			return 0;
