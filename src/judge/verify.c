@@ -18,7 +18,7 @@
  *     (configure found no GPU) none at the bench sizes, and expected.json
  *     says so (bench_sizes false), which a verify on a GPU refuses.
  *     Its outputs are kept in the build cache, under the key of all they
- *     come from: the same task and reference again is a copy.
+ *     come from: the same task and reference again is a link or a copy.
  *     The candidate form first draws the candidate's small hidden
  *     cases from task.json's pool (seeded by the secret and the
  *     candidate's hash; with --cache-dir) and has the CPU reference
@@ -635,11 +635,11 @@ cpuruns(const struct task *t, const char *reference, const char *venv, const cha
 			refuse("%s: the reference wrote %zu bytes, not the %zu its outputs take", t->id, got, want);
 		if (rc == 0 && start == 0) {
 			/* every run in one go: its file is expected.bin, not copied (the
-			 * jail made it, a regular file the reference could only write) */
+			 * jail made it, a regular file the reference could only write;
+			 * expected() makes it ours and owner-only) */
 			seg = xasprintf("%s/seg.bin", work);
 			close(fd);
-			if (rename(seg, acc) < 0 || (fd = open(acc, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) < 0 ||
-			    fchown(fd, getuid(), getgid()) < 0 || fchmod(fd, 0600) < 0)
+			if (rename(seg, acc) < 0 || (fd = open(acc, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) < 0)
 				die(EXIT_RETRY, "cannot write '%s':", acc);
 			free(seg);
 		} else if (appendprefix(work, "seg.bin", have, fd) < 0)
