@@ -6,9 +6,10 @@ compile, verify and bench on this machine's GPU with retort's own tools,
 as the graph's evaluate edge runs them (verify with the cache dir, so that
 each candidate draws its hidden pool: an answer whose task has a pool
 that was not drawn fails the suite). Honest kernels must be accepted;
-every cheat must be rejected at the stage its header names (or earlier). Cheats the static screen catches run a
-second time with the screen off, to show what the sandbox and verify do
-on their own (and that nothing escapes: no stray files, no processes).
+every cheat must be rejected at the stage its header names (or earlier).
+Cheats the static screen catches run a second time with the screen off,
+to show what the sandbox and verify do on their own (and that nothing
+escapes: no stray files, no processes).
 Honest kernels are also timed with triton.testing.do_bench (median), to
 compare with bench's median, and every candidate's wall time through
 compile + verify + bench is recorded.
@@ -120,6 +121,8 @@ class Suite:
         self.pyflags = (["--gpu-python", self.gpy, "--python-harness", os.path.join(self.out, "runtime", "py")]
                         if self.gpy else [])
         self.bl = {}  # variant: its baseline (baseline.so or a Python baseline's baseline.py)
+        self.refenv = {}  # variant: its reference's environment option (--python-env DIR for a Python one)
+        self.haspool = {}  # variant: whether its task has small hidden shapes (a pool each candidate draws from)
 
     def runtime(self):
         """The harness's runtime (device code, lockdown, guard), built once."""
@@ -147,7 +150,8 @@ class Suite:
             raise RuntimeError("gen --split %s failed: %s" % (spec, out))
         task = json.load(open(d + "/task.json"))
         # a Python reference (an imported KernelBench module) runs in the GPU host's torch environment
-        pyref = ["--python-env", self.gpy] if task.get("reference_language") == "python" and self.gpy else []
+        pyref = self.refenv[vid] = ["--python-env", self.gpy] if task.get("reference_language") == "python" and self.gpy else []
+        self.haspool[vid] = bool(task.get("cases", {}).get("pool"))
         steps = [
             [BIN + "/prepare", "--harness", "-o", d + "/harness", "--object", self.runtime(), d + "/task.json"],
             [BIN + "/prepare", "--reference", "-o", d + "/reference", "--src", ROOT + "/src", d + "/task.json"],
@@ -240,10 +244,8 @@ class Suite:
             if os.path.exists(run + f):
                 os.remove(run + f)
         # the cache dir holds the secret: without it verify draws no hidden pool cases (as the evaluate edge passes it)
-        task = json.load(open(d + "/task.json"))
-        pyref = ["--python-env", self.gpy] if task.get("reference_language") == "python" and self.gpy else []
         rc, out, row["verify_s"] = sh([BIN + "/verify", "--bench", "--timeout", "20", "--lock-dir", self.work + "/gpu", "--gpus", str(self.gpus),
-                                       "--cache-dir", self.cache] + pyref + self.pyflags +
+                                       "--cache-dir", self.cache] + self.refenv[vid] + self.pyflags +
                                       ["-o", run + "/verify.json", run + "/bench.json", d + "/task.json", run + "/compile.json", d + "/harness",
                                        d + "/expected.json", self.calibration()] + extra, self.log)
         row["bench_s"] = 0  # the same process: verify_s is both
@@ -251,7 +253,7 @@ class Suite:
         row["verify"] = ver.get("verdict")
         # a task with small shapes must have had its hidden pool drawn: the suite checks what the graph runs
         pool = ver.get("hidden_pool") or {}
-        row["pool_why"] = pool.get("why") if task.get("cases", {}).get("pool") and str(pool.get("why", "")).startswith("not drawn") else None
+        row["pool_why"] = pool.get("why") if self.haspool[vid] and str(pool.get("why", "")).startswith("not drawn") else None
         row["gpu_s"] = ver.get("gpu_seconds", 0)
         row["isolation"] = ver.get("isolation")
         ben = json.load(open(run + "/bench.json")) if rc == 0 else {"status": "tool failed: " + out[-300:]}
