@@ -6,9 +6,9 @@
 # honest kernel (CUDA and Triton) and every cheat (tests/gpu/run: the
 # verdicts, the per-candidate breakdown and issue 42's cost table), with
 # the tools in RETORT_BIN (default out/bin, carried in). The suite stops
-# starting answers after SUITE_SECONDS (default 440), so that the call
-# stays under ten minutes. Full outputs go to $OUT (or out/campaign); the
-# tables are printed last. Not a timed test.
+# starting answers after SUITE_SECONDS (default 440), aiming to keep the
+# call within a lent host's ten minutes. Full outputs go to $OUT (or
+# out/campaign); the tables are printed last. Not a timed test.
 #
 # usage: bench/gpu-campaign.sh [--no-probe] [--no-cheats]
 cd "$(dirname "$0")/.." || exit 1
