@@ -1225,7 +1225,7 @@ tolerances(struct ctx *c)
 		          "or one such mapping per output name");
 		t = NULL;
 	}
-	/* keys are either tolerance names (for all outputs) or output names */
+	/* keys are tolerance names (for all outputs), output names or dtype names */
 	if (t)
 		for (i = 0; i + 1 < t->n; i += 2) {
 			const char *k = t->kid[i]->s;
@@ -1235,10 +1235,10 @@ tolerances(struct ctx *c)
 				istol |= strcmp(tolnames[j], k) == 0;
 			if (istol)
 				continue;
-			if (!a || (a->kind != ARG_OUT && a->kind != ARG_INOUT)) {
+			if ((!a || (a->kind != ARG_OUT && a->kind != ARG_INOUT)) && !finddtype(k)) {
 				const char *near = closest(k, tolnames);
-				err(c, t->kid[i], "unknown key '%s' in tolerance%s%s%s (rel_norm, rtol, atol, or an output's name)",
-				    k, near ? " (did you mean '" : "", near ? near : "", near ? "'?)" : "");
+				err(c, t->kid[i], "unknown key '%s' in tolerance%s%s%s (rel_norm, rtol, atol, an output's name "
+				    "or a dtype)", k, near ? " (did you mean '" : "", near ? near : "", near ? "'?)" : "");
 				continue;
 			}
 			if (t->kid[i + 1]->kind != Y_MAP) {
@@ -1249,16 +1249,19 @@ tolerances(struct ctx *c)
 		}
 	for (i = 0; i < c->nargs; i++) {
 		struct arg *a = &c->args[i];
-		struct ynode *own;
+		struct ynode *own, *bydt;
 		double v[3];
 
 		if ((a->kind != ARG_OUT && a->kind != ARG_INOUT) || !a->dt)
 			continue;
 		own = t ? yget(t, a->name) : NULL;
-		for (j = 0; j < 3; j++) { /* the dtype's default, the spec's, the output's own */
+		bydt = t ? yget(t, a->dt->name) : NULL;
+		for (j = 0; j < 3; j++) { /* the dtype's default, the spec's, its dtype's, the output's own */
 			v[j] = deftol(a->dt, tolnames[j]);
 			if (t)
 				getnum(c, t, tolnames[j], 0, 1e6, 0, &v[j]);
+			if (bydt && bydt->kind == Y_MAP && bydt != own)
+				getnum(c, bydt, tolnames[j], 0, 1e6, 0, &v[j]);
 			if (own && own->kind == Y_MAP)
 				getnum(c, own, tolnames[j], 0, 1e6, 0, &v[j]);
 		}

@@ -213,6 +213,19 @@ tolerancekeys(void)
 	c = json_object_get(json_object_get(sf.v[0].json, "tolerance"), "y");
 	ok(jnum(c, "atol", 0) == 0.5 && jnum(c, "rtol", 0) == 0.01 && jnum(c, "rel_norm", 0) == 1e-4,
 	   "tolerances merge: per-output over global over the dtype default");
+	/* a dtype's own: its outputs only (variant 0 is f32, the last bf16) */
+	is_int(loadwith(NULL, "tolerance: {f32: {atol: 5e-4}, rtol: 0.02}\n"), 0, "a dtype's tolerance");
+	c = json_object_get(json_object_get(sf.v[0].json, "tolerance"), "y");
+	ok(jnum(c, "atol", 0) == 5e-4 && jnum(c, "rtol", 0) == 0.02, "f32 outputs take f32's over the global");
+	c = json_object_get(json_object_get(sf.v[sf.nv - 1].json, "tolerance"), "y");
+	ok(jnum(c, "atol", 0) == 1e-2 && jnum(c, "rtol", 0) == 0.02, "bf16 outputs keep bf16's default atol");
+	is_int(loadwith(NULL, "tolerance: {f32: {atol: 5e-4}, y: {atol: 0.25}}\n"), 0, "dtype and output");
+	c = json_object_get(json_object_get(sf.v[0].json, "tolerance"), "y");
+	ok(jnum(c, "atol", 0) == 0.25, "the output's own over its dtype's");
+	is_int(loadwith(NULL, "tolerance: {f33: {atol: 1}}\n"), -1, "an unknown dtype key");
+	ok(has("unknown key 'f33' in tolerance"), "named");
+	is_int(loadwith(NULL, "tolerance: {bf16: {atl: 1}}\n"), -1, "a bad key in a dtype's tolerance");
+	ok(has("unknown key 'atl' in a tolerance (did you mean 'atol'?)"), "suggested");
 }
 
 /* YAML keys: duplicates and non-scalars, at the alias rather than the anchor */
