@@ -1255,12 +1255,12 @@ tolerances(struct ctx *c)
 		if ((a->kind != ARG_OUT && a->kind != ARG_INOUT) || !a->dt)
 			continue;
 		own = t ? yget(t, a->name) : NULL;
-		bydt = t ? yget(t, a->dt->name) : NULL;
+		bydt = t && !findarg(c, a->dt->name) ? yget(t, a->dt->name) : NULL; /* an argument's name wins */
 		for (j = 0; j < 3; j++) { /* the dtype's default, the spec's, its dtype's, the output's own */
 			v[j] = deftol(a->dt, tolnames[j]);
 			if (t)
 				getnum(c, t, tolnames[j], 0, 1e6, 0, &v[j]);
-			if (bydt && bydt->kind == Y_MAP && bydt != own)
+			if (bydt && bydt->kind == Y_MAP)
 				getnum(c, bydt, tolnames[j], 0, 1e6, 0, &v[j]);
 			if (own && own->kind == Y_MAP)
 				getnum(c, own, tolnames[j], 0, 1e6, 0, &v[j]);
