@@ -1250,12 +1250,14 @@ tolerances(struct ctx *c)
 	for (i = 0; i < c->nargs; i++) {
 		struct arg *a = &c->args[i];
 		struct ynode *own, *bydt;
+		struct arg *named;
 		double v[3];
 
 		if ((a->kind != ARG_OUT && a->kind != ARG_INOUT) || !a->dt)
 			continue;
 		own = t ? yget(t, a->name) : NULL;
-		bydt = t && !findarg(c, a->dt->name) ? yget(t, a->dt->name) : NULL; /* an argument's name wins */
+		named = findarg(c, a->dt->name); /* an output called like a dtype: the key is the output's */
+		bydt = t && !(named && (named->kind == ARG_OUT || named->kind == ARG_INOUT)) ? yget(t, a->dt->name) : NULL;
 		for (j = 0; j < 3; j++) { /* the dtype's default, the spec's, its dtype's, the output's own */
 			v[j] = deftol(a->dt, tolnames[j]);
 			if (t)

@@ -206,6 +206,7 @@ static void
 tolerancekeys(void)
 {
 	json_t *c;
+	char y[4096], *p;
 
 	is_int(loadwith(NULL, "tolerance: {rtl: 1}\n"), -1, "bad tolerance key");
 	ok(has("unknown key 'rtl' in tolerance (did you mean 'rtol'?)"), "tolerance suggestion");
@@ -222,6 +223,15 @@ tolerancekeys(void)
 	is_int(loadwith(NULL, "tolerance: {f32: {atol: 5e-4}, y: {atol: 0.25}}\n"), 0, "dtype and output");
 	c = json_object_get(json_object_get(sf.v[0].json, "tolerance"), "y");
 	ok(jnum(c, "atol", 0) == 0.25, "the output's own over its dtype's");
+	/* an output called like a dtype: the key is the output's alone */
+	snprintf(y, sizeof y, "%s%s", base, "tolerance: {f32: {atol: 0.25}}\n");
+	p = strstr(y, "  - {name: n, kind: size}\n");
+	memmove(p + 52, p, strlen(p) + 1);
+	memcpy(p, "  - {name: f32, kind: out, dtype: bf16, shape: [n]}\n", 52);
+	is_int(load(y), 0, "an output named f32");
+	c = json_object_get(sf.v[0].json, "tolerance");
+	ok(jnum(json_object_get(c, "f32"), "atol", 0) == 0.25 && jnum(json_object_get(c, "y"), "atol", 0) == 1e-5,
+	   "its key is the output's, not f32 outputs'");
 	is_int(loadwith(NULL, "tolerance: {f33: {atol: 1}}\n"), -1, "an unknown dtype key");
 	ok(has("unknown key 'f33' in tolerance"), "named");
 	is_int(loadwith(NULL, "tolerance: {bf16: {atl: 1}}\n"), -1, "a bad key in a dtype's tolerance");
