@@ -73,12 +73,19 @@ test_expect_success 'the Python harness reads the dtypes and argument kinds of t
 	PY
 '
 test_expect_success 'a Python baseline: sound as the oracle, timed like the C one' '
-	pyvariant fakescale &&
+	pyvariant fakescale 2>err.fakescale &&
 	test "$(field out/v/fakescale/oracle.json "d[\"verdict\"]")" = correct &&
 	test "$(field out/v/fakescale/baseline.json "d[\"oracle\"][\"status\"]")" = ok &&
 	test "$(field out/v/fakescale/baseline.json "d[\"cases\"][0][\"baseline\"][\"count\"]")" -ge 20 &&
 	test "$(field out/v/fakescale/baseline.json "d[\"cases\"][0][\"compiled\"][\"count\"]")" -ge 20 &&
 	test "$(field out/v/fakescale/baseline.json "d[\"tf32\"]")" = True
+'
+test_expect_success 'a wrong baseline is no oracle, and verify --baseline says so on stderr (exit 0)' '
+	sed "s/fakescale/fakewrongbl/g" tasks/fakescale.yaml | sed "/^baseline:/,\$d" >tasks/fakewrongbl.yaml &&
+	pyvariant fakewrongbl baseline-wrong.py 2>err &&
+	test "$(field out/v/fakewrongbl/oracle.json "d[\"verdict\"]")" = mismatch &&
+	grep -q "^verify: fakewrongbl: the spec.s baseline failed its checks (mismatch), so it is no oracle: .*Wrong results" err &&
+	! grep -q "no oracle" err.fakescale
 '
 test_expect_success 'an honest Python candidate: correct at every size, timed, every kept call checked, locked down after the first calls' '
 	candidate ok fakescale && expect ok fakescale &&
