@@ -1835,10 +1835,13 @@ candidate(const struct opts *o, const char *taskpath, const char *compilepath, c
 	}
 write:
 	if (o->baseline && gpujudged(j.res.verdict) && j.res.verdict != ST_CORRECT && j.res.verdict != ST_NO_ROOM &&
-	    j.res.verdict != ST_NOT_VERIFIED) /* a spec's fault, not data: said where the build shows it */
+	    j.res.verdict != ST_NOT_VERIFIED) { /* a spec's fault, not data: said where the build shows it */
+		const char *fb = j.res.feedback.s ? j.res.feedback.s : "";
+		int len = (int)strcspn(fb, "\n");
 		warn("%s: the spec's baseline failed its checks (%s), so it is no oracle: the candidates' runs that only "
-		     "the GPU oracle can check go unchecked, and their speedups are over a wrong kernel: %.400s", t.id,
-		     statusname(j.res.verdict), j.res.feedback.s ? j.res.feedback.s : "");
+		     "the GPU oracle can check go unchecked, and their speedups are over a wrong kernel: %.*s", t.id,
+		     statusname(j.res.verdict), len < 400 ? len : 400, fb);
+	}
 	finish(o, &j.res, &save, lockfd, tlock, t0, since);
 	if (lockfd >= 0 && !o->bench)
 		close(lockfd);
