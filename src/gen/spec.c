@@ -410,6 +410,15 @@ findarg(struct ctx *c, const char *name)
 	return NULL;
 }
 
+/* the output (or inout) tensor called name, or NULL */
+static struct arg *
+findoutput(struct ctx *c, const char *name)
+{
+	struct arg *a = findarg(c, name);
+
+	return a && (a->kind == ARG_OUT || a->kind == ARG_INOUT) ? a : NULL;
+}
+
 static int
 scopelookup(void *p, const char *name, double *v)
 {
@@ -1189,8 +1198,7 @@ examples(struct ctx *c)
 				err(c, in->kid[j], "'%s' is not an input tensor", in->kid[j]->s);
 		}
 		for (j = 0; j + 1 < out->n; j += 2) {
-			struct arg *a = findarg(c, out->kid[j]->s);
-			if (!a || (a->kind != ARG_OUT && a->kind != ARG_INOUT))
+			if (!findoutput(c, out->kid[j]->s))
 				err(c, out->kid[j], "'%s' is not an output tensor", out->kid[j]->s);
 		}
 		o = json_pack("{s:o,s:o,s:o,s:f}", "case", cs, "in", ins, "out", outs, "tolerance", 1e-4);
@@ -1229,13 +1237,12 @@ tolerances(struct ctx *c)
 	if (t)
 		for (i = 0; i + 1 < t->n; i += 2) {
 			const char *k = t->kid[i]->s;
-			struct arg *a = findarg(c, k);
 			int istol = 0;
 			for (j = 0; tolnames[j]; j++)
 				istol |= strcmp(tolnames[j], k) == 0;
 			if (istol)
 				continue;
-			if ((!a || (a->kind != ARG_OUT && a->kind != ARG_INOUT)) && !finddtype(k)) {
+			if (!findoutput(c, k) && !finddtype(k)) {
 				const char *near = closest(k, tolnames);
 				err(c, t->kid[i], "unknown key '%s' in tolerance%s%s%s (rel_norm, rtol, atol, an output's name "
 				    "or a dtype)", k, near ? " (did you mean '" : "", near ? near : "", near ? "'?)" : "");
@@ -1250,14 +1257,13 @@ tolerances(struct ctx *c)
 	for (i = 0; i < c->nargs; i++) {
 		struct arg *a = &c->args[i];
 		struct ynode *own, *bydt;
-		struct arg *named;
 		double v[3];
 
 		if ((a->kind != ARG_OUT && a->kind != ARG_INOUT) || !a->dt)
 			continue;
 		own = t ? yget(t, a->name) : NULL;
-		named = findarg(c, a->dt->name); /* an output called like a dtype: the key is the output's */
-		bydt = t && !(named && (named->kind == ARG_OUT || named->kind == ARG_INOUT)) ? yget(t, a->dt->name) : NULL;
+		/* an output called like a dtype: the key is the output's */
+		bydt = t && !findoutput(c, a->dt->name) ? yget(t, a->dt->name) : NULL;
 		for (j = 0; j < 3; j++) { /* the dtype's default, the spec's, its dtype's, the output's own */
 			v[j] = deftol(a->dt, tolnames[j]);
 			if (t)
