@@ -1838,8 +1838,9 @@ write:
 	    j.res.verdict != ST_NOT_VERIFIED) { /* a spec's fault, not data: said where the build shows it */
 		const char *fb = j.res.feedback.s ? j.res.feedback.s : "";
 		int len = (int)strcspn(fb, "\n");
-		warn("%s: the spec's baseline failed its checks (%s), so it is no oracle: the candidates' runs that only "
-		     "the GPU oracle can check go unchecked, and their speedups are over a wrong kernel: %.*s", t.id,
+		warn("%s: the spec's baseline failed its checks (%s), so it is no oracle: the candidates' timed calls, and "
+		     "their runs the CPU reference cannot afford, go unchecked, and their speedups are over a wrong kernel: "
+		     "%.*s", t.id,
 		     statusname(j.res.verdict), len < 400 ? len : 400, fb);
 	}
 	finish(o, &j.res, &save, lockfd, tlock, t0, since);
