@@ -2,8 +2,9 @@
 # t0810: every GPU of a host, without one. configure reports each GPU that
 # nvidia-smi lists (a fake nvidia-smi on PATH here) and sizes the gpu pool
 # by them, and refuses GPUs of different compute capabilities unless
-# --gpus picks GPUs of one, and GPUs not in the Default compute mode. verify and bench lease one slot per GPU
-# (src/jail/sandbox.h: a flock each) and start the harness with that GPU
+# --gpus picks GPUs of one, and GPUs not in the Default compute mode.
+# verify and bench lease one slot per GPU (src/jail/sandbox.h: a flock
+# each) and start the harness with that GPU
 # alone visible; the harness here runs on the CPU stand-in
 # (tests/unit/fakedevice.c), which refuses to start unless
 # CUDA_VISIBLE_DEVICES names exactly one device, and reports a UUID made
