@@ -330,15 +330,15 @@ runtime(const struct opts *o)
 	char *rt = xasprintf("%s/runtime", o->src), *lib = xasprintf("-I%s/lib", o->src), *rti = xasprintf("-I%s", rt);
 	char *af = archflag(o->arch), *obj = xasprintf("%s/runtime.o", work), *list = xasprintf("%s.list", o->out);
 	char *marker = xasprintf("%s.fake", o->out);
-	static const char *const parts[] = { "harness", "lockdown", NULL };
+	static const char *const parts[] = { "harness", "lockdown", "launches", NULL };
 	char *objs[8], *src;
 	int n = 0;
 
 	for (const char *const *p = parts; *p; p++) {
 		src = xasprintf("%s/%s.c", rt, *p);
 		objs[n] = xasprintf("%s/%s.o", work, *p);
-		build((char *[]){ (char *)o->cc, "-std=gnu11", "-O2", "-fPIC", "-D_GNU_SOURCE", lib, rti, "-c", src, "-o",
-		                  objs[n], NULL }, work, src);
+		build((char *[]){ (char *)o->cc, "-std=gnu11", "-O2", "-fPIC", "-D_GNU_SOURCE", lib, rti, inc, "-c", src,
+		                  "-o", objs[n], NULL }, work, src);
 		free(src);
 		n++;
 	}

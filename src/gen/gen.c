@@ -981,6 +981,7 @@ writeninja(const struct opts *o, const struct all *A, const char *path)
 	bufprintf(&b, "build %s/runtime/harness.o | %s/runtime/harness.o.list %s/runtime/py/harness.so "
 	          "%s/runtime/py/harness.py: runtime | src/runtime/harness.c src/runtime/harness.h "
 	          "src/runtime/lockdown.c src/runtime/lockdown.h src/runtime/guard.c src/runtime/guard.h "
+	          "src/runtime/launches.c src/runtime/launches.h "
 	          "src/runtime/device.cu src/runtime/device.h src/lib/tensor.c src/lib/tensor.h "
 	          "src/lib/draw.h src/lib/dtype.h src/lib/fdpass.h src/runtime/pyharness.py $bindir/prepare\n", o->outdir,
 	          o->outdir, o->outdir, o->outdir);

@@ -684,15 +684,19 @@ hsync(struct harness *h, struct hres *r)
 int
 hlock(struct harness *h, struct hres *r)
 {
-	char line[512];
+	char line[512], *bar;
 	int n = 0;
 
 	memset(r, 0, sizeof *r);
 	if (childsend(&h->ch, "lock") < 0 || await(h, line, sizeof line, 300, h->c ? h->c->label : "?", r))
 		return r->verdict ? 1 : verdict(r, ST_CRASH, "The process running the kernel was gone.");
-	if (strncmp(line, "locked ", 7) || (n = (int)strlen(line + 7)) == 0 || n >= (int)sizeof h->gpu.lockdown)
+	/* locked LOCKDOWN|LAUNCHCHECK */
+	if (strncmp(line, "locked ", 7) || !(bar = strchr(line + 7, '|')) || (n = (int)(bar - (line + 7))) == 0 ||
+	    n >= (int)sizeof h->gpu.lockdown || !bar[1] || strlen(bar + 1) >= sizeof h->gpu.launches)
 		return verdict(r, ST_SANDBOX, "The harness's reply was not the one expected: '%.200s'", line);
-	memcpy(h->gpu.lockdown, line + 7, (size_t)n + 1);
+	memcpy(h->gpu.lockdown, line + 7, (size_t)n);
+	h->gpu.lockdown[n] = 0;
+	snprintf(h->gpu.launches, sizeof h->gpu.launches, "%s", bar + 1);
 	/* a Python harness whose lockdown failed where seccomp is to be had:
 	 * its first calls (before the lock) may have made it fail */
 	if (h->python && strcmp(h->gpu.lockdown, "seccomp") && strcmp(h->gpu.lockdown, LOCKDOWN_UNSUPPORTED))

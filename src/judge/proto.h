@@ -25,6 +25,7 @@
 
 struct gpuinfo {
 	char name[128], cc[16], lockdown[160];
+	char launches[200];         /* a Python harness's launch check, as its lock said */
 	char uuid[64];              /* as the harness's CUDA runtime reported it */
 	char device[64];            /* the leased slot's device, as CUDA_VISIBLE_DEVICES names it */
 	long l2;
@@ -150,7 +151,8 @@ int hfetchimported(struct harness *h, int slot, size_t off, struct hres *r);
 int hsync(struct harness *h, struct hres *r);
 /* a Python harness locks itself down now (its first call of each case
  * has run: Triton has compiled its kernels); h->gpu.lockdown then says
- * what it got. A C harness locked itself at its start and says so again */
+ * what it got, and h->gpu.launches its launch check. A C harness locked
+ * itself at its start and says so again */
 int hlock(struct harness *h, struct hres *r);
 /* the shared memory pinned up to len (from where the last pin ended):
  * before the copies to and from it that should run fast */

@@ -1129,6 +1129,7 @@ warmlock(struct judge *j)
 	if (stepfailed(hlock(h, &r), &r, h, &j->res))
 		return -1;
 	json_object_set_new(j->res.rec, "lockdown", json_string(h->gpu.lockdown));
+	json_object_set_new(j->res.rec, "launch_check", json_string(h->gpu.launches));
 	return 0;
 }
 

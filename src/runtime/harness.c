@@ -34,6 +34,7 @@
 #include "../lib/fdpass.h"
 #include "device.h"
 #include "guard.h"
+#include "launches.h"
 #include "lockdown.h"
 
 #include "harness.h"
@@ -396,7 +397,7 @@ docall(void)
 	if (after && !noop && i == 0)
 		after();
 	if (guardviolation(rule, sizeof rule, detail, sizeof detail) || lockdownviolation(rule, sizeof rule, detail, sizeof detail) ||
-	    refusal(rule, sizeof rule, detail, sizeof detail)) {
+	    launchviolation(rule, sizeof rule, detail, sizeof detail) || refusal(rule, sizeof rule, detail, sizeof detail)) {
 		dv_sync();
 		dv_lasterror();
 		reply("violation %s %s", rule, detail);
@@ -787,7 +788,7 @@ harnessmain(int argc, char **argv, harnesscall fn, void (*afterfn)(void), int fa
 		} else if (!strcmp(word, "lock")) {
 			if (python && !isopen && !strcmp(lock, PYUNLOCKED))
 				lockself(lock, sizeof lock);
-			reply("locked %s", lock);
+			reply("locked %s|%s", lock, launchstatus());
 		} else if (!strcmp(word, "sync")) {
 			if (!fail(dv_sync()))
 				reply("ok");

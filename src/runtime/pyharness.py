@@ -199,6 +199,50 @@ def launches(rt, torch, ours):
     return Launches
 
 
+# torch's fill kernels (torch.zeros, torch.full, zero_), which a
+# candidate's allocations and the autotuner's benchmarker launch
+TORCH_FILLS = "_ZN2at6native*FillFunctor*"
+
+
+def cupti():
+    """the CUPTI library the launch check loads: torch's own (its CUDA
+    wheels), Triton's, else the CUDA toolkit's; None where there is none"""
+    import glob
+    dirs = []
+    for mod in ("torch", "triton"):
+        try:
+            base = os.path.dirname(importlib.import_module(mod).__file__)
+        except ImportError:
+            continue
+        dirs += [os.path.join(os.path.dirname(base), "nvidia", "*", "lib"),
+                 os.path.join(base, "backends", "nvidia", "lib", "cupti")]
+    dirs += ["/usr/local/cuda/lib64", "/usr/local/cuda/extras/CUPTI/lib64"]
+    for d in dirs:
+        found = sorted(glob.glob(os.path.join(d, "libcupti.so*")))
+        if found:
+            return found[0]
+    return None
+
+
+def kernels(fn):
+    """the names of the Triton kernels in ENTRY's module (the launch check
+    allows those): @triton.jit functions, under autotune and heuristics"""
+    try:
+        from triton.runtime.jit import JITFunction
+    except ImportError:
+        return []
+    names = set()
+    for v in list(fn.__globals__.values()):
+        for _ in range(8):  # autotune(heuristics(jit(f))): each wraps the next as .fn
+            if isinstance(v, JITFunction):
+                names.add(v.fn.__name__)
+                break
+            v = getattr(v, "fn", None)
+            if v is None:
+                break
+    return sorted(names)
+
+
 def lockrefused(rt):
     """whether the lockdown refused a system call of this call's (an
     exception that follows is the refusal's, and the harness replies
@@ -257,12 +301,23 @@ def main():
         tf32 = sys.argv[6] == "open-tf32"
         torch.backends.cuda.matmul.allow_tf32 = tf32
         torch.backends.cudnn.allow_tf32 = tf32
+    lib_cupti = cupti() if checked else None
+    if lib_cupti:
+        ctypes.CDLL(lib_cupti)  # loaded before the gate: launchwatch's own dlopen finds it
     if spec.get("gate"):
         # started before the lease (or beside another harness's calls):
         # Python and torch (and for a candidate Triton, guard's) are
         # loaded; the module, whose code may touch the GPU, only after go
         gate()
     fn, failure, why = load(source, entry)
+    if checked and fn:
+        # the launch check at the driver (launches.h): the candidate's kernels
+        # and torch's fills; launchstatus says why where it is not armed
+        if lib_cupti:
+            rt.launchwatch(lib_cupti.encode(), "\n".join(kernels(fn) + [TORCH_FILLS]).encode())
+        watch = (rt.launchbegin, rt.launchend)
+    else:
+        watch = None
     wrap = Wrap(spec) if fn else None
     result = []
 
@@ -271,8 +326,12 @@ def main():
             sz = tuple(sizes[i] for i in range(wrap.nsizes))
             args, tens = wrap.params(ptrs, sz, [scalars[i] for i in range(wrap.nscalars)])
             if checked:
-                with checked():
-                    r = fn(*args)
+                watch[0]()
+                try:
+                    with checked():
+                        r = fn(*args)
+                finally:
+                    watch[1]()
             else:
                 r = fn(*args)
             if trusted:

@@ -251,6 +251,7 @@ class Suite:
         row["bench_s"] = 0  # the same process: verify_s is both
         ver = json.load(open(run + "/verify.json")) if os.path.exists(run + "/verify.json") else {"verdict": "tool failed: " + out[-300:]}
         row["verify"] = ver.get("verdict")
+        row["verify_rules"] = sorted(set(re.findall(r"\(rule (\w+)\)", json.dumps(ver))))
         # a task with small shapes must have had its hidden pool drawn: the suite checks what the graph runs
         pool = ver.get("hidden_pool") or {}
         row["pool_why"] = pool.get("why") if self.haspool[vid] and str(pool.get("why", "")).startswith("not drawn") else None
@@ -615,6 +616,11 @@ def main():
                 rt = (row.get("runtime_expect") or "").split(" ")[0]
                 if rt in ORDER and (row["runtime"] not in ORDER or ORDER.index(row["runtime"]) > ORDER.index(rt)):
                     row["runtime"] += " (want %s)" % rt
+                    row["pass"] = False
+                # and the rule it names ("violation RULE", "a violation with rule RULE")
+                rule = re.search(r"violation (?:with rule )?([a-z_]+)", row.get("runtime_expect") or "")
+                if rule and rule.group(1) not in r2["verify_rules"]:
+                    row["runtime"] += " (want rule %s, got %s)" % (rule.group(1), ",".join(r2["verify_rules"]) or "none")
                     row["pass"] = False
                 row["runtime_detail"] = "%s/%s/%s %s" % (r2["compile"], r2["verify"], r2["bench"], "; ".join(r2["review"]))[:200]
                 leaked = [p for p in ("/tmp/retort-pwned", "/var/tmp/retort-pwned", "/root/retort-pwned") if os.path.exists(p)]

@@ -1,0 +1,217 @@
+/* launches.c - see launches.h */
+#include "launches.h"
+
+#include <dlfcn.h>
+#include <fnmatch.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cuda.h>
+#include <cupti.h> /* with the launch calls' parameters (generated_cuda_meta.h) */
+
+enum { MAXALLOWED = 256 };
+
+static struct {
+	CUptiResult (*subscribe)(CUpti_SubscriberHandle *, CUpti_CallbackFunc, void *);
+	CUptiResult (*enable)(uint32_t, CUpti_SubscriberHandle, CUpti_CallbackDomain, CUpti_CallbackId);
+	CUptiResult (*version)(uint32_t *);
+	CUptiResult (*error)(CUptiResult, const char **);
+	CUresult (*funcname)(const char **, CUfunction);
+	CUpti_SubscriberHandle sub;
+	int loaded, subscribed, active;
+	char allowed[16384], *pattern[MAXALLOWED];
+	int npattern;
+	char status[200], vdetail[512]; /* the first refusal of this call */
+} W = { .status = "none: not armed (trusted code, or no CUPTI was found)" };
+
+/* every call that starts work on the device: kernels (checked by name),
+ * graphs and host functions (refused in a candidate's call) */
+static const CUpti_CallbackId driverkernel[] = {
+	CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz,
+	CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz,
+	CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel, CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz,
+	CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernelMultiDevice, CUPTI_DRIVER_TRACE_CBID_cuLaunch,
+	CUPTI_DRIVER_TRACE_CBID_cuLaunchGrid, CUPTI_DRIVER_TRACE_CBID_cuLaunchGridAsync,
+};
+static const CUpti_CallbackId driverother[] = {
+	CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch, CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz,
+	CUPTI_DRIVER_TRACE_CBID_cuLaunchHostFunc, CUPTI_DRIVER_TRACE_CBID_cuLaunchHostFunc_ptsz,
+};
+static const CUpti_CallbackId runtimekernel[] = {
+	CUPTI_RUNTIME_TRACE_CBID_cudaLaunch_v3020, CUPTI_RUNTIME_TRACE_CBID_cudaLaunch_ptsz_v7000,
+	CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000,
+	CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_ptsz_v11060,
+	CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_v9000,
+	CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_ptsz_v9000,
+	CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernelMultiDevice_v9000,
+};
+static const CUpti_CallbackId runtimeother[] = {
+	CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000, CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_ptsz_v10000,
+	CUPTI_RUNTIME_TRACE_CBID_cudaLaunchHostFunc_v10000, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchHostFunc_ptsz_v10000,
+};
+#define COUNT(a) (int)(sizeof(a) / sizeof(a)[0])
+
+static int
+among(CUpti_CallbackId id, const CUpti_CallbackId *ids, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (ids[i] == id)
+			return 1;
+	return 0;
+}
+
+/* the CUfunction a driver launch names, where CUPTI gave no symbol name */
+static const char *
+driverfunc(CUpti_CallbackId id, const void *params)
+{
+	CUfunction f = NULL;
+	const char *name = NULL;
+
+	if (!params || !W.funcname)
+		return NULL;
+	switch (id) {
+	case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel: f = ((const cuLaunchKernel_params *)params)->f; break;
+	case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz: f = ((const cuLaunchKernel_ptsz_params *)params)->f; break;
+	case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx: f = ((const cuLaunchKernelEx_params *)params)->f; break;
+	case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz: f = ((const cuLaunchKernelEx_ptsz_params *)params)->f; break;
+	case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel:
+		f = ((const cuLaunchCooperativeKernel_params *)params)->f;
+		break;
+	case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz:
+		f = ((const cuLaunchCooperativeKernel_ptsz_params *)params)->f;
+		break;
+	}
+	return f && W.funcname(&name, f) == CUDA_SUCCESS ? name : NULL;
+}
+
+static int
+allowed(const char *name)
+{
+	for (int i = 0; name && i < W.npattern; i++)
+		if (fnmatch(W.pattern[i], name, 0) == 0)
+			return 1;
+	return 0;
+}
+
+static void
+refuse(const char *what, const char *name)
+{
+	if (!W.vdetail[0])
+		snprintf(W.vdetail, sizeof W.vdetail, "the call launched %s%.400s", what, name ? name : "");
+}
+
+static void CUPTIAPI
+onlaunch(void *user, CUpti_CallbackDomain dom, CUpti_CallbackId id, const void *data)
+{
+	const CUpti_CallbackData *d = data;
+	const char *name;
+	int driver = dom == CUPTI_CB_DOMAIN_DRIVER_API;
+
+	(void)user;
+	if (!W.active || !d || d->callbackSite != CUPTI_API_ENTER)
+		return;
+	if (driver ? among(id, driverother, COUNT(driverother)) : among(id, runtimeother, COUNT(runtimeother))) {
+		refuse("a CUDA graph or a host function: ", d->functionName);
+		return;
+	}
+	name = d->symbolName && *d->symbolName ? d->symbolName : driver ? driverfunc(id, d->functionParams) : NULL;
+	if (!allowed(name))
+		refuse(name ? "a kernel that is not the candidate's: " : "a kernel whose name the driver did not give",
+		       name);
+}
+
+int
+launchwatch(const char *cupti, const char *allow)
+{
+	void *lib, *cuda;
+	char *s;
+
+	snprintf(W.allowed, sizeof W.allowed, "%s", allow);
+	W.npattern = 0;
+	for (s = strtok(W.allowed, "\n"); s && W.npattern < MAXALLOWED; s = strtok(NULL, "\n"))
+		W.pattern[W.npattern++] = s;
+	if (!(lib = dlopen(cupti, RTLD_NOW | RTLD_LOCAL))) {
+		snprintf(W.status, sizeof W.status, "none: cannot load CUPTI: %.160s", dlerror());
+		return -1;
+	}
+	*(void **)&W.subscribe = dlsym(lib, "cuptiSubscribe");
+	*(void **)&W.enable = dlsym(lib, "cuptiEnableCallback");
+	*(void **)&W.version = dlsym(lib, "cuptiGetVersion");
+	*(void **)&W.error = dlsym(lib, "cuptiGetResultString");
+	if (!W.subscribe || !W.enable || !W.version) {
+		snprintf(W.status, sizeof W.status, "none: '%.120s' is not CUPTI's callback API", cupti);
+		return -1;
+	}
+	if ((cuda = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL)))
+		*(void **)&W.funcname = dlsym(cuda, "cuFuncGetName");
+	W.loaded = 1;
+	snprintf(W.status, sizeof W.status, "none: armed, no call yet");
+	return 0;
+}
+
+static int
+enableall(CUpti_CallbackDomain dom, const CUpti_CallbackId *ids, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (W.enable(1, W.sub, dom, ids[i]) != CUPTI_SUCCESS)
+			return -1;
+	return 0;
+}
+
+/* subscribe and enable the launch calls, once, in the first call */
+static void
+subscribe(void)
+{
+	CUptiResult e;
+	const char *why = "?";
+	uint32_t v = 0;
+
+	W.subscribed = -1;
+	if ((e = W.subscribe(&W.sub, onlaunch, NULL)) != CUPTI_SUCCESS) {
+		if (W.error)
+			W.error(e, &why);
+		snprintf(W.status, sizeof W.status, "none: CUPTI's subscription failed: %.120s", why);
+		return;
+	}
+	if (enableall(CUPTI_CB_DOMAIN_DRIVER_API, driverkernel, COUNT(driverkernel)) < 0 ||
+	    enableall(CUPTI_CB_DOMAIN_DRIVER_API, driverother, COUNT(driverother)) < 0 ||
+	    enableall(CUPTI_CB_DOMAIN_RUNTIME_API, runtimekernel, COUNT(runtimekernel)) < 0 ||
+	    enableall(CUPTI_CB_DOMAIN_RUNTIME_API, runtimeother, COUNT(runtimeother)) < 0) {
+		snprintf(W.status, sizeof W.status, "none: CUPTI would not enable a launch callback");
+		return;
+	}
+	W.version(&v);
+	W.subscribed = 1;
+	snprintf(W.status, sizeof W.status, "driver (CUPTI %u)", v);
+}
+
+void
+launchbegin(void)
+{
+	if (W.loaded && !W.subscribed)
+		subscribe();
+	W.active = W.subscribed == 1;
+	W.vdetail[0] = 0;
+}
+
+void
+launchend(void)
+{
+	W.active = 0;
+}
+
+int
+launchviolation(char *rule, size_t rcap, char *detail, size_t dcap)
+{
+	if (!W.vdetail[0])
+		return 0;
+	snprintf(rule, rcap, "launches");
+	snprintf(detail, dcap, "%s", W.vdetail);
+	return 1;
+}
+
+const char *
+launchstatus(void)
+{
+	return W.status;
+}
