@@ -276,6 +276,7 @@ class Suite:
         row["verify_phases_s"] = ver.get("phase_seconds")
         row["bench_checked"] = ver.get("bench_checked")
         row["lockdown"] = ver.get("lockdown")
+        row["launch_check"] = ver.get("launch_check")
         row["bench_phases_s"] = case.get("seconds")
         row["bench_check_s"] = case.get("check_seconds")
         row["bench_gpu_s"] = ben.get("gpu_seconds")
@@ -754,6 +755,8 @@ def main():
             "; without a Triton screen in this build: " + ", ".join("%s %s" % (r["name"][7:], r["caught"])
                                                                      for r in tri if r.get("screen_pending"))
             if any(r.get("screen_pending") for r in tri) else ""))
+        print("Triton launch check: %s" % (" | ".join("%s (%d)" % (k, v) for k, v in sorted(collections.Counter(
+            r["launch_check"] for r in tri if r.get("launch_check")).items())) or "none ran"))
         th = [r for r in tri if r["kind"] == "honest" and r["pass"]]
         if th:
             print("Triton per candidate (median of %d): verify+bench %.2f s, GPU held %.2f s" % (
