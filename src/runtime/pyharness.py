@@ -44,18 +44,18 @@ AFTER = ctypes.CFUNCTYPE(None)
 
 
 def load(source, entry):
-    """ENTRY of SOURCE, or (None, failure, why) as harness.h's enum says"""
+    """(ENTRY of SOURCE, its module, 0, None), or (None, None, failure, why) as harness.h's enum says"""
     try:
         loader = importlib.machinery.SourceFileLoader("candidate", source)
         mod = importlib.util.module_from_spec(importlib.util.spec_from_loader("candidate", loader))
         loader.exec_module(mod)
     except BaseException:
         traceback.print_exc()
-        return None, 1, traceback.format_exc(limit=-1).strip().splitlines()[-1][:300]
+        return None, None, 1, traceback.format_exc(limit=-1).strip().splitlines()[-1][:300]
     fn = getattr(mod, entry, None)
     if not callable(fn):
-        return None, 2, entry
-    return fn, 0, None
+        return None, None, 2, entry
+    return fn, mod, 0, None
 
 
 class Wrap:
@@ -224,15 +224,16 @@ def cupti():
     return None
 
 
-def kernels(fn):
-    """the names of the Triton kernels in ENTRY's module (the launch check
-    allows those): @triton.jit functions, under autotune and heuristics"""
+def kernels(mod):
+    """the names of the Triton kernels in the candidate's module (the launch
+    check allows those): @triton.jit functions, under autotune and
+    heuristics (the screen keeps kernels at module level)"""
     try:
         from triton.runtime.jit import JITFunction
     except ImportError:
         return []
     names = set()
-    for v in list(fn.__globals__.values()):
+    for v in list(vars(mod).values()):
         for _ in range(8):  # autotune(heuristics(jit(f))): each wraps the next as .fn
             if isinstance(v, JITFunction):
                 names.add(v.fn.__name__)
@@ -309,12 +310,12 @@ def main():
         # Python and torch (and for a candidate Triton, guard's) are
         # loaded; the module, whose code may touch the GPU, only after go
         gate()
-    fn, failure, why = load(source, entry)
+    fn, mod, failure, why = load(source, entry)
     if checked and fn:
         # the launch check at the driver (launches.h): the candidate's kernels
         # and torch's fills; launchstatus says why where it is not armed
         if lib_cupti:
-            rt.launchwatch(lib_cupti.encode(), "\n".join(kernels(fn) + [TORCH_FILLS]).encode())
+            rt.launchwatch(lib_cupti.encode(), "\n".join(kernels(mod) + [TORCH_FILLS]).encode())
         watch = (rt.launchbegin, rt.launchend)
     else:
         watch = None

@@ -41,9 +41,9 @@ Reads it with ast, never running it; writes JSON (doc/triton.md). Rules:
                 (.builtins, .inspect, .os, .sys, .ctypes, .importlib,
                 .subprocess, .compile, .exec, .open, ...)
   file_io       open, input, print to a file
-  streams       torch.cuda (streams, events, graphs, synchronization) and
+  streams       torch.cuda (streams, events, graphs, synchronization),
                 triton.runtime / triton.testing (the harness times and
-                synchronizes)
+                synchronizes), and triton.autotune's use_cuda_graph
   global_state  state kept across calls: global and nonlocal, mutable
                 module-level values (dict, list, set), attributes
                 assigned on anything (function attributes), writes into a
@@ -202,7 +202,10 @@ class Screen:
 
     def hookkeywords(self, call, name):
         for kw in call.keywords:
-            if kw.arg in HOOKS:
+            if kw.arg == "use_cuda_graph":
+                self.flag("streams", kw.value, "%s(use_cuda_graph=...): the autotuner would launch CUDA graphs, "
+                          "which a call may not" % name)
+            elif kw.arg in HOOKS:
                 self.flag("hooks", kw.value, "%s(%s=...): host code the harness cannot see runs there; tune "
                           "with configs and key alone" % (name, kw.arg))
 
