@@ -5,6 +5,7 @@
 #include <fnmatch.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include <cuda.h>
 #include <cupti.h> /* with the launch calls' parameters (generated_cuda_meta.h) */
@@ -17,8 +18,9 @@ static struct {
 	CUptiResult (*version)(uint32_t *);
 	CUptiResult (*error)(CUptiResult, const char **);
 	CUresult (*funcname)(const char **, CUfunction);
+	CUresult (*init)(unsigned);
 	CUpti_SubscriberHandle sub;
-	int loaded, subscribed, active;
+	int subscribed, active;
 	char allowed[16384], *pattern[MAXALLOWED];
 	int npattern;
 	char status[200], vdetail[512]; /* the first refusal of this call */
@@ -125,33 +127,15 @@ onlaunch(void *user, CUpti_CallbackDomain dom, CUpti_CallbackId id, const void *
 		       name);
 }
 
-int
-launchwatch(const char *cupti, const char *allow)
+void
+launchallow(const char *patterns)
 {
-	void *lib, *cuda;
 	char *s;
 
-	snprintf(W.allowed, sizeof W.allowed, "%s", allow);
+	snprintf(W.allowed, sizeof W.allowed, "%s", patterns);
 	W.npattern = 0;
 	for (s = strtok(W.allowed, "\n"); s && W.npattern < MAXALLOWED; s = strtok(NULL, "\n"))
 		W.pattern[W.npattern++] = s;
-	if (!(lib = dlopen(cupti, RTLD_NOW | RTLD_LOCAL))) {
-		snprintf(W.status, sizeof W.status, "none: cannot load CUPTI: %.160s", dlerror());
-		return -1;
-	}
-	*(void **)&W.subscribe = dlsym(lib, "cuptiSubscribe");
-	*(void **)&W.enable = dlsym(lib, "cuptiEnableCallback");
-	*(void **)&W.version = dlsym(lib, "cuptiGetVersion");
-	*(void **)&W.error = dlsym(lib, "cuptiGetResultString");
-	if (!W.subscribe || !W.enable || !W.version) {
-		snprintf(W.status, sizeof W.status, "none: '%.120s' is not CUPTI's callback API", cupti);
-		return -1;
-	}
-	if ((cuda = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL)))
-		*(void **)&W.funcname = dlsym(cuda, "cuFuncGetName");
-	W.loaded = 1;
-	snprintf(W.status, sizeof W.status, "none: armed, no call yet");
-	return 0;
 }
 
 /* the ids of ids[n] this CUPTI enabled */
@@ -165,8 +149,8 @@ enableall(CUpti_CallbackDomain dom, const CUpti_CallbackId *ids, int n)
 	return k;
 }
 
-/* subscribe and enable the launch calls, once, in the first call */
-static void
+/* subscribe and enable the launch calls */
+static int
 subscribe(void)
 {
 	CUptiResult e;
@@ -174,12 +158,11 @@ subscribe(void)
 	uint32_t v = 0;
 	int k;
 
-	W.subscribed = -1;
 	if ((e = W.subscribe(&W.sub, onlaunch, NULL)) != CUPTI_SUCCESS) {
 		if (W.error)
 			W.error(e, &why);
 		snprintf(W.status, sizeof W.status, "none: CUPTI's subscription failed: %.120s", why);
-		return;
+		return -1;
 	}
 	/* the driver's own launch calls, which every launch reaches, must be
 	 * had; an id a CUPTI older than the headers does not know is skipped */
@@ -187,23 +170,63 @@ subscribe(void)
 	if (k < COUNT(driverkernel)) {
 		snprintf(W.status, sizeof W.status, "none: CUPTI enabled %d of the driver's %d kernel launch calls", k,
 		         COUNT(driverkernel));
-		return;
+		return -1;
 	}
 	k += enableall(CUPTI_CB_DOMAIN_DRIVER_API, driverother, COUNT(driverother));
 	k += enableall(CUPTI_CB_DOMAIN_RUNTIME_API, runtimekernel, COUNT(runtimekernel));
 	k += enableall(CUPTI_CB_DOMAIN_RUNTIME_API, runtimeother, COUNT(runtimeother));
 	W.version(&v);
-	W.subscribed = 1;
-	snprintf(W.status, sizeof W.status, "driver (CUPTI %u, %d of %d launch calls)", v, k,
+	snprintf(W.status, sizeof W.status, "driver (CUPTI %u, %d of %d launch calls", v, k,
 	         COUNT(driverkernel) + COUNT(driverother) + COUNT(runtimekernel) + COUNT(runtimeother));
+	return 0;
+}
+
+static double
+seconds(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + t.tv_nsec * 1e-9;
+}
+
+int
+launchwatch(const char *cupti)
+{
+	void *lib, *cuda;
+	double t0 = seconds();
+	size_t n;
+
+	if (!(lib = dlopen(cupti, RTLD_NOW | RTLD_LOCAL))) {
+		snprintf(W.status, sizeof W.status, "none: cannot load CUPTI: %.160s", dlerror());
+		return -1;
+	}
+	*(void **)&W.subscribe = dlsym(lib, "cuptiSubscribe");
+	*(void **)&W.enable = dlsym(lib, "cuptiEnableCallback");
+	*(void **)&W.version = dlsym(lib, "cuptiGetVersion");
+	*(void **)&W.error = dlsym(lib, "cuptiGetResultString");
+	if (!W.subscribe || !W.enable || !W.version) {
+		snprintf(W.status, sizeof W.status, "none: '%.120s' is not CUPTI's callback API", cupti);
+		return -1;
+	}
+	if (!(cuda = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL)) || !(*(void **)&W.init = dlsym(cuda, "cuInit")) ||
+	    W.init(0) != CUDA_SUCCESS) {
+		snprintf(W.status, sizeof W.status, "none: the CUDA driver did not initialise");
+		return -1;
+	}
+	*(void **)&W.funcname = dlsym(cuda, "cuFuncGetName");
+	if (subscribe() < 0)
+		return -1;
+	W.subscribed = 1;
+	n = strlen(W.status);
+	snprintf(W.status + n, sizeof W.status - n, "; %.2f s to start)", seconds() - t0);
+	return 0;
 }
 
 void
 launchbegin(void)
 {
-	if (W.loaded && !W.subscribed)
-		subscribe();
-	W.active = W.subscribed == 1;
+	W.active = W.subscribed;
 	W.vdetail[0] = 0;
 }
 

@@ -14,17 +14,20 @@
 
 #include <stddef.h>
 
-/* load CUPTI from cupti (a library path), to check against allowed: one
- * fnmatch(3) pattern a line (the candidate's kernels by name, torch's
- * fill kernels). 0, or -1 with launchstatus saying why */
-int launchwatch(const char *cupti, const char *allowed);
-/* the candidate's call begins (its first one subscribes: the context is
- * up then, and the lockdown still to come) and ends */
+/* load CUPTI from cupti (a library path), initialise the CUDA driver and
+ * subscribe to every launch call: before the harness's gate (no context,
+ * nothing on the device; a subscription takes a while). 0, or -1 with
+ * launchstatus saying why */
+int launchwatch(const char *cupti);
+/* the kernels a call may launch: one fnmatch(3) pattern a line (the
+ * candidate's kernels by name, torch's fill kernels) */
+void launchallow(const char *patterns);
+/* the candidate's call begins and ends */
 void launchbegin(void);
 void launchend(void);
 /* 1 with the rule and what was launched, once per call */
 int launchviolation(char *rule, size_t rcap, char *detail, size_t dcap);
-/* "driver (CUPTI N)", or "none: why" */
+/* "driver (CUPTI N, K of M launch calls; S s to start)", or "none: why" */
 const char *launchstatus(void);
 
 #endif

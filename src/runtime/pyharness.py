@@ -302,9 +302,13 @@ def main():
         tf32 = sys.argv[6] == "open-tf32"
         torch.backends.cuda.matmul.allow_tf32 = tf32
         torch.backends.cudnn.allow_tf32 = tf32
-    lib_cupti = cupti() if checked else None
-    if lib_cupti:
-        ctypes.CDLL(lib_cupti)  # loaded before the gate: launchwatch's own dlopen finds it
+    if checked:
+        # the launch check at the driver (launches.h), subscribed before the
+        # gate: CUPTI and the driver's initialisation take a while, and
+        # touch nothing on the device; launchstatus says why where it is not had
+        lib_cupti = cupti()
+        if lib_cupti:
+            rt.launchwatch(lib_cupti.encode())
     if spec.get("gate"):
         # started before the lease (or beside another harness's calls):
         # Python and torch (and for a candidate Triton, guard's) are
@@ -312,10 +316,8 @@ def main():
         gate()
     fn, mod, failure, why = load(source, entry)
     if checked and fn:
-        # the launch check at the driver (launches.h): the candidate's kernels
-        # and torch's fills; launchstatus says why where it is not armed
-        if lib_cupti:
-            rt.launchwatch(lib_cupti.encode(), "\n".join(kernels(mod) + [TORCH_FILLS]).encode())
+        # what the candidate's calls may launch: its kernels and torch's fills
+        rt.launchallow("\n".join(kernels(mod) + [TORCH_FILLS]).encode())
         watch = (rt.launchbegin, rt.launchend)
     else:
         watch = None

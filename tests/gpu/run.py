@@ -609,6 +609,7 @@ def main():
                         os.remove(p)
                 r2 = suite.run(row.pop("noscreen"))
                 row["runtime"] = caught(r2) or "accepted"
+                row["runtime_rules"] = r2["verify_rules"]
                 row["pool_why"] = row.get("pool_why") or r2.get("pool_why")
                 if any(str(r2.get(k) or "").startswith("tool failed") for k in ("verify", "bench")):
                     row["runtime"] += " (tool failed)"
