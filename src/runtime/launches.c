@@ -5,7 +5,6 @@
 #include <fnmatch.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 
 #include <cuda.h>
 #include <cupti.h> /* with the launch calls' parameters (generated_cuda_meta.h) */
@@ -176,26 +175,15 @@ subscribe(void)
 	k += enableall(CUPTI_CB_DOMAIN_RUNTIME_API, runtimekernel, COUNT(runtimekernel));
 	k += enableall(CUPTI_CB_DOMAIN_RUNTIME_API, runtimeother, COUNT(runtimeother));
 	W.version(&v);
-	snprintf(W.status, sizeof W.status, "driver (CUPTI %u, %d of %d launch calls", v, k,
+	snprintf(W.status, sizeof W.status, "driver (CUPTI %u, %d of %d launch calls)", v, k,
 	         COUNT(driverkernel) + COUNT(driverother) + COUNT(runtimekernel) + COUNT(runtimeother));
 	return 0;
-}
-
-static double
-seconds(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec + t.tv_nsec * 1e-9;
 }
 
 int
 launchwatch(const char *cupti)
 {
 	void *lib, *cuda;
-	double t0 = seconds();
-	size_t n;
 
 	if (!(lib = dlopen(cupti, RTLD_NOW | RTLD_LOCAL))) {
 		snprintf(W.status, sizeof W.status, "none: cannot load CUPTI: %.160s", dlerror());
@@ -218,8 +206,6 @@ launchwatch(const char *cupti)
 	if (subscribe() < 0)
 		return -1;
 	W.subscribed = 1;
-	n = strlen(W.status);
-	snprintf(W.status + n, sizeof W.status - n, "; %.2f s to start)", seconds() - t0);
 	return 0;
 }
 

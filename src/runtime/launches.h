@@ -27,7 +27,7 @@ void launchbegin(void);
 void launchend(void);
 /* 1 with the rule and what was launched, once per call */
 int launchviolation(char *rule, size_t rcap, char *detail, size_t dcap);
-/* "driver (CUPTI N, K of M launch calls; S s to start)", or "none: why" */
+/* "driver (CUPTI N, K of M launch calls)", or "none: why" */
 const char *launchstatus(void);
 
 #endif

@@ -204,21 +204,21 @@ def launches(rt, torch, ours):
 TORCH_FILLS = "_ZN2at6native*FillFunctor*"
 
 
+# where CUPTI is, in order: torch's CUDA wheels (site-packages/nvidia/*/lib),
+# Triton's own copy, the CUDA toolkit
+CUPTI_DIRS = (("torch", ("..", "nvidia", "*", "lib")), ("triton", ("backends", "nvidia", "lib", "cupti")),
+              (None, ("/usr/local/cuda/lib64",)), (None, ("/usr/local/cuda/extras/CUPTI/lib64",)))
+
+
 def cupti():
-    """the CUPTI library the launch check loads: torch's own (its CUDA
-    wheels), Triton's, else the CUDA toolkit's; None where there is none"""
+    """the CUPTI library the launch check loads (CUPTI_DIRS), or None"""
     import glob
-    dirs = []
-    for mod in ("torch", "triton"):
+    for mod, parts in CUPTI_DIRS:
         try:
-            base = os.path.dirname(importlib.import_module(mod).__file__)
+            base = os.path.dirname(importlib.import_module(mod).__file__) if mod else ""
         except ImportError:
             continue
-        dirs += [os.path.join(os.path.dirname(base), "nvidia", "*", "lib"),
-                 os.path.join(base, "backends", "nvidia", "lib", "cupti")]
-    dirs += ["/usr/local/cuda/lib64", "/usr/local/cuda/extras/CUPTI/lib64"]
-    for d in dirs:
-        found = sorted(glob.glob(os.path.join(d, "libcupti.so*")))
+        found = sorted(glob.glob(os.path.join(base, *parts, "libcupti.so*")))
         if found:
             return found[0]
     return None
@@ -318,9 +318,6 @@ def main():
     if checked and fn:
         # what the candidate's calls may launch: its kernels and torch's fills
         rt.launchallow("\n".join(kernels(mod) + [TORCH_FILLS]).encode())
-        watch = (rt.launchbegin, rt.launchend)
-    else:
-        watch = None
     wrap = Wrap(spec) if fn else None
     result = []
 
@@ -329,12 +326,12 @@ def main():
             sz = tuple(sizes[i] for i in range(wrap.nsizes))
             args, tens = wrap.params(ptrs, sz, [scalars[i] for i in range(wrap.nscalars)])
             if checked:
-                watch[0]()
+                rt.launchbegin()
                 try:
                     with checked():
                         r = fn(*args)
                 finally:
-                    watch[1]()
+                    rt.launchend()
             else:
                 r = fn(*args)
             if trusted:
