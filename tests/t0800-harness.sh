@@ -269,8 +269,30 @@ test_expect_success 'a candidate harness started gated touches neither the devic
 HARNESS_LIKE="cand.so scale 0 gated"
 test_expect_success LONG 'a candidate'"'"'s harness starts before the lease (one GPU slot, CPUs to spare); its object loads in the lease' '
 	fake_early slowload fakescale && expect slowload fakescale &&
-	test "$(field runs/slowload.fakescale/verify.json "d[\"harness_start\"]")" = "before the lease" &&
+	test "$(field runs/slowload.fakescale/verify.json "d[\"harness_start\"]")" = "before the lease, its CUDA context too (on deck)" &&
 	field runs/slowload.fakescale/verify.json "d[\"start_seconds\"] >= 1.9" | grep -q True
+'
+test_expect_success 'the harness on deck makes its CUDA context before the lease (a device whose context takes 2 s)' '
+	CUDA_VISIBLE_DEVICES=slowctx EARLY_WAIT=3 fake_early ok fakescale && expect ok fakescale &&
+	test -e gpu/gpu0.deck && v=runs/ok.fakescale/verify.json &&
+	test "$(field $v "d[\"harness_start\"]")" = "before the lease, its CUDA context too (on deck)" &&
+	field $v "d[\"start_seconds\"] < 1" | grep -q True
+'
+test_expect_success LONG 'one on deck at a time: while another edge is on it, the harness makes no context (it waits its turn)' '
+	python3 -c "import fcntl, sys, time
+f = open(sys.argv[1], \"a\"); fcntl.flock(f, fcntl.LOCK_EX); open(\"deckheld\", \"w\").close(); time.sleep(3)" gpu/gpu0.deck &
+	while ! test -e deckheld; do sleep 0.05; done &&
+	CUDA_VISIBLE_DEVICES=slowctx RETORT_SPARE_CPUS=1 candidate ok fakescale && expect ok fakescale &&
+	v=runs/ok.fakescale/verify.json && wait &&
+	field $v "d[\"start_seconds\"] >= 1.9" | grep -q True
+'
+test_expect_success LONG 'bench'"'"'s oracle makes its CUDA context beside the candidate'"'"'s calls (150 ms each)' '
+	CUDA_VISIBLE_DEVICES=slowctx RETORT_SPARE_CPUS=1 candidate slow fakescale && expect slow fakescale &&
+	b=runs/slow.fakescale/bench.json &&
+	test "$(field $b "d[\"cases\"][0][\"checks\"][\"oracle_early\"]")" = True &&
+	field $b "d[\"cases\"][0][\"seconds\"][\"calls\"] >= 1.2" | grep -q True &&
+	field $b "d[\"cases\"][0][\"check_seconds\"][\"oracle_start\"] < 1" | grep -q True &&
+	test "$(field $b "d[\"cases\"][0][\"checks\"][\"passed\"]")" = "$(field $b "d[\"cases\"][0][\"checks\"][\"kept\"]")"
 '
 test_expect_success LONG 'one that ends while it waits for the lease is not the candidate'"'"'s: another starts in the lease' '
 	fake_early ok fakescale kill && expect ok fakescale &&

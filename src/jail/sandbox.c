@@ -112,11 +112,11 @@ gpudevice(int slot, char *out, size_t cap)
 		snprintf(out, cap, "%s", slot < n ? dev[slot] : "");
 }
 
-/* slot's lock file, open; -1 with errno */
+/* slot's lock file DIR/gpu<slot>.<what> (lock: the lease; deck), open; -1 with errno */
 static int
-slotfile(const char *dir, int slot)
+slotlock(const char *dir, int slot, const char *what)
 {
-	char *p = xasprintf("%s/gpu%d.lock", dir, slot);
+	char *p = xasprintf("%s/gpu%d.%s", dir, slot, what);
 	int fd = open(p, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
 
 	free(p);
@@ -138,7 +138,7 @@ gpulock(const char *dir, int ngpus, int *device)
 		return -1;
 	for (;;) {
 		for (i = 0; i < ngpus; i++) {
-			if ((fd = slotfile(dir, i)) < 0)
+			if ((fd = slotlock(dir, i, "lock")) < 0)
 				return -1;
 			if (flock(fd, LOCK_EX | LOCK_NB) == 0) {
 				*device = i;
@@ -150,14 +150,13 @@ gpulock(const char *dir, int ngpus, int *device)
 	}
 }
 
-int
-gpulockslot(const char *dir, int slot)
+/* DIR/gpu<slot>.<what>, held: its fd, waiting for it */
+static int
+holdlock(const char *dir, int slot, const char *what)
 {
 	int fd;
 
-	if (stepleased())
-		return open("/dev/null", O_RDONLY | O_CLOEXEC);
-	if (mkdirp(dir) < 0 || (fd = slotfile(dir, slot)) < 0)
+	if (mkdirp(dir) < 0 || (fd = slotlock(dir, slot, what)) < 0)
 		return -1;
 	while (flock(fd, LOCK_EX) < 0)
 		if (errno != EINTR) {
@@ -165,6 +164,20 @@ gpulockslot(const char *dir, int slot)
 			return -1;
 		}
 	return fd;
+}
+
+int
+gpulockslot(const char *dir, int slot)
+{
+	if (stepleased())
+		return open("/dev/null", O_RDONLY | O_CLOEXEC);
+	return holdlock(dir, slot, "lock");
+}
+
+int
+gpudeck(const char *dir, int slot)
+{
+	return holdlock(dir, slot, "deck");
 }
 
 /* processes of this uid, so that RLIMIT_NPROC leaves room for a few more */

@@ -206,6 +206,11 @@ int gpulock(const char *dir, int ngpus, int *device);
  * Slurm step's gres, scripts/slurm-launch): its lease is theirs, no lock */
 int stepleased(void);
 int gpulockslot(const char *dir, int slot);
+/* the slot's deck, DIR/gpu<slot>.deck, held (waiting for it): its fd.
+ * The one edge on deck may make its harness's CUDA context before it
+ * takes the lease, out of the room the lease holder's fence leaves
+ * (proto.h hkeep); the others wait their turn for the deck */
+int gpudeck(const char *dir, int slot);
 int gpuslots(int ngpus);
 void gpudevice(int slot, char *out, size_t cap);
 /* the option rows (lib/opts.h) of a tool that leases a GPU: its slots,

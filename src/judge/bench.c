@@ -286,6 +286,7 @@ struct bcase {
 	size_t stride;               /* one call's outputs there, page-rounded (timing's) */
 	unsigned char key[32];       /* this run's: every call's seeds */
 	uint64_t rng;                /* the parent's choices (which calls are kept, which group) */
+	struct harness *retire;      /* where the oracle's harness goes once it has judged (hretire), or NULL */
 };
 
 static uint64_t
@@ -858,6 +859,10 @@ timecase(struct bcase *b, struct harness *h, const char *so, const char *entry, 
 	t0 = now();
 	if (step(hcase(h, b->c, &r), &r, h, tm))
 		goto out;
+	/* the oracle's CUDA context beside the calls, out of the room the
+	 * candidate's fence (just taken) left for it */
+	if (early)
+		hctx(&oh);
 	tm->phase[1] = now() - t0;
 	t0 = now();
 	if (calls(b, h, check, tm, ev, host, wall) < 0)
@@ -884,9 +889,12 @@ timecase(struct bcase *b, struct harness *h, const char *so, const char *entry, 
 		if (keptintact(h, tm) < 0)
 			goto out;
 	}
-	if (judging) {
+	if (judging) { /* its end after the lease, where the caller reaps it */
 		double t1 = now();
-		hstop(&oh);
+		if (b->retire)
+			hretire(&oh, b->retire);
+		else
+			hstop(&oh);
 		tm->check[CK_ORACLE_END] = now() - t1;
 	}
 	endcandidate(h, tm);
@@ -1189,6 +1197,8 @@ struct brun {
 	int nspeed;
 	double logsumc;             /* over torch.compile (a Python baseline's): nspeedc of them */
 	int nspeedc;
+	struct harness *retired;    /* the cases' oracles, reaped after the lease (one a case at most) */
+	int nretired;
 };
 
 /* case ci's speedup over the baseline (brun's) into its record cr */
@@ -1237,6 +1247,7 @@ benchcase(struct brun *br, int ci)
 
 	casesetup(&b, br->o, t, ci, br->harness, 1, br->oracle);
 	b.device = br->slot;
+	b.retire = &br->retired[br->nretired];
 	b.slow_ms = SLOWX * jnum(json_object_get(json_array_get(json_object_get(br->baseline, "cases"), (size_t)ci),
 	                                         "baseline"), "median_ms", 0);
 	cr = json_pack("{s:s}", "case", b.c->label);
@@ -1254,6 +1265,7 @@ benchcase(struct brun *br, int ci)
 	}
 	*adopted = NULL;
 	timecase(&b, h, br->so, t->entry, &tm, cr, rec);
+	br->nretired += b.retire->ch.pid > 0;
 	/* the GPU it ran on, from the first case whose harness started */
 	if (!json_object_get(rec, "gpu") && *h->gpu.uuid)
 		json_object_set_new(rec, "gpu", gpujson(&h->gpu));
@@ -1375,6 +1387,7 @@ candidate(const struct opts *o, char *const *in, size_t nin)
 		nv.driver(drv, sizeof drv);
 	clock0 = smclock(&nv);
 	br.slot = slot;
+	br.retired = xcalloc((size_t)t.nbench, sizeof *br.retired);
 	for (c = 0; c < t.nbench; c++)
 		if (benchcase(&br, c) < 0)
 			break;
@@ -1389,6 +1402,9 @@ candidate(const struct opts *o, char *const *in, size_t nin)
 	/* the lease's whole time, NVML's start and the gaps between cases too */
 	json_object_set_new(rec, "gpu_seconds", json_real(now() - lease0));
 	close(lockfd);
+	for (c = 0; c < br.nretired; c++)
+		hstop(&br.retired[c]);
+	free(br.retired);
 	if (br.nspeed)
 		json_object_set_new(rec, "speedup", json_real(exp(br.logsum / br.nspeed)));
 	if (br.nspeedc && br.nspeedc == br.nspeed) /* over the same sizes as speedup */

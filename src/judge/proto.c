@@ -72,7 +72,7 @@ hbenchshm(const struct task *t, const struct tcase *c)
 size_t
 hkeep(const struct task *t, const struct tcase *c)
 {
-	return 4 * casebytes(t, c) + ((size_t)2 << 30);
+	return 4 * casebytes(t, c) + ((size_t)2 << 30) + ((size_t)HROOM_MIB << 20);
 }
 
 char *
@@ -403,6 +403,14 @@ hgo(struct harness *h)
 }
 
 int
+hctx(struct harness *h)
+{
+	if (!h->gated || h->python)
+		return 0;
+	return childsend(&h->ch, "ctx");
+}
+
+int
 sparecpus(void)
 {
 	long n = sysconf(_SC_NPROCESSORS_ONLN);
@@ -715,6 +723,17 @@ int
 hstop(struct harness *h)
 {
 	return childstop(&h->ch);
+}
+
+void
+hretire(struct harness *h, struct harness *to)
+{
+	childsend(&h->ch, "quit");
+	*to = *h;
+	h->ch.pid = 0;
+	h->ch.cmdfd = h->ch.repfd = h->ch.shmfd = h->ch.sockfd = -1;
+	h->ch.shm = NULL;
+	h->ch.scratch[0] = h->ch.cgroup[0] = 0;
 }
 
 unsigned char *

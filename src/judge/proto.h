@@ -67,10 +67,13 @@ size_t hshmbytes(const struct task *t, const struct tcase *cases, int n);
  * of it (verify --bench makes it so for the harness it hands bench) */
 size_t hstride(const struct task *t, const struct tcase *c);
 size_t hbenchshm(const struct task *t, const struct tcase *c);
-/* the memory a case leaves the candidate (4 x its tensors + 2 GiB), and
- * how many held copies of its outputs it gets (16, fewer when they would
- * take more than 4 GiB, at least 4): the same in verify and bench */
+/* the memory a case leaves the candidate (4 x its tensors + 2 GiB, and
+ * HROOM_MIB for the two CUDA contexts hctx may make beside it: its
+ * oracle's and the harness on deck), and how many held copies of its
+ * outputs it gets (16, fewer when they would take more than 4 GiB, at
+ * least 4): the same in verify and bench */
 size_t hkeep(const struct task *t, const struct tcase *c);
+enum { HROOM_MIB = 1536 };
 int hholds(const struct task *t, const struct tcase *c);
 enum { HOLDS_MAX = 16 };
 /* the GPU oracle: baseline.so (a Python baseline's baseline.py) beside
@@ -128,6 +131,12 @@ int hready(struct harness *h, struct hres *r);
  * 0, or -1 when it had ended while it waited (childstop it; nothing of
  * the candidate's has run then: start another). Not gated: 0 */
 int hgo(struct harness *h);
+/* a gated C harness makes its CUDA context now, before hgo (a Python
+ * one ignores this: it makes its context after hgo): only where the
+ * caller has room for it beside the lease holder's fence, the lease
+ * holder's own oracle, or the one harness on deck (gpudeck). 0, or -1
+ * when it has ended (hgo then says so) */
+int hctx(struct harness *h);
 /* 1 when this host has CPUs to spare beside another edge's timed calls
  * (the load average at most the CPUs less 2, and at least 4): loading a
  * harness beside them would otherwise slow what the parent's clock
@@ -203,6 +212,11 @@ int hadopt(struct harness *h, const struct task *t, const char *so, int timeout,
 void hkill(struct harness *h);
 /* the harness ended (its wait status; 0 once it had been stopped) */
 int hstop(struct harness *h);
+/* told to quit, and moved to *to, which hstop reaps later: for a trusted
+ * harness (an oracle) whose work is done, so that its process's end (its
+ * CUDA context's, some 0.1 s) comes after the GPU lease. h is left
+ * stopped */
+void hretire(struct harness *h, struct harness *to);
 /* take the shared memory from the harness: it stays mapped after hstop
  * (when nothing can change it any more) until the caller unmaps it */
 unsigned char *htakeshm(struct harness *h, size_t *len);

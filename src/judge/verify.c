@@ -1168,6 +1168,24 @@ earlyharness(struct judge *j)
 	j->started = "before the lease";
 }
 
+/* a CUDA candidate's harness started before the lease makes its CUDA
+ * context (some 0.1 s) while it waits, where it is the one harness on
+ * deck: the lease holder's fence leaves room for one (proto.h hkeep).
+ * The deck's fd (closed once the lease is taken), else -1 */
+static int
+ondeck(struct judge *j)
+{
+	int fd;
+
+	if (!j->h.early || j->h.python)
+		return -1;
+	if ((fd = gpudeck(j->o->lockdir, j->device)) < 0)
+		die(EXIT_RETRY, "cannot take the GPU slot's deck in '%s':", j->o->lockdir);
+	hctx(&j->h); /* an end it caused shows at hgo */
+	j->started = "before the lease, its CUDA context too (on deck)";
+	return fd;
+}
+
 /* the candidate on every run, each judged as it comes, in h (its shared
  * memory made: hshm, its first pin bytes for the runs' outputs) */
 static void
@@ -1739,7 +1757,7 @@ candidate(const struct opts *o, const char *taskpath, const char *compilepath, c
 	struct buf save;
 	char err[1024], spec[4096], *sopath = NULL, *binpath = NULL;
 	json_t *comp, *exp = NULL;
-	int lockfd = -1, k, needoracle = 0, nbench = 0, handing = 0;
+	int lockfd = -1, deckfd, k, needoracle = 0, nbench = 0, handing = 0;
 	double t0 = now(), tlock = 0, since = 0;
 	size_t all;
 
@@ -1806,8 +1824,11 @@ candidate(const struct opts *o, const char *taskpath, const char *compilepath, c
 	earlyharness(&j);
 	if (o->status)
 		statusnote(o->status, &(struct statusupdate){ STATUS_GPU_WAIT, t.id, NULL, 0, 1 });
+	deckfd = ondeck(&j);
 	if ((lockfd = gpulock(o->lockdir, o->gpus, &j.device)) < 0)
 		die(EXIT_RETRY, "cannot take a GPU slot in '%s':", o->lockdir);
+	if (deckfd >= 0)
+		close(deckfd); /* the next one on deck may make its context */
 	if (o->status)
 		statusnote(o->status, &(struct statusupdate){ STATUS_GPU_RUN, t.id, NULL, 0, 1 });
 	tlock = now();

@@ -14,7 +14,8 @@
  * shared object loaded, then waiting for "go" before the device. gated:
  * a candidate's harness that initialises the CUDA driver at once (no
  * context, no device memory) and waits for "go" (the parent's GPU lease)
- * before its context and the shared object.
+ * before the shared object. Either gated kind makes its CUDA context
+ * before "go" where the parent says "ctx", else after it.
  */
 #include <dlfcn.h>
 #include <pthread.h>
@@ -677,15 +678,27 @@ lockself(char *status, size_t cap)
 	lockdown(status, cap);
 }
 
-/* the parent's "go" (its GPU lease), or the end of this process */
+/* the CUDA context made at the parent's "ctx" (its room for it: see
+ * awaitgo), dv_init's result; -1 while not made */
+static int ctxmade = -1;
+
+/* the parent's "go" (its GPU lease), or the end of this process. Before
+ * it, "ctx": the CUDA context now, out of the room the lease holder's
+ * fence leaves its neighbours (hkeep), and nothing else on the device */
 static void
-awaitgo(void)
+awaitgo(int device, struct dvinfo *info)
 {
 	char word[32];
 
 	fflush(rep);
-	if (fscanf(cmd, "%31s", word) != 1 || strcmp(word, "go"))
-		_exit(0);
+	while (fscanf(cmd, "%31s", word) == 1) {
+		if (!strcmp(word, "go"))
+			return;
+		if (strcmp(word, "ctx") || ctxmade >= 0)
+			break;
+		ctxmade = dv_init(device, info);
+	}
+	_exit(0);
 }
 
 int
@@ -722,16 +735,16 @@ harnessmain(int argc, char **argv, harnesscall fn, void (*afterfn)(void), int fa
 		guardinit();
 		if (load(argv[1], argv[2], failure, why) < 0)
 			return 0;
-		awaitgo();
+		awaitgo(atoi(argv[3]), &info);
 	}
 	/* the driver up, nothing on the device: the context, made out of
 	 * the memory another candidate's fence left it, and anything of the
 	 * candidate's wait for the parent's lease (a failure shows in dv_init) */
 	if (candgated) {
 		dv_driver();
-		awaitgo();
+		awaitgo(atoi(argv[3]), &info);
 	}
-	if ((e = dv_init(atoi(argv[3]), &info)) != 0) {
+	if ((e = ctxmade >= 0 ? ctxmade : dv_init(atoi(argv[3]), &info)) != 0) {
 		reply("nodevice %s", dv_error(e));
 		return 0;
 	}

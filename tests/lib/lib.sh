@@ -307,11 +307,12 @@ fake_waitharnesses() {
 # fake_early NAME VARIANT [kill]: the test's own "candidate NAME VARIANT"
 # run while another process holds the GPU slot's lock, with CPUs to
 # spare, so that its harness starts before the lease; the lock released
-# 1 s after a harness matching $HARNESS_LIKE runs (killed first with
-# kill), so that whatever it did before the lease is not counted in it
+# $EARLY_WAIT s (default 1) after a harness matching $HARNESS_LIKE runs
+# (killed first with kill), so that whatever it did before the lease is
+# not counted in it
 fake_early() {
 	fake_holdlock && { RETORT_SPARE_CPUS=1 candidate $1 $2 & } && cand=$! &&
-	fake_waitharnesses $cand 1 && sleep 1 && { test -z "${3:-}" || kill -9 $(cat pids); }; ok=$?
+	fake_waitharnesses $cand 1 && sleep ${EARLY_WAIT:-1} && { test -z "${3:-}" || kill -9 $(cat pids); }; ok=$?
 	fake_release; wait $cand && test $ok = 0
 }
 # fake_candidate NAME DIR: tests/fake/NAME.c built into DIR/cand.so, with

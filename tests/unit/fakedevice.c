@@ -34,7 +34,8 @@ fake_scale_events(double f)
 }
 
 /* as a GPU host with the leased GPU alone visible: CUDA_VISIBLE_DEVICES
- * names one device (a fake UUID from it), and that is device 0 */
+ * names one device (a fake UUID from it), and that is device 0; one
+ * named slowctx... takes 2 s to make its context */
 int
 dv_init(int device, struct dvinfo *info)
 {
@@ -44,6 +45,10 @@ dv_init(int device, struct dvinfo *info)
 		return 100; /* cudaErrorNoDevice: the harness must see one GPU alone */
 	if (device != 0)
 		return 101; /* cudaErrorInvalidDevice */
+	if (!strncmp(v, "slowctx", 7)) { /* a device whose context takes 2 s to make (t0800) */
+		struct timespec t = { 2, 0 };
+		nanosleep(&t, NULL);
+	}
 	snprintf(info->name, sizeof info->name, "Fake GPU");
 	snprintf(info->uuid, sizeof info->uuid, "GPU-fake-%.40s", v);
 	info->major = 9;
