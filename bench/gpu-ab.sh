@@ -2,7 +2,8 @@
 # bench/gpu-ab.sh - two builds of the tools against each other on a GPU
 # host: the GPU suite (tests/gpu/run) over the same answers with each
 # build's tree, alternated A, B, B, A (or A, B with --pairs 1), each run
-# printing its per-candidate phases and issue 42's cost table. A build is
+# printing its per-candidate phases and issue 42's cost table; each run
+# gets an even share of the time left. A build is
 # a tree (git archive of a commit, its short hash in COMMIT) with its
 # tools built in out/bin, carried to the host. A run is not
 # started once SECONDS (default 500) have passed since the first. Full
@@ -32,7 +33,9 @@ for tree in $order; do
 	name=$(basename "$tree").$i
 	left=$((budget - ($(date +%s) - start)))
 	test $left -gt 30 || { echo "== $name: not run (time is up)"; continue; }
-	(cd "$tree" && RETORT_BIN=out/bin RETORT_GPU_SUITE_SECONDS=$left tests/gpu/run "$out/$name" "$@") >"$out/$name.txt" 2>&1 || rc=1
+	runs=$(($(echo $order | wc -w) - i + 1))
+	(cd "$tree" && RETORT_BIN=out/bin RETORT_GPU_SUITE_SECONDS=$((left / runs)) tests/gpu/run "$out/$name" "$@") \
+		>"$out/$name.txt" 2>&1 || rc=1
 	echo "== $name ($(cat "$tree/COMMIT" 2>/dev/null || echo "$tree")), $(($(date +%s) - start)) s"
 	sed -n '/^where the GPU time went/,/^GPU held per candidate/p' "$out/$name.txt" | cut -c1-160
 	sed -n '/^| measure/,/^| candidates/p' "$out/$name.txt"
