@@ -10,17 +10,22 @@
 # call within a lent host's ten minutes. Full outputs go to $OUT (or
 # out/campaign); the tables are printed last. Not a timed test.
 #
-# usage: bench/gpu-campaign.sh [--no-probe] [--no-cheats]
+# With --concurrent N the honest kernels run N at a time on the one GPU
+# (tests/gpu/run --concurrent), as a build's evaluate edges do.
+#
+# usage: bench/gpu-campaign.sh [--no-probe] [--no-cheats] [--concurrent N]
 cd "$(dirname "$0")/.." || exit 1
 out=${OUT:-out/campaign}
 mkdir -p "$out"
-probe=1 cheats=cheat
-for a; do
-	case $a in
+probe=1 cheats=cheat conc=
+while test $# -gt 0; do
+	case $1 in
 	--no-probe) probe=0 ;;
 	--no-cheats) cheats= ;;
-	*) echo "usage: bench/gpu-campaign.sh [--no-probe] [--no-cheats]" >&2; exit 2 ;;
+	--concurrent) conc="--concurrent $2"; shift ;;
+	*) echo "usage: bench/gpu-campaign.sh [--no-probe] [--no-cheats] [--concurrent N]" >&2; exit 2 ;;
 	esac
+	shift
 done
 if test $probe = 1; then
 	nvcc -arch=sm_90 -O2 -o "$out/gpu-overlap" bench/gpu-overlap.cu -lcuda &&
@@ -29,7 +34,7 @@ if test $probe = 1; then
 	cat "$out/overlap.txt"
 fi
 # shellcheck disable=SC2086
-RETORT_GPU_SUITE_SECONDS=${SUITE_SECONDS:-440} tests/gpu/run "$out/suite" --only honest $cheats >"$out/suite.txt" 2>&1
+RETORT_GPU_SUITE_SECONDS=${SUITE_SECONDS:-440} tests/gpu/run "$out/suite" $conc --only honest $cheats >"$out/suite.txt" 2>&1
 rc=$?
 echo "== tests/gpu/run (exit $rc), bins ${RETORT_BIN:-out/bin}"
 sed -n '/^per candidate/,$p' "$out/suite.txt" | grep -v "^\s*$" | head -120

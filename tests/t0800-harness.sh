@@ -294,6 +294,14 @@ test_expect_success LONG 'bench'"'"'s oracle makes its CUDA context beside the c
 	field $b "d[\"cases\"][0][\"check_seconds\"][\"oracle_start\"] < 1" | grep -q True &&
 	test "$(field $b "d[\"cases\"][0][\"checks\"][\"passed\"]")" = "$(field $b "d[\"cases\"][0][\"checks\"][\"kept\"]")"
 '
+test_expect_success 'kept calls shared with the oracle (a device with IPC): all judged, both harnesses reaped after the lease, none left' '
+	CUDA_VISIBLE_DEVICES=ipc candidate ok fakescale && expect ok fakescale &&
+	b=runs/ok.fakescale/bench.json &&
+	test "$(field $b "d[\"cases\"][0][\"checks\"][\"kept_via\"]")" = ipc &&
+	test "$(field $b "d[\"cases\"][0][\"checks\"][\"passed\"]")" = "$(field $b "d[\"cases\"][0][\"checks\"][\"kept\"]")" &&
+	field $b "d[\"cases\"][0][\"check_seconds\"][\"end\"] < 0.01" | grep -q True &&
+	! pgrep -f "cand.so scale 0" >/dev/null
+'
 test_expect_success LONG 'one that ends while it waits for the lease is not the candidate'"'"'s: another starts in the lease' '
 	fake_early ok fakescale kill && expect ok fakescale &&
 	field runs/ok.fakescale/verify.json "d[\"harness_start\"]" | grep -q "^in the lease (the one started before it had ended)$"

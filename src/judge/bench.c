@@ -286,7 +286,8 @@ struct bcase {
 	size_t stride;               /* one call's outputs there, page-rounded (timing's) */
 	unsigned char key[32];       /* this run's: every call's seeds */
 	uint64_t rng;                /* the parent's choices (which calls are kept, which group) */
-	struct harness *retire;      /* where the oracle's harness goes once it has judged (hretire), or NULL */
+	struct harness *retire;      /* two: where the oracle's harness and the candidate's go once done
+	                              * (hretire), to be reaped after the lease; or NULL */
 };
 
 static uint64_t
@@ -897,7 +898,10 @@ timecase(struct bcase *b, struct harness *h, const char *so, const char *entry, 
 			hstop(&oh);
 		tm->check[CK_ORACLE_END] = now() - t1;
 	}
-	endcandidate(h, tm);
+	if (tm->quit && b->retire) /* killed, its fence given back at the export: reaped after the lease */
+		hretire(h, &b->retire[1]);
+	else
+		endcandidate(h, tm);
 	tm->phase[3] = now() - t0;
 	if (check)
 		bound(ev, tm, cr, rec, b->c->label);
@@ -1197,8 +1201,7 @@ struct brun {
 	int nspeed;
 	double logsumc;             /* over torch.compile (a Python baseline's): nspeedc of them */
 	int nspeedc;
-	struct harness *retired;    /* the cases' oracles, reaped after the lease (one a case at most) */
-	int nretired;
+	struct harness *retired;    /* each case's oracle and candidate harnesses, reaped after the lease */
 };
 
 /* case ci's speedup over the baseline (brun's) into its record cr */
@@ -1247,7 +1250,7 @@ benchcase(struct brun *br, int ci)
 
 	casesetup(&b, br->o, t, ci, br->harness, 1, br->oracle);
 	b.device = br->slot;
-	b.retire = &br->retired[br->nretired];
+	b.retire = &br->retired[2 * ci];
 	b.slow_ms = SLOWX * jnum(json_object_get(json_array_get(json_object_get(br->baseline, "cases"), (size_t)ci),
 	                                         "baseline"), "median_ms", 0);
 	cr = json_pack("{s:s}", "case", b.c->label);
@@ -1265,7 +1268,6 @@ benchcase(struct brun *br, int ci)
 	}
 	*adopted = NULL;
 	timecase(&b, h, br->so, t->entry, &tm, cr, rec);
-	br->nretired += b.retire->ch.pid > 0;
 	/* the GPU it ran on, from the first case whose harness started */
 	if (!json_object_get(rec, "gpu") && *h->gpu.uuid)
 		json_object_set_new(rec, "gpu", gpujson(&h->gpu));
@@ -1387,7 +1389,7 @@ candidate(const struct opts *o, char *const *in, size_t nin)
 		nv.driver(drv, sizeof drv);
 	clock0 = smclock(&nv);
 	br.slot = slot;
-	br.retired = xcalloc((size_t)t.nbench, sizeof *br.retired);
+	br.retired = xcalloc(2 * (size_t)t.nbench, sizeof *br.retired);
 	for (c = 0; c < t.nbench; c++)
 		if (benchcase(&br, c) < 0)
 			break;
@@ -1402,8 +1404,9 @@ candidate(const struct opts *o, char *const *in, size_t nin)
 	/* the lease's whole time, NVML's start and the gaps between cases too */
 	json_object_set_new(rec, "gpu_seconds", json_real(now() - lease0));
 	close(lockfd);
-	for (c = 0; c < br.nretired; c++)
-		hstop(&br.retired[c]);
+	for (c = 0; c < 2 * t.nbench; c++)
+		if (br.retired[c].ch.pid > 0)
+			hstop(&br.retired[c]);
 	free(br.retired);
 	if (br.nspeed)
 		json_object_set_new(rec, "speedup", json_real(exp(br.logsum / br.nspeed)));

@@ -212,10 +212,11 @@ int hadopt(struct harness *h, const struct task *t, const char *so, int timeout,
 void hkill(struct harness *h);
 /* the harness ended (its wait status; 0 once it had been stopped) */
 int hstop(struct harness *h);
-/* told to quit, and moved to *to, which hstop reaps later: for a trusted
- * harness (an oracle) whose work is done, so that its process's end (its
- * CUDA context's, some 0.1 s) comes after the GPU lease. h is left
- * stopped */
+/* told to quit, and moved to *to, which hstop reaps later, so that its
+ * process's end (its CUDA context's, some 0.1 s) comes after the GPU
+ * lease: for an oracle's harness whose work is done (trusted, never
+ * fenced), or a candidate's that gave its fence back (export) and was
+ * killed (hkill). h is left stopped */
 void hretire(struct harness *h, struct harness *to);
 /* take the shared memory from the harness: it stays mapped after hstop
  * (when nothing can change it any more) until the caller unmaps it */

@@ -18,6 +18,7 @@
  * before "go" where the parent says "ctx", else after it.
  */
 #include <dlfcn.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -475,23 +476,19 @@ dosample(void)
 }
 
 /* the held copies for the oracle's harness (the calls are over): their
- * descriptor over the socket, then the reply. The oracle's harness needs
- * room beside them: its copy of them, its buffers (as this case's), the
- * flush and 4 GiB for its context and libraries, from the fence where less
- * is free (a candidate that kept memory back would otherwise leave it
- * none) */
+ * descriptor over the socket, then the reply. The fence goes first, all
+ * of it: the oracle's harness needs room beside them (its copy of them,
+ * its buffers, the flush, its libraries), and this process, whose end
+ * the parent may leave until after its GPU lease, ends with no fence to
+ * give back beside another's timed calls */
 static void
 doexport(void)
 {
-	long long room = (long long)C.flushbytes + (4ll << 30);
-
 	if (!C.holdblock || !C.slot) {
 		reply("cuda 801 no held copies to share");
 		return;
 	}
-	for (int i = 0; i < C.nt; i++)
-		room += 2 * (long long)(C.bytes[i] + CANARY);
-	unfence(room + (long long)(C.holds * C.slot)); /* and its copy of them */
+	unfence(LLONG_MAX);
 	if (fail(dv_sync()))
 		return;
 	if (C.holdfd < 0)

@@ -30,10 +30,16 @@ at a time, each on a GPU of its own; the cheats still run one at a time
 only with one job (it would share a GPU). The GPU phase's candidates per
 minute are printed at the end.
 
+With --concurrent N the honest kernels and demo answers run N at a time
+on one GPU slot, as a build's evaluate edges do (ninja -j): their CPU
+work overlaps another's GPU lease, and the one waiting on the slot's deck
+makes its harness's CUDA context before its lease. do_bench then runs
+holding the slot's lease.
+
 --repeat K runs each honest kernel and demo answer K times (copies of
 its build), for throughput figures (bench/gpu-throughput.sh).
 
-usage: tests/gpu/run.py WORKDIR [--gpu-jobs N] [--repeat K] [--only NAME|cheat|honest|demo|cuda|kernelbench|triton ...]
+usage: tests/gpu/run.py WORKDIR [--gpu-jobs N | --concurrent N] [--repeat K] [--only NAME|cheat|honest|demo|cuda|kernelbench|triton ...]
        tests/gpu/run.py WORKDIR --only eval|propose ...
 (--only cuda: the CUDA kernels of tests/kernels/honest and cheats; kernelbench, triton: those groups;
 eval alone: tests/eval/replay-gpu.sh over 6 variants of each of two held-out specs, a user's evaluation build end to end;
@@ -43,6 +49,7 @@ Exit 1 if any expectation fails.
 """
 import collections
 import ctypes
+import fcntl
 import glob
 import json
 import os
@@ -272,6 +279,7 @@ class Suite:
         row["baseline_ms"] = (case.get("baseline") or {}).get("median_ms")
         row["sol"] = (case.get("sol") or {}).get("percent")
         row["verify_start_s"] = ver.get("start_seconds")
+        row["harness_start"] = ver.get("harness_start")
         row["verify_gpu_s"] = ver.get("gpu_seconds")
         row["verify_phases_s"] = ver.get("phase_seconds")
         row["bench_checked"] = ver.get("bench_checked")
@@ -521,6 +529,8 @@ def main():
         bad = [g for g in only if (evaluation if g == "eval" else proposals)(work)]
         return 1 if bad else 0
     jobs = int(sys.argv[sys.argv.index("--gpu-jobs") + 1]) if "--gpu-jobs" in sys.argv else 1
+    # --concurrent N: N candidates at a time on one GPU slot (the rate is still per GPU)
+    concurrent = int(sys.argv[sys.argv.index("--concurrent") + 1]) if "--concurrent" in sys.argv else 1
     repeat = int(sys.argv[sys.argv.index("--repeat") + 1]) if "--repeat" in sys.argv else 1
     deadline = time.time() + float(os.environ.get("RETORT_GPU_SUITE_SECONDS", "1e9"))
     os.makedirs(work, exist_ok=True)
@@ -593,7 +603,9 @@ def main():
             row["pass"] = where is None or (where == "bench" and row["bench"] == "measured" and not other)
             if row["pass"] and row["kind"] == "honest" and suite.gpus == 1:
                 try:
-                    row["do_bench_ms"] = do_bench(row)
+                    with open(os.path.join(suite.work, "gpu", "gpu0.lock"), "a") as lease:
+                        fcntl.flock(lease, fcntl.LOCK_EX)  # another candidate's timed calls are not beside it
+                        row["do_bench_ms"] = do_bench(row)
                 except Exception as e:
                     row["do_bench_error"] = str(e)[:200]
         elif row.get("screen_pending") and row["expect"].split(" ")[0] not in ORDER:
@@ -675,7 +687,7 @@ def main():
         except Exception as e:
             print("%-28s ERROR %s" % (vid, str(e)[:300]), flush=True)
     t0 = time.time()
-    with concurrent.futures.ThreadPoolExecutor(jobs) as ex:
+    with concurrent.futures.ThreadPoolExecutor(jobs * concurrent) as ex:
         list(ex.map(evaluate, [r for r in rows if r["kind"] != "cheat"]))
     timed = [r for r in results if r["kind"] != "cheat"]
     gpu_wall = time.time() - t0
@@ -728,6 +740,8 @@ def main():
                   "(harness, reference, expected outputs, baseline build) median %.2f s (max %.2f s)" % (
                       statistics.median(suite.oracle_s.values()), max(suite.oracle_s.values()),
                       statistics.median(suite.prep_s.values()), max(suite.prep_s.values())))
+        print("verify's harness started: %s" % ", ".join("%s %d" % kv for kv in sorted(collections.Counter(
+            r.get("harness_start") or "not recorded" for r in honest).items())))
         via = collections.Counter((r.get("checks") or {}).get("kept_via", "not recorded") for r in honest)
         print("kept calls read by the oracle via: %s" % ", ".join("%s %d" % kv for kv in sorted(via.items())))
         # verify's bench-size runs (bench_checked) and bench's kept calls (checks.oracle "none: ...")
@@ -743,9 +757,10 @@ def main():
     ran = [r for r in results if r.get("isolation") or r.get("lockdown")]
     print("isolation: %s; lockdown: %s" % (" | ".join(sorted({r.get("isolation") or "?" for r in ran})) or "none ran",
                                            " | ".join(sorted({r.get("lockdown") or "?" for r in ran})) or "none ran"))
-    print("GPU phase: %d honest and demo candidates in %.1f s with %d GPU job(s): %.1f per minute, %.1f per GPU "
+    print("GPU phase: %d honest and demo candidates in %.1f s with %d GPU job(s)%s: %.1f per minute, %.1f per GPU "
           "(after each variant's oracle and baseline timing)" % (
-              len(timed), gpu_wall, jobs, 60 * len(timed) / max(gpu_wall, 1e-9), 60 * len(timed) / max(gpu_wall, 1e-9) / jobs))
+              len(timed), gpu_wall, jobs, ", %d at a time on each" % concurrent if concurrent > 1 else "",
+              60 * len(timed) / max(gpu_wall, 1e-9), 60 * len(timed) / max(gpu_wall, 1e-9) / jobs))
     kernelbench_table(results)
     cost_table(results, suite, 60 * len(timed) / max(gpu_wall, 1e-9) / jobs)
     tri = [r for r in results if r.get("group") == "triton"]
