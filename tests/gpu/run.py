@@ -530,7 +530,7 @@ def main():
         return 1 if bad else 0
     jobs = int(sys.argv[sys.argv.index("--gpu-jobs") + 1]) if "--gpu-jobs" in sys.argv else 1
     # --concurrent N: N candidates at a time on one GPU slot (the rate is still per GPU)
-    concurrent = int(sys.argv[sys.argv.index("--concurrent") + 1]) if "--concurrent" in sys.argv else 1
+    at_once = int(sys.argv[sys.argv.index("--concurrent") + 1]) if "--concurrent" in sys.argv else 1
     repeat = int(sys.argv[sys.argv.index("--repeat") + 1]) if "--repeat" in sys.argv else 1
     deadline = time.time() + float(os.environ.get("RETORT_GPU_SUITE_SECONDS", "1e9"))
     os.makedirs(work, exist_ok=True)
@@ -687,7 +687,7 @@ def main():
         except Exception as e:
             print("%-28s ERROR %s" % (vid, str(e)[:300]), flush=True)
     t0 = time.time()
-    with concurrent.futures.ThreadPoolExecutor(jobs * concurrent) as ex:
+    with concurrent.futures.ThreadPoolExecutor(jobs * at_once) as ex:
         list(ex.map(evaluate, [r for r in rows if r["kind"] != "cheat"]))
     timed = [r for r in results if r["kind"] != "cheat"]
     gpu_wall = time.time() - t0
@@ -759,7 +759,7 @@ def main():
                                            " | ".join(sorted({r.get("lockdown") or "?" for r in ran})) or "none ran"))
     print("GPU phase: %d honest and demo candidates in %.1f s with %d GPU job(s)%s: %.1f per minute, %.1f per GPU "
           "(after each variant's oracle and baseline timing)" % (
-              len(timed), gpu_wall, jobs, ", %d at a time on each" % concurrent if concurrent > 1 else "",
+              len(timed), gpu_wall, jobs, ", %d at a time on each" % at_once if at_once > 1 else "",
               60 * len(timed) / max(gpu_wall, 1e-9), 60 * len(timed) / max(gpu_wall, 1e-9) / jobs))
     kernelbench_table(results)
     cost_table(results, suite, 60 * len(timed) / max(gpu_wall, 1e-9) / jobs)
