@@ -104,7 +104,7 @@ HARNESS_LIKE="written by prepare --runtime"
 # (a one-GPU host with CPUs to spare: this machine may have two)
 test_expect_success 'a Python candidate'"'"'s harness starts before the lease, gated; its module loads only in the lease' '
 	mkdir -p gpu && fake_early slowimport fakescale && expect slowimport fakescale &&
-	test "$(field runs/slowimport.fakescale/verify.json "d[\"harness_start\"]")" = "before the lease" &&
+	test "$(field runs/slowimport.fakescale/verify.json "d[\"harness_start\"]")" = "before the lease, its CUDA context too (on deck)" &&
 	field runs/slowimport.fakescale/verify.json "d[\"start_seconds\"] >= 1.9" | grep -q True
 '
 test_expect_success LONG 'one that ends while it waits for the lease is not the candidate'"'"'s fault: another starts in the lease' '

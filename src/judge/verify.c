@@ -1168,16 +1168,16 @@ earlyharness(struct judge *j)
 	j->started = "before the lease";
 }
 
-/* a CUDA candidate's harness started before the lease makes its CUDA
- * context (some 0.1 s) while it waits, where it is the one harness on
- * deck: the lease holder's fence leaves room for one (proto.h hkeep).
- * The deck's fd (closed once the lease is taken), else -1 */
+/* a candidate's harness started before the lease makes its CUDA context
+ * (some 0.1 s; torch's, for a Python one) while it waits, where it is
+ * the one harness on deck: the lease holder's fence leaves room for one
+ * (proto.h hkeep). The deck's fd (closed once the lease is taken), else -1 */
 static int
 ondeck(struct judge *j)
 {
 	int fd;
 
-	if (!j->h.early || j->h.python)
+	if (!j->h.early)
 		return -1;
 	if ((fd = gpudeck(j->o->lockdir, j->device)) < 0)
 		die(EXIT_RETRY, "cannot take the GPU slot's deck in '%s':", j->o->lockdir);

@@ -258,20 +258,41 @@ def crashed():
     os._exit(3)
 
 
-def gate():
+def gate(context):
     """wait, loaded, for the parent's "go" line before anything touches the
     GPU (bench starts the oracle so while the candidate's calls run); read
     unbuffered, a byte at a time from the command pipe (fd 3): the rest of
-    it is the protocol, harnessmain's. Anything else (the parent gone)
-    ends it"""
-    line = b""
-    while not line.endswith(b"\n") and len(line) < 8:
-        c = os.read(3, 1)
-        if not c:
-            break
-        line += c
-    if line != b"go\n":
-        os._exit(0)
+    it is the protocol, harnessmain's. A "ctx" line before it: context()
+    makes the CUDA context now (the parent has room for it), once.
+    Anything else (the parent gone) ends it"""
+    while True:
+        line = b""
+        while not line.endswith(b"\n") and len(line) < 8:
+            c = os.read(3, 1)
+            if not c:
+                break
+            line += c
+        if line == b"ctx\n" and context:
+            context()
+            context = None
+            continue
+        if line != b"go\n":
+            os._exit(0)
+        return
+
+
+def makecontext(device, fake):
+    """the CUDA context (torch's, the device's primary one, which
+    harnessmain's then finds made) and nothing of the candidate's; a
+    failure shows after go, in harnessmain's reply"""
+    if fake:
+        return
+    try:
+        import torch
+        torch.cuda.set_device(int(device))
+        torch.empty(1, device="cuda")
+    except BaseException:
+        pass
 
 
 def main():
@@ -313,7 +334,7 @@ def main():
         # started before the lease (or beside another harness's calls):
         # Python and torch (and for a candidate Triton, guard's) are
         # loaded; the module, whose code may touch the GPU, only after go
-        gate()
+        gate(lambda: makecontext(device, spec.get("fake", 0)))
     fn, mod, failure, why = load(source, entry)
     if checked and fn:
         # what the candidate's calls may launch: its kernels and torch's fills
