@@ -25,5 +25,9 @@ int harnessmain(int argc, char **argv, harnesscall fn, void (*after)(void), int 
 /* a rule the caller's own guard caught during the call (pyharness.py's:
  * streams, host_compute): the call's reply is "violation RULE DETAIL" */
 void harnessrefuse(const char *rule, const char *detail);
+/* the CUDA context on DEVICE now, before harnessmain (which then finds it
+ * made): a gated harness's answer to "ctx", pyharness.py's at its gate.
+ * dv_init's result */
+int harnessctx(int device);
 
 #endif

@@ -281,18 +281,6 @@ def gate(context):
         return
 
 
-def makecontext(device, fake):
-    """the CUDA context (torch's, the device's primary one, which
-    harnessmain's then finds made) and nothing of the candidate's; a
-    failure shows after go, in harnessmain's reply"""
-    if fake:
-        return
-    try:
-        import torch
-        torch.cuda.set_device(int(device))
-        torch.empty(1, device="cuda")
-    except BaseException:
-        pass
 
 
 def main():
@@ -334,7 +322,9 @@ def main():
         # started before the lease (or beside another harness's calls):
         # Python and torch (and for a candidate Triton, guard's) are
         # loaded; the module, whose code may touch the GPU, only after go
-        gate(lambda: makecontext(device, spec.get("fake", 0)))
+        # ("ctx": the device's primary context, as harnessmain makes it,
+        # which torch then shares; a failure shows in harnessmain's reply)
+        gate(lambda: rt.harnessctx(int(device)))
     fn, mod, failure, why = load(source, entry)
     if checked and fn:
         # what the candidate's calls may launch: its kernels and torch's fills
