@@ -22,7 +22,8 @@ while :; do
 	esac
 done
 test $# -ge 2 || { echo "usage: bench/gpu-ab.sh [--pairs 1|2] [--seconds N] TREE_A TREE_B SUITE_ARG..." >&2; exit 2; }
-a=$(cd "$1" && pwd) b=$(cd "$2" && pwd) || exit 2
+a=$(cd "$1" && pwd) || exit 2
+b=$(cd "$2" && pwd) || exit 2
 shift 2
 mkdir -p "$out"
 order="$a $b"

@@ -1650,6 +1650,18 @@ childkill(struct child *c)
 	}
 }
 
+void
+childdetach(struct child *c)
+{
+	if (c->cmdfd >= 0) close(c->cmdfd);
+	if (c->repfd >= 0) close(c->repfd);
+	if (c->sockfd >= 0) close(c->sockfd);
+	if (c->shmfd >= 0) close(c->shmfd);
+	if (c->shm && c->shm != MAP_FAILED) munmap(c->shm, c->shmlen ? c->shmlen : 1);
+	c->cmdfd = c->repfd = c->shmfd = c->sockfd = -1;
+	c->shm = NULL;
+}
+
 int
 childstop(struct child *c)
 {

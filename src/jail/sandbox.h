@@ -156,6 +156,9 @@ struct childprog {
 int childstart(struct child *c, const struct childprog *p, char *err, size_t errlen);
 /* send one command line; -1 when the child is gone */
 int childsend(struct child *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* its descriptors closed and its shared memory unmapped, the process
+ * left running for childstop to reap */
+void childdetach(struct child *c);
 /* read one reply line within seconds: 0 ok, -1 timeout, -2 the child closed it */
 int childread(struct child *c, char *line, size_t cap, double seconds);
 /* kill the child's whole process group, reap it; returns its wait status */

@@ -727,6 +727,7 @@ void
 hretire(struct harness *h, struct harness *to)
 {
 	childsend(&h->ch, "quit");
+	childdetach(&h->ch);
 	*to = *h;
 	h->ch.pid = 0;
 	h->ch.cmdfd = h->ch.repfd = h->ch.shmfd = h->ch.sockfd = -1;

@@ -212,9 +212,10 @@ int hadopt(struct harness *h, const struct task *t, const char *so, int timeout,
 void hkill(struct harness *h);
 /* the harness ended (its wait status; 0 once it had been stopped) */
 int hstop(struct harness *h);
-/* told to quit, and moved to *to, which hstop reaps later, so that its
- * process's end (its CUDA context's, some 0.1 s) comes after the GPU
- * lease: for an oracle's harness whose work is done (trusted, never
+/* told to quit (its commands' pipe closed, its shared memory unmapped)
+ * and moved to *to, which hstop reaps later: the parent does not wait in
+ * the lease for its process's end (its CUDA context's teardown, some
+ * 0.1 s). For an oracle's harness whose work is done (trusted, never
  * fenced), or a candidate's that gave its fence back (export) and was
  * killed (hkill). h is left stopped */
 void hretire(struct harness *h, struct harness *to);

@@ -478,9 +478,9 @@ dosample(void)
 /* the held copies for the oracle's harness (the calls are over): their
  * descriptor over the socket, then the reply. The fence goes first, all
  * of it: the oracle's harness needs room beside them (its copy of them,
- * its buffers, the flush, its libraries), and this process, whose end
- * the parent may leave until after its GPU lease, ends with no fence to
- * give back beside another's timed calls */
+ * its buffers, the flush, its libraries), and this process, which the
+ * parent kills once the oracle has its copy and reaps after its GPU
+ * lease, ends with no fence to give back beside another's timed calls */
 static void
 doexport(void)
 {
@@ -488,7 +488,8 @@ doexport(void)
 		reply("cuda 801 no held copies to share");
 		return;
 	}
-	unfence(LLONG_MAX);
+	if (C.holdfd >= 0)
+		unfence(LLONG_MAX);
 	if (fail(dv_sync()))
 		return;
 	if (C.holdfd < 0)
@@ -750,9 +751,12 @@ harnessmain(int argc, char **argv, harnesscall fn, void (*afterfn)(void), int fa
 		dv_driver();
 		awaitgo(atoi(argv[3]));
 	}
-	if (ctxmade >= 0) /* at "ctx", here or at pyharness.py's gate */
+	/* made at "ctx" (here or at pyharness.py's gate), else now: one that
+	 * failed there (the lease holder's candidate had taken the room) is
+	 * tried again in the lease */
+	if (ctxmade == 0)
 		info = ctxinfo;
-	if ((e = ctxmade >= 0 ? ctxmade : dv_init(atoi(argv[3]), &info)) != 0) {
+	if ((e = ctxmade == 0 ? 0 : dv_init(atoi(argv[3]), &info)) != 0) {
 		reply("nodevice %s", dv_error(e));
 		return 0;
 	}

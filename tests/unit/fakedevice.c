@@ -39,7 +39,8 @@ fake_scale_events(double f)
 
 /* as a GPU host with the leased GPU alone visible: CUDA_VISIBLE_DEVICES
  * names one device (a fake UUID from it), and that is device 0; one
- * named slowctx... takes 2 s to make its context */
+ * named slowctx... takes 2 s to make its context, one named failctx...
+ * fails to make the first */
 int
 dv_init(int device, struct dvinfo *info)
 {
@@ -49,6 +50,9 @@ dv_init(int device, struct dvinfo *info)
 		return 100; /* cudaErrorNoDevice: the harness must see one GPU alone */
 	if (device != 0)
 		return 101; /* cudaErrorInvalidDevice */
+	static int made;
+	if (!strncmp(v, "failctx", 7) && !made++)
+		return 2; /* cudaErrorMemoryAllocation: the first context fails, as where no room was left (t0800) */
 	if (!strncmp(v, "slowctx", 7)) { /* a device whose context takes 2 s to make (t0800) */
 		struct timespec t = { 2, 0 };
 		nanosleep(&t, NULL);
