@@ -287,7 +287,8 @@ struct bcase {
 	unsigned char key[32];       /* this run's: every call's seeds */
 	uint64_t rng;                /* the parent's choices (which calls are kept, which group) */
 	struct harness *retire;      /* two: where the oracle's harness and the candidate's go once done
-	                              * (hretire), to be reaped after the lease; or NULL */
+	                              * (hretire), to be reaped after the lease (a baseline's case,
+	                              * which judges nothing and kills nothing, has none) */
 };
 
 static uint64_t
@@ -890,15 +891,12 @@ timecase(struct bcase *b, struct harness *h, const char *so, const char *entry, 
 		if (keptintact(h, tm) < 0)
 			goto out;
 	}
-	if (judging) { /* its end after the lease, where the caller reaps it */
+	if (judging) { /* reaped after the lease, by the caller */
 		double t1 = now();
-		if (b->retire)
-			hretire(&oh, b->retire);
-		else
-			hstop(&oh);
+		hretire(&oh, b->retire);
 		tm->check[CK_ORACLE_END] = now() - t1;
 	}
-	if (tm->quit && b->retire) /* killed, its fence given back at the export: reaped after the lease */
+	if (tm->quit) /* killed, its fence given back at the export: reaped after the lease */
 		hretire(h, &b->retire[1]);
 	else
 		endcandidate(h, tm);

@@ -729,9 +729,7 @@ hretire(struct harness *h, struct harness *to)
 	childsend(&h->ch, "quit");
 	childdetach(&h->ch);
 	*to = *h;
-	h->ch.pid = 0;
-	h->ch.cmdfd = h->ch.repfd = h->ch.shmfd = h->ch.sockfd = -1;
-	h->ch.shm = NULL;
+	h->ch.pid = 0; /* what else hstop would undo is to's now */
 	h->ch.scratch[0] = h->ch.cgroup[0] = 0;
 }
 

@@ -132,9 +132,9 @@ int hready(struct harness *h, struct hres *r);
  * the candidate's has run then: start another). Not gated: 0 */
 int hgo(struct harness *h);
 /* a gated harness makes its CUDA context now, before hgo (a Python one
- * torch's, before the candidate's module loads): only where the caller
- * has room for it beside the lease holder's fence, the lease holder's
- * own oracle, or the one harness on deck (gpudeck). 0, or -1 when it has
+ * too, before the candidate's module loads): only where the caller has
+ * room for it beside the lease holder's fence, the lease holder's own
+ * oracle, or the one harness on deck (gpudeck). 0, or -1 when it has
  * ended (hgo then says so) */
 int hctx(struct harness *h);
 /* 1 when this host has CPUs to spare beside another edge's timed calls

@@ -1169,8 +1169,7 @@ earlyharness(struct judge *j)
 }
 
 /* a candidate's harness started before the lease makes its CUDA context
- * (some 0.1 s; torch's, for a Python one) while it waits, where it is
- * the one harness on deck: the lease holder's fence leaves room for one
+ * (some 0.1 s) while it waits, where it is the one harness on deck: the lease holder's fence leaves room for one
  * (proto.h hkeep). The deck's fd (closed once the lease is taken), else -1 */
 static int
 ondeck(struct judge *j)

@@ -281,8 +281,6 @@ def gate(context):
         return
 
 
-
-
 def main():
     if len(sys.argv) not in (6, 7) or sys.argv[6:] not in ([], ["open"], ["open-tf32"]):
         sys.stderr.write("usage: pyharness.py SPEC LIB SOURCE ENTRY DEVICE [open|open-tf32]\n")
