@@ -287,15 +287,21 @@ test_expect_success 'the harness on deck makes its CUDA context before the lease
 	test "$(field $v "d[\"harness_start\"]")" = "before the lease, its CUDA context too (on deck)" &&
 	field $v "d[\"start_seconds\"] < 1" | grep -q True
 '
+# the lease was taken (the record's time less the lease's) 2 s (the
+# context's) or more after the other edge left the deck
 test_expect_success LONG 'one on deck at a time: while another edge is on it, the harness makes no context (it waits its turn)' '
-	mkdir -p gpu && rm -f deckheld && python3 -c "import fcntl, sys, time
+	mkdir -p gpu && rm -f deckheld left && python3 -c "import fcntl, sys, time
 f, g = open(sys.argv[1], \"a\"), open(sys.argv[2], \"a\")
-fcntl.flock(f, fcntl.LOCK_EX); fcntl.flock(g, fcntl.LOCK_EX); open(\"deckheld\", \"w\").close(); time.sleep(3)" \
-		gpu/gpu0.deck gpu/gpu0.lock &
+fcntl.flock(f, fcntl.LOCK_EX); fcntl.flock(g, fcntl.LOCK_EX); open(\"deckheld\", \"w\").close(); time.sleep(3)
+open(\"left\", \"w\").write(repr(time.time()))" gpu/gpu0.deck gpu/gpu0.lock &
 	k=0; while ! test -e deckheld && test $k -lt 600; do sleep 0.05; k=$((k + 1)); done &&
 	CUDA_VISIBLE_DEVICES=slowctx RETORT_SPARE_CPUS=1 candidate ok fakescale && expect ok fakescale &&
 	v=runs/ok.fakescale/verify.json && wait &&
-	field $v "d[\"start_seconds\"] >= 1.9" | grep -q True
+	python3 -c "import json, os, sys
+d = json.load(open(sys.argv[1]))
+lease = os.stat(sys.argv[1]).st_mtime - d[\"gpu_seconds\"]
+print(lease - float(open(\"left\").read()), d[\"start_seconds\"])
+sys.exit(not (lease - float(open(\"left\").read()) >= 1.9 and d[\"start_seconds\"] < 1))" $v
 '
 test_expect_success LONG 'bench'"'"'s oracle makes its CUDA context beside the candidate'"'"'s calls (150 ms each)' '
 	CUDA_VISIBLE_DEVICES=slowctx RETORT_SPARE_CPUS=1 candidate slow fakescale && expect slow fakescale &&

@@ -210,8 +210,8 @@ hispython(const char *so)
 	return n > 3 && !strcmp(so + n - 3, ".py");
 }
 
-/* the line of JSON pyharness.py reads: the arguments, each case's tensor
- * shapes by its sizes, and whether to wait for hgo (malloc'd) */
+/* the line of JSON pyharness.py reads: the arguments, each case's sizes,
+ * tensor shapes and scalars, and whether to wait for hgo (malloc'd) */
 static char *
 pyspec(const struct harness *h)
 {
@@ -226,9 +226,11 @@ pyspec(const struct harness *h)
 		int n = t->npool;
 		const struct tcase *all = set < SET_COUNT ? taskcases(t, set, &n) : t->pool;
 		for (const struct tcase *c = all; c < all + n; c++) {
-			json_t *sizes = json_array(), *dims = json_array();
+			json_t *sizes = json_array(), *dims = json_array(), *scalars = json_array();
 			for (int i = 0; i < c->nsizes; i++)
 				json_array_append_new(sizes, json_integer(c->sizes[i]));
+			for (int i = 0; i < c->nscalars; i++)
+				json_array_append_new(scalars, json_real(c->scalars[i]));
 			for (int i = 0; i < t->nargs; i++) {
 				json_t *d = json_array();
 				if (!istensor(&t->args[i])) {
@@ -239,7 +241,8 @@ pyspec(const struct harness *h)
 					json_array_append_new(d, json_integer(c->dims[i][j]));
 				json_array_append_new(dims, d);
 			}
-			json_array_append_new(cases, json_pack("{s:o, s:o}", "sizes", sizes, "dims", dims));
+			json_array_append_new(cases, json_pack("{s:o, s:o, s:o}", "sizes", sizes, "dims", dims, "scalars",
+			                                       scalars));
 		}
 	}
 	json_object_set_new(o, "args", args);
@@ -331,8 +334,10 @@ hready(struct harness *h, struct hres *r)
 	char line[8192];
 
 	memset(r, 0, sizeof *r);
-	if (await(h, line, sizeof line, h->wrapped ? 300 : 120, "loading", r))
-		return 1;
+	do {
+		if (await(h, line, sizeof line, h->wrapped ? 300 : 120, "loading", r))
+			return 1;
+	} while (h->waits > 0 && !strncmp(line, "waiting", 7) && h->waits--); /* hwait's, late */
 	if (!strncmp(line, "nodevice", 8))
 		return failed(h, "the GPU is gone: %s", line + 9);
 	if (!strncmp(line, "loaderror", 9) || !strncmp(line, "noentry", 7))
@@ -406,6 +411,29 @@ int
 hctx(struct harness *h)
 {
 	return h->gated ? childsend(&h->ch, "ctx") : 0;
+}
+
+int
+hwait(struct harness *h, double seconds)
+{
+	char line[512];
+
+	if (!h->gated)
+		return 0;
+	if (childsend(&h->ch, "wait") < 0)
+		return -1;
+	h->waits++;
+	if (childread(&h->ch, line, sizeof line, seconds) != 0)
+		return -1;
+	if (strncmp(line, "waiting", 7)) { /* out of step: ended here, so that hgo says so */
+		siginfo_t si;
+		childkill(&h->ch);
+		waitid(P_PID, (id_t)h->ch.pid, &si, WEXITED | WNOWAIT);
+		return failed(h, "a gated harness's reply was not 'waiting': '%s'", line);
+	}
+	h->waits--;
+	snprintf(h->waited, sizeof h->waited, "%.255s", line[7] == ' ' ? line + 8 : "");
+	return 0;
 }
 
 int

@@ -50,6 +50,8 @@ struct harness {
 	                             * context and its object */
 	int adopted;                /* hadopt's: started, and ready, in the process that execed this one */
 	int early;                  /* spawned gated before the GPU lease (hearlyok): hgo, then hready */
+	int waits;                  /* hwait's "wait" lines whose reply is unread (hready skips it) */
+	char waited[256];           /* what the last "waiting" reply said the harness had done at its gate */
 };
 
 struct hres {
@@ -137,6 +139,12 @@ int hgo(struct harness *h);
  * oracle, or the one harness on deck (gpudeck). 0, or -1 when it has
  * ended (hgo then says so) */
 int hctx(struct harness *h);
+/* a gated harness done with what it does before its gate (a Python
+ * candidate's kernels compiled: pyharness.py's warm; the context hctx
+ * asked for): 0 once it says so (what it said in h->waited), -1 when it
+ * did not within seconds (its reply then comes later, and hready skips
+ * it) or has ended (hgo then says so). Not gated: 0 */
+int hwait(struct harness *h, double seconds);
 /* 1 when this host has CPUs to spare beside another edge's timed calls
  * (the load average at most the CPUs less 2, and at least 4): loading a
  * harness beside them would otherwise slow what the parent's clock

@@ -88,6 +88,9 @@ static const char usage[] =
 	"       verify --baseline [options] -o ORACLE_JSON TASK_JSON HARNESS EXPECTED_JSON BASELINE_SO\n";
 
 enum { RUNS_PER_CASE = 3 };
+/* how long a harness on deck may take to make its CUDA context before the
+ * lease is taken all the same (it goes on in the lease then) */
+enum { CTX_SECONDS = 20 };
 /* a reference's address space, MiB: the largest case the CPU runs (4 GiB
  * of tensors, twice that widened to float) with room; Python's float64
  * copies and torch's mappings need more (doc/verification.md) */
@@ -1069,6 +1072,7 @@ struct judge {
 	double startsec;            /* the harness's start, to its first reply */
 	size_t shmall;              /* the shared memory made for the harness (bench's first case's too) */
 	const char *started;        /* where the harness started: harness_start */
+	char warm[256];             /* what it did before the lease besides: harness_warm */
 	json_t *pooljson;           /* the pool runs' JSON (the vruns point into it) */
 };
 
@@ -1168,9 +1172,13 @@ earlyharness(struct judge *j)
 	j->started = "before the lease";
 }
 
-/* a candidate's harness started before the lease makes its CUDA context
- * (some 0.1 s) while it waits, where it is the one harness on deck: the lease holder's fence leaves room for one
- * (proto.h hkeep). The deck's fd (closed once the lease is taken), else -1 */
+/* a candidate's harness started before the lease: once it has loaded (a
+ * Python candidate's kernels compiled too, pyharness.py's warm), it makes
+ * its CUDA context (some 0.1 s), where it is the one harness on deck: the
+ * lease holder's fence leaves room for one (proto.h hkeep). The lease is
+ * taken after both. The deck's fd (closed once the lease is taken), else
+ * -1 (a harness that did not say it had loaded within the call's time
+ * goes on loading in the lease, as one started there would) */
 static int
 ondeck(struct judge *j)
 {
@@ -1178,10 +1186,14 @@ ondeck(struct judge *j)
 
 	if (!j->h.early)
 		return -1;
+	if (hwait(&j->h, j->o->timeout) < 0) /* an end shows at hgo */
+		return -1;
+	snprintf(j->warm, sizeof j->warm, "%s", j->h.waited);
 	if ((fd = gpudeck(j->o->lockdir, j->device)) < 0)
 		die(EXIT_RETRY, "cannot take the GPU slot's deck in '%s':", j->o->lockdir);
-	hctx(&j->h); /* an end it caused shows at hgo */
-	j->started = "before the lease, its CUDA context too (on deck)";
+	hctx(&j->h);
+	j->started = hwait(&j->h, CTX_SECONDS) < 0 ? "before the lease, its CUDA context on deck, still being made at it"
+	                                           : "before the lease, its CUDA context too (on deck)";
 	return fd;
 }
 
@@ -1838,6 +1850,8 @@ candidate(const struct opts *o, const char *taskpath, const char *compilepath, c
 	handing = o->bench && j.res.verdict == ST_CORRECT && !o->sanitize;
 	json_object_set_new(j.res.rec, "start_seconds", json_real(j.startsec));
 	json_object_set_new(j.res.rec, "harness_start", json_string(j.started));
+	if (*j.warm)
+		json_object_set_new(j.res.rec, "harness_warm", json_string(j.warm));
 	json_object_set_new(j.res.rec, "phase_seconds", json_pack("{s:f,s:f,s:f,s:f,s:f}", "cases", j.res.phase[0], "calls",
 	                    j.res.phase[1], "fetches", j.res.phase[2], "comparisons", j.res.phase[3], "end", j.res.phase[4]));
 	if (j.res.verdict == ST_CORRECT && o->sanitize && !hispython(sopath))

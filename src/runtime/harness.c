@@ -691,7 +691,8 @@ harnessctx(int device)
 
 /* the parent's "go" (its GPU lease), or the end of this process. Before
  * it, "ctx": the CUDA context now, out of the room the lease holder's
- * fence leaves its neighbours (hkeep), and nothing else on the device */
+ * fence leaves its neighbours (hkeep), and nothing else on the device;
+ * "wait": the reply "waiting" once what came before it is done */
 static void
 awaitgo(int device)
 {
@@ -701,9 +702,12 @@ awaitgo(int device)
 	while (fscanf(cmd, "%31s", word) == 1) {
 		if (!strcmp(word, "go"))
 			return;
-		if (strcmp(word, "ctx") || ctxmade >= 0)
+		if (!strcmp(word, "wait"))
+			reply("waiting%s", ctxmade < 0 ? "" : ctxmade ? " (its CUDA context failed)" : " (its CUDA context made)");
+		else if (!strcmp(word, "ctx") && ctxmade < 0)
+			harnessctx(device);
+		else
 			break;
-		harnessctx(device);
 	}
 	_exit(0);
 }

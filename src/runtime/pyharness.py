@@ -224,24 +224,132 @@ def cupti():
     return None
 
 
-def kernels(mod):
-    """the names of the Triton kernels in the candidate's module (the launch
-    check allows those): @triton.jit functions, under autotune and
-    heuristics (the screen keeps kernels at module level)"""
+def jitted(mod):
+    """the Triton kernels of the candidate's module: @triton.jit functions,
+    under autotune and heuristics (the screen keeps kernels at module level)"""
     try:
         from triton.runtime.jit import JITFunction
     except ImportError:
         return []
-    names = set()
+    found = []
     for v in list(vars(mod).values()):
         for _ in range(8):  # autotune(heuristics(jit(f))): each wraps the next as .fn
             if isinstance(v, JITFunction):
-                names.add(v.fn.__name__)
+                if v not in found:
+                    found.append(v)
                 break
             v = getattr(v, "fn", None)
             if v is None:
                 break
-    return sorted(names)
+    return found
+
+
+def kernels(mod):
+    """the names of the candidate's kernels (the launch check allows those)"""
+    return sorted({k.fn.__name__ for k in jitted(mod)})
+
+
+def torchdtype(torch, name):
+    """the torch dtype of dtype NAME's tensors, as Wrap.tensor makes them"""
+    typestr, view = STORAGE[name]
+    if view:
+        return getattr(torch, view)
+    return getattr(torch, {"f": "float", "i": "int", "u": "uint"}[typestr[1]] + str(8 * int(typestr[2:])))
+
+
+def context():
+    """whether the device's primary CUDA context is active (warm makes none)"""
+    try:
+        cu = ctypes.CDLL("libcuda.so.1")
+    except OSError:
+        return False
+    flags, active = ctypes.c_uint(), ctypes.c_int()
+    return cu.cuDevicePrimaryCtxGetState(0, ctypes.byref(flags), ctypes.byref(active)) == 0 and active.value != 0
+
+
+def warm(rt, mod, fn, spec):
+    """A Triton candidate's kernels compiled before the lease: the entry
+    point called once a case, on meta tensors (no memory, nothing on the
+    device), with Triton's JIT made to compile without launching (its
+    warmup) and an autotuner's configs each compiled, none timed (the
+    first call in the lease times them, as it would have). Whatever the
+    host code allocates goes to the meta device too; the launch check
+    allows no launch. A case whose call fails ends the pass: what it did
+    not compile, the JIT compiles at the first call in the lease, as it
+    would without it. Returns what it did (for the "waiting" reply) and
+    the refusal a launch during it makes the first call's"""
+    import time
+    import torch
+    from torch.overrides import TorchFunctionMode
+    from triton.runtime.autotuner import Autotuner
+    from triton.runtime import driver
+    from triton.runtime.jit import JITFunction
+
+    class Meta(TorchFunctionMode):
+        def __torch_function__(self, func, types, args=(), kwargs=None):
+            kwargs = kwargs or {}
+            if "device" in kwargs:
+                kwargs = dict(kwargs, device="meta")
+            return func(*args, **kwargs)
+
+    def compiles(self, *args, grid=None, warmup=None, **kwargs):
+        return run(self, *args, grid=grid, warmup=True, **kwargs)
+
+    def configs(self, *args, **kwargs):
+        for config in self.configs:
+            self.fn.run(*args, **{**kwargs, **config.all_kwargs()})
+
+    t0, done, why, seen = time.perf_counter(), 0, None, set()
+    run, tune, refuse = JITFunction.run, Autotuner.run, rt.harnessrefuse
+    JITFunction.run, Autotuner.run, rt.harnessrefuse = compiles, configs, lambda rule, detail: None
+    active = driver.active
+    stream = vars(active).get("get_current_stream")
+    active.get_current_stream = lambda device: 0  # torch's current stream: not used for a warmup
+    rt.launchallow(b"")
+    rt.launchbegin()
+    try:
+        with Meta():
+            for c in spec["cases"]:
+                key = (tuple(c["sizes"]), tuple(c.get("scalars", ())))
+                if key in seen:
+                    continue
+                seen.add(key)
+                args, it, isz, isc = [], 0, 0, 0
+                for a in spec["args"]:
+                    if a["kind"] in TENSOR:
+                        args.append(torch.empty(c["dims"][it], dtype=torchdtype(torch, a["dtype"]), device="meta"))
+                        it += 1
+                    elif a["kind"] == "size":
+                        args.append(c["sizes"][isz])
+                        isz += 1
+                    else:
+                        v = c["scalars"][isc] if isc < len(c.get("scalars", ())) else 1.0
+                        args.append(int(v) if a["dtype"] in INTEGER else float(v))
+                        isc += 1
+                fn(*args)
+                done += 1
+    except Exception as e:
+        why = ("%s: %s" % (type(e).__name__, e)).replace("\n", " ")[:160]
+    finally:
+        rt.launchend()
+        JITFunction.run, Autotuner.run, rt.harnessrefuse = run, tune, refuse
+        if stream is None:
+            del active.get_current_stream
+        else:
+            active.get_current_stream = stream
+    rule, detail = ctypes.create_string_buffer(64), ctypes.create_string_buffer(512)
+    rt.launchviolation.argtypes = [ctypes.c_char_p, ctypes.c_size_t, ctypes.c_char_p, ctypes.c_size_t]
+    launched = rt.launchviolation(rule, 64, detail, 512) != 0
+    made = sum(len(caches[0]) for k in jitted(mod) for caches in k.device_caches.values())
+    note = "%d kernels compiled before the lease, for %d of %d cases, in %.2f s" % (
+        made, done, len(seen), time.perf_counter() - t0)
+    if why:
+        note += "; stopped at a call that failed (%s)" % why
+    note += "; a CUDA context made" if context() else "; no CUDA context"
+    if launched:
+        note += "; it launched a kernel"
+        return note, (b"launches", b"the candidate launched a kernel before its GPU lease: " + detail.value)
+    return note, None
 
 
 def lockrefused(rt):
@@ -258,13 +366,14 @@ def crashed():
     os._exit(3)
 
 
-def gate(context):
+def gate(context, note):
     """wait, loaded, for the parent's "go" line before anything touches the
     GPU (bench starts the oracle so while the candidate's calls run); read
     unbuffered, a byte at a time from the command pipe (fd 3): the rest of
     it is the protocol, harnessmain's. A "ctx" line before it: context()
-    makes the CUDA context now (the parent has room for it), once.
-    Anything else (the parent gone) ends it"""
+    makes the CUDA context now (the parent has room for it), once. A
+    "wait" line: the reply "waiting NOTE" (on fd 4), NOTE what was done
+    before the gate. Anything else (the parent gone) ends it"""
     while True:
         line = b""
         while not line.endswith(b"\n") and len(line) < 8:
@@ -273,8 +382,12 @@ def gate(context):
                 break
             line += c
         if line == b"ctx\n" and context:
-            context()
+            made = context()
+            note = ((note + "; ") if note else "") + ("its CUDA context failed" if made else "its CUDA context made")
             context = None
+            continue
+        if line == b"wait\n":
+            os.write(4, ("waiting %s\n" % note).encode() if note else b"waiting\n")
             continue
         if line != b"go\n":
             os._exit(0)
@@ -316,14 +429,23 @@ def main():
         lib_cupti = cupti()
         if lib_cupti:
             rt.launchwatch(lib_cupti.encode())
+    # a Triton candidate started before the lease loads its module then (the
+    # screen has made loading run only imports, definitions and constants)
+    # and compiles its kernels (warm); a trusted module, whose code may
+    # touch the GPU, loads only after go
+    early, note, refusal = checked and spec.get("gate"), "", None
+    if early:
+        fn, mod, failure, why = load(source, entry)
+        if fn:
+            note, refusal = warm(rt, mod, fn, spec)
     if spec.get("gate"):
         # started before the lease (or beside another harness's calls):
         # Python and torch (and for a candidate Triton, guard's) are
-        # loaded; the module, whose code may touch the GPU, only after go
-        # ("ctx": the device's primary context, as harnessmain makes it,
-        # which torch then shares; a failure shows in harnessmain's reply)
-        gate(lambda: rt.harnessctx(int(device)))
-    fn, mod, failure, why = load(source, entry)
+        # loaded ("ctx": the device's primary context, as harnessmain makes
+        # it, which torch then shares; a failure shows in harnessmain's reply)
+        gate(lambda: rt.harnessctx(int(device)), note)
+    if not early:
+        fn, mod, failure, why = load(source, entry)
     if checked and fn:
         # what the candidate's calls may launch: its kernels and torch's fills
         rt.launchallow("\n".join(kernels(mod) + [TORCH_FILLS]).encode())
@@ -331,6 +453,9 @@ def main():
     result = []
 
     def call(_fn, ptrs, sizes, scalars):
+        if refusal:  # a launch before the lease (warm)
+            rt.harnessrefuse(*refusal)
+            return
         try:
             sz = tuple(sizes[i] for i in range(wrap.nsizes))
             args, tens = wrap.params(ptrs, sz, [scalars[i] for i in range(wrap.nscalars)])

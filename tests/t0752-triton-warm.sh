@@ -1,0 +1,93 @@
+#!/bin/sh
+# t0752: a Triton candidate's kernels compiled before its GPU lease
+# (pyharness.py's warm), on the CPU, with torch and Triton from the test
+# environment out/refenv-kernelbench (skipped visibly without it) and a
+# Triton driver that names an sm_90 target and nothing else
+# (tests/lib/warm.py): each case's specialisations compiled on meta
+# tensors, every autotuning config compiled and none timed or chosen,
+# the host code's allocations on the meta device, a failing case ending
+# the pass, a launch during it made the first call's refusal, and Triton
+# and the runtime put back as they were.
+. "$(dirname "$0")/lib/lib.sh"
+
+if ! PY=$("$RETORT_ROOT/tests/lib/pyenv" tests/kernelbench/requirements.txt out/refenv-kernelbench 2>"$T/pyenv.err"); then
+	echo "1..0 # SKIP no Python environment with torch and Triton (PyPI out of reach?): $(tail -n 1 "$T/pyenv.err")"
+	exit 0
+fi
+HONEST=$RETORT_ROOT/tests/kernels/triton/honest
+mkdir -p "$T/p" && cd "$T/p" && "$RETORT_BIN/prepare" --runtime --fake "$RETORT_ROOT/tests/unit/fakedevice.c" \
+	--src "$RETORT_ROOT/src" -o out/runtime/harness.o >/dev/null || { echo "Bail out! prepare --runtime failed"; exit 1; }
+# spec ARGS CASE...: the pyspec line of a task with ARGS ("x:in:f32 n:size:i64 ...") and cases
+# ("SIZES/DIMS/SCALARS": "4096/4096,4096/" is sizes [4096], dims [[4096], [4096]], no scalars)
+spec() {
+	python3 - "$@" <<-\PY
+	import json, sys
+	args = [dict(zip(("name", "kind", "dtype"), a.split(":"))) for a in sys.argv[1].split()]
+	cases = []
+	for c in sys.argv[2:]:
+	    sizes, dims, scalars = c.split("/")
+	    cases.append({"sizes": [int(x) for x in sizes.split(",") if x],
+	                  "dims": [[int(x) for x in d.split("x")] for d in dims.split(",") if d],
+	                  "scalars": [float(x) for x in scalars.split(",") if x]})
+	print(json.dumps({"args": args, "cases": cases}))
+	PY
+}
+# warm CANDIDATE SPEC [launched]: warm.json
+warm() { "$PY" "$RETORT_ROOT/tests/lib/warm.py" out/runtime/py/harness.py "$@" >warm.json 2>warm.err; }
+
+test_expect_success 'each case'"'"'s kernel compiled on meta tensors, once a specialisation; no launch allowed, Triton put back' '
+	cd p && spec "x:in:f32 y:out:f32 rows:size:i64 cols:size:i64" 256,4096/256x4096,256x4096/ \
+		37,1000/37x1000,37x1000/ 512,4096/512x4096,512x4096/ 256,4096/256x4096,256x4096/ >s.json &&
+	warm "$HONEST/softmax.f32.cols4096.py" s.json &&
+	test "$(field warm.json "d[\"compiled\"]")" = "{'"'"'softmax_kernel'"'"': 2}" &&
+	field warm.json "d[\"note\"]" | grep -q "^2 kernels compiled before the lease, for 3 of 3 cases, in [0-9.]* s; no CUDA context$" &&
+	test "$(field warm.json "d[\"calls\"]")" = "[\"launchallow '"'"''"'"'\", '"'"'launchbegin'"'"', '"'"'launchend'"'"', '"'"'launchviolation'"'"']" &&
+	test "$(field warm.json "d[\"refusal\"], d[\"restored\"]")" = "(None, True)"
+'
+test_expect_success 'an autotuned kernel: every config compiled for each key, none timed, none chosen' '
+	cd p && spec "x:in:f32 y:out:f32 alpha:scalar:f32 n:size:i64" 4194304/4194304,4194304/0.1 1001/1001,1001/0.25 >s.json &&
+	warm "$HONEST/leaky_relu.f32.n268435459.py" s.json &&
+	test "$(field warm.json "d[\"compiled\"][\"leaky_kernel\"], d[\"autotuned\"], d[\"restored\"]")" = "(8, [0], True)"
+'
+cat >alloc.py <<'PY'
+import triton
+import triton.language as tl
+import torch
+
+
+@triton.jit
+def partial_kernel(x_ptr, p_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(p_ptr + tl.program_id(0), tl.sum(tl.load(x_ptr + offs, mask=offs < n, other=0.0), axis=0))
+
+
+@triton.jit
+def total_kernel(p_ptr, s_ptr, m, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    tl.store(s_ptr, tl.sum(tl.load(p_ptr + offs, mask=offs < m, other=0.0), axis=0))
+
+
+def total(x, s, n):
+    if n > 100000:
+        raise ValueError("too long")
+    m = triton.cdiv(n, 1024)
+    p = torch.empty(m, device="cuda", dtype=torch.float32)
+    partial_kernel[(m,)](x, p, n, BLOCK=1024)
+    total_kernel[(1,)](p, s, m, BLOCK=triton.next_power_of_2(m))
+PY
+test_expect_success 'the host code'"'"'s device allocations on the meta device; a case whose call fails ends the pass' '
+	cd p && spec "x:in:f32 s:out:f32 n:size:i64" 5000/5000,1/ 200000/200000,1/ 9000/9000,1/ >s.json &&
+	warm alloc.py s.json &&
+	test "$(field warm.json "sorted(d[\"compiled\"].items())")" = \
+		"[('"'"'partial_kernel'"'"', 1), ('"'"'total_kernel'"'"', 1)]" &&
+	field warm.json "d[\"note\"]" | grep -q "^2 kernels compiled before the lease, for 1 of 2 cases, .*; stopped at a call that failed (ValueError: too long); no CUDA context$" &&
+	test "$(field warm.json "d[\"restored\"]")" = True
+'
+test_expect_success 'a launch during the pass: the note says so, and the first call is refused for it (rule launches)' '
+	cd p && spec "x:in:f32 s:out:f32 n:size:i64" 5000/5000,1/ >s.json &&
+	warm alloc.py s.json launched &&
+	field warm.json "d[\"note\"]" | grep -q "; it launched a kernel$" &&
+	test "$(field warm.json "d[\"refusal\"]")" = \
+		"['"'"'launches'"'"', \"the candidate launched a kernel before its GPU lease: kernel '"'"'stray'"'"'\"]"
+'
+test_done
