@@ -97,6 +97,7 @@ test_expect_success 'an honest candidate: correct at every size, timed, every ke
 	test "$(field runs/ok.fakescale/verify.json "[d[\"checked\"][k] for k in (\"listed_runs\", \"hidden_runs\", \"gpu_oracle_runs\", \"unjudged_runs\", \"offsets\", \"ties\", \"specials\")]")" = \
 		"[7, $(($(field out/v/fakescale/task.json "len(d[\"cases\"][\"hidden\"])") + np)), 0, 0, False, False, False]" &&
 	test "$(field runs/ok.fakescale/verify.json "len(d[\"checked\"][\"poisons\"])")" = 5 &&
+	test "$(field runs/ok.fakescale/verify.json "all(r[\"host_ms\"] > 0 for r in d[\"runs\"])")" = True &&
 	test "$(field runs/ok.fakescale/bench.json "d[\"cases\"][0][\"checks\"][\"kept\"]")" -ge 4 &&
 	test "$(field runs/ok.fakescale/bench.json "d[\"cases\"][0][\"checks\"][\"passed\"]")" = \
 		"$(field runs/ok.fakescale/bench.json "d[\"cases\"][0][\"checks\"][\"kept\"]")" &&

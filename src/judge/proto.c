@@ -469,15 +469,13 @@ hstart(struct harness *h, const struct task *t, const struct childprog *l, size_
 }
 
 int
-hcase(struct harness *h, const struct tcase *c, struct hres *r)
+hcasesend(struct harness *h, const struct tcase *c)
 {
 	const struct task *t = h->t;
 	struct buf b;
-	char line[4096];
 	size_t off = 0;
 	int i;
 
-	memset(r, 0, sizeof *r);
 	h->c = c;
 	h->holds = h->open ? 0 : hholds(t, c);
 	bufinit(&b, 1 << 16);
@@ -498,11 +496,25 @@ hcase(struct harness *h, const struct tcase *c, struct hres *r)
 	bufprintf(&b, " %d %lld", h->holds, h->open ? -1ll : (long long)hkeep(t, c));
 	if (off > h->ch.shmlen) {
 		buffree(&b);
-		return failed(h, "the shared memory is too small for the outputs at %s", c->label);
+		h->unsent = UNSENT_NOROOM;
+		return -1;
 	}
 	i = childsend(&h->ch, "%s", b.s);
 	buffree(&b);
-	if (i < 0 || await(h, line, sizeof line, 300, c->label, r))
+	h->unsent = i < 0 ? UNSENT_GONE : 0;
+	return i;
+}
+
+int
+hcasewait(struct harness *h, struct hres *r)
+{
+	const struct tcase *c = h->c;
+	char line[4096];
+
+	memset(r, 0, sizeof *r);
+	if (h->unsent == UNSENT_NOROOM)
+		return failed(h, "the shared memory is too small for the outputs at %s", c->label);
+	if (h->unsent || await(h, line, sizeof line, 300, c->label, r))
 		return r->verdict ? 1 : verdict(r, ST_CRASH, "The harness was gone before the case at %s.", c->label);
 	if (!strncmp(line, "cuda ", 5))
 		return verdict(r, h->calls ? ST_CRASH : ST_NO_ROOM, "Setting up the case at %s failed with CUDA error %s%s.",
@@ -537,17 +549,20 @@ tensorindex(const struct task *t, int k)
 }
 
 int
-hcall(struct harness *h, int group, int noop, const struct runin *in, struct hres *r)
+hcase(struct harness *h, const struct tcase *c, struct hres *r)
+{
+	hcasesend(h, c);
+	return hcasewait(h, r);
+}
+
+int
+hcallsend(struct harness *h, int group, int noop, const struct runin *in)
 {
 	const struct task *t = h->t;
 	const struct tcase *c = h->c;
 	struct buf b;
-	char line[4096], status[32] = "";
-	unsigned long long hash = 0;
-	int i, n = 0, k = -1, rc;
-	double t0;
+	int i, n = 0, rc;
 
-	memset(r, 0, sizeof *r);
 	bufinit(&b, 1 << 16);
 	for (i = 0; i < t->nargs; i++)
 		n += isinput(&t->args[i]);
@@ -559,13 +574,27 @@ hcall(struct harness *h, int group, int noop, const struct runin *in, struct hre
 	for (i = 0; i < c->nscalars; i++)
 		bufprintf(&b, " %.17g", in->scalars[i]);
 	h->calls++;
-	t0 = now();
+	h->sent = now();
 	rc = childsend(&h->ch, "%s", b.s);
 	buffree(&b);
-	if (rc < 0 || await(h, line, sizeof line, h->timeout, c->label, r))
+	h->unsent = rc < 0 ? UNSENT_GONE : 0;
+	return rc;
+}
+
+int
+hcallwait(struct harness *h, struct hres *r)
+{
+	const struct task *t = h->t;
+	const struct tcase *c = h->c;
+	char line[4096], status[32] = "";
+	unsigned long long hash = 0;
+	int i, k = -1;
+
+	memset(r, 0, sizeof *r);
+	if (h->unsent || await(h, line, sizeof line, h->timeout, c->label, r))
 		return r->verdict ? 1 : verdict(r, ST_CRASH, "The process running the kernel was gone before the call at %s.",
 		                                 c->label);
-	r->wall_ms = (now() - t0) * 1e3;
+	r->wall_ms = (now() - h->sent) * 1e3;
 	if (!strncmp(line, "cuda ", 5))
 		return cudaerror(h, line, c->label, r);
 	if (!strncmp(line, "violation ", 10)) {
@@ -592,6 +621,13 @@ hcall(struct harness *h, int group, int noop, const struct runin *in, struct hre
 		return verdict(r, ST_INPUTS_MODIFIED, "The kernel changed its input '%s' at %s. Inputs are const: leave "
 		               "them as they are.", t->args[i].name, c->label);
 	return verdict(r, ST_SANDBOX, "The harness's reply was tampered with: '%.200s'", line);
+}
+
+int
+hcall(struct harness *h, int group, int noop, const struct runin *in, struct hres *r)
+{
+	hcallsend(h, group, noop, in);
+	return hcallwait(h, r);
 }
 
 /* a command whose reply is "ok" */

@@ -51,6 +51,8 @@ struct harness {
 	int adopted;                /* hadopt's: started, and ready, in the process that execed this one */
 	int early;                  /* spawned gated before the GPU lease (hearlyok): hgo, then hready */
 	int waits;                  /* hwait's "wait" lines whose reply is unread (hready skips it) */
+	double sent;                /* when the call awaiting its reply was sent (its wall_ms) */
+	int unsent;                 /* the command awaiting its reply was not sent: UNSENT_* */
 	char waited[256];           /* what the last "waiting" reply said the harness had done at its gate */
 };
 
@@ -158,6 +160,15 @@ int sparecpus(void);
 int hearlyok(int gpus);
 int hcase(struct harness *h, const struct tcase *c, struct hres *r);
 int hcall(struct harness *h, int group, int noop, const struct runin *in, struct hres *r);
+/* each in two halves, the command sent and its reply read, the caller's
+ * CPU work between them (verify judges the last run meanwhile): a send's
+ * failure shows at the wait, as hcase's or hcall's would; one command
+ * unanswered at a time */
+enum { UNSENT_GONE = 1, UNSENT_NOROOM };
+int hcasesend(struct harness *h, const struct tcase *c);
+int hcasewait(struct harness *h, struct hres *r);
+int hcallsend(struct harness *h, int group, int noop, const struct runin *in);
+int hcallwait(struct harness *h, struct hres *r);
 /* group's outputs into shared memory (at outoff) */
 int hfetch(struct harness *h, int group, struct hres *r);
 int hhold(struct harness *h, int group, int slot, struct hres *r);

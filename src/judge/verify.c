@@ -936,6 +936,14 @@ struct vrun {
 	long long poolat;     /* a pool case's: where its expected outputs are in the pool's (-1: not one) */
 };
 
+/* a finished call's outputs, fetched to the harness's shared memory at
+ * its case's offsets (copied: the next run's case may be set up while
+ * it is judged) */
+struct outputs {
+	const unsigned char *shm;
+	size_t off[MAXARGS];
+};
+
 /*
  * Every output of a finished call (in h's shared memory) against what was
  * expected: want holds them one after another in the reference's types
@@ -943,7 +951,7 @@ struct vrun {
  * oracle). 0 when all passed.
  */
 static int
-checkrun(const struct task *t, struct vrun *v, const struct harness *h, const char *want, int wantas, double scale,
+checkrun(const struct task *t, struct vrun *v, const struct outputs *got, const char *want, int wantas, double scale,
          const char *against, struct result *res)
 {
 	const struct tcase *c = v->c;
@@ -959,7 +967,7 @@ checkrun(const struct task *t, struct vrun *v, const struct harness *h, const ch
 		if (!isoutput(a))
 			continue;
 		first = json_array();
-		compare(h->ch.shm + h->outoff[i], a->dt, want + (wantas == WANT_REF ? roff : h->outoff[i]), wantas,
+		compare(got->shm + got->off[i], a->dt, want + (wantas == WANT_REF ? roff : got->off[i]), wantas,
 		        c->numel[i], a, scale, &r);
 		roff += (size_t)c->numel[i] * (size_t)refsize(a->dt);
 		for (k = 0; k < r.nfirst; k++) {
@@ -1074,38 +1082,38 @@ struct judge {
 	const char *started;        /* where the harness started: harness_start */
 	char warm[256];             /* what it did before the lease besides: harness_warm */
 	json_t *pooljson;           /* the pool runs' JSON (the vruns point into it) */
+	struct outputs got;         /* the run being judged */
 };
 
 /* one run's outputs, fetched to h's shared memory, against what wants has
  * for it (a GPU-oracle run without an oracle is not judged here) */
 static void
-judgerun(const struct task *t, struct vrun *v, const struct harness *h,
-         const struct wants *w, struct result *res)
+judgerun(const struct task *t, struct vrun *v, const struct outputs *got, const struct wants *w, struct result *res)
 {
 	size_t n = hshmbytes(t, v->c, 1), at = (size_t)jint(v->json, "offset", 0);
 
 	if (v->poolat >= 0) {
-		checkrun(t, v, h, w->pool.s + v->poolat, WANT_REF, 1, "", res);
+		checkrun(t, v, got, w->pool.s + v->poolat, WANT_REF, 1, "", res);
 		return;
 	}
 	if (v->gpu) {
 		if (w->save) { /* the baseline is not its own oracle: its outputs become the oracle's */
 			v->oracleat = (long long)w->save->n;
 			json_object_set_new(v->rec, "oracle_offset", json_integer(v->oracleat));
-			if (bufput(w->save, h->ch.shm, n) < 0)
+			if (bufput(w->save, got->shm, n) < 0)
 				die(EXIT_RETRY, "the oracle's outputs take more than %zu bytes", w->save->max);
 		} else if (w->oracle) {
 			if (v->oracleat < 0 || (size_t)v->oracleat + n > w->oraclelen)
 				die(EXIT_USAGE, "oracle.bin has no outputs for the run at %s: run ninja again (the oracle edge "
 				    "rebuilds it)", v->c->label);
-			checkrun(t, v, h, (const char *)w->oracle + v->oracleat, WANT_DTYPE, ORACLE_SCALE,
+			checkrun(t, v, got, (const char *)w->oracle + v->oracleat, WANT_DTYPE, ORACLE_SCALE,
 			         ", checked against the spec's baseline on the GPU", res);
 		}
 		return;
 	}
 	if (at + refoutbytes(t, v->c) > w->explen)
 		die(EXIT_USAGE, "expected.bin is shorter than expected.json says: run ninja again");
-	checkrun(t, v, h, (const char *)w->exp + at, WANT_REF, 1, "", res);
+	checkrun(t, v, got, (const char *)w->exp + at, WANT_REF, 1, "", res);
 }
 
 /* a Python candidate's first run of each case, once, before its harness
@@ -1209,7 +1217,8 @@ candidateruns(struct judge *j)
 	struct vrun *v = j->v;
 	struct hres r;
 	double t0 = now();
-	int k;
+	int k, sent;
+	enum { SENT_CASE = 1, SENT_CALL };
 
 	if (h->early && hgo(h) < 0) {
 		/* it ended while it waited, before anything of the candidate's
@@ -1234,13 +1243,24 @@ candidateruns(struct judge *j)
 	if (warmlock(j) < 0)
 		goto stop;
 	res->phase[1] += now() - t0;
-	for (k = 0; k < j->nrun && res->verdict == ST_CORRECT; k++) {
+	/* each run's case (where it changes) and call, then its outputs
+	 * fetched; the next run's command is sent before this one is judged,
+	 * so that its work on the GPU goes on beside the comparisons */
+	for (k = 0, sent = 0; k < j->nrun && res->verdict == ST_CORRECT; k++) {
+		struct hres rc;
 		double t1 = now();
-		if (v[k].c != h->c && stepfailed(hcase(h, v[k].c, &r), &r, h, res))
+		if (!sent && v[k].c != h->c) {
+			hcasesend(h, v[k].c);
+			sent = SENT_CASE;
+		}
+		if (sent == SENT_CASE && stepfailed(hcasewait(h, &r), &r, h, res))
 			break;
 		res->phase[0] += now() - t1;
 		t1 = now();
-		if (stepfailed(hcall(h, k & 1, 0, &v[k].in, &r), &r, h, res))
+		if (sent != SENT_CALL)
+			hcallsend(h, k & 1, 0, &v[k].in);
+		sent = 0;
+		if (stepfailed(hcallwait(h, &rc), &rc, h, res))
 			break;
 		res->phase[1] += now() - t1;
 		t1 = now();
@@ -1248,8 +1268,17 @@ candidateruns(struct judge *j)
 			break;
 		res->phase[2] += now() - t1;
 		t1 = now();
-		json_object_set_new(v[k].rec, "host_ms", json_real(r.host_ms));
-		judgerun(t, &v[k], h, &j->w, res);
+		json_object_set_new(v[k].rec, "host_ms", json_real(rc.host_ms));
+		j->got.shm = h->ch.shm;
+		memcpy(j->got.off, h->outoff, sizeof j->got.off);
+		if (k + 1 < j->nrun && v[k + 1].c != h->c) {
+			hcasesend(h, v[k + 1].c);
+			sent = SENT_CASE;
+		} else if (k + 1 < j->nrun) {
+			hcallsend(h, (k + 1) & 1, 0, &v[k + 1].in);
+			sent = SENT_CALL;
+		}
+		judgerun(t, &v[k], &j->got, &j->w, res);
 		res->phase[3] += now() - t1;
 	}
 stop:
