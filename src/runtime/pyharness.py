@@ -328,7 +328,7 @@ def warm(rt, mod, fn, spec):
                         isc += 1
                 fn(*args)
                 done += 1
-    except Exception as e:
+    except BaseException as e:  # SystemExit too: the candidate's calls in the lease say what it does
         why = ("%s: %s" % (type(e).__name__, e)).replace("\n", " ")[:160]
     finally:
         rt.launchend()
