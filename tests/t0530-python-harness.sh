@@ -102,7 +102,7 @@ test_expect_success 'an honest Python candidate: correct at every size, timed, e
 # the Python harnesses (fake_early, fake_waitharnesses)
 HARNESS_LIKE="written by prepare --runtime"
 # (a one-GPU host with CPUs to spare: this machine may have two)
-test_expect_success 'a Python candidate'"'"'s harness starts before the lease, gated; its module loads only in the lease' '
+test_expect_success 'a Python candidate'"'"'s harness starts before the lease, gated; (no Triton here, so no warm pass) its module loads only in the lease' '
 	mkdir -p gpu && fake_early slowimport fakescale && expect slowimport fakescale &&
 	test "$(field runs/slowimport.fakescale/verify.json "d[\"harness_start\"]")" = "before the lease, its CUDA context too (on deck)" &&
 	field runs/slowimport.fakescale/verify.json "d[\"start_seconds\"] >= 1.9" | grep -q True

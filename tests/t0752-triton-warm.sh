@@ -71,7 +71,7 @@ def total(x, s, n):
     if n > 100000:
         raise ValueError("too long")
     m = triton.cdiv(n, 1024)
-    p = torch.empty(m, device="cuda", dtype=torch.float32)
+    p = torch.empty(m, device="cuda", dtype=torch.float32, pin_memory=True)
     partial_kernel[(m,)](x, p, n, BLOCK=1024)
     total_kernel[(1,)](p, s, m, BLOCK=triton.next_power_of_2(m))
 PY
@@ -80,8 +80,37 @@ test_expect_success 'the host code'"'"'s device allocations on the meta device; 
 	warm alloc.py s.json &&
 	test "$(field warm.json "sorted(d[\"compiled\"].items())")" = \
 		"[('"'"'partial_kernel'"'"', 1), ('"'"'total_kernel'"'"', 1)]" &&
-	field warm.json "d[\"note\"]" | grep -q "^2 kernels compiled before the lease, for 1 of 2 cases, .*; stopped at a call that failed (ValueError: too long); no CUDA context$" &&
+	field warm.json "d[\"note\"]" | grep -q "^2 kernels compiled before the lease, for 1 of 3 cases, .*; stopped at a call that failed (ValueError: too long); no CUDA context$" &&
 	test "$(field warm.json "d[\"restored\"]")" = True
+'
+cat >relaunch.py <<'PY'
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def scale_kernel(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(y_ptr + offs, 2.0 * tl.load(x_ptr + offs, mask=offs < n), mask=offs < n)
+
+
+def scale(x, y, n):
+    k = scale_kernel[(triton.cdiv(n, 1024),)](x, y, n, BLOCK=1024)
+    if n == 64:  # the kernel the JIT keeps, from its cache
+        k = [c for caches in scale_kernel.device_caches.values() for c in caches[0].values()][0]
+    k[(1, 1, 1)](x, y, n)
+PY
+test_expect_success 'no compiled kernel can be launched or loaded during the pass: not handed back, nor loaded from the cache' '
+	cd p && spec "x:in:f32 y:out:f32 n:size:i64" 64/64,64/ >s.json && warm relaunch.py s.json &&
+	field warm.json "d[\"note\"]" | grep -q "^1 kernel compiled before the lease, for 0 of 1 cases, .*; stopped at a call that failed (RuntimeError: no kernel is loaded before the GPU lease); no CUDA context$" &&
+	spec "x:in:f32 y:out:f32 n:size:i64" 100/100,100/ >s.json && warm relaunch.py s.json &&
+	field warm.json "d[\"note\"]" | grep -q "stopped at a call that failed (TypeError: .NoneType. object is not subscriptable)" &&
+	test "$(field warm.json "d[\"restored\"]")" = True
+'
+test_expect_success 'the pass stops when its time (warm_seconds, half the step'"'"'s) is spent' '
+	cd p && spec "x:in:f32 s:out:f32 n:size:i64" 5000/5000,1/ | sed "s/}\$/, \"warm_seconds\": 0}/" >s.json &&
+	warm alloc.py s.json &&
+	field warm.json "d[\"note\"]" | grep -q "^0 kernels compiled before the lease, for 0 of 1 cases, in [0-9.]* s; stopped when its 0 s were spent; no CUDA context$"
 '
 test_expect_success 'a launch during the pass: the note says so, and the first call is refused for it (rule launches)' '
 	cd p && spec "x:in:f32 s:out:f32 n:size:i64" 5000/5000,1/ >s.json &&

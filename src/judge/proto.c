@@ -2,6 +2,7 @@
 #include "proto.h"
 
 #include <fcntl.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -211,9 +212,10 @@ hispython(const char *so)
 }
 
 /* the line of JSON pyharness.py reads: the arguments, each case's sizes,
- * tensor shapes and scalars, and whether to wait for hgo (malloc'd) */
+ * tensor shapes and scalars, and whether to wait for hgo, with half the
+ * step's seconds for what it does before (malloc'd) */
 static char *
-pyspec(const struct harness *h)
+pyspec(const struct harness *h, int seconds)
 {
 	const struct task *t = h->t;
 	json_t *o = json_object(), *args = json_array(), *cases = json_array();
@@ -229,8 +231,8 @@ pyspec(const struct harness *h)
 			json_t *sizes = json_array(), *dims = json_array(), *scalars = json_array();
 			for (int i = 0; i < c->nsizes; i++)
 				json_array_append_new(sizes, json_integer(c->sizes[i]));
-			for (int i = 0; i < c->nscalars; i++)
-				json_array_append_new(scalars, json_real(c->scalars[i]));
+			for (int i = 0; i < c->nscalars; i++) /* (JSON has no NaN: null) */
+				json_array_append_new(scalars, isfinite(c->scalars[i]) ? json_real(c->scalars[i]) : json_null());
 			for (int i = 0; i < t->nargs; i++) {
 				json_t *d = json_array();
 				if (!istensor(&t->args[i])) {
@@ -248,8 +250,10 @@ pyspec(const struct harness *h)
 	json_object_set_new(o, "args", args);
 	json_object_set_new(o, "cases", cases);
 	json_object_set_new(o, "fake", json_integer(pydir && pyfake()));
-	if (h->gated)
+	if (h->gated) { /* and the time its kernels may take to compile before the gate */
 		json_object_set_new(o, "gate", json_integer(1));
+		json_object_set_new(o, "warm_seconds", json_integer(seconds / 2));
+	}
 	s = jdumps(o, JSON_COMPACT);
 	json_decref(o);
 	return s;
@@ -300,7 +304,7 @@ hspawn(struct harness *h, const struct childprog *l)
 			return -1;
 		}
 		free(path);
-		spec = pyspec(h);
+		spec = pyspec(h, l->seconds);
 		py[k++] = JAILVENV "/bin/python"; py[k++] = "-I"; py[k++] = "-B";
 		if (pycachefor(pyc, pyenv)) { /* the environment's bytecode, made for the jail's paths (prepare --runtime) */
 			py[k++] = "-X"; py[k++] = "pycache_prefix=" JAILPYC;
@@ -337,7 +341,7 @@ hready(struct harness *h, struct hres *r)
 	do {
 		if (await(h, line, sizeof line, h->wrapped ? 300 : 120, "loading", r))
 			return 1;
-	} while (h->waits > 0 && !strncmp(line, "waiting", 7) && h->waits--); /* hwait's, late */
+	} while (h->waits > 0 && !strncmp(line, "waiting", 7) && (!line[7] || line[7] == ' ') && h->waits--); /* hwait's, late */
 	if (!strncmp(line, "nodevice", 8))
 		return failed(h, "the GPU is gone: %s", line + 9);
 	if (!strncmp(line, "loaderror", 9) || !strncmp(line, "noentry", 7))
@@ -425,7 +429,7 @@ hwait(struct harness *h, double seconds)
 	h->waits++;
 	if (childread(&h->ch, line, sizeof line, seconds) != 0)
 		return -1;
-	if (strncmp(line, "waiting", 7)) { /* out of step: ended here, so that hgo says so */
+	if (strncmp(line, "waiting", 7) || (line[7] && line[7] != ' ')) { /* out of step: ended here, so that hgo says so */
 		siginfo_t si;
 		childkill(&h->ch);
 		waitid(P_PID, (id_t)h->ch.pid, &si, WEXITED | WNOWAIT);
@@ -589,9 +593,11 @@ hcallwait(struct harness *h, struct hres *r)
 	char line[4096], status[32] = "";
 	unsigned long long hash = 0;
 	int i, k = -1;
+	double left;
 
 	memset(r, 0, sizeof *r);
-	if (h->unsent || await(h, line, sizeof line, h->timeout, c->label, r))
+	left = h->timeout - (now() - h->sent); /* from the send: the caller may have worked since */
+	if (h->unsent || await(h, line, sizeof line, left > 1 ? left : 1, c->label, r))
 		return r->verdict ? 1 : verdict(r, ST_CRASH, "The process running the kernel was gone before the call at %s.",
 		                                 c->label);
 	r->wall_ms = (now() - h->sent) * 1e3;

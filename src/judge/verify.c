@@ -937,12 +937,17 @@ struct vrun {
 };
 
 /* a finished call's outputs, fetched to the harness's shared memory at
- * its case's offsets (copied: the next run's case may be set up while
- * it is judged) */
+ * its case's offsets, as judged: where the next run's command goes
+ * before they are (candidateruns), copies of both in this process, out
+ * of reach of the candidate's code, which runs meanwhile */
 struct outputs {
 	const unsigned char *shm;
 	size_t off[MAXARGS];
+	unsigned char *copy;        /* malloc'd, PIPE_COPY_MAX bytes, or NULL */
 };
+/* the most output bytes a run may have for the next run's command to go
+ * before it is judged: their copy is work in the lease as well */
+enum { PIPE_COPY_MAX = 32 << 20 };
 
 /*
  * Every output of a finished call (in h's shared memory) against what was
@@ -1200,8 +1205,12 @@ ondeck(struct judge *j)
 	if ((fd = gpudeck(j->o->lockdir, j->device)) < 0)
 		die(EXIT_RETRY, "cannot take the GPU slot's deck in '%s':", j->o->lockdir);
 	hctx(&j->h);
-	j->started = hwait(&j->h, CTX_SECONDS) < 0 ? "before the lease, its CUDA context on deck, still being made at it"
-	                                           : "before the lease, its CUDA context too (on deck)";
+	if (hwait(&j->h, CTX_SECONDS) < 0)
+		j->started = "before the lease, its CUDA context on deck, still being made at it";
+	else if (strstr(j->h.waited, "context failed"))
+		j->started = "before the lease, its CUDA context on deck failed (made again in the lease)";
+	else
+		j->started = "before the lease, its CUDA context too (on deck)";
 	return fd;
 }
 
@@ -1218,11 +1227,13 @@ candidateruns(struct judge *j)
 	struct hres r;
 	double t0 = now();
 	int k, sent;
+	size_t n;
 	enum { SENT_CASE = 1, SENT_CALL };
 
 	if (h->early && hgo(h) < 0) {
-		/* it ended while it waited, before anything of the candidate's
-		 * ran: not the candidate's doing; another, in the lease */
+		/* it ended while it waited, before any call of the candidate's
+		 * (a Triton candidate's warm pass catches what its host code
+		 * raises): not the candidate's doing; another, in the lease */
 		hstop(h);
 		h->early = 0;
 		j->started = "in the lease (the one started before it had ended)";
@@ -1244,8 +1255,9 @@ candidateruns(struct judge *j)
 		goto stop;
 	res->phase[1] += now() - t0;
 	/* each run's case (where it changes) and call, then its outputs
-	 * fetched; the next run's command is sent before this one is judged,
-	 * so that its work on the GPU goes on beside the comparisons */
+	 * fetched; the next run's command is sent before this one is judged
+	 * (its outputs copied first, where they are small), so that its work
+	 * on the GPU goes on beside the comparisons */
 	for (k = 0, sent = 0; k < j->nrun && res->verdict == ST_CORRECT; k++) {
 		struct hres rc;
 		double t1 = now();
@@ -1271,12 +1283,18 @@ candidateruns(struct judge *j)
 		json_object_set_new(v[k].rec, "host_ms", json_real(rc.host_ms));
 		j->got.shm = h->ch.shm;
 		memcpy(j->got.off, h->outoff, sizeof j->got.off);
-		if (k + 1 < j->nrun && v[k + 1].c != h->c) {
-			hcasesend(h, v[k + 1].c);
-			sent = SENT_CASE;
-		} else if (k + 1 < j->nrun) {
-			hcallsend(h, (k + 1) & 1, 0, &v[k + 1].in);
-			sent = SENT_CALL;
+		if (k + 1 < j->nrun && (n = hshmbytes(t, v[k].c, 1)) <= PIPE_COPY_MAX) {
+			if (!j->got.copy)
+				j->got.copy = xmalloc(PIPE_COPY_MAX);
+			memcpy(j->got.copy, h->ch.shm, n);
+			j->got.shm = j->got.copy;
+			if (v[k + 1].c != h->c) {
+				hcasesend(h, v[k + 1].c);
+				sent = SENT_CASE;
+			} else {
+				hcallsend(h, (k + 1) & 1, 0, &v[k + 1].in);
+				sent = SENT_CALL;
+			}
 		}
 		judgerun(t, &v[k], &j->got, &j->w, res);
 		res->phase[3] += now() - t1;
@@ -1915,6 +1933,7 @@ write:
 	if (j.w.oracle)
 		munmap((void *)j.w.oracle, j.w.oraclelen);
 	free(j.v);
+	free(j.got.copy);
 	buffree(&j.w.pool);
 	json_decref(j.pooljson);
 	json_decref(j.res.rec);

@@ -257,8 +257,8 @@ def torchdtype(torch, name):
     return getattr(torch, {"f": "float", "i": "int", "u": "uint"}[typestr[1]] + str(8 * int(typestr[2:])))
 
 
-def context():
-    """whether the device's primary CUDA context is active (warm makes none)"""
+def hascontext():
+    """whether the device's primary CUDA context is active"""
     try:
         cu = ctypes.CDLL("libcuda.so.1")
     except OSError:
@@ -267,89 +267,121 @@ def context():
     return cu.cuDevicePrimaryCtxGetState(0, ctypes.byref(flags), ctypes.byref(active)) == 0 and active.value != 0
 
 
+def brief(e):
+    """an exception in a line"""
+    return ("%s: %s" % (type(e).__name__, e)).replace("\n", " ")[:160]
+
+
+MISSING = object()
+
+
 def warm(rt, mod, fn, spec):
     """A Triton candidate's kernels compiled before the lease: the entry
-    point called once a case, on meta tensors (no memory, nothing on the
-    device), with Triton's JIT made to compile without launching (its
-    warmup) and an autotuner's configs each compiled, none timed (the
-    first call in the lease times them, as it would have). Whatever the
-    host code allocates goes to the meta device too; the launch check
-    allows no launch. A case whose call fails ends the pass: what it did
-    not compile, the JIT compiles at the first call in the lease, as it
-    would without it. Returns what it did (for the "waiting" reply) and
-    the refusal a launch during it makes the first call's"""
+    point called once a distinct case, on meta tensors (no memory, nothing
+    on the device), with Triton's JIT made to compile without launching
+    (its warmup; the kernel is not handed back) and an autotuner's configs
+    each compiled, none timed (the first call in the lease times them, as
+    it would have). Every tensor the host code makes goes to the meta
+    device (pin_memory dropped); loading a compiled kernel (which a launch
+    needs) raises; the launch check allows no launch. A case whose call
+    fails, or spec's warm_seconds spent, ends the pass: what it did not
+    compile, the JIT compiles at the first call in the lease, as it would
+    without it. Returns what it did (for the "waiting" reply) and, where
+    the candidate launched a kernel or made a CUDA context in it, the
+    refusal of its first call"""
     import time
-    import torch
-    from torch.overrides import TorchFunctionMode
-    from triton.runtime.autotuner import Autotuner
-    from triton.runtime import driver
-    from triton.runtime.jit import JITFunction
+    t0, done, why, saved = time.perf_counter(), 0, None, []
 
-    class Meta(TorchFunctionMode):
-        def __torch_function__(self, func, types, args=(), kwargs=None):
-            kwargs = kwargs or {}
-            if "device" in kwargs:
-                kwargs = dict(kwargs, device="meta")
-            return func(*args, **kwargs)
+    def patch(obj, name, value):
+        saved.append((obj, name, vars(obj).get(name, MISSING)))
+        setattr(obj, name, value)
 
-    def compiles(self, *args, grid=None, warmup=None, **kwargs):
-        return run(self, *args, grid=grid, warmup=True, **kwargs)
-
-    def configs(self, *args, **kwargs):
-        for config in self.configs:
-            self.fn.run(*args, **{**kwargs, **config.all_kwargs()})
-
-    t0, done, why, seen = time.perf_counter(), 0, None, set()
-    run, tune, refuse = JITFunction.run, Autotuner.run, rt.harnessrefuse
-    JITFunction.run, Autotuner.run, rt.harnessrefuse = compiles, configs, lambda rule, detail: None
-    active = driver.active
-    stream = vars(active).get("get_current_stream")
-    active.get_current_stream = lambda device: 0  # torch's current stream: not used for a warmup
-    rt.launchallow(b"")
-    rt.launchbegin()
     try:
-        with Meta():
-            for c in spec["cases"]:
-                key = (tuple(c["sizes"]), tuple(c.get("scalars", ())))
-                if key in seen:
-                    continue
-                seen.add(key)
-                args, it, isz, isc = [], 0, 0, 0
-                for a in spec["args"]:
-                    if a["kind"] in TENSOR:
-                        args.append(torch.empty(c["dims"][it], dtype=torchdtype(torch, a["dtype"]), device="meta"))
-                        it += 1
-                    elif a["kind"] == "size":
-                        args.append(c["sizes"][isz])
-                        isz += 1
-                    else:
-                        v = c["scalars"][isc] if isc < len(c.get("scalars", ())) else 1.0
-                        args.append(int(v) if a["dtype"] in INTEGER else float(v))
-                        isc += 1
-                fn(*args)
-                done += 1
-    except BaseException as e:  # SystemExit too: the candidate's calls in the lease say what it does
-        why = ("%s: %s" % (type(e).__name__, e)).replace("\n", " ")[:160]
+        import torch
+        from torch.overrides import TorchFunctionMode
+        from triton.compiler.compiler import CompiledKernel
+        from triton.runtime import driver
+        from triton.runtime.autotuner import Autotuner
+        from triton.runtime.jit import JITFunction
+        run = JITFunction.run
+
+        class Meta(TorchFunctionMode):
+            def __torch_function__(self, func, types, args=(), kwargs=None):
+                kwargs = dict(kwargs or {})
+                if "device" in kwargs:
+                    kwargs["device"] = "meta"
+                kwargs.pop("pin_memory", None)
+                return func(*args, **kwargs)
+
+        def compiles(self, *args, grid=None, warmup=None, **kwargs):
+            run(self, *args, grid=grid, warmup=True, **kwargs)
+
+        def configs(self, *args, **kwargs):
+            for config in self.configs:
+                self.fn.run(*args, **{**kwargs, **config.all_kwargs()})
+
+        def unloaded(self, *args, **kwargs):
+            raise RuntimeError("no kernel is loaded before the GPU lease")
+
+        cases = {}
+        for c in spec["cases"]:
+            cases.setdefault((tuple(c["sizes"]), tuple(c.get("scalars", ()))), c)
+        deadline = t0 + spec.get("warm_seconds", 30)
+        active = driver.active
+        patch(JITFunction, "run", compiles)
+        patch(Autotuner, "run", configs)
+        patch(CompiledKernel, "_init_handles", unloaded)
+        patch(CompiledKernel, "__getitem__", unloaded)
+        patch(rt, "harnessrefuse", lambda rule, detail: None)
+        patch(active, "get_current_stream", lambda device: 0)  # torch's current stream: not used for a warmup
+        rt.launchallow(b"")
+        rt.launchbegin()
+        try:
+            with Meta():
+                for c in cases.values():
+                    if time.perf_counter() > deadline:
+                        why = "when its %g s were spent" % spec.get("warm_seconds", 30)
+                        break
+                    args, it, isz, isc = [], 0, 0, 0
+                    for a in spec["args"]:
+                        if a["kind"] in TENSOR:
+                            args.append(torch.empty(c["dims"][it], dtype=torchdtype(torch, a["dtype"]), device="meta"))
+                            it += 1
+                        elif a["kind"] == "size":
+                            args.append(c["sizes"][isz])
+                            isz += 1
+                        else:
+                            scalars = c.get("scalars", ())
+                            v = scalars[isc] if isc < len(scalars) and scalars[isc] is not None else 1.0
+                            args.append(int(v) if a["dtype"] in INTEGER else float(v))
+                            isc += 1
+                    fn(*args)
+                    done += 1
+        except BaseException as e:  # SystemExit too: the candidate's calls in the lease say what it does
+            why = "at a call that failed (%s)" % brief(e)
+        finally:
+            rt.launchend()
+        made = sum(len(caches[0]) for k in jitted(mod) for caches in k.device_caches.values())
+        note = "%d kernel%s compiled before the lease, for %d of %d cases, in %.2f s" % (
+            made, "" if made == 1 else "s", done, len(cases), time.perf_counter() - t0)
+    except BaseException as e:
+        note = "no kernels compiled before the lease (%s)" % brief(e)
     finally:
-        rt.launchend()
-        JITFunction.run, Autotuner.run, rt.harnessrefuse = run, tune, refuse
-        if stream is None:
-            del active.get_current_stream
-        else:
-            active.get_current_stream = stream
+        for obj, name, value in reversed(saved):
+            if value is MISSING:
+                delattr(obj, name)
+            else:
+                setattr(obj, name, value)
+    if why:
+        note += "; stopped " + why
     rule, detail = ctypes.create_string_buffer(64), ctypes.create_string_buffer(512)
     rt.launchviolation.argtypes = [ctypes.c_char_p, ctypes.c_size_t, ctypes.c_char_p, ctypes.c_size_t]
-    launched = rt.launchviolation(rule, 64, detail, 512) != 0
-    made = sum(len(caches[0]) for k in jitted(mod) for caches in k.device_caches.values())
-    note = "%d kernels compiled before the lease, for %d of %d cases, in %.2f s" % (
-        made, done, len(seen), time.perf_counter() - t0)
-    if why:
-        note += "; stopped at a call that failed (%s)" % why
-    note += "; a CUDA context made" if context() else "; no CUDA context"
-    if launched:
-        note += "; it launched a kernel"
-        return note, (b"launches", b"the candidate launched a kernel before its GPU lease: " + detail.value)
-    return note, None
+    if rt.launchviolation(rule, 64, detail, 512) != 0:
+        return note + "; it launched a kernel", (b"launches", b"the candidate launched a kernel before its GPU lease: " +
+                                                   detail.value)
+    if hascontext():
+        return note + "; a CUDA context made", (b"launches", b"the candidate made a CUDA context before its GPU lease")
+    return note + "; no CUDA context", None
 
 
 def lockrefused(rt):
@@ -366,11 +398,11 @@ def crashed():
     os._exit(3)
 
 
-def gate(context, note):
+def gate(makectx, note):
     """wait, loaded, for the parent's "go" line before anything touches the
     GPU (bench starts the oracle so while the candidate's calls run); read
     unbuffered, a byte at a time from the command pipe (fd 3): the rest of
-    it is the protocol, harnessmain's. A "ctx" line before it: context()
+    it is the protocol, harnessmain's. A "ctx" line before it: makectx()
     makes the CUDA context now (the parent has room for it), once. A
     "wait" line: the reply "waiting NOTE" (on fd 4), NOTE what was done
     before the gate. Anything else (the parent gone) ends it"""
@@ -381,10 +413,10 @@ def gate(context, note):
             if not c:
                 break
             line += c
-        if line == b"ctx\n" and context:
-            made = context()
-            note = ((note + "; ") if note else "") + ("its CUDA context failed" if made else "its CUDA context made")
-            context = None
+        if line == b"ctx\n" and makectx:
+            failed = makectx()
+            note = ((note + "; ") if note else "") + ("its CUDA context failed" if failed else "its CUDA context made")
+            makectx = None
             continue
         if line == b"wait\n":
             os.write(4, ("waiting %s\n" % note).encode() if note else b"waiting\n")

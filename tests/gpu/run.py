@@ -285,6 +285,7 @@ class Suite:
         row["bench_checked"] = ver.get("bench_checked")
         row["lockdown"] = ver.get("lockdown")
         row["launch_check"] = ver.get("launch_check")
+        row["harness_warm"] = ver.get("harness_warm")
         row["bench_phases_s"] = case.get("seconds")
         row["bench_check_s"] = case.get("check_seconds")
         row["bench_gpu_s"] = ben.get("gpu_seconds")
@@ -774,6 +775,10 @@ def main():
         print("Triton launch check: %s" % (" | ".join("%s (%d)" % (k, v) for k, v in sorted(collections.Counter(
             r["launch_check"] for r in tri if r.get("launch_check")).items())) or "none ran"))
         th = [r for r in tri if r["kind"] == "honest" and r["pass"]]
+        warm = [r.get("harness_warm") or "" for r in tri if r["kind"] == "honest"]
+        print("Triton kernels compiled before the lease: %d of %d honest, %d of them with no CUDA context made" % (
+            sum(" compiled before the lease" in w and not w.startswith("0 kernels") for w in warm), len(warm),
+            sum(w.endswith("; no CUDA context") for w in warm)))
         if th:
             print("Triton per candidate (median of %d): verify+bench %.2f s, GPU held %.2f s" % (
                 len(th), statistics.median(r["verify_s"] + r["bench_s"] for r in th), statistics.median(r["gpu_s"] for r in th)))
