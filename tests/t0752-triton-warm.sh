@@ -119,4 +119,16 @@ test_expect_success 'a launch during the pass: the note says so, and the first c
 	test "$(field warm.json "d[\"refusal\"]")" = \
 		"['"'"'launches'"'"', \"the candidate launched a kernel before its GPU lease: kernel '"'"'stray'"'"'\"]"
 '
+# the harness itself (main), gated as verify starts it before the lease,
+# the runtime the test build's (the fake device) and no GPU driver for
+# Triton: the module loads and warm runs before the gate, which answers
+# "wait" with what warm did (here, that Triton found no driver)
+test_expect_success 'gated, the harness loads a Triton candidate and runs warm before its gate, and says so at "wait"' '
+	cd p && spec "x:in:f32 y:out:f32 n:size:i64" 64/64,64/ | sed "s/}\$/, \"gate\": 1, \"warm_seconds\": 10}/" >s.json &&
+	printf "wait\nquit\n" >cmds && head -c 4096 /dev/zero >shm.bin &&
+	"$PY" -I -B -c "$(cat out/runtime/py/harness.py)" "$(cat s.json)" out/runtime/py/harness.so relaunch.py scale 0 \
+		3<cmds 4>reply 5<>shm.bin 2>err &&
+	test "$(wc -l <reply)" = 1 &&
+	grep -q "^waiting no kernels compiled before the lease (RuntimeError: .*); no CUDA context$" reply
+'
 test_done
