@@ -332,6 +332,13 @@ readyline(struct gpuinfo *g, const char *line)
 	              &g->driver, &g->runtime, g->uuid, g->lockdown) == 8 ? 0 : -1;
 }
 
+/* a gated harness's answer to "wait": "waiting" or "waiting NOTE" */
+static int
+iswaiting(const char *line)
+{
+	return !strncmp(line, "waiting", 7) && (!line[7] || line[7] == ' ');
+}
+
 int
 hready(struct harness *h, struct hres *r)
 {
@@ -341,7 +348,7 @@ hready(struct harness *h, struct hres *r)
 	do {
 		if (await(h, line, sizeof line, h->wrapped ? 300 : 120, "loading", r))
 			return 1;
-	} while (h->waits > 0 && !strncmp(line, "waiting", 7) && (!line[7] || line[7] == ' ') && h->waits--); /* hwait's, late */
+	} while (h->waits > 0 && iswaiting(line) && h->waits--); /* hwait's, late */
 	if (!strncmp(line, "nodevice", 8))
 		return failed(h, "the GPU is gone: %s", line + 9);
 	if (!strncmp(line, "loaderror", 9) || !strncmp(line, "noentry", 7))
@@ -429,7 +436,7 @@ hwait(struct harness *h, double seconds)
 	h->waits++;
 	if (childread(&h->ch, line, sizeof line, seconds) != 0)
 		return -1;
-	if (strncmp(line, "waiting", 7) || (line[7] && line[7] != ' ')) { /* out of step: ended here, so that hgo says so */
+	if (!iswaiting(line)) { /* out of step: ended here, so that hgo says so */
 		siginfo_t si;
 		childkill(&h->ch);
 		waitid(P_PID, (id_t)h->ch.pid, &si, WEXITED | WNOWAIT);
@@ -472,7 +479,7 @@ hstart(struct harness *h, const struct task *t, const struct childprog *l, size_
 	return rc;
 }
 
-int
+void
 hcasesend(struct harness *h, const struct tcase *c)
 {
 	const struct task *t = h->t;
@@ -501,12 +508,10 @@ hcasesend(struct harness *h, const struct tcase *c)
 	if (off > h->ch.shmlen) {
 		buffree(&b);
 		h->unsent = UNSENT_NOROOM;
-		return -1;
+		return;
 	}
-	i = childsend(&h->ch, "%s", b.s);
+	h->unsent = childsend(&h->ch, "%s", b.s) < 0 ? UNSENT_GONE : 0;
 	buffree(&b);
-	h->unsent = i < 0 ? UNSENT_GONE : 0;
-	return i;
 }
 
 int
@@ -559,13 +564,13 @@ hcase(struct harness *h, const struct tcase *c, struct hres *r)
 	return hcasewait(h, r);
 }
 
-int
+void
 hcallsend(struct harness *h, int group, int noop, const struct runin *in)
 {
 	const struct task *t = h->t;
 	const struct tcase *c = h->c;
 	struct buf b;
-	int i, n = 0, rc;
+	int i, n = 0;
 
 	bufinit(&b, 1 << 16);
 	for (i = 0; i < t->nargs; i++)
@@ -579,10 +584,8 @@ hcallsend(struct harness *h, int group, int noop, const struct runin *in)
 		bufprintf(&b, " %.17g", in->scalars[i]);
 	h->calls++;
 	h->sent = now();
-	rc = childsend(&h->ch, "%s", b.s);
+	h->unsent = childsend(&h->ch, "%s", b.s) < 0 ? UNSENT_GONE : 0;
 	buffree(&b);
-	h->unsent = rc < 0 ? UNSENT_GONE : 0;
-	return rc;
 }
 
 int

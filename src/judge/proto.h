@@ -165,9 +165,9 @@ int hcall(struct harness *h, int group, int noop, const struct runin *in, struct
  * failure shows at the wait, as hcase's or hcall's would; one command
  * unanswered at a time */
 enum { UNSENT_GONE = 1, UNSENT_NOROOM };
-int hcasesend(struct harness *h, const struct tcase *c);
+void hcasesend(struct harness *h, const struct tcase *c);
 int hcasewait(struct harness *h, struct hres *r);
-int hcallsend(struct harness *h, int group, int noop, const struct runin *in);
+void hcallsend(struct harness *h, int group, int noop, const struct runin *in);
 int hcallwait(struct harness *h, struct hres *r);
 /* group's outputs into shared memory (at outoff) */
 int hfetch(struct harness *h, int group, struct hres *r);

@@ -703,7 +703,7 @@ awaitgo(int device)
 		if (!strcmp(word, "go"))
 			return;
 		if (!strcmp(word, "wait"))
-			reply("waiting%s", ctxmade < 0 ? "" : ctxmade ? " (its CUDA context failed)" : " (its CUDA context made)");
+			reply("waiting%s", ctxmade < 0 ? "" : ctxmade ? " its CUDA context failed" : " its CUDA context made");
 		else if (!strcmp(word, "ctx") && ctxmade < 0)
 			harnessctx(device);
 		else

@@ -110,23 +110,29 @@ class Wrap:
 
     def params(self, ptrs, sizes, scalars):
         tens = self.tensors(ptrs, sizes)
-        out, it, isz, isc = [], 0, 0, 0
-        for a in self.args:
-            if a["kind"] in TENSOR:
-                out.append(tens[it])
-                it += 1
-            elif a["kind"] == "size":
-                out.append(sizes[isz])
-                isz += 1
-            else:
-                v = scalars[isc]
-                if a["dtype"] in INTEGER:
-                    v = int(v)
-                elif a["dtype"] != "f64":  # a float, as the C entry point gets it (abi.h)
-                    v = struct.unpack("f", struct.pack("f", v))[0]
-                out.append(v)
-                isc += 1
-        return out, tens
+        return arguments(self.args, tens, sizes, scalars), tens
+
+
+def arguments(args, tensors, sizes, scalars):
+    """the entry point's arguments in ARGS' order: the tensors, the sizes
+    and the scalars, each scalar as the C entry point gets it (abi.h)"""
+    out, it, isz, isc = [], 0, 0, 0
+    for a in args:
+        if a["kind"] in TENSOR:
+            out.append(tensors[it])
+            it += 1
+        elif a["kind"] == "size":
+            out.append(sizes[isz])
+            isz += 1
+        else:
+            v = scalars[isc]
+            if a["dtype"] in INTEGER:
+                v = int(v)
+            elif a["dtype"] != "f64":  # a float
+                v = struct.unpack("f", struct.pack("f", v))[0]
+            out.append(v)
+            isc += 1
+    return out
 
 
 class Refused(Exception):
@@ -342,20 +348,10 @@ def warm(rt, mod, fn, spec):
                     if time.perf_counter() > deadline:
                         why = "when its %g s were spent" % spec.get("warm_seconds", 30)
                         break
-                    args, it, isz, isc = [], 0, 0, 0
-                    for a in spec["args"]:
-                        if a["kind"] in TENSOR:
-                            args.append(torch.empty(c["dims"][it], dtype=torchdtype(torch, a["dtype"]), device="meta"))
-                            it += 1
-                        elif a["kind"] == "size":
-                            args.append(c["sizes"][isz])
-                            isz += 1
-                        else:
-                            scalars = c.get("scalars", ())
-                            v = scalars[isc] if isc < len(scalars) and scalars[isc] is not None else 1.0
-                            args.append(int(v) if a["dtype"] in INTEGER else float(v))
-                            isc += 1
-                    fn(*args)
+                    tens = [torch.empty(d, dtype=torchdtype(torch, a["dtype"]), device="meta")
+                            for d, a in zip(c["dims"], [a for a in spec["args"] if a["kind"] in TENSOR])]
+                    scalars = [1.0 if v is None else v for v in c.get("scalars", ())]  # null: not finite
+                    fn(*arguments(spec["args"], tens, c["sizes"], scalars))
                     done += 1
         except BaseException as e:  # SystemExit too: the candidate's calls in the lease say what it does
             why = "at a call that failed (%s)" % brief(e)
