@@ -1150,18 +1150,24 @@ warmlock(struct judge *j)
 	return 0;
 }
 
-/* the harness for j's candidate (or baseline); with --bench a candidate
- * found correct keeps it for bench (its CPU limit covers both, as two
- * harnesses' would: proto.c gives 4 x seconds + 120, so seconds 2 x
- * --timeout + 30) */
+/* the seconds a step of the harness may take: with --bench a candidate
+ * found correct keeps its harness for bench, whose CPU limit then covers
+ * both, as two harnesses' would (proto.c gives 4 x seconds + 120, so
+ * seconds 2 x --timeout + 30) */
+static int
+stepseconds(const struct opts *o)
+{
+	return o->bench ? o->timeout * 2 + 30 : o->timeout;
+}
+
+/* the harness for j's candidate (or baseline) */
 static int
 spawnharness(struct judge *j)
 {
 	const struct opts *o = j->o;
 
 	return hspawn(&j->h, &(struct childprog){ j->harness, j->so, o->baseline ? "baseline" : j->t->entry, j->device,
-	                                          NULL, o->baseline ? HOPEN : NULL,
-	                                          o->bench ? o->timeout * 2 + 30 : o->timeout });
+	                                          NULL, o->baseline ? HOPEN : NULL, stepseconds(o) });
 }
 
 /* the harness, before the GPU is taken, while another edge holds it: a
@@ -1190,8 +1196,9 @@ earlyharness(struct judge *j)
  * its CUDA context (some 0.1 s), where it is the one harness on deck: the
  * lease holder's fence leaves room for one (proto.h hkeep). The lease is
  * taken after both. The deck's fd (closed once the lease is taken), else
- * -1 (a harness that did not say it had loaded within the call's time
- * goes on loading in the lease, as one started there would) */
+ * -1 (a harness that did not say it had loaded within the step's time,
+ * of which its compile has half, goes on loading in the lease, as one
+ * started there would) */
 static int
 ondeck(struct judge *j)
 {
@@ -1199,7 +1206,7 @@ ondeck(struct judge *j)
 
 	if (!j->h.early)
 		return -1;
-	if (hwait(&j->h, j->o->timeout) < 0) /* an end shows at hgo */
+	if (hwait(&j->h, stepseconds(j->o)) < 0) /* an end shows at hgo */
 		return -1;
 	snprintf(j->warm, sizeof j->warm, "%s", j->h.waited);
 	if ((fd = gpudeck(j->o->lockdir, j->device)) < 0)
