@@ -777,7 +777,7 @@ def main():
         th = [r for r in tri if r["kind"] == "honest" and r["pass"]]
         warm = [r.get("harness_warm") or "" for r in tri if r["kind"] == "honest"]
         print("Triton kernels compiled before the lease: %d of %d honest, %d of them with no CUDA context made" % (
-            sum(" compiled before the lease" in w and not w.startswith("0 kernels") for w in warm), len(warm),
+            sum(bool(re.match(r"[1-9][0-9]* kernels? compiled before the lease", w)) for w in warm), len(warm),
             sum(w.endswith("; no CUDA context") for w in warm)))
         if th:
             print("Triton per candidate (median of %d): verify+bench %.2f s, GPU held %.2f s" % (
