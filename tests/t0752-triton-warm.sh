@@ -4,7 +4,8 @@
 # environment out/refenv-kernelbench (skipped visibly without it) and a
 # Triton driver that names an sm_90 target and nothing else
 # (tests/lib/warm.py): each case's specialisations compiled on meta
-# tensors, every autotuning config compiled and none timed or chosen,
+# tensors, each one's launcher made, every autotuning config compiled and
+# none timed or chosen,
 # the host code's allocations on the meta device, a failing case ending
 # the pass, a launch during it made the first call's refusal, and Triton
 # and the runtime put back as they were.
@@ -40,14 +41,16 @@ test_expect_success 'each case'"'"'s kernel compiled on meta tensors, once a spe
 		37,1000/37x1000,37x1000/ 512,4096/512x4096,512x4096/ 256,4096/256x4096,256x4096/ >s.json &&
 	warm "$HONEST/softmax.f32.cols4096.py" s.json &&
 	test "$(field warm.json "d[\"compiled\"]")" = "{'"'"'softmax_kernel'"'"': 2}" &&
-	field warm.json "d[\"note\"]" | grep -q "^2 kernels compiled before the lease, for 3 of 3 cases, in [0-9.]* s; no CUDA context$" &&
+	field warm.json "d[\"note\"]" | grep -q "^2 kernels compiled before the lease, 2 launchers built, for 3 of 3 cases, in [0-9.]* s; no CUDA context$" &&
+	test "$(field warm.json "d[\"launchers\"]")" = "['"'"'softmax_kernel'"'"', '"'"'softmax_kernel'"'"']" &&
 	test "$(field warm.json "d[\"calls\"]")" = "[\"launchallow '"'"''"'"'\", '"'"'launchbegin'"'"', '"'"'launchend'"'"', '"'"'launchviolation'"'"']" &&
 	test "$(field warm.json "d[\"refusal\"], d[\"restored\"]")" = "(None, True)"
 '
 test_expect_success 'an autotuned kernel: every config compiled for each key, none timed, none chosen' '
 	cd p && spec "x:in:f32 y:out:f32 alpha:scalar:f32 n:size:i64" 4194304/4194304,4194304/0.1 1001/1001,1001/0.25 >s.json &&
 	warm "$HONEST/leaky_relu.f32.n268435459.py" s.json &&
-	test "$(field warm.json "d[\"compiled\"][\"leaky_kernel\"], d[\"autotuned\"], d[\"restored\"]")" = "(8, [0], True)"
+	test "$(field warm.json "d[\"compiled\"][\"leaky_kernel\"], d[\"autotuned\"], d[\"restored\"]")" = "(8, [0], True)" &&
+	field warm.json "d[\"note\"]" | grep -q "^8 kernels compiled before the lease, 8 launchers built, for 2 of 2 cases"
 '
 cat >alloc.py <<'PY'
 import triton
@@ -80,7 +83,7 @@ test_expect_success 'the host code'"'"'s device allocations on the meta device; 
 	warm alloc.py s.json &&
 	test "$(field warm.json "sorted(d[\"compiled\"].items())")" = \
 		"[('"'"'partial_kernel'"'"', 1), ('"'"'total_kernel'"'"', 1)]" &&
-	field warm.json "d[\"note\"]" | grep -q "^2 kernels compiled before the lease, for 1 of 3 cases, .*; stopped at a call that failed (ValueError: too long); no CUDA context$" &&
+	field warm.json "d[\"note\"]" | grep -q "^2 kernels compiled before the lease, 2 launchers built, for 1 of 3 cases, .*; stopped at a call that failed (ValueError: too long); no CUDA context$" &&
 	test "$(field warm.json "d[\"restored\"]")" = True
 '
 cat >relaunch.py <<'PY'
@@ -102,7 +105,7 @@ def scale(x, y, n):
 PY
 test_expect_success 'no compiled kernel can be launched or loaded during the pass: not handed back, nor loaded from the cache' '
 	cd p && spec "x:in:f32 y:out:f32 n:size:i64" 64/64,64/ >s.json && warm relaunch.py s.json &&
-	field warm.json "d[\"note\"]" | grep -q "^1 kernel compiled before the lease, for 0 of 1 cases, .*; stopped at a call that failed (RuntimeError: no kernel is loaded before the GPU lease); no CUDA context$" &&
+	field warm.json "d[\"note\"]" | grep -q "^1 kernel compiled before the lease, 1 launcher built, for 0 of 1 cases, .*; stopped at a call that failed (RuntimeError: no kernel is loaded before the GPU lease); no CUDA context$" &&
 	spec "x:in:f32 y:out:f32 n:size:i64" 100/100,100/ >s.json && warm relaunch.py s.json &&
 	field warm.json "d[\"note\"]" | grep -q "stopped at a call that failed (TypeError: .NoneType. object is not subscriptable)" &&
 	test "$(field warm.json "d[\"restored\"]")" = True
@@ -110,7 +113,13 @@ test_expect_success 'no compiled kernel can be launched or loaded during the pas
 test_expect_success 'the pass stops when its time (warm_seconds, half the step'"'"'s) is spent' '
 	cd p && spec "x:in:f32 s:out:f32 n:size:i64" 5000/5000,1/ | sed "s/}\$/, \"warm_seconds\": 0}/" >s.json &&
 	warm alloc.py s.json &&
-	field warm.json "d[\"note\"]" | grep -q "^0 kernels compiled before the lease, for 0 of 1 cases, in [0-9.]* s; stopped when its 0 s were spent; no CUDA context$"
+	field warm.json "d[\"note\"]" | grep -q "^0 kernels compiled before the lease, 0 launchers built, for 0 of 1 cases, in [0-9.]* s; stopped when its 0 s were spent; no CUDA context$"
+'
+test_expect_success 'a launcher that cannot be made: the note says so, no refusal (the first call in the lease makes it)' '
+	cd p && spec "x:in:f32 s:out:f32 n:size:i64" 5000/5000,1/ >s.json &&
+	WARM_LAUNCHER_FAILS=1 warm alloc.py s.json &&
+	field warm.json "d[\"note\"]" | grep -q "^2 kernels compiled before the lease, 0 launchers built, then one failed (OSError: no C compiler), for 1 of 1 cases, .*; no CUDA context$" &&
+	test "$(field warm.json "d[\"refusal\"], d[\"launchers\"], d[\"restored\"]")" = "(None, [], True)"
 '
 test_expect_success 'a launch during the pass: the note says so, and the first call is refused for it (rule launches)' '
 	cd p && spec "x:in:f32 s:out:f32 n:size:i64" 5000/5000,1/ >s.json &&

@@ -2,13 +2,17 @@
 warm (HARNESS_PY, as prepare --runtime writes it) over CANDIDATE_PY's
 entry point (its last function) and SPEC_JSON's cases, on the CPU:
 Triton's driver is one that names an sm_90 target and nothing else, and
-the runtime's calls are recorded. LAUNCHED: the launch check says a
-kernel was launched. Prints one JSON object: the note, the refusal, the
-runtime's calls, each kernel's compiled count, the autotuners' caches,
-whether Triton's and the runtime's functions were put back (t0752)"""
+records the launchers made; the runtime's calls are recorded. LAUNCHED:
+the launch check says a kernel was launched. With WARM_LAUNCHER_FAILS
+in the environment, making a launcher raises. Prints one JSON object:
+the note, the refusal, the runtime's calls, each kernel's compiled
+count, the launchers made (their kernels' names), the autotuners'
+caches, whether Triton's and the runtime's functions were put back
+(t0752)"""
 import importlib.machinery
 import importlib.util
 import json
+import os
 import sys
 import types
 
@@ -21,7 +25,16 @@ def module(name, path):
 
 
 class Driver:
-    """an sm_90 target; no device, no stream, no benchmarker"""
+    """an sm_90 target; no device, no stream, no benchmarker; launchers
+    recorded, not built"""
+
+    def __init__(self):
+        self.launchers = []
+
+    def launcher_cls(self, src, metadata):
+        if os.environ.get("WARM_LAUNCHER_FAILS"):
+            raise OSError("no C compiler")
+        self.launchers.append(src.fn.__name__)
 
     def get_current_device(self):
         return 0
@@ -78,7 +91,8 @@ def main():
     ph = module("harness", sys.argv[1])
     cand = module("candidate", sys.argv[2])
     spec = json.load(open(sys.argv[3]))
-    driver.set_active(Driver())
+    drv = Driver()
+    driver.set_active(drv)
     rt = Runtime(len(sys.argv) > 4)
     run, tune, refuse = JITFunction.run, Autotuner.run, rt.harnessrefuse
     fn = [v for v in vars(cand).values() if isinstance(v, types.FunctionType)][-1]
@@ -88,6 +102,7 @@ def main():
         "refusal": [x.decode() for x in refusal] if refusal else None,
         "calls": rt.calls,
         "compiled": {k.fn.__name__: sum(len(c[0]) for c in k.device_caches.values()) for k in ph.jitted(cand)},
+        "launchers": sorted(drv.launchers),
         "autotuned": [len(v.cache) for v in vars(cand).values() if isinstance(v, Autotuner)],
         "restored": JITFunction.run is run and Autotuner.run is tune and rt.harnessrefuse == refuse and
         "get_current_stream" not in vars(driver.active),
