@@ -121,6 +121,7 @@ class Suite:
         self.rows = []
         self.failures = 0
         self.prep_s = {}
+        self.prep_steps = {}  # each step's seconds, a variant's
         self.oracle_s = {}
         self.gpus = 1  # --gpu-jobs: the GPU slots verify and bench lease
         self.gpy = gpu_python()
@@ -168,12 +169,13 @@ class Suite:
         if task.get("baseline"):
             self.bl[vid] = d + ("/baseline.py" if "python" in task["baseline"] else "/baseline.so")
             steps.append([BIN + "/prepare", "--baseline", "--arch", ARCH, "-o", self.bl[vid], d + "/task.json"])
-        t0 = time.time()
-        for s in steps:
-            rc, out, _ = sh(s, self.log)
+        t0, took = time.time(), {}
+        for s, step in zip(steps, ("harness", "reference", "expected", "baseline")):
+            rc, out, took[step] = sh(s, self.log)
             if rc:
                 raise RuntimeError("%s failed: %s" % (" ".join(s[:2]), out[-2000:]))
         self.prep_s[vid] = time.time() - t0
+        self.prep_steps[vid] = took
         self.prepared[vid] = d
         return d
 
@@ -436,6 +438,19 @@ def import_kernelbench(work):
     KBDIR = kb
     n = len(glob.glob(kb + "/*.yaml"))
     print("# imported %d KernelBench test problems in %.0f s (%.1f s each)" % (n, dt, dt / max(n, 1)), flush=True)
+
+
+def prep_steps(steps):
+    """the CPU preparation by step (run one after another here), and its
+    longest chain as the build's edges run: the reference then its
+    expected outputs, beside the harness and the baseline"""
+    steps = list(steps)
+    med = lambda k: "%.2f (max %.2f)" % (statistics.median(s.get(k, 0) for s in steps), max(s.get(k, 0) for s in steps))
+    chain = [max(s.get("reference", 0) + s.get("expected", 0), s.get("harness", 0), s.get("baseline", 0)) for s in steps]
+    return ("CPU preparation per step, median seconds: harness %s, reference %s, expected outputs %s, baseline build %s; "
+            "longest chain as the build runs them (reference then expected outputs, beside the others) median %.2f s "
+            "(max %.2f s)" % (med("harness"), med("reference"), med("expected"), med("baseline"),
+                              statistics.median(chain), max(chain))) if steps else "CPU preparation: none"
 
 
 def cost_table(results, suite, per_minute):
@@ -741,6 +756,7 @@ def main():
                   "(harness, reference, expected outputs, baseline build) median %.2f s (max %.2f s)" % (
                       statistics.median(suite.oracle_s.values()), max(suite.oracle_s.values()),
                       statistics.median(suite.prep_s.values()), max(suite.prep_s.values())))
+            print(prep_steps(suite.prep_steps.values()))
         print("verify's harness started: %s" % ", ".join("%s %d" % kv for kv in sorted(collections.Counter(
             r.get("harness_start") or "not recorded" for r in honest).items())))
         via = collections.Counter((r.get("checks") or {}).get("kept_via", "not recorded") for r in honest)
