@@ -1,7 +1,8 @@
 /*
  * bench/compare.c - the CPU comparison's speed (src/judge/compare.c,
  * as verify runs it on a kernel's outputs against expected.bin): for each
- * float dtype, N outputs within the tolerances of float references, the
+ * float dtype, N outputs within the tolerances of float references (for
+ * each integer dtype, N equal to theirs), the
  * best of five compares' wall time per element on all CPUs (compare's own
  * threads). Prints a table with the verdict's figures, which a change to
  * the loop must leave as they were. Not a timed test: by hand, after ninja,
@@ -21,15 +22,15 @@
 int
 main(int argc, char **argv)
 {
-	const int dts[] = { DT_F32, DT_BF16, DT_F16, DT_F8E4M3 };
+	const int dts[] = { DT_F32, DT_BF16, DT_F16, DT_F8E4M3, DT_I8, DT_I32, DT_I64 };
 	int64_t n = argc > 1 ? atoll(argv[1]) : (int64_t)1 << 26, i;
 	unsigned char *got, *want;
 	uint64_t s = 1;
 
 	if (n < 1)
 		return 2;
-	got = xcalloc((size_t)n, 4);
-	want = xcalloc((size_t)n, 4);
+	got = xcalloc((size_t)n, 8);
+	want = xcalloc((size_t)n, 8);
 	printf("%-8s %10s %8s %6s %22s %22s\n", "dtype", "n", "ns/elem", "bad", "relnorm", "maxrel");
 	for (size_t d = 0; d < sizeof dts / sizeof dts[0]; d++) {
 		struct targ a;
@@ -42,6 +43,11 @@ main(int argc, char **argv)
 			u = (double)(s >> 11) / 9007199254740992.0;
 			v = (u - 0.5) * 10;
 			f = (float)v;
+			if (!dtinfos[dts[d]].isfloat) { /* integers: the reference holds the dtype, equal values */
+				dtset(want, dts[d], (size_t)i, v * 20);
+				dtset(got, dts[d], (size_t)i, v * 20);
+				continue;
+			}
 			memcpy(want + i * 4, &f, 4);
 			dtset(got, dts[d], (size_t)i, v * (1 + 1e-4 * (u - 0.5)));
 		}

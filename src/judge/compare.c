@@ -106,6 +106,28 @@ decode(const void *buf, int dt, int asref, int64_t i, int n, double *out)
 		for (k = 0; k < n; k++)
 			out[k] = (dt == DT_F8E4M3 ? e4m3tab : e5m2tab)[p[i + k]];
 		return;
+	case DT_I8:
+		for (k = 0; k < n; k++)
+			out[k] = (int8_t)p[i + k];
+		return;
+	case DT_U8:
+		for (k = 0; k < n; k++)
+			out[k] = p[i + k];
+		return;
+	case DT_I32:
+		for (k = 0; k < n; k++) {
+			int32_t v;
+			memcpy(&v, p + (size_t)(i + k) * 4, 4);
+			out[k] = v;
+		}
+		return;
+	case DT_I64:
+		for (k = 0; k < n; k++) {
+			int64_t v;
+			memcpy(&v, p + (size_t)(i + k) * 8, 8);
+			out[k] = (double)v;
+		}
+		return;
 	default:
 		for (k = 0; k < n; k++)
 			out[k] = dtget(buf, dt, (size_t)(i + k));
