@@ -305,13 +305,14 @@ def warm(rt, mod, fn, spec):
     point called once a distinct case, on meta tensors (no memory, nothing
     on the device), with Triton's JIT made to compile without launching
     (its warmup; the kernel is not handed back), each kernel's launcher
-    made (launchers) and an autotuner's configs each compiled, none timed (the first call in the lease times them, as
-    it would have). Every tensor the host code makes goes to the meta
-    device (pin_memory dropped); loading a compiled kernel (which a launch
-    needs) raises; the launch check allows no launch. A case whose call
-    fails, or spec's warm_seconds spent, ends the pass: what it did not
-    compile, the JIT compiles at the first call in the lease, as it would
-    without it. Returns what it did (for the "waiting" reply) and, where
+    made (launchers) and an autotuner's configs each compiled, none timed
+    (the first call in the lease times them, as it would have). Every
+    tensor the host code makes goes to the meta device (pin_memory
+    dropped); loading a compiled kernel (which a launch needs) raises; the
+    launch check allows no launch. A case whose call fails, or spec's
+    warm_seconds spent, ends the pass: what it did not compile, the JIT
+    compiles at the first call in the lease, as it would without it.
+    Returns what it did (for the "waiting" reply) and, where
     the candidate launched a kernel or made a CUDA context in it, the
     refusal of its first call"""
     import time
