@@ -7,21 +7,24 @@
 # a tree (git archive of a commit, its short hash in COMMIT) with its
 # tools built in out/bin, carried to the host. A run is not
 # started once SECONDS (default 500) have passed since the first. Full
-# outputs go to $OUT (or out/ab). Not a timed test.
+# outputs go to $OUT (or out/ab); each run's work folder (its variants'
+# expected outputs, tens of GB) is removed once its summary is printed,
+# unless --keep. Not a timed test.
 #
-# usage: bench/gpu-ab.sh [--pairs 1|2] [--seconds N] TREE_A TREE_B SUITE_ARG...
+# usage: bench/gpu-ab.sh [--pairs 1|2] [--seconds N] [--keep] TREE_A TREE_B SUITE_ARG...
 #   e.g. bench/gpu-ab.sh out/gpuold out/gpunew --only gpuscale relu
 cd "$(dirname "$0")/.." || exit 1
 out=${OUT:-out/ab}
-pairs=2 budget=500
+pairs=2 budget=500 keep=0
 while :; do
 	case ${1:-} in
 	--pairs) pairs=$2; shift 2 ;;
 	--seconds) budget=$2; shift 2 ;;
+	--keep) keep=1; shift ;;
 	*) break ;;
 	esac
 done
-test $# -ge 2 || { echo "usage: bench/gpu-ab.sh [--pairs 1|2] [--seconds N] TREE_A TREE_B SUITE_ARG..." >&2; exit 2; }
+test $# -ge 2 || { echo "usage: bench/gpu-ab.sh [--pairs 1|2] [--seconds N] [--keep] TREE_A TREE_B SUITE_ARG..." >&2; exit 2; }
 a=$(cd "$1" && pwd) || exit 2
 b=$(cd "$2" && pwd) || exit 2
 shift 2
@@ -41,5 +44,6 @@ for tree in $order; do
 	sed -n '/^where the GPU time went/,/^GPU held per candidate/p' "$out/$name.txt" | cut -c1-160
 	sed -n '/^| measure/,/^| candidates/p' "$out/$name.txt"
 	grep -E "FAIL|ERROR|cheats rejected" "$out/$name.txt" | head -8
+	test $keep = 1 || rm -rf "${out:?}/$name"
 done
 exit $rc

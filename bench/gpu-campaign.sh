@@ -8,22 +8,25 @@
 # the tools in RETORT_BIN (default out/bin, carried in). The suite stops
 # starting answers after SUITE_SECONDS (default 440), aiming to keep the
 # call within a lent host's ten minutes. Full outputs go to $OUT (or
-# out/campaign); the tables are printed last. Not a timed test.
+# out/campaign); the suite's work folder (its variants' expected outputs,
+# tens of GB) is removed at the end, unless --keep. The tables are
+# printed last. Not a timed test.
 #
 # With --concurrent N the honest kernels run N at a time on the one GPU
 # (tests/gpu/run --concurrent), as a build's evaluate edges do.
 #
-# usage: bench/gpu-campaign.sh [--no-probe] [--no-cheats] [--concurrent N]
+# usage: bench/gpu-campaign.sh [--no-probe] [--no-cheats] [--concurrent N] [--keep]
 cd "$(dirname "$0")/.." || exit 1
 out=${OUT:-out/campaign}
 mkdir -p "$out"
-probe=1 cheats=cheat conc=
+probe=1 cheats=cheat conc='' keep=0
 while test $# -gt 0; do
 	case $1 in
 	--no-probe) probe=0 ;;
 	--no-cheats) cheats= ;;
 	--concurrent) conc="--concurrent $2"; shift ;;
-	*) echo "usage: bench/gpu-campaign.sh [--no-probe] [--no-cheats] [--concurrent N]" >&2; exit 2 ;;
+	--keep) keep=1 ;;
+	*) echo "usage: bench/gpu-campaign.sh [--no-probe] [--no-cheats] [--concurrent N] [--keep]" >&2; exit 2 ;;
 	esac
 	shift
 done
@@ -36,6 +39,7 @@ fi
 # shellcheck disable=SC2086
 RETORT_GPU_SUITE_SECONDS=${SUITE_SECONDS:-440} tests/gpu/run "$out/suite" $conc --only honest $cheats >"$out/suite.txt" 2>&1
 rc=$?
+test $keep = 1 || rm -rf "$out/suite"
 echo "== tests/gpu/run (exit $rc), bins ${RETORT_BIN:-out/bin}"
 sed -n '/^per candidate/,$p' "$out/suite.txt" | grep -v "^\s*$" | head -120
 grep -E "FAIL|ERROR|hidden pool|time is up" "$out/suite.txt" | head -20
