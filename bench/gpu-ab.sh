@@ -7,9 +7,9 @@
 # a tree (git archive of a commit, its short hash in COMMIT) with its
 # tools built in out/bin, carried to the host. A run is not
 # started once SECONDS (default 500) have passed since the first. Full
-# outputs go to $OUT (or out/ab); each run's work folder (its variants'
-# expected outputs, tens of GB) is removed once its summary is printed,
-# unless --keep. Not a timed test.
+# outputs go to $OUT (or out/ab); each run's variants and cache in its
+# work folder (their expected outputs, tens of GB) are removed once its
+# summary is printed, unless --keep. Not a timed test.
 #
 # usage: bench/gpu-ab.sh [--pairs 1|2] [--seconds N] [--keep] TREE_A TREE_B SUITE_ARG...
 #   e.g. bench/gpu-ab.sh out/gpuold out/gpunew --only gpuscale relu
@@ -28,7 +28,7 @@ test $# -ge 2 || { echo "usage: bench/gpu-ab.sh [--pairs 1|2] [--seconds N] [--k
 a=$(cd "$1" && pwd) || exit 2
 b=$(cd "$2" && pwd) || exit 2
 shift 2
-mkdir -p "$out"
+mkdir -p "$out" && out=$(cd "$out" && pwd) || exit 1 # the runs are made from each tree's root
 order="$a $b"
 test "$pairs" = 2 && order="$a $b $b $a"
 start=$(date +%s) i=0 rc=0
@@ -44,6 +44,6 @@ for tree in $order; do
 	sed -n '/^where the GPU time went/,/^GPU held per candidate/p' "$out/$name.txt" | cut -c1-160
 	sed -n '/^| measure/,/^| candidates/p' "$out/$name.txt"
 	grep -E "FAIL|ERROR|cheats rejected" "$out/$name.txt" | head -8
-	test $keep = 1 || rm -rf "${out:?}/$name"
+	test $keep = 1 || rm -rf "${out:?}/$name/out" "${out:?}/$name/cache"
 done
 exit $rc

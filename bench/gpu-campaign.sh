@@ -8,9 +8,9 @@
 # the tools in RETORT_BIN (default out/bin, carried in). The suite stops
 # starting answers after SUITE_SECONDS (default 440), aiming to keep the
 # call within a lent host's ten minutes. Full outputs go to $OUT (or
-# out/campaign); the suite's work folder (its variants' expected outputs,
-# tens of GB) is removed at the end, unless --keep. The tables are
-# printed last. Not a timed test.
+# out/campaign); the suite's variants and cache in its work folder
+# (their expected outputs, tens of GB) are removed at the end, unless
+# --keep. The tables are printed last. Not a timed test.
 #
 # With --concurrent N the honest kernels run N at a time on the one GPU
 # (tests/gpu/run --concurrent), as a build's evaluate edges do.
@@ -39,7 +39,7 @@ fi
 # shellcheck disable=SC2086
 RETORT_GPU_SUITE_SECONDS=${SUITE_SECONDS:-440} tests/gpu/run "$out/suite" $conc --only honest $cheats >"$out/suite.txt" 2>&1
 rc=$?
-test $keep = 1 || rm -rf "$out/suite"
+test $keep = 1 || rm -rf "$out/suite/out" "$out/suite/cache"
 echo "== tests/gpu/run (exit $rc), bins ${RETORT_BIN:-out/bin}"
 sed -n '/^per candidate/,$p' "$out/suite.txt" | grep -v "^\s*$" | head -120
 grep -E "FAIL|ERROR|hidden pool|time is up" "$out/suite.txt" | head -20

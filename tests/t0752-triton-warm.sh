@@ -118,7 +118,7 @@ test_expect_success 'the pass stops when its time (warm_seconds, half the step'"
 test_expect_success 'a launcher that cannot be made: the note says so, no refusal (the first call in the lease makes it)' '
 	cd p && spec "x:in:f32 s:out:f32 n:size:i64" 5000/5000,1/ >s.json &&
 	WARM_LAUNCHER_FAILS=1 warm alloc.py s.json &&
-	field warm.json "d[\"note\"]" | grep -q "^2 kernels compiled before the lease, 0 launchers built, then one failed (OSError: no C compiler), for 1 of 1 cases, .*; no CUDA context$" &&
+	field warm.json "d[\"note\"]" | grep -q "^2 kernels compiled before the lease, 0 built, then a launcher failed (OSError: no C compiler), for 1 of 1 cases, .*; no CUDA context$" &&
 	test "$(field warm.json "d[\"refusal\"], d[\"launchers\"], d[\"restored\"]")" = "(None, [], True)"
 '
 test_expect_success 'a launch during the pass: the note says so, and the first call is refused for it (rule launches)' '

@@ -295,8 +295,8 @@ def launchers(active, made, deadline):
             if getattr(kern, "src", None) is not None:
                 active.launcher_cls(kern.src, kern.metadata)
                 n += 1
-    except Exception as e:
-        return "%d launchers built, then one failed (%s)" % (n, brief(e))
+    except Exception as e:  # its type and a start: the note has 255 bytes in all
+        return "%d built, then a launcher failed (%s)" % (n, brief(e)[:60])
     return "%d launcher%s built" % (n, "" if n == 1 else "s")
 
 

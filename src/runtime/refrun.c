@@ -9,6 +9,9 @@
  *
  * usage: reference OUTFILE < PLAN
  */
+#ifndef _DEFAULT_SOURCE
+#define _DEFAULT_SOURCE 1 /* posix_memalign, madvise */
+#endif
 #include <math.h>
 #include <stdint.h>
 #include <sys/mman.h>
@@ -26,14 +29,16 @@ enum { MAXT = REF_MAXT, MAXS = REF_MAXS };
 static void *
 bigalloc(size_t n)
 {
-	enum { HUGE = 2 << 20 };
+	enum { THP_BYTES = 2 << 20 };
 	void *p;
 
-	if (n < 2 * (size_t)HUGE)
+	if (n < 2 * (size_t)THP_BYTES)
 		return malloc(n);
-	if (posix_memalign(&p, HUGE, n) != 0)
+	if (posix_memalign(&p, THP_BYTES, n) != 0)
 		return NULL;
-	madvise(p, n & ~(size_t)(HUGE - 1), MADV_HUGEPAGE); /* advice only: without it, small pages */
+#ifdef MADV_HUGEPAGE
+	madvise(p, n & ~(size_t)(THP_BYTES - 1), MADV_HUGEPAGE); /* advice only: without it, small pages */
+#endif
 	return p;
 }
 

@@ -445,7 +445,10 @@ def prep_steps(steps):
     longest chain as the build's edges run: the reference then its
     expected outputs, beside the harness and the baseline"""
     steps = list(steps)
-    med = lambda k: "%.2f (max %.2f)" % (statistics.median(s.get(k, 0) for s in steps), max(s.get(k, 0) for s in steps))
+
+    def med(k):  # over the variants that have the step (a baseline is optional)
+        v = [s[k] for s in steps if k in s]
+        return "%.2f (max %.2f)" % (statistics.median(v), max(v)) if v else "none"
     chain = [max(s.get("reference", 0) + s.get("expected", 0), s.get("harness", 0), s.get("baseline", 0)) for s in steps]
     return ("CPU preparation per step, median seconds: harness %s, reference %s, expected outputs %s, baseline build %s; "
             "longest chain as the build runs them (reference then expected outputs, beside the others) median %.2f s "
