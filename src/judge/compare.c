@@ -76,14 +76,21 @@ decode(const void *buf, int dt, int asref, int64_t i, int n, double *out)
 
 	if (asref && dtinfos[dt].isfloat && dt != DT_F64)
 		dt = DT_F32;
+	/* n elements of type T, through memcpy (outputs of several dtypes
+	 * share a buffer: not aligned to T) */
+#define PLAIN(T) \
+	for (k = 0; k < n; k++) { \
+		T v_; \
+		memcpy(&v_, p + (size_t)(i + k) * sizeof v_, sizeof v_); \
+		out[k] = (double)v_; \
+	} \
+	return
 	switch (dt) {
-	case DT_F32:
-		for (k = 0; k < n; k++) {
-			float f;
-			memcpy(&f, p + (size_t)(i + k) * 4, 4);
-			out[k] = f;
-		}
-		return;
+	case DT_F32: PLAIN(float);
+	case DT_I8: PLAIN(int8_t);
+	case DT_U8: PLAIN(uint8_t);
+	case DT_I32: PLAIN(int32_t);
+	case DT_I64: PLAIN(int64_t);
 	case DT_F16:
 	case DT_BF16: {
 		const float *f16 = f16values();
@@ -106,32 +113,11 @@ decode(const void *buf, int dt, int asref, int64_t i, int n, double *out)
 		for (k = 0; k < n; k++)
 			out[k] = (dt == DT_F8E4M3 ? e4m3tab : e5m2tab)[p[i + k]];
 		return;
-	case DT_I8:
-		for (k = 0; k < n; k++)
-			out[k] = (int8_t)p[i + k];
-		return;
-	case DT_U8:
-		for (k = 0; k < n; k++)
-			out[k] = p[i + k];
-		return;
-	case DT_I32:
-		for (k = 0; k < n; k++) {
-			int32_t v;
-			memcpy(&v, p + (size_t)(i + k) * 4, 4);
-			out[k] = v;
-		}
-		return;
-	case DT_I64:
-		for (k = 0; k < n; k++) {
-			int64_t v;
-			memcpy(&v, p + (size_t)(i + k) * 8, 8);
-			out[k] = (double)v;
-		}
-		return;
 	default:
 		for (k = 0; k < n; k++)
 			out[k] = dtget(buf, dt, (size_t)(i + k));
 	}
+#undef PLAIN
 }
 
 /* one slice of the elements, on one thread */

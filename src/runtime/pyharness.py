@@ -17,6 +17,7 @@ import json
 import os
 import struct
 import sys
+import time
 import traceback
 
 # DTYPES (name: (bytes, floating)) and KINDS (name: number) are the C
@@ -284,9 +285,8 @@ MISSING = object()
 def launchers(active, made, deadline):
     """each compiled kernel's launcher made, as its first launch would
     make it: Triton 3.6 builds one per signature with the C compiler
-    (some 0.3 s each) into the sandbox's cache, where the lease's first
-    call finds it; nothing touches the device. Says how many"""
-    import time
+    (0.17 s on the 2-core box) into the sandbox's cache, where the lease's
+    first call finds it; nothing touches the device. Says how many"""
     n = 0
     try:
         for kern in made:
@@ -312,11 +312,11 @@ def warm(rt, mod, fn, spec):
     launch check allows no launch. A case whose call fails, or spec's
     warm_seconds spent, ends the pass: what it did not compile, the JIT
     compiles at the first call in the lease, as it would without it.
-    Returns what it did (for the "waiting" reply) and, where
-    the candidate launched a kernel or made a CUDA context in it, the
-    refusal of its first call"""
-    import time
+    Returns what it did (for the "waiting" reply) and, where the
+    candidate launched a kernel or made a CUDA context in it, the refusal
+    of its first call"""
     t0, done, why, saved = time.perf_counter(), 0, None, []
+    seconds = spec.get("warm_seconds", 30)
 
     def patch(obj, name, value):
         saved.append((obj, name, vars(obj).get(name, MISSING)))
@@ -352,7 +352,7 @@ def warm(rt, mod, fn, spec):
         cases = {}
         for c in spec["cases"]:
             cases.setdefault((tuple(c["sizes"]), tuple(c.get("scalars", ()))), c)
-        deadline = t0 + spec.get("warm_seconds", 30)
+        deadline = t0 + seconds
         active = driver.active
         patch(JITFunction, "run", compiles)
         patch(Autotuner, "run", configs)
@@ -366,7 +366,7 @@ def warm(rt, mod, fn, spec):
             with Meta():
                 for c in cases.values():
                     if time.perf_counter() > deadline:
-                        why = "when its %g s were spent" % spec.get("warm_seconds", 30)
+                        why = "when its %g s were spent" % seconds
                         break
                     tens = [torch.empty(d, dtype=torchdtype(torch, a["dtype"]), device="meta")
                             for d, a in zip(c["dims"], [a for a in spec["args"] if a["kind"] in TENSOR])]

@@ -14,10 +14,10 @@
 #endif
 #include <math.h>
 #include <stdint.h>
-#include <sys/mman.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "refrun.h"
 #include "tensor.h"
