@@ -449,7 +449,7 @@ callsource(const struct task *t, int reference, const char *runner, const char *
 		char *sig = abisignature(a, n, "reference", 1);
 		bufprintf(&b, "#include <stddef.h>\n#include <stdlib.h>\n#include <string.h>\n#include <math.h>\n"
 		          "#include <float.h>\n#include <limits.h>\n#include \"refrun.h\"\n#line 1 \"reference\"\n%s\n"
-		          "#line 1 \"call\"\n%s;\nint\nreferencedone(void)\n{\n\treturn 0;\n}\n"
+		          "#line 1 \"call\"\n%s;\nint\nreferencedone(void)\n{\n\treturn 0;\n}\nint\nreferenceforks(void)\n{\n\treturn 1;\n}\n"
 		          "void\ncallreference(const struct refcase *rc)\n{\n\tvoid *fn = (void *)reference, "
 		          "*const *ptrs = rc->ptrs;\n\tconst int64_t *sizes = rc->sizes;\n"
 		          "\tconst double *scalars = rc->scalars;\n", jstr(t->json, "reference", ""), sig);

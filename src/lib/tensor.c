@@ -173,6 +173,7 @@ struct fillwork {
 	struct rt_dist d;
 	size_t from, to;
 	uint64_t seed;
+	void *ref; /* else NULL: each chunk widened into ref (toref), not kept in buf */
 };
 
 /*
@@ -194,8 +195,10 @@ FILL_CLONES static void
 fillchunk(const struct fillwork *w, size_t from, size_t n)
 {
 	double v[FILLCHUNK], lo = w->d.lo, hi = w->d.hi, off = w->d.off, scale = w->d.scale;
+	double raw[FILLCHUNK]; /* the chunk in its dtype, before toref (w->ref) */
 	uint64_t seed = w->seed;
-	size_t j;
+	void *buf = w->ref ? (void *)raw : w->buf;
+	size_t j, at = w->ref ? 0 : from;
 
 #define VALUES(DIST, SP) for (j = 0; j < n; j++) v[j] = rt_value(seed, from + j, DIST, lo, hi, SP)
 #define DISTS(SP) \
@@ -215,7 +218,7 @@ fillchunk(const struct fillwork *w, size_t from, size_t n)
 	if (scale != 1.0 || off != 0.0)
 		for (j = 0; j < n; j++)
 			v[j] = rt_add(off, rt_mul(scale, v[j]));
-#define STORE(DT) for (j = 0; j < n; j++) rt_store(w->buf, DT, from + j, v[j])
+#define STORE(DT) for (j = 0; j < n; j++) rt_store(buf, DT, at + j, v[j])
 	switch (w->dt) {
 	case DT_F64: STORE(DT_F64); break;
 	case DT_F32: STORE(DT_F32); break;
@@ -224,6 +227,8 @@ fillchunk(const struct fillwork *w, size_t from, size_t n)
 	default: STORE(w->dt); break;
 	}
 #undef STORE
+	if (w->ref)
+		toref(raw, w->dt, (char *)w->ref + from * (size_t)refsize(w->dt), n);
 }
 
 static void *
@@ -240,26 +245,29 @@ fillthread(void *p)
 void
 tensorfill(void *buf, int dt, size_t n, const struct rt_dist *d, uint64_t seed)
 {
-	struct fillwork w = { buf, dt, *d, 0, n, seed };
+	struct fillwork w = { buf, dt, *d, 0, n, seed, NULL };
 
 	w.d.special = w.d.special && dtinfos[dt].isfloat;
 	fillthread(&w);
 }
 
-void
-tensorfillpar(void *buf, int dt, size_t n, const struct rt_dist *d, uint64_t seed)
+/* w's range on all CPUs (one thread below 2^18 elements) */
+static void
+fillpar(const struct fillwork *proto)
 {
 	struct fillwork w[32];
 	pthread_t th[32];
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	size_t n = proto->to;
 	int k, nt = cpus < 1 ? 1 : cpus > 32 ? 32 : (int)cpus, started;
 
 	if (n < (size_t)1 << 18)
 		nt = 1;
 	for (k = 0; k < nt; k++) {
-		struct fillwork x = { buf, dt, *d, n / nt * k, k == nt - 1 ? n : n / nt * (k + 1), seed };
-		x.d.special = x.d.special && dtinfos[dt].isfloat;
-		w[k] = x;
+		w[k] = *proto;
+		w[k].from = n / nt * k;
+		w[k].to = k == nt - 1 ? n : n / nt * (k + 1);
+		w[k].d.special = w[k].d.special && dtinfos[w[k].dt].isfloat;
 	}
 	for (started = 1; started < nt; started++)
 		if (pthread_create(&th[started], NULL, fillthread, &w[started]) != 0)
@@ -269,4 +277,22 @@ tensorfillpar(void *buf, int dt, size_t n, const struct rt_dist *d, uint64_t see
 		fillthread(&w[k]);
 	while (--started > 0)
 		pthread_join(th[started], NULL);
+}
+
+void
+tensorfillpar(void *buf, int dt, size_t n, const struct rt_dist *d, uint64_t seed)
+{
+	struct fillwork w = { buf, dt, *d, 0, n, seed, NULL };
+
+	fillpar(&w);
+}
+
+void
+tensorfillref(void *ref, int dt, size_t n, const struct rt_dist *d, uint64_t seed)
+{
+	struct fillwork w = { NULL, dt, *d, 0, n, seed, ref };
+
+	if (refsize(dt) == dtinfos[dt].size) /* the dtype's own: drawn in place */
+		w.buf = ref, w.ref = NULL;
+	fillpar(&w);
 }

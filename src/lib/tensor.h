@@ -72,5 +72,8 @@ int distfind(const char *name);
 void tensorfill(void *buf, int dt, size_t n, const struct rt_dist *d, uint64_t seed);
 /* the same values, drawn on all CPUs */
 void tensorfillpar(void *buf, int dt, size_t n, const struct rt_dist *d, uint64_t seed);
+/* the same values on all CPUs, widened into the reference type (toref) as
+ * they are drawn: ref holds n elements of refsize(dt) bytes */
+void tensorfillref(void *ref, int dt, size_t n, const struct rt_dist *d, uint64_t seed);
 
 #endif

@@ -116,3 +116,9 @@ referencedone(void)
 {
 	return child ? reap() : 0;
 }
+
+int
+referenceforks(void)
+{
+	return 0; /* the one interpreter, started at the first case */
+}

@@ -26,5 +26,8 @@ struct refcase {
 void callreference(const struct refcase *c);
 /* after the last case: 0, or -1 when the reference failed (said on stderr) */
 int referencedone(void);
+/* 1: each case may run in a forked child, beside others (a C reference);
+ * 0: every case in the runner's own process (a Python one's interpreter) */
+int referenceforks(void);
 
 #endif
