@@ -348,8 +348,9 @@ stopall(int rc)
 	return rc;
 }
 
-/* the child that ended: its case DONE, or FAILED with its status */
-static void
+/* the child that ended: its case DONE, or FAILED with its status; -1
+ * when there is none to wait for */
+static int
 reap(size_t *inuse, int *nrun, int *seq)
 {
 	int st, k;
@@ -358,10 +359,12 @@ reap(size_t *inuse, int *nrun, int *seq)
 
 	while ((pid = waitpid(-1, &st, 0)) < 0 && errno == EINTR)
 		;
+	if (pid < 0)
+		return -1;
 	for (k = 0; k < nq && !(q[k]->state == RUNNING && q[k]->pid == pid); k++)
 		;
 	if (k == nq)
-		return;
+		return 0;
 	(*nrun)--;
 	*inuse -= q[k]->bytes;
 	q[k]->state = read(q[k]->done, &c, 1) == 1 && WIFEXITED(st) && WEXITSTATUS(st) == 0 ? DONE : FAILED;
@@ -375,6 +378,7 @@ reap(size_t *inuse, int *nrun, int *seq)
 			if (q[j]->state == RUNNING)
 				kill(q[j]->pid, SIGKILL);
 	}
+	return 0;
 }
 
 /*
@@ -450,7 +454,10 @@ forked(int fd, const char *path, int par)
 		}
 		if (!nq && eof)
 			return 0;
-		reap(&inuse, &nrun, &seq);
+		if (reap(&inuse, &nrun, &seq) < 0) {
+			perror("reference: waiting for a case");
+			return stopall(1);
+		}
 	}
 }
 
