@@ -100,7 +100,7 @@ refvariant() {
 }
 # nof: a run's n, from its label (n=N)
 nof='int(r["label"].split("=")[1])'
-test_expect_success 'cases run side by side are written in order: one that never ends takes every later one off the CPU' '
+test_expect_success LONG 'cases run side by side are written in order: one that never ends takes every later one off the CPU' '
 	cd p && HIDDEN="5000 7000 9000" refvariant mid "y[i] = 2 * x[i]; }" \
 		"y[i] = 2 * x[i]; if (n == 5000) for (;;) ; }" &&
 	"$RETORT_BIN/verify" --expected --cache-dir "$T/cache-mid" --ref-seconds 3 -o mid/expected.json \
