@@ -140,27 +140,4 @@ test_expect_success 'gated, the harness loads a Triton candidate and runs warm b
 	test "$(wc -l <reply)" = 1 &&
 	grep -q "^waiting no kernels compiled before the lease (RuntimeError: .*); no CUDA context$" reply
 '
-test_expect_success 'in the lease an autotuner times each config at 2 ms of warm-up and 10 of runs; its own benchmarker kept' '
-	cd p && cat >tune.py <<-\PY &&
-	import importlib.machinery, importlib.util, sys
-	import triton, triton.testing
-	from triton.runtime.autotuner import Autotuner
-	def module(name, path):
-	    loader = importlib.machinery.SourceFileLoader(name, path)
-	    mod = importlib.util.module_from_spec(importlib.util.spec_from_loader(name, loader))
-	    loader.exec_module(mod)
-	    return mod
-	seen = []
-	triton.testing.do_bench = lambda fn, warmup=25, rep=100, quantiles=None: seen.append((warmup, rep)) or [1.0]
-	module("harness", sys.argv[1]).tunebudget()
-	cand = module("cand", sys.argv[2])
-	tuned = [v for v in vars(cand).values() if isinstance(v, Autotuner)][0]
-	tuned.do_bench(lambda: None, quantiles=(0.5,))
-	mine = lambda fn, quantiles: [2.0]
-	own = triton.autotune(configs=[triton.Config({"BLOCK": 1024})], key=["big"], do_bench=mine)(tuned.fn)
-	print(seen, own.do_bench is mine)
-	PY
-	"$PY" tune.py out/runtime/py/harness.py "$HONEST/leaky_relu.f32.n268435459.py" >tune.txt 2>tune.err &&
-	test "$(cat tune.txt)" = "[(2, 10)] True"
-'
 test_done

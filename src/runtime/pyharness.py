@@ -300,35 +300,6 @@ def launchers(active, made, deadline):
     return "%d launcher%s built" % (n, "" if n == 1 else "s")
 
 
-# an autotuner's timing of each of its configs, in the lease (Triton's own: 25 and 100 ms)
-TUNE_WARMUP_MS, TUNE_REP_MS = 2, 10
-
-
-def tunebudget():
-    """An autotuner times its configs on the GPU at its first call for a
-    key, in the lease. There it gets Triton's benchmarker at TUNE_WARMUP_MS
-    of warm-up and TUNE_REP_MS of timed runs a config, not Triton's 25 and
-    100 ms: each config still timed (events, the L2 cleared before each
-    run) and the fastest kept, in a tenth of the GPU time. A benchmarker
-    the candidate gave its autotuner (do_bench=, or warmup= and rep=) is
-    left as it is, and so is a Triton whose Autotuner names none"""
-    try:
-        import functools
-        import triton.testing
-        from triton.runtime.autotuner import Autotuner
-    except ImportError:
-        return
-    if not isinstance(vars(Autotuner).get("do_bench"), functools.cached_property):
-        return
-
-    def bench(self):
-        if getattr(self, "_do_bench", None) is not None:
-            return self._do_bench
-        return lambda kernel_call, quantiles: triton.testing.do_bench(kernel_call, warmup=TUNE_WARMUP_MS,
-                                                                      rep=TUNE_REP_MS, quantiles=quantiles)
-    Autotuner.do_bench = property(bench)
-
-
 def warm(rt, mod, fn, spec):
     """A Triton candidate's kernels compiled before the lease: the entry
     point called once a distinct case, on meta tensors (no memory, nothing
@@ -492,7 +463,6 @@ def main():
     checked = None  # the dispatch mode a candidate's calls run under (guard's)
     if not trusted and not spec.get("fake", 0):
         checked = guard(rt)
-        tunebudget()
     if trusted and not spec.get("fake", 0):
         # a baseline is timed with TF32 on for matmuls and convolutions, as
         # KernelBench-Verified reports it (bench records "tf32": true); as
