@@ -447,34 +447,17 @@ hwait(struct harness *h, double seconds)
 	return 0;
 }
 
-/* the CPUs busy now: the runnable count of /proc/loadavg less this
- * process, else the 1-minute load average (which trails a burst, a
- * build's compiles say, by a minute) */
-static double
-busycpus(void)
-{
-	FILE *f = fopen("/proc/loadavg", "re");
-	double a[3];
-	long running = 0;
-	int ok = f && fscanf(f, "%lf %lf %lf %ld/", &a[0], &a[1], &a[2], &running) == 4 && running >= 1;
-
-	if (f)
-		fclose(f);
-	if (ok)
-		return (double)running - 1;
-	return getloadavg(a, 1) == 1 ? a[0] : 1e9;
-}
-
 int
 sparecpus(void)
 {
 	long n = sysconf(_SC_NPROCESSORS_ONLN);
+	double load;
 
 #ifdef RETORT_TESTING
 	if (getenv("RETORT_SPARE_CPUS")) /* the tests' two-CPU machines, for the paths it opens */
 		return 1;
 #endif
-	return n >= 4 && busycpus() <= (double)n - 2;
+	return n >= 4 && getloadavg(&load, 1) == 1 && load <= (double)n - 2;
 }
 
 int

@@ -148,7 +148,7 @@ int hctx(struct harness *h);
  * it) or has ended (hgo then says so). Not gated: 0 */
 int hwait(struct harness *h, double seconds);
 /* 1 when this host has CPUs to spare beside another edge's timed calls
- * (at least 4, and at most their number less 2 runnable now): loading a
+ * (the load average at most the CPUs less 2, and at least 4): loading a
  * harness beside them would otherwise slow what the parent's clock
  * measures */
 int sparecpus(void);
