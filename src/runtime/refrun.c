@@ -322,6 +322,7 @@ start(int k, int fd, const char *path)
 		if (j != k && q[j]->state == RUNNING)
 			close(q[j]->go), close(q[j]->done);
 	close(go[1]), close(done[0]);
+	signal(SIGPIPE, SIG_DFL); /* the reference as the runner alone would run it */
 	/* the plan is the parent's: no exit here may move its offset */
 	close(0);
 	if (compute(p) != 0)
