@@ -288,6 +288,8 @@ class Suite:
         row["lockdown"] = ver.get("lockdown")
         row["launch_check"] = ver.get("launch_check")
         row["harness_warm"] = ver.get("harness_warm")
+        slow = sorted(ver.get("runs") or [], key=lambda r: -(r.get("host_ms") or 0))[:3]
+        row["verify_slowest"] = [(r.get("set", "?"), r.get("label", "?"), r.get("host_ms") or 0) for r in slow]
         row["bench_phases_s"] = case.get("seconds")
         row["bench_check_s"] = case.get("check_seconds")
         row["bench_gpu_s"] = ben.get("gpu_seconds")
@@ -801,6 +803,11 @@ def main():
         if th:
             print("Triton per candidate (median of %d): verify+bench %.2f s, GPU held %.2f s" % (
                 len(th), statistics.median(r["verify_s"] + r["bench_s"] for r in th), statistics.median(r["gpu_s"] for r in th)))
+        for r in th:  # where a slow verify's lease went: its longest calls, and what warm did before it
+            if (r.get("verify_gpu_s") or 0) > 1.0:
+                print("  %s: verify held %.2f s; its longest calls: %s; warm: %s" % (
+                    r["name"], r["verify_gpu_s"], "; ".join("%s %s %.0f ms" % c for c in r["verify_slowest"]),
+                    r.get("harness_warm") or "none"))
     cheats = [r for r in results if r["kind"] == "cheat"]
     demo = [r for r in results if r["kind"] == "demo"]
     print("cheats rejected: %d of %d; honest accepted: %d of %d; demo answers as expected: %d of %d" % (
