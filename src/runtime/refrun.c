@@ -307,9 +307,13 @@ start(int k, int fd, const char *path)
 		close(go[0]), close(go[1]);
 		return -1;
 	}
+	for (int i = 0; i < 2; i++) /* not in what the reference may run */
+		fcntl(go[i], F_SETFD, FD_CLOEXEC), fcntl(done[i], F_SETFD, FD_CLOEXEC);
 	fflush(stdout);
 	if ((p->pid = fork()) < 0) {
+		int e = errno;
 		close(go[0]), close(go[1]), close(done[0]), close(done[1]);
+		errno = e;
 		return -1;
 	}
 	if (p->pid > 0) {
@@ -417,18 +421,26 @@ forked(int fd, const char *path, int par)
 		}
 		for (k = 0; k < nq; k++) {
 			struct pcase *p = q[k];
-			if (p->state == RUNNING || p->state == DONE || (p->state == FAILED && (k > 0 || !p->company)))
+			if (p->state == RUNNING || p->state == DONE)
 				continue;
+			/* a failed case waits for its turn at the head, to run again
+			 * alone or to end the run: no case after it starts before */
+			if (p->state == FAILED && (k > 0 || !p->company))
+				break;
 			if (nrun && (seq || inuse + p->bytes > cap))
 				break;
+			if (start(k, fd, path) < 0) {
+				if (!nrun) {
+					perror("reference: cannot start a case");
+					return stopall(1);
+				}
+				seq = 1; /* no process or pipe to spare: one at a time, once one ends */
+				break;
+			}
 			p->company = nrun > 0;
 			for (int j = 0; j < nq; j++)
 				if (q[j]->state == RUNNING)
 					q[j]->company |= p->company;
-			if (start(k, fd, path) < 0) {
-				perror("reference: cannot start a case");
-				return stopall(1);
-			}
 			nrun++;
 			inuse += p->bytes;
 		}
@@ -476,6 +488,9 @@ main(int argc, char **argv)
 		perror(argv[1]);
 		return 1;
 	}
+#ifdef REFRUN_PAR
+	cpus = REFRUN_PAR; /* a test's runner: so many cases at once, whatever the CPUs */
+#endif
 	r = referenceforks() ? forked(fd, argv[1], cpus < 1 ? 1 : cpus > MAXPAR ? MAXPAR : (int)cpus)
 	                     : inprocess(fd, argv[1]);
 	if (r != 0)
