@@ -251,32 +251,53 @@ tensorfill(void *buf, int dt, size_t n, const struct rt_dist *d, uint64_t seed)
 	fillthread(&w);
 }
 
-/* w's range on all CPUs (one thread below 2^18 elements) */
-static void
-fillpar(const struct fillwork *proto)
+/* a slice of a job over [0, n): run(job, from, to) on one thread */
+struct slice {
+	void (*run)(const void *job, size_t from, size_t to);
+	const void *job;
+	size_t from, to;
+};
+
+static void *
+runslice(void *p)
 {
-	struct fillwork w[32];
+	const struct slice *s = p;
+
+	s->run(s->job, s->from, s->to);
+	return NULL;
+}
+
+/* run over [0, n) in one slice a CPU (at most 32; one thread below 2^18
+ * elements); a slice no thread took runs here */
+static void
+onallcpus(size_t n, void (*run)(const void *, size_t, size_t), const void *job)
+{
+	struct slice s[32];
 	pthread_t th[32];
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-	size_t n = proto->to;
-	int k, nt = cpus < 1 ? 1 : cpus > 32 ? 32 : (int)cpus, started;
+	int k, nt = n < (size_t)1 << 18 || cpus < 1 ? 1 : cpus > 32 ? 32 : (int)cpus, started;
 
-	if (n < (size_t)1 << 18)
-		nt = 1;
 	for (k = 0; k < nt; k++) {
-		w[k] = *proto;
-		w[k].from = n / nt * k;
-		w[k].to = k == nt - 1 ? n : n / nt * (k + 1);
-		w[k].d.special = w[k].d.special && dtinfos[w[k].dt].isfloat;
+		struct slice x = { run, job, n / nt * k, k == nt - 1 ? n : n / nt * (k + 1) };
+		s[k] = x;
 	}
 	for (started = 1; started < nt; started++)
-		if (pthread_create(&th[started], NULL, fillthread, &w[started]) != 0)
+		if (pthread_create(&th[started], NULL, runslice, &s[started]) != 0)
 			break;
-	fillthread(&w[0]);
-	for (k = started; k < nt; k++) /* the slices no thread took */
-		fillthread(&w[k]);
+	runslice(&s[0]);
+	for (k = started; k < nt; k++)
+		runslice(&s[k]);
 	while (--started > 0)
 		pthread_join(th[started], NULL);
+}
+
+static void
+fillrange(const void *job, size_t from, size_t to)
+{
+	struct fillwork w = *(const struct fillwork *)job;
+
+	w.from = from, w.to = to;
+	fillthread(&w);
 }
 
 void
@@ -284,7 +305,8 @@ tensorfillpar(void *buf, int dt, size_t n, const struct rt_dist *d, uint64_t see
 {
 	struct fillwork w = { buf, dt, *d, 0, n, seed, NULL };
 
-	fillpar(&w);
+	w.d.special = w.d.special && dtinfos[dt].isfloat;
+	onallcpus(n, fillrange, &w);
 }
 
 void
@@ -294,5 +316,36 @@ tensorfillref(void *ref, int dt, size_t n, const struct rt_dist *d, uint64_t see
 
 	if (refsize(dt) == dtinfos[dt].size) /* the dtype's own: drawn in place */
 		w.buf = ref, w.ref = NULL;
-	fillpar(&w);
+	w.d.special = w.d.special && dtinfos[dt].isfloat;
+	onallcpus(n, fillrange, &w);
+}
+
+/* what tensorunwritten fills */
+struct unwritten {
+	void *ref;
+	int dt;
+};
+
+static void
+unwrittenrange(const void *job, size_t from, size_t to)
+{
+	const struct unwritten *u = job;
+	size_t k, size = (size_t)refsize(u->dt);
+
+	if (!dtinfos[u->dt].isfloat)
+		memset((char *)u->ref + from * size, 0, (to - from) * size);
+	else if (u->dt == DT_F64)
+		for (k = from; k < to; k++)
+			((double *)u->ref)[k] = NAN;
+	else
+		for (k = from; k < to; k++)
+			((float *)u->ref)[k] = NAN;
+}
+
+void
+tensorunwritten(void *ref, int dt, size_t n)
+{
+	struct unwritten u = { ref, dt };
+
+	onallcpus(n, unwrittenrange, &u);
 }

@@ -75,5 +75,8 @@ void tensorfillpar(void *buf, int dt, size_t n, const struct rt_dist *d, uint64_
 /* the same values on all CPUs, widened into the reference type (toref) as
  * they are drawn: ref holds n elements of refsize(dt) bytes */
 void tensorfillref(void *ref, int dt, size_t n, const struct rt_dist *d, uint64_t seed);
+/* n elements of dt's reference type as an output is before the reference
+ * writes it: NaN (integers: 0), so that one it never writes shows; on all CPUs */
+void tensorunwritten(void *ref, int dt, size_t n);
 
 #endif

@@ -11,7 +11,8 @@
  *
  * usage: reference OUTFILE < PLAN
  *
- * Exit status: 0 every case written; 1 out of memory or cannot write;
+ * Exit status: 0 every case written; 1 out of memory, cannot write or
+ * cannot start a case;
  * 2 a bad plan; 3 the Python reference failed; a failed case's own status
  * (128 + a signal's number where one killed it).
  */
@@ -21,7 +22,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
-#include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -47,7 +47,8 @@ struct pcase {
 	size_t bytes;       /* the memory its tensors take */
 	pid_t pid;          /* its child, while it runs */
 	int go, done;       /* this side's ends of the pipes to and from it */
-	int state, status;  /* the child's exit status, 128 + a signal's */
+	int state;          /* WAITING, RUNNING, FAILED, DONE */
+	int status;         /* a failed child's exit status, 128 + a signal's */
 	int company;        /* it ran beside another case */
 };
 enum { WAITING, RUNNING, FAILED, DONE };
@@ -72,53 +73,6 @@ bigalloc(size_t n)
 	madvise(p, n & ~(size_t)(THP_BYTES - 1), MADV_HUGEPAGE); /* advice only: without it, small pages */
 #endif
 	return p;
-}
-
-/* a slice of an output to fill with NaN (integers: zeros), in threads */
-struct span {
-	void *p;
-	int dt;
-	size_t from, to;
-};
-
-static void *
-unwritten(void *arg)
-{
-	const struct span *s = arg;
-	size_t k;
-
-	if (!dtinfos[s->dt].isfloat)
-		memset((char *)s->p + s->from * (size_t)refsize(s->dt), 0, (s->to - s->from) * (size_t)refsize(s->dt));
-	else if (s->dt == DT_F64)
-		for (k = s->from; k < s->to; k++)
-			((double *)s->p)[k] = NAN;
-	else
-		for (k = s->from; k < s->to; k++)
-			((float *)s->p)[k] = NAN;
-	return NULL;
-}
-
-/* an output's n elements where the reference writes nothing, on all CPUs */
-static void
-fillunwritten(void *p, int dt, size_t n)
-{
-	struct span s[32];
-	pthread_t th[32];
-	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-	int k, nt = n < (size_t)1 << 20 || cpus < 1 ? 1 : cpus > 32 ? 32 : (int)cpus, started;
-
-	for (k = 0; k < nt; k++) {
-		struct span x = { p, dt, n / nt * k, k == nt - 1 ? n : n / nt * (k + 1) };
-		s[k] = x;
-	}
-	for (started = 1; started < nt; started++)
-		if (pthread_create(&th[started], NULL, unwritten, &s[started]) != 0)
-			break;
-	unwritten(&s[0]);
-	for (k = started; k < nt; k++)
-		unwritten(&s[k]);
-	while (--started > 0)
-		pthread_join(th[started], NULL);
 }
 
 /* the next case of the plan into p: 1, 0 at its end, or an exit status */
@@ -212,7 +166,7 @@ compute(struct pcase *p)
 			return 1;
 		}
 		if (rc->kind[i] == 1)
-			fillunwritten(rc->ptrs[i], dt, n);
+			tensorunwritten(rc->ptrs[i], dt, n);
 		else if (p->vals[i])
 			toref(p->vals[i], dt, rc->ptrs[i], n);
 		else

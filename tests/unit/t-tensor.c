@@ -215,6 +215,35 @@ fillpar(void)
 	ok(memcmp(a, b, n * 4) == 0, "tensorfillpar matches tensorfill");
 	free(a);
 	free(b);
+	/* drawn into the reference type: the draw, then toref */
+	for (int dt = 0; dt < DT_COUNT; dt++) {
+		struct rt_dist d = { DIST_UNIFORM, 1, -4, 4, 0.5, 3 };
+		unsigned char *raw = xmalloc(n * 8), *want = xmalloc(n * 8), *got = xmalloc(n * 8);
+		tensorfill(raw, dt, n, &d, 91);
+		toref(raw, dt, want, n);
+		tensorfillref(got, dt, n, &d, 91);
+		ok(memcmp(want, got, n * (size_t)refsize(dt)) == 0, "tensorfillref %s: the draw widened", dtinfos[dt].name);
+		free(raw);
+		free(want);
+		free(got);
+	}
+	/* an unwritten output: NaN, integers 0, every element (the threads' slices) */
+	{
+		double *f64 = xmalloc(n * 8);
+		float *f32 = xmalloc(n * 4);
+		int64_t *i64 = xmalloc(n * 8);
+		size_t k, bad = 0;
+		memset(i64, 0x5a, n * 8);
+		tensorunwritten(f64, DT_F64, n);
+		tensorunwritten(f32, DT_F16, n);
+		tensorunwritten(i64, DT_I64, n);
+		for (k = 0; k < n; k++)
+			bad += !isnan(f64[k]) || !isnan(f32[k]) || i64[k] != 0;
+		ok(bad == 0, "tensorunwritten: NaN (f64, f16 as float), 0 (i64) in all %zu elements", n);
+		free(f64);
+		free(f32);
+		free(i64);
+	}
 }
 
 /* the draw is pinned: the device's harness and the CPU reference agree
