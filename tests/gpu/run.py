@@ -145,6 +145,15 @@ class Suite:
                 raise RuntimeError("prepare --runtime failed: " + out[-2000:])
         return obj
 
+    def refrunner(self):
+        """The reference runner's fixed parts, which every reference links (the build's refrunner edge), built once."""
+        obj = os.path.join(self.out, "runtime", "refrun.o")
+        if not os.path.exists(obj):
+            rc, out, _ = sh([BIN + "/prepare", "--refrunner", "--src", ROOT + "/src", "-o", obj], self.log)
+            if rc:
+                raise RuntimeError("prepare --refrunner failed: " + out[-2000:])
+        return obj
+
     def variant(self, vid):
         """task.json, harness, expected outputs, baseline and its oracle check for one variant, built once."""
         if vid in self.prepared:
@@ -160,15 +169,19 @@ class Suite:
         # a Python reference (an imported KernelBench module) runs in the GPU host's torch environment
         pyref = self.refenv[vid] = ["--python-env", self.gpy] if task.get("reference_language") == "python" and self.gpy else []
         self.haspool[vid] = bool(task.get("cases", {}).get("pool"))
+        # as the build's edges run them (rules/stages.ninja): the runner prebuilt, the builds kept by content in the cache dir
         steps = [
-            [BIN + "/prepare", "--harness", "-o", d + "/harness", "--object", self.runtime(), d + "/task.json"],
-            [BIN + "/prepare", "--reference", "-o", d + "/reference", "--src", ROOT + "/src", d + "/task.json"],
+            [BIN + "/prepare", "--harness", "-o", d + "/harness", "--object", self.runtime(), "--cache-dir", self.cache,
+             d + "/task.json"],
+            [BIN + "/prepare", "--reference", "-o", d + "/reference", "--runner", self.refrunner(), "--src", ROOT + "/src",
+             "--cache-dir", self.cache, d + "/task.json"],
             [BIN + "/verify", "--expected", "--cache-dir", self.cache] + pyref + ["-o", d + "/expected.json",
              d + "/task.json", d + "/reference"],
         ]
         if task.get("baseline"):
             self.bl[vid] = d + ("/baseline.py" if "python" in task["baseline"] else "/baseline.so")
-            steps.append([BIN + "/prepare", "--baseline", "--arch", ARCH, "-o", self.bl[vid], d + "/task.json"])
+            steps.append([BIN + "/prepare", "--baseline", "--arch", ARCH, "-o", self.bl[vid], "--cache-dir", self.cache,
+                          d + "/task.json"])
         took = {}
         for s, step in zip(steps, ("harness", "reference", "expected", "baseline")):
             rc, out, took[step] = sh(s, self.log)
@@ -586,6 +599,7 @@ def main():
     t0 = time.time()
     rows = []
     suite.runtime()
+    suite.refrunner()
     with concurrent.futures.ThreadPoolExecutor(max(1, (os.cpu_count() or 2) // 2)) as ex:
         for it, fut in zip(todo, [ex.submit(build, it) for it in todo]):
             try:
