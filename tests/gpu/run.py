@@ -302,7 +302,11 @@ class Suite:
         row["launch_check"] = ver.get("launch_check")
         row["harness_warm"] = ver.get("harness_warm")
         slow = sorted(ver.get("runs") or [], key=lambda r: -(r.get("host_ms") or 0))[:3]
-        row["verify_slowest"] = [(r.get("set", "?"), r.get("label", "?"), r.get("host_ms") or 0) for r in slow]
+        row["verify_slowest"] = [(r.get("case", "?"), (r.get("inputs") or "?")[:40], r.get("host_ms") or 0) for r in slow]
+        # a Python candidate's first call of each case (before its lockdown, not judged; its autotuning)
+        first = sorted(ver.get("first_calls") or [], key=lambda r: -(r.get("wall_ms") or 0))
+        row["first_calls"] = (len(first), sum(r.get("wall_ms") or 0 for r in first) / 1e3,
+                              [(r.get("case", "?"), r.get("wall_ms") or 0) for r in first[:3]])
         row["bench_phases_s"] = case.get("seconds")
         row["bench_check_s"] = case.get("check_seconds")
         row["bench_gpu_s"] = ben.get("gpu_seconds")
@@ -819,9 +823,11 @@ def main():
                 len(th), statistics.median(r["verify_s"] + r["bench_s"] for r in th), statistics.median(r["gpu_s"] for r in th)))
         for r in th:  # where a slow verify's lease went: its longest calls, and what warm did before it
             if (r.get("verify_gpu_s") or 0) > 1.0:
-                print("  %s: verify held %.2f s; its longest calls: %s; warm: %s" % (
-                    r["name"], r["verify_gpu_s"], "; ".join("%s %s %.0f ms" % c for c in r["verify_slowest"]),
-                    r.get("harness_warm") or "none"))
+                n, sec, top = r.get("first_calls") or (0, 0.0, [])
+                print("  %s: verify held %.2f s; its longest judged calls: %s; first calls (before the lockdown): "
+                      "%d, %.2f s, longest %s; warm: %s" % (
+                          r["name"], r["verify_gpu_s"], "; ".join("%s (%s) %.0f ms" % c for c in r["verify_slowest"]),
+                          n, sec, "; ".join("%s %.0f ms" % c for c in top) or "none", r.get("harness_warm") or "none"))
     cheats = [r for r in results if r["kind"] == "cheat"]
     demo = [r for r in results if r["kind"] == "demo"]
     print("cheats rejected: %d of %d; honest accepted: %d of %d; demo answers as expected: %d of %d" % (
