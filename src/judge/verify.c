@@ -1130,9 +1130,8 @@ warmlock(struct judge *j)
 {
 	struct harness *h = &j->h;
 	struct hres r;
-	int k, m;
-
 	json_t *first;
+	int k, m;
 
 	if (!h->python || h->open)
 		return 0;
