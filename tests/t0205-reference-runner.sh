@@ -42,7 +42,7 @@ sed -i 's/#include <unistd.h>/#include <string.h>\n&/' "$T/call.c"
 # runner PAR: $T/ref-PAR, PAR cases at once
 runner() {
 	cc -std=c11 -O1 -DREFRUN_PAR="$1" -I"$SRC/runtime" -I"$SRC/lib" -o "$T/ref-$1" "$SRC/runtime/refrun.c" \
-		"$SRC/lib/tensor.c" "$T/call.c" -lm -pthread
+		"$SRC/lib/tensor.c" "$SRC/lib/parts.c" "$T/call.c" -lm -pthread
 }
 # the plan: y = 2x (f32, x uniform in [-1, 1)) for each n given
 plan() {

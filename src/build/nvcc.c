@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "../lib/json.h"
+#include "../lib/parts.h"
 #include "../lib/util.h"
 
 int

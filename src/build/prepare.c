@@ -342,11 +342,13 @@ runtime(const struct opts *o)
 		free(src);
 		n++;
 	}
-	src = xasprintf("%s/lib/tensor.c", o->src);
-	objs[n] = xasprintf("%s/tensor.o", work);
-	build((char *[]){ (char *)o->cc, "-std=gnu11", "-O2", "-fPIC", "-ffp-contract=off", "-D_GNU_SOURCE", lib, "-c",
-	                  src, "-o", objs[n++], NULL }, work, src);
-	free(src);
+	for (const char *const *p = (const char *const[]){ "tensor", "parts", NULL }; *p; p++) {
+		src = xasprintf("%s/lib/%s.c", o->src, *p);
+		objs[n] = xasprintf("%s/%s.o", work, *p);
+		build((char *[]){ (char *)o->cc, "-std=gnu11", "-O2", "-fPIC", "-ffp-contract=off", "-D_GNU_SOURCE", lib,
+		                  "-c", src, "-o", objs[n++], NULL }, work, src);
+		free(src);
+	}
 	if (o->fake) {
 		objs[n] = xasprintf("%s/fake.o", work);
 		build((char *[]){ (char *)o->cc, "-std=gnu11", "-O2", "-fPIC", "-D_GNU_SOURCE", lib, rti, "-c",
@@ -528,16 +530,16 @@ harness(const struct opts *o, const struct task *t)
 
 /* -------------------------------------------------------- --reference */
 
-/* the runner's fixed parts (refrun.c, tensor.c: trusted code) compiled
+/* the runner's fixed parts (refrun.c, tensor.c, parts.c: trusted code) compiled
  * outside the sandbox into one relocatable object, obj, in work */
 static void
 runnerobject(const struct opts *o, const char *work, const char *obj)
 {
-	static const char *const parts[] = { "runtime/refrun.c", "lib/tensor.c" };
-	char *lib = xasprintf("-I%s/lib", o->src), *objs[2];
+	static const char *const parts[] = { "runtime/refrun.c", "lib/tensor.c", "lib/parts.c" };
+	char *lib = xasprintf("-I%s/lib", o->src), *objs[3];
 	size_t i;
 
-	for (i = 0; i < 2; i++) {
+	for (i = 0; i < 3; i++) {
 		char *src = xasprintf("%s/%s", o->src, parts[i]);
 		objs[i] = xasprintf("%s/part%zu.o", work, i);
 		/* -O3 -fno-math-errno: tensor.c's fill loops vectorise (as configure builds it) */
@@ -545,9 +547,9 @@ runnerobject(const struct opts *o, const char *work, const char *obj)
 		                  src, "-o", objs[i], NULL }, work, src);
 		free(src);
 	}
-	build((char *[]){ (char *)o->cc, "-r", "-nostdlib", "-o", (char *)obj, objs[0], objs[1], NULL }, work,
+	build((char *[]){ (char *)o->cc, "-r", "-nostdlib", "-o", (char *)obj, objs[0], objs[1], objs[2], NULL }, work,
 	      "the reference runner");
-	free(objs[0]), free(objs[1]), free(lib);
+	free(objs[0]), free(objs[1]), free(objs[2]), free(lib);
 }
 
 /* --refrunner: the runner's object, once per build */

@@ -981,12 +981,13 @@ writeninja(const struct opts *o, const struct all *A, const char *path)
 	bufprintf(&b, "build %s/runtime/harness.o | %s/runtime/harness.o.list %s/runtime/py/harness.so "
 	          "%s/runtime/py/harness.py: runtime | src/runtime/harness.c src/runtime/harness.h "
 	          "src/runtime/lockdown.c src/runtime/lockdown.h src/runtime/guard.c src/runtime/guard.h "
-	          "src/runtime/launches.c src/runtime/launches.h "
-	          "src/runtime/device.cu src/runtime/device.h src/lib/tensor.c src/lib/tensor.h "
-	          "src/lib/draw.h src/lib/dtype.h src/lib/fdpass.h src/runtime/pyharness.py $bindir/prepare\n", o->outdir,
+	          "src/runtime/launches.c src/runtime/launches.h src/runtime/device.cu src/runtime/device.h "
+	          "src/lib/tensor.c src/lib/tensor.h src/lib/parts.c src/lib/parts.h src/lib/draw.h src/lib/dtype.h "
+	          "src/lib/fdpass.h src/runtime/pyharness.py $bindir/prepare\n", o->outdir,
 	          o->outdir, o->outdir, o->outdir);
 	bufprintf(&b, "build %s/runtime/refrun.o: refrunner | src/runtime/refrun.c src/runtime/refrun.h "
-	          "src/lib/tensor.c src/lib/tensor.h src/lib/draw.h src/lib/dtype.h $bindir/prepare\n", o->outdir);
+	          "src/lib/tensor.c src/lib/tensor.h src/lib/parts.c src/lib/parts.h src/lib/draw.h src/lib/dtype.h "
+	          "$bindir/prepare\n", o->outdir);
 	bufprintf(&b, "build %s/gpu/calibrate: calibrator src/runtime/calibrate.cu\n"
 	          "build %s/gpu/calibration.json: calibrate %s/gpu/calibrate | $bindir/bench\n\n",
 	          o->outdir, o->outdir, o->outdir);

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "../lib/draw.h"
+#include "../lib/parts.h"
 #include "../lib/tensor.h"
 
 double

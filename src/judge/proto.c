@@ -13,6 +13,7 @@
 #include "compare.h"
 #include "../lib/draw.h"
 #include "../lib/json.h"
+#include "../lib/parts.h"
 #include "../lib/tensor.h"
 #include "../lib/util.h"
 #include "../runtime/lockdown.h"

@@ -2,12 +2,12 @@
 #include "tensor.h"
 
 #include "draw.h"
+#include "parts.h"
 
 #include <math.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 
 /*
  * name, signature type and the header that declares it, reference type,
@@ -267,28 +267,18 @@ runslice(void *p)
 	return NULL;
 }
 
-/* run over [0, n) in one slice a CPU (at most 32; one thread below 2^18
- * elements); a slice no thread took runs here */
+/* run over [0, n) in one slice a CPU (parts.h; one below 2^18 elements) */
 static void
 onallcpus(size_t n, void (*run)(const void *, size_t, size_t), const void *job)
 {
-	struct slice s[32];
-	pthread_t th[32];
-	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-	int k, nt = n < (size_t)1 << 18 || cpus < 1 ? 1 : cpus > 32 ? 32 : (int)cpus, started;
+	struct slice s[PARTS_MAX];
+	int k, nt = partsfor(n, (size_t)1 << 18, PARTS_MAX);
 
 	for (k = 0; k < nt; k++) {
 		struct slice x = { run, job, n / nt * k, k == nt - 1 ? n : n / nt * (k + 1) };
 		s[k] = x;
 	}
-	for (started = 1; started < nt; started++)
-		if (pthread_create(&th[started], NULL, runslice, &s[started]) != 0)
-			break;
-	runslice(&s[0]);
-	for (k = started; k < nt; k++)
-		runslice(&s[k]);
-	while (--started > 0)
-		pthread_join(th[started], NULL);
+	runparts(runslice, s, sizeof s[0], nt);
 }
 
 static void

@@ -1,5 +1,6 @@
 /* util.c - see util.h */
 #include "util.h"
+#include "parts.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -732,36 +733,6 @@ tempdir(const char *path, const char *kind)
 	}
 	tempadd(d);
 	return d;
-}
-
-int
-partsfor(size_t n, size_t min, int max)
-{
-	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-	int k = cpus < 1 ? 1 : cpus > PARTS_MAX ? PARTS_MAX : (int)cpus;
-
-	if (max < k)
-		k = max;
-	return n < min || k < 1 ? 1 : k;
-}
-
-void
-runparts(void *(*fn)(void *), void *parts, size_t stride, int n)
-{
-	pthread_t th[PARTS_MAX];
-	char *p = parts;
-	int k, started;
-
-	if (n > PARTS_MAX)
-		n = PARTS_MAX;
-	for (started = 1; started < n; started++)
-		if (pthread_create(&th[started], NULL, fn, p + (size_t)started * stride) != 0)
-			break;
-	fn(p);
-	for (k = started; k < n; k++)
-		fn(p + (size_t)k * stride);
-	while (--started > 0)
-		pthread_join(th[started], NULL);
 }
 
 /* one thread's share of touchpages */

@@ -113,17 +113,7 @@ int copytemp(const char *from, const char *to, mode_t mode);
 int movefile(const char *tmp, const char *path);
 /* rm -rf */
 int rmtree(const char *path);
-/*
- * Work spread over the CPUs: partsfor says how many parts n items make
- * (one below min, else the CPUs online, at most max and PARTS_MAX);
- * runparts runs fn on each of n parts (parts, stride bytes apart), the
- * first here and the rest on threads of their own (a part no thread could
- * be made for runs here too), and returns when all are done.
- */
-enum { PARTS_MAX = 32 };
-int partsfor(size_t n, size_t min, int max);
-void runparts(void *(*fn)(void *), void *parts, size_t stride, int n);
-/* every page of p[0..n) made present, on all CPUs (runparts, 64 MiB a
+/* every page of p[0..n) made present, on all CPUs (parts.h, 64 MiB a
  * part at least): written with zeros (write), else read */
 void touchpages(void *p, size_t n, int write);
 

@@ -35,7 +35,7 @@ flags="-std=c11 -g -O1 -Wall -Wextra -D_GNU_SOURCE -fno-omit-frame-pointer
 # shellcheck disable=SC2086 # the flags are words
 $cc $flags $(pkg-config --cflags yaml-0.1 jansson) -o "$out/fuzz_spec" \
 	tests/fuzz/fuzz_spec.c src/gen/yaml.c src/gen/expr.c src/gen/spec.c src/gen/hidden.c \
-	src/lib/util.c src/lib/json.c src/lib/task.c src/lib/tensor.c src/lib/round.c src/lib/sha.c \
+	src/lib/util.c src/lib/parts.c src/lib/json.c src/lib/task.c src/lib/tensor.c src/lib/round.c src/lib/sha.c \
 	$(pkg-config --libs yaml-0.1 jansson) -lcrypto -lm -lpthread ||
 	{ echo "fuzz: cannot build $out/fuzz_spec with $cc" >&2; exit 1; }
 cp tasks/*.yaml tests/fuzz/seeds/* tests/fuzz/regress/* "$out/seeds/" || exit 1
