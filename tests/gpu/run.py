@@ -459,6 +459,12 @@ def import_kernelbench(work):
     print("# imported %d KernelBench test problems in %.0f s (%.1f s each)" % (n, dt, dt / max(n, 1)), flush=True)
 
 
+def longest_chain(took):
+    """a variant's preparation as the build's edges run it (the CPUs free):
+    the reference then its expected outputs, beside the harness and the baseline"""
+    return max(took.get("reference", 0) + took.get("expected", 0), took.get("harness", 0), took.get("baseline", 0))
+
+
 def prep_steps(steps):
     """the CPU preparation by step (run one after another here), and its
     longest chain as the build's edges run: the reference then its
@@ -468,7 +474,7 @@ def prep_steps(steps):
     def med(k):  # over the variants that have the step (a baseline is optional)
         v = [s[k] for s in steps if k in s]
         return "%.2f (max %.2f)" % (statistics.median(v), max(v)) if v else "none"
-    chain = [max(s.get("reference", 0) + s.get("expected", 0), s.get("harness", 0), s.get("baseline", 0)) for s in steps]
+    chain = [longest_chain(s) for s in steps]
     return ("CPU preparation per step, median seconds: harness %s, reference %s, expected outputs %s, baseline build %s; "
             "longest chain as the build runs them (reference then expected outputs, beside the others) median %.2f s "
             "(max %.2f s)" % (med("harness"), med("reference"), med("expected"), med("baseline"),
@@ -491,6 +497,7 @@ def cost_table(results, suite, per_minute):
         vids = {r["variant"] for r in rows}
         orc = [suite.oracle_s[v] for v in vids if v in suite.oracle_s]
         prep = [suite.prep_s[v] for v in vids if v in suite.prep_s]
+        chain = [longest_chain(suite.prep_steps[v]) for v in vids if v in suite.prep_steps]
         devs = [100 * (r["median_ms"] / r["do_bench_ms"] - 1) for r in rows if r.get("do_bench_ms") and r.get("median_ms")]
         mm = lambda x: "%.2f s (max %.2f)" % (statistics.median(x), max(x)) if x else "-"
         cols.append(("%s (%d)" % (name, len(rows)), [
@@ -499,13 +506,14 @@ def cost_table(results, suite, per_minute):
             ("%.2f s (harness start %.2f s)" % (statistics.median(vheld), statistics.median(vstart))
              if vheld and vstart else "-"),
             "%.2f s" % statistics.median(r["compile_s"] + r["verify_s"] + r["bench_s"] for r in rows),
-            mm(orc), mm(prep),
+            mm(orc), "%s; longest chain %s" % (mm(prep), mm(chain)) if prep else "-",
             "%d of %d" % (sum(abs(d) <= 3 for d in devs), len(devs)) if devs else "-"]))
     if not cols:
         return
     labels = ["GPU held per candidate, median", "p95 / max", "of it verify, median",
               "whole candidate (compile + verify + bench), median",
-              "per variant, once: oracle check + baseline timing", "CPU preparation per variant",
+              "per variant, once: oracle check + baseline timing",
+              "CPU preparation per variant: steps one after another; as the build runs them",
               "bench vs do_bench within 3%"]
     print("\n| measure | " + " | ".join(c[0] for c in cols) + " |")
     print("|---|" + "---|" * len(cols))
