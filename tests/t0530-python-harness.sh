@@ -94,7 +94,8 @@ test_expect_success 'an honest Python candidate: correct at every size, timed, e
 	test "$(field runs/ok.fakescale/verify.json "len([r for r in d[\"runs\"] if r[\"pass\"]])")" -ge 23 &&
 	test "$(field runs/ok.fakescale/verify.json "d[\"lockdown\"]")" = seccomp &&
 	test "$(field runs/ok.fakescale/verify.json "len(d[\"first_calls\"]) == len({r[\"case\"] for r in d[\"runs\"]}) and \
-		all(c[\"host_ms\"] >= 0 and c[\"wall_ms\"] > 0 for c in d[\"first_calls\"])")" = True &&
+		all(c[\"host_ms\"] >= 0 and c[\"wall_ms\"] > 0 for c in d[\"first_calls\"]) and \
+		0 < d[\"lockdown_seconds\"] < d[\"seconds\"]")" = True &&
 	test "$(field runs/ok.fakescale/verify.json "d[\"launch_check\"]")" = "none: not armed (trusted code, or no CUPTI was found)" &&
 	test "$(field runs/ok.fakescale/bench.json "d[\"cases\"][0][\"checks\"][\"passed\"]")" = \
 		"$(field runs/ok.fakescale/bench.json "d[\"cases\"][0][\"checks\"][\"kept\"]")" &&

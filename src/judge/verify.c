@@ -1131,6 +1131,7 @@ warmlock(struct judge *j)
 	struct harness *h = &j->h;
 	struct hres r;
 	json_t *first;
+	double t0;
 	int k, m;
 
 	if (!h->python || h->open)
@@ -1148,8 +1149,10 @@ warmlock(struct judge *j)
 		json_array_append_new(first, json_pack("{s:s,s:f,s:f}", "case", j->v[k].c->label, "host_ms", r.host_ms,
 		                                       "wall_ms", r.wall_ms));
 	}
+	t0 = now();
 	if (stepfailed(hlock(h, &r), &r, h, &j->res))
 		return -1;
+	json_object_set_new(j->res.rec, "lockdown_seconds", json_real(now() - t0));
 	json_object_set_new(j->res.rec, "lockdown", json_string(h->gpu.lockdown));
 	json_object_set_new(j->res.rec, "launch_check", json_string(h->gpu.launches));
 	return 0;
