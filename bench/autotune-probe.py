@@ -8,11 +8,14 @@ or dispatch mode), once for each size in SIZES, first calls timed by the
 host's clock with a synchronize after each. Triton's do_bench is wrapped
 to count the autotuner's benchmark calls: its estimate (ms a call,
 flush included), the warmup and repeat counts it derived, and its wall
-time. The second call of each size shows the call itself. Prints one
-table; compare the first calls with verify.json's first_calls, made in
-the harness. On a GPU host with torch and triton. Not a timed test.
+time, in all and for each config (the lines under a size). The second
+call of each size shows the call itself. Run it twice: the first
+process compiles the kernels, the second finds them in Triton's cache.
+Prints one table; compare the first calls with verify.json's
+first_calls, made in the harness. On a GPU host with torch and triton.
+Not a timed test.
 
-usage: bench/autotune-probe.py [SIZES...]   (default 4099 1048583 268435459)
+usage: bench/autotune-probe.py [SIZES...]   (default 1 4099 33554401 268435459)
 """
 import importlib.util
 import os
@@ -28,7 +31,7 @@ KERNEL = os.path.join(ROOT, "tests", "kernels", "triton", "honest", "leaky_relu.
 
 
 def main():
-    sizes = [int(a) for a in sys.argv[1:]] or [4099, 1048583, 268435459]
+    sizes = [int(a) for a in sys.argv[1:]] or [1, 4099, 33554401, 268435459]
     spec = importlib.util.spec_from_file_location("leaky", KERNEL)
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
@@ -77,6 +80,8 @@ def main():
             "%.4f" % statistics.median(r[0] for r in mine) if mine else "-",
             "%d" % sum(r[1] for r in mine) if mine else "-", "%d" % sum(r[2] for r in mine) if mine else "-",
             sum(r[3] for r in mine)))
+        for r in mine:  # each config's benchmark
+            print("%-10s %9s %9s %6s %9.4f %9d %9d %9.3f" % ("", "", "", "", r[0], r[1], r[2], r[3]))
         del x, y
     return 0
 
