@@ -12,10 +12,13 @@ time, in all and for each config (the lines under a size). The second
 call of each size shows the call itself. Run it twice: the first
 process compiles the kernels, the second finds them in Triton's cache.
 Prints one table; compare the first calls with verify.json's
-first_calls, made in the harness. On a GPU host with torch and triton.
-Not a timed test.
+first_calls, made in the harness. With --guarded HARNESS_PY (prepare
+--runtime's harness.py, as out/runtime/py/harness.py) the calls run
+under the harness's Python guard and dispatch mode (guard in
+src/runtime/pyharness.py), as a candidate's do, without the jail, CUPTI
+or the fence. On a GPU host with torch and triton. Not a timed test.
 
-usage: bench/autotune-probe.py [SIZES...]   (default 1 4099 33554401 268435459)
+usage: bench/autotune-probe.py [--guarded HARNESS_PY] [SIZES...]   (default 1 4099 33554401 268435459)
 """
 import importlib.util
 import os
@@ -31,19 +34,21 @@ KERNEL = os.path.join(ROOT, "tests", "kernels", "triton", "honest", "leaky_relu.
 
 
 def main():
-    sizes = [int(a) for a in sys.argv[1:]] or [1, 4099, 33554401, 268435459]
+    args = sys.argv[1:]
+    guarded = args[1] if args[:1] == ["--guarded"] and len(args) > 1 else None
+    sizes = [int(a) for a in args[2 if guarded else 0:]] or [1, 4099, 33554401, 268435459]
     spec = importlib.util.spec_from_file_location("leaky", KERNEL)
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     runs = []  # (estimate ms, n_warmup, n_repeat, wall s) of each do_bench
-    genuine = triton.testing.do_bench
+    genuine, event = triton.testing.do_bench, torch.cuda.Event
 
     def counted(fn, warmup=25, rep=100, grad_to_none=None, quantiles=None, return_mode="mean"):
         # the estimate do_bench makes (five flushed calls, which "first s" also
         # counts), the counts it derives from it, and its wall time
         cache = triton.runtime.driver.active.get_empty_cache_for_benchmark()
         torch.cuda.synchronize()
-        e0, e1 = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        e0, e1 = event(enable_timing=True), event(enable_timing=True)
         e0.record()
         for _ in range(5):
             triton.runtime.driver.active.clear_cache(cache)
@@ -61,6 +66,18 @@ def main():
     torch.cuda.init()
     torch.empty(1, device="cuda")
     torch.cuda.synchronize()
+    checked = None
+    if guarded:  # the harness's guard, its refusals counted instead of recorded
+        hspec = importlib.util.spec_from_file_location("pyharness", guarded)
+        harness = importlib.util.module_from_spec(hspec)
+        hspec.loader.exec_module(harness)
+
+        class Runtime:
+            refused = 0
+
+            def harnessrefuse(self, rule, detail):
+                Runtime.refused += 1
+        checked = harness.guard(Runtime())
     print("%-10s %9s %9s %6s %9s %9s %9s %9s" % ("n", "first s", "second ms", "bench", "est ms", "warmup", "repeat",
                                                  "bench s"))
     for n in sizes:
@@ -71,7 +88,11 @@ def main():
         for _ in range(2):
             torch.cuda.synchronize()
             t0 = time.perf_counter()
-            mod.leaky_relu(x, y, 0.01, n)
+            if checked:
+                with checked():
+                    mod.leaky_relu(x, y, 0.01, n)
+            else:
+                mod.leaky_relu(x, y, 0.01, n)
             torch.cuda.synchronize()
             times.append(time.perf_counter() - t0)
         mine = runs[before:]
