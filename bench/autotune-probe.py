@@ -1,25 +1,36 @@
 #!/usr/bin/env python3
-"""bench/autotune-probe.py - what Triton's autotuner costs outside the harness.
+"""bench/autotune-probe.py - what Triton's autotuner costs, bare and as the harness runs it.
 
 The honest autotuned kernel of the GPU suite (tests/kernels/triton/honest/
-leaky_relu.f32.n268435459.py: four configs, key "big"), loaded as a
-plain module and called in a bare process (no jail, guard, launch check
-or dispatch mode), once for each size in SIZES, first calls timed by the
-host's clock with a synchronize after each. Triton's do_bench is wrapped
-to count the autotuner's benchmark calls: its estimate (ms a call,
-flush included), the warmup and repeat counts it derived, and its wall
-time, in all and for each config (the lines under a size). The second
-call of each size shows the call itself. Run it twice: the first
-process compiles the kernels, the second finds them in Triton's cache.
-Prints one table; compare the first calls with verify.json's
-first_calls, made in the harness. With --guarded HARNESS_PY (prepare
---runtime's harness.py, as out/runtime/py/harness.py) the calls run
-under the harness's Python guard and dispatch mode (guard in
-src/runtime/pyharness.py), as a candidate's do, without the jail, CUPTI
-or the fence. On a GPU host with torch and triton. Not a timed test.
+leaky_relu.f32.n268435459.py: four configs, key "big", n >= 2^20),
+loaded as a plain module and called once for each size in SIZES (n=1
+first, as verify's cases come), each call timed by the host's clock with
+a synchronize after it, then called again. Triton's do_bench is wrapped
+to show the autotuner's benchmark of each config: the estimate do_bench
+makes (after a first call, five flushed calls: the same method), the
+warm-up and repeat counts it derives, and its wall time. Run it twice:
+the first process compiles the kernels, the second finds them in
+Triton's cache. What the harness adds, a piece at a time:
 
-usage: bench/autotune-probe.py [--guarded HARNESS_PY] [SIZES...]   (default 1 4099 33554401 268435459)
+  --guarded HARNESS_PY  the calls under the harness's Python guard and
+                        dispatch mode (guard in src/runtime/pyharness.py;
+                        HARNESS_PY is prepare --runtime's harness.py)
+  --cupti               and its launch check at the driver (CUPTI, from
+                        harness.so beside HARNESS_PY), subscribed before
+                        the CUDA context as the harness does
+  --fill-first          a 256 MiB torch fill and allocation before the
+                        first call (do_bench's first flush is torch's
+                        first kernel: its module loads there)
+
+Compare the first calls with verify.json's first_calls, made in the
+harness (jailed, with the fence). Prints one table. On a GPU host with
+torch and triton. Not a timed test.
+
+usage: bench/autotune-probe.py [--guarded HARNESS_PY [--cupti]] [--fill-first] [SIZES...]
+       (default sizes 1 4099 33554401 268435459)
 """
+import argparse
+import ctypes
 import importlib.util
 import os
 import statistics
@@ -34,24 +45,44 @@ KERNEL = os.path.join(ROOT, "tests", "kernels", "triton", "honest", "leaky_relu.
 
 
 def main():
-    args = sys.argv[1:]
-    guarded = args[1] if args[:1] == ["--guarded"] and len(args) > 1 else None
-    sizes = [int(a) for a in args[2 if guarded else 0:]] or [1, 4099, 33554401, 268435459]
+    ap = argparse.ArgumentParser(description="what Triton's autotuner costs, bare and as the harness runs it")
+    ap.add_argument("--guarded", metavar="HARNESS_PY")
+    ap.add_argument("--cupti", action="store_true")
+    ap.add_argument("--fill-first", action="store_true")
+    ap.add_argument("sizes", nargs="*", type=int, default=[1, 4099, 33554401, 268435459])
+    o = ap.parse_args()
+    if o.cupti and not o.guarded:
+        ap.error("--cupti needs --guarded")
     spec = importlib.util.spec_from_file_location("leaky", KERNEL)
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
+    harness = rt = checked = None
+    if o.guarded:
+        hspec = importlib.util.spec_from_file_location("pyharness", o.guarded)
+        harness = importlib.util.module_from_spec(hspec)
+        hspec.loader.exec_module(harness)
+    if o.cupti:  # subscribed before the CUDA context, as the harness does
+        rt = ctypes.CDLL(os.path.join(os.path.dirname(os.path.abspath(o.guarded)), "harness.so"))
+        rt.launchstatus.restype = ctypes.c_char_p
+        lib = harness.cupti()
+        if not lib or rt.launchwatch(lib.encode()) != 0:
+            print("# no launch check: %s" % rt.launchstatus().decode())
+            return 1
+        rt.launchallow("\n".join(harness.kernels(mod) + [harness.TORCH_FILLS]).encode())
     runs = []  # (estimate ms, n_warmup, n_repeat, wall s) of each do_bench
     genuine, event = triton.testing.do_bench, torch.cuda.Event
 
     def counted(fn, warmup=25, rep=100, grad_to_none=None, quantiles=None, return_mode="mean"):
-        # the estimate do_bench makes (five flushed calls, which "first s" also
-        # counts), the counts it derives from it, and its wall time
-        cache = triton.runtime.driver.active.get_empty_cache_for_benchmark()
+        # do_bench's own estimate, made the same way first, the counts it
+        # derives from it, and do_bench's wall time ("first s" counts both)
+        driver = triton.runtime.driver.active
+        cache = driver.get_empty_cache_for_benchmark()
+        fn()
         torch.cuda.synchronize()
         e0, e1 = event(enable_timing=True), event(enable_timing=True)
         e0.record()
         for _ in range(5):
-            triton.runtime.driver.active.clear_cache(cache)
+            driver.clear_cache(cache)
             fn()
         e1.record()
         torch.cuda.synchronize()
@@ -66,21 +97,21 @@ def main():
     torch.cuda.init()
     torch.empty(1, device="cuda")
     torch.cuda.synchronize()
-    checked = None
-    if guarded:  # the harness's guard, its refusals counted instead of recorded
-        hspec = importlib.util.spec_from_file_location("pyharness", guarded)
-        harness = importlib.util.module_from_spec(hspec)
-        hspec.loader.exec_module(harness)
-
+    if o.fill_first:
+        torch.empty(64 << 20, dtype=torch.int, device="cuda").zero_()
+        torch.cuda.synchronize()
+    if harness:  # the harness's guard, its refusals counted instead of recorded
         class Runtime:
             refused = 0
 
             def harnessrefuse(self, rule, detail):
                 Runtime.refused += 1
         checked = harness.guard(Runtime())
+    print("# %s" % ("bare" if not harness else "guarded" + (", launch check" if rt else "")) +
+          (", a fill first" if o.fill_first else ""))
     print("%-10s %9s %9s %6s %9s %9s %9s %9s" % ("n", "first s", "second ms", "bench", "est ms", "warmup", "repeat",
                                                  "bench s"))
-    for n in sizes:
+    for n in o.sizes:
         x = torch.randn(n, device="cuda")
         y = torch.empty_like(x)
         before = len(runs)
@@ -88,11 +119,15 @@ def main():
         for _ in range(2):
             torch.cuda.synchronize()
             t0 = time.perf_counter()
+            if rt:
+                rt.launchbegin()
             if checked:
                 with checked():
                     mod.leaky_relu(x, y, 0.01, n)
             else:
                 mod.leaky_relu(x, y, 0.01, n)
+            if rt:
+                rt.launchend()
             torch.cuda.synchronize()
             times.append(time.perf_counter() - t0)
         mine = runs[before:]
@@ -104,6 +139,8 @@ def main():
         for r in mine:  # each config's benchmark
             print("%-10s %9s %9s %6s %9.4f %9d %9d %9.3f" % ("", "", "", "", r[0], r[1], r[2], r[3]))
         del x, y
+    if rt:
+        print("# launch check: %s" % rt.launchstatus().decode())
     return 0
 
 
