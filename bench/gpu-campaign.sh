@@ -10,7 +10,8 @@
 # call within a lent host's ten minutes. Full outputs go to $OUT (or
 # out/campaign); the suite's variants and cache in its work folder
 # (their expected outputs, tens of GB) are removed at the end, unless
-# --keep. The tables are printed last. Not a timed test.
+# --keep; each answer's verify.json and bench.json are kept in
+# $OUT/records.tgz. The tables are printed last. Not a timed test.
 #
 # With --concurrent N the honest kernels run N at a time on the one GPU
 # (tests/gpu/run --concurrent), as a build's evaluate edges do.
@@ -39,6 +40,8 @@ fi
 # shellcheck disable=SC2086
 RETORT_GPU_SUITE_SECONDS=${SUITE_SECONDS:-440} tests/gpu/run "$out/suite" $conc --only honest $cheats >"$out/suite.txt" 2>&1
 rc=$?
+# each answer's records (verify.json, bench.json: first_calls, phases) in one small archive
+(cd "$out/suite" && find runs -name '*.json' | tar -czf ../records.tgz -T -) 2>/dev/null
 test $keep = 1 || rm -rf "$out/suite/out" "$out/suite/cache"
 echo "== tests/gpu/run (exit $rc), bins ${RETORT_BIN:-out/bin}"
 sed -n '/^per candidate/,$p' "$out/suite.txt" | grep -v "^\s*$" | head -120
