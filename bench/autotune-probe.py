@@ -6,9 +6,11 @@ leaky_relu.f32.n268435459.py: four configs, key "big", n >= 2^20),
 loaded as a plain module and called once for each size in SIZES (n=1
 first, as verify's cases come), each call timed by the host's clock with
 a synchronize after it, then called again. Triton's do_bench is wrapped
-to show the autotuner's benchmark of each config: the estimate do_bench
-makes (after a first call, five flushed calls: the same method), the
-warm-up and repeat counts it derives, and its wall time. Run it twice:
+to show the autotuner's benchmark of each config: a re-estimate made by
+do_bench's own method just before it (a call, then five flushed calls:
+these count in the first call's time, not in do_bench's), the warm-up
+and repeat counts do_bench derives from such an estimate, and do_bench's
+wall time. Run it twice:
 the first process compiles the kernels, the second finds them in
 Triton's cache. What the harness adds, a piece at a time:
 
@@ -26,7 +28,7 @@ Compare the first calls with verify.json's first_calls, made in the
 harness (jailed, with the fence). Prints one table. On a GPU host with
 torch and triton. Not a timed test.
 
-usage: bench/autotune-probe.py [--guarded HARNESS_PY [--cupti]] [--fill-first] [SIZES...]
+usage: python3 bench/autotune-probe.py [--guarded HARNESS_PY [--cupti]] [--fill-first] [SIZES...]
        (default sizes 1 4099 33554401 268435459)
 """
 import argparse
@@ -64,6 +66,7 @@ def main():
     if o.cupti:  # subscribed before the CUDA context, as the harness does
         rt = ctypes.CDLL(os.path.join(os.path.dirname(os.path.abspath(o.guarded)), "harness.so"))
         rt.launchstatus.restype = ctypes.c_char_p
+        rt.launchviolation.argtypes = [ctypes.c_char_p, ctypes.c_size_t, ctypes.c_char_p, ctypes.c_size_t]
         lib = harness.cupti()
         if not lib or rt.launchwatch(lib.encode()) != 0:
             print("# no launch check: %s" % rt.launchstatus().decode())
@@ -107,6 +110,7 @@ def main():
             def harnessrefuse(self, rule, detail):
                 Runtime.refused += 1
         checked = harness.guard(Runtime())
+    refusal = harness.Refused if harness else ()
     print("# %s" % ("bare" if not harness else "guarded" + (", launch check" if rt else "")) +
           (", a fill first" if o.fill_first else ""))
     print("%-10s %9s %9s %6s %9s %9s %9s %9s" % ("n", "first s", "second ms", "bench", "est ms", "warmup", "repeat",
@@ -121,13 +125,19 @@ def main():
             t0 = time.perf_counter()
             if rt:
                 rt.launchbegin()
-            if checked:
-                with checked():
+            try:
+                if checked:
+                    with checked():
+                        mod.leaky_relu(x, y, 0.01, n)
+                else:
                     mod.leaky_relu(x, y, 0.01, n)
-            else:
-                mod.leaky_relu(x, y, 0.01, n)
+            except refusal as e:  # the guard refused a call
+                print("# n=%d: refused: %s" % (n, e))
             if rt:
                 rt.launchend()
+                rule, detail = ctypes.create_string_buffer(64), ctypes.create_string_buffer(512)
+                if rt.launchviolation(rule, 64, detail, 512):
+                    print("# n=%d: launch check: %s: %s" % (n, rule.value.decode(), detail.value.decode()))
             torch.cuda.synchronize()
             times.append(time.perf_counter() - t0)
         mine = runs[before:]
@@ -141,6 +151,8 @@ def main():
         del x, y
     if rt:
         print("# launch check: %s" % rt.launchstatus().decode())
+    if harness:
+        print("# the guard refused %d calls" % Runtime.refused)
     return 0
 
 

@@ -536,10 +536,11 @@ static void
 runnerobject(const struct opts *o, const char *work, const char *obj)
 {
 	static const char *const parts[] = { "runtime/refrun.c", "lib/tensor.c", "lib/parts.c" };
-	char *lib = xasprintf("-I%s/lib", o->src), *objs[3];
+	enum { NPARTS = sizeof parts / sizeof parts[0] };
+	char *lib = xasprintf("-I%s/lib", o->src), *objs[NPARTS];
 	size_t i;
 
-	for (i = 0; i < 3; i++) {
+	for (i = 0; i < NPARTS; i++) {
 		char *src = xasprintf("%s/%s", o->src, parts[i]);
 		objs[i] = xasprintf("%s/part%zu.o", work, i);
 		/* -O3 -fno-math-errno: tensor.c's fill loops vectorise (as configure builds it) */
@@ -547,9 +548,15 @@ runnerobject(const struct opts *o, const char *work, const char *obj)
 		                  src, "-o", objs[i], NULL }, work, src);
 		free(src);
 	}
-	build((char *[]){ (char *)o->cc, "-r", "-nostdlib", "-o", (char *)obj, objs[0], objs[1], objs[2], NULL }, work,
-	      "the reference runner");
-	free(objs[0]), free(objs[1]), free(objs[2]), free(lib);
+	{
+		char *argv[NPARTS + 6] = { (char *)o->cc, "-r", "-nostdlib", "-o", (char *)obj };
+		for (i = 0; i < NPARTS; i++)
+			argv[5 + i] = objs[i];
+		build(argv, work, "the reference runner");
+	}
+	for (i = 0; i < NPARTS; i++)
+		free(objs[i]);
+	free(lib);
 }
 
 /* --refrunner: the runner's object, once per build */

@@ -7,7 +7,6 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <ftw.h>
-#include <pthread.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
