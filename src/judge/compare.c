@@ -193,7 +193,19 @@ accto(struct part *p, const struct acc *s)
 	p->r.maxrel = s->maxrel;
 }
 
-/* elements [i0, i0 + n) of a slice, decoded (decode) */
+/* the fused loops' two lanes: their sums added, their maxima taken, into the part */
+static void
+lanesto(struct part *p, struct acc *even, const struct acc *odd)
+{
+	even->num += odd->num;
+	even->den += odd->den;
+	even->maxabs = fmax(even->maxabs, odd->maxabs);
+	even->maxrel = fmax(even->maxrel, odd->maxrel);
+	accto(p, even);
+}
+
+/* elements [i0, i0 + n) of a slice, decoded (decode): two lanes of
+ * sums gain nothing here, where decoding is the work */
 static void
 compareblock(struct part *p, int64_t i0, int n, const double *gs, const double *ws)
 {
@@ -232,11 +244,7 @@ compareblock(struct part *p, int64_t i0, int n, const double *gs, const double *
 				w = asoutput(w, dt); \
 			judge1(p, i & 1 ? &odd : &even, i, g, w, atol, rtol); \
 		} \
-		even.num += odd.num; \
-		even.den += odd.den; \
-		even.maxabs = fmax(even.maxabs, odd.maxabs); \
-		even.maxrel = fmax(even.maxrel, odd.maxrel); \
-		accto(p, &even); \
+		lanesto(p, &even, &odd); \
 	}
 FUSED(fusedf32, { float v; memcpy(&v, gp + (size_t)i * 4, 4); g = v; })
 FUSED(fusedf16, { uint16_t h; memcpy(&h, gp + (size_t)i * 2, 2); g = f16[h]; })
