@@ -14,20 +14,25 @@
 # $OUT/records.tgz. The tables are printed last. Not a timed test.
 #
 # With --concurrent N the honest kernels run N at a time on the one GPU
-# (tests/gpu/run --concurrent), as a build's evaluate edges do.
+# (tests/gpu/run --concurrent), as a build's evaluate edges do. With
+# --autotune, after the suite, bench/autotune-probe.py in its five forms
+# (bare twice, then the harness's guard, launch check and a fill first
+# added one at a time, with the suite's own harness.py and harness.so).
 #
-# usage: bench/gpu-campaign.sh [--no-probe] [--no-cheats] [--concurrent N] [--keep]
+# usage: bench/gpu-campaign.sh [--no-probe] [--no-cheats] [--concurrent N] [--autotune] [--keep]
 cd "$(dirname "$0")/.." || exit 1
 out=${OUT:-out/campaign}
 mkdir -p "$out"
-probe=1 cheats=cheat conc='' keep=0
+probe=1 cheats=cheat conc='' keep=0 autotune=0
 while test $# -gt 0; do
 	case $1 in
 	--no-probe) probe=0 ;;
 	--no-cheats) cheats= ;;
 	--concurrent) conc="--concurrent $2"; shift ;;
 	--keep) keep=1 ;;
-	*) echo "usage: bench/gpu-campaign.sh [--no-probe] [--no-cheats] [--concurrent N] [--keep]" >&2; exit 2 ;;
+	--autotune) autotune=1 ;;
+	*) echo "usage: bench/gpu-campaign.sh [--no-probe] [--no-cheats] [--concurrent N] [--autotune] [--keep]" >&2
+		exit 2 ;;
 	esac
 	shift
 done
@@ -40,10 +45,19 @@ fi
 # shellcheck disable=SC2086
 RETORT_GPU_SUITE_SECONDS=${SUITE_SECONDS:-440} tests/gpu/run "$out/suite" $conc --only honest $cheats >"$out/suite.txt" 2>&1
 rc=$?
+if test $autotune = 1; then
+	h=$out/suite/out/runtime/py/harness.py
+	for form in '' '' "--guarded $h" "--guarded $h --cupti" "--guarded $h --cupti --fill-first"; do
+		echo "== bench/autotune-probe.py $form"
+		# shellcheck disable=SC2086
+		timeout 120 python3 bench/autotune-probe.py $form 2>&1 | tail -40
+	done >"$out/autotune.txt"
+fi
 # each answer's records (verify.json, bench.json: first_calls, phases) in one small archive
 (cd "$out/suite" && find runs -name '*.json' | tar -czf ../records.tgz -T -) 2>/dev/null
 test $keep = 1 || rm -rf "$out/suite/out" "$out/suite/cache"
 echo "== tests/gpu/run (exit $rc), bins ${RETORT_BIN:-out/bin}"
 sed -n '/^per candidate/,$p' "$out/suite.txt" | grep -v "^\s*$" | head -120
 grep -E "FAIL|ERROR|hidden pool|time is up" "$out/suite.txt" | head -20
+test $autotune = 1 && cat "$out/autotune.txt"
 exit $rc
