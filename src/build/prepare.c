@@ -323,6 +323,10 @@ pyruntime(const struct opts *o, const char *work, const char *obj)
 	free(dir); free(so); free(cuda); free(libdir); free(rpath); free(py); free(pydir);
 }
 
+/* the library files the harness runtime and the reference runner are
+ * built with, each on its own (no util.c, no archives): relative to src */
+static const char *const libparts[] = { "lib/tensor.c", "lib/parts.c", NULL };
+
 static int
 runtime(const struct opts *o)
 {
@@ -342,9 +346,9 @@ runtime(const struct opts *o)
 		free(src);
 		n++;
 	}
-	for (const char *const *p = (const char *const[]){ "tensor", "parts", NULL }; *p; p++) {
-		src = xasprintf("%s/lib/%s.c", o->src, *p);
-		objs[n] = xasprintf("%s/%s.o", work, *p);
+	for (const char *const *p = libparts; *p; p++) {
+		src = xasprintf("%s/%s", o->src, *p);
+		objs[n] = xasprintf("%s/lib%d.o", work, (int)(p - libparts));
 		build((char *[]){ (char *)o->cc, "-std=gnu11", "-O2", "-fPIC", "-ffp-contract=off", "-D_GNU_SOURCE", lib,
 		                  "-c", src, "-o", objs[n++], NULL }, work, src);
 		free(src);
@@ -530,18 +534,17 @@ harness(const struct opts *o, const struct task *t)
 
 /* -------------------------------------------------------- --reference */
 
-/* the runner's fixed parts (refrun.c, tensor.c, parts.c: trusted code) compiled
+/* the runner's fixed parts (refrun.c and libparts: trusted code) compiled
  * outside the sandbox into one relocatable object, obj, in work */
 static void
 runnerobject(const struct opts *o, const char *work, const char *obj)
 {
-	static const char *const parts[] = { "runtime/refrun.c", "lib/tensor.c", "lib/parts.c" };
-	enum { NPARTS = sizeof parts / sizeof parts[0] };
+	enum { NPARTS = sizeof libparts / sizeof libparts[0] }; /* refrun.c and libparts (less its NULL) */
 	char *lib = xasprintf("-I%s/lib", o->src), *objs[NPARTS];
 	size_t i;
 
 	for (i = 0; i < NPARTS; i++) {
-		char *src = xasprintf("%s/%s", o->src, parts[i]);
+		char *src = xasprintf("%s/%s", o->src, i ? libparts[i - 1] : "runtime/refrun.c");
 		objs[i] = xasprintf("%s/part%zu.o", work, i);
 		/* -O3 -fno-math-errno: tensor.c's fill loops vectorise (as configure builds it) */
 		build((char *[]){ (char *)o->cc, "-std=gnu11", "-O3", "-fno-math-errno", "-w", "-ffp-contract=off", lib, "-c",
