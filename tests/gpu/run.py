@@ -306,7 +306,8 @@ class Suite:
         # a Python candidate's first call of each case (before its lockdown, not judged; its autotuning)
         first = sorted(ver.get("first_calls") or [], key=lambda r: -(r.get("wall_ms") or 0))
         row["first_calls"] = (len(first), sum(r.get("wall_ms") or 0 for r in first) / 1e3,
-                              [(r.get("case", "?"), r.get("wall_ms") or 0) for r in first[:3]], ver.get("lockdown_seconds"))
+                              [(r.get("case", "?"), r.get("wall_ms") or 0) for r in first[:3]])
+        row["lockdown_s"] = ver.get("lockdown_seconds")
         row["bench_phases_s"] = case.get("seconds")
         row["bench_check_s"] = case.get("check_seconds")
         row["bench_gpu_s"] = ben.get("gpu_seconds")
@@ -831,7 +832,8 @@ def main():
                 len(th), statistics.median(r["verify_s"] + r["bench_s"] for r in th), statistics.median(r["gpu_s"] for r in th)))
         for r in th:  # where a slow verify's lease went: its longest calls, and what warm did before it
             if (r.get("verify_gpu_s") or 0) > 1.0:
-                n, sec, top, lock = r.get("first_calls") or (0, 0.0, [], None)
+                n, sec, top = r.get("first_calls") or (0, 0.0, [])
+                lock = r.get("lockdown_s")
                 print("  %s: verify held %.2f s; its longest judged calls: %s; first calls (before the lockdown): "
                       "%d, %.2f s, longest %s; the lockdown %s; warm: %s" % (
                           r["name"], r["verify_gpu_s"], "; ".join("%s (%s) %.0f ms" % c for c in r["verify_slowest"]),
