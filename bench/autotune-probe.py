@@ -24,6 +24,7 @@ Triton's cache. What the harness adds, a piece at a time:
                         first call (do_bench's first flush is torch's
                         first kernel: its module loads there)
 
+The CUDA module loading mode (lazy or eager) is printed last.
 Compare the first calls with verify.json's first_calls, made in the
 harness (jailed, with the fence). Prints one table. On a GPU host with
 torch and triton. Not a timed test.
@@ -151,6 +152,9 @@ def main():
         del x, y
     if rt:
         print("# launch check: %s" % rt.launchstatus().decode())
+    mode = ctypes.c_int(0)
+    if ctypes.CDLL("libcuda.so.1").cuModuleGetLoadingMode(ctypes.byref(mode)) == 0:
+        print("# module loading: %s" % {1: "eager", 2: "lazy"}.get(mode.value, str(mode.value)))
     if harness:
         print("# the guard refused %d calls" % Runtime.refused)
     return 0
