@@ -325,6 +325,9 @@ pyruntime(const struct opts *o, const char *work, const char *obj)
 
 /* the library files the harness runtime and the reference runner are
  * built with, each on its own (no util.c, no archives): relative to src */
+/* how the runtime's and the runner's own C is built: as the tools are
+ * (-Werror: a warning there is a bug in trusted code, never the teacher's) */
+#define WARN "-Wall", "-Wextra", "-Werror"
 static const char *const libparts[] = { "lib/tensor.c", "lib/parts.c", NULL };
 
 static int
@@ -341,26 +344,26 @@ runtime(const struct opts *o)
 	for (const char *const *p = parts; *p; p++) {
 		src = xasprintf("%s/%s.c", rt, *p);
 		objs[n] = xasprintf("%s/%s.o", work, *p);
-		build((char *[]){ (char *)o->cc, "-std=gnu11", "-O2", "-fPIC", "-D_GNU_SOURCE", lib, rti, inc, "-c", src,
-		                  "-o", objs[n], NULL }, work, src);
+		build((char *[]){ (char *)o->cc, "-std=gnu11", "-O2", WARN, "-fPIC", "-D_GNU_SOURCE", lib, rti, inc, "-c",
+		                  src, "-o", objs[n], NULL }, work, src);
 		free(src);
 		n++;
 	}
 	for (const char *const *p = libparts; *p; p++) {
 		src = xasprintf("%s/%s", o->src, *p);
 		objs[n] = xasprintf("%s/lib%d.o", work, (int)(p - libparts));
-		build((char *[]){ (char *)o->cc, "-std=gnu11", "-O2", "-fPIC", "-ffp-contract=off", "-D_GNU_SOURCE", lib,
-		                  "-c", src, "-o", objs[n++], NULL }, work, src);
+		build((char *[]){ (char *)o->cc, "-std=gnu11", "-O2", WARN, "-fPIC", "-ffp-contract=off", "-D_GNU_SOURCE",
+		                  lib, "-c", src, "-o", objs[n++], NULL }, work, src);
 		free(src);
 	}
 	if (o->fake) {
 		objs[n] = xasprintf("%s/fake.o", work);
-		build((char *[]){ (char *)o->cc, "-std=gnu11", "-O2", "-fPIC", "-D_GNU_SOURCE", lib, rti, "-c",
+		build((char *[]){ (char *)o->cc, "-std=gnu11", "-O2", WARN, "-fPIC", "-D_GNU_SOURCE", lib, rti, "-c",
 		                  (char *)o->fake, "-o", objs[n++], NULL }, work, o->fake);
 	} else {
 		src = xasprintf("%s/guard.c", rt);
 		objs[n] = xasprintf("%s/guard.o", work);
-		build((char *[]){ (char *)o->cc, "-std=gnu11", "-O2", "-fPIC", "-D_GNU_SOURCE", inc, "-c", src, "-o",
+		build((char *[]){ (char *)o->cc, "-std=gnu11", "-O2", WARN, "-fPIC", "-D_GNU_SOURCE", inc, "-c", src, "-o",
 		                  objs[n++], NULL }, work, src);
 		free(src);
 		src = xasprintf("%s/device.cu", rt);
@@ -547,8 +550,8 @@ runnerobject(const struct opts *o, const char *work, const char *obj)
 		char *src = xasprintf("%s/%s", o->src, i ? libparts[i - 1] : "runtime/refrun.c");
 		objs[i] = xasprintf("%s/part%zu.o", work, i);
 		/* -O3 -fno-math-errno: tensor.c's fill loops vectorise (as configure builds it) */
-		build((char *[]){ (char *)o->cc, "-std=gnu11", "-O3", "-fno-math-errno", "-w", "-ffp-contract=off", lib, "-c",
-		                  src, "-o", objs[i], NULL }, work, src);
+		build((char *[]){ (char *)o->cc, "-std=gnu11", "-O3", "-fno-math-errno", WARN, "-ffp-contract=off", lib,
+		                  "-c", src, "-o", objs[i], NULL }, work, src);
 		free(src);
 	}
 	{

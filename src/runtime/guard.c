@@ -1,5 +1,5 @@
 /* guard.c - see guard.h */
-#define _GNU_SOURCE
+#define _GNU_SOURCE 1
 #include "guard.h"
 
 #include <dlfcn.h>

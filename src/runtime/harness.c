@@ -358,7 +358,7 @@ docall(void)
 	struct callctx cc;
 	char rule[64], detail[512];
 
-	if (fscanf(cmd, "%d %d %d %d %llu", &g, &noop, &cls, &pseed, &n) != 5 || g < 0 || g > 1 || !C.nt ||
+	if (fscanf(cmd, "%d %d %d %llu %d", &g, &noop, &cls, &pseed, &n) != 5 || g < 0 || g > 1 || !C.nt ||
 	    cls < 0 || cls >= POISON_COUNT)
 		goto bad;
 	for (i = 0; i < C.nt; i++) {

@@ -1,5 +1,5 @@
 /* lockdown.c - see lockdown.h */
-#define _GNU_SOURCE
+#define _GNU_SOURCE 1
 #include "lockdown.h"
 
 #include <errno.h>

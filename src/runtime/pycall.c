@@ -8,7 +8,7 @@
  * prepare --reference generates pyref_runner (pyref.py's text) and
  * pyref_header into call.c.
  */
-#define _GNU_SOURCE
+#define _GNU_SOURCE 1
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
