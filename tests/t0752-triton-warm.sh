@@ -140,4 +140,20 @@ test_expect_success 'gated, the harness loads a Triton candidate and runs warm b
 	test "$(wc -l <reply)" = 1 &&
 	grep -q "^waiting no kernels compiled before the lease (RuntimeError: .*); no CUDA context$" reply
 '
+test_expect_success 'the guard'"'"'s dispatch mode is primed before the gate: torch._dynamo imported then, not in the lease' '
+	cd p && "$PY" - out/runtime/py/harness.py >primed.out <<-\PY &&
+	import importlib.util, sys
+	spec = importlib.util.spec_from_file_location("pyharness", sys.argv[1])
+	h = importlib.util.module_from_spec(spec)
+	spec.loader.exec_module(h)
+	class Runtime:
+	    def harnessrefuse(self, rule, detail):
+	        print("refused", rule, detail)
+	checked = h.guard(Runtime())
+	print("before", "torch._dynamo" in sys.modules)
+	print("primed", h.primed(checked))
+	print("after", "torch._dynamo" in sys.modules)
+	PY
+	printf "before False\nprimed None\nafter True\n" | cmp - primed.out
+'
 test_done
