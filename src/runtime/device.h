@@ -74,12 +74,15 @@ int dv_openshared(int fd, size_t n, void **p);
 void dv_freeshared(void *p, size_t n);
 /* events around fn(arg), then a device synchronize; the events' ms. On
  * the GPU the opening event follows the launch cover: the device kept busy
- * dv_cover() ms first, so that the host's way to the launch (a Python
- * entry point's interpreter and Triton's launcher: tens of microseconds)
- * overlaps it instead of being timed as the kernel's, as
+ * cover ms first, so that the host's way to the launch (a Python entry
+ * point's interpreter and Triton's launcher: tens to hundreds of
+ * microseconds) overlaps it instead of being timed as the kernel's, as
  * triton.testing.do_bench's flush overlaps it (bench/launch-cover.py
- * measures both). The host's time around dv_timed includes the cover. */
-int dv_timed(void (*fn)(void *), void *arg, float *ms);
+ * measures both). *path: the host's ms from the cover's launch to fn's
+ * return, the way to the launch at most. The host's time around dv_timed
+ * includes the cover. dv_cover() is the least cover, 0 where there is no
+ * launch to cover (the fake device). */
+int dv_timed(void (*fn)(void *), void *arg, double cover, float *ms, double *path);
 double dv_cover(void);
 
 #ifdef __cplusplus
