@@ -219,7 +219,8 @@ ownfile(const char *path, const struct stat *st, int flag, struct FTW *ftw)
  * environment. An environment installed without bytecode would otherwise
  * compile torch at every harness start: the harness's Python writes none
  * (-B, its environment read-only). torch._dynamo is in it too: a Triton
- * candidate's guard imports it (pyharness.py's primed). Modules imported
+ * candidate's guard imports it where torch wraps the guard's dispatch mode
+ * regardless (pyharness.py's primed). Modules imported
  * later (torch's compilers, say) are not: Python compiles those as before.
  */
 static void

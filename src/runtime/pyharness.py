@@ -175,11 +175,12 @@ def guard(rt):
 
 
 def primed(checked):
-    """guard's dispatch mode entered once, on the CPU: torch wraps a mode's
-    __torch_dispatch__ so that its first call imports torch._dynamo
-    (seconds), which would otherwise fall in the first of the candidate's
-    calls that runs a torch operator (an autotuner's benchmark: its
-    flush), in the lease. Returns what failed, or None"""
+    """guard's dispatch mode entered once, on the CPU, before the lease:
+    where torch wraps the mode's __torch_dispatch__ all the same (one that
+    does not ask Launches whether to), the wrapper's first call imports
+    torch._dynamo (seconds), which would otherwise fall in the first of the
+    candidate's calls that runs a torch operator (an autotuner's benchmark:
+    its flush), in the lease. Returns what failed, or None"""
     import torch
     try:
         with checked():
@@ -208,6 +209,14 @@ def launches(rt, torch, ours):
     lib = os.path.dirname(torch.__file__) + os.sep
 
     class Launches(TorchDispatchMode):
+        @classmethod
+        def _should_skip_dynamo(cls):
+            # torch wraps __torch_dispatch__ in torch._disable_dynamo unless
+            # told not to, and the wrapper's first call imports torch._dynamo
+            # (seconds, in the lease); Dynamo never runs here (the screen
+            # refuses torch.compile)
+            return False
+
         def __torch_dispatch__(self, func, types, args=(), kwargs=None):
             if func.overloadpacket.__name__ not in TORCH_OPS:
                 f = sys._getframe(1)
