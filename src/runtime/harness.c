@@ -93,17 +93,19 @@ ms(void)
 	return (double)t.tv_sec * 1e3 + (double)t.tv_nsec * 1e-6;
 }
 
-/* the launch cover, ms (device.h): dv_cover() for a C entry point. A
- * Python one's way to its launch (the interpreter, Triton's launcher)
- * takes longer, and longer on a slower host, so its cover is 1.5 times
- * the median way of its last PATHS judged calls (a Python candidate's
- * from the lockdown on: its first calls compile), kept between dv_cover()
- * and COVER_MAX_MS: no longer than it needs, as the GPU idles under it */
+/* the launch cover, ms (device.h): dv_cover() for a C entry point and
+ * for trusted code. A Python candidate's way to its launch (the
+ * interpreter, Triton's launcher) takes longer, and longer on a slower
+ * host, so its cover is 1.5 times the median way of its last PATHS calls
+ * from the lockdown on (its first calls compile), kept between dv_cover()
+ * and COVER_MAX_MS: no longer than it needs, as the GPU idles under it.
+ * The way runs to the call's first launch, as the launch check saw it
+ * (launches.h), else to the call's return */
 enum { PATHS = 16 };
 static const double COVER_MAX_MS = 1.0;
 static struct {
 	double ms;          /* the next call's */
-	int adapt;          /* a Python entry point's judged calls: ms follows their ways */
+	int adapt;          /* a Python candidate's judged calls: ms follows their ways */
 	int n;              /* ways seen */
 	double way[PATHS];  /* the last PATHS, a ring */
 } cover;
@@ -433,7 +435,7 @@ docall(void)
 	if (t1 < t0)
 		t1 = t0;
 	if (cover.adapt && !noop && i == 0)
-		coverway(way);
+		coverway(launchfirst() > t0 ? launchfirst() - t0 : way);
 	if (after && !noop && i == 0)
 		after();
 	if (guardviolation(rule, sizeof rule, detail, sizeof detail) || lockdownviolation(rule, sizeof rule, detail, sizeof detail) ||
@@ -765,7 +767,6 @@ harnessmain(int argc, char **argv, harnesscall fn, void (*afterfn)(void), int fa
 	isopen = opengated || (argc == 5 && !strcmp(argv[4], "open"));
 	python = !strcmp(argv[1], "-");
 	cover.ms = dv_cover();
-	cover.adapt = python && isopen && cover.ms > 0;
 	call = fn;
 	after = afterfn;
 	cmd = fdopen(3, "r");

@@ -5,6 +5,7 @@
 #include <fnmatch.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include <cuda.h>
 #include <cupti.h> /* with the launch calls' parameters (generated_cuda_meta.h) */
@@ -22,6 +23,7 @@ static struct {
 	int subscribed, active;
 	char allowed[16384], *pattern[MAXALLOWED];
 	int npattern;
+	double first; /* the host's ms at this call's first launch, 0 before it */
 	char status[200], vdetail[512]; /* the first refusal of this call */
 } W = { .status = "none: not armed (trusted code, or no CUPTI was found)" };
 
@@ -116,6 +118,11 @@ onlaunch(void *user, CUpti_CallbackDomain dom, CUpti_CallbackId id, const void *
 	(void)user;
 	if (!W.active || !d || d->callbackSite != CUPTI_API_ENTER)
 		return;
+	if (!W.first) {
+		struct timespec t;
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		W.first = (double)t.tv_sec * 1e3 + (double)t.tv_nsec * 1e-6;
+	}
 	if (driver ? among(id, driverother, COUNT(driverother)) : among(id, runtimeother, COUNT(runtimeother))) {
 		refuse("a CUDA graph or a host function: ", d->functionName);
 		return;
@@ -214,6 +221,13 @@ launchbegin(void)
 {
 	W.active = W.subscribed;
 	W.vdetail[0] = 0;
+	W.first = 0;
+}
+
+double
+launchfirst(void)
+{
+	return W.first;
 }
 
 void

@@ -25,6 +25,9 @@ void launchallow(const char *patterns);
 /* the candidate's call begins and ends */
 void launchbegin(void);
 void launchend(void);
+/* the host's CLOCK_MONOTONIC ms at the call's first launch, 0 where the
+ * check saw none (not armed, or nothing launched) */
+double launchfirst(void);
 /* 1 with the rule and what was launched, once per call */
 int launchviolation(char *rule, size_t rcap, char *detail, size_t dcap);
 /* "driver (CUPTI N, K of M launch calls)", or "none: why" */
