@@ -218,16 +218,14 @@ ownfile(const char *path, const struct stat *st, int flag, struct FTW *ftw)
  * the harness reads it there (-X pycache_prefix) when that names its
  * environment. An environment installed without bytecode would otherwise
  * compile torch at every harness start: the harness's Python writes none
- * (-B, its environment read-only). torch._dynamo is in it too: a Triton
- * candidate's guard imports it where torch wraps the guard's dispatch mode
- * regardless (pyharness.py's primed). Modules imported
- * later (torch's compilers, say) are not: Python compiles those as before.
+ * (-B, its environment read-only). Modules imported later (torch's
+ * compilers, say) are not in it: Python compiles those as before.
  */
 static void
 pycache(const struct opts *o, const char *pydir)
 {
 	static const char imports[] = "import ctypes, importlib.machinery, importlib.util, json, struct, traceback\n"
-		"for m in ('numpy', 'torch', 'torch.nn', 'torch.nn.functional', 'torch._dynamo', 'triton', 'triton.language'):\n"
+		"for m in ('numpy', 'torch', 'torch.nn', 'torch.nn.functional', 'triton', 'triton.language'):\n"
 		"    try:\n        importlib.import_module(m)\n    except Exception:\n        pass\n";
 	char *dst = xasprintf("%s/pycache", pydir), *tmp, *py = xasprintf("%s/bin/python", o->gpupython), *pyc, *env;
 	char *argv[] = { JAILVENV "/bin/python", "-I", "-X", "pycache_prefix=/work/pyc", "-c", (char *)imports, NULL };
@@ -325,11 +323,12 @@ pyruntime(const struct opts *o, const char *work, const char *obj)
 	free(dir); free(so); free(cuda); free(libdir); free(rpath); free(py); free(pydir);
 }
 
-/* the library files the harness runtime and the reference runner are
- * built with, each on its own (no util.c, no archives): relative to src */
 /* how the runtime's and the runner's own C is built: as the tools are
  * (-Werror: a warning there is a bug in trusted code, never the teacher's) */
 #define WARN "-Wall", "-Wextra", "-Werror"
+
+/* the library files the harness runtime and the reference runner are
+ * built with, each on its own (no util.c, no archives): relative to src */
 static const char *const libparts[] = { "lib/tensor.c", "lib/parts.c", NULL };
 
 static int

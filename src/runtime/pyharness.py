@@ -174,22 +174,6 @@ def guard(rt):
     return launches(rt, torch, ours)
 
 
-def primed(checked):
-    """guard's dispatch mode entered once, on the CPU, before the lease:
-    where torch wraps the mode's __torch_dispatch__ all the same (one that
-    does not ask Launches whether to), the wrapper's first call imports
-    torch._dynamo (seconds), which would otherwise fall in the first of the
-    candidate's calls that runs a torch operator (an autotuner's benchmark:
-    its flush), in the lease. Returns what failed, or None"""
-    import torch
-    try:
-        with checked():
-            torch.empty(0)
-    except Exception as e:  # the first such call pays for it, as without this
-        return "the guard not primed (%s)" % brief(e)
-    return None
-
-
 # the torch operators a candidate's call may run: allocation (a fill
 # kernel at most, as the screen's torch.zeros and torch.full) and views
 TORCH_OPS = {"empty", "empty_like", "empty_strided", "new_empty", "new_empty_strided", "zeros", "zeros_like",
@@ -211,10 +195,11 @@ def launches(rt, torch, ours):
     class Launches(TorchDispatchMode):
         @classmethod
         def _should_skip_dynamo(cls):
-            # torch wraps __torch_dispatch__ in torch._disable_dynamo unless
-            # told not to, and the wrapper's first call imports torch._dynamo
-            # (seconds, in the lease); Dynamo never runs here (the screen
-            # refuses torch.compile)
+            # torch (2.11 and on) wraps __torch_dispatch__ in
+            # torch._disable_dynamo unless this says False, and the wrapper's
+            # first call imports torch._dynamo (4-5 s on an H100 host, in
+            # the lease); Dynamo never runs here (the screen refuses
+            # torch.compile)
             return False
 
         def __torch_dispatch__(self, func, types, args=(), kwargs=None):
@@ -508,16 +493,13 @@ def main():
     # touch the GPU, loads only after go
     early, note, refusal = checked and spec.get("gate"), "", None
     if early:
-        unprimed = primed(checked)
         fn, mod, failure, why = load(source, entry)
         if fn:
             note, refusal = warm(rt, mod, fn, spec)
-        if unprimed:
-            note = (note + "; " if note else "") + unprimed
     if spec.get("gate"):
         # started before the lease (or beside another harness's calls):
-        # Python and torch (and for a candidate Triton, guard's, primed)
-        # are loaded ("ctx": the device's primary context, as harnessmain makes
+        # Python and torch (and for a candidate Triton, guard's) are
+        # loaded ("ctx": the device's primary context, as harnessmain makes
         # it, which torch then shares; a failure shows in harnessmain's reply)
         gate(lambda: rt.harnessctx(int(device)), note)
     if not early:
