@@ -78,11 +78,10 @@ void dv_freeshared(void *p, size_t n);
  * point's interpreter and Triton's launcher: tens to hundreds of
  * microseconds) overlaps it instead of being timed as the kernel's, as
  * triton.testing.do_bench's flush overlaps it (bench/launch-cover.py
- * measures both). *path: the host's ms from the cover's launch to fn's
- * return, the way to the launch at most. The host's time around dv_timed
- * includes the cover. dv_cover() is the least cover, 0 where there is no
- * launch to cover (the fake device). */
-int dv_timed(void (*fn)(void *), void *arg, double cover, float *ms, double *path);
+ * measures both). The host's time around dv_timed includes the cover.
+ * dv_cover() is the least cover, 0 where there is no launch to cover (the
+ * fake device). */
+int dv_timed(void (*fn)(void *), void *arg, double cover, float *ms);
 double dv_cover(void);
 
 #ifdef __cplusplus

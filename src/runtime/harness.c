@@ -143,10 +143,11 @@ fail(int e)
 static void *imported;
 static size_t importedlen;
 
-/* the L2 flush's buffer (the device's size): made at the first case and
- * kept, as a cudaFree is a device synchronize and more (0.5 ms for 4 MiB
- * on an H100: bench/gpu-setup.cu) */
+/* the L2 flush's buffer, flushlen bytes (the device's dvinfo.flushbytes):
+ * made at the first case and kept, as a cudaFree is a device synchronize
+ * and more (0.5 ms for 4 MiB on an H100: bench/gpu-setup.cu) */
 static void *flushbuf;
+static size_t flushlen;
 
 /* the current case */
 static struct {
@@ -154,11 +155,11 @@ static struct {
 	int kind[MAXT], dt[MAXT];
 	size_t numel[MAXT], bytes[MAXT];
 	int64_t sizes[MAXS];
-	void *group[2][MAXT], *hold[MAXHOLDS][MAXT], *flush;
+	void *group[2][MAXT], *hold[MAXHOLDS][MAXT];
 	void *holdblock;         /* every held copy: slot s at s * slot, its outputs as fetch lays them out */
 	int holdfd;              /* shareable (dv_allocshared): its descriptor, else -1 */
 	int shareerr;            /* why not, else 0 */
-	size_t flushbytes, slot;
+	size_t slot;
 	int flushes;
 } C;
 
@@ -340,10 +341,9 @@ docase(size_t flushbytes)
 				off += (C.bytes[i] + 63) & ~(size_t)63;
 			}
 	}
-	C.flushbytes = flushbytes;
 	if (!flushbuf && fail(dv_alloc(&flushbuf, flushbytes)))
 		return;
-	C.flush = flushbuf;
+	flushlen = flushbytes;
 	if (keep >= 0)
 		fenceto(keep);
 	if (fail(dv_sync()) || fail(dv_meminfo(&fr, &tot)))
@@ -358,6 +358,7 @@ struct callctx {
 	void **ptrs;
 	const int64_t *sizes;
 	const double *scalars;
+	double returned; /* the host's ms when the entry point returned */
 };
 
 static void
@@ -367,6 +368,7 @@ callit(void *p)
 
 	guardbegin();
 	call(entry, c->ptrs, c->sizes, c->scalars);
+	c->returned = ms();
 	guardend();
 }
 
@@ -389,7 +391,7 @@ static void
 docall(void)
 {
 	int g, noop, n, nc, i, k = 0, bad, cls;
-	double scalars[MAXS], t0, t1, way, covered = cover.ms;
+	double scalars[MAXS], t0, t1, covered = cover.ms;
 	uint64_t before[MAXT], h, sum = 0;
 	unsigned long long pseed;
 	float evms = 0;
@@ -423,19 +425,20 @@ docall(void)
 	for (i = 0; i < C.nt; i++)
 		if (C.kind[i] == 0 && fail(dv_hash(C.group[g][i], C.bytes[i], (uint64_t)i, &before[i])))
 			return;
-	if (fail(dv_memset(C.flush, ++C.flushes & 0xff, C.flushbytes)) || fail(dv_sync()))
+	if (fail(dv_memset(flushbuf, ++C.flushes & 0xff, flushlen)) || fail(dv_sync()))
 		return;
 	cc.ptrs = C.group[g];
 	cc.sizes = C.sizes;
 	cc.scalars = scalars;
+	cc.returned = 0;
 	lockdownreset();
 	t0 = ms();
-	i = dv_timed(noop ? NULL : callit, &cc, covered, &evms, &way);
+	i = dv_timed(noop ? NULL : callit, &cc, covered, &evms);
 	t1 = ms() - covered; /* the host's time for the call, less the launch cover */
 	if (t1 < t0)
 		t1 = t0;
 	if (cover.adapt && !noop && i == 0)
-		coverway(launchfirst() > t0 ? launchfirst() - t0 : way);
+		coverway((launchfirst() > t0 ? launchfirst() : cc.returned) - t0);
 	if (after && !noop && i == 0)
 		after();
 	if (guardviolation(rule, sizeof rule, detail, sizeof detail) || lockdownviolation(rule, sizeof rule, detail, sizeof detail) ||
