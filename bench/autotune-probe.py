@@ -21,8 +21,8 @@ Triton's cache. What the harness adds, a piece at a time:
                         harness.so beside HARNESS_PY), subscribed before
                         the CUDA context as the harness does
   --fill-first          a 256 MiB torch fill and allocation before the
-                        first call (do_bench's first flush is torch's
-                        first kernel: its module loads there)
+                        first call (whether torch's first kernel, the
+                        first flush do_bench makes, costs the time)
 
 The CUDA module loading mode (lazy or eager) is printed last.
 Compare the first calls with verify.json's first_calls, made in the
