@@ -103,8 +103,8 @@ def main():
             call = run.bench_call(r)
             if call is None:
                 continue
-            fn0, args, _ = call
-            fn = lambda: fn0(*args)
+            fn0, argsets, _ = call
+            fn = lambda: fn0(*argsets[0])
             fn()
             torch.cuda.synchronize()
             v = {"host": host_ms(fn, 50),
