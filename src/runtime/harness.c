@@ -208,12 +208,31 @@ fenceto(long long keep)
 	}
 }
 
+/* the first KEPTBUFS argument buffers of each group, kept from case to
+ * case (a cudaFree is a device synchronize and more: a case's six buffers
+ * freed and made again were most of its 3-5 ms of setup on an H100).
+ * Each is a whole number of 2 MiB pages, as the device's allocator maps a
+ * large buffer, and serves a later case whose tensor needs as many pages:
+ * past a tensor's canary lies no more of its buffer than a buffer of its
+ * own would have */
+enum { KEPTBUFS = 64, PAGE = 2 << 20 };
+static struct {
+	void *p;
+	size_t len;
+} kept[2][KEPTBUFS];
+
+static size_t
+pages(size_t bytes)
+{
+	return (bytes + CANARY + PAGE - 1) & ~(size_t)(PAGE - 1);
+}
+
 static void
 casefree(void)
 {
 	int g, i;
 
-	for (i = 0; i < MAXT; i++) {
+	for (i = KEPTBUFS; i < MAXT; i++) {
 		for (g = 0; g < 2; g++)
 			if (C.group[g][i])
 				dv_free(C.group[g][i]);
@@ -310,17 +329,38 @@ docase(size_t flushbytes)
 	if (fscanf(cmd, "%d %lld", &C.holds, &keep) != 2 || C.holds < 0 || C.holds > MAXHOLDS || keep < -1)
 		goto bad;
 	{
-		/* room for this case's buffers, from the fence if need be */
+		/* kept buffers of other sizes given back; room for this case's
+		 * new ones, from the fence if need be */
 		long long need = (flushbuf ? 0 : (long long)flushbytes) + (64ll << 20);
-		for (i = 0; i < C.nt; i++)
-			need += 2 * (long long)(C.bytes[i] + CANARY) + (C.kind[i] ? C.holds * (long long)C.bytes[i] : 0);
+		for (g = 0; g < 2; g++)
+			for (i = 0; i < KEPTBUFS; i++)
+				if (kept[g][i].p && (i >= C.nt || kept[g][i].len != pages(C.bytes[i]))) {
+					dv_free(kept[g][i].p);
+					kept[g][i].p = NULL;
+				}
+		for (i = 0; i < C.nt; i++) {
+			for (g = 0; g < 2; g++)
+				need += i >= KEPTBUFS ? (long long)(C.bytes[i] + CANARY) : kept[g][i].p ? 0 : (long long)pages(C.bytes[i]);
+			need += C.kind[i] ? C.holds * (long long)C.bytes[i] : 0;
+		}
 		unfence(need);
 	}
 	for (g = 0; g < 2; g++)
-		for (i = 0; i < C.nt; i++)
-			if (fail(dv_alloc(&C.group[g][i], C.bytes[i] + CANARY)) ||
-			    fail(dv_memset((char *)C.group[g][i] + C.bytes[i], 0xA5, CANARY)))
+		for (i = 0; i < C.nt; i++) {
+			if (i < KEPTBUFS && !kept[g][i].p) {
+				if (fail(dv_alloc(&kept[g][i].p, pages(C.bytes[i])))) {
+					kept[g][i].p = NULL;
+					return;
+				}
+				kept[g][i].len = pages(C.bytes[i]);
+			}
+			if (i < KEPTBUFS)
+				C.group[g][i] = kept[g][i].p;
+			else if (fail(dv_alloc(&C.group[g][i], C.bytes[i] + CANARY)))
 				return;
+			if (fail(dv_memset((char *)C.group[g][i] + C.bytes[i], 0xA5, CANARY)))
+				return;
+		}
 	/* the held copies in one allocation, that export can hand the oracle */
 	for (i = 0; i < C.nt; i++)
 		if (C.kind[i] != 0)
