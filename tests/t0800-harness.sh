@@ -215,7 +215,7 @@ test_expect_success 'the oracle computes once per variant: its outputs in oracle
 	test "$(field runs/ok.fakeheavy/verify.json "sorted(d[\"phase_seconds\"])")" = \
 		"['"'"'calls'"'"', '"'"'cases'"'"', '"'"'comparisons'"'"', '"'"'end'"'"', '"'"'fetches'"'"']" &&
 	test "$(field runs/ok.fakeheavy/bench.json "sorted(d[\"cases\"][0][\"check_seconds\"])")" = \
-		"['"'"'compare'"'"', '"'"'end'"'"', '"'"'fetch'"'"', '"'"'oracle_calls'"'"', '"'"'oracle_case'"'"', '"'"'oracle_end'"'"', '"'"'oracle_start'"'"']"
+		"['"'"'compare'"'"', '"'"'end'"'"', '"'"'export'"'"', '"'"'fetch'"'"', '"'"'import'"'"', '"'"'oracle_calls'"'"', '"'"'oracle_case'"'"', '"'"'oracle_end'"'"', '"'"'oracle_start'"'"']"
 '
 test_expect_success 'an oracle.bin that is not its oracle.json'"'"'s: exit 2, named' '
 	mkdir -p stale && cp out/v/fakeheavy/oracle.json stale/ && head -c 100 out/v/fakeheavy/oracle.bin >stale/oracle.bin &&

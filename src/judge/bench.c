@@ -233,10 +233,13 @@ stable(const double *v, int n)
 
 /* ------------------------------------------------------------- a case */
 
-/* the parts of the checks, as the record names them */
-enum { CK_FETCH, CK_END, CK_ORACLE_START, CK_ORACLE_CASE, CK_ORACLE_CALLS, CK_COMPARE, CK_ORACLE_END, CK_N };
+/* the parts of the checks, as the record names them (export and import:
+ * of fetch, the kept calls' descriptor from the candidate's harness and
+ * their copy into the oracle's) */
+enum { CK_FETCH, CK_END, CK_ORACLE_START, CK_ORACLE_CASE, CK_ORACLE_CALLS, CK_COMPARE, CK_ORACLE_END, CK_EXPORT,
+       CK_IMPORT, CK_N };
 static const char *const checkpart[CK_N] = { "fetch", "end", "oracle_start", "oracle_case", "oracle_calls", "compare",
-                                             "oracle_end" };
+                                             "oracle_end", "export", "import" };
 
 /* a call kept for the oracle: its inputs and its outputs' hash; its
  * outputs, fetched, at keptat(slot) in the shared memory */
@@ -465,6 +468,7 @@ exportkept(struct harness *h, struct timing *tm)
 	size_t slot = 0;
 	int rc = hexport(h, &tm->fd, &slot, &r);
 
+	tm->check[CK_EXPORT] = now() - t0;
 	tm->check[CK_FETCH] += now() - t0;
 	if (rc < 0)
 		die(EXIT_RETRY, "%s", h->err);
@@ -633,6 +637,7 @@ openkept(struct harness *h, struct harness *oh, struct timing *tm)
 
 	if (tm->ipc) {
 		rc = himport(oh, tm->fd, (size_t)h->holds * tm->outbytes, &r);
+		tm->check[CK_IMPORT] = now() - t0;
 		close(tm->fd); /* the oracle's harness has its own now */
 		tm->fd = -1;
 		if (rc == 0) {

@@ -903,17 +903,17 @@ def main():
             print("verify, median seconds: " + ", ".join("%s %.2f" % (k, statistics.median(p[k] for p in vph))
                                                         for k in ("cases", "calls", "fetches", "comparisons", "end")))
         print("\nwhere the GPU time went, seconds (verify: start, cases, calls+fetches, comparisons, end; "
-              "bench: start, setup, calls, checks = fetch + end + oracle start, case, calls + compare)")
-        print("%-30s %5s %5s %5s %5s %5s %5s | %5s %5s %5s %5s %5s : %5s %5s %5s %5s %5s %5s" % (
+              "bench: start, setup, calls, checks = fetch (of it export, import) + end + oracle start, case, calls + compare)")
+        print("%-30s %5s %5s %5s %5s %5s %5s | %5s %5s %5s %5s %5s : %5s %5s %5s %5s %5s %5s %5s %5s" % (
             "kernel", "v.gpu", "start", "cases", "calls", "cmp", "end", "b.gpu", "start", "setup", "calls", "checks",
-            "fetch", "end", "o.st", "o.case", "o.call", "cmp"))
+            "fetch", "exp", "imp", "end", "o.st", "o.case", "o.call", "cmp"))
         for r in honest:
             v, b, c = r.get("verify_phases_s") or {}, r.get("bench_phases_s") or {}, r.get("bench_check_s") or {}
             f = lambda d, k: d.get(k, 0) or 0
-            print("%-30s %5.2f %5.2f %5.2f %5.2f %5.2f %5.2f | %5.2f %5.2f %5.2f %5.2f %5.2f : %5.2f %5.2f %5.2f %5.2f %5.2f %5.2f" % (
+            print("%-30s %5.2f %5.2f %5.2f %5.2f %5.2f %5.2f | %5.2f %5.2f %5.2f %5.2f %5.2f : %5.2f %5.2f %5.2f %5.2f %5.2f %5.2f %5.2f %5.2f" % (
                 r["name"][:30], r.get("verify_gpu_s") or 0, r.get("verify_start_s") or 0, f(v, "cases"),
                 f(v, "calls") + f(v, "fetches"), f(v, "comparisons"), f(v, "end"), r.get("bench_gpu_s") or 0,
-                f(b, "start"), f(b, "setup"), f(b, "calls"), f(b, "checks"), f(c, "fetch"), f(c, "end"),
+                f(b, "start"), f(b, "setup"), f(b, "calls"), f(b, "checks"), f(c, "fetch"), f(c, "export"), f(c, "import"), f(c, "end"),
                 f(c, "oracle_start"), f(c, "oracle_case"), f(c, "oracle_calls"), f(c, "compare")), flush=True)
         held_sorted = sorted(held)
         print("GPU held per candidate: median %.2f s, p95 %.2f s, max %.2f s (%d kernels)" % (
