@@ -489,7 +489,7 @@ hcasesend(struct harness *h, const struct tcase *c)
 	int i;
 
 	h->c = c;
-	h->holds = h->open ? 0 : hholds(t, c);
+	h->holds = h->open || h->nohold ? 0 : hholds(t, c);
 	bufinit(&b, 1 << 16);
 	bufprintf(&b, "case %d", ntensors(t));
 	for (i = 0; i < t->nargs; i++) {

@@ -42,6 +42,7 @@ struct harness {
 	const struct tcase *c;      /* the case set up */
 	size_t outoff[MAXARGS];     /* where each output comes back in shared memory */
 	int holds, timeout, calls;
+	int nohold;                 /* its cases hold no copies of calls (verify's: bench sets its own case up) */
 	int open, wrapped;          /* started with HOPEN, under a wrapper */
 	int python;                 /* a Python entry point, through pyharness.py */
 	int gated;                  /* set before hspawn: a Python harness loads (Python, torch, its

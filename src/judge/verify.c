@@ -1258,6 +1258,7 @@ candidateruns(struct judge *j)
 	if (!h->early && spawnharness(j) < 0) /* else loaded already: its CUDA context (a candidate's code) from now */
 		die(EXIT_RETRY, "%s", h->err);
 	h->early = 0;
+	h->nohold = 1; /* no copies of calls kept: bench, handed the harness, sets its case up again */
 	h->timeout = o->timeout;
 	if (stepfailed(hready(h, &r), &r, h, res) ||
 	    stepfailed(hpin(h, j->shm, &r), &r, h, res)) /* every run's outputs come back there */
