@@ -319,6 +319,13 @@ test_expect_success 'kept calls shared with the oracle (a device with IPC): all 
 	test "$(field $b "d[\"cases\"][0][\"checks\"][\"passed\"]")" = "$(field $b "d[\"cases\"][0][\"checks\"][\"kept\"]")" &&
 	test "$(field $b "d[\"cases\"][0][\"check_seconds\"][\"end\"]")" = 0.0
 '
+test_expect_success 'kept calls exported but refused by the oracle: fetched after the fence is back, all judged' '
+	CUDA_VISIBLE_DEVICES=ipc-noimport candidate ok fakescale && expect ok fakescale &&
+	b=runs/ok.fakescale/bench.json &&
+	test "$(field $b "d[\"cases\"][0][\"checks\"][\"kept_via\"]")" = "shared memory" &&
+	field $b "d[\"cases\"][0][\"checks\"][\"no_ipc\"]" | grep -q "oracle.s harness: .*801" &&
+	test "$(field $b "d[\"cases\"][0][\"checks\"][\"passed\"]")" = "$(field $b "d[\"cases\"][0][\"checks\"][\"kept\"]")"
+'
 test_expect_success LONG 'one that ends while it waits for the lease is not the candidate'"'"'s: another starts in the lease' '
 	fake_early ok fakescale kill && expect ok fakescale &&
 	field runs/ok.fakescale/verify.json "d[\"harness_start\"]" | grep -q "^in the lease (the one started before it had ended)$"
