@@ -319,7 +319,7 @@ test_expect_success 'kept calls shared with the oracle (a device with IPC): all 
 	test "$(field $b "d[\"cases\"][0][\"checks\"][\"passed\"]")" = "$(field $b "d[\"cases\"][0][\"checks\"][\"kept\"]")" &&
 	test "$(field $b "d[\"cases\"][0][\"check_seconds\"][\"end\"]")" = 0.0
 '
-test_expect_success 'kept calls exported but refused by the oracle: fetched after the fence is back, all judged' '
+test_expect_success 'kept calls exported but refused by the oracle: fetched instead, all judged' '
 	CUDA_VISIBLE_DEVICES=ipc-noimport candidate ok fakescale && expect ok fakescale &&
 	b=runs/ok.fakescale/bench.json &&
 	test "$(field $b "d[\"cases\"][0][\"checks\"][\"kept_via\"]")" = "shared memory" &&

@@ -234,8 +234,8 @@ stable(const double *v, int n)
 /* ------------------------------------------------------------- a case */
 
 /* the parts of the checks, as the record names them (export and import:
- * of fetch, the kept calls' descriptor from the candidate's harness, its
- * fence given back, and their copy into the oracle's) */
+ * of fetch, the kept calls' descriptor from the candidate's harness and
+ * their copy into the oracle's) */
 enum { CK_FETCH, CK_END, CK_ORACLE_START, CK_ORACLE_CASE, CK_ORACLE_CALLS, CK_COMPARE, CK_ORACLE_END, CK_EXPORT,
        CK_IMPORT, CK_N };
 static const char *const checkpart[CK_N] = { "fetch", "end", "oracle_start", "oracle_case", "oracle_calls", "compare",
@@ -433,21 +433,6 @@ keptat(const struct timing *tm, int s)
 	return (size_t)(s + 1) * tm->stride;
 }
 
-/* the rest of the candidate's fence given back (exportkept sent
- * "unfence"): its reply, before anything else of its harness's; one
- * that fails here is of no verdict (it is killed, or its next step
- * fails) */
-static void
-unfenced(struct harness *h, struct timing *tm)
-{
-	struct hres r;
-	double t0 = now();
-
-	if (hunfencewait(h, &r) < 0)
-		die(EXIT_RETRY, "%s", h->err);
-	tm->check[CK_EXPORT] += now() - t0;
-}
-
 /* the kept calls fetched, each into its own place in the shared memory,
  * which this process then takes; the harness is told to quit */
 static int
@@ -457,7 +442,6 @@ fetchkept(struct harness *h, struct timing *tm)
 	double t0 = now();
 	int s;
 
-	unfenced(h, tm);
 	if (step(hsync(h, &r), &r, h, tm))
 		return -1;
 	childshmmake(&h->ch, h->ch.shmlen); /* on all CPUs, before the harness pins them */
@@ -500,8 +484,6 @@ exportkept(struct harness *h, struct timing *tm)
 	}
 	if (rc)
 		snprintf(tm->noipc, sizeof tm->noipc, "the candidate's harness: %.450s", r.why);
-	else
-		hunfencesend(h); /* the rest of its fence, while the oracle sets up */
 	tm->ipc = !rc;
 	return rc;
 }
@@ -513,7 +495,6 @@ endcandidate(struct harness *h, struct timing *tm)
 {
 	double t0 = now();
 
-	unfenced(h, tm);
 	hstop(h);
 	tm->check[CK_END] += now() - t0;
 }
@@ -659,7 +640,6 @@ openkept(struct harness *h, struct harness *oh, struct timing *tm)
 		tm->check[CK_IMPORT] = now() - t0;
 		close(tm->fd); /* the oracle's harness has its own now */
 		tm->fd = -1;
-		unfenced(h, tm);
 		if (rc == 0) {
 			/* copied: nothing the candidate can reach is judged from
 			 * here on (the oracle's device memory and shared memory),

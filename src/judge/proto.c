@@ -722,30 +722,6 @@ hexport(struct harness *h, int *fd, size_t *slot, struct hres *r)
 	return 0;
 }
 
-void
-hunfencesend(struct harness *h)
-{
-	h->unfencing = childsend(&h->ch, "unfence") == 0;
-}
-
-int
-hunfencewait(struct harness *h, struct hres *r)
-{
-	char line[4096];
-
-	memset(r, 0, sizeof *r);
-	if (!h->unfencing)
-		return 0;
-	h->unfencing = 0;
-	if (await(h, line, sizeof line, 60, h->c ? h->c->label : "?", r))
-		return 1;
-	if (!strcmp(line, "ok"))
-		return 0;
-	if (!strncmp(line, "cuda ", 5))
-		return cudaerror(h, line, h->c ? h->c->label : "?", r);
-	return verdict(r, ST_SANDBOX, "The harness's reply was not the one expected: '%.200s'", line);
-}
-
 int
 himport(struct harness *h, int fd, size_t len, struct hres *r)
 {

@@ -43,7 +43,6 @@ struct harness {
 	size_t outoff[MAXARGS];     /* where each output comes back in shared memory */
 	int holds, timeout, calls;
 	int nohold;                 /* its cases hold no copies of calls (verify's: bench sets its own case up) */
-	int unfencing;              /* hunfencesend's "unfence" sent, its reply unread */
 	int open, wrapped;          /* started with HOPEN, under a wrapper */
 	int python;                 /* a Python entry point, through pyharness.py */
 	int gated;                  /* set before hspawn: a Python harness loads (Python, torch, its
@@ -200,11 +199,6 @@ int hsample(struct harness *h, int arg, size_t off, struct hres *r);
  * the oracle failed; the caller fetches); the caller then ends the
  * candidate's harness */
 int hexport(struct harness *h, int *fd, size_t *slot, struct hres *r);
-/* after hexport, the rest of the candidate's fence given back while the
- * oracle sets up: hunfencesend sends "unfence", hunfencewait reads its
- * reply (0; 1 it failed, r says how; nothing when none is pending) */
-void hunfencesend(struct harness *h);
-int hunfencewait(struct harness *h, struct hres *r);
 int himport(struct harness *h, int fd, size_t len, struct hres *r);
 /* output arg of group 0 against the bytes at off in shared memory (ipc:
  * in the copies himport made), on the device, by draw.h's element rule with tols' atol and rtol (compare.h's

@@ -559,26 +559,20 @@ dosample(void)
 }
 
 /* the held copies for the oracle's harness (the calls are over): their
- * descriptor over the socket, then the reply. The fence goes first, as
- * much of it as the oracle's harness needs beside them (its copy of them,
- * its two groups of buffers, its flush, 512 MiB for its libraries); the
- * rest at "unfence", which the parent sends next and whose reply it reads
- * once the oracle has its copy: this process, which the parent then kills
- * and reaps after its GPU lease, ends with no fence to give back beside
- * another's timed calls */
+ * descriptor over the socket, then the reply. The fence goes first, all
+ * of it: the oracle's harness needs room beside them (its copy of them,
+ * its buffers, the flush, its libraries), and this process, which the
+ * parent kills once the oracle has its copy and reaps after its GPU
+ * lease, ends with no fence to give back beside another's timed calls */
 static void
 doexport(void)
 {
-	long long room = (long long)flushlen + (512ll << 20) + (long long)(C.holds * C.slot);
-
 	if (!C.holdblock || !C.slot) {
 		reply("cuda 801 no held copies to share");
 		return;
 	}
-	for (int i = 0; i < C.nt; i++)
-		room += 2 * (long long)(i < KEPTBUFS ? pages(C.bytes[i]) : C.bytes[i] + CANARY);
 	if (C.holdfd >= 0)
-		unfence(room);
+		unfence(LLONG_MAX);
 	if (fail(dv_sync()))
 		return;
 	if (C.holdfd < 0)
@@ -588,6 +582,7 @@ doexport(void)
 	else
 		reply("ipc %zu", C.slot);
 }
+
 
 static void
 doimport(void)
@@ -901,10 +896,6 @@ harnessmain(int argc, char **argv, harnesscall fn, void (*afterfn)(void), int fa
 			dopin();
 		} else if (!strcmp(word, "export")) {
 			doexport();
-		} else if (!strcmp(word, "unfence")) {
-			unfence(LLONG_MAX);
-			if (!fail(dv_sync()))
-				reply("ok");
 		} else if (!strcmp(word, "import")) {
 			doimport();
 		} else if (!strcmp(word, "lock")) {
