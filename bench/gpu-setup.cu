@@ -4,10 +4,14 @@
 // harness takes it, or in 1 GiB pieces, and given back; buffers of a
 // case's sizes; pinning (cudaHostRegister) of shared memory the size of a
 // case's outputs, first touch included; copies to pinned and pageable
-// memory. Prints a table of milliseconds. Not a timed test: on a GPU host,
+// memory; the fence as the harness takes it (pieces of a 128th of the
+// device) given back after kernels ran, and the same fence as physical
+// allocations with no mapping (cuMemCreate), taken and released. Prints a
+// table of milliseconds. Not a timed test: on a GPU host,
 //
-//   nvcc -arch=sm_90 -O2 -o gpu-setup bench/gpu-setup.cu && ./gpu-setup
+//   nvcc -arch=sm_90 -O2 -o gpu-setup bench/gpu-setup.cu -lcuda && ./gpu-setup
 #include "gpubench.h"
+#include <cuda.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +21,37 @@
 
 enum { MAXP = 512 };
 static void *piece[MAXP];
+static CUmemGenericAllocationHandle handle[MAXP];
+
+__global__ void
+touch(float *p, size_t n)
+{
+	for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
+		p[i] = p[i] * 2.0f + 1.0f;
+}
+
+/* the fence as physical memory alone (no address, no mapping), in
+ * pieces of size until keep bytes are free; the pieces taken */
+static int
+physfence(size_t keep, size_t size)
+{
+	CUmemAllocationProp prop;
+	size_t fr, tot, gran;
+	int n = 0, dev;
+
+	CK(cudaGetDevice(&dev));
+	memset(&prop, 0, sizeof prop);
+	prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
+	prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+	prop.location.id = dev;
+	if (cuMemGetAllocationGranularity(&gran, &prop, CU_MEM_ALLOC_GRANULARITY_MINIMUM) != CUDA_SUCCESS)
+		return -1;
+	size = (size + gran - 1) / gran * gran;
+	while (n < MAXP && cudaMemGetInfo(&fr, &tot) == cudaSuccess && fr > keep + size &&
+	       cuMemCreate(&handle[n], size, &prop, 0) == CUDA_SUCCESS)
+		n++;
+	return n;
+}
 
 static void
 unfence(int n)
@@ -68,6 +103,41 @@ main(void)
 	t = ms();
 	unfence(n);
 	row("  give all back", ms() - t);
+
+	/* the harness's fence (tot / 128 a piece, 4 GiB left), after kernels
+	 * ran beside it; given back all at once, as at the export */
+	{
+		size_t big = (size_t)1 << 30;
+		float *work;
+		size_t piecesz = ((tot / 128) + ((size_t)64 << 20) - 1) & ~(((size_t)64 << 20) - 1);
+		CK(cudaMalloc(&work, big));
+		for (int rep = 0; rep < 2; rep++) {
+			t = ms();
+			n = fence((size_t)4 << 30, piecesz, piece, MAXP);
+			snprintf(what, sizeof what, "fence to 4 GiB free, pieces of %zu MiB (%d)", piecesz >> 20, n);
+			row(what, ms() - t);
+			for (int k = 0; k < 20; k++)
+				touch<<<1024, 256>>>(work, big / 4);
+			CK(cudaDeviceSynchronize());
+			t = ms();
+			unfence(n);
+			row("  kernels ran; give it all back", ms() - t);
+		}
+		t = ms();
+		n = physfence((size_t)4 << 30, piecesz);
+		snprintf(what, sizeof what, "fence as physical allocations, no mapping (%d)", n);
+		row(what, ms() - t);
+		for (int k = 0; k < 20; k++)
+			touch<<<1024, 256>>>(work, big / 4);
+		CK(cudaDeviceSynchronize());
+		t = ms();
+		while (n-- > 0)
+			cuMemRelease(handle[n]);
+		row("  kernels ran; release them all", ms() - t);
+		CK(cudaMemGetInfo(&fr, &tot));
+		printf("# free %.1f GiB after\n", fr / 1073741824.0);
+		CK(cudaFree(work));
+	}
 
 	for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
 		size_t b = sizes[i];
