@@ -54,6 +54,7 @@ import collections
 import ctypes
 import fcntl
 import glob
+import itertools
 import json
 import os
 import re
@@ -377,7 +378,8 @@ def bench_call(row, draws=1):
                 ts = [torch.randn(shape, device="cuda").to(dt)] * draws
             else:
                 lo, hi = case["ranges"].get(a["name"], [0, 100])
-                ts = [torch.randint(int(lo), int(hi), shape, device="cuda", dtype=dt) for _ in range(draws)]
+                n = draws if a["kind"] in ("in", "inout") else 1  # an output is shared
+                ts = [torch.randint(int(lo), int(hi), shape, device="cuda", dtype=dt) for _ in range(n)] * (draws // n)
             keep += ts
             for args, t in zip(argsets, ts):
                 args.append(t if py else ctypes.c_void_p(t.data_ptr()))
@@ -418,11 +420,11 @@ class Clocks:
             self.nvml.nvmlDeviceGetCurrentClocksThrottleReasons
 
     def sample(self):
+        """(SM MHz, watts, reasons); None for what NVML could not say"""
         c, p, r = ctypes.c_uint(), ctypes.c_uint(), ctypes.c_ulonglong()
-        self.nvml.nvmlDeviceGetClockInfo(self.dev, 1, ctypes.byref(c))  # NVML_CLOCK_SM
-        self.nvml.nvmlDeviceGetPowerUsage(self.dev, ctypes.byref(p))
-        self.why(self.dev, ctypes.byref(r))
-        return c.value, p.value / 1e3, r.value
+        return (None if self.nvml.nvmlDeviceGetClockInfo(self.dev, 1, ctypes.byref(c)) else c.value,  # NVML_CLOCK_SM
+                None if self.nvml.nvmlDeviceGetPowerUsage(self.dev, ctypes.byref(p)) else p.value / 1e3,
+                0 if self.why(self.dev, ctypes.byref(r)) else r.value)
 
     def start(self):
         self.samples, self.going = [], True
@@ -439,11 +441,13 @@ class Clocks:
         self.going = False
         self.thread.join()
         s = self.samples or [self.sample()]
-        bits = 0
+        mhz, watts, bits = [x[0] for x in s if x[0] is not None], [x[1] for x in s if x[1] is not None], 0
         for x in s:
             bits |= x[2]
-        return {"sm_mhz": statistics.median(x[0] for x in s), "sm_mhz_min": min(x[0] for x in s),
-                "watts_max": max(x[1] for x in s), "samples": len(s),
+        if not mhz:
+            return {"error": "NVML gave no SM clock"}
+        return {"sm_mhz": statistics.median(mhz), "sm_mhz_min": min(mhz),
+                "watts_max": max(watts) if watts else None, "samples": len(s),
                 "reasons": ", ".join(v for k, v in sorted(self.REASONS.items()) if bits & k) or "none"}
 
 
@@ -472,10 +476,8 @@ def do_bench(row):
     if len(argsets) > 1:
         row["do_bench_one_ms"] = triton.testing.do_bench(lambda: fn(*argsets[0]), warmup=25, rep=200,
                                                          return_mode="median")
-        turn = iter(argsets * 1000000)
-        call1 = lambda: fn(*next(turn))  # noqa: E731
-    else:
-        call1 = lambda: fn(*argsets[0])  # noqa: E731
+    turn = itertools.cycle(argsets)
+    call1 = lambda: fn(*next(turn))  # noqa: E731
     ms = triton.testing.do_bench(call1, warmup=25, rep=200, return_mode="median")
     if (row.get("median_ms") and abs(row["median_ms"] / ms - 1) > 0.03) or os.environ.get("RETORT_GPU_SUITE_CLOCKS"):
         # outside 3% (or asked for every kernel): do_bench again with the clocks sampled, and its calls one at a time
@@ -487,27 +489,27 @@ def do_bench(row):
             clocks.start()
             row["do_bench_again_ms"] = triton.testing.do_bench(call1, warmup=25, rep=200, return_mode="median")
             row["do_bench_clock"] = clocks.stop()
-        row["spaced"] = spaced(fn, argsets[0], clocks)
+        row["spaced"] = spaced(call1, clocks)
     return ms
 
 
-def spaced(fn, args, clocks, n=100, gap_s=0.001):
-    """fn's calls one at a time, as bench makes them: the L2 flushed as
-    do_bench flushes it, the call between two events, then the host waits
-    for it and sleeps GAP_S with the GPU idle. {"ms": the median of N
-    calls, and the clock while they ran (Clocks)}."""
+def spaced(call, clocks, n=100, gap_s=0.001):
+    """CALL made one at a time, as bench makes its calls: the L2 flushed
+    as do_bench flushes it, the call between two events, then the host
+    waits for it and sleeps GAP_S with the GPU idle. {"ms": the median of
+    N calls, and the clock while they ran (Clocks)}."""
     import torch
     flush = torch.empty(256 << 20, dtype=torch.int8, device="cuda")
     ev = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)) for _ in range(n)]
     for _ in range(3):
-        fn(*args)
+        call()
     torch.cuda.synchronize()
     if clocks:
         clocks.start()
     for a, b in ev:
         flush.zero_()
         a.record()
-        fn(*args)
+        call()
         b.record()
         b.synchronize()
         time.sleep(gap_s)
@@ -604,8 +606,9 @@ def outside(r):
     """A line on an honest kernel whose bench median is over 3% off
     do_bench's: the clocks under each, and its calls timed one at a time."""
     def clock(c):
-        return ("SM %s MHz (min %s), up to %.0f W, clock events: %s" % (
-            c["sm_mhz"], c["sm_mhz_min"], c["watts_max"], c["reasons"]) if c and "sm_mhz" in c
+        return ("SM %s MHz (min %s), up to %s W, clock events: %s" % (
+            c["sm_mhz"], c["sm_mhz_min"], "%.0f" % c["watts_max"] if c["watts_max"] is not None else "?",
+            c["reasons"]) if c and "sm_mhz" in c
             else (c or {}).get("error", "not sampled"))
     sp = r.get("spaced") or {}
     return ("  %s: %s: bench %.4f ms (SM %s MHz at its start, %s at its end); do_bench %.4f ms, "
