@@ -18,12 +18,15 @@
 # --autotune, after the suite, bench/autotune-probe.py in its five forms
 # (bare twice, then the harness's guard, launch check and a fill first
 # added one at a time, with the suite's own harness.py and harness.so).
+# With --setup, after the suite, bench/gpu-setup.cu (the per-case setup
+# and the fence's release) and bench/gpu-call.cu (the per-call draws,
+# poison, hashes and flush), built with the host's nvcc.
 #
-# usage: bench/gpu-campaign.sh [--no-probe] [--no-cheats] [--concurrent N] [--autotune] [--keep]
+# usage: bench/gpu-campaign.sh [--no-probe] [--no-cheats] [--concurrent N] [--autotune] [--setup] [--keep]
 cd "$(dirname "$0")/.." || exit 1
 out=${OUT:-out/campaign}
 mkdir -p "$out"
-probe=1 cheats=cheat conc='' keep=0 autotune=0
+probe=1 cheats=cheat conc='' keep=0 autotune=0 setup=0
 while test $# -gt 0; do
 	case $1 in
 	--no-probe) probe=0 ;;
@@ -31,7 +34,8 @@ while test $# -gt 0; do
 	--concurrent) conc="--concurrent $2"; shift ;;
 	--keep) keep=1 ;;
 	--autotune) autotune=1 ;;
-	*) echo "usage: bench/gpu-campaign.sh [--no-probe] [--no-cheats] [--concurrent N] [--autotune] [--keep]" >&2
+	--setup) setup=1 ;;
+	*) echo "usage: bench/gpu-campaign.sh [--no-probe] [--no-cheats] [--concurrent N] [--autotune] [--setup] [--keep]" >&2
 		exit 2 ;;
 	esac
 	shift
@@ -53,6 +57,16 @@ if test $autotune = 1; then
 		timeout 120 python3 bench/autotune-probe.py $form 2>&1 | tail -40
 	done >"$out/autotune.txt"
 fi
+if test $setup = 1; then
+	{
+		nvcc -arch=sm_90 -O2 -o "$out/gpu-setup" bench/gpu-setup.cu -lcuda &&
+			timeout 120 "$out/gpu-setup"
+		echo "== bench/gpu-setup.cu (exit $?)"
+		nvcc -arch=sm_90 -O2 -fmad=false -o "$out/gpu-call" bench/gpu-call.cu src/runtime/device.cu -lcuda &&
+			timeout 60 "$out/gpu-call"
+		echo "== bench/gpu-call.cu (exit $?)"
+	} >"$out/setup.txt" 2>&1
+fi
 # each answer's records (verify.json, bench.json: first_calls, phases) in one small archive
 (cd "$out/suite" && find runs -name '*.json' | tar -czf ../records.tgz -T -) 2>/dev/null
 test $keep = 1 || rm -rf "$out/suite/out" "$out/suite/cache"
@@ -60,4 +74,5 @@ echo "== tests/gpu/run (exit $rc), bins ${RETORT_BIN:-out/bin}"
 sed -n '/^per candidate/,$p' "$out/suite.txt" | grep -v "^\s*$" | head -120
 grep -E "FAIL|ERROR|hidden pool|time is up" "$out/suite.txt" | head -20
 test $autotune = 1 && cat "$out/autotune.txt"
+test $setup = 1 && cat "$out/setup.txt"
 exit $rc
