@@ -142,7 +142,7 @@ test_expect_success LONG 'a kernel right only at the sizes it was shown and told
 	field runs/told2/verify.json "d[\"feedback\"]" | grep -q "a size the task does not list"
 '
 # (the full tier's: hang waits out verify's timeout; alternate, late's twin)
-for c in wrong-bench tail late alternate cache scalar modify oob oob-late oob-far crash hang openfile timer forge; do
+for c in wrong-bench tail late alternate cache scalar modify oob crash hang openfile timer forge; do
 	long=; case $c in hang|alternate) long=LONG ;; esac
 	test_expect_success $long "$(sed -n 2p "$FAKE/$c.c" | sed 's|^// ||'): caught" "candidate $c fakescale; expect $c fakescale"
 done

@@ -154,7 +154,6 @@ static struct {
 	int nt, ns, holds;
 	int kind[MAXT], dt[MAXT];
 	size_t numel[MAXT], bytes[MAXT];
-	size_t guard[MAXT];      /* tensor i's canary: from its end to its buffer's (CANARY bytes at least) */
 	int64_t sizes[MAXS];
 	void *group[2][MAXT], *hold[MAXHOLDS][MAXT];
 	void *holdblock;         /* every held copy: slot s at s * slot, its outputs as fetch lays them out */
@@ -209,32 +208,6 @@ fenceto(long long keep)
 	}
 }
 
-/* the first KEPTBUFS argument buffers of each group, kept from case to
- * case in a fenced (untrusted) harness, as a cudaFree is a device
- * synchronize and more. Each is a whole number of 2 MiB pages and serves
- * a later case whose tensor needs as many; its canary runs from the
- * tensor's end to the buffer's. An open harness (trusted code,
- * compute-sanitizer's) takes buffers of the tensor and CANARY bytes, so
- * that memcheck sees any access past them */
-enum { KEPTBUFS = 64, PAGE = 2 << 20 };
-static struct {
-	void *p;
-	size_t len;
-} kept[2][KEPTBUFS];
-
-static size_t
-pages(size_t bytes)
-{
-	return (bytes + CANARY + PAGE - 1) & ~(size_t)(PAGE - 1);
-}
-
-/* group g's buffer of tensor i is one of kept's */
-static int
-iskept(int g, int i)
-{
-	return i < KEPTBUFS && C.group[g][i] && C.group[g][i] == kept[g][i].p;
-}
-
 static void
 casefree(void)
 {
@@ -242,7 +215,7 @@ casefree(void)
 
 	for (i = 0; i < MAXT; i++) {
 		for (g = 0; g < 2; g++)
-			if (C.group[g][i] && !iskept(g, i))
+			if (C.group[g][i])
 				dv_free(C.group[g][i]);
 	}
 	if (C.holdblock && C.holdfd >= 0) {
@@ -337,40 +310,17 @@ docase(size_t flushbytes)
 	if (fscanf(cmd, "%d %lld", &C.holds, &keep) != 2 || C.holds < 0 || C.holds > MAXHOLDS || keep < -1)
 		goto bad;
 	{
-		/* kept buffers of other sizes given back (all of them in an open
-		 * harness); room for this case's new ones, from the fence if need be */
+		/* room for this case's buffers, from the fence if need be */
 		long long need = (flushbuf ? 0 : (long long)flushbytes) + (64ll << 20);
-		for (g = 0; g < 2; g++)
-			for (i = 0; i < KEPTBUFS; i++)
-				if (kept[g][i].p && (keep < 0 || i >= C.nt || kept[g][i].len != pages(C.bytes[i]))) {
-					dv_free(kept[g][i].p);
-					kept[g][i].p = NULL;
-				}
-		for (i = 0; i < C.nt; i++) {
-			for (g = 0; g < 2; g++)
-				need += keep < 0 || i >= KEPTBUFS ? (long long)(C.bytes[i] + CANARY)
-				        : kept[g][i].p ? 0 : (long long)pages(C.bytes[i]);
-			need += C.kind[i] ? C.holds * (long long)C.bytes[i] : 0;
-		}
+		for (i = 0; i < C.nt; i++)
+			need += 2 * (long long)(C.bytes[i] + CANARY) + (C.kind[i] ? C.holds * (long long)C.bytes[i] : 0);
 		unfence(need);
 	}
 	for (g = 0; g < 2; g++)
-		for (i = 0; i < C.nt; i++) {
-			if (keep >= 0 && i < KEPTBUFS) {
-				if (!kept[g][i].p && fail(dv_alloc(&kept[g][i].p, pages(C.bytes[i])))) {
-					kept[g][i].p = NULL;
-					return;
-				}
-				kept[g][i].len = pages(C.bytes[i]);
-				C.group[g][i] = kept[g][i].p;
-			} else if (fail(dv_alloc(&C.group[g][i], C.bytes[i] + CANARY))) {
-				C.group[g][i] = NULL;
+		for (i = 0; i < C.nt; i++)
+			if (fail(dv_alloc(&C.group[g][i], C.bytes[i] + CANARY)) ||
+			    fail(dv_memset((char *)C.group[g][i] + C.bytes[i], 0xA5, CANARY)))
 				return;
-			}
-			C.guard[i] = iskept(g, i) ? kept[g][i].len - C.bytes[i] : CANARY;
-			if (fail(dv_memset((char *)C.group[g][i] + C.bytes[i], 0xA5, C.guard[i])))
-				return;
-		}
 	/* the held copies in one allocation, that export can hand the oracle */
 	for (i = 0; i < C.nt; i++)
 		if (C.kind[i] != 0)
@@ -501,7 +451,7 @@ docall(void)
 	if (fail(i))
 		return;
 	for (i = 0; i < C.nt; i++) {
-		if (fail(dv_check((char *)C.group[g][i] + C.bytes[i], C.guard[i], 0xA5, &bad)))
+		if (fail(dv_check((char *)C.group[g][i] + C.bytes[i], CANARY, 0xA5, &bad)))
 			return;
 		if (bad) {
 			reply("t %.6f %.6f 0 canary %d", (double)evms, t1 - t0, i);
