@@ -469,7 +469,7 @@ exportkept(struct harness *h, struct timing *tm)
 	int rc = hexport(h, &tm->fd, &slot, &r);
 
 	tm->check[CK_EXPORT] = now() - t0;
-	tm->check[CK_FETCH] += now() - t0;
+	tm->check[CK_FETCH] += tm->check[CK_EXPORT];
 	if (rc < 0)
 		die(EXIT_RETRY, "%s", h->err);
 	if (!rc && slot != tm->outbytes) {
