@@ -34,12 +34,14 @@ struct draw {
 
 /* one run's inputs: a draw per input arg (others zero), a value per
  * scalar; and what its outputs hold before the call (dtype.h's poison
- * class, random bytes from pseed) */
+ * class, random bytes from pseed); fast: drawn to float precision on the
+ * device (draw.h rt_fastvalue: bench's, which nothing draws again) */
 struct runin {
 	struct draw d[MAXARGS];
 	double scalars[MAXARGS];
 	int poison;
 	uint64_t pseed;
+	int fast;
 };
 extern const char *const poisonnames[POISON_COUNT];
 

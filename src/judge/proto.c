@@ -576,7 +576,7 @@ hcallsend(struct harness *h, int group, int noop, const struct runin *in)
 	bufinit(&b, 1 << 16);
 	for (i = 0; i < t->nargs; i++)
 		n += isinput(&t->args[i]);
-	bufprintf(&b, "call %d %d %d %llu %d", group, noop, in->poison, (unsigned long long)in->pseed, n);
+	bufprintf(&b, "call %d %d %d %llu %d %d", group, noop, in->poison, (unsigned long long)in->pseed, in->fast, n);
 	for (i = 0; i < t->nargs; i++)
 		if (isinput(&t->args[i]))
 			drawput(&b, &in->d[i]);

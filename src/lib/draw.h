@@ -4,7 +4,8 @@
  * GPU: the CPU reference (refrun.c, through tensor.c) and the harness on
  * the device (device.cu) must draw the same inputs bit for bit. So it
  * uses only integer arithmetic and correctly rounded IEEE double
- * operations, never a fused multiply-add. Element i of a tensor drawn
+ * operations, never a fused multiply-add (save bench's fast draws,
+ * rt_fastvalue, which nothing draws again elsewhere). Element i of a tensor drawn
  * from seed s depends on (s, i) alone, and the output hash is the same
  * whatever order its words are added in. doc/verification.md (The draw)
  * says how.
@@ -168,6 +169,20 @@ rt_normal(uint64_t seed, uint64_t i)
 	return rt_mul(rt_sqrt(rt_mul(-2.0, rt_log(rt_sub(1.0, u)))), rt_cos2pi(v));
 }
 
+/* v, or with special about 1% of the elements NaN, +Inf or -Inf (word 3) */
+RT_HD double
+rt_special(uint64_t seed, uint64_t i, double v)
+{
+	uint64_t w = rt_word(seed, i, 3);
+
+	if (rt_unit(w) < 0.01) {
+		unsigned which = (unsigned)(((w & 0x7ff) * 3) >> 11);
+		v = which == 0 ? rt_frombits(0x7ff8000000000000ull)
+		  : which == 1 ? rt_frombits(0x7ff0000000000000ull) : rt_frombits(0xfff0000000000000ull);
+	}
+	return v;
+}
+
 /*
  * The value of element i: normal (mean 0, sd 1), uniform in [lo, hi),
  * heavy (Student-t with 2 degrees of freedom, clipped to +-1e4), randint
@@ -200,15 +215,58 @@ rt_value(uint64_t seed, uint64_t i, int dist, double lo, double hi, int special)
 		v = rt_normal(seed, i);
 		break;
 	}
-	if (special) {
-		uint64_t w = rt_word(seed, i, 3);
-		if (rt_unit(w) < 0.01) {
-			unsigned which = (unsigned)(((w & 0x7ff) * 3) >> 11);
-			v = which == 0 ? rt_frombits(0x7ff8000000000000ull)
-			  : which == 1 ? rt_frombits(0x7ff0000000000000ull) : rt_frombits(0xfff0000000000000ull);
-		}
+	return special ? rt_special(seed, i, v) : v;
+}
+
+/* ---- fast draws: bench's, to float precision ---- */
+
+/* a float in (0, 1) from a word's top 23 bits: (k + 1/2) 2^-23, exact */
+RT_HD float
+rt_fastunit(uint64_t w)
+{
+	return ((float)(w >> 41) + 0.5f) * 1.1920929e-7f;
+}
+
+/* a standard normal from word 0, to float precision: Box-Muller on its
+ * top 23 bits and its low 24 (|v| below 5.8), with the GPU's approximate
+ * log and cosine (a few instructions, where rt_normal's doubles take
+ * hundreds) */
+RT_HD double
+rt_fastnormal(uint64_t seed, uint64_t i)
+{
+	uint64_t w = rt_word(seed, i, 0);
+	float u = rt_fastunit(w), a = (float)(w & 0xffffff) * 3.7450703e-7f - 3.1415927f; /* 2 pi 2^-24 */
+#if defined(__CUDA_ARCH__)
+	return (double)(sqrtf(-2.0f * __logf(u)) * __cosf(a));
+#else
+	return (double)(sqrtf(-2.0f * logf(u)) * cosf(a));
+#endif
+}
+
+/*
+ * rt_value's distributions, the normal and the heavy one drawn to float
+ * precision (rt_fastnormal; the others are cheap already, and exact).
+ * Only bench draws these: its inputs are drawn and checked on one device,
+ * never again on the CPU, so they need not match another machine's bit
+ * for bit.
+ */
+RT_HD double
+rt_fastvalue(uint64_t seed, uint64_t i, int dist, double lo, double hi, int special)
+{
+	double v;
+
+	if (dist == DIST_UNIFORM || dist == DIST_RANDINT || dist == DIST_TIES)
+		return rt_value(seed, i, dist, lo, hi, special);
+	v = rt_fastnormal(seed, i);
+	if (dist == DIST_HEAVY) {
+#if defined(__CUDA_ARCH__)
+		v = v / (double)sqrtf(-__logf(rt_fastunit(rt_word(seed, i, 2))));
+#else
+		v = v / (double)sqrtf(-logf(rt_fastunit(rt_word(seed, i, 2))));
+#endif
+		v = v > 1e4 ? 1e4 : v < -1e4 ? -1e4 : v;
 	}
-	return v;
+	return special ? rt_special(seed, i, v) : v;
 }
 
 /* ---- small floats: one encoder and decoder for f16, bf16 and fp8 ---- */
@@ -338,12 +396,14 @@ rt_store(void *buf, int dt, size_t i, double v)
 	}
 }
 
-/* element i of a tensor drawn as d says (scaled, then offset, where d
- * asks: two correctly rounded operations, no fused multiply-add), stored */
+/* element i of a tensor drawn as d says (fast: rt_fastvalue; scaled,
+ * then offset, where d asks: two correctly rounded operations, no fused
+ * multiply-add), stored */
 RT_HD void
 rt_draw(void *buf, int dt, size_t i, uint64_t seed, struct rt_dist d)
 {
-	double v = rt_value(seed, i, d.dist, d.lo, d.hi, d.special);
+	double v = d.fast ? rt_fastvalue(seed, i, d.dist, d.lo, d.hi, d.special)
+	                  : rt_value(seed, i, d.dist, d.lo, d.hi, d.special);
 
 	if (d.scale != 1.0 || d.off != 0.0)
 		v = rt_add(d.off, rt_mul(d.scale, v));

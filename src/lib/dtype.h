@@ -19,11 +19,13 @@ enum dist { DIST_NORMAL, DIST_UNIFORM, DIST_HEAVY, DIST_RANDINT, DIST_TIES, DIST
 enum poison { POISON_ONES, POISON_ZERO, POISON_HUGE, POISON_RANDOM, POISON_KEEP, POISON_COUNT };
 
 /* how one tensor is drawn: a distribution, its range, specials, and an
- * affine map of every value (scale, then offset; 1 and 0 leave it) */
+ * affine map of every value (scale, then offset; 1 and 0 leave it);
+ * fast: to float precision (draw.h rt_fastvalue: bench's) */
 struct rt_dist {
 	int dist, special;
 	double lo, hi;
 	double off, scale;
+	int fast;
 };
 
 #endif

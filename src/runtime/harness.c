@@ -376,7 +376,7 @@ callit(void *p)
 static int
 poison(void *p, size_t n, int cls, uint64_t seed)
 {
-	struct rt_dist bytes = { DIST_RANDINT, 0, 0, 256, 0, 1 };
+	struct rt_dist bytes = { DIST_RANDINT, 0, 0, 256, 0, 1, 0 };
 
 	switch (cls) {
 	case POISON_ONES: return dv_memset(p, 0xFF, n);
@@ -390,7 +390,7 @@ poison(void *p, size_t n, int cls, uint64_t seed)
 static void
 docall(void)
 {
-	int g, noop, n, nc, i, k = 0, bad, cls;
+	int g, noop, n, nc, i, k = 0, bad, cls, fast;
 	double scalars[MAXS], t0, t1, covered = cover.ms;
 	uint64_t before[MAXT], h, sum = 0;
 	unsigned long long pseed;
@@ -398,8 +398,8 @@ docall(void)
 	struct callctx cc;
 	char rule[64], detail[512];
 
-	if (fscanf(cmd, "%d %d %d %llu %d", &g, &noop, &cls, &pseed, &n) != 5 || g < 0 || g > 1 || !C.nt ||
-	    cls < 0 || cls >= POISON_COUNT)
+	if (fscanf(cmd, "%d %d %d %llu %d %d", &g, &noop, &cls, &pseed, &fast, &n) != 6 || g < 0 || g > 1 || !C.nt ||
+	    cls < 0 || cls >= POISON_COUNT || fast < 0 || fast > 1)
 		goto bad;
 	for (i = 0; i < C.nt; i++) {
 		struct rt_dist d;
@@ -411,6 +411,7 @@ docall(void)
 			if (k++ >= n || fscanf(cmd, "%d %lf %lf %d %llu %lf %lf", &d.dist, &d.lo, &d.hi, &d.special, &seed,
 			                       &d.off, &d.scale) != 7 || d.dist < 0 || d.dist >= DIST_COUNT)
 				goto bad;
+			d.fast = fast;
 			if (fail(dv_draw(C.group[g][i], C.dt[i], C.numel[i], seed, &d)))
 				return;
 		}

@@ -132,10 +132,10 @@ fillrange(void)
 {
 	float x[1000], y[1000];
 	int inrange = 1, differ = 0;
-	tensorfill(x, DT_F32, 1000, &(struct rt_dist){ DIST_UNIFORM, 0, -3, 5, 0, 1 }, 42);
-	tensorfill(y, DT_F32, 1000, &(struct rt_dist){ DIST_UNIFORM, 0, -3, 5, 0, 1 }, 42);
+	tensorfill(x, DT_F32, 1000, &(struct rt_dist){ DIST_UNIFORM, 0, -3, 5, 0, 1, 0 }, 42);
+	tensorfill(y, DT_F32, 1000, &(struct rt_dist){ DIST_UNIFORM, 0, -3, 5, 0, 1, 0 }, 42);
 	ok(memcmp(x, y, sizeof x) == 0, "same seed, same inputs");
-	tensorfill(y, DT_F32, 1000, &(struct rt_dist){ DIST_UNIFORM, 0, -3, 5, 0, 1 }, 43);
+	tensorfill(y, DT_F32, 1000, &(struct rt_dist){ DIST_UNIFORM, 0, -3, 5, 0, 1, 0 }, 43);
 	for (int i = 0; i < 1000; i++) {
 		inrange &= x[i] >= -3 && x[i] < 5;
 		differ += x[i] != y[i];
@@ -150,7 +150,7 @@ fillrandint(void)
 {
 	int32_t idx[10000];
 	int inrange = 1, seen0 = 0, seen9 = 0;
-	tensorfill(idx, DT_I32, 10000, &(struct rt_dist){ DIST_RANDINT, 0, 0, 10, 0, 1 }, 7);
+	tensorfill(idx, DT_I32, 10000, &(struct rt_dist){ DIST_RANDINT, 0, 0, 10, 0, 1, 0 }, 7);
 	for (int i = 0; i < 10000; i++) {
 		inrange &= idx[i] >= 0 && idx[i] < 10;
 		seen0 |= idx[i] == 0;
@@ -165,16 +165,57 @@ filldists(void)
 {
 	double x[100000], mean = 0, var = 0;
 	int nans = 0;
-	tensorfill(x, DT_F64, 100000, &(struct rt_dist){ DIST_NORMAL, 0, 0, 0, 0, 1 }, 9);
+	tensorfill(x, DT_F64, 100000, &(struct rt_dist){ DIST_NORMAL, 0, 0, 0, 0, 1, 0 }, 9);
 	for (int i = 0; i < 100000; i++)
 		mean += x[i] / 100000;
 	for (int i = 0; i < 100000; i++)
 		var += (x[i] - mean) * (x[i] - mean) / 100000;
 	ok(fabs(mean) < 0.02 && fabs(var - 1) < 0.02, "normal: mean %.4f, variance %.4f", mean, var);
-	tensorfill(x, DT_F64, 100000, &(struct rt_dist){ DIST_HEAVY, 1, 0, 0, 0, 1 }, 9);
+	tensorfill(x, DT_F64, 100000, &(struct rt_dist){ DIST_HEAVY, 1, 0, 0, 0, 1, 0 }, 9);
 	for (int i = 0; i < 100000; i++)
 		nans += !isfinite(x[i]);
 	ok(nans > 500 && nans < 1500, "special: about 1%% NaN and Inf (%d)", nans);
+}
+
+/* bench's fast draws: normal to float precision (mean 0, variance 1, no
+ * value past 5.8, not the exact draw's values), heavy finite and clipped,
+ * specials as the exact draw's; uniform, randint and ties exactly the
+ * exact draw's */
+static void
+fillfast(void)
+{
+	static double x[100000], y[100000];
+	double mean = 0, var = 0, most = 0;
+	int nans = 0, bounded = 1, differ = 0;
+
+	tensorfill(x, DT_F64, 100000, &(struct rt_dist){ DIST_NORMAL, 0, 0, 0, 0, 1, 1 }, 9);
+	tensorfill(y, DT_F64, 100000, &(struct rt_dist){ DIST_NORMAL, 0, 0, 0, 0, 1, 0 }, 9);
+	for (int i = 0; i < 100000; i++) {
+		mean += x[i] / 100000;
+		most = fmax(most, fabs(x[i]));
+		differ += x[i] != y[i];
+	}
+	for (int i = 0; i < 100000; i++)
+		var += (x[i] - mean) * (x[i] - mean) / 100000;
+	ok(fabs(mean) < 0.02 && fabs(var - 1) < 0.02 && most > 3.5 && most < 5.8 && differ > 99000,
+	   "fast normal: mean %.4f, variance %.4f, largest %.3f, %d of 100000 unlike the exact draw's", mean, var, most,
+	   differ);
+	tensorfill(x, DT_F64, 100000, &(struct rt_dist){ DIST_HEAVY, 0, 0, 0, 0, 1, 1 }, 9);
+	for (int i = 0; i < 100000; i++)
+		bounded &= isfinite(x[i]) && fabs(x[i]) <= 1e4;
+	tensorfill(x, DT_F64, 100000, &(struct rt_dist){ DIST_HEAVY, 1, 0, 0, 0, 1, 1 }, 9);
+	for (int i = 0; i < 100000; i++)
+		nans += !isfinite(x[i]);
+	ok(bounded && nans > 500 && nans < 1500, "fast heavy: finite within 1e4; special about 1%% NaN and Inf (%d)", nans);
+	for (int d = DIST_UNIFORM, same = 1; d < DIST_COUNT; d++, same = 1) {
+		if (d == DIST_HEAVY)
+			continue;
+		tensorfill(x, DT_F64, 20000, &(struct rt_dist){ d, 1, -3, 5, 0.5, 2, 1 }, 4);
+		tensorfill(y, DT_F64, 20000, &(struct rt_dist){ d, 1, -3, 5, 0.5, 2, 0 }, 4);
+		for (int i = 0; i < 20000; i++)
+			same &= x[i] == y[i] || (isnan(x[i]) && isnan(y[i]));
+		ok(same, "fast %s: the exact draw's values", distnames[d]);
+	}
 }
 
 /* ties: 16 values evenly over the range; an offset and a scale map every
@@ -186,7 +227,7 @@ fillaffine(void)
 	double seen[16];
 	int nseen = 0, even = 1, same = 1;
 
-	tensorfill(x, DT_F64, 20000, &(struct rt_dist){ DIST_TIES, 0, -1, 1, 0, 1 }, 5);
+	tensorfill(x, DT_F64, 20000, &(struct rt_dist){ DIST_TIES, 0, -1, 1, 0, 1, 0 }, 5);
 	for (int i = 0; i < 20000; i++) {
 		int k;
 		even &= x[i] >= -1 && x[i] < 1 && x[i] * 8 == floor(x[i] * 8);
@@ -196,8 +237,8 @@ fillaffine(void)
 			seen[nseen++] = x[i];
 	}
 	ok(even && nseen == 16, "ties: 16 values, multiples of 1/8 in [-1, 1) (%d)", nseen);
-	tensorfill(x, DT_F64, 20000, &(struct rt_dist){ DIST_NORMAL, 0, 0, 0, 0, 1 }, 6);
-	tensorfill(y, DT_F64, 20000, &(struct rt_dist){ DIST_NORMAL, 0, 0, 0, 300, 2.5 }, 6);
+	tensorfill(x, DT_F64, 20000, &(struct rt_dist){ DIST_NORMAL, 0, 0, 0, 0, 1, 0 }, 6);
+	tensorfill(y, DT_F64, 20000, &(struct rt_dist){ DIST_NORMAL, 0, 0, 0, 300, 2.5, 0 }, 6);
 	for (int i = 0; i < 20000; i++)
 		same &= y[i] == 300 + 2.5 * x[i];
 	ok(same, "offset 300, scale 2.5: every value is 300 + 2.5 v of the plain draw");
@@ -210,14 +251,14 @@ fillpar(void)
 	/* chunked streams: the parallel fill draws the same values */
 	size_t n = 1000003;
 	float *a = xmalloc(n * 4), *b = xmalloc(n * 4);
-	tensorfill(a, DT_F32, n, &(struct rt_dist){ DIST_NORMAL, 0, 0, 0, 0, 1 }, 77);
-	tensorfillpar(b, DT_F32, n, &(struct rt_dist){ DIST_NORMAL, 0, 0, 0, 0, 1 }, 77);
+	tensorfill(a, DT_F32, n, &(struct rt_dist){ DIST_NORMAL, 0, 0, 0, 0, 1, 0 }, 77);
+	tensorfillpar(b, DT_F32, n, &(struct rt_dist){ DIST_NORMAL, 0, 0, 0, 0, 1, 0 }, 77);
 	ok(memcmp(a, b, n * 4) == 0, "tensorfillpar matches tensorfill");
 	free(a);
 	free(b);
 	/* drawn into the reference type: the draw, then toref */
 	for (int dt = 0; dt < DT_COUNT; dt++) {
-		struct rt_dist d = { DIST_UNIFORM, 1, -4, 4, 0.5, 3 };
+		struct rt_dist d = { DIST_UNIFORM, 1, -4, 4, 0.5, 3, 0 };
 		unsigned char *raw = xmalloc(n * 8), *want = xmalloc(n * 8), *got = xmalloc(n * 8);
 		tensorfill(raw, dt, n, &d, 91);
 		toref(raw, dt, want, n);
@@ -293,7 +334,7 @@ fillgolden(void)
 	for (size_t i = 0; i < sizeof ds / sizeof ds[0]; i++)
 		for (int dt = 0; dt < DT_COUNT; dt++)
 			for (int v = 0; v < 2; v++) {
-				struct rt_dist d = { ds[i].dist, v, ds[i].lo, ds[i].hi, v ? 300 : 0, v ? 2.5 : 1 };
+				struct rt_dist d = { ds[i].dist, v, ds[i].lo, ds[i].hi, v ? 300 : 0, v ? 2.5 : 1, 0 };
 				size_t bytes = n * (size_t)dtinfos[dt].size;
 				unsigned char *a = xmalloc(bytes), *b = xmalloc(bytes);
 				int same = 1;
@@ -685,6 +726,7 @@ main(void)
 	fillrange();
 	fillrandint();
 	filldists();
+	fillfast();
 	fillaffine();
 	fillpar();
 	fillgolden();
