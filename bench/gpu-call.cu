@@ -1,12 +1,10 @@
 // bench/gpu-call.cu - what one of bench's calls costs the harness on this
 // GPU beside the kernel, primitive by primitive (device.cu's, as the
 // harness's docall runs them): an input drawn by each distribution and
-// dtype (the normal and heavy ones also as bench draws them, fast, and
-// hashed as drawn, as the harness draws an input: that hash checked
-// against dv_hash's, for every dtype and each place a tensor may end in
-// its last word), the outputs poisoned, the input hashes before and
-// after, the L2 flush, the canary check. Prints a table: milliseconds for
-// one tensor of 2^28 elements, and the rate. Not a timed test: on a GPU host,
+// dtype (the normal and heavy ones also as bench draws them, fast), the
+// outputs poisoned, the input hashes before and after, the L2 flush, the
+// canary check. Prints a table: milliseconds for one tensor of
+// 2^28 elements, and the rate. Not a timed test: on a GPU host,
 //
 //   nvcc -arch=sm_90 -O2 -fmad=false -o gpu-call bench/gpu-call.cu src/runtime/device.cu && ./gpu-call
 #include "gpubench.h"
@@ -73,19 +71,6 @@ main(void)
 				TIMEIT(m, dv_draw(p, dts[k].dt, n, 12345 + (uint64_t)k, &dist));
 				snprintf(what, sizeof what, "draw %s %s, fast (bench)", dts[k].name, dists[d]);
 				line(what, m, n, n * dts[k].size);
-				/* and hashed as drawn, as the harness draws an input: the
-				 * hash must be dv_hash's (a tensor's end inside a word too) */
-				for (size_t cut = 0; cut < 2; cut++) {
-					struct dvdraw t = { p, dts[k].dt, n - cut, (n - cut) * dts[k].size, 5 };
-					uint64_t h1 = 0, h2 = 1;
-					TIMEIT(m, dv_drawhash(&t, 12345 + (uint64_t)k, &dist, &h1));
-					if (dv_draw(p, dts[k].dt, n - cut, 12345 + (uint64_t)k, &dist) ||
-					    dv_hash(p, t.bytes, 5, &h2))
-						return 1;
-					snprintf(what, sizeof what, "draw+hash %s %s, fast%s: %s", dts[k].name, dists[d],
-					         cut ? ", n - 1" : "", h1 == h2 ? "same hash" : "HASH DIFFERS");
-					line(what, m, n, n * dts[k].size);
-				}
 				dist.fast = 0;
 			}
 			if (d == DIST_NORMAL) {
@@ -101,32 +86,6 @@ main(void)
 		line("poison: random bytes, 1 GiB", m, n * 4, n * 4);
 		TIMEIT(m, dv_memset(p, 0xFF, n * 4));
 		line("poison: a byte, 1 GiB", m, n * 4, n * 4);
-	}
-	{ /* the hash of every dtype, fast and exact, with the tensor's end at
-	   * each place in its last word: dv_hash's? */
-		int same = 0, all = 0;
-		for (int dt = 0; dt < DT_COUNT; dt++)
-			for (int fast = 0; fast < 2; fast++)
-				for (size_t cut = 0; cut < 8; cut++) {
-					struct rt_dist dist = { DIST_NORMAL, 1, -1, 1, 0.5, 2, fast };
-					size_t m = ((size_t)1 << 20) + cut, size = dt == DT_F64 || dt == DT_I64 ? 8 :
-					           dt == DT_F32 || dt == DT_I32 ? 4 : dt == DT_F16 || dt == DT_BF16 || dt == DT_I16 ? 2 : 1;
-					struct dvdraw t = { p, dt, m, m * size, (uint64_t)dt };
-					uint64_t h1 = 0, h2 = 1;
-					dist.special = dt <= DT_F8E5M2;
-					if (dv_drawhash(&t, 99 + cut, &dist, &h1) || dv_draw(p, dt, m, 99 + cut, &dist) ||
-					    dv_hash(p, t.bytes, (uint64_t)dt, &h2))
-						return 1;
-					same += h1 == h2;
-					all++;
-				}
-		printf("%-44s %d of %d\n", "draw+hash: dv_hash's hash, every dtype", same, all);
-	}
-	{ /* the exact draw hashed as drawn: verify's */
-		struct rt_dist dist = { DIST_NORMAL, 0, -1, 1, 0, 1, 0 };
-		struct dvdraw t = { p, DT_F32, n, n * 4, 5 };
-		TIMEIT(m, dv_drawhash(&t, 1, &dist, &h));
-		line("draw+hash f32 normal (exact)", m, n, n * 4);
 	}
 	TIMEIT(m, dv_hash(p, n * 4, 3, &h));
 	line("hash 1 GiB", m, n * 4, n * 4);

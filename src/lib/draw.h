@@ -398,23 +398,16 @@ rt_store(void *buf, int dt, size_t i, double v)
 
 /* element i of a tensor drawn as d says (fast: rt_fastvalue; scaled,
  * then offset, where d asks: two correctly rounded operations, no fused
- * multiply-add) */
-RT_HD double
-rt_drawvalue(uint64_t seed, size_t i, struct rt_dist d)
+ * multiply-add), stored */
+RT_HD void
+rt_draw(void *buf, int dt, size_t i, uint64_t seed, struct rt_dist d)
 {
 	double v = d.fast ? rt_fastvalue(seed, i, d.dist, d.lo, d.hi, d.special)
 	                  : rt_value(seed, i, d.dist, d.lo, d.hi, d.special);
 
 	if (d.scale != 1.0 || d.off != 0.0)
 		v = rt_add(d.off, rt_mul(d.scale, v));
-	return v;
-}
-
-/* element i drawn (rt_drawvalue), stored */
-RT_HD void
-rt_draw(void *buf, int dt, size_t i, uint64_t seed, struct rt_dist d)
-{
-	rt_store(buf, dt, i, rt_drawvalue(seed, i, d));
+	rt_store(buf, dt, i, v);
 }
 
 /* element i of buf, of dtype dt, as a double (exact: every dtype's values are doubles) */

@@ -25,48 +25,6 @@ drawkernel(void *p, int dt, size_t n, uint64_t seed, struct rt_dist d)
 		rt_draw(p, dt, i, seed, d);
 }
 
-/* a thread's share of a hash, added into out: a warp's sum, then one atomic */
-__device__ static void
-hashadd(unsigned long long h, unsigned long long *out)
-{
-	for (int off = 16; off > 0; off /= 2)
-		h += __shfl_down_sync(0xffffffffu, h, off);
-	if ((threadIdx.x & 31) == 0)
-		atomicAdd(out, h);
-}
-
-/* drawkernel's draw of n elements of SIZE bytes, hashed as hashkernel
- * hashes them as they are written: a thread draws the elements of one
- * 8-byte word into a register and stores it whole (the last word, where
- * the tensor ends inside it, element by element: the canary follows) */
-template <int SIZE>
-__global__ void
-drawhashkernel(void *p, int dt, size_t n, uint64_t seed, struct rt_dist d, uint64_t salt, unsigned long long *out)
-{
-	const size_t per = 8 / SIZE, words = (n * SIZE + 7) / 8;
-	unsigned long long h = 0;
-
-	for (size_t j = blockIdx.x * (size_t)blockDim.x + threadIdx.x; j < words; j += (size_t)gridDim.x * blockDim.x) {
-		size_t e0 = j * per, m = n - e0 < per ? n - e0 : per;
-		union {
-			uint64_t w;
-			unsigned char b[8];
-		} u;
-		u.w = 0;
-#pragma unroll
-		for (size_t k = 0; k < per; k++)
-			if (k < m)
-				rt_store(u.b, dt, k, rt_drawvalue(seed, e0 + k, d));
-		if (m == per)
-			((uint64_t *)p)[j] = u.w;
-		else
-			for (size_t k = 0; k < m * SIZE; k++)
-				((unsigned char *)p)[8 * j + k] = u.b[k];
-		h += rt_hashword((salt << 40) + j, u.w);
-	}
-	hashadd(h, out);
-}
-
 __global__ void
 hashkernel(const unsigned char *p, size_t n, uint64_t salt, unsigned long long *out)
 {
@@ -82,7 +40,10 @@ hashkernel(const unsigned char *p, size_t n, uint64_t salt, unsigned long long *
 				w |= (uint64_t)p[8 * i + k] << (8 * k);
 		h += rt_hashword((salt << 40) + i, w);
 	}
-	hashadd(h, out);
+	for (int off = 16; off > 0; off /= 2)
+		h += __shfl_down_sync(0xffffffffu, h, off);
+	if ((threadIdx.x & 31) == 0)
+		atomicAdd(out, h);
 }
 
 __global__ void
@@ -402,29 +363,6 @@ dv_hash(const void *p, size_t n, uint64_t salt, uint64_t *out)
 	if ((e = scratchword(&h)) != 0)
 		return e;
 	*out = h;
-	return 0;
-}
-
-extern "C" int
-dv_drawhash(const struct dvdraw *t, uint64_t seed, const struct rt_dist *d, uint64_t *hash)
-{
-	unsigned long long h = 0;
-	size_t size = t->n ? t->bytes / t->n : 1, words = (t->bytes + 7) / 8;
-	int e;
-
-	if ((e = (int)cudaMemset(scratch, 0, sizeof *scratch)) != 0)
-		return e;
-	switch (t->n ? size : 0) {
-	case 0: break;
-	case 1: drawhashkernel<1><<<blocksfor(words), 256>>>(t->p, t->dt, t->n, seed, *d, t->salt, scratch); break;
-	case 2: drawhashkernel<2><<<blocksfor(words), 256>>>(t->p, t->dt, t->n, seed, *d, t->salt, scratch); break;
-	case 4: drawhashkernel<4><<<blocksfor(words), 256>>>(t->p, t->dt, t->n, seed, *d, t->salt, scratch); break;
-	case 8: drawhashkernel<8><<<blocksfor(words), 256>>>(t->p, t->dt, t->n, seed, *d, t->salt, scratch); break;
-	default: return (int)cudaErrorInvalidValue;
-	}
-	if ((e = scratchword(&h)) != 0)
-		return e;
-	*hash = h;
 	return 0;
 }
 

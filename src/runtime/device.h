@@ -42,17 +42,6 @@ struct rt_dist;
 int dv_draw(void *p, int dt, size_t n, uint64_t seed, const struct rt_dist *d);
 /* draw.h's hash of n bytes, word indexes offset by salt << 40 */
 int dv_hash(const void *p, size_t n, uint64_t salt, uint64_t *out);
-/* an input for dv_drawhash: n elements of dtype dt at p, bytes in all
- * (1, 2, 4 or 8 an element), and its hash's salt */
-struct dvdraw {
-	void *p;
-	int dt;
-	size_t n, bytes;
-	uint64_t salt;
-};
-/* dv_draw, and dv_hash's hash of what it drew in the same pass (the
- * input is not read again) */
-int dv_drawhash(const struct dvdraw *t, uint64_t seed, const struct rt_dist *d, uint64_t *hash);
 /* *bad = 1 unless all n bytes at p are byte */
 int dv_check(const void *p, size_t n, int byte, int *bad);
 int dv_copy(void *dst, const void *src, size_t n);          /* device to device */

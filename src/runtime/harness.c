@@ -412,13 +412,8 @@ docall(void)
 			                       &d.off, &d.scale) != 7 || d.dist < 0 || d.dist >= DIST_COUNT)
 				goto bad;
 			d.fast = fast;
-			if (C.kind[i] == 0) { /* an input: hashed as it is drawn, to be hashed again after the call */
-				struct dvdraw t = { C.group[g][i], C.dt[i], C.numel[i], C.bytes[i], (uint64_t)i };
-				if (fail(dv_drawhash(&t, seed, &d, &before[i])))
-					return;
-			} else if (fail(dv_draw(C.group[g][i], C.dt[i], C.numel[i], seed, &d))) {
+			if (fail(dv_draw(C.group[g][i], C.dt[i], C.numel[i], seed, &d)))
 				return;
-			}
 		}
 		/* the canaries docase set are not reset: a stray write into the
 		 * other group's shows at that group's next call */
@@ -428,6 +423,9 @@ docall(void)
 	for (i = 0; i < nc; i++)
 		if (fscanf(cmd, "%lf", &scalars[i]) != 1)
 			goto bad;
+	for (i = 0; i < C.nt; i++)
+		if (C.kind[i] == 0 && fail(dv_hash(C.group[g][i], C.bytes[i], (uint64_t)i, &before[i])))
+			return;
 	if (fail(dv_memset(flushbuf, ++C.flushes & 0xff, flushlen)) || fail(dv_sync()))
 		return;
 	cc.ptrs = C.group[g];

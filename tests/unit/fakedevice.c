@@ -221,13 +221,6 @@ dv_hash(const void *p, size_t n, uint64_t salt, uint64_t *out)
 }
 
 int
-dv_drawhash(const struct dvdraw *t, uint64_t seed, const struct rt_dist *d, uint64_t *hash)
-{
-	dv_draw(t->p, t->dt, t->n, seed, d);
-	return dv_hash(t->p, t->bytes, t->salt, hash);
-}
-
-int
 dv_check(const void *p, size_t n, int byte, int *bad)
 {
 	const unsigned char *b = p;
