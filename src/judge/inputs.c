@@ -245,6 +245,9 @@ runtext(const struct task *t, const struct tcase *c, const struct runin *in, cha
 		if (len < cap && d->special)
 			len += (size_t)snprintf(out + len, cap - len, " with NaN and Inf");
 	}
+	if (in->fast && len < cap)
+		snprintf(out + len, cap - len, " (drawn as bench draws: normal and heavy values in single precision, "
+		         "but for f64)");
 }
 
 /* one value of an example as text the reference's scanf reads */

@@ -227,45 +227,63 @@ rt_fastunit(uint64_t w)
 	return ((float)(w >> 41) + 0.5f) * 1.1920929e-7f;
 }
 
+/* ln u for u in (0, 1), the GPU's approximate log there: at most
+ * -2^-24 (its error near u = 1 could make it 0, or more) */
+RT_HD float
+rt_fastlog(float u)
+{
+#if defined(__CUDA_ARCH__)
+	return fminf(__logf(u), -5.9604645e-8f);
+#else
+	return fminf(logf(u), -5.9604645e-8f);
+#endif
+}
+
 /* a standard normal from word 0, to float precision: Box-Muller on its
  * top 23 bits and its low 24 (|v| below 5.8), with the GPU's approximate
  * log and cosine (a few instructions, where rt_normal's doubles take
  * hundreds) */
-RT_HD double
+RT_HD float
 rt_fastnormal(uint64_t seed, uint64_t i)
 {
 	uint64_t w = rt_word(seed, i, 0);
 	float u = rt_fastunit(w), a = (float)(w & 0xffffff) * 3.7450703e-7f - 3.1415927f; /* 2 pi 2^-24 */
 #if defined(__CUDA_ARCH__)
-	return (double)(sqrtf(-2.0f * __logf(u)) * __cosf(a));
+	return sqrtf(-2.0f * rt_fastlog(u)) * __cosf(a);
 #else
-	return (double)(sqrtf(-2.0f * logf(u)) * cosf(a));
+	return sqrtf(-2.0f * rt_fastlog(u)) * cosf(a);
 #endif
+}
+
+/* whether d draws dtype dt fast: not f64, whose fast values' low 29 bits
+ * would be zero (bench's calls told from verify's by one element, and a
+ * kernel whose cost follows its inputs' precision timed on easy ones) */
+RT_HD int
+rt_fastdraw(struct rt_dist d, int dt)
+{
+	return d.fast && dt != DT_F64;
 }
 
 /*
  * rt_value's distributions, the normal and the heavy one drawn to float
  * precision (rt_fastnormal; the others are cheap already, and exact).
- * Only bench draws these: its inputs are drawn and checked on one device,
- * never again on the CPU, so they need not match another machine's bit
- * for bit.
+ * Only bench draws these (rt_fastdraw says for which dtypes): its
+ * inputs are drawn and checked on one device, never again on the CPU, so
+ * they need not match another machine's bit for bit.
  */
 RT_HD double
 rt_fastvalue(uint64_t seed, uint64_t i, int dist, double lo, double hi, int special)
 {
+	float z;
 	double v;
 
 	if (dist == DIST_UNIFORM || dist == DIST_RANDINT || dist == DIST_TIES)
 		return rt_value(seed, i, dist, lo, hi, special);
-	v = rt_fastnormal(seed, i);
-	if (dist == DIST_HEAVY) {
-#if defined(__CUDA_ARCH__)
-		v = v / (double)sqrtf(-__logf(rt_fastunit(rt_word(seed, i, 2))));
-#else
-		v = v / (double)sqrtf(-logf(rt_fastunit(rt_word(seed, i, 2))));
-#endif
-		v = v > 1e4 ? 1e4 : v < -1e4 ? -1e4 : v;
-	}
+	z = rt_fastnormal(seed, i);
+	if (dist == DIST_HEAVY) /* |z| below 5.8 / 2^-12 */
+		z = z / sqrtf(-rt_fastlog(rt_fastunit(rt_word(seed, i, 2))));
+	v = z;
+	v = v > 1e4 ? 1e4 : v < -1e4 ? -1e4 : v;
 	return special ? rt_special(seed, i, v) : v;
 }
 
@@ -402,8 +420,8 @@ rt_store(void *buf, int dt, size_t i, double v)
 RT_HD void
 rt_draw(void *buf, int dt, size_t i, uint64_t seed, struct rt_dist d)
 {
-	double v = d.fast ? rt_fastvalue(seed, i, d.dist, d.lo, d.hi, d.special)
-	                  : rt_value(seed, i, d.dist, d.lo, d.hi, d.special);
+	double v = rt_fastdraw(d, dt) ? rt_fastvalue(seed, i, d.dist, d.lo, d.hi, d.special)
+	                              : rt_value(seed, i, d.dist, d.lo, d.hi, d.special);
 
 	if (d.scale != 1.0 || d.off != 0.0)
 		v = rt_add(d.off, rt_mul(d.scale, v));

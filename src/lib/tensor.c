@@ -209,7 +209,7 @@ fillchunk(const struct fillwork *w, size_t from, size_t n)
 	case DIST_TIES: VALUES(DIST_TIES, SP); break; \
 	default: VALUES(DIST_NORMAL, SP); break; \
 	}
-	if (w->d.fast) /* bench's (draw.h rt_fastvalue) */
+	if (rt_fastdraw(w->d, w->dt)) /* bench's (draw.h rt_fastvalue) */
 		for (j = 0; j < n; j++)
 			v[j] = rt_fastvalue(seed, from + j, w->d.dist, lo, hi, w->d.special);
 	else if (w->d.special)

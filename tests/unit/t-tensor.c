@@ -180,18 +180,19 @@ filldists(void)
 /* bench's fast draws: normal to float precision (mean 0, variance 1, no
  * value past 5.8, not the exact draw's values), heavy finite and clipped,
  * specials as the exact draw's; uniform, randint and ties exactly the
- * exact draw's */
+ * exact draw's, and f64 inputs drawn exactly */
 static void
 fillfast(void)
 {
-	static double x[100000], y[100000];
+	static float x[100000], y[100000];
+	static double e[20000], f[20000];
 	double mean = 0, var = 0, most = 0;
 	int nans = 0, bounded = 1, differ = 0;
 
-	tensorfill(x, DT_F64, 100000, &(struct rt_dist){ DIST_NORMAL, 0, 0, 0, 0, 1, 1 }, 9);
-	tensorfill(y, DT_F64, 100000, &(struct rt_dist){ DIST_NORMAL, 0, 0, 0, 0, 1, 0 }, 9);
+	tensorfill(x, DT_F32, 100000, &(struct rt_dist){ DIST_NORMAL, 0, 0, 0, 0, 1, 1 }, 9);
+	tensorfill(y, DT_F32, 100000, &(struct rt_dist){ DIST_NORMAL, 0, 0, 0, 0, 1, 0 }, 9);
 	for (int i = 0; i < 100000; i++) {
-		mean += x[i] / 100000;
+		mean += x[i] / 100000.0;
 		most = fmax(most, fabs(x[i]));
 		differ += x[i] != y[i];
 	}
@@ -200,21 +201,40 @@ fillfast(void)
 	ok(fabs(mean) < 0.02 && fabs(var - 1) < 0.02 && most > 3.5 && most < 5.8 && differ > 99000,
 	   "fast normal: mean %.4f, variance %.4f, largest %.3f, %d of 100000 unlike the exact draw's", mean, var, most,
 	   differ);
-	tensorfill(x, DT_F64, 100000, &(struct rt_dist){ DIST_HEAVY, 0, 0, 0, 0, 1, 1 }, 9);
+	tensorfill(x, DT_F32, 100000, &(struct rt_dist){ DIST_HEAVY, 0, 0, 0, 0, 1, 1 }, 9);
 	for (int i = 0; i < 100000; i++)
 		bounded &= isfinite(x[i]) && fabs(x[i]) <= 1e4;
-	tensorfill(x, DT_F64, 100000, &(struct rt_dist){ DIST_HEAVY, 1, 0, 0, 0, 1, 1 }, 9);
+	tensorfill(x, DT_F32, 100000, &(struct rt_dist){ DIST_HEAVY, 1, 0, 0, 0, 1, 1 }, 9);
 	for (int i = 0; i < 100000; i++)
 		nans += !isfinite(x[i]);
 	ok(bounded && nans > 500 && nans < 1500, "fast heavy: finite within 1e4; special about 1%% NaN and Inf (%d)", nans);
-	for (int d = DIST_UNIFORM, same = 1; d < DIST_COUNT; d++, same = 1) {
-		if (d == DIST_HEAVY)
-			continue;
-		tensorfill(x, DT_F64, 20000, &(struct rt_dist){ d, 1, -3, 5, 0.5, 2, 1 }, 4);
-		tensorfill(y, DT_F64, 20000, &(struct rt_dist){ d, 1, -3, 5, 0.5, 2, 0 }, 4);
+	{ /* the parallel fill and draw.h's rt_draw draw what the serial fill does */
+		size_t n = 1000003;
+		float *a = xmalloc(n * 4), *b = xmalloc(n * 4), c[64];
+		struct rt_dist d = { DIST_HEAVY, 1, 0, 0, 0.25, 3, 1 };
+		int same = 1;
+		tensorfill(a, DT_F32, n, &d, 78);
+		tensorfillpar(b, DT_F32, n, &d, 78);
+		for (size_t i = 0; i < 64; i++) {
+			rt_draw(c, DT_F32, i, 78, d);
+			same &= memcmp(&c[i], &a[i], 4) == 0;
+		}
+		ok(memcmp(a, b, n * 4) == 0 && same, "fast: tensorfillpar and rt_draw match tensorfill");
+		free(a);
+		free(b);
+	}
+	for (int d = DIST_NORMAL, same = 1; d < DIST_COUNT; d++, same = 1) {
+		int dt = d == DIST_NORMAL || d == DIST_HEAVY ? DT_F64 : DT_F32;
+		if (dt == DT_F64) {
+			tensorfill(e, DT_F64, 20000, &(struct rt_dist){ d, 1, -3, 5, 0.5, 2, 1 }, 4);
+			tensorfill(f, DT_F64, 20000, &(struct rt_dist){ d, 1, -3, 5, 0.5, 2, 0 }, 4);
+		} else {
+			tensorfill(x, DT_F32, 20000, &(struct rt_dist){ d, 1, -3, 5, 0.5, 2, 1 }, 4);
+			tensorfill(y, DT_F32, 20000, &(struct rt_dist){ d, 1, -3, 5, 0.5, 2, 0 }, 4);
+		}
 		for (int i = 0; i < 20000; i++)
-			same &= x[i] == y[i] || (isnan(x[i]) && isnan(y[i]));
-		ok(same, "fast %s: the exact draw's values", distnames[d]);
+			same &= dt == DT_F64 ? memcmp(&e[i], &f[i], 8) == 0 : memcmp(&x[i], &y[i], 4) == 0;
+		ok(same, "fast %s, %s: the exact draw's values", distnames[d], dt == DT_F64 ? "f64" : "f32");
 	}
 }
 
