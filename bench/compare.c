@@ -1,8 +1,9 @@
 /*
  * bench/compare.c - the CPU comparison's speed (src/judge/compare.c,
  * as verify runs it on a kernel's outputs against expected.bin): for each
- * float dtype, N outputs within the tolerances of float references (for
- * each integer dtype, N equal to theirs), the
+ * float dtype, N outputs within the tolerances of float references (fp8's
+ * wide enough for its rounding; for each integer dtype, N equal to
+ * theirs), the
  * best of five compares' wall time per element on all CPUs (compare's own
  * threads). Prints a table with the verdict's figures, which a change to
  * the loop must leave as they were. Not a timed test: by hand, after ninja,
@@ -22,7 +23,7 @@
 int
 main(int argc, char **argv)
 {
-	const int dts[] = { DT_F32, DT_BF16, DT_F16, DT_F8E4M3, DT_I8, DT_I32, DT_I64 };
+	const int dts[] = { DT_F32, DT_BF16, DT_F16, DT_F8E4M3, DT_F8E5M2, DT_I8, DT_U8, DT_I16, DT_I32, DT_I64 };
 	int64_t n = argc > 1 ? atoll(argv[1]) : (int64_t)1 << 26, i;
 	unsigned char *got, *want;
 	uint64_t s = 1;
@@ -53,7 +54,8 @@ main(int argc, char **argv)
 		}
 		memset(&a, 0, sizeof a);
 		a.dt = dts[d];
-		a.rtol = a.rel_norm = 1e-2;
+		/* a tolerance the dtype's rounding passes: fp8's 3 or 2 bits of mantissa */
+		a.rtol = a.rel_norm = dts[d] == DT_F8E4M3 ? 0.07 : dts[d] == DT_F8E5M2 ? 0.13 : 1e-2;
 		a.atol = 1e-3;
 		for (int k = 0; k < 5; k++) {
 			double t0 = now();

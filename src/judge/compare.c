@@ -207,8 +207,9 @@ lanesto(struct part *p, struct acc *even, const struct acc *odd)
 	accto(p, even);
 }
 
-/* elements [i0, i0 + n) of a slice, decoded (decode): two lanes of
- * sums gain nothing here, where decoding is the work */
+/* elements [i0, i0 + n) of a slice, decoded (decode): f64 outputs, and
+ * any against the oracle's (WANT_DTYPE); the rest go through the
+ * one-pass loops below */
 static void
 compareblock(struct part *p, int64_t i0, int n, const double *gs, const double *ws)
 {
@@ -221,14 +222,15 @@ compareblock(struct part *p, int64_t i0, int n, const double *gs, const double *
 }
 
 /*
- * The common case in one pass, without decode's arrays: a float output
- * (f32, f16, bf16) against the reference's floats (WANT_REF), with the
- * values decode and asoutput give. The sums go in two lanes, the even
- * and the odd elements', added at the end: two chains of additions, not
- * one, which the loop waits on (1.6 to 1.75 times as fast; the sums round
+ * The common case in one pass, without decode's arrays: an output
+ * against the reference's values (WANT_REF: floats for a float dtype,
+ * the dtype itself for an integer one), with the values decode and
+ * asoutput give. The sums go in two lanes, the even and the odd
+ * elements', added at the end: two chains of additions, not one, which
+ * the loop waits on (1.6 to 1.75 times as fast; the sums round
  * differently in their last bits). Elements are judged in order.
  */
-#define FUSED(NAME, GOT) \
+#define FUSED(NAME, GOT, WANT) \
 	static void NAME(struct part *p, int64_t from, int64_t to) \
 	{ \
 		const unsigned char *gp = p->got, *wp = p->want; \
@@ -238,19 +240,20 @@ compareblock(struct part *p, int64_t i0, int n, const double *gs, const double *
 		struct acc even = accof(p), odd = { 0, 0, 0, 0 }; \
 		(void)f16; \
 		for (int64_t i = from; i < to; i++) { \
-			float wf; \
 			double g, w; \
 			GOT; \
-			memcpy(&wf, wp + (size_t)i * 4, 4); \
-			w = wf; \
+			WANT; \
 			if (narrow && !(fabs(w) < NARROW_SAFE)) /* asoutput's own test, its call kept out of the loop */ \
 				w = asoutput(w, dt); \
 			judge1(p, i & 1 ? &odd : &even, i, g, w, atol, rtol); \
 		} \
 		lanesto(p, &even, &odd); \
 	}
-FUSED(fusedf32, { float v; memcpy(&v, gp + (size_t)i * 4, 4); g = v; })
-FUSED(fusedf16, { uint16_t h; memcpy(&h, gp + (size_t)i * 2, 2); g = f16[h]; })
+/* element i of buffer b, of type T, as a double (unaligned: outputs of several dtypes share a buffer) */
+#define AT(T, b, out) do { T v_; memcpy(&v_, (b) + (size_t)i * sizeof v_, sizeof v_); (out) = (double)v_; } while (0)
+#define REFFLOAT AT(float, wp, w)
+FUSED(fusedf32, AT(float, gp, g), REFFLOAT)
+FUSED(fusedf16, { uint16_t h; memcpy(&h, gp + (size_t)i * 2, 2); g = f16[h]; }, REFFLOAT)
 FUSED(fusedbf16, {
 	uint16_t h;
 	uint32_t u;
@@ -259,8 +262,35 @@ FUSED(fusedbf16, {
 	u = (uint32_t)h << 16;
 	memcpy(&v, &u, 4);
 	g = v;
-})
+}, REFFLOAT)
+FUSED(fusede4m3, g = e4m3tab[gp[i]], REFFLOAT)
+FUSED(fusede5m2, g = e5m2tab[gp[i]], REFFLOAT)
+FUSED(fusedi8, AT(int8_t, gp, g), AT(int8_t, wp, w))
+FUSED(fusedu8, AT(uint8_t, gp, g), AT(uint8_t, wp, w))
+FUSED(fusedi16, AT(int16_t, gp, g), AT(int16_t, wp, w))
+FUSED(fusedi32, AT(int32_t, gp, g), AT(int32_t, wp, w))
+FUSED(fusedi64, AT(int64_t, gp, g), AT(int64_t, wp, w))
+#undef REFFLOAT
+#undef AT
 #undef FUSED
+
+/* the one-pass loop for an output of dtype dt against the reference's values, or NULL (f64: decode's blocks) */
+static void (*fusedfor(int dt))(struct part *, int64_t, int64_t)
+{
+	switch (dt) {
+	case DT_F32: return fusedf32;
+	case DT_F16: return fusedf16;
+	case DT_BF16: return fusedbf16;
+	case DT_F8E4M3: return fusede4m3;
+	case DT_F8E5M2: return fusede5m2;
+	case DT_I8: return fusedi8;
+	case DT_U8: return fusedu8;
+	case DT_I16: return fusedi16;
+	case DT_I32: return fusedi32;
+	case DT_I64: return fusedi64;
+	}
+	return NULL;
+}
 
 enum { BLOCK = 4096 };
 
@@ -271,8 +301,8 @@ comparepart(void *arg)
 	int64_t i0;
 	double gs[BLOCK], ws[BLOCK];
 
-	if (p->wantas == WANT_REF && (p->dt == DT_F32 || p->dt == DT_F16 || p->dt == DT_BF16)) {
-		(p->dt == DT_F32 ? fusedf32 : p->dt == DT_F16 ? fusedf16 : fusedbf16)(p, p->from, p->to);
+	if (p->wantas == WANT_REF && fusedfor(p->dt)) {
+		fusedfor(p->dt)(p, p->from, p->to);
 		return NULL;
 	}
 	for (i0 = p->from; i0 < p->to; i0 += BLOCK) {
