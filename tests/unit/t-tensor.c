@@ -515,6 +515,17 @@ comparef16(void)
 	dtset(got, DT_F16, 0, 65504);
 	compare(got, DT_F16, want, WANT_REF, 1, &a, 1, &r);
 	ok(!r.pass, "past f16's range the answer is Inf, not its largest finite");
+	{ /* e5m2 the same way (past 57344) */
+		uint8_t g8[2];
+		float w8[2] = { 1e5f, -1e6f };
+		dtset(g8, DT_F8E5M2, 0, INFINITY);
+		dtset(g8, DT_F8E5M2, 1, -INFINITY);
+		compare(g8, DT_F8E5M2, w8, WANT_REF, 2, &a, 1, &r);
+		ok(r.pass, "e5m2 overflow to +-inf matches a reference past the range");
+		w8[0] = 1e4f;
+		compare(g8, DT_F8E5M2, w8, WANT_REF, 2, &a, 1, &r);
+		ok(!r.pass && r.nonfinite == 1, "but inf for a value in e5m2's range does not");
+	}
 }
 
 /* against the GPU oracle: twice the tolerances, and the outputs' scale near zero */
@@ -599,9 +610,10 @@ comparetables(void)
 	/* compare decodes blocks of elements by tables (the narrow floats)
 	 * or casts (the bytes): every bit pattern reads as dtget reads it,
 	 * across block edges */
-	static const int dts[] = { DT_F16, DT_BF16, DT_F8E4M3, DT_F8E5M2, DT_I8, DT_U8 };
+	static const int dts[] = { DT_F16, DT_BF16, DT_F8E4M3, DT_F8E5M2, DT_I8, DT_U8, DT_I16 };
 	for (size_t k = 0; k < sizeof dts / sizeof dts[0]; k++) {
 		int dt = dts[k], size = dtinfos[dt].size, n = size == 2 ? 65536 : 256, same = 1;
+		long long bad;
 		unsigned char *g = xmalloc((size_t)n * 2 * size), *w = xmalloc((size_t)n * 2 * size);
 		struct targ t = out(dt);
 		t.atol = t.rtol = t.rel_norm = 0; /* exact */
@@ -630,9 +642,9 @@ comparetables(void)
 			        (isnan(wv) ? isnan(r.first[j].want) : wv == r.first[j].want);
 		}
 		same &= r.nfirst == 5 && r.bad > n;
+		bad = r.bad;
 		{ /* and against the reference's values (the one-pass loops): the same wrong ones */
 			float *f = xmalloc((size_t)n * 2 * sizeof *f);
-			long long bad = r.bad;
 			for (int i = 0; i < 2 * n; i++)
 				f[i] = (float)dtget(w, dt, (size_t)i);
 			compare(g, dt, dtinfos[dt].isfloat ? (void *)f : (void *)w, WANT_REF, 2 * n, &t, 1, &r);
@@ -644,8 +656,15 @@ comparetables(void)
 			same &= r.nfirst == 5 && r.bad == bad;
 			free(f);
 		}
+		if (!dtinfos[dt].isfloat) { /* within 1 of the next pattern but where the sign wraps (127 to -128, 255 to 0) */
+			struct targ one = t;
+			int64_t wrap = dt == DT_U8 ? 255 : dt == DT_I8 ? 127 : 32767;
+			one.atol = 1;
+			compare(g, dt, w, WANT_REF, 2 * n, &one, 1, &r);
+			same &= r.bad == 2 && r.nfirst == 2 && r.first[0].index == wrap && r.first[1].index == wrap + n;
+		}
 		ok(same, "%s: all %d bit patterns decode as dtget does (%lld of %d wrong when shifted)",
-		   dtinfos[dt].name, n, (long long)r.bad, 2 * n);
+		   dtinfos[dt].name, n, bad, 2 * n);
 		free(g);
 		free(w);
 	}
