@@ -283,7 +283,7 @@ test_expect_success LONG 'a candidate'"'"'s harness starts before the lease (one
 	field runs/slowload.fakescale/verify.json "d[\"start_seconds\"] >= 1.9" | grep -q True
 '
 test_expect_success 'the harness on deck makes its CUDA context before the lease (a device whose context takes 2 s)' '
-	CUDA_VISIBLE_DEVICES=slowctx EARLY_WAIT=3 fake_early ok fakescale && expect ok fakescale &&
+	CUDA_VISIBLE_DEVICES=slowctx EARLY_WAIT=5 fake_early ok fakescale && expect ok fakescale &&
 	test -e gpu/gpu0.deck && v=runs/ok.fakescale/verify.json &&
 	test "$(field $v "d[\"harness_start\"]")" = "before the lease, its CUDA context too (on deck)" &&
 	field $v "d[\"start_seconds\"] < 1" | grep -q True
