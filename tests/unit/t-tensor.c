@@ -494,38 +494,40 @@ comparebasics(void)
 	ok(!r.pass, "Inf signs must match");
 }
 
-/* f16 outputs: past 65504 the reference rounds to inf */
+/* a narrow float output of dtype dt: +-Inf against a float reference
+ * past its range (past, beyond its largest finite) passes; +Inf against
+ * inside (a value within it) does not */
+static void
+overflows(int dt, float past, float inside)
+{
+	struct targ a = out(DT_F32);
+	struct cmpres r;
+	float want[2] = { past, -1e6f };
+	unsigned char got[4];
+
+	dtset(got, dt, 0, INFINITY);
+	dtset(got, dt, 1, -INFINITY);
+	compare(got, dt, want, WANT_REF, 2, &a, 1, &r);
+	ok(r.pass, "%s overflow to +-inf matches a reference past the range", dtinfos[dt].name);
+	want[0] = inside;
+	compare(got, dt, want, WANT_REF, 2, &a, 1, &r);
+	ok(!r.pass && r.nonfinite == 1, "%s: but inf for a value in range does not", dtinfos[dt].name);
+}
+
+/* f16 outputs (and e5m2's): past 65504 the reference rounds to inf */
 static void
 comparef16(void)
 {
 	struct targ a = out(DT_F32);
 	struct cmpres r;
+	float want[1] = { 1e6 };
+	uint16_t got[1];
 
-	/* f16 outputs: the reference is float; past 65504 it rounds to inf */
-	float want[2] = { 70000, -1e6f };
-	uint16_t got[2];
-	dtset(got, DT_F16, 0, INFINITY);
-	dtset(got, DT_F16, 1, -INFINITY);
-	compare(got, DT_F16, want, WANT_REF, 2, &a, 1, &r);
-	ok(r.pass, "f16 overflow to +-inf matches a reference past the range");
-	want[0] = 65000;
-	compare(got, DT_F16, want, WANT_REF, 2, &a, 1, &r);
-	ok(!r.pass && r.nonfinite == 1, "but inf for a value in range does not");
-	want[0] = 1e6;
+	overflows(DT_F16, 70000, 65000);
+	overflows(DT_F8E5M2, 1e5f, 1e4f); /* past 57344 */
 	dtset(got, DT_F16, 0, 65504);
 	compare(got, DT_F16, want, WANT_REF, 1, &a, 1, &r);
 	ok(!r.pass, "past f16's range the answer is Inf, not its largest finite");
-	{ /* e5m2 the same way (past 57344) */
-		uint8_t g8[2];
-		float w8[2] = { 1e5f, -1e6f };
-		dtset(g8, DT_F8E5M2, 0, INFINITY);
-		dtset(g8, DT_F8E5M2, 1, -INFINITY);
-		compare(g8, DT_F8E5M2, w8, WANT_REF, 2, &a, 1, &r);
-		ok(r.pass, "e5m2 overflow to +-inf matches a reference past the range");
-		w8[0] = 1e4f;
-		compare(g8, DT_F8E5M2, w8, WANT_REF, 2, &a, 1, &r);
-		ok(!r.pass && r.nonfinite == 1, "but inf for a value in e5m2's range does not");
-	}
 }
 
 /* against the GPU oracle: twice the tolerances, and the outputs' scale near zero */
