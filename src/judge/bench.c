@@ -360,6 +360,15 @@ noop(struct bcase *b, struct harness *h, struct timing *tm, int g, const struct 
 	return 0;
 }
 
+/* call n's inputs: drawn fast (draw.h rt_fastvalue), as nothing but
+ * this device and the oracle beside it ever draws them */
+static void
+callinputs(const struct bcase *b, int n, struct runin *in)
+{
+	runinputs(b->t, b->c, b->key, "bench", b->ci, n, 0, in);
+	in->fast = 1;
+}
+
 /* warm-up, then the timed calls; ev, host and wall of the timed ones */
 static int
 calls(struct bcase *b, struct harness *h, int check, struct timing *tm, double *ev, double *host, double *wall)
@@ -371,8 +380,7 @@ calls(struct bcase *b, struct harness *h, int check, struct timing *tm, double *
 
 	for (n = 0;; n++) {
 		int g = (int)choose(b, 2);
-		runinputs(b->t, b->c, b->key, "bench", b->ci, n, 0, &in);
-		in.fast = 1; /* checked on this device alone: drawn fast */
+		callinputs(b, n, &in);
 		if (step(hcall(h, g, 0, &in, &r), &r, h, tm))
 			return -1;
 		if (check && keep(b, h, tm, n, g, &in, &r, 0) < 0)
@@ -418,8 +426,7 @@ calls(struct bcase *b, struct harness *h, int check, struct timing *tm, double *
 	 * call, is caught whatever the sample missed) */
 	for (int k = 0; check && k < TAILCALLS; k++) {
 		int g = (int)choose(b, 2);
-		runinputs(b->t, b->c, b->key, "bench", b->ci, ++n, 0, &in);
-		in.fast = 1;
+		callinputs(b, ++n, &in);
 		if (step(hcall(h, g, 0, &in, &r), &r, h, tm) || keep(b, h, tm, n, g, &in, &r, 1) < 0)
 			return -1;
 	}
