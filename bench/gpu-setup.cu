@@ -5,9 +5,10 @@
 // case's sizes; pinning (cudaHostRegister) of shared memory the size of a
 // case's outputs, first touch included; copies to pinned and pageable
 // memory; the fence as the harness takes it (pieces of a 128th of the
-// device) given back after kernels ran, and the same fence as physical
-// allocations with no mapping (cuMemCreate), taken and released. Prints a
-// table of milliseconds. Not a timed test: on a GPU host,
+// device) given back after kernels ran (asking the free memory before
+// each piece, then not), and the same fence as physical allocations with
+// no mapping (cuMemCreate), taken and released. Prints a table of
+// milliseconds. Not a timed test: on a GPU host,
 //
 //   nvcc -arch=sm_90 -O2 -o gpu-setup bench/gpu-setup.cu -lcuda && ./gpu-setup
 #include "gpubench.h"
@@ -120,8 +121,16 @@ main(void)
 				touch<<<1024, 256>>>(work, big / 4);
 			CK(cudaDeviceSynchronize());
 			t = ms();
-			unfence(n);
-			row("  kernels ran; give it all back", ms() - t);
+			if (rep == 0) { /* the free memory asked before each piece */
+				for (int k = n - 1; k >= 0; k--) {
+					CK(cudaMemGetInfo(&fr, &tot));
+					CK(cudaFree(piece[k]));
+				}
+				row("  kernels ran; give it all back, cudaMemGetInfo before each piece", ms() - t);
+			} else {
+				unfence(n);
+				row("  kernels ran; give it all back", ms() - t);
+			}
 		}
 		t = ms();
 		n = physfence((size_t)4 << 30, piecesz);
