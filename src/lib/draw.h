@@ -455,6 +455,27 @@ rt_load(const void *buf, int dt, size_t i)
 
 /* ---- the output check's rule for one element (compare.c, and the device's compare) ---- */
 
+/* an i64 output's element g as the rule reads it against want's w: as a
+ * double, except where the two differ but round to the same double (past
+ * 2^53): then one step of w's double toward g, so that the rule sees them
+ * differ */
+RT_HD double
+rt_i64got(int64_t g, int64_t w)
+{
+	double gd = (double)g;
+
+	return g != w && gd == (double)w ? nextafter(gd, g > w ? HUGE_VAL : -HUGE_VAL) : gd;
+}
+
+/* element i of got, of dtype dt, as the rule reads it against want */
+RT_HD double
+rt_loadgot(const void *got, const void *want, int dt, size_t i)
+{
+	if (dt == DT_I64)
+		return rt_i64got(((const int64_t *)got)[i], ((const int64_t *)want)[i]);
+	return rt_load(got, dt, i);
+}
+
 /* what the rule counts over many elements (compare.h's comparefrom reads
  * it; the device's compare fills it): the wrong elements, and over the
  * finite pairs the sums of (got - want)^2 and want^2 */

@@ -63,7 +63,7 @@ comparekernel(const void *got, const void *want, int dt, size_t n, double atol, 
 	double num = 0, den = 0;
 
 	for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
-		double g = rt_load(got, dt, i), w = rt_load(want, dt, i);
+		double g = rt_loadgot(got, want, dt, i), w = rt_load(want, dt, i);
 		if (isfinite(g) && isfinite(w)) {
 			double d = fabs(g - w);
 			num += d * d;

@@ -717,6 +717,40 @@ compareints(void)
 	}
 }
 
+/* i64 outputs wrong only past 2^53, where the two round to the same
+ * double: wrong to compare (the reference's values and the oracle's,
+ * the fused loop and the blocks) and to the device's rule */
+static void
+comparei64big(void)
+{
+	static const int64_t pairs[][2] = {
+		{ (1ll << 53) + 1, 1ll << 53 }, { INT64_MAX, INT64_MAX - 1 }, { -(1ll << 53) - 1, -(1ll << 53) },
+		{ (1ll << 62) + 3, (1ll << 62) + 2 }, { 1ll << 53, 1ll << 53 }, { INT64_MIN, INT64_MIN }, { 7, 7 },
+	};
+	enum { N = 7 * 1000, WRONG = 4 * 1000 };
+	int64_t *g = xmalloc(N * sizeof *g), *w = xmalloc(N * sizeof *w);
+	struct targ t = out(DT_I64);
+	struct cmpres r;
+	int good = 1;
+	unsigned long long devbad = 0;
+
+	t.atol = t.rtol = t.rel_norm = 0;
+	for (int i = 0; i < N; i++) {
+		g[i] = pairs[i % 7][0];
+		w[i] = pairs[i % 7][1];
+		devbad += (unsigned long long)rt_elembad(rt_loadgot(g, w, DT_I64, (size_t)i), rt_load(w, DT_I64, (size_t)i),
+		                                         0, 0);
+	}
+	for (int want = WANT_REF; want <= WANT_DTYPE; want++) {
+		compare(g, DT_I64, w, want, N, &t, 1, &r);
+		good &= r.bad == WRONG && !r.pass && r.nfirst == 5 && r.first[0].index == 0;
+	}
+	ok(good && devbad == WRONG, "i64: %lld of %d wrong past 2^53 (the device's rule: %llu)", (long long)r.bad, N,
+	   devbad);
+	free(g);
+	free(w);
+}
+
 /* the device's check says what compare says, every dtype */
 static void
 comparedevice(void)
@@ -743,7 +777,7 @@ comparedevice(void)
 			}
 			comparetols(w, dt, WANT_DTYPE, N, &b, ORACLE_SCALE, &tols);
 			for (size_t i = 0; i < N; i++) {
-				double gv = rt_load(g, dt, i), wv = rt_load(w, dt, i);
+				double gv = rt_loadgot(g, w, dt, i), wv = rt_load(w, dt, i);
 				decoded &= (isnan(gv) && isnan(dtget(g, dt, i))) || gv == dtget(g, dt, i);
 				if (isfinite(gv) && isfinite(wv)) {
 					num += (gv - wv) * (gv - wv);
@@ -800,6 +834,7 @@ main(void)
 	comparerelnorm();
 	comparetables();
 	compareints();
+	comparei64big();
 	comparedevice();
 	coordstext();
 	return done_testing();
