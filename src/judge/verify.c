@@ -989,6 +989,7 @@ checkrun(const struct task *t, struct vrun *v, const struct outputs *got, const 
 			continue;
 		if (!bad) {
 			struct buf msg;
+			int prec = dtinfos[a->dt].isfloat ? 7 : 17;
 			bufinit(&msg, 4096);
 			bufprintf(&msg, "Wrong results at %s%s (inputs %s%s): output '%s' has %lld of %lld elements wrong; "
 			          "relative L2 error %.3g (allowed %g), max abs error %.3g.", c->label,
@@ -998,9 +999,10 @@ checkrun(const struct task *t, struct vrun *v, const struct outputs *got, const 
 				bufprintf(&msg, " %lld elements are NaN where a finite value was expected (never written? Before "
 				          "each call the outputs hold NaN, zeros, huge values, random bytes or an earlier call's "
 				          "results).", (long long)r.unwritten);
-			for (k = 0; k < r.nfirst && k < 3; k++)
-				bufprintf(&msg, "%s %s%s = %.7g, expected %.7g", k ? ";" : " First:", a->name,
-				          jstr(json_array_get(first, (size_t)k), "at", ""), r.first[k].got, r.first[k].want);
+			for (k = 0; k < r.nfirst && k < 3; k++) /* integers in full: 20000001 is not 2.000000e+07 */
+				bufprintf(&msg, "%s %s%s = %.*g, expected %.*g", k ? ";" : " First:", a->name,
+				          jstr(json_array_get(first, (size_t)k), "at", ""), prec, r.first[k].got, prec,
+				          r.first[k].want);
 			verdict(res, ST_MISMATCH, "%s.\n", msg.s);
 			buffree(&msg);
 		}
