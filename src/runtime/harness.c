@@ -167,9 +167,10 @@ static struct {
  * free; kept across cases, only grown or shrunk by pieces of about a
  * 128th of the device (on an H200 taking 130 GiB again costs 0.38 s, be
  * it in one piece or in 1 GiB ones, but two 1 GiB pieces back and again
- * 1 ms: bench/gpu-setup.cu). The free memory is asked once, not before
- * each piece: a piece's size is what it takes or gives back, and only
- * the last piece, the one that makes the free memory KEEP, asks again */
+ * 1 ms: bench/gpu-setup.cu). The free memory is not asked before each
+ * piece: a piece's size is what it takes or gives back. It is asked at
+ * the start, for the last piece (the one that leaves KEEP free) and at
+ * the end, where another process's allocation meanwhile shows */
 static void *fence[MAXFENCE];
 static size_t fencelen[MAXFENCE];
 
@@ -214,7 +215,8 @@ fenceto(long long keep)
 			if (dv_meminfo(&fr, &tot) != 0 || (long long)fr <= keep + (64ll << 20))
 				break;
 			want = (size_t)((long long)fr - keep);
-		} else
+		}
+		if (want > piece && i < MAXFENCE - 1)
 			want = piece;
 		while (want > ((size_t)32 << 20) && dv_alloc(&fence[i], want) != 0) {
 			dv_lasterror();
@@ -225,6 +227,9 @@ fenceto(long long keep)
 		fencelen[i] = want;
 		fr = fr > want ? fr - want : 0;
 	}
+	/* another process took memory meanwhile: too little free, pieces back */
+	if (dv_meminfo(&fr, &tot) == 0 && (long long)fr < keep)
+		unfence(keep);
 }
 
 static void
