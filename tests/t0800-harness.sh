@@ -179,47 +179,56 @@ test_expect_success 'a candidate cannot shrink the shared memory: it is sealed, 
 '
 # (where the harness's /work is a tmpfs, its output file a mount there that
 # it cannot unlink; else the link is made and refused when read)
-test_expect_success 'a wrong integer output: the feedback shows its values in full' '
-	cat >tasks/fakeint.yaml <<-\EOF &&
-	id: fakeint
+# intoffset ID DTYPE CTYPE ADD: a task ID, y = x + ADD in DTYPE, and a
+# candidate that adds ADD + 1, verified on the fake device (runs/ID)
+intoffset() {
+	cat >tasks/$1.yaml <<-EOF &&
+	id: $1
 	description: |
-	  y[i] = x[i] + 20000000 for 0 <= i < n, in i32. (A test task: the test
+	  y[i] = x[i] + $4 for 0 <= i < n, in $2. (A test task: the test
 	  suite runs C candidates for it on the CPU fake device.)
 	tags: [test]
 	entry: offset
 	args:
-	  - {name: x, kind: in, dtype: i32, shape: [n]}
-	  - {name: y, kind: out, dtype: i32, shape: [n]}
+	  - {name: x, kind: in, dtype: $2, shape: [n]}
+	  - {name: y, kind: out, dtype: $2, shape: [n]}
 	  - {name: n, kind: size}
 	sizes:
 	  verify: [{n: 1}, {n: 1000}]
 	  bench: [{n: 4096}]
 	reference: |
-	  void reference(const int *x, int *y, int n)
+	  #include <stdint.h>
+	  void reference(const $3 *x, $3 *y, int n)
 	  {
 	      for (int i = 0; i < n; i++)
-	          y[i] = x[i] + 20000000;
+	          y[i] = x[i] + ${4}ll;
 	  }
 	cost: {flops: n}
-	examples:
-	  - sizes: {n: 2}
-	    in: {x: [1, -3]}
-	    out: {y: [20000001, 19999997]}
 	EOF
-	d=out/v/fakeint &&
-	"$RETORT_BIN/gen" --split tasks/fakeint.yaml --all --out out --tasks-dir tasks >/dev/null &&
+	d=out/v/$1 &&
+	"$RETORT_BIN/gen" --split tasks/$1.yaml --all --out out --tasks-dir tasks >/dev/null &&
 	"$RETORT_BIN/prepare" --harness --object out/runtime/harness.o -o $d/harness $d/task.json &&
 	"$RETORT_BIN/prepare" --reference --src "$RETORT_ROOT/src" -o $d/reference $d/task.json &&
 	"$RETORT_BIN/verify" --expected --cache-dir cache -o $d/expected.json $d/task.json $d/reference &&
-	mkdir -p runs/int && echo "{\"status\": \"ok\"}" >runs/int/compile.json &&
-	printf "%s\n" "#include <stdint.h>" "void offset(const int32_t *x, int32_t *y, int n)" "{" \
-		"	for (int i = 0; i < n; i++)" "		y[i] = x[i] + 20000001;" "}" >int.c &&
-	cc -shared -fPIC -O1 -o runs/int/cand.so int.c &&
-	"$RETORT_BIN/verify" --timeout 3 --lock-dir gpu -o runs/int/verify.json $d/task.json runs/int/compile.json \
+	mkdir -p runs/$1 && echo "{\"status\": \"ok\"}" >runs/$1/compile.json &&
+	printf "%s\n" "#include <stdint.h>" "void offset(const $3 *x, $3 *y, int n)" "{" \
+		"	for (int i = 0; i < n; i++)" "		y[i] = x[i] + ${4}ll + 1;" "}" >$1.c &&
+	cc -shared -fPIC -O1 -o runs/$1/cand.so $1.c &&
+	"$RETORT_BIN/verify" --timeout 3 --lock-dir gpu -o runs/$1/verify.json $d/task.json runs/$1/compile.json \
 		$d/harness $d/expected.json &&
-	field runs/int/verify.json "d[\"feedback\"]" >feedback && cat feedback &&
-	test "$(field runs/int/verify.json "d[\"verdict\"]")" = mismatch &&
+	field runs/$1/verify.json "d[\"feedback\"]" >feedback && cat feedback &&
+	test "$(field runs/$1/verify.json "d[\"verdict\"]")" = mismatch
+}
+test_expect_success 'a wrong i32 output: the feedback shows its values in full, not 2.000045e+07 twice' '
+	intoffset fakei32 i32 int32_t 20000000 &&
 	grep -Eq "First: y\[0\] = -?[0-9]{8}, expected -?[0-9]{8}" feedback
+'
+test_expect_success 'an i64 output one off past 2^62 (where doubles are 1024 apart) is wrong, shown in full' '
+	intoffset fakei64 i64 int64_t 4611686018427387904 &&
+	test "$(field runs/fakei64/verify.json "d[\"runs\"][0][\"outputs\"][\"y\"][\"wrong\"]")" = 1 &&
+	test "$(field runs/fakei64/verify.json "(lambda f: f[\"got\"] - f[\"expected\"])(d[\"runs\"][0][\"outputs\"][\"y\"][\"first\"][0])")" = 1 &&
+	sed -n "s/.*First: y\[0\] = \(-*[0-9]*\), expected \(-*[0-9]*\)\..*/\1 - \2/p" feedback >diff &&
+	test "$(python3 -c "print(eval(open(\"diff\").read()))")" = 1
 '
 test_expect_success 'an output file the candidate turns into a link is not read: the host file stays out of the feedback' '
 	candidate outlink fakescale && expect outlink fakescale &&

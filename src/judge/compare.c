@@ -235,7 +235,7 @@ i64at(const void *b, int64_t i)
  * The common case in one pass, without decode's arrays: an output
  * against the reference's values (WANT_REF: floats for a float dtype,
  * the dtype itself for an integer one), with the values decode and
- * asoutput give. The sums go in two lanes, the even and the odd
+ * asoutput give (an i64 element's as rt_i64got reads it). The sums go in two lanes, the even and the odd
  * elements', added at the end: two chains of additions, not one, which
  * the loop waits on (1.6 to 1.75 times as fast; the sums round
  * differently in their last bits). Elements are judged in order.

@@ -53,6 +53,7 @@
 #include <errno.h>
 #include <dirent.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <math.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -949,6 +950,33 @@ struct outputs {
  * before it is judged: their copy is work in the lease as well */
 enum { PIPE_COPY_MAX = 32 << 20 };
 
+/* element i of an output buffer buf of dtype dt, which compare read as v,
+ * for the feedback: a float to 7 digits, an integer in full (20000001 is
+ * not 2.000000e+07; an i64 past 2^53 from its own bits, not v) */
+static void
+valuetext(char *s, size_t n, const void *buf, int dt, int64_t i, double v)
+{
+	int64_t x;
+
+	if (dt == DT_I64) {
+		memcpy(&x, (const unsigned char *)buf + (size_t)i * sizeof x, sizeof x);
+		snprintf(s, n, "%" PRId64, x);
+	} else
+		snprintf(s, n, "%.*g", dtinfos[dt].isfloat ? 7 : 17, v);
+}
+
+/* the same for the record: a JSON number (an i64 an integer, exact) */
+static json_t *
+valuejson(const void *buf, int dt, int64_t i, double v)
+{
+	int64_t x;
+
+	if (dt != DT_I64)
+		return jsonnum(v);
+	memcpy(&x, (const unsigned char *)buf + (size_t)i * sizeof x, sizeof x);
+	return json_integer((json_int_t)x);
+}
+
 /*
  * Every output of a finished call (in h's shared memory) against what was
  * expected: want holds them one after another in the reference's types
@@ -971,15 +999,17 @@ checkrun(const struct task *t, struct vrun *v, const struct outputs *got, const 
 		json_t *first;
 		if (!isoutput(a))
 			continue;
+		const unsigned char *gbuf = got->shm + got->off[i];
+		const char *wbuf = want + (wantas == WANT_REF ? roff : got->off[i]);
 		first = json_array();
-		compare(got->shm + got->off[i], a->dt, want + (wantas == WANT_REF ? roff : got->off[i]), wantas,
-		        c->numel[i], a, scale, &r);
+		compare(gbuf, a->dt, wbuf, wantas, c->numel[i], a, scale, &r);
 		roff += (size_t)c->numel[i] * (size_t)refsize(a->dt);
 		for (k = 0; k < r.nfirst; k++) {
 			char at[128];
 			coords(r.first[k].index, c->dims[i], c->ndims[i], at, sizeof at);
-			json_array_append_new(first, json_pack("{s:s,s:o,s:o}", "at", at, "got", jsonnum(r.first[k].got),
-			                      "expected", jsonnum(r.first[k].want)));
+			json_array_append_new(first, json_pack("{s:s,s:o,s:o}", "at", at,
+			                      "got", valuejson(gbuf, a->dt, r.first[k].index, r.first[k].got),
+			                      "expected", valuejson(wbuf, a->dt, r.first[k].index, r.first[k].want)));
 		}
 		json_object_set_new(outs, a->name, json_pack("{s:I,s:I,s:I,s:o,s:o,s:o,s:b,s:o}", "elements",
 		                    (json_int_t)r.n, "wrong", (json_int_t)r.bad, "unwritten", (json_int_t)r.unwritten,
@@ -989,7 +1019,6 @@ checkrun(const struct task *t, struct vrun *v, const struct outputs *got, const 
 			continue;
 		if (!bad) {
 			struct buf msg;
-			int prec = dtinfos[a->dt].isfloat ? 7 : 17;
 			bufinit(&msg, 4096);
 			bufprintf(&msg, "Wrong results at %s%s (inputs %s%s): output '%s' has %lld of %lld elements wrong; "
 			          "relative L2 error %.3g (allowed %g), max abs error %.3g.", c->label,
@@ -999,10 +1028,13 @@ checkrun(const struct task *t, struct vrun *v, const struct outputs *got, const 
 				bufprintf(&msg, " %lld elements are NaN where a finite value was expected (never written? Before "
 				          "each call the outputs hold NaN, zeros, huge values, random bytes or an earlier call's "
 				          "results).", (long long)r.unwritten);
-			for (k = 0; k < r.nfirst && k < 3; k++) /* integers in full: 20000001 is not 2.000000e+07 */
-				bufprintf(&msg, "%s %s%s = %.*g, expected %.*g", k ? ";" : " First:", a->name,
-				          jstr(json_array_get(first, (size_t)k), "at", ""), prec, r.first[k].got, prec,
-				          r.first[k].want);
+			for (k = 0; k < r.nfirst && k < 3; k++) {
+				char gt[32], wt[32];
+				valuetext(gt, sizeof gt, gbuf, a->dt, r.first[k].index, r.first[k].got);
+				valuetext(wt, sizeof wt, wbuf, a->dt, r.first[k].index, r.first[k].want);
+				bufprintf(&msg, "%s %s%s = %s, expected %s", k ? ";" : " First:", a->name,
+				          jstr(json_array_get(first, (size_t)k), "at", ""), gt, wt);
+			}
 			verdict(res, ST_MISMATCH, "%s.\n", msg.s);
 			buffree(&msg);
 		}

@@ -135,7 +135,7 @@ dv_compare(const void *got, const void *want, int dt, size_t n, double atol, dou
 	s->bad = 0;
 	s->num = s->den = 0;
 	for (size_t i = 0; i < n; i++) {
-		double g = rt_load(got, dt, i), w = rt_load(want, dt, i);
+		double g = rt_loadgot(got, want, dt, i), w = rt_load(want, dt, i);
 		if (isfinite(g) && isfinite(w)) {
 			s->num += (g - w) * (g - w);
 			s->den += w * w;

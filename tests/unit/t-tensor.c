@@ -755,7 +755,7 @@ comparei64big(void)
 static void
 comparedevice(void)
 {
-	/* the device's check (rt_load, rt_elembad and the sums, then
+	/* the device's check (rt_loadgot, rt_elembad and the sums, then
 	 * comparefrom) says what compare says, every dtype, against the
 	 * oracle: twice the tolerances, with the floor; NaN, Inf, wrong and
 	 * borderline elements in */
@@ -791,7 +791,7 @@ comparedevice(void)
 			agree &= dev.pass == host.pass && dev.bad == host.bad && (!pass || !host.pass) &&
 			         fabs(dev.relnorm - host.relnorm) <= 1e-12 * (1 + host.relnorm);
 		}
-		ok(agree && decoded, "%s: the device's check says what compare says (rt_load decodes as dtget)",
+		ok(agree && decoded, "%s: the device's check says what compare says (rt_loadgot decodes as dtget)",
 		   dtinfos[dt].name);
 		free(g);
 		free(w);
