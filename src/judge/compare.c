@@ -221,24 +221,15 @@ compareblock(struct part *p, int64_t i0, int n, const double *gs, const double *
 	accto(p, &s);
 }
 
-/* element i of an i64 buffer (unaligned: outputs of several dtypes share a buffer) */
-static inline int64_t
-i64at(const void *b, int64_t i)
-{
-	int64_t v;
-
-	memcpy(&v, (const unsigned char *)b + (size_t)i * sizeof v, sizeof v);
-	return v;
-}
-
 /*
  * The common case in one pass, without decode's arrays: an output
  * against the reference's values (WANT_REF: floats for a float dtype,
  * the dtype itself for an integer one), with the values decode and
- * asoutput give (an i64 element's as rt_i64got reads it). The sums go in two lanes, the even and the odd
- * elements', added at the end: two chains of additions, not one, which
- * the loop waits on (1.6 to 1.75 times as fast; the sums round
- * differently in their last bits). Elements are judged in order.
+ * asoutput give (an i64's as rt_i64got reads it). The sums go in two
+ * lanes, the even and the odd elements', added at the end: two chains
+ * of additions, not one, which the loop waits on (1.6 to 1.75 times as
+ * fast; the sums round differently in their last bits). Elements are
+ * judged in order.
  */
 #define FUSED(NAME, GOT, WANT) \
 	static void NAME(struct part *p, int64_t from, int64_t to) \
@@ -279,7 +270,7 @@ FUSED(fusedi8, AT(int8_t, gp, g), AT(int8_t, wp, w))
 FUSED(fusedu8, AT(uint8_t, gp, g), AT(uint8_t, wp, w))
 FUSED(fusedi16, AT(int16_t, gp, g), AT(int16_t, wp, w))
 FUSED(fusedi32, AT(int32_t, gp, g), AT(int32_t, wp, w))
-FUSED(fusedi64, g = rt_i64got(i64at(gp, i), i64at(wp, i)), w = (double)i64at(wp, i))
+FUSED(fusedi64, g = rt_i64got(rt_i64at(gp, (size_t)i), rt_i64at(wp, (size_t)i)), w = (double)rt_i64at(wp, (size_t)i))
 #undef REFFLOAT
 #undef AT
 #undef FUSED
@@ -324,7 +315,7 @@ comparepart(void *arg)
 				ws[k] = asoutput(ws[k], p->dt);
 		if (p->dt == DT_I64) /* wrong past 2^53 too */
 			for (int k = 0; k < n; k++)
-				gs[k] = rt_i64got(i64at(p->got, i0 + k), i64at(p->want, i0 + k));
+				gs[k] = rt_i64got(rt_i64at(p->got, (size_t)(i0 + k)), rt_i64at(p->want, (size_t)(i0 + k)));
 		compareblock(p, i0, n, gs, ws);
 	}
 	return NULL;

@@ -69,6 +69,7 @@
 #include "../lib/task.h"
 #include "../lib/buildcache.h"
 #include "compare.h"
+#include "../lib/draw.h"
 #include "inputs.h"
 #include "../lib/json.h"
 #include "../lib/opts.h"
@@ -956,12 +957,9 @@ enum { PIPE_COPY_MAX = 32 << 20 };
 static void
 valuetext(char *s, size_t n, const void *buf, int dt, int64_t i, double v)
 {
-	int64_t x;
-
-	if (dt == DT_I64) {
-		memcpy(&x, (const unsigned char *)buf + (size_t)i * sizeof x, sizeof x);
-		snprintf(s, n, "%" PRId64, x);
-	} else
+	if (dt == DT_I64)
+		snprintf(s, n, "%" PRId64, rt_i64at(buf, (size_t)i));
+	else
 		snprintf(s, n, "%.*g", dtinfos[dt].isfloat ? 7 : 17, v);
 }
 
@@ -969,12 +967,7 @@ valuetext(char *s, size_t n, const void *buf, int dt, int64_t i, double v)
 static json_t *
 valuejson(const void *buf, int dt, int64_t i, double v)
 {
-	int64_t x;
-
-	if (dt != DT_I64)
-		return jsonnum(v);
-	memcpy(&x, (const unsigned char *)buf + (size_t)i * sizeof x, sizeof x);
-	return json_integer((json_int_t)x);
+	return dt == DT_I64 ? json_integer((json_int_t)rt_i64at(buf, (size_t)i)) : jsonnum(v);
 }
 
 /*

@@ -467,12 +467,23 @@ rt_i64got(int64_t g, int64_t w)
 	return g != w && gd == (double)w ? nextafter(gd, g > w ? HUGE_VAL : -HUGE_VAL) : gd;
 }
 
+/* element i of an i64 buffer, its own bits (unaligned: outputs of
+ * several dtypes share a buffer) */
+RT_HD int64_t
+rt_i64at(const void *buf, size_t i)
+{
+	int64_t v;
+
+	memcpy(&v, (const unsigned char *)buf + i * sizeof v, sizeof v);
+	return v;
+}
+
 /* element i of got, of dtype dt, as the rule reads it against want */
 RT_HD double
 rt_loadgot(const void *got, const void *want, int dt, size_t i)
 {
 	if (dt == DT_I64)
-		return rt_i64got(((const int64_t *)got)[i], ((const int64_t *)want)[i]);
+		return rt_i64got(rt_i64at(got, i), rt_i64at(want, i));
 	return rt_load(got, dt, i);
 }
 

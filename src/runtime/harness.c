@@ -167,56 +167,37 @@ static struct {
  * free; kept across cases, only grown or shrunk by pieces of about a
  * 128th of the device (on an H200 taking 130 GiB again costs 0.38 s, be
  * it in one piece or in 1 GiB ones, but two 1 GiB pieces back and again
- * 1 ms: bench/gpu-setup.cu). The free memory is not asked before each
- * piece: a piece's size is what it takes or gives back. It is asked at
- * the start, for the last piece (the one that leaves KEEP free) and at
- * the end, where another process's allocation meanwhile shows */
+ * 1 ms: bench/gpu-setup.cu) */
 static void *fence[MAXFENCE];
-static size_t fencelen[MAXFENCE];
 
-/* fence pieces given back, the last (smallest) first, until keep bytes
- * are free (a piece gives back at least its size: the allocator rounds
- * up); LLONG_MAX: all of them */
+/* fence pieces given back, the last (smallest) first, until keep bytes are free */
 static void
 unfence(long long keep)
 {
 	size_t fr = 0, tot = 0;
 	int i;
 
-	if (keep < LLONG_MAX && dv_meminfo(&fr, &tot) != 0)
-		return;
-	for (i = MAXFENCE - 1; i >= 0 && (long long)fr < keep; i--)
+	for (i = MAXFENCE - 1; i >= 0 && dv_meminfo(&fr, &tot) == 0 && (long long)fr < keep; i--)
 		if (fence[i]) {
 			dv_free(fence[i]);
 			fence[i] = NULL;
-			fr += fencelen[i];
-			fencelen[i] = 0;
 		}
 }
 
 static void
 fenceto(long long keep)
 {
-	size_t fr = 0, tot = 0, piece;
+	size_t fr = 0, tot = 0;
 	int i;
 
 	unfence(keep); /* too little free: pieces back */
-	if (dv_meminfo(&fr, &tot) != 0)
-		return;
-	piece = ((tot / 128) + ((size_t)64 << 20) - 1) & ~(((size_t)64 << 20) - 1);
-	/* too much: more pieces (one the allocator refuses is tried at half
-	 * the size); the free memory counted down by what each takes, and
-	 * asked again for the last */
-	for (i = 0; i < MAXFENCE && (long long)fr > keep + (64ll << 20); i++) {
+	/* too much: more pieces (one the allocator refuses is tried at half the size) */
+	for (i = 0; i < MAXFENCE && dv_meminfo(&fr, &tot) == 0 && (long long)fr > keep + (64ll << 20); i++) {
+		size_t piece = ((tot / 128) + ((size_t)64 << 20) - 1) & ~(((size_t)64 << 20) - 1);
 		size_t want = (size_t)((long long)fr - keep);
 		if (fence[i])
 			continue;
-		if (want <= piece || i == MAXFENCE - 1) { /* the last piece takes what is left */
-			if (dv_meminfo(&fr, &tot) != 0 || (long long)fr <= keep + (64ll << 20))
-				break;
-			want = (size_t)((long long)fr - keep);
-		}
-		if (want > piece && i < MAXFENCE - 1)
+		if (want > piece && i < MAXFENCE - 1) /* the last piece takes what is left */
 			want = piece;
 		while (want > ((size_t)32 << 20) && dv_alloc(&fence[i], want) != 0) {
 			dv_lasterror();
@@ -224,12 +205,7 @@ fenceto(long long keep)
 		}
 		if (!fence[i])
 			break;
-		fencelen[i] = want;
-		fr = fr > want ? fr - want : 0;
 	}
-	/* another process took memory meanwhile: too little free, pieces back */
-	if (dv_meminfo(&fr, &tot) == 0 && (long long)fr < keep)
-		unfence(keep);
 }
 
 static void
