@@ -7,8 +7,10 @@
 // memory; the fence as the harness takes it (pieces of a 128th of the
 // device) given back after kernels ran (asking the free memory before
 // each piece, then not), and the same fence as physical allocations with
-// no mapping (cuMemCreate), taken and released. Prints a table of
-// milliseconds. Not a timed test: on a GPU host,
+// no mapping (cuMemCreate), taken and released; that fence given back
+// while another process makes its CUDA context (as bench's oracle makes
+// its own during the candidate's calls), and beside one it made before.
+// Prints a table of milliseconds. Not a timed test: on a GPU host,
 //
 //   nvcc -arch=sm_90 -O2 -o gpu-setup bench/gpu-setup.cu -lcuda && ./gpu-setup
 #include "gpubench.h"
@@ -17,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -61,14 +64,81 @@ unfence(int n)
 		CK(cudaFree(piece[n]));
 }
 
+/* another process, this program with "ctx": at a byte on its stdin it
+ * makes its CUDA context, writes the milliseconds that took to its
+ * stdout, and ends at the next byte. p->go and p->done: its pipes */
+struct other {
+	pid_t pid;
+	int go, done;
+};
+
+static int
+ctxchild(void)
+{
+	char c;
+	double t;
+
+	if (read(0, &c, 1) != 1)
+		return 1;
+	t = ms();
+	CK(cudaFree(0));
+	t = ms() - t;
+	if (write(1, &t, sizeof t) != (ssize_t)sizeof t || read(0, &c, 1) < 0)
+		return 1;
+	return 0;
+}
+
+static void
+otherstart(struct other *p)
+{
+	int in[2], out[2];
+
+	if (pipe(in) < 0 || pipe(out) < 0 || (p->pid = fork()) < 0)
+		exit(1);
+	if (p->pid == 0) {
+		dup2(in[0], 0);
+		dup2(out[1], 1);
+		execl("/proc/self/exe", "gpu-setup", "ctx", (char *)NULL);
+		_exit(127);
+	}
+	close(in[0]);
+	close(out[1]);
+	p->go = in[1];
+	p->done = out[0];
+	usleep(100000); /* exec'd and its libraries loaded */
+}
+
+/* its context's milliseconds, once made */
+static double
+otherctx(struct other *p)
+{
+	double t = -1;
+
+	if (read(p->done, &t, sizeof t) != (ssize_t)sizeof t)
+		exit(1);
+	return t;
+}
+
+static void
+otherend(struct other *p)
+{
+	if (write(p->go, "e", 1) != 1)
+		exit(1);
+	close(p->go);
+	close(p->done);
+	waitpid(p->pid, NULL, 0);
+}
+
 int
-main(void)
+main(int argc, char **argv)
 {
 	double t;
 	size_t fr, tot, sizes[] = { (size_t)4 << 20, (size_t)256 << 20, (size_t)1 << 30, (size_t)4 << 30 };
 	char what[128];
 	int n;
 
+	if (argc > 1 && !strcmp(argv[1], "ctx"))
+		return ctxchild();
 	t = ms();
 	CK(cudaFree(0));
 	row("CUDA context (cudaFree(0))", ms() - t);
@@ -131,6 +201,41 @@ main(void)
 				unfence(n);
 				row("  kernels ran; give it all back", ms() - t);
 			}
+		}
+		/* the export's question: another process's context against the release */
+		{
+			struct other o;
+			otherstart(&o);
+			if (write(o.go, "g", 1) != 1)
+				exit(1);
+			row("another process's CUDA context, made alone", otherctx(&o));
+			otherend(&o);
+		}
+		for (int delay = -1; delay <= 50; delay += 25) {
+			struct other o;
+			double c;
+			n = fence((size_t)4 << 30, piecesz, piece, MAXP);
+			for (int k = 0; k < 20; k++)
+				touch<<<1024, 256>>>(work, big / 4);
+			CK(cudaDeviceSynchronize());
+			otherstart(&o);
+			if (write(o.go, "g", 1) != 1)
+				exit(1);
+			if (delay < 0) /* its context made: idle beside the release */
+				c = otherctx(&o);
+			else
+				usleep(delay * 1000);
+			t = ms();
+			unfence(n);
+			if (delay < 0) {
+				row("  give the fence back beside another process's idle context", ms() - t);
+			} else {
+				snprintf(what, sizeof what, "  give it back, another process making its context (%d ms in)", delay);
+				row(what, ms() - t);
+				c = otherctx(&o);
+				row("    ... and that context", c);
+			}
+			otherend(&o);
 		}
 		t = ms();
 		n = physfence((size_t)4 << 30, piecesz);
