@@ -20,13 +20,20 @@
 # added one at a time, with the suite's own harness.py and harness.so).
 # With --setup, after the suite, bench/gpu-setup.cu (the per-case setup
 # and the fence's release) and bench/gpu-call.cu (the per-call draws,
-# poison, hashes and flush), built with the host's nvcc.
+# poison, hashes and flush), built with the host's nvcc. With
+# --kernelbench, last, the suite's KernelBench test problems (tests/gpu/run
+# --only kernelbench: a Python oracle's variants), in what is left of
+# CALL_SECONDS (default 560) since the start, where 90 s are; imported
+# beforehand where the tree has kbpre (bench/gpu-tree.sh), else here. Keep
+# SUITE_SECONDS low enough to leave them time.
 #
-# usage: bench/gpu-campaign.sh [--no-probe] [--no-cheats] [--concurrent N] [--autotune] [--setup] [--keep]
+# usage: bench/gpu-campaign.sh [--no-probe] [--no-cheats] [--concurrent N] [--autotune] [--setup] [--kernelbench] [--keep]
 cd "$(dirname "$0")/.." || exit 1
+start=$(date +%s)
 out=${OUT:-out/campaign}
 mkdir -p "$out"
-probe=1 cheats=cheat conc='' keep=0 autotune=0 setup=0
+probe=1 cheats=cheat conc='' keep=0 autotune=0 setup=0 kb=0
+usage="usage: bench/gpu-campaign.sh [--no-probe] [--no-cheats] [--concurrent N] [--autotune] [--setup] [--kernelbench] [--keep]"
 while test $# -gt 0; do
 	case $1 in
 	--no-probe) probe=0 ;;
@@ -35,7 +42,8 @@ while test $# -gt 0; do
 	--keep) keep=1 ;;
 	--autotune) autotune=1 ;;
 	--setup) setup=1 ;;
-	*) echo "usage: bench/gpu-campaign.sh [--no-probe] [--no-cheats] [--concurrent N] [--autotune] [--setup] [--keep]" >&2
+	--kernelbench) kb=1 ;;
+	*) echo "$usage" >&2
 		exit 2 ;;
 	esac
 	shift
@@ -75,4 +83,18 @@ sed -n '/^per candidate/,$p' "$out/suite.txt" | grep -v "^\s*$" | head -120
 grep -E "FAIL|ERROR|hidden pool|time is up" "$out/suite.txt" | head -20
 test $autotune = 1 && cat "$out/autotune.txt"
 test $setup = 1 && cat "$out/setup.txt"
+left=$((${CALL_SECONDS:-560} - ($(date +%s) - start)))
+if test $kb = 1 && test $left -lt 90; then
+	echo "== the KernelBench test problems: not run, $left s left of CALL_SECONDS"
+elif test $kb = 1; then
+	test -d kbpre && export RETORT_GPU_SUITE_KB="$PWD/kbpre"
+	RETORT_GPU_SUITE_SECONDS=$((left - 30)) timeout $left tests/gpu/run "$out/kb" --only kernelbench >"$out/kb.txt" 2>&1
+	krc=$?
+	(cd "$out/kb" && find runs -name '*.json' | tar -czf ../kbrecords.tgz -T -) 2>/dev/null
+	test $keep = 1 || rm -rf "$out/kb/out" "$out/kb/cache"
+	echo "== the KernelBench test problems (exit $krc), $left s left of CALL_SECONDS"
+	sed -n '/^per candidate/,$p' "$out/kb.txt" | grep -v "^\s*$" | head -60
+	grep -E "FAIL|ERROR|import|time is up" "$out/kb.txt" | head -20
+	test $krc = 0 || rc=$krc
+fi
 exit $rc
