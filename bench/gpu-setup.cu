@@ -18,6 +18,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -65,37 +67,56 @@ unfence(int n)
 }
 
 /* another process, this program with "ctx": at a byte on its stdin it
- * makes its CUDA context, writes the milliseconds that took to its
- * stdout, and ends at the next byte. p->go and p->done: its pipes */
+ * makes its CUDA context as the oracle's harness does at "ctx" (cuInit
+ * and the context both), writes when it began and ended (ms(), the same
+ * clock here) to its stdout, and ends at the end of its stdin. p->go and p->done: its pipes */
 struct other {
 	pid_t pid;
 	int go, done;
+	double from, to; /* its context's making, by ms() */
 };
 
 static int
 ctxchild(void)
 {
 	char c;
-	double t;
+	double t[2];
 
 	if (read(0, &c, 1) != 1)
 		return 1;
-	t = ms();
+	t[0] = ms();
 	CK(cudaFree(0));
-	t = ms() - t;
-	if (write(1, &t, sizeof t) != (ssize_t)sizeof t || read(0, &c, 1) < 0)
+	t[1] = ms();
+	if (write(1, t, sizeof t) != (ssize_t)sizeof t)
 		return 1;
+	while (read(0, &c, 1) > 0) /* until otherend closes it */
+		;
 	return 0;
 }
 
-static void
+/* started and loaded, then told to go; -1 where it could not be */
+static int
 otherstart(struct other *p)
 {
 	int in[2], out[2];
 
-	if (pipe(in) < 0 || pipe(out) < 0 || (p->pid = fork()) < 0)
-		exit(1);
-	if (p->pid == 0) {
+	p->pid = -1;
+	p->go = p->done = -1;
+	if (pipe2(in, O_CLOEXEC) < 0)
+		return -1;
+	if (pipe2(out, O_CLOEXEC) < 0) {
+		close(in[0]);
+		close(in[1]);
+		return -1;
+	}
+	p->go = in[1];
+	p->done = out[0];
+	if ((p->pid = fork()) < 0) {
+		close(in[0]);
+		close(out[1]);
+		return -1;
+	}
+	if (p->pid == 0) { /* 0 and 1 alone survive the exec */
 		dup2(in[0], 0);
 		dup2(out[1], 1);
 		execl("/proc/self/exe", "gpu-setup", "ctx", (char *)NULL);
@@ -103,30 +124,32 @@ otherstart(struct other *p)
 	}
 	close(in[0]);
 	close(out[1]);
-	p->go = in[1];
-	p->done = out[0];
 	usleep(100000); /* exec'd and its libraries loaded */
+	return write(p->go, "g", 1) == 1 ? 0 : -1;
 }
 
-/* its context's milliseconds, once made */
-static double
+/* its context made: 0 (p->from, p->to say when), -1 it failed */
+static int
 otherctx(struct other *p)
 {
-	double t = -1;
+	double t[2];
 
-	if (read(p->done, &t, sizeof t) != (ssize_t)sizeof t)
-		exit(1);
-	return t;
+	if (read(p->done, t, sizeof t) != (ssize_t)sizeof t)
+		return -1;
+	p->from = t[0];
+	p->to = t[1];
+	return 0;
 }
 
 static void
 otherend(struct other *p)
 {
-	if (write(p->go, "e", 1) != 1)
-		exit(1);
-	close(p->go);
-	close(p->done);
-	waitpid(p->pid, NULL, 0);
+	if (p->go >= 0) /* the end of its stdin ends it */
+		close(p->go);
+	if (p->done >= 0)
+		close(p->done);
+	if (p->pid > 0)
+		waitpid(p->pid, NULL, 0);
 }
 
 int
@@ -139,6 +162,7 @@ main(int argc, char **argv)
 
 	if (argc > 1 && !strcmp(argv[1], "ctx"))
 		return ctxchild();
+	signal(SIGPIPE, SIG_IGN); /* another process that ended: its pipe's write fails */
 	t = ms();
 	CK(cudaFree(0));
 	row("CUDA context (cudaFree(0))", ms() - t);
@@ -205,38 +229,41 @@ main(int argc, char **argv)
 		/* the export's question: another process's context against the release */
 		{
 			struct other o;
-			otherstart(&o);
-			if (write(o.go, "g", 1) != 1)
-				exit(1);
-			row("another process's CUDA context, made alone", otherctx(&o));
+			if (otherstart(&o) == 0 && otherctx(&o) == 0)
+				row("another process's CUDA context (cuInit too), made alone", o.to - o.from);
+			else
+				printf("# another process's CUDA context failed\n");
 			otherend(&o);
 		}
-		static const int delays[] = { -1, 0, 25, 50 }; /* -1: its context made before */
+		/* -1: its context made before; else the release starts that many ms after it began */
+		static const int delays[] = { -1, 0, 50, 100, 150, 200, 250 };
 		for (size_t d = 0; d < sizeof delays / sizeof delays[0]; d++) {
 			struct other o;
-			int delay = delays[d];
-			double c;
+			double r0, r1;
 			n = fence((size_t)4 << 30, piecesz, piece, MAXP);
 			for (int k = 0; k < 20; k++)
 				touch<<<1024, 256>>>(work, big / 4);
 			CK(cudaDeviceSynchronize());
-			otherstart(&o);
-			if (write(o.go, "g", 1) != 1)
-				exit(1);
-			if (delay < 0) /* its context made: idle beside the release */
-				c = otherctx(&o);
-			else
-				usleep(delay * 1000);
-			t = ms();
+			if (otherstart(&o) < 0 || (delays[d] < 0 && otherctx(&o) < 0)) {
+				printf("# another process's CUDA context failed\n");
+				otherend(&o);
+				unfence(n);
+				break;
+			}
+			if (delays[d] > 0)
+				usleep(delays[d] * 1000);
+			r0 = ms();
 			unfence(n);
-			if (delay < 0) {
-				row("  give the fence back beside another process's idle context", ms() - t);
-				row("    ... that context, made before", c);
+			r1 = ms();
+			if (delays[d] < 0) {
+				row("  give the fence back beside another process's idle context", r1 - r0);
+			} else if (otherctx(&o) == 0) {
+				/* when the release ran, from the start of the other's context */
+				snprintf(what, sizeof what, "  give it back, another's context being made (%.0f-%.0f of its %.0f ms)",
+				         r0 - o.from, r1 - o.from, o.to - o.from);
+				row(what, r1 - r0);
 			} else {
-				snprintf(what, sizeof what, "  give it back, another process making its context (%d ms in)", delay);
-				row(what, ms() - t);
-				c = otherctx(&o);
-				row("    ... and that context", c);
+				printf("# another process's CUDA context failed\n");
 			}
 			otherend(&o);
 		}

@@ -1,8 +1,9 @@
 #!/bin/sh
 # bench/gpu-tree.sh - a tree to carry to a GPU host: COMMIT (default HEAD)
 # from git archive into out/hHASH, configured, with the tools the GPU
-# suite runs built there (static where they can be: the host lacks
-# libyaml, libarchive and jansson) and the build's objects removed; and
+# suite runs built there (gen, prepare, compile, verify and bench link
+# only libc and libm: the host lacks libyaml, libarchive and jansson)
+# and the build's objects removed; and
 # the suite's KernelBench test problems imported here, into its kbpre
 # (the tracing needs only the CPU; the GPU host then skips it:
 # bench/gpu-campaign.sh --kernelbench uses it). The import's torch is
@@ -17,7 +18,7 @@ test $# -le 1 || { echo "usage: bench/gpu-tree.sh [COMMIT]" >&2; exit 2; }
 hash=$(git rev-parse --short "${1:-HEAD}^{commit}") || exit 2
 tree=out/h$hash
 rm -rf "$tree" && mkdir -p "$tree" || exit 1
-git archive "$hash" | tar -x -C "$tree" || exit 1
+git archive -o "$tree.tar" "$hash" && tar -x -C "$tree" -f "$tree.tar" && rm -f "$tree.tar" || exit 1
 echo "$hash" >"$tree/COMMIT"
 (cd "$tree" && ./configure >configure.log 2>&1 &&
 	ninja out/bin/gen out/bin/compile out/bin/verify out/bin/bench out/bin/prepare out/bin/jail out/bin/record \
