@@ -11,7 +11,8 @@
 # out/campaign); the suite's variants and cache in its work folder
 # (their expected outputs, tens of GB) are removed at the end, unless
 # --keep; each answer's verify.json and bench.json are kept in
-# $OUT/records.tgz. The tables are printed last. Not a timed test.
+# $OUT/suite.tgz (the KernelBench run's in $OUT/kb.tgz). The tables are
+# printed last. Not a timed test.
 #
 # With --concurrent N the honest kernels run N at a time on the one GPU
 # (tests/gpu/run --concurrent), as a build's evaluate edges do. With
@@ -49,6 +50,17 @@ while test $# -gt 0; do
 	esac
 	shift
 done
+# tests/gpu/run's run in $out/NAME done (NAME EXIT TITLE): its answers'
+# records (verify.json, bench.json: first_calls, phases) in one small
+# archive, $out/NAME.tgz; its variants and cache removed unless --keep;
+# its tables
+rundone() {
+	(cd "$out/$1" && find runs -name '*.json' | tar -czf "../$1.tgz" -T -) 2>/dev/null
+	test $keep = 1 || rm -rf "${out:?}/$1/out" "${out:?}/$1/cache"
+	echo "== $3 (exit $2)"
+	sed -n '/^per candidate/,$p' "$out/$1.txt" | grep -v "^\s*$" | head -120
+	grep -E "FAIL|ERROR|hidden pool|import|time is up" "$out/$1.txt" | head -20
+}
 if test $probe = 1; then
 	nvcc -arch=sm_90 -O2 -o "$out/gpu-overlap" bench/gpu-overlap.cu -lcuda &&
 		timeout 120 "$out/gpu-overlap" >"$out/overlap.txt" 2>&1
@@ -76,12 +88,7 @@ if test $setup = 1; then
 		echo "== bench/gpu-call.cu (exit $?)"
 	} >"$out/setup.txt" 2>&1
 fi
-# each answer's records (verify.json, bench.json: first_calls, phases) in one small archive
-(cd "$out/suite" && find runs -name '*.json' | tar -czf ../records.tgz -T -) 2>/dev/null
-test $keep = 1 || rm -rf "$out/suite/out" "$out/suite/cache"
-echo "== tests/gpu/run (exit $rc), bins ${RETORT_BIN:-out/bin}"
-sed -n '/^per candidate/,$p' "$out/suite.txt" | grep -v "^\s*$" | head -120
-grep -E "FAIL|ERROR|hidden pool|time is up" "$out/suite.txt" | head -20
+rundone suite $rc "tests/gpu/run, bins ${RETORT_BIN:-out/bin}"
 test $autotune = 1 && cat "$out/autotune.txt"
 test $setup = 1 && cat "$out/setup.txt"
 left=$((${CALL_SECONDS:-560} - ($(date +%s) - start)))
@@ -94,11 +101,7 @@ elif test $kb = 1; then
 	test -d kbpre && export RETORT_GPU_SUITE_KB="$PWD/kbpre"
 	RETORT_GPU_SUITE_SECONDS=$((left - 30)) timeout $left tests/gpu/run "$out/kb" --only kernelbench >"$out/kb.txt" 2>&1
 	krc=$?
-	(cd "$out/kb" && find runs -name '*.json' | tar -czf ../kbrecords.tgz -T -) 2>/dev/null
-	test $keep = 1 || rm -rf "$out/kb/out" "$out/kb/cache"
-	echo "== the KernelBench test problems (exit $krc), $left s left of CALL_SECONDS"
-	sed -n '/^per candidate/,$p' "$out/kb.txt" | grep -v "^\s*$" | head -60
-	grep -E "FAIL|ERROR|import|time is up" "$out/kb.txt" | head -20
+	rundone kb $krc "the KernelBench test problems, $left s left of CALL_SECONDS"
 	test $krc = 0 || rc=$krc
 fi
 exit $rc

@@ -94,7 +94,15 @@ ctxchild(void)
 	return 0;
 }
 
-/* started and loaded, then told to go; -1 where it could not be */
+/* a row's place when another process failed; -1 */
+static int
+otherfailed(void)
+{
+	printf("# another process's CUDA context failed\n");
+	return -1;
+}
+
+/* started and loaded, then told to go; -1 where it could not be (said) */
 static int
 otherstart(struct other *p)
 {
@@ -103,18 +111,18 @@ otherstart(struct other *p)
 	p->pid = -1;
 	p->go = p->done = -1;
 	if (pipe2(in, O_CLOEXEC) < 0)
-		return -1;
+		return otherfailed();
 	if (pipe2(out, O_CLOEXEC) < 0) {
 		close(in[0]);
 		close(in[1]);
-		return -1;
+		return otherfailed();
 	}
 	p->go = in[1];
 	p->done = out[0];
 	if ((p->pid = fork()) < 0) {
 		close(in[0]);
 		close(out[1]);
-		return -1;
+		return otherfailed();
 	}
 	if (p->pid == 0) { /* 0 and 1 alone survive the exec */
 		dup2(in[0], 0);
@@ -125,17 +133,17 @@ otherstart(struct other *p)
 	close(in[0]);
 	close(out[1]);
 	usleep(100000); /* exec'd and its libraries loaded */
-	return write(p->go, "g", 1) == 1 ? 0 : -1;
+	return write(p->go, "g", 1) == 1 ? 0 : otherfailed();
 }
 
-/* its context made: 0 (p->from, p->to say when), -1 it failed */
+/* its context made: 0 (p->from, p->to say when), -1 it failed (said) */
 static int
 otherctx(struct other *p)
 {
 	double t[2];
 
 	if (read(p->done, t, sizeof t) != (ssize_t)sizeof t)
-		return -1;
+		return otherfailed();
 	p->from = t[0];
 	p->to = t[1];
 	return 0;
@@ -231,8 +239,6 @@ main(int argc, char **argv)
 			struct other o;
 			if (otherstart(&o) == 0 && otherctx(&o) == 0)
 				row("another process's CUDA context (cuInit too), made alone", o.to - o.from);
-			else
-				printf("# another process's CUDA context failed\n");
 			otherend(&o);
 		}
 		/* -1: its context made before; else the release starts that many ms after it began */
@@ -245,7 +251,6 @@ main(int argc, char **argv)
 				touch<<<1024, 256>>>(work, big / 4);
 			CK(cudaDeviceSynchronize());
 			if (otherstart(&o) < 0 || (delays[d] < 0 && otherctx(&o) < 0)) {
-				printf("# another process's CUDA context failed\n");
 				otherend(&o);
 				unfence(n);
 				break;
@@ -262,8 +267,6 @@ main(int argc, char **argv)
 				snprintf(what, sizeof what, "  give it back, another's context being made (%.0f-%.0f of its %.0f ms)",
 				         r0 - o.from, r1 - o.from, o.to - o.from);
 				row(what, r1 - r0);
-			} else {
-				printf("# another process's CUDA context failed\n");
 			}
 			otherend(&o);
 		}

@@ -1,9 +1,9 @@
 #!/bin/sh
 # bench/gpu-tree.sh - a tree to carry to a GPU host: COMMIT (default HEAD)
 # from git archive into out/hHASH, configured, with the tools the GPU
-# suite runs built there (gen, prepare, compile, verify and bench link
-# only libc and libm: the host lacks libyaml, libarchive and jansson)
-# and the build's objects removed; and
+# suite runs built there (gen, prepare, compile, verify, bench and jail:
+# they link only libc and libm, and the host lacks libyaml, libarchive
+# and jansson) and the build's objects removed; and
 # the suite's KernelBench test problems imported here, into its kbpre
 # (the tracing needs only the CPU; the GPU host then skips it:
 # bench/gpu-campaign.sh --kernelbench uses it). The import's torch is
@@ -21,8 +21,8 @@ rm -rf "$tree" && mkdir -p "$tree" || exit 1
 git archive -o "$tree.tar" "$hash" && tar -x -C "$tree" -f "$tree.tar" && rm -f "$tree.tar" || exit 1
 echo "$hash" >"$tree/COMMIT"
 (cd "$tree" && ./configure >configure.log 2>&1 &&
-	ninja out/bin/gen out/bin/compile out/bin/verify out/bin/bench out/bin/prepare out/bin/jail out/bin/record \
-		out/bin/metrics out/bin/report out/bin/package >ninja.log 2>&1 && rm -rf out/obj) ||
+	ninja out/bin/gen out/bin/prepare out/bin/compile out/bin/verify out/bin/bench out/bin/jail \
+		>ninja.log 2>&1 && rm -rf out/obj) ||
 	{ echo "bench/gpu-tree.sh: the tools did not build in '$tree' (its configure.log, ninja.log)" >&2; exit 1; }
 if py=$(tests/lib/pyenv tests/kernelbench/requirements.txt out/refenv-kernelbench 2>/dev/null); then
 	(cd "$tree" && python3 scripts/import-kernelbench --python "$py" --out kbpre \
