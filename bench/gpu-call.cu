@@ -50,6 +50,7 @@ main(void)
 	};
 	static const char *const dists[] = { "normal", "uniform", "heavy", "randint", "ties" };
 
+	setvbuf(stdout, NULL, _IOLBF, 0); /* a run cut short keeps its rows */
 	if (dv_init(0, &info)) {
 		fprintf(stderr, "gpu-call: no device\n");
 		return 1;

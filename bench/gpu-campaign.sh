@@ -7,21 +7,25 @@
 # verdicts, the per-candidate breakdown and issue 42's cost table), with
 # the tools in RETORT_BIN (default out/bin, carried in). The suite stops
 # starting answers after SUITE_SECONDS (default 440), aiming to keep the
-# call within a lent host's ten minutes. Full outputs go to $OUT (or
-# out/campaign); the suite's variants and cache in its work folder
-# (their expected outputs, tens of GB) are removed at the end, unless
-# --keep; each answer's verify.json and bench.json are kept in
-# $OUT/suite.tgz (the KernelBench run's in $OUT/kb.tgz). The tables are
-# printed last. Not a timed test.
+# call within a lent host's ten minutes. The outputs go to $OUT (or
+# out/campaign) as they are written, so that a call cut short keeps what
+# it had; the runs' work folders and the probes' programs to $WORK
+# (default $OUT; on a lent host a folder outside the one that comes
+# back). The suite's variants and cache in its work folder (their
+# expected outputs, tens of GB) are removed at the end, unless --keep;
+# each answer's verify.json and bench.json are kept in $OUT/suite.tgz
+# (the KernelBench run's in $OUT/kb.tgz). The tables are printed last.
+# Not a timed test.
 #
 # With --concurrent N the honest kernels run N at a time on the one GPU
 # (tests/gpu/run --concurrent), as a build's evaluate edges do. With
 # --autotune, after the suite, bench/autotune-probe.py in its five forms
 # (bare twice, then the harness's guard, launch check and a fill first
 # added one at a time, with the suite's own harness.py and harness.so).
-# With --setup, after the suite, bench/gpu-setup.cu (the per-case setup
-# and the fence's release) and bench/gpu-call.cu (the per-call draws,
-# poison, hashes and flush), built with the host's nvcc. With
+# With --setup, before the suite (they take a minute or two at most),
+# bench/gpu-setup.cu (the per-case setup and the fence's release) and
+# bench/gpu-call.cu (the per-call draws, poison, hashes and flush),
+# built with the host's nvcc. With
 # --kernelbench, last, the suite's KernelBench test problems (tests/gpu/run
 # --only kernelbench: a Python oracle's variants), in what is left of
 # CALL_SECONDS (default 560) since the start, where 180 s are (300
@@ -33,7 +37,8 @@
 cd "$(dirname "$0")/.." || exit 1
 start=$(date +%s)
 out=${OUT:-out/campaign}
-mkdir -p "$out"
+work=${WORK:-$out}
+mkdir -p "$out" "$work"
 probe=1 cheats=cheat conc='' keep=0 autotune=0 setup=0 kb=0
 usage="usage: bench/gpu-campaign.sh [--no-probe] [--no-cheats] [--concurrent N] [--autotune] [--setup] [--kernelbench] [--keep]"
 while test $# -gt 0; do
@@ -50,43 +55,46 @@ while test $# -gt 0; do
 	esac
 	shift
 done
-# tests/gpu/run's run in $out/NAME done (NAME EXIT TITLE): its answers'
+# tests/gpu/run's run in $work/NAME done (NAME EXIT TITLE): its answers'
 # records (verify.json, bench.json: first_calls, phases) in one small
 # archive, $out/NAME.tgz; its variants and cache removed unless --keep;
 # its tables
 rundone() {
-	(cd "$out/$1" && find runs -name '*.json' | tar -czf "../$1.tgz" -T -) 2>/dev/null
-	test $keep = 1 || rm -rf "${out:?}/$1/out" "${out:?}/$1/cache"
+	test -d "$work/$1/runs" &&
+		(cd "$work/$1" && find runs -name '*.json' | tar -czf - -T -) >"$out/$1.tgz" 2>/dev/null
+	test $keep = 1 || rm -rf "${work:?}/$1/out" "${work:?}/$1/cache"
 	echo "== $3 (exit $2)"
 	sed -n '/^per candidate/,$p' "$out/$1.txt" | grep -v "^\s*$" | head -120
 	grep -E "FAIL|ERROR|hidden pool|import|time is up" "$out/$1.txt" | head -20
 }
 if test $probe = 1; then
-	nvcc -arch=sm_90 -O2 -o "$out/gpu-overlap" bench/gpu-overlap.cu -lcuda &&
-		timeout 120 "$out/gpu-overlap" >"$out/overlap.txt" 2>&1
+	nvcc -arch=sm_90 -O2 -o "$work/gpu-overlap" bench/gpu-overlap.cu -lcuda &&
+		timeout 120 "$work/gpu-overlap" >"$out/overlap.txt" 2>&1
 	echo "== gpu-overlap (exit $?)"
 	cat "$out/overlap.txt"
 fi
+if test $setup = 1; then
+	{
+		nvcc -arch=sm_90 -O2 -o "$work/gpu-setup" bench/gpu-setup.cu -lcuda &&
+			timeout 120 "$work/gpu-setup"
+		echo "== bench/gpu-setup.cu (exit $?)"
+		nvcc -arch=sm_90 -O2 -fmad=false -o "$work/gpu-call" bench/gpu-call.cu src/runtime/device.cu -lcuda &&
+			timeout 60 "$work/gpu-call"
+		echo "== bench/gpu-call.cu (exit $?)"
+	} >"$out/setup.txt" 2>&1
+fi
 # shellcheck disable=SC2086
-RETORT_GPU_SUITE_SECONDS=${SUITE_SECONDS:-440} tests/gpu/run "$out/suite" $conc --only honest $cheats >"$out/suite.txt" 2>&1
+# (unbuffered: its lines reach $out as they are printed; the tools' jails
+# give their programs an environment of their own)
+PYTHONUNBUFFERED=1 RETORT_GPU_SUITE_SECONDS=${SUITE_SECONDS:-440} tests/gpu/run "$work/suite" $conc --only honest $cheats >"$out/suite.txt" 2>&1
 rc=$?
 if test $autotune = 1; then
-	h=$out/suite/out/runtime/py/harness.py
+	h=$work/suite/out/runtime/py/harness.py
 	for form in '' '' "--guarded $h" "--guarded $h --cupti" "--guarded $h --cupti --fill-first"; do
 		echo "== bench/autotune-probe.py $form"
 		# shellcheck disable=SC2086
 		timeout 120 python3 bench/autotune-probe.py $form 2>&1 | tail -40
 	done >"$out/autotune.txt"
-fi
-if test $setup = 1; then
-	{
-		nvcc -arch=sm_90 -O2 -o "$out/gpu-setup" bench/gpu-setup.cu -lcuda &&
-			timeout 120 "$out/gpu-setup"
-		echo "== bench/gpu-setup.cu (exit $?)"
-		nvcc -arch=sm_90 -O2 -fmad=false -o "$out/gpu-call" bench/gpu-call.cu src/runtime/device.cu -lcuda &&
-			timeout 60 "$out/gpu-call"
-		echo "== bench/gpu-call.cu (exit $?)"
-	} >"$out/setup.txt" 2>&1
 fi
 rundone suite $rc "tests/gpu/run, bins ${RETORT_BIN:-out/bin}"
 test $autotune = 1 && cat "$out/autotune.txt"
@@ -99,7 +107,7 @@ if test $kb = 1 && test $left -lt $need; then
 	rc=1
 elif test $kb = 1; then
 	test -d kbpre && export RETORT_GPU_SUITE_KB="$PWD/kbpre"
-	RETORT_GPU_SUITE_SECONDS=$((left - 30)) timeout $left tests/gpu/run "$out/kb" --only kernelbench >"$out/kb.txt" 2>&1
+	PYTHONUNBUFFERED=1 RETORT_GPU_SUITE_SECONDS=$((left - 30)) timeout $left tests/gpu/run "$work/kb" --only kernelbench >"$out/kb.txt" 2>&1
 	krc=$?
 	rundone kb $krc "the KernelBench test problems, $left s left of CALL_SECONDS"
 	test $krc = 0 || rc=$krc
