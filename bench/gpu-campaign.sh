@@ -22,7 +22,7 @@
 # --autotune, after the suite, bench/autotune-probe.py in its five forms
 # (bare twice, then the harness's guard, launch check and a fill first
 # added one at a time, with the suite's own harness.py and harness.so).
-# With --setup, before the suite (they take a minute or two at most),
+# With --setup, before the suite (each bounded: 120 s and 60 s),
 # bench/gpu-setup.cu (the per-case setup and the fence's release) and
 # bench/gpu-call.cu (the per-call draws, poison, hashes and flush),
 # built with the host's nvcc. With
@@ -83,9 +83,9 @@ if test $setup = 1; then
 		echo "== bench/gpu-call.cu (exit $?)"
 	} >"$out/setup.txt" 2>&1
 fi
-# shellcheck disable=SC2086
-# (unbuffered: its lines reach $out as they are printed; the tools' jails
+# unbuffered, its lines reach $out as they are printed (the tools' jails
 # give their programs an environment of their own)
+# shellcheck disable=SC2086
 PYTHONUNBUFFERED=1 RETORT_GPU_SUITE_SECONDS=${SUITE_SECONDS:-440} tests/gpu/run "$work/suite" $conc --only honest $cheats >"$out/suite.txt" 2>&1
 rc=$?
 if test $autotune = 1; then

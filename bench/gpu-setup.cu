@@ -94,7 +94,7 @@ ctxchild(void)
 	return 0;
 }
 
-/* a row's place when another process failed; -1 */
+/* says, in its row's place, that another process failed; -1 */
 static int
 otherfailed(void)
 {
