@@ -199,7 +199,7 @@ test_expect_success 'prebuilt tools: a shared library they load that is missing,
 	grep -q "load... no: libjansson.so.4$" "$T/.out" &&
 	! grep -q "dev" "$T/.err"
 '
-test_expect_success 'prebuilt tools: an evaluation needs no library of package (it packages nothing)' '
+test_expect_success LONG 'prebuilt tools: an evaluation needs no library of package (it packages nothing)' '
 	cd p && touch "$T/noarc" "$T/installed" &&
 	PATH="$T/fake:$T/nopc:$PATH" expect_fail 1 "^configure: package cannot load .libarchive.so.13." rconfigure; rc=$?
 	PATH="$T/fake:$T/nopc:$PATH" rconfigure --eval >cfg.log; rc2=$?; rm -f "$T/noarc" "$T/installed" &&
@@ -215,7 +215,7 @@ test_expect_success 'prebuilt tools: a library no package is known for, and a to
 '
 
 if test "$(id -u)" = 0; then
-	test_expect_success '--install-deps runs apt-get and continues' '
+	test_expect_success LONG '--install-deps runs apt-get and continues' '
 		cd p && PATH="$T/fake:$T/nopc:$PATH" rconfigure --install-deps >cfg.log &&
 		grep -q "install -y -q libjansson4" "$T/apt.log" &&
 		grep -q "retort configured" cfg.log

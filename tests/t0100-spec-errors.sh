@@ -267,7 +267,7 @@ else: print(\"changed\")" "whole/v/$id/task.json" "part/v/$id/task.json") || ret
 	echo "$name: $errors spec errors; broken references: $unbuilt do not build, $wrong fail the" \
 		"examples; $intact lose nothing checked; $noref end before the reference"
 }
-test_expect_success 'the examples check: a reference that builds but disagrees with an example is refused' '
+test_expect_success LONG 'the examples check: a reference that builds but disagrees with an example is refused' '
 	cd p && spec bad bad "examples:
   - sizes: {n: 3}
     in: {x: [1, 2, 3]}

@@ -54,7 +54,7 @@ test_expect_success 'openai-compatible: plain JSON after blank keep-alive lines'
 	mock script "[{\"blank_lines\": true}]" && q r4.json &&
 	test "$(field r4.json "d[\"status\"]")" = answered && grep -q "extern" r4.json
 '
-test_expect_success 'an answer holding U+0000, in each API and mode: taken once, each NUL as U+FFFD, not retried' '
+test_expect_success LONG 'an answer holding U+0000, in each API and mode: taken once, each NUL as U+FFFD, not retried' '
 	cd p && for conf in "anthropic claude-sonnet-5-5" "anthropic claude-sonnet-4-6 m[\"stream\"]=False" \
 		"openai my-local-model" "openai other-model m[\"stream\"]=False"; do
 		set -- $conf && model "$1" "$2" "${3:-}" && mock reset &&

@@ -143,7 +143,7 @@ test_expect_success LONG 'killed while sending beside another build batch of the
 	test "$(ledger_lines "\"note\":\"batch:")" = 4 && mock billed >billed.json &&
 	"$RETORT_ROOT/tests/lib/billcheck.py" out/model.json billed.json "$T/cache/ledger.jsonl" "$T/other/ledger.jsonl"
 '
-test_expect_success 'anthropic: result lines that are not JSON are charged their worst case and asked again' '
+test_expect_success LONG 'anthropic: result lines that are not JSON are charged their worst case and asked again' '
 	cd p && fresh && mock reset && rm -rf out && bconf --provider=anthropic --model=claude-sonnet-5-5 &&
 	mock batch_script "[{\"garble\": 1, \"garble_tail\": 1}]" &&
 	ninja $R >n.log 2>&1 && cat n.log && test "$(creates)" = 2 && test "$(direct)" = 0 &&

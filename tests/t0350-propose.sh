@@ -215,7 +215,7 @@ test_expect_success LONG '--batch: each stage'"'"'s requests (the rounds, the re
 	grep -q "references: \"2/2\"" out/propose/specs/p*_*.yaml &&
 	ninja >n.log && grep -q "no work to do" n.log
 '
-test_expect_success 'a family that names a vendor routine: the request says so, and a proposal without a baseline naming its library fails baseline_vendor' '
+test_expect_success LONG 'a family that names a vendor routine: the request says so, and a proposal without a baseline naming its library fails baseline_vendor' '
 	cd p && mock reset && rm -f "$T/answers"/* && curriculum vend:3 plain:1 &&
 	sed -i "/name: vend/,/exemplars/ s/^    exemplars: \[a\]/    exemplars: [a]\n    vendor: cuBLAS cublasSaxpy/" tasks/curriculum.yaml &&
 	grep -q "vendor: cuBLAS cublasSaxpy" tasks/curriculum.yaml &&

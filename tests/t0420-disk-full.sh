@@ -49,7 +49,7 @@ test_expect_success 'gen --split: exit 1 on a full disk, and no empty v/<id>/ fo
 	onfull 8K "$RETORT_BIN/gen" --split "$RETORT_ROOT/tasks/relu.yaml" --all --tasks-dir "$RETORT_ROOT/tasks" --out full/o &&
 	test "$(cat rc)" = 1 && grep -q "No space left" err && test ! -s left
 '
-test_expect_success 'compile with only its build cache full: the result stands (exit 0, ok), a warning, nothing half-written in the cache' '
+test_expect_success LONG 'compile with only its build cache full: the result stands (exit 0, ok), a warning, nothing half-written in the cache' '
 	mkdir -p c2 && onfull 16K "$RETORT_BIN/compile" --arch sm_90 --cache-dir full/cache -o c2/compile.json "$TASK" r.json &&
 	test "$(cat rc)" = 0 && test "$(field c2/compile.json "d[\"status\"]")" = ok && test -s c2/cand.so &&
 	grep -q "cannot write the build cache .*it is not cached" err && ! grep -q "tmp" left &&

@@ -109,7 +109,7 @@ test_expect_success 'the jail tool: the program in a root of its own, an environ
 	"$RETORT_BIN/jail" --help | grep -q "^usage: jail"
 '
 
-test_expect_success 'the Python harness guard: events, streams and read-backs only for Triton'"'"'s and torch'"'"'s own code' '
+test_expect_success LONG 'the Python harness guard: events, streams and read-backs only for Triton'"'"'s and torch'"'"'s own code' '
 	"$PY" "$RETORT_ROOT/tests/lib/guard-events.py" "$RETORT_ROOT/src/runtime/pyharness.py"
 '
 

@@ -80,7 +80,7 @@ test_expect_success 'a Python baseline: sound as the oracle, timed like the C on
 	test "$(field out/v/fakescale/baseline.json "d[\"cases\"][0][\"compiled\"][\"count\"]")" -ge 20 &&
 	test "$(field out/v/fakescale/baseline.json "d[\"tf32\"]")" = True
 '
-test_expect_success 'a wrong baseline is no oracle, and verify --baseline says so on stderr (exit 0)' '
+test_expect_success LONG 'a wrong baseline is no oracle, and verify --baseline says so on stderr (exit 0)' '
 	sed "s/fakescale/fakewrongbl/g" tasks/fakescale.yaml | sed "/^baseline:/,\$d" >tasks/fakewrongbl.yaml &&
 	pyvariant fakewrongbl baseline-wrong.py 2>err &&
 	test "$(field out/v/fakewrongbl/oracle.json "d[\"verdict\"]")" = mismatch &&
@@ -149,7 +149,7 @@ test_expect_success LONG 'a Python oracle loads while the candidate'"'"'s calls 
 # sleeping NUMBER: how many "sleep NUMBER" processes run on this machine
 sleeping() { pgrep -f -x "sleep $1" | wc -l; }
 if test "$(id -u)" = 0; then
-	test_expect_success 'as root the spec'"'"'s baseline runs as a uid of its own (from 2000000000), out of the candidates'"'"' reach' '
+	test_expect_success LONG 'as root the spec'"'"'s baseline runs as a uid of its own (from 2000000000), out of the candidates'"'"' reach' '
 		sed "s/fakeheavy/fakeuid/g" tasks/fakeheavy.yaml | sed "/^baseline:/,\$d" >tasks/fakeuid.yaml &&
 		pyvariant fakeuid baseline-uid.py &&
 		test "$(field out/v/fakeuid/oracle.json "d[\"verdict\"]")" = correct
@@ -157,7 +157,7 @@ if test "$(id -u)" = 0; then
 else
 	test_skip 'the baseline'"'"'s uid of its own: not root here (bubblewrap maps the uids)'
 fi
-test_expect_success 'what a candidate leaves behind in a session of its own is ended with it' '
+test_expect_success LONG 'what a candidate leaves behind in a session of its own is ended with it' '
 	test "$(sleeping 7391)" = 0 &&
 	candidate escape fakescale && expect escape fakescale && test "$(sleeping 7391)" = 0
 '
@@ -209,7 +209,7 @@ open(sys.argv[2], \"wb\").write(b._code_to_timestamp_pyc(code, st.st_mtime, st.s
 	cp json.pyc.keep "$f" && candidate ok fakescale && expect ok fakescale &&
 	test "$(stat -c %U "$f")" = "$(id -un)" && test "$(stat -c %a "$f")" = 644
 '
-test_expect_success 'prepare --runtime without --gpu-python leaves no bytecode of another environment; a bad one is refused (exit 2)' '
+test_expect_success LONG 'prepare --runtime without --gpu-python leaves no bytecode of another environment; a bad one is refused (exit 2)' '
 	fake_runtime && test ! -e out/runtime/py/pycache &&
 	expect_fail 2 "no bin/python in" fake_runtime --gpu-python "$T/none" &&
 	expect_fail 2 "goes with --runtime" "$RETORT_BIN/prepare" --harness --gpu-python "$ENV" -o x x.json

@@ -214,7 +214,7 @@ else
 	test_skip 'the report in headless Chromium: chromium is not installed'
 fi
 if PY=$("$RETORT_ROOT/tests/lib/pyenv" 2>/dev/null); then
-	test_expect_success 'Hugging Face datasets loads the extracted shards' '
+	test_expect_success LONG 'Hugging Face datasets loads the extracted shards' '
 		cd p && ninja dataset >/dev/null && rm -rf y && mkdir y && for a in out/dataset/*.tar.gz; do tar xzf $a -C y; done &&
 		HF_HOME="$T/hf" HF_DATASETS_OFFLINE=1 HF_HUB_OFFLINE=1 "$PY" - y <<EOF
 import json, sys

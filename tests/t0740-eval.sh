@@ -439,7 +439,7 @@ test_expect_success '--skill: the guide in the student.s system prompt, new cach
 	grep -q "^correct_rate  *0.0000  *0.0000  *+0.0000" cmp.txt
 '
 
-test_expect_success 'no evaluation record enters a dataset: package refuses them, a training build has none' '
+test_expect_success LONG 'no evaluation record enters a dataset: package refuses them, a training build has none' '
 	cd p && expect_fail 2 "an evaluation.s record never enters the dataset" \
 		"$RETORT_BIN/package" -o out/x out/eval/mock/v/alpha/s0/record.json &&
 	test ! -e out/x &&

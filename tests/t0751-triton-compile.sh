@@ -50,7 +50,7 @@ test_expect_success 'AOT compile: a kernel compiled without a GPU, its resources
 	test "$(field out/c/compile.json "d[\"triton_version\"]")" = 3.6.0 &&
 	sed "s/^def run(/def alpha_scale(/" "$SCREEN/honest-1.py" | cmp - out/c/cand.py
 '
-test_expect_success 'AOT compile: every autotuning config; a constexpr known only at launch is left to the JIT, said why' '
+test_expect_success LONG 'AOT compile: every autotuning config; a constexpr known only at launch is left to the JIT, said why' '
 	cd p && pyblock "$SCREEN/honest-3.py" | answer >r.json && tbuild r.json && test "$(st)" = ok &&
 	test "$(field out/c/compile.json "[(k[\"kernel\"], k[\"config\"], k[\"num_warps\"]) for k in d[\"resources\"]]")" = \
 		"[('"'"'partial_kernel'"'"', 0, 2), ('"'"'partial_kernel'"'"', 1, 4), ('"'"'scale_kernel'"'"', None, 4)]" &&

@@ -46,7 +46,7 @@ test_expect_success 'each case'"'"'s kernel compiled on meta tensors, once a spe
 	test "$(field warm.json "d[\"calls\"]")" = "[\"launchallow '"'"''"'"'\", '"'"'launchbegin'"'"', '"'"'launchend'"'"', '"'"'launchviolation'"'"']" &&
 	test "$(field warm.json "d[\"refusal\"], d[\"restored\"]")" = "(None, True)"
 '
-test_expect_success 'an autotuned kernel: every config compiled for each key, none timed, none chosen' '
+test_expect_success LONG 'an autotuned kernel: every config compiled for each key, none timed, none chosen' '
 	cd p && spec "x:in:f32 y:out:f32 alpha:scalar:f32 n:size:i64" 4194304/4194304,4194304/0.1 1001/1001,1001/0.25 >s.json &&
 	warm "$HONEST/leaky_relu.f32.n268435459.py" s.json &&
 	test "$(field warm.json "d[\"compiled\"][\"leaky_kernel\"], d[\"autotuned\"], d[\"restored\"]")" = "(8, [0], True)" &&
@@ -78,7 +78,7 @@ def total(x, s, n):
     partial_kernel[(m,)](x, p, n, BLOCK=1024)
     total_kernel[(1,)](p, s, m, BLOCK=triton.next_power_of_2(m))
 PY
-test_expect_success 'the host code'"'"'s device allocations on the meta device; a case whose call fails ends the pass' '
+test_expect_success LONG 'the host code'"'"'s device allocations on the meta device; a case whose call fails ends the pass' '
 	cd p && spec "x:in:f32 s:out:f32 n:size:i64" 5000/5000,1/ 200000/200000,1/ 9000/9000,1/ >s.json &&
 	warm alloc.py s.json &&
 	test "$(field warm.json "sorted(d[\"compiled\"].items())")" = \
@@ -115,13 +115,13 @@ test_expect_success 'the pass stops when its time (warm_seconds, half the step'"
 	warm alloc.py s.json &&
 	field warm.json "d[\"note\"]" | grep -q "^0 kernels compiled before the lease, 0 launchers built, for 0 of 1 cases, in [0-9.]* s; stopped when its 0 s were spent; no CUDA context$"
 '
-test_expect_success 'a launcher that cannot be made: the note says so, no refusal (the first call in the lease makes it)' '
+test_expect_success LONG 'a launcher that cannot be made: the note says so, no refusal (the first call in the lease makes it)' '
 	cd p && spec "x:in:f32 s:out:f32 n:size:i64" 5000/5000,1/ >s.json &&
 	WARM_LAUNCHER_FAILS=1 warm alloc.py s.json &&
 	field warm.json "d[\"note\"]" | grep -q "^2 kernels compiled before the lease, 0 built, then a launcher failed (OSError: no C compiler), for 1 of 1 cases, .*; no CUDA context$" &&
 	test "$(field warm.json "d[\"refusal\"], d[\"launchers\"], d[\"restored\"]")" = "(None, [], True)"
 '
-test_expect_success 'a launch during the pass: the note says so, and the first call is refused for it (rule launches)' '
+test_expect_success LONG 'a launch during the pass: the note says so, and the first call is refused for it (rule launches)' '
 	cd p && spec "x:in:f32 s:out:f32 n:size:i64" 5000/5000,1/ >s.json &&
 	warm alloc.py s.json launched &&
 	field warm.json "d[\"note\"]" | grep -q "; it launched a kernel$" &&
@@ -140,7 +140,7 @@ test_expect_success 'gated, the harness loads a Triton candidate and runs warm b
 	test "$(wc -l <reply)" = 1 &&
 	grep -q "^waiting no kernels compiled before the lease (RuntimeError: .*); no CUDA context$" reply
 '
-test_expect_success 'the guard'"'"'s dispatch mode runs a torch operator without importing torch._dynamo' '
+test_expect_success LONG 'the guard'"'"'s dispatch mode runs a torch operator without importing torch._dynamo' '
 	cd p && "$PY" - out/runtime/py/harness.py >dynamo.out <<-\PY &&
 	import importlib.util, sys
 	spec = importlib.util.spec_from_file_location("pyharness", sys.argv[1])

@@ -333,7 +333,7 @@ test_expect_success LONG 'a candidate'"'"'s harness starts before the lease (one
 	test "$(field runs/slowload.fakescale/verify.json "d[\"harness_start\"]")" = "before the lease, its CUDA context too (on deck)" &&
 	field runs/slowload.fakescale/verify.json "d[\"start_seconds\"] >= 1.9" | grep -q True
 '
-test_expect_success 'the harness on deck makes its CUDA context before the lease (a device whose context takes 2 s)' '
+test_expect_success LONG 'the harness on deck makes its CUDA context before the lease (a device whose context takes 2 s)' '
 	CUDA_VISIBLE_DEVICES=slowctx EARLY_WAIT=5 fake_early ok fakescale && expect ok fakescale &&
 	test -e gpu/gpu0.deck && v=runs/ok.fakescale/verify.json &&
 	test "$(field $v "d[\"harness_start\"]")" = "before the lease, its CUDA context too (on deck)" &&
@@ -370,7 +370,7 @@ test_expect_success 'kept calls shared with the oracle (a device with IPC): all 
 	test "$(field $b "d[\"cases\"][0][\"checks\"][\"passed\"]")" = "$(field $b "d[\"cases\"][0][\"checks\"][\"kept\"]")" &&
 	test "$(field $b "d[\"cases\"][0][\"check_seconds\"][\"end\"]")" = 0.0
 '
-test_expect_success 'kept calls exported but refused by the oracle: fetched instead, all judged' '
+test_expect_success LONG 'kept calls exported but refused by the oracle: fetched instead, all judged' '
 	CUDA_VISIBLE_DEVICES=ipc-noimport candidate ok fakescale && expect ok fakescale &&
 	b=runs/ok.fakescale/bench.json &&
 	test "$(field $b "d[\"cases\"][0][\"checks\"][\"kept_via\"]")" = "shared memory" &&

@@ -76,7 +76,7 @@ test_expect_success 'configure reports each GPU nvidia-smi lists; a lease slot p
 	sed -n "/^pool gpu/,/depth/p" build.ninja | grep -q "depth = 9" && grep -q "^gpu_slots = 3$" build.ninja &&
 	ninja -t commands out/v/alpha/s0/r1/verify.json | tail -n 1 | grep -q "^$RETORT_BIN/verify --bench --gpus 3 --lock-dir out/gpu"
 '
-test_expect_success 'GPUs of different compute capabilities are refused, each named; --gpus picks GPUs of one' '
+test_expect_success LONG 'GPUs of different compute capabilities are refused, each named; --gpus picks GPUs of one' '
 	gpus "0, $H200, GPU-aaaa" "1, $A100, GPU-bbbb" "2, $H200, GPU-cccc" && cd p &&
 	{ PATH=$T/bin:$PATH rconfigure --tasks=alpha >log 2>err; test $? = 2; } &&
 	grep -q "GPU 1: NVIDIA A100-SXM4-80GB, compute capability 8.0, GPU-bbbb" log &&
@@ -142,7 +142,7 @@ test_expect_success LONG 'a verify killed with its lease held frees it: the one 
 	test "$(field runs/waiter/verify.json "d[\"verdict\"]")" = correct &&
 	test "$(lease runs/waiter/verify.json)" = "0 0 GPU-fake-0"
 '
-test_expect_success 'RETORT_GPU_LEASE=step (a Slurm step): the GPU is the step'"'"'s, no lock is taken' '
+test_expect_success LONG 'RETORT_GPU_LEASE=step (a Slurm step): the GPU is the step'"'"'s, no lock is taken' '
 	hold 0 && (export RETORT_GPU_LEASE=step CUDA_VISIBLE_DEVICES=3; vslow runs/step --gpus 4); rc=$? &&
 	kill -0 $holder && kill $holder && wait && test $rc = 0 &&
 	test "$(lease runs/step/verify.json)" = "0 3 GPU-fake-3"
