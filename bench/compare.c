@@ -6,10 +6,11 @@
  * theirs), the
  * best of five compares' wall time per element on all CPUs (compare's own
  * threads). Prints a table with the verdict's figures, which a change to
- * the loop must leave as they were. Not a timed test: by hand, after ninja,
+ * the loop must leave as they were. Not a timed test: by hand (libc and
+ * libm only: bench/gpu-campaign.sh --setup builds it so on a GPU host),
  *
- *   cc -std=c11 -O2 -D_GNU_SOURCE -ffp-contract=off -o compare-bench \
- *      bench/compare.c out/obj/plain/judge.a out/obj/plain/lib.a -ljansson -lcrypto -lm -lpthread
+ *   cc -std=c11 -O2 -D_GNU_SOURCE -ffp-contract=off -o compare-bench bench/compare.c \
+ *      src/judge/compare.c src/lib/parts.c src/lib/tensor.c src/lib/util.c -lm -lpthread
  *   ./compare-bench [N]        (default 2^26)
  */
 #include <stdio.h>
